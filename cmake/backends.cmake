@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: Apache-2.0
+# Optional backends: WITH_<X> = AUTO | ON | OFF. AUTO builds the backend when its
+# dependency is found and otherwise prints why it is skipped; ON fails when it is missing.
+option(NICSIM_WERROR "Treat warnings as errors" OFF)
+
+set(NICSIM_BACKENDS SYSTEMC VERILATOR DPDK VERBS MPI)
+foreach(b IN LISTS NICSIM_BACKENDS)
+  set(WITH_${b} AUTO CACHE STRING "Build the ${b} backend: AUTO, ON or OFF")
+  set_property(CACHE WITH_${b} PROPERTY STRINGS AUTO ON OFF)
+endforeach()
+
+# nicsim_backend(NAME FOUND REASON): decides NICSIM_HAVE_<NAME> from WITH_<NAME>.
+function(nicsim_backend name found reason)
+  if(WITH_${name} STREQUAL "OFF")
+    message(STATUS "nicsim: backend ${name} off (WITH_${name}=OFF)")
+    set(NICSIM_HAVE_${name} OFF PARENT_SCOPE)
+  elseif(found)
+    message(STATUS "nicsim: backend ${name} enabled")
+    set(NICSIM_HAVE_${name} ON PARENT_SCOPE)
+  elseif(WITH_${name} STREQUAL "ON")
+    message(FATAL_ERROR "nicsim: WITH_${name}=ON but ${reason}")
+  else()
+    message(STATUS "nicsim: backend ${name} skipped: ${reason}")
+    set(NICSIM_HAVE_${name} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(SYSTEMC QUIET IMPORTED_TARGET systemc)
+  pkg_check_modules(DPDK QUIET IMPORTED_TARGET libdpdk)
+  pkg_check_modules(IBVERBS QUIET IMPORTED_TARGET libibverbs)
+endif()
+nicsim_backend(SYSTEMC "${SYSTEMC_FOUND}" "pkg-config cannot find systemc (apt-get install libsystemc-dev)")
+find_package(verilator QUIET)
+nicsim_backend(VERILATOR "${verilator_FOUND}" "verilator not found (apt-get install verilator)")
+nicsim_backend(DPDK "${DPDK_FOUND}" "pkg-config cannot find libdpdk (apt-get install libdpdk-dev)")
+nicsim_backend(VERBS "${IBVERBS_FOUND}" "pkg-config cannot find libibverbs (apt-get install libibverbs-dev)")
+find_package(MPI QUIET COMPONENTS CXX)
+nicsim_backend(MPI "${MPI_CXX_FOUND}" "no MPI C++ compiler found (apt-get install libopenmpi-dev)")

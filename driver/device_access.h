@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// The DeviceAccess seam: how the driver reaches an adapter and its node's memory.
+// Each hardware backend implements it; the driver and the HAL see nothing else of the hardware.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "base/status.h"
+
+namespace nicsim::driver {
+
+/** Contiguous real memory: the bus address the adapter uses and the CPU's pointer to it. */
+struct HostRegion {
+  uint64_t real_addr = 0;
+  uint8_t* ptr = nullptr;
+  uint64_t bytes = 0;
+};
+
+/** Host-to-device access to one adapter. */
+class DeviceAccess {
+ public:
+  virtual ~DeviceAccess() = default;
+
+  /** Global id of the adapter on the fabric. */
+  virtual uint16_t AdapterId() const = 0;
+  /** Host cache line size in bytes (64 or 128). */
+  virtual uint32_t CacheLineBytes() const = 0;
+
+  /** Posted 8-byte MMIO write. */
+  virtual void MmioWrite(uint64_t offset, uint64_t value) = 0;
+  /** 8-byte MMIO read (SRAM window only). */
+  virtual uint64_t MmioRead(uint64_t offset) = 0;
+
+  /** Pinned, contiguous, zeroed host memory the adapter may DMA to and from. */
+  virtual Result<HostRegion> AllocContiguous(uint64_t bytes) = 0;
+  virtual void FreeContiguous(const HostRegion& region) = 0;
+
+  /** Device-to-host interrupts: (window, cause). One handler per adapter. */
+  using InterruptHandler = std::function<void(uint32_t window, uint32_t cause)>;
+  virtual void SetInterruptHandler(InterruptHandler handler) = 0;
+};
+
+}  // namespace nicsim::driver

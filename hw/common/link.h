@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// The link seam between an adapter's port and the fabric: whole frames of bytes.
+// Adapters send frames out through a FabricPort; the fabric hands frames in through LinkSink.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace nicsim::hw {
+
+/** One frame on the fabric: a wire header followed by the payload, as bytes. */
+struct Frame {
+  std::vector<uint8_t> bytes;
+  /** Global id of the adapter that sent the frame (set by the sending port). */
+  uint16_t src_adapter = 0;
+  /** Global id of the adapter the fabric routes it to. */
+  uint16_t dest_adapter = 0;
+};
+
+/** Device-to-fabric direction: where an adapter's transmitted frames go. */
+class FabricPort {
+ public:
+  virtual ~FabricPort() = default;
+  /** A frame whose last byte leaves the adapter at `depart_ps`. */
+  virtual void Send(Frame frame, uint64_t depart_ps) = 0;
+};
+
+/** Fabric-to-device direction: an adapter's receive side. */
+class LinkSink {
+ public:
+  virtual ~LinkSink() = default;
+  /** The frame's header reaches the adapter now; its payload follows at link speed. */
+  virtual void Receive(Frame frame) = 0;
+};
+
+}  // namespace nicsim::hw

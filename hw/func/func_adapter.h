@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// The functional adapter: a deterministic hardware model that runs the microcode.
+// It supplies SRAM, global registers, DTBs, header buffers, a DMA engine, a link port and
+// interrupt lines, with nominal delays so that latency and bandwidth figures mean something.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "firmware/microcode.h"
+#include "firmware/platform.h"
+#include "hw/common/link.h"
+#include "hw/func/event_queue.h"
+#include "hw/func/host_memory.h"
+
+namespace nicsim::hw::func {
+
+/** Nominal costs of the functional model (all deterministic). */
+struct FuncTiming {
+  uint64_t mmio_latency_ps = 150'000;
+  uint64_t dma_latency_ps = 400'000;
+  /** Picoseconds per byte moved by the DMA engine (4 GB/s = 250). */
+  double dma_ps_per_byte = 250.0;
+  /** Picoseconds per byte on the link (2 GB/s = 500). */
+  double link_ps_per_byte = 500.0;
+  uint64_t interrupt_latency_ps = 2'000'000;
+};
+
+/** Hardware-side counters of one adapter. */
+struct FuncAdapterCounters {
+  uint64_t dma_to_host = 0;
+  uint64_t dma_from_host = 0;
+  uint64_t dma_bytes = 0;
+  uint64_t dma_address_errors = 0;
+  uint64_t frames_in = 0;
+  uint64_t frames_out = 0;
+  uint64_t input_queue_peak = 0;
+  uint64_t trace_events = 0;
+};
+
+/** Receives firmware trace events with the time and adapter they came from. */
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void Record(uint64_t time_ps, uint16_t adapter, fw::TraceKind kind, fw::TaskId task,
+                      uint32_t a, uint32_t b) = 0;
+};
+
+/** One adapter of the functional model. */
+class FuncAdapter final : public fw::Platform, public LinkSink {
+ public:
+  FuncAdapter(EventQueue& events, HostMemory& host, uint16_t adapter_id, uint32_t line_bytes,
+              const FuncTiming& timing, const fw::MicrocodeConfig& microcode);
+
+  /** Where transmitted frames go. Must be set before traffic flows. */
+  void ConnectFabric(FabricPort* port) { fabric_ = port; }
+  void SetTraceSink(TraceSink* sink) { trace_ = sink; }
+
+  // Host-to-device: MMIO.
+  void MmioWrite(uint64_t offset, uint64_t value);
+  uint64_t MmioRead(uint64_t offset);
+  /** Device-to-host: interrupt delivery. */
+  void SetInterruptHandler(std::function<void(uint32_t, uint32_t)> handler) {
+    interrupt_handler_ = std::move(handler);
+  }
+
+  // LinkSink.
+  void Receive(Frame frame) override;
+
+  HostMemory& host() { return host_; }
+  const fw::Counters& firmware_counters() const { return microcode_.counters(); }
+  const FuncAdapterCounters& counters() const { return counters_; }
+
+  // fw::Platform.
+  uint16_t AdapterId() const override { return adapter_id_; }
+  uint32_t CacheLineBytes() const override { return line_bytes_; }
+  void SramRead(uint32_t addr, void* dst, uint32_t len) override;
+  void SramWrite(uint32_t addr, const void* src, uint32_t len) override;
+  uint64_t ReadGlobalReg(abi::GlobalReg reg) override;
+  void WriteGlobalReg(abi::GlobalReg reg, uint64_t value) override;
+  void StartDmaToHost(const fw::DmaToHost& request) override;
+  void StartDmaFromHost(const fw::DmaFromHost& request) override;
+  fw::DtbId AllocDtb() override;
+  void ReleaseDtb(fw::DtbId dtb) override;
+  uint8_t* HeaderBuffer(fw::TaskId task) override;
+  void Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_t len) override;
+  void RaiseInterrupt(uint32_t window, uint32_t cause) override;
+  void RxTaskFreed() override;
+  void Trace(fw::TraceKind kind, fw::TaskId task, uint32_t a, uint32_t b) override;
+
+ private:
+  /** Hands queued headers to the microcode while it has free receive tasks. */
+  void DispatchInput();
+  /** Time the DMA engine finishes moving `bytes` queued behind earlier transfers. */
+  uint64_t DmaDoneAt(uint64_t bytes);
+
+  EventQueue& events_;
+  HostMemory& host_;
+  uint16_t adapter_id_;
+  uint32_t line_bytes_;
+  FuncTiming timing_;
+  std::vector<uint8_t> sram_;
+  uint64_t global_regs_[static_cast<size_t>(abi::GlobalReg::kCount)] = {};
+  /** Data transfer buffers, each a full receive frame. */
+  std::vector<std::vector<uint8_t>> dtbs_;
+  std::vector<fw::DtbId> free_dtbs_;
+  /** One header buffer per task. */
+  std::vector<std::vector<uint8_t>> header_buffers_;
+  /** Frames whose header arrived while every receive task was busy. */
+  std::deque<Frame> input_;
+  bool dispatch_pending_ = false;
+  uint64_t dma_busy_until_ps_ = 0;
+  uint64_t link_busy_until_ps_ = 0;
+  FabricPort* fabric_ = nullptr;
+  TraceSink* trace_ = nullptr;
+  std::function<void(uint32_t, uint32_t)> interrupt_handler_;
+  FuncAdapterCounters counters_;
+  fw::Microcode microcode_;
+};
+
+}  // namespace nicsim::hw::func

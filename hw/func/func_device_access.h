@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// DeviceAccess for the functional model: the driver's view of one FuncAdapter and the
+// host memory of its node.
+#pragma once
+
+#include "driver/device_access.h"
+#include "hw/func/func_adapter.h"
+
+namespace nicsim::hw::func {
+
+/** Host-to-device access to a FuncAdapter. */
+class FuncDeviceAccess final : public driver::DeviceAccess {
+ public:
+  explicit FuncDeviceAccess(FuncAdapter& adapter) : adapter_(adapter) {}
+
+  uint16_t AdapterId() const override { return adapter_.AdapterId(); }
+  uint32_t CacheLineBytes() const override { return adapter_.CacheLineBytes(); }
+  void MmioWrite(uint64_t offset, uint64_t value) override { adapter_.MmioWrite(offset, value); }
+  uint64_t MmioRead(uint64_t offset) override { return adapter_.MmioRead(offset); }
+  Result<driver::HostRegion> AllocContiguous(uint64_t bytes) override {
+    Result<HostBlock> block = adapter_.host().AllocContiguous(bytes);
+    if (!block.ok()) return block.status();
+    return driver::HostRegion{block->real_addr, block->ptr, block->bytes};
+  }
+  void FreeContiguous(const driver::HostRegion& region) override {
+    adapter_.host().Free(HostBlock{region.real_addr, region.ptr, region.bytes});
+  }
+  void SetInterruptHandler(InterruptHandler handler) override {
+    adapter_.SetInterruptHandler(std::move(handler));
+  }
+
+ private:
+  FuncAdapter& adapter_;
+};
+
+}  // namespace nicsim::hw::func

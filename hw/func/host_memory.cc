@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host memory: first-fit contiguous allocation over a byte array, bounds-checked translation,
+// and device-write watches.
+#include "hw/func/host_memory.h"
+
+#include <cstring>
+#include <string>
+
+namespace nicsim::hw::func {
+namespace {
+constexpr uint64_t kAlign = 4096;
+uint64_t RoundUp(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
+
+Result<HostBlock> HostMemory::AllocContiguous(uint64_t bytes) {
+  if (bytes == 0) return Status::Error("cannot allocate 0 bytes of host memory");
+  const uint64_t need = RoundUp(bytes);
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    if (it->second < need) continue;
+    const uint64_t offset = it->first;
+    const uint64_t rest = it->second - need;
+    free_.erase(it);
+    if (rest > 0) free_[offset + need] = rest;
+    in_use_ += need;
+    std::memset(&mem_[offset], 0, need);
+    return HostBlock{kBaseAddr + offset, &mem_[offset], need};
+  }
+  return Status::Error("host memory exhausted: " + std::to_string(need) +
+                       " contiguous bytes wanted, " + std::to_string(bytes_ - in_use_) +
+                       " free in all");
+}
+
+void HostMemory::Free(const HostBlock& block) {
+  uint64_t offset = block.real_addr - kBaseAddr;
+  uint64_t len = block.bytes;
+  in_use_ -= len;
+  // Merge with the neighbours so large blocks can be allocated again.
+  auto next = free_.lower_bound(offset);
+  if (next != free_.end() && offset + len == next->first) {
+    len += next->second;
+    next = free_.erase(next);
+  }
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == offset) {
+      offset = prev->first;
+      len += prev->second;
+      free_.erase(prev);
+    }
+  }
+  free_[offset] = len;
+}
+
+uint8_t* HostMemory::Translate(uint64_t addr, uint64_t len) {
+  if (addr < kBaseAddr) return nullptr;
+  const uint64_t offset = addr - kBaseAddr;
+  if (offset > bytes_ || len > bytes_ - offset) return nullptr;
+  return mem_.data() + offset;
+}
+
+int HostMemory::Watch(uint64_t addr, uint64_t len, WatchFn fn) {
+  const int handle = next_watch_++;
+  watches_[handle] = WatchEntry{addr, len, std::move(fn)};
+  return handle;
+}
+
+void HostMemory::Unwatch(int handle) { watches_.erase(handle); }
+
+void HostMemory::NotifyDeviceWrite(uint64_t addr, uint64_t len) {
+  for (auto& [handle, w] : watches_) {
+    if (addr < w.addr + w.len && w.addr < addr + len) w.fn(addr, len);
+  }
+}
+
+}  // namespace nicsim::hw::func

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// A node's host memory: a range of real addresses backed by bytes, a contiguous allocator
+// for driver buffers, and write watches that stand in for a CPU spinning on a cache line.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "base/status.h"
+
+namespace nicsim::hw::func {
+
+/** A contiguous block of host memory: its real (bus) address and the CPU's view of it. */
+struct HostBlock {
+  uint64_t real_addr = 0;
+  uint8_t* ptr = nullptr;
+  uint64_t bytes = 0;
+};
+
+/** Host memory of one node. */
+class HostMemory {
+ public:
+  /** Real addresses start here, so address 0 is never valid. */
+  static constexpr uint64_t kBaseAddr = 0x1000'0000;
+
+  explicit HostMemory(uint64_t bytes) : bytes_(bytes), mem_(bytes, 0) {
+    free_[0] = bytes;
+  }
+
+  /** Allocates `bytes` of contiguous memory aligned to 4 KiB, zeroed. */
+  Result<HostBlock> AllocContiguous(uint64_t bytes);
+  /** Returns a block from AllocContiguous. */
+  void Free(const HostBlock& block);
+
+  /** CPU pointer for [addr, addr + len), or nullptr if any byte is outside memory. */
+  uint8_t* Translate(uint64_t addr, uint64_t len);
+
+  /** Called after a device write lands in a watched range: (addr, len). */
+  using WatchFn = std::function<void(uint64_t addr, uint64_t len)>;
+  /** Watches device writes into [addr, addr + len). Returns a handle for Unwatch. */
+  int Watch(uint64_t addr, uint64_t len, WatchFn fn);
+  void Unwatch(int handle);
+  /** Tells watchers that a device wrote [addr, addr + len). */
+  void NotifyDeviceWrite(uint64_t addr, uint64_t len);
+
+  uint64_t bytes_in_use() const { return in_use_; }
+
+ private:
+  struct WatchEntry {
+    uint64_t addr;
+    uint64_t len;
+    WatchFn fn;
+  };
+  uint64_t bytes_;
+  std::vector<uint8_t> mem_;
+  /** Free blocks: offset -> length. */
+  std::map<uint64_t, uint64_t> free_;
+  uint64_t in_use_ = 0;
+  std::map<int, WatchEntry> watches_;
+  int next_watch_ = 1;
+};
+
+}  // namespace nicsim::hw::func
