@@ -10,20 +10,11 @@
 #include "abi/limits.h"
 #include "abi/mmio.h"
 #include "base/check.h"
-#include "base/crc32.h"
+#include "hw/common/frame_codec.h"
 
 namespace nicsim::hw::func {
 namespace {
 constexpr uint32_t kHeaderBufferBytes = 128;
-
-/** CRC over the header (crc field as zero) and the payload, as the link computes it. */
-uint32_t FrameCrc(const uint8_t* bytes, size_t size) {
-  abi::WireHeader h;
-  std::memcpy(&h, bytes, sizeof(h));
-  h.crc = 0;
-  uint32_t crc = Crc32(0, &h, sizeof(h));
-  return Crc32(crc, bytes + sizeof(h), size - sizeof(h));
-}
 }  // namespace
 
 FuncAdapter::FuncAdapter(EventQueue& events, HostMemory& host, uint16_t adapter_id,
@@ -76,12 +67,7 @@ void FuncAdapter::DispatchInput() {
     const uint32_t header_len = static_cast<uint32_t>(std::min(size, sizeof(abi::WireHeader)));
     const uint32_t payload_len =
         size > sizeof(abi::WireHeader) ? static_cast<uint32_t>(size - sizeof(abi::WireHeader)) : 0;
-    bool crc_ok = false;
-    if (header_len == sizeof(abi::WireHeader)) {
-      abi::WireHeader h;
-      std::memcpy(&h, frame.bytes.data(), sizeof(h));
-      crc_ok = h.crc == FrameCrc(frame.bytes.data(), size);
-    }
+    const bool crc_ok = FrameCrcOk(frame.bytes.data(), size);
     const fw::TaskId task =
         microcode_.OnHeaderArrived(frame.bytes.data(), header_len, payload_len, crc_ok);
     if (task == fw::kNoTask || payload_len == 0) continue;  // dropped: payload discarded
@@ -186,13 +172,8 @@ void FuncAdapter::Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_
   Frame frame;
   frame.src_adapter = adapter_id_;
   frame.dest_adapter = header.dest_adapter;
-  frame.bytes.resize(sizeof(header) + len);
-  std::memcpy(frame.bytes.data(), &header, sizeof(header));
-  if (len > 0) std::memcpy(frame.bytes.data() + sizeof(header), dtbs_[dtb].data(), len);
   // The link computes the CRC as the frame streams out.
-  abi::WireHeader stamped = header;
-  stamped.crc = FrameCrc(frame.bytes.data(), frame.bytes.size());
-  std::memcpy(frame.bytes.data(), &stamped, sizeof(stamped));
+  frame.bytes = EncodeFrame(header, len > 0 ? dtbs_[dtb].data() : nullptr, len);
   const uint64_t start = std::max(events_.now_ps(), link_busy_until_ps_);
   link_busy_until_ps_ =
       start + static_cast<uint64_t>(frame.bytes.size() * timing_.link_ps_per_byte);

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// Frame encoding shared by every port model: a wire header, the payload, and the link CRC
+// computed over both (with the header's crc field taken as zero).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "abi/packet.h"
+
+namespace nicsim::hw {
+
+/** The link CRC of a frame of `size` bytes (at least a WireHeader). */
+uint32_t FrameCrc(const uint8_t* bytes, size_t size);
+/** True if the frame holds a whole header whose crc field matches the frame. */
+bool FrameCrcOk(const uint8_t* bytes, size_t size);
+/** Header (with its CRC stamped) followed by `len` payload bytes. */
+std::vector<uint8_t> EncodeFrame(const abi::WireHeader& header, const uint8_t* payload,
+                                 uint32_t len);
+
+}  // namespace nicsim::hw

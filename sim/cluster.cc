@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cluster assembly: the only place that picks concrete hardware and wires it together.
+// One job spans the cluster; its protection key is drawn from the scenario seed.
+#include "sim/cluster.h"
+
+#include <string>
+
+#include "abi/limits.h"
+#include "base/check.h"
+#include "base/rng.h"
+
+namespace nicsim::sim {
+
+Cluster::Cluster(const ClusterConfig& config) : config_(config) {}
+Cluster::~Cluster() {
+  // Endpoints unwatch host memory and windows close before the hardware goes away.
+  for (auto& slot : adapters_) {
+    slot->endpoints.clear();
+    slot->windows.clear();
+    slot->driver.reset();
+  }
+}
+
+Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
+  if (config.nodes == 0 || config.adapters_per_node == 0 || config.windows_per_adapter == 0) {
+    return Status::Error("a cluster needs at least one node, adapter and window");
+  }
+  if (config.windows_per_adapter > abi::kMaxWindows) {
+    return Status::Error("windows_per_adapter must be at most " + std::to_string(abi::kMaxWindows));
+  }
+  const uint64_t adapters = uint64_t{config.nodes} * config.adapters_per_node;
+  if (adapters > 0xFFFF) return Status::Error("at most 65535 adapters in a cluster");
+  std::unique_ptr<Cluster> c(new Cluster(config));
+  FabricConfig fabric = config.fabric;
+  fabric.seed = config.seed;
+  fabric.link_ps_per_byte = config.timing.link_ps_per_byte;
+  c->fabric_ = std::make_unique<SwitchFabric>(c->events_, fabric);
+
+  // Host memory per node: every window's FIFOs plus room to spare.
+  const uint64_t per_window = uint64_t{config.recv_frames} * abi::kRecvFrameBytes +
+                              uint64_t{config.send_slots} * abi::SendSlotBytes(config.line_bytes) +
+                              2 * 4096;
+  const uint64_t node_bytes =
+      per_window * config.windows_per_adapter * config.adapters_per_node + (1u << 20);
+  Rng keys(config.seed, "job_keys");
+  const uint32_t job_key = static_cast<uint32_t>(keys.Next() | 1);
+
+  for (uint32_t n = 0; n < config.nodes; ++n) {
+    c->hosts_.push_back(std::make_unique<hw::func::HostMemory>(node_bytes));
+    for (uint32_t a = 0; a < config.adapters_per_node; ++a) {
+      const auto id = static_cast<uint16_t>(n * config.adapters_per_node + a);
+      auto slot = std::make_unique<AdapterSlot>();
+      slot->hw = std::make_unique<hw::func::FuncAdapter>(c->events_, *c->hosts_.back(), id,
+                                                         config.line_bytes, config.timing,
+                                                         config.microcode);
+      slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get()));
+      slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
+      slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
+      if (Status s = slot->driver->Init(); !s.ok()) return s;
+      for (uint32_t w = 0; w < config.windows_per_adapter; ++w) {
+        driver::WindowRequest req;
+        req.job_key = job_key;
+        req.recv_frames = config.recv_frames;
+        req.send_slots = config.send_slots;
+        Result<driver::WindowInfo> info = slot->driver->OpenWindow(w, req);
+        if (!info.ok()) return info.status();
+        slot->windows.push_back(
+            std::make_unique<hal::Window>(*info, *slot->access, config.return_batch));
+        slot->endpoints.push_back(std::make_unique<Endpoint>(
+            *slot->windows.back(), c->events_, *c->hosts_.back(), config.poll_latency_ps));
+        c->endpoints_.push_back(slot->endpoints.back().get());
+      }
+      c->adapters_.push_back(std::move(slot));
+    }
+  }
+  return Result<std::unique_ptr<Cluster>>(std::move(c));
+}
+
+Endpoint& Cluster::endpoint(uint32_t adapter_id, uint32_t window) {
+  NICSIM_CHECK(adapter_id < adapters_.size() && window < adapters_[adapter_id]->endpoints.size(),
+               "no endpoint at adapter %u window %u", adapter_id, window);
+  return *adapters_[adapter_id]->endpoints[window];
+}
+
+}  // namespace nicsim::sim

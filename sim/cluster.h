@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// A simulated cluster: N nodes with A adapters each, every adapter running the microcode on
+// the functional hardware model, wired through the switch fabric, with a driver per adapter
+// and an Endpoint (process + HAL window) per open window.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "driver/adapter_driver.h"
+#include "firmware/microcode.h"
+#include "hal/window.h"
+#include "hw/func/event_queue.h"
+#include "hw/func/func_adapter.h"
+#include "hw/func/func_device_access.h"
+#include "hw/func/host_memory.h"
+#include "sim/endpoint.h"
+#include "sim/fabric/switch_fabric.h"
+
+namespace nicsim::sim {
+
+/** Everything needed to build a cluster. */
+struct ClusterConfig {
+  uint32_t nodes = 2;
+  uint32_t adapters_per_node = 1;
+  uint32_t windows_per_adapter = 1;
+  uint32_t line_bytes = 128;
+  uint32_t recv_frames = 256;
+  uint32_t send_slots = 64;
+  uint32_t return_batch = 16;
+  uint64_t poll_latency_ps = 50'000;
+  uint64_t seed = 1;
+  hw::func::FuncTiming timing;
+  fw::MicrocodeConfig microcode;
+  FabricConfig fabric;
+};
+
+/** The assembled cluster. Adapter ids are node * adapters_per_node + index. */
+class Cluster {
+ public:
+  /** Builds and initialises every node, adapter, driver and window. */
+  static Result<std::unique_ptr<Cluster>> Create(const ClusterConfig& config);
+  ~Cluster();
+
+  hw::func::EventQueue& events() { return events_; }
+  SwitchFabric& fabric() { return *fabric_; }
+  const ClusterConfig& config() const { return config_; }
+
+  uint32_t adapter_count() const { return static_cast<uint32_t>(adapters_.size()); }
+  hw::func::FuncAdapter& adapter(uint32_t id) { return *adapters_[id]->hw; }
+  driver::AdapterDriver& driver(uint32_t id) { return *adapters_[id]->driver; }
+  /** Node that holds an adapter. */
+  uint32_t NodeOf(uint32_t adapter_id) const { return adapter_id / config_.adapters_per_node; }
+
+  /** Every endpoint, ordered by adapter then window. */
+  const std::vector<Endpoint*>& endpoints() const { return endpoints_; }
+  Endpoint& endpoint(uint32_t adapter_id, uint32_t window);
+
+ private:
+  explicit Cluster(const ClusterConfig& config);
+  struct AdapterSlot {
+    std::unique_ptr<hw::func::FuncAdapter> hw;
+    std::unique_ptr<hw::func::FuncDeviceAccess> access;
+    std::unique_ptr<driver::AdapterDriver> driver;
+    std::vector<std::unique_ptr<hal::Window>> windows;
+    std::vector<std::unique_ptr<Endpoint>> endpoints;
+  };
+
+  ClusterConfig config_;
+  hw::func::EventQueue events_;
+  std::unique_ptr<SwitchFabric> fabric_;
+  std::vector<std::unique_ptr<hw::func::HostMemory>> hosts_;
+  std::vector<std::unique_ptr<AdapterSlot>> adapters_;
+  std::vector<Endpoint*> endpoints_;
+};
+
+}  // namespace nicsim::sim

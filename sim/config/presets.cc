@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Preset tables. hps: an HPS-like switch adapter (about 2 GB/s links, microsecond MPI
+// latency); fast_ethernet: the Push-Pull paper's cluster of PCs on switched 100 Mb/s Ethernet.
+#include "sim/config/presets.h"
+
+#include <fmt/format.h>
+
+namespace nicsim::sim {
+
+const std::vector<std::pair<std::string_view, std::string_view>>* PresetValues(
+    std::string_view preset) {
+  static const std::vector<std::pair<std::string_view, std::string_view>> kHps = {
+      {"link.bandwidth", "2GB/s"},       {"fabric.hop_latency", "300ns"},
+      {"dma.latency", "400ns"},          {"dma.bandwidth", "4GB/s"},
+      {"mmio.latency", "150ns"},         {"host.poll_latency", "50ns"},
+      {"host.interrupt_latency", "2us"}, {"host.cache_line", "128"},
+  };
+  static const std::vector<std::pair<std::string_view, std::string_view>> kFastEthernet = {
+      {"link.bandwidth", "100Mb/s"},      {"fabric.hop_latency", "5us"},
+      {"dma.latency", "1us"},             {"dma.bandwidth", "100MB/s"},
+      {"mmio.latency", "500ns"},          {"host.poll_latency", "200ns"},
+      {"host.interrupt_latency", "10us"}, {"host.cache_line", "64"},
+  };
+  if (preset == "hps") return &kHps;
+  if (preset == "fast_ethernet") return &kFastEthernet;
+  return nullptr;
+}
+
+Status ApplyPreset(ParamValues& params, std::string_view preset) {
+  if (Status s = params.SetString("preset", std::string(preset)); !s.ok()) return s;
+  const auto* values = PresetValues(preset);
+  if (values == nullptr) return Status::Error(fmt::format("preset: no table for '{}'", preset));
+  for (const auto& [key, value] : *values) {
+    if (Status s = params.SetFromText(key, value); !s.ok()) {
+      return Status::Error(fmt::format("preset {}: {}", preset, s.message()));
+    }
+  }
+  return Status();
+}
+
+}  // namespace nicsim::sim

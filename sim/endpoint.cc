@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// Endpoint: device writes into a window's FIFOs wake one poll after the CPU's poll latency,
+// standing in for a CPU spinning on the next frame's first cache line.
+#include "sim/endpoint.h"
+
+namespace nicsim::sim {
+
+Endpoint::Endpoint(hal::Window& window, hw::func::EventQueue& events,
+                   hw::func::HostMemory& host, uint64_t poll_latency_ps)
+    : window_(window), events_(events), host_(host), poll_latency_ps_(poll_latency_ps) {
+  const auto& info = window.info();
+  recv_watch_ = host_.Watch(info.recv_fifo.real_addr, info.recv_fifo.bytes,
+                            [this](uint64_t, uint64_t) { SchedulePoll(); });
+  send_watch_ = host_.Watch(info.send_fifo.real_addr, info.send_fifo.bytes,
+                            [this](uint64_t, uint64_t) { SchedulePoll(); });
+}
+
+Endpoint::~Endpoint() {
+  host_.Unwatch(recv_watch_);
+  host_.Unwatch(send_watch_);
+}
+
+void Endpoint::SetConsuming(bool consuming) {
+  consuming_ = consuming;
+  if (consuming_) SchedulePoll();
+}
+
+void Endpoint::SchedulePoll() {
+  if (poll_pending_) return;
+  poll_pending_ = true;
+  events_.After(poll_latency_ps_, [this] {
+    poll_pending_ = false;
+    Poll();
+  });
+}
+
+void Endpoint::Poll() {
+  if (consuming_) {
+    hal::RecvFifo& recv = window_.recv();
+    hal::RecvPacket packet;
+    bool any = false;
+    while (consuming_ && recv.Poll(&packet)) {
+      ++received_;
+      any = true;
+      if (on_receive_) on_receive_(packet);
+      recv.Consume();
+    }
+    if (any) recv.ReturnFrames();
+  }
+  DrainBacklog();
+}
+
+bool Endpoint::Send(WindowAddr dest, const uint8_t* data, uint32_t len, uint32_t ulp_word) {
+  if (len > max_payload()) return false;
+  if (backlog_.empty() &&
+      window_.send().Send(dest.adapter, dest.window, data, len, ulp_word) == hal::SendResult::kOk) {
+    return true;
+  }
+  backlog_.push_back(Pending{dest, std::vector<uint8_t>(data, data + len), ulp_word});
+  return true;
+}
+
+void Endpoint::DrainBacklog() {
+  hal::SendFifo& send = window_.send();
+  bool posted = false;
+  while (!backlog_.empty() && send.CanPost()) {
+    const Pending& p = backlog_.front();
+    send.Post(p.dest.adapter, p.dest.window, p.data.data(), static_cast<uint32_t>(p.data.size()),
+              p.ulp_word);
+    backlog_.pop_front();
+    posted = true;
+  }
+  if (posted) send.Flush();
+  if (backlog_.empty() && on_sendable_) on_sendable_();
+}
+
+}  // namespace nicsim::sim

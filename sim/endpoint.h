@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// A simulated process bound to one open window: it drives the HAL the way a polling CPU
+// would, waking when the adapter writes its FIFOs, and keeps a user-side backlog of packets
+// waiting for a free send slot.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "hal/window.h"
+#include "hw/func/event_queue.h"
+#include "hw/func/host_memory.h"
+
+namespace nicsim::sim {
+
+/** Address of one window on the fabric. */
+struct WindowAddr {
+  uint16_t adapter = 0;
+  uint16_t window = 0;
+  bool operator==(const WindowAddr& o) const { return adapter == o.adapter && window == o.window; }
+};
+
+/** A process using one window. */
+class Endpoint {
+ public:
+  using ReceiveFn = std::function<void(const hal::RecvPacket&)>;
+  using SendableFn = std::function<void()>;
+
+  Endpoint(hal::Window& window, hw::func::EventQueue& events, hw::func::HostMemory& host,
+           uint64_t poll_latency_ps);
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  WindowAddr addr() const { return {window_.info().adapter_id, static_cast<uint16_t>(window_.info().window)}; }
+  hal::Window& window() { return window_; }
+  uint32_t max_payload() const { return window_.send().max_payload(); }
+
+  /** Called for each arriving packet, in FIFO order; the frame is consumed afterwards. */
+  void OnReceive(ReceiveFn fn) { on_receive_ = std::move(fn); }
+  /** Called after the adapter completes send slots and the backlog has drained. */
+  void OnSendable(SendableFn fn) { on_sendable_ = std::move(fn); }
+  /** Stops draining the receive FIFO (a receiver that stops consuming), or resumes. */
+  void SetConsuming(bool consuming);
+
+  /**
+   * Sends a packet now, or queues it until a slot frees (data is copied). False, and
+   * nothing sent, if `len` exceeds max_payload().
+   */
+  bool Send(WindowAddr dest, const uint8_t* data, uint32_t len, uint32_t ulp_word);
+  /** Packets waiting in the user-side backlog. */
+  size_t backlog() const { return backlog_.size(); }
+
+  uint64_t received() const { return received_; }
+
+ private:
+  struct Pending {
+    WindowAddr dest;
+    std::vector<uint8_t> data;
+    uint32_t ulp_word;
+  };
+  void SchedulePoll();
+  void Poll();
+  void DrainBacklog();
+
+  hal::Window& window_;
+  hw::func::EventQueue& events_;
+  hw::func::HostMemory& host_;
+  uint64_t poll_latency_ps_;
+  int recv_watch_ = 0;
+  int send_watch_ = 0;
+  bool poll_pending_ = false;
+  bool consuming_ = true;
+  ReceiveFn on_receive_;
+  SendableFn on_sendable_;
+  std::deque<Pending> backlog_;
+  uint64_t received_ = 0;
+};
+
+}  // namespace nicsim::sim

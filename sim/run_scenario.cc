@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// Scenario execution and the stats.json builder. Only wall_* fields depend on the wall
+// clock; everything else is a function of the scenario and its seed.
+#include "sim/run_scenario.h"
+
+#include <chrono>
+
+#include "firmware/counters.h"
+
+namespace nicsim::sim {
+
+Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
+  const std::string& backend = p.String("backend");
+  if (backend != "func") {
+    return Status::Error("backend: '" + backend +
+                         "' is not available in this build; only 'func' is implemented so far");
+  }
+  ClusterConfig c;
+  c.seed = static_cast<uint64_t>(p.Int("seed"));
+  c.nodes = static_cast<uint32_t>(p.Int("nodes"));
+  c.adapters_per_node = static_cast<uint32_t>(p.Int("adapters_per_node"));
+  c.windows_per_adapter = static_cast<uint32_t>(p.Int("windows_per_adapter"));
+  if (uint64_t{c.nodes} * c.adapters_per_node > 0xFFFF) {
+    return Status::Error("nodes * adapters_per_node must be at most 65535");
+  }
+  c.line_bytes = static_cast<uint32_t>(p.Int("host.cache_line"));
+  c.recv_frames = static_cast<uint32_t>(p.Int("window.recv_frames"));
+  c.send_slots = static_cast<uint32_t>(p.Int("window.send_slots"));
+  c.return_batch = static_cast<uint32_t>(p.Int("hal.return_batch"));
+  c.poll_latency_ps = static_cast<uint64_t>(p.DurationPs("host.poll_latency"));
+  c.timing.mmio_latency_ps = static_cast<uint64_t>(p.DurationPs("mmio.latency"));
+  c.timing.dma_latency_ps = static_cast<uint64_t>(p.DurationPs("dma.latency"));
+  c.timing.dma_ps_per_byte = 1e12 / p.RateBytesPerSec("dma.bandwidth");
+  c.timing.link_ps_per_byte = 1e12 / p.RateBytesPerSec("link.bandwidth");
+  c.timing.interrupt_latency_ps = static_cast<uint64_t>(p.DurationPs("host.interrupt_latency"));
+  c.microcode.rx_tasks = static_cast<uint32_t>(p.Int("adapter.rx_tasks"));
+  c.microcode.tx_tasks = static_cast<uint32_t>(p.Int("adapter.tx_tasks"));
+  c.microcode.tx_switch_every = static_cast<uint32_t>(p.Int("adapter.tx_switch_every"));
+  c.fabric.hop_latency_ps = static_cast<uint64_t>(p.DurationPs("fabric.hop_latency"));
+  c.fabric.reorder_delay_ps = static_cast<uint64_t>(p.DurationPs("fabric.reorder_delay"));
+  c.fabric.loss = p.Probability("fabric.loss");
+  c.fabric.duplicate = p.Probability("fabric.duplicate");
+  c.fabric.reorder = p.Probability("fabric.reorder");
+  c.fabric.corrupt = p.Probability("fabric.corrupt");
+  if (p.Int("fabric.paths") != 1) {
+    return Status::Error("fabric.paths: only 1 path is modelled so far");
+  }
+  return c;
+}
+
+namespace {
+
+Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
+  const std::string& workload = p.String("workload");
+  if (workload == "pingpong_sweep") {
+    PingPongConfig c;
+    c.sizes = p.IntList("pingpong.sizes");
+    c.iterations = static_cast<uint32_t>(p.Int("pingpong.iterations"));
+    c.stream_packets = static_cast<uint32_t>(p.Int("pingpong.stream_packets"));
+    return RunPingPongSweep(cluster, c);
+  }
+  if (workload == "stream") {
+    StreamConfig c;
+    c.packets = static_cast<uint64_t>(p.Int("stream.packets"));
+    c.size = static_cast<uint32_t>(p.Int("stream.size"));
+    return RunStream(cluster, c);
+  }
+  ExchangeConfig c;
+  c.messages = static_cast<uint64_t>(p.Int("exchange.messages"));
+  c.max_size = p.Int("exchange.max_size");
+  return RunRandomExchange(cluster, c);
+}
+
+}  // namespace
+
+Result<RunOutcome> RunScenario(const Scenario& scenario) {
+  Result<ClusterConfig> config = ClusterConfigFromParams(scenario.params);
+  if (!config.ok()) return config.status();
+  const auto wall_start = std::chrono::steady_clock::now();
+  Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(*config);
+  if (!cluster.ok()) return cluster.status();
+  Result<WorkloadResult> result = RunWorkload(**cluster, scenario.params);
+  if (!result.ok()) return result.status();
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  RunOutcome outcome;
+  outcome.stats = BuildStats(**cluster, scenario, *result, wall_s);
+  outcome.workload = std::move(*result);
+  return outcome;
+}
+
+nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
+                          const WorkloadResult& result, double wall_time_s) {
+  nlohmann::json drops = nlohmann::json::object();
+  for (std::string_view name : fw::kDropReasonNames) drops[std::string(name)] = 0;
+  drops["fabric_loss"] = 0;
+  drops["no_route"] = 0;
+  uint64_t packets_delivered = 0;
+  nlohmann::json adapters = nlohmann::json::array();
+  for (uint32_t id = 0; id < cluster.adapter_count(); ++id) {
+    const hw::func::FuncAdapter& a = cluster.adapter(id);
+    const fw::Counters& fc = a.firmware_counters();
+    packets_delivered += fc.rx_packets;
+    for (size_t r = 0; r < fc.drops.size(); ++r) {
+      drops[std::string(fw::kDropReasonNames[r])] =
+          drops[std::string(fw::kDropReasonNames[r])].get<uint64_t>() + fc.drops[r];
+    }
+    const hw::func::FuncAdapterCounters& hc = a.counters();
+    adapters.push_back({{"adapter", id},
+                        {"rx_packets", fc.rx_packets},
+                        {"rx_bytes", fc.rx_bytes},
+                        {"tx_packets", fc.tx_packets},
+                        {"tx_bytes", fc.tx_bytes},
+                        {"interrupts", fc.interrupts},
+                        {"mmio_commands", fc.mmio_commands},
+                        {"bad_mmio", fc.bad_mmio},
+                        {"dma_to_host", hc.dma_to_host},
+                        {"dma_from_host", hc.dma_from_host},
+                        {"dma_bytes", hc.dma_bytes},
+                        {"dma_address_errors", hc.dma_address_errors},
+                        {"input_queue_peak", hc.input_queue_peak},
+                        {"trace_events", hc.trace_events}});
+  }
+  const FabricCounters& fab = cluster.fabric().counters();
+  for (const auto& [reason, count] : fab.drops) drops[reason] = drops[reason].get<uint64_t>() + count;
+
+  nlohmann::json params = nlohmann::json::object();
+  for (std::string_view name : ParamValues::Names()) {
+    params[std::string(name)] = scenario.params.ToText(name);
+  }
+  const double sim_s = static_cast<double>(cluster.events().now_ps()) * 1e-12;
+  nlohmann::json stats = {
+      {"scenario", scenario.name},
+      {"seed", scenario.params.Int("seed")},
+      {"backend", scenario.params.String("backend")},
+      {"quantum_ns", 0},
+      {"sim_time_ns", cluster.events().now_ps() / 1000},
+      {"wall_time_s", wall_time_s},
+      {"wall_events_per_second", wall_time_s > 0 ? cluster.events().events_run() / wall_time_s : 0},
+      {"events", cluster.events().events_run()},
+      {"packets_delivered", packets_delivered},
+      {"messages_sent", result.messages_sent},
+      {"messages_delivered", result.messages_delivered},
+      {"bytes_delivered", result.bytes_delivered},
+      {"sim_bandwidth_mbps", sim_s > 0 ? result.bytes_delivered / sim_s / 1e6 : 0},
+      {"drops", drops},
+      {"errors", result.error_count},
+      {"error_messages", result.errors},
+      {"fabric",
+       {{"frames_routed", fab.frames_routed},
+        {"frames_duplicated", fab.frames_duplicated},
+        {"frames_reordered", fab.frames_reordered},
+        {"frames_corrupted", fab.frames_corrupted}}},
+      {"adapters", adapters},
+      {"workload", result.results},
+      {"params", params},
+  };
+  return stats;
+}
+
+}  // namespace nicsim::sim

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Running a scenario: build the cluster from its parameters, run its workload, print the
+// summary and write stats.json.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "sim/cluster.h"
+#include "sim/config/scenario.h"
+#include "sim/workloads/workload.h"
+
+namespace nicsim::sim {
+
+/** Maps scenario parameters onto a cluster configuration; errors name the parameter. */
+Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& params);
+
+/** Runs the scenario's workload on a fresh cluster. */
+struct RunOutcome {
+  WorkloadResult workload;
+  nlohmann::json stats;
+};
+Result<RunOutcome> RunScenario(const Scenario& scenario);
+
+/** Builds stats.json: the DESIGN.md contract fields plus counters and the params echo. */
+nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
+                          const WorkloadResult& result, double wall_time_s);
+
+}  // namespace nicsim::sim

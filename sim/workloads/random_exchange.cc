@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// Random exchange: every window sends its share of messages, each to a random other window
+// with a random size; receivers check every byte and that each message arrives exactly once.
+#include <fmt/format.h>
+
+#include <map>
+#include <vector>
+
+#include "base/rng.h"
+#include "sim/workloads/workload.h"
+
+namespace nicsim::sim {
+namespace {
+
+/** What one sender has sent: per sequence number, destination and size. */
+struct SenderLog {
+  std::vector<uint32_t> dest;  // endpoint index
+  std::vector<uint16_t> size;
+  std::vector<uint8_t> arrivals;
+};
+
+uint64_t MessageKey(size_t src, uint32_t seq) { return (uint64_t{src} << 32) | seq; }
+
+}  // namespace
+
+Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig& config) {
+  const std::vector<Endpoint*>& eps = cluster.endpoints();
+  if (eps.size() < 2) return Status::Error("random_exchange needs at least two windows");
+  const uint32_t max_payload = eps[0]->max_payload();
+  if (config.max_size > static_cast<int64_t>(max_payload)) {
+    return Status::Error(fmt::format(
+        "exchange.max_size: {} exceeds the largest single-packet payload {}", config.max_size,
+        max_payload));
+  }
+  const uint32_t max_size =
+      config.max_size < 0 ? max_payload : static_cast<uint32_t>(config.max_size);
+  std::map<std::pair<uint16_t, uint16_t>, size_t> index_of;
+  for (size_t i = 0; i < eps.size(); ++i) index_of[{eps[i]->addr().adapter, eps[i]->addr().window}] = i;
+
+  WorkloadResult out;
+  Rng rng(cluster.config().seed, "random_exchange");
+  std::vector<SenderLog> logs(eps.size());
+  std::vector<uint64_t> quota(eps.size(), config.messages / eps.size());
+  for (size_t i = 0; i < config.messages % eps.size(); ++i) ++quota[i];
+  std::vector<uint8_t> buf(max_payload);
+
+  auto pump = [&](size_t src) {
+    Endpoint& ep = *eps[src];
+    SenderLog& log = logs[src];
+    while (log.dest.size() < quota[src] && ep.backlog() == 0) {
+      auto dest = static_cast<uint32_t>(rng.Below(eps.size() - 1));
+      if (dest >= src) ++dest;  // never to itself
+      const auto size = static_cast<uint32_t>(rng.Between(0, max_size));
+      const auto seq = static_cast<uint32_t>(log.dest.size());
+      log.dest.push_back(dest);
+      log.size.push_back(static_cast<uint16_t>(size));
+      log.arrivals.push_back(0);
+      FillPattern(buf.data(), size, MessageKey(src, seq));
+      ep.Send(eps[dest]->addr(), buf.data(), size, seq);
+      ++out.messages_sent;
+    }
+  };
+  for (size_t i = 0; i < eps.size(); ++i) {
+    eps[i]->OnSendable([&pump, i] { pump(i); });
+    eps[i]->OnReceive([&, i](const hal::RecvPacket& p) {
+      auto it = index_of.find({p.header.src_adapter, p.header.src_window});
+      const uint32_t seq = p.header.ulp_word;
+      if (it == index_of.end() || seq >= logs[it->second].dest.size()) {
+        out.AddError(fmt::format("window {} got a message from unknown sender {}:{} seq {}", i,
+                                 p.header.src_adapter, p.header.src_window, seq));
+        return;
+      }
+      const size_t src = it->second;
+      SenderLog& log = logs[src];
+      if (log.dest[seq] != i) {
+        out.AddError(fmt::format("message {}:{} for window {} arrived at window {}", src, seq,
+                                 log.dest[seq], i));
+      } else if (p.header.len_bytes != log.size[seq] ||
+                 !CheckPattern(p.payload, p.header.len_bytes, MessageKey(src, seq))) {
+        out.AddError(fmt::format("message {}:{} arrived with wrong bytes ({} of {})", src, seq,
+                                 p.header.len_bytes, log.size[seq]));
+      } else if (log.arrivals[seq]++ > 0) {
+        out.AddError(fmt::format("message {}:{} delivered twice", src, seq));
+      } else {
+        ++out.messages_delivered;
+        out.bytes_delivered += p.header.len_bytes;
+      }
+    });
+  }
+  for (size_t i = 0; i < eps.size(); ++i) pump(i);
+  Status s = RunUntil(cluster, [&] { return out.messages_delivered + out.error_count >= config.messages; },
+                      "random_exchange");
+  // Let every packet still in flight land, so late duplicates are caught too.
+  cluster.events().RunWhile([] { return true; });
+  for (Endpoint* ep : eps) {
+    ep->OnSendable(nullptr);
+    ep->OnReceive(nullptr);
+  }
+  if (!s.ok()) out.AddError(s.message());
+  uint64_t lost = 0;
+  for (const SenderLog& log : logs) {
+    for (uint8_t a : log.arrivals) lost += a == 0;
+  }
+  if (lost > 0) out.AddError(fmt::format("{} messages never arrived", lost));
+  out.table = fmt::format("{:>10}  {:>10}  {:>12}  {:>8}\n{:>10}  {:>10}  {:>12}  {:>8}\n",
+                          "windows", "messages", "bytes", "errors", eps.size(),
+                          out.messages_delivered, out.bytes_delivered, out.error_count);
+  out.results = {{"workload", "random_exchange"},
+                 {"windows", eps.size()},
+                 {"messages", config.messages},
+                 {"max_size", max_size},
+                 {"lost", lost},
+                 {"errors", out.error_count}};
+  return out;
+}
+
+}  // namespace nicsim::sim

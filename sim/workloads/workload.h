@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every workload reports, and the helpers workloads share: payload patterns that let a
+// receiver check every byte, and running the cluster until a workload is done.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "sim/cluster.h"
+
+namespace nicsim::sim {
+
+/** A workload's outcome. */
+struct WorkloadResult {
+  uint64_t messages_sent = 0;
+  uint64_t messages_delivered = 0;
+  uint64_t bytes_delivered = 0;
+  /** Per-workload figures for stats.json. */
+  nlohmann::json results = nlohmann::json::object();
+  /** Human-readable summary table. */
+  std::string table;
+  /** Verification failures (wrong bytes, lost or duplicated messages); empty when correct. */
+  std::vector<std::string> errors;
+  /** Total verification failures (errors keeps only the first few). */
+  uint64_t error_count = 0;
+
+  void AddError(std::string message) {
+    ++error_count;
+    if (errors.size() < 20) errors.push_back(std::move(message));
+  }
+};
+
+/** Fills `dst` with bytes determined by `key` (a message's identity) and its length. */
+void FillPattern(uint8_t* dst, uint32_t len, uint64_t key);
+/** True if `data` holds exactly FillPattern(key, len). */
+bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key);
+
+/** Runs events until `done()`; an error if the event queue empties first (a stall). */
+Status RunUntil(Cluster& cluster, const std::function<bool()>& done, const std::string& what);
+
+/** Ping-pong latency and one-way bandwidth per message size between two windows. */
+struct PingPongConfig {
+  std::vector<int64_t> sizes;
+  uint32_t iterations = 200;
+  uint32_t stream_packets = 2000;
+};
+Result<WorkloadResult> RunPingPongSweep(Cluster& cluster, const PingPongConfig& config);
+
+/** A one-way stream of equal packets from the first window to a window on another node. */
+struct StreamConfig {
+  uint64_t packets = 100000;
+  uint32_t size = 1024;
+};
+Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config);
+
+/** Every window sends random-size packets to random other windows; every byte is checked. */
+struct ExchangeConfig {
+  uint64_t messages = 20000;
+  /** Largest payload; negative means the largest single-packet payload. */
+  int64_t max_size = -1;
+};
+Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig& config);
+
+/** The two windows a two-party workload uses: window 0 of the first and of the second node. */
+Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster);
+
+}  // namespace nicsim::sim
