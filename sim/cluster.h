@@ -51,6 +51,8 @@ class Cluster {
   uint32_t adapter_count() const { return static_cast<uint32_t>(adapters_.size()); }
   hw::func::FuncAdapter& adapter(uint32_t id) { return *adapters_[id]->hw; }
   driver::AdapterDriver& driver(uint32_t id) { return *adapters_[id]->driver; }
+  /** Host memory of a node. */
+  hw::func::HostMemory& host(uint32_t node) { return *hosts_[node]; }
   /** Node that holds an adapter. */
   uint32_t NodeOf(uint32_t adapter_id) const { return adapter_id / config_.adapters_per_node; }
 

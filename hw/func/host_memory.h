@@ -46,6 +46,8 @@ class HostMemory {
   void NotifyDeviceWrite(uint64_t addr, uint64_t len);
 
   uint64_t bytes_in_use() const { return in_use_; }
+  /** Total bytes of memory; real addresses are [kBaseAddr, kBaseAddr + size()). */
+  uint64_t size() const { return bytes_; }
 
  private:
   struct WatchEntry {
