@@ -3,11 +3,13 @@
 // Not part of the firmware's public seam.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "abi/lmt.h"
 #include "firmware/counters.h"
 #include "firmware/platform.h"
+#include "firmware/task.h"
 
 namespace nicsim::fw {
 
@@ -49,6 +51,33 @@ inline void MaybeInterrupt(Platform& platform, Counters& counters, uint32_t wind
   ++counters.interrupts;
   platform.Trace(TraceKind::kInterrupt, kNoTask, window, static_cast<uint32_t>(cause));
   platform.RaiseInterrupt(window, static_cast<uint32_t>(cause));
+}
+
+/** What an engine state decided: the state to run next, and whether to wait for an event. */
+template <typename State>
+struct Step {
+  State state;
+  bool suspend;
+};
+
+/**
+ * Runs `task` through an engine's state table from `state` until it suspends (its resume
+ * state is kept in the task) or reaches State::kDone. Returns true once done.
+ */
+template <typename Engine, typename State, size_t N>
+bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), N>& table,
+               Platform& platform, Task& task, State state) {
+  for (;;) {
+    task.state = static_cast<uint8_t>(state);
+    if (state == State::kDone) return true;
+    platform.Trace(TraceKind::kTaskState, task.id, static_cast<uint32_t>(state), task.window);
+    const Step<State> next = (engine.*table[static_cast<size_t>(state)])(task);
+    state = next.state;
+    if (next.suspend) {
+      task.state = static_cast<uint8_t>(state);
+      return false;
+    }
+  }
 }
 
 }  // namespace nicsim::fw

@@ -36,20 +36,7 @@ void RxEngine::OnPayload(Task& task, DtbId dtb) {
 void RxEngine::OnDmaComplete(Task& task) { Run(task, static_cast<RxState>(task.state)); }
 
 void RxEngine::Run(Task& task, RxState state) {
-  for (;;) {
-    task.state = static_cast<uint8_t>(state);
-    if (state == RxState::kDone) {
-      End(task);
-      return;
-    }
-    platform_.Trace(TraceKind::kTaskState, task.id, static_cast<uint32_t>(state), task.window);
-    const Next next = (this->*kStates[static_cast<size_t>(state)])(task);
-    state = next.state;
-    if (next.suspend) {
-      task.state = static_cast<uint8_t>(state);
-      return;
-    }
-  }
+  if (RunStates(*this, kStates, platform_, task, state)) End(task);
 }
 
 RxEngine::Next RxEngine::Validate(Task& task) {

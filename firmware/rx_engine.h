@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "firmware/counters.h"
+#include "firmware/internal.h"
 #include "firmware/platform.h"
 #include "firmware/task.h"
 
@@ -42,11 +43,7 @@ class RxEngine {
   void OnDmaComplete(Task& task);
 
  private:
-  /** What a state function decided: where to go, and whether to wait for an event first. */
-  struct Next {
-    RxState state;
-    bool suspend;
-  };
+  using Next = Step<RxState>;
   /** Runs states until the task suspends or ends. */
   void Run(Task& task, RxState state);
   Next Validate(Task& task);

@@ -38,20 +38,7 @@ void TxEngine::Kick() {
 void TxEngine::OnDmaComplete(Task& task) { Run(task, static_cast<TxState>(task.state)); }
 
 void TxEngine::Run(Task& task, TxState state) {
-  for (;;) {
-    task.state = static_cast<uint8_t>(state);
-    if (state == TxState::kDone) {
-      tasks_.Release(task);
-      return;
-    }
-    platform_.Trace(TraceKind::kTaskState, task.id, static_cast<uint32_t>(state), task.window);
-    const Next next = (this->*kStates[static_cast<size_t>(state)])(task);
-    state = next.state;
-    if (next.suspend) {
-      task.state = static_cast<uint8_t>(state);
-      return;
-    }
-  }
+  if (RunStates(*this, kStates, platform_, task, state)) tasks_.Release(task);
 }
 
 bool TxEngine::NextReadyWindow(uint32_t* window) {

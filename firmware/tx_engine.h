@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "firmware/counters.h"
+#include "firmware/internal.h"
 #include "firmware/platform.h"
 #include "firmware/task.h"
 
@@ -45,10 +46,7 @@ class TxEngine {
   void OnDmaComplete(Task& task);
 
  private:
-  struct Next {
-    TxState state;
-    bool suspend;
-  };
+  using Next = Step<TxState>;
   void Run(Task& task, TxState state);
   Next Select(Task& task);
   Next FetchHeader(Task& task);
