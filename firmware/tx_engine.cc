@@ -42,13 +42,19 @@ void TxEngine::Run(Task& task, TxState state) {
 }
 
 bool TxEngine::NextReadyWindow(uint32_t* window) {
+  static_assert(abi::kMaxWindows == 128, "the ready vector is two 64-bit registers");
   const uint64_t bits[2] = {platform_.ReadGlobalReg(abi::GlobalReg::kReadyLow),
                             platform_.ReadGlobalReg(abi::GlobalReg::kReadyHigh)};
-  if ((bits[0] | bits[1]) == 0) return false;
-  for (uint32_t i = 0; i < abi::kMaxWindows; ++i) {
-    const uint32_t w = (cursor_ + i) % abi::kMaxWindows;
-    if (bits[w / 64] >> (w % 64) & 1) {
-      *window = w;
+  // Round robin from the cursor: the cursor's word from the cursor up, the other word,
+  // then the cursor's word below the cursor.
+  const uint32_t first = cursor_ / 64;
+  const uint64_t at_or_above = ~uint64_t{0} << (cursor_ % 64);
+  const uint64_t candidates[3] = {bits[first] & at_or_above, bits[first ^ 1],
+                                  bits[first] & ~at_or_above};
+  const uint32_t word_of[3] = {first, first ^ 1, first};
+  for (int i = 0; i < 3; ++i) {
+    if (candidates[i] != 0) {
+      *window = word_of[i] * 64 + static_cast<uint32_t>(__builtin_ctzll(candidates[i]));
       return true;
     }
   }

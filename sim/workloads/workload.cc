@@ -2,25 +2,49 @@
 // Shared workload helpers: byte patterns, the run-until loop, choosing a sender/receiver pair.
 #include "sim/workloads/workload.h"
 
+#include <cstring>
+
 #include "base/rng.h"
 
 namespace nicsim::sim {
 
-void FillPattern(uint8_t* dst, uint32_t len, uint64_t key) {
+namespace {
+/** Cheap per-word pattern: a SplitMix64 seed, then a xorshift step per 8 bytes. */
+uint64_t PatternSeed(uint64_t key, uint32_t len) {
   uint64_t state = key * 0x2545F4914F6CDD1Dull + len;
-  for (uint32_t i = 0; i < len; i += 8) {
-    const uint64_t word = SplitMix64(state);
-    for (uint32_t b = 0; b < 8 && i + b < len; ++b) dst[i + b] = static_cast<uint8_t>(word >> (8 * b));
+  return SplitMix64(state) | 1;
+}
+uint64_t PatternNext(uint64_t& x) {
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return x;
+}
+}  // namespace
+
+void FillPattern(uint8_t* dst, uint32_t len, uint64_t key) {
+  uint64_t x = PatternSeed(key, len);
+  uint32_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    const uint64_t word = PatternNext(x);
+    std::memcpy(dst + i, &word, 8);
+  }
+  if (i < len) {
+    const uint64_t word = PatternNext(x);
+    std::memcpy(dst + i, &word, len - i);
   }
 }
 
 bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key) {
-  uint64_t state = key * 0x2545F4914F6CDD1Dull + len;
-  for (uint32_t i = 0; i < len; i += 8) {
-    const uint64_t word = SplitMix64(state);
-    for (uint32_t b = 0; b < 8 && i + b < len; ++b) {
-      if (data[i + b] != static_cast<uint8_t>(word >> (8 * b))) return false;
-    }
+  uint64_t x = PatternSeed(key, len);
+  uint32_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    const uint64_t word = PatternNext(x);
+    if (std::memcmp(data + i, &word, 8) != 0) return false;
+  }
+  if (i < len) {
+    const uint64_t word = PatternNext(x);
+    if (std::memcmp(data + i, &word, len - i) != 0) return false;
   }
   return true;
 }

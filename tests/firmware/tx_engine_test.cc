@@ -178,3 +178,19 @@ TEST_F(TxEngineTest, DmaErrorOnFetchRejectsTheSlot) {
 
 }  // namespace
 }  // namespace nicsim::fw
+
+namespace nicsim::fw {
+namespace {
+
+TEST_F(TxEngineTest, RoundRobinWrapsAcrossBothReadyRegisters) {
+  Build(1, 1);
+  for (uint32_t s = 0; s < 2; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2), PostSlot(70, s, 8, 3);
+  StartTransmit(70, 2);  // the one task claims 70's first slot; the cursor moves to 71
+  StartTransmit(1, 2);
+  StartTransmit(2, 2);
+  platform_.CompleteAllDmas();
+  EXPECT_EQ(SourceWindows(platform_), (std::vector<uint16_t>{70, 1, 2, 70, 1, 2}));
+}
+
+}  // namespace
+}  // namespace nicsim::fw
