@@ -42,6 +42,15 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
                               2 * 4096;
   const uint64_t node_bytes =
       per_window * config.windows_per_adapter * config.adapters_per_node + (1u << 20);
+  // Simulated host memory is real memory here: refuse scenarios that cannot fit.
+  constexpr uint64_t kMaxTotalHostBytes = uint64_t{8} << 30;
+  if (node_bytes * config.nodes > kMaxTotalHostBytes) {
+    return Status::Error(
+        "the scenario needs " + std::to_string((node_bytes * config.nodes) >> 20) +
+        " MiB of simulated host memory (nodes x adapters_per_node x windows_per_adapter x "
+        "FIFO bytes per window); the limit is " + std::to_string(kMaxTotalHostBytes >> 20) +
+        " MiB: lower window.recv_frames, window.send_slots or the counts");
+  }
   Rng keys(config.seed, "job_keys");
   const uint32_t job_key = static_cast<uint32_t>(keys.Next() | 1);
 

@@ -113,7 +113,8 @@ int CmdScenarios() {
 
 int main(int argc, char** argv) {
   CLI::App app{"nicsim: NIC firmware and hardware-offload simulator"};
-  app.require_subcommand(1);
+  // At most one subcommand; none is reported after parsing so a bad flag is named first.
+  app.require_subcommand(0, 1);
   std::string scenario;
   std::vector<std::string> sets;
   std::string out_dir = ".";
@@ -138,5 +139,8 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("run")) return CmdRun(scenario, sets, out_dir, quiet);
   if (app.got_subcommand("params")) return CmdParams();
-  return CmdScenarios();
+  if (app.got_subcommand("scenarios")) return CmdScenarios();
+  std::fprintf(stderr, "nicsim: a command is required: run, params or scenarios\n");
+  std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
+  return kBadInput;
 }

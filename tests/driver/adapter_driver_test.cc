@@ -11,6 +11,7 @@
 #include "abi/mmio.h"
 #include "hw/func/func_adapter.h"
 #include "hw/func/func_device_access.h"
+#include "tests/support/loopback_port.h"
 
 namespace nicsim::driver {
 namespace {
@@ -90,14 +91,7 @@ TEST_F(AdapterDriverTest, RoutesInterruptsToTheWindowHandler) {
   h.status = static_cast<uint8_t>(abi::SendSlotStatus::kPosted);
   const abi::LmtEntry lmt = driver_.ReadLmt(4);
   std::memcpy(host_.Translate(lmt.send_fifo_addr, 16), &h, sizeof(h));
-  struct Loopback : hw::FabricPort {
-    explicit Loopback(hw::func::FuncAdapter& a, hw::func::EventQueue& e) : a_(a), e_(e) {}
-    void Send(hw::Frame f, uint64_t t) override {
-      e_.At(t, [this, f = std::move(f)]() mutable { a_.Receive(std::move(f)); });
-    }
-    hw::func::FuncAdapter& a_;
-    hw::func::EventQueue& e_;
-  } loop(adapter_, events_);
+  testing::LoopbackPort loop(adapter_, events_);
   adapter_.ConnectFabric(&loop);
   access_.MmioWrite(abi::WindowCommandOffset(4, abi::MmioCommand::kStartTransmit), 1);
   events_.RunWhile([] { return true; });

@@ -273,3 +273,18 @@ TEST(CorruptionTest, EveryCorruptedFrameIsCaughtByTheLinkCrc) {
 
 }  // namespace
 }  // namespace nicsim::sim
+
+namespace nicsim::sim {
+namespace {
+
+TEST(ClusterTest, RefusesScenariosThatNeedTooMuchHostMemory) {
+  ClusterConfig config;
+  config.nodes = 4096;
+  config.windows_per_adapter = 128;
+  Result<std::unique_ptr<Cluster>> c = Cluster::Create(config);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message().rfind("the scenario needs 335", 0), 0u) << c.status().message();
+}
+
+}  // namespace
+}  // namespace nicsim::sim

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: Apache-2.0
+// The nicsim binary's contract, run as a subprocess: bad input exits 2 with one exact message,
+// good runs write a complete stats.json, listings name every key, and a seed fixes the run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef NICSIM_BINARY
+#error "NICSIM_BINARY must name the nicsim executable"
+#endif
+
+namespace nicsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/** What one nicsim invocation did. */
+struct Outcome {
+  /** Exit status, or -1 if the process did not exit normally (a crash). */
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+/** Quotes `arg` for /bin/sh. */
+std::string ShellQuote(const std::string& arg) {
+  std::string quoted = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string FirstWord(const std::string& line) { return line.substr(0, line.find(' ')); }
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "nicsim_cli_XXXXXX").string();
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    ASSERT_NE(mkdtemp(buffer.data()), nullptr) << std::strerror(errno);
+    dir_ = buffer.data();
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  /** Writes a scenario file into the temp dir and returns its path. */
+  std::string WriteScenario(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  }
+
+  Outcome Nicsim(const std::vector<std::string>& args) {
+    const fs::path out = dir_ / "stdout.txt";
+    const fs::path err = dir_ / "stderr.txt";
+    std::string command = ShellQuote(NICSIM_BINARY);
+    for (const std::string& arg : args) command += " " + ShellQuote(arg);
+    command += " </dev/null >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
+    const int status = std::system(command.c_str());
+    Outcome outcome;
+    if (status != -1 && WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+    outcome.out = ReadFile(out);
+    outcome.err = ReadFile(err);
+    return outcome;
+  }
+
+  /**
+   * Runs `nicsim run ARGS --out DIR` and expects bad input: exit 2, exactly `stderr_text` on
+   * stderr, nothing on stdout and no stats.json.
+   */
+  void ExpectBadRun(std::vector<std::string> args, const std::string& stderr_text) {
+    const fs::path out_dir = dir_ / "bad_out";
+    args.insert(args.begin(), "run");
+    args.push_back("--out");
+    args.push_back(out_dir.string());
+    const Outcome o = Nicsim(args);
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_EQ(o.err, stderr_text);
+    EXPECT_EQ(o.out, "");
+    EXPECT_FALSE(fs::exists(out_dir / "stats.json"));
+  }
+
+  /** Runs a scenario quietly into `out_dir` and returns its parsed stats.json. */
+  nlohmann::json RunForStats(std::vector<std::string> args, const std::string& out_dir) {
+    args.insert(args.begin(), "run");
+    args.push_back("--quiet");
+    args.push_back("--out");
+    args.push_back((dir_ / out_dir).string());
+    const Outcome o = Nicsim(args);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(o.out, "");
+    return nlohmann::json::parse(ReadFile(dir_ / out_dir / "stats.json"), nullptr, false);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CliTest, TomlSyntaxErrorNamesPathLineAndColumn) {
+  const std::string path = WriteScenario("syntax.toml", "nodes = 2\nseed = = 3\n");
+  const fs::path out_dir = dir_ / "bad_out";
+  const Outcome o = Nicsim({"run", path, "--out", out_dir.string()});
+  EXPECT_EQ(o.exit_code, 2);
+  const std::string prefix = "nicsim: " + path + ":2:8: ";
+  ASSERT_EQ(o.err.substr(0, prefix.size()), prefix) << o.err;
+  // One line, with the parser's description after the position.
+  EXPECT_GT(o.err.size(), prefix.size() + 1);
+  EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_FALSE(fs::exists(out_dir / "stats.json"));
+}
+
+TEST_F(CliTest, UnknownKeyIsReportedWithTheNearestName) {
+  const std::string path = WriteScenario("unknown.toml", "nodes = 2\n[fabric]\nlos = 0.1\n");
+  ExpectBadRun({path}, "nicsim: " + path +
+                           ":3:1: unknown key 'fabric.los'; did you mean "
+                           "'fabric.loss'?\n");
+}
+
+TEST_F(CliTest, ValueOfTheWrongTypeIsRejected) {
+  const std::string path = WriteScenario("type.toml", "nodes = \"two\"\n");
+  ExpectBadRun({path}, "nicsim: " + path + ":1:9: nodes: expected an integer, got string\n");
+}
+
+TEST_F(CliTest, ZeroNodeCountIsRejected) {
+  const std::string path = WriteScenario("zero.toml", "nodes = 0\n");
+  ExpectBadRun({path}, "nicsim: " + path + ":1:9: nodes must be in [1, 4096], got 0\n");
+}
+
+TEST_F(CliTest, NegativeNodeCountIsRejected) {
+  const std::string path = WriteScenario("negative.toml", "nodes = -3\n");
+  ExpectBadRun({path}, "nicsim: " + path + ":1:9: nodes must be in [1, 4096], got -3\n");
+}
+
+TEST_F(CliTest, UnknownEnumValueListsTheChoices) {
+  const std::string path = WriteScenario("enum.toml", "backend = \"qemu\"\n");
+  ExpectBadRun({path}, "nicsim: " + path +
+                           ":1:11: backend: 'qemu' is not one of func, systemc, rtl, dpdk\n");
+}
+
+TEST_F(CliTest, MissingScenarioFileIsRejected) {
+  const std::string path = (dir_ / "missing.toml").string();
+  ExpectBadRun({path}, "nicsim: " + path + ": cannot open file: No such file or directory\n");
+}
+
+TEST_F(CliTest, SetWithoutEqualsIsRejected) {
+  ExpectBadRun({"--set", "nodes"}, "nicsim: --set nodes: expected key=value\n");
+}
+
+TEST_F(CliTest, SetWithNonIntegerValueIsRejected) {
+  ExpectBadRun({"--set", "nodes=abc"},
+               "nicsim: --set nodes=abc: nodes: expected an integer, got 'abc'\n");
+}
+
+TEST_F(CliTest, SetWithProbabilityAboveOneIsRejected) {
+  ExpectBadRun({"--set", "fabric.loss=2"},
+               "nicsim: --set fabric.loss=2: fabric.loss must be in [0, 1], got 2\n");
+}
+
+TEST_F(CliTest, UnknownFlagExitsTwo) {
+  ExpectBadRun({"--bogus"},
+               "nicsim: The following argument was not expected: --bogus\n"
+               "Run 'nicsim --help' for usage.\n");
+  const Outcome top = Nicsim({"--bogus"});
+  EXPECT_EQ(top.exit_code, 2);
+  EXPECT_EQ(top.out, "");
+  const std::vector<std::string> lines = Lines(top.err);
+  ASSERT_EQ(lines.size(), 2u) << top.err;
+  EXPECT_EQ(lines[0], "nicsim: The following argument was not expected: --bogus");
+  EXPECT_EQ(lines[1], "Run 'nicsim --help' for usage.");
+}
+
+TEST_F(CliTest, MissingCommandIsRejected) {
+  const Outcome o = Nicsim({});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err,
+            "nicsim: a command is required: run, params or scenarios\n"
+            "Run 'nicsim --help' for usage.\n");
+}
+
+TEST_F(CliTest, PingpongSizeAboveTheMaxPayloadIsRejected) {
+  ExpectBadRun({"--set", "pingpong.sizes=[5000]"},
+               "nicsim: pingpong.sizes: 5000 is outside [0, 2032], the largest single-packet "
+               "payload for host.cache_line=128 (seed 1)\n");
+}
+
+TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
+  const fs::path out_dir = dir_ / "out";
+  const Outcome o = Nicsim({"run", "--out", out_dir.string(), "--set", "pingpong.iterations=5",
+                            "--set", "pingpong.stream_packets=5"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+  const std::vector<std::string> lines = Lines(o.out);
+  ASSERT_EQ(lines.size(), 10u) << o.out;
+  EXPECT_EQ(lines[0], "scenario default (builtin:default), backend func, seed 1");
+  EXPECT_EQ(lines[1], "    size_B    latency_us  bandwidth_MB/s");
+  const std::vector<std::string> sizes = {"0", "16", "64", "256", "1024", "2032"};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const std::string row = lines[2 + i];
+    EXPECT_EQ(row.substr(row.find_first_not_of(' '), sizes[i].size() + 1), sizes[i] + " ") << row;
+  }
+  EXPECT_EQ(lines[9], "stats: " + (out_dir / "stats.json").string());
+
+  const nlohmann::json stats =
+      nlohmann::json::parse(ReadFile(out_dir / "stats.json"), nullptr, false);
+  ASSERT_FALSE(stats.is_discarded());
+  for (const char* key :
+       {"sim_time_ns", "wall_time_s", "events", "packets_delivered", "messages_sent",
+        "messages_delivered", "bytes_delivered", "drops", "workload"}) {
+    EXPECT_TRUE(stats.contains(key)) << key;
+  }
+  EXPECT_TRUE(stats["sim_time_ns"].is_number_unsigned());
+  EXPECT_TRUE(stats["wall_time_s"].is_number());
+  EXPECT_TRUE(stats["events"].is_number_unsigned());
+  ASSERT_TRUE(stats["drops"].is_object());
+  ASSERT_TRUE(stats["workload"].is_object());
+  // Six sizes, each 5 round trips (2 packets) plus 5 one-way packets: 90 packets, no loss.
+  EXPECT_EQ(stats["packets_delivered"], 90);
+  EXPECT_EQ(stats["messages_sent"], 90);
+  EXPECT_EQ(stats["messages_delivered"], 90);
+  EXPECT_EQ(stats["bytes_delivered"], (0 + 16 + 64 + 256 + 1024 + 2032) * 15);
+  for (const auto& [reason, count] : stats["drops"].items()) EXPECT_EQ(count, 0) << reason;
+  EXPECT_EQ(stats["workload"]["workload"], "pingpong_sweep");
+  ASSERT_EQ(stats["workload"]["table"].size(), 6u);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_EQ(stats["workload"]["table"][i]["size_bytes"], std::stoi(sizes[i]));
+  }
+}
+
+TEST_F(CliTest, ParamsListsEveryParameter) {
+  const Outcome o = Nicsim({"params"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+  const std::vector<std::string> lines = Lines(o.out);
+  ASSERT_GT(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "name                       type         default                      "
+            "description");
+  EXPECT_EQ(lines[1],
+            "seed                       int          1                            "
+            "The one seed that drives every random choice in a run");
+  std::set<std::string> names;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_TRUE(names.insert(FirstWord(lines[i])).second) << "listed twice: " << lines[i];
+  }
+  // The stable keys DESIGN.md promises, plus the ones other tools use.
+  for (const char* key :
+       {"seed", "backend", "preset", "nodes", "adapters_per_node", "fabric.paths", "fabric.loss",
+        "fabric.duplicate", "fabric.reorder", "fabric.corrupt", "workload", "pingpong.sizes"}) {
+    EXPECT_EQ(names.count(key), 1u) << key;
+  }
+  // The listing and the parameter echo in stats.json come from the same table.
+  const nlohmann::json stats =
+      RunForStats({"--set", "pingpong.iterations=1", "--set", "pingpong.stream_packets=1"}, "out");
+  ASSERT_TRUE(stats["params"].is_object());
+  std::set<std::string> echoed;
+  for (const auto& [key, value] : stats["params"].items()) echoed.insert(key);
+  EXPECT_EQ(names, echoed);
+}
+
+TEST_F(CliTest, ScenariosListsTheBuiltins) {
+  const Outcome o = Nicsim({"scenarios"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+  std::vector<std::string> names;
+  for (const std::string& line : Lines(o.out)) names.push_back(FirstWord(line));
+  EXPECT_EQ(names, (std::vector<std::string>{"default", "stream", "exchange"}));
+}
+
+/** stats.json as text with every top-level wall-clock field removed. */
+std::string WithoutWallClock(nlohmann::json stats) {
+  std::vector<std::string> wall;
+  for (const auto& [key, value] : stats.items()) {
+    if (key.rfind("wall_", 0) == 0) wall.push_back(key);
+  }
+  for (const std::string& key : wall) stats.erase(key);
+  return stats.dump();
+}
+
+TEST_F(CliTest, SameSeedGivesIdenticalStatsApartFromWallClock) {
+  const std::vector<std::string> args = {"exchange", "--set", "exchange.messages=2000", "--set",
+                                         "fabric.reorder=0.2"};
+  const nlohmann::json first = RunForStats(args, "first");
+  const nlohmann::json second = RunForStats(args, "second");
+  ASSERT_FALSE(first.is_discarded());
+  ASSERT_FALSE(second.is_discarded());
+  ASSERT_TRUE(first.contains("wall_time_s"));
+  // The runs do reorder, so this compares runs with real randomness in them.
+  EXPECT_GT(first["fabric"]["frames_reordered"].get<uint64_t>(), 0u);
+  EXPECT_EQ(WithoutWallClock(first), WithoutWallClock(second));
+}
+
+TEST_F(CliTest, DifferentSeedGivesADifferentRun) {
+  const std::vector<std::string> args = {"exchange", "--set", "exchange.messages=2000", "--set",
+                                         "fabric.reorder=0.2"};
+  std::vector<std::string> reseeded = args;
+  reseeded.push_back("--set");
+  reseeded.push_back("seed=2");
+  const nlohmann::json one = RunForStats(args, "seed1");
+  const nlohmann::json two = RunForStats(reseeded, "seed2");
+  ASSERT_FALSE(one.is_discarded());
+  ASSERT_FALSE(two.is_discarded());
+  EXPECT_EQ(two["seed"], 2);
+  EXPECT_TRUE(one["sim_time_ns"] != two["sim_time_ns"] || one["events"] != two["events"]);
+}
+
+}  // namespace
+}  // namespace nicsim
