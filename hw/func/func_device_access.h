@@ -18,12 +18,10 @@ class FuncDeviceAccess final : public driver::DeviceAccess {
   void MmioWrite(uint64_t offset, uint64_t value) override { adapter_.MmioWrite(offset, value); }
   uint64_t MmioRead(uint64_t offset) override { return adapter_.MmioRead(offset); }
   Result<driver::HostRegion> AllocContiguous(uint64_t bytes) override {
-    Result<HostBlock> block = adapter_.host().AllocContiguous(bytes);
-    if (!block.ok()) return block.status();
-    return driver::HostRegion{block->real_addr, block->ptr, block->bytes};
+    return adapter_.host().AllocContiguous(bytes);
   }
   void FreeContiguous(const driver::HostRegion& region) override {
-    adapter_.host().Free(HostBlock{region.real_addr, region.ptr, region.bytes});
+    adapter_.host().Free(region);
   }
   void SetInterruptHandler(InterruptHandler handler) override {
     adapter_.SetInterruptHandler(std::move(handler));

@@ -12,7 +12,7 @@ constexpr uint64_t kAlign = 4096;
 uint64_t RoundUp(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
-Result<HostBlock> HostMemory::AllocContiguous(uint64_t bytes) {
+Result<driver::HostRegion> HostMemory::AllocContiguous(uint64_t bytes) {
   if (bytes == 0) return Status::Error("cannot allocate 0 bytes of host memory");
   const uint64_t need = RoundUp(bytes);
   for (auto it = free_.begin(); it != free_.end(); ++it) {
@@ -23,14 +23,14 @@ Result<HostBlock> HostMemory::AllocContiguous(uint64_t bytes) {
     if (rest > 0) free_[offset + need] = rest;
     in_use_ += need;
     std::memset(&mem_[offset], 0, need);
-    return HostBlock{kBaseAddr + offset, &mem_[offset], need};
+    return driver::HostRegion{kBaseAddr + offset, &mem_[offset], need};
   }
   return Status::Error("host memory exhausted: " + std::to_string(need) +
                        " contiguous bytes wanted, " + std::to_string(bytes_ - in_use_) +
                        " free in all");
 }
 
-void HostMemory::Free(const HostBlock& block) {
+void HostMemory::Free(const driver::HostRegion& block) {
   uint64_t offset = block.real_addr - kBaseAddr;
   uint64_t len = block.bytes;
   in_use_ -= len;

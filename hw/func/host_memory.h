@@ -9,15 +9,9 @@
 #include <vector>
 
 #include "base/status.h"
+#include "driver/device_access.h"
 
 namespace nicsim::hw::func {
-
-/** A contiguous block of host memory: its real (bus) address and the CPU's view of it. */
-struct HostBlock {
-  uint64_t real_addr = 0;
-  uint8_t* ptr = nullptr;
-  uint64_t bytes = 0;
-};
 
 /** Host memory of one node. */
 class HostMemory {
@@ -30,9 +24,9 @@ class HostMemory {
   }
 
   /** Allocates `bytes` of contiguous memory aligned to 4 KiB, zeroed. */
-  Result<HostBlock> AllocContiguous(uint64_t bytes);
+  Result<driver::HostRegion> AllocContiguous(uint64_t bytes);
   /** Returns a block from AllocContiguous. */
-  void Free(const HostBlock& block);
+  void Free(const driver::HostRegion& block);
 
   /** CPU pointer for [addr, addr + len), or nullptr if any byte is outside memory. */
   uint8_t* Translate(uint64_t addr, uint64_t len);
