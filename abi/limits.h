@@ -17,6 +17,12 @@ inline constexpr uint32_t kSendHeaderBytes = 16;
 inline constexpr uint32_t kRecvHeaderBytes = 16;
 /** Windows per adapter: the ready bit vector lives in two 64-bit global registers. */
 inline constexpr uint32_t kMaxWindows = 128;
+/** Microcode tasks at most: the live and snapshot task views are 64-bit registers. */
+inline constexpr uint32_t kMaxTasks = 64;
+/** Interrupt handlers the adapter can track at most. */
+inline constexpr uint32_t kMaxInterruptHandlers = 8;
+/** Bytes of one channel buffer: two 256-byte halves caching one window's LMT. */
+inline constexpr uint32_t kChannelBufferBytes = 512;
 /** Bytes reserved per window in adapter SRAM for its LMT. */
 inline constexpr uint32_t kLmtStrideBytes = 128;
 /** SRAM offset of the first LMT. */

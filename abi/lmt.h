@@ -48,8 +48,10 @@ struct LmtEntry {
   uint32_t send_done;
   /** Interrupt when send_done reaches this count; 0 or all ones disables. */
   uint32_t send_intr_threshold;
+  /** Interrupt mode flags (kEarlyInterrupt). */
+  uint32_t intr_flags;
   /** Reserved for the microcode. */
-  uint32_t reserved[15];
+  uint32_t reserved[14];
 };
 static_assert(sizeof(LmtEntry) == kLmtStrideBytes, "an LMT fills its SRAM stride");
 

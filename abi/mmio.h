@@ -28,9 +28,38 @@ enum class MmioCommand : uint32_t {
   kSetRecvInterruptThreshold = 2,
   /** Value: send completion count at which to interrupt (0 or all ones: off). */
   kSetSendInterruptThreshold = 3,
+  /** Value: InterruptMode flags for the window (kEarlyInterrupt or 0). */
+  kSetInterruptMode = 4,
   /** One past the last command. */
+  kCount = 5,
+};
+
+/** Window interrupt mode flags (LmtEntry::intr_flags). */
+inline constexpr uint32_t kEarlyInterrupt = 1;
+
+/** Adapter-wide commands; the command is the register index in the global page. */
+enum class GlobalCommand : uint32_t {
+  /**
+   * Value: window. Closes it: the microcode stops starting work for it and copies the live
+   * task view into the snapshot view. Disruptive.
+   */
+  kCloseWindow = 0,
+  /** Value: window. Writes the window's cached LMT (if a channel buffer holds it) to SRAM. */
+  kFlushLmt = 1,
+  /** Value: handler number. The interrupt handler is ready for its next interrupt. */
+  kInterruptHandlerReady = 2,
+  /** Value ignored. Resets the adapter: all in-flight work is dropped, every window closed. */
+  kResetAdapter = 3,
   kCount = 4,
 };
+
+/** MMIO offset of an adapter-wide command register. */
+inline constexpr uint64_t GlobalCommandOffset(GlobalCommand cmd) {
+  return kMmioGlobalBase + static_cast<uint64_t>(cmd) * 8;
+}
+
+/** Global registers are readable by MMIO here (8 bytes each, indexed by GlobalReg). */
+inline constexpr uint64_t kMmioRegisterBase = 0x0300'0000;
 
 /** MMIO offset of a window command register. */
 inline constexpr uint64_t WindowCommandOffset(uint32_t window, MmioCommand cmd) {
@@ -58,7 +87,7 @@ inline constexpr DecodedCommand DecodeWindowCommand(uint64_t offset) {
   return {true, static_cast<uint32_t>(rel / kMmioWindowStride), static_cast<MmioCommand>(reg)};
 }
 
-/** Why the adapter raised a window's interrupt line. */
+/** Why the adapter raised a window's interrupt (bits, so causes can be pending together). */
 enum class InterruptCause : uint32_t {
   /** The receive FIFO tail reached the window's receive threshold. */
   kRecvThreshold = 1,
@@ -72,7 +101,23 @@ enum class GlobalReg : uint32_t {
   kReadyLow = 0,
   /** Ready bit vector, windows 64..127. */
   kReadyHigh = 1,
-  kCount = 2,
+  /** Live task view: bit n set while task n is in the middle of an operation. */
+  kLiveTaskView = 2,
+  /** Snapshot view: the live view copied by a disruptive command, cleared as tasks finish. */
+  kSnapshotView = 3,
+  kCount = 4,
+};
+
+/** MMIO offset at which a global register reads. */
+inline constexpr uint64_t GlobalRegOffset(GlobalReg reg) {
+  return kMmioRegisterBase + static_cast<uint64_t>(reg) * 8;
+}
+
+/** One pending interrupt event presented to a handler. */
+struct InterruptEvent {
+  uint32_t window;
+  /** InterruptCause bits that became pending for the window. */
+  uint32_t causes;
 };
 
 }  // namespace nicsim::abi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Driver window management. LMTs are written through the adapter's SRAM MMIO window,
-// which the hardware serves without the microcode.
+// Driver window management. LMTs are written through the adapter's SRAM MMIO range, which
+// the hardware serves without microcode; disruptive commands go through the global page.
 #include "driver/adapter_driver.h"
 
 #include <cstring>
@@ -11,17 +11,29 @@
 namespace nicsim::driver {
 
 AdapterDriver::AdapterDriver(DeviceAccess& device) : device_(device) {
-  device_.SetInterruptHandler([this](uint32_t window, uint32_t cause) {
-    ++interrupts_delivered_;
-    if (window < abi::kMaxWindows && handlers_[window]) handlers_[window](cause);
-  });
+  device_.SetInterruptHandler(
+      [this](uint32_t handler, const std::vector<abi::InterruptEvent>& events) {
+        OnInterrupt(handler, events);
+      });
 }
 
 AdapterDriver::~AdapterDriver() {
   device_.SetInterruptHandler(nullptr);
+  // Teardown of the whole simulation: nothing runs after this, so memory goes directly.
   for (uint32_t w = 0; w < abi::kMaxWindows; ++w) {
-    if (open_[w]) (void)CloseWindow(w);
+    if (open_[w]) Release(w);
   }
+}
+
+void AdapterDriver::OnInterrupt(uint32_t handler,
+                                const std::vector<abi::InterruptEvent>& events) {
+  ++interrupts_delivered_;
+  for (const abi::InterruptEvent& ev : events) {
+    ++interrupt_events_delivered_;
+    if (ev.window < abi::kMaxWindows && handlers_[ev.window]) handlers_[ev.window](ev.causes);
+  }
+  // Serviced: this handler may take the next interrupt.
+  device_.MmioWrite(abi::GlobalCommandOffset(abi::GlobalCommand::kInterruptHandlerReady), handler);
 }
 
 Status AdapterDriver::Init() {
@@ -46,12 +58,36 @@ abi::LmtEntry AdapterDriver::ReadLmt(uint32_t window) {
   return lmt;
 }
 
+void AdapterDriver::FlushLmt(uint32_t window) {
+  device_.MmioWrite(abi::GlobalCommandOffset(abi::GlobalCommand::kFlushLmt), window);
+}
+
+uint64_t AdapterDriver::ReadSnapshot() {
+  return device_.MmioRead(abi::GlobalRegOffset(abi::GlobalReg::kSnapshotView));
+}
+
+void AdapterDriver::WriteOpenLmt(const WindowInfo& info) {
+  abi::LmtEntry lmt{};
+  lmt.state = static_cast<uint32_t>(abi::WindowState::kOpen);
+  lmt.protection_key = info.job_key;
+  lmt.recv_fifo_addr = info.recv_fifo.real_addr;
+  lmt.recv_fifo_frames = info.recv_frames;
+  lmt.line_bytes = info.line_bytes;
+  lmt.send_fifo_addr = info.send_fifo.real_addr;
+  lmt.send_fifo_slots = info.send_slots;
+  WriteLmt(info.window, lmt);
+}
+
 Result<WindowInfo> AdapterDriver::OpenWindow(uint32_t window, const WindowRequest& req) {
   const std::string where = "open window " + std::to_string(window) + ": ";
   if (window >= abi::kMaxWindows) {
     return Status::Error(where + "window must be below " + std::to_string(abi::kMaxWindows));
   }
-  if (open_[window]) return Status::Error(where + "already open");
+  if (open_[window]) {
+    return Status::Error(where + (open_[window]->phase == WindowPhase::kClosing
+                                      ? "still closing"
+                                      : "already open"));
+  }
   if (req.recv_frames == 0) return Status::Error(where + "recv_frames must be positive");
   if (req.send_slots == 0) return Status::Error(where + "send_slots must be positive");
   const uint32_t line = device_.CacheLineBytes();
@@ -71,30 +107,79 @@ Result<WindowInfo> AdapterDriver::OpenWindow(uint32_t window, const WindowReques
   info.recv_frames = req.recv_frames;
   info.send_fifo = *send;
   info.send_slots = req.send_slots;
-
-  abi::LmtEntry lmt{};
-  lmt.state = static_cast<uint32_t>(abi::WindowState::kOpen);
-  lmt.protection_key = req.job_key;
-  lmt.recv_fifo_addr = recv->real_addr;
-  lmt.recv_fifo_frames = req.recv_frames;
-  lmt.line_bytes = line;
-  lmt.send_fifo_addr = send->real_addr;
-  lmt.send_fifo_slots = req.send_slots;
-  WriteLmt(window, lmt);
-  open_[window] = info;
+  WriteOpenLmt(info);
+  open_[window] = Slot{info, WindowPhase::kOpen};
   return info;
 }
 
-Status AdapterDriver::CloseWindow(uint32_t window) {
+Status AdapterDriver::CloseWindow(uint32_t window, std::function<void()> done) {
   if (!IsOpen(window)) {
     return Status::Error("close window " + std::to_string(window) + ": not open");
   }
-  WriteLmt(window, abi::LmtEntry{});
-  device_.FreeContiguous(open_[window]->recv_fifo);
-  device_.FreeContiguous(open_[window]->send_fifo);
-  open_[window].reset();
   handlers_[window] = nullptr;
+  if (open_[window]->phase == WindowPhase::kLost) {
+    // The adapter was reset: nothing of the window is in flight any more.
+    Release(window);
+    if (done) done();
+    return Status();
+  }
+  open_[window]->phase = WindowPhase::kClosing;
+  device_.MmioWrite(abi::GlobalCommandOffset(abi::GlobalCommand::kCloseWindow), window);
+  PollClose(window, std::move(done));
   return Status();
+}
+
+void AdapterDriver::PollClose(uint32_t window, std::function<void()> done) {
+  // The read is ordered after the close command, so a zero here means every task that could
+  // still hold the window's old state has finished.
+  if (ReadSnapshot() != 0) {
+    device_.HostTimer(kSnapshotPollPs, [this, window, done = std::move(done)]() mutable {
+      PollClose(window, std::move(done));
+    });
+    return;
+  }
+  Release(window);
+  if (done) done();
+}
+
+void AdapterDriver::Release(uint32_t window) {
+  device_.FreeContiguous(open_[window]->info.recv_fifo);
+  device_.FreeContiguous(open_[window]->info.send_fifo);
+  open_[window].reset();
+}
+
+bool AdapterDriver::IsClosing(uint32_t window) const {
+  return window < abi::kMaxWindows && open_[window] &&
+         open_[window]->phase == WindowPhase::kClosing;
+}
+
+void AdapterDriver::RecoverAdapter() {
+  device_.MmioWrite(abi::GlobalCommandOffset(abi::GlobalCommand::kResetAdapter), 0);
+  // The read waits for the reset to land; afterwards nothing is in flight.
+  (void)ReadSnapshot();
+  ++recovery_count_;
+  for (auto& slot : open_) {
+    if (!slot) continue;
+    if (slot->phase == WindowPhase::kClosing) {
+      const uint32_t w = slot->info.window;
+      Release(w);
+    } else {
+      slot->phase = WindowPhase::kLost;
+    }
+  }
+}
+
+Result<WindowInfo> AdapterDriver::ReopenWindow(uint32_t window) {
+  if (window >= abi::kMaxWindows || !open_[window] || open_[window]->phase != WindowPhase::kLost) {
+    return Status::Error("reopen window " + std::to_string(window) +
+                         ": not a window lost in an adapter recovery");
+  }
+  WindowInfo& info = open_[window]->info;
+  std::memset(info.recv_fifo.ptr, 0, info.recv_fifo.bytes);
+  std::memset(info.send_fifo.ptr, 0, info.send_fifo.bytes);
+  WriteOpenLmt(info);
+  open_[window]->phase = WindowPhase::kOpen;
+  return info;
 }
 
 void AdapterDriver::SetWindowInterruptHandler(uint32_t window, WindowInterruptFn fn) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The device driver for one adapter: init, open and close windows, route interrupts.
-// A window gets contiguous host memory for its FIFOs and an LMT in adapter SRAM.
+// The device driver for one adapter: init, open and close windows (waiting on the snapshot
+// view before memory is released), LMT flush, interrupt handling and adapter recovery.
 #pragma once
 
 #include <array>
@@ -38,6 +38,9 @@ struct WindowInfo {
 /** Driver instance bound to one adapter. */
 class AdapterDriver {
  public:
+  /** How often a closing window's snapshot view is read. */
+  static constexpr uint64_t kSnapshotPollPs = 1'000'000;
+
   explicit AdapterDriver(DeviceAccess& device);
   ~AdapterDriver();
   AdapterDriver(const AdapterDriver&) = delete;
@@ -47,26 +50,61 @@ class AdapterDriver {
   Status Init();
   /** Opens `window` for a job: allocates and zeroes its FIFOs and writes its LMT. */
   Result<WindowInfo> OpenWindow(uint32_t window, const WindowRequest& request);
-  /** Closes `window`: the adapter drops its traffic; its memory is freed. */
-  Status CloseWindow(uint32_t window);
-  /** Reads a window's LMT from adapter SRAM (may lag the microcode's working copy). */
+  /**
+   * Closes `window`: the adapter stops its traffic at once. The window's memory is freed
+   * (and poisoned) only when the snapshot view reads zero, i.e. when every task that was
+   * working at the time of the close has finished; then `done` runs.
+   */
+  Status CloseWindow(uint32_t window, std::function<void()> done = nullptr);
+  /** True from CloseWindow until its memory has been released. */
+  bool IsClosing(uint32_t window) const;
+  /** Reads a window's LMT from adapter SRAM (may lag the copy a channel buffer holds). */
   abi::LmtEntry ReadLmt(uint32_t window);
+  /** Asks the microcode to write a window's cached LMT back to SRAM. */
+  void FlushLmt(uint32_t window);
+  /** The snapshot view register. */
+  uint64_t ReadSnapshot();
 
-  /** Interrupt callback for one window: (cause). */
-  using WindowInterruptFn = std::function<void(uint32_t cause)>;
+  /**
+   * Resets the adapter: all in-flight work is dropped and every window closes. Open windows
+   * keep their memory and can be reopened with ReopenWindow.
+   */
+  void RecoverAdapter();
+  /** Reopens a window that was open before the last recovery, with fresh FIFOs. */
+  Result<WindowInfo> ReopenWindow(uint32_t window);
+  uint64_t recovery_count() const { return recovery_count_; }
+
+  /** Interrupt callback for one window: (cause bits). */
+  using WindowInterruptFn = std::function<void(uint32_t causes)>;
   void SetWindowInterruptHandler(uint32_t window, WindowInterruptFn fn);
 
   DeviceAccess& device() { return device_; }
-  bool IsOpen(uint32_t window) const { return window < abi::kMaxWindows && open_[window].has_value(); }
+  /** True while the window is owned (open, or lost in a recovery) and not closing. */
+  bool IsOpen(uint32_t window) const {
+    return window < abi::kMaxWindows && open_[window] &&
+           open_[window]->phase != WindowPhase::kClosing;
+  }
   uint64_t interrupts_delivered() const { return interrupts_delivered_; }
+  uint64_t interrupt_events_delivered() const { return interrupt_events_delivered_; }
 
  private:
+  enum class WindowPhase : uint8_t { kOpen, kClosing, kLost };
+  struct Slot {
+    WindowInfo info;
+    WindowPhase phase = WindowPhase::kOpen;
+  };
   void WriteLmt(uint32_t window, const abi::LmtEntry& lmt);
+  void WriteOpenLmt(const WindowInfo& info);
+  void PollClose(uint32_t window, std::function<void()> done);
+  void Release(uint32_t window);
+  void OnInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events);
 
   DeviceAccess& device_;
-  std::array<std::optional<WindowInfo>, abi::kMaxWindows> open_;
+  std::array<std::optional<Slot>, abi::kMaxWindows> open_;
   std::array<WindowInterruptFn, abi::kMaxWindows> handlers_;
   uint64_t interrupts_delivered_ = 0;
+  uint64_t interrupt_events_delivered_ = 0;
+  uint64_t recovery_count_ = 0;
 };
 
 }  // namespace nicsim::driver

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
+#include "abi/mmio.h"
 #include "base/status.h"
 
 namespace nicsim::driver {
@@ -29,16 +31,21 @@ class DeviceAccess {
 
   /** Posted 8-byte MMIO write. */
   virtual void MmioWrite(uint64_t offset, uint64_t value) = 0;
-  /** 8-byte MMIO read (SRAM window only). */
+  /** 8-byte MMIO read (SRAM and global registers). Earlier posted writes land first. */
   virtual uint64_t MmioRead(uint64_t offset) = 0;
 
   /** Pinned, contiguous, zeroed host memory the adapter may DMA to and from. */
   virtual Result<HostRegion> AllocContiguous(uint64_t bytes) = 0;
+  /** Frees (and poisons) memory from AllocContiguous. */
   virtual void FreeContiguous(const HostRegion& region) = 0;
 
-  /** Device-to-host interrupts: (window, cause). One handler per adapter. */
-  using InterruptHandler = std::function<void(uint32_t window, uint32_t cause)>;
+  /** Device-to-host interrupts: (handler, the events pending when it was presented). */
+  using InterruptHandler =
+      std::function<void(uint32_t handler, const std::vector<abi::InterruptEvent>& events)>;
   virtual void SetInterruptHandler(InterruptHandler handler) = 0;
+
+  /** Runs `fn` on the host after `delay_ps` (the operating system's timer). */
+  virtual void HostTimer(uint64_t delay_ps, std::function<void()> fn) = 0;
 };
 
 }  // namespace nicsim::driver

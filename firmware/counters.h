@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Microcode counters: packets handled and packets dropped, by reason.
-// The names here are the keys of stats.json's "drops" object.
+// Microcode counters: packets handled, packets dropped by reason, and the stalls and
+// resource waits that show contention. The names here are stats.json keys.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string_view>
+
+#include "firmware/task.h"
 
 namespace nicsim::fw {
 
@@ -23,14 +25,16 @@ enum class DropReason : uint8_t {
   kRxFifoFull,        // no free receive frame: silently discarded
   kTxBadSlot,         // a send slot with a bad length, type or status
   kDmaError,          // a DMA reported an address error
+  kClosedInFlight,    // the window closed while the packet was being processed
   kCount,
 };
 
 inline constexpr std::array<std::string_view, static_cast<size_t>(DropReason::kCount)>
     kDropReasonNames = {
-        "truncated_header", "bad_crc",      "wrong_adapter",     "unknown_type",
+        "truncated_header", "bad_crc",       "wrong_adapter",      "unknown_type",
         "unknown_window",   "window_closed", "bad_protection_key", "oversize_length",
-        "length_mismatch",  "rx_fifo_full", "tx_bad_slot",       "dma_error",
+        "length_mismatch",  "rx_fifo_full",  "tx_bad_slot",        "dma_error",
+        "closed_in_flight",
 };
 
 constexpr std::string_view ToString(DropReason reason) {
@@ -43,13 +47,27 @@ struct Counters {
   uint64_t rx_bytes = 0;        // payload bytes of those packets
   uint64_t tx_packets = 0;      // packets injected into the fabric
   uint64_t tx_bytes = 0;        // payload bytes injected
-  uint64_t interrupts = 0;      // interrupts raised
-  uint64_t mmio_commands = 0;   // window commands received
-  uint64_t bad_mmio = 0;        // window commands refused (closed window, bad count)
+  uint64_t mmio_commands = 0;   // commands received (window and global)
+  uint64_t bad_mmio = 0;        // commands refused (closed window, bad count)
+  uint64_t dispatches = 0;      // task dispatches from the dispatch queue
+  uint64_t dispatch_queue_peak = 0;
+  uint64_t start_transmit_no_task = 0;  // StartTransmit found every transmit task busy
+  uint64_t work_manager_handoffs = 0;   // windows handed to transmit tasks as they freed
+  uint64_t cb_loads = 0;        // LMTs fetched from SRAM into a channel buffer
+  uint64_t cb_flushes = 0;      // channel buffers written back to SRAM
+  uint64_t cb_shared = 0;       // binds that found the window's LMT already cached
+  uint64_t interrupt_events = 0;     // window interrupt conditions raised
+  uint64_t interrupts_presented = 0; // interrupts presented to a handler
+  uint64_t interrupts_deferred = 0;  // events that waited for a handler to become ready
+  uint64_t windows_closed = 0;
+  uint64_t resets = 0;
+  /** Task suspensions by the resource waited for. */
+  std::array<uint64_t, static_cast<size_t>(Resource::kCount)> waits{};
   std::array<uint64_t, static_cast<size_t>(DropReason::kCount)> drops{};
 
   uint64_t& drop(DropReason reason) { return drops[static_cast<size_t>(reason)]; }
   uint64_t drop(DropReason reason) const { return drops[static_cast<size_t>(reason)]; }
+  uint64_t wait(Resource r) const { return waits[static_cast<size_t>(r)]; }
 };
 
 }  // namespace nicsim::fw

@@ -1,27 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
-// Helpers shared by the microcode engines only: LMT access, drops, interrupt thresholds.
-// Not part of the firmware's public seam.
+// What the microcode engines share: the context of adapter-wide state they work on, drops,
+// interrupt thresholds and the state-machine runner. Not part of the firmware's public seam.
 #pragma once
 
 #include <array>
 #include <cstdint>
 
 #include "abi/lmt.h"
+#include "firmware/channel_buffers.h"
 #include "firmware/counters.h"
+#include "firmware/interrupts.h"
 #include "firmware/platform.h"
+#include "firmware/scheduler.h"
 #include "firmware/task.h"
+#include "firmware/work_manager.h"
 
 namespace nicsim::fw {
 
-inline abi::LmtEntry LoadLmt(Platform& platform, uint32_t window) {
-  abi::LmtEntry lmt;
-  platform.SramRead(abi::LmtAddr(window), &lmt, sizeof(lmt));
-  return lmt;
-}
-
-inline void StoreLmt(Platform& platform, uint32_t window, const abi::LmtEntry& lmt) {
-  platform.SramWrite(abi::LmtAddr(window), &lmt, sizeof(lmt));
-}
+/** Adapter-wide microcode state, shared by the engines. */
+struct Context {
+  Platform& platform;
+  Counters& counters;
+  TaskPool& tasks;
+  Scheduler& scheduler;
+  ChannelBuffers& cbs;
+  WorkManager& work;
+  InterruptController& irq;
+};
 
 /** A threshold of 0 or all ones means interrupts are off. */
 inline bool ThresholdArmed(uint32_t threshold) {
@@ -34,23 +39,27 @@ inline bool ThresholdReached(uint32_t count, uint32_t threshold) {
 }
 
 /** Counts and traces a drop. */
-inline void CountDrop(Platform& platform, Counters& counters, TaskId task, DropReason reason,
-                      uint32_t window) {
-  ++counters.drop(reason);
-  platform.Trace(TraceKind::kDrop, task, static_cast<uint32_t>(reason), window);
+inline void CountDrop(Context& ctx, const Task* task, DropReason reason, uint32_t window) {
+  ++ctx.counters.drop(reason);
+  TraceEvent ev;
+  ev.kind = TraceKind::kDrop;
+  ev.task = task ? task->id : kNoTask;
+  ev.window = window;
+  ev.cb = task ? task->cb : kNoCb;
+  ev.dtb = task ? task->dtb : kNoDtb;
+  ev.value = static_cast<uint64_t>(reason);
+  ctx.platform.Trace(ev);
 }
 
 /**
- * Raises the window's interrupt if `count` reached `threshold`, then disarms it: the
- * ULP names the next count of interest with a new threshold command.
+ * Raises the window's interrupt if `count` reached `threshold`, then disarms it: the ULP
+ * names the next count of interest with a new threshold command.
  */
-inline void MaybeInterrupt(Platform& platform, Counters& counters, uint32_t window,
-                           uint32_t count, uint32_t& threshold, abi::InterruptCause cause) {
+inline void MaybeInterrupt(Context& ctx, uint32_t window, uint32_t count, uint32_t& threshold,
+                           abi::InterruptCause cause) {
   if (!ThresholdReached(count, threshold)) return;
   threshold = abi::kInterruptsOff;
-  ++counters.interrupts;
-  platform.Trace(TraceKind::kInterrupt, kNoTask, window, static_cast<uint32_t>(cause));
-  platform.RaiseInterrupt(window, static_cast<uint32_t>(cause));
+  ctx.irq.Raise(window, cause);
 }
 
 /** What an engine state decided: the state to run next, and whether to wait for an event. */
@@ -66,11 +75,18 @@ struct Step {
  */
 template <typename Engine, typename State, size_t N>
 bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), N>& table,
-               Platform& platform, Task& task, State state) {
+               Platform& platform, TraceKind kind, Task& task, State state) {
   for (;;) {
     task.state = static_cast<uint8_t>(state);
     if (state == State::kDone) return true;
-    platform.Trace(TraceKind::kTaskState, task.id, static_cast<uint32_t>(state), task.window);
+    TraceEvent ev;
+    ev.kind = kind;
+    ev.task = task.id;
+    ev.state = static_cast<uint32_t>(state);
+    ev.window = task.window;
+    ev.cb = task.cb;
+    ev.dtb = task.dtb;
+    platform.Trace(ev);
     const Step<State> next = (engine.*table[static_cast<size_t>(state)])(task);
     state = next.state;
     if (next.suspend) {
@@ -78,6 +94,12 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
       return false;
     }
   }
+}
+
+/** True if the window the task holds a CB for was closed after the task started. */
+inline bool ClosedUnderTask(Context& ctx, const Task& task) {
+  return task.cb != kNoCb &&
+         ctx.cbs.Lmt(task.cb).state != static_cast<uint32_t>(abi::WindowState::kOpen);
 }
 
 }  // namespace nicsim::fw

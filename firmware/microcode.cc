@@ -1,50 +1,81 @@
 // SPDX-License-Identifier: Apache-2.0
-// Microcode entry points: decode window commands, hand headers to receive tasks, and route
-// DMA completions and payload arrivals to the engine that owns the task.
+// Microcode entry points: decode commands, hand headers to receive tasks, route payloads and
+// DMA completions to the dispatch queue, and run the queue until it is empty.
 #include "firmware/microcode.h"
 
+#include <cstddef>
 #include <cstring>
 
+#include "abi/limits.h"
 #include "abi/lmt.h"
 #include "base/check.h"
-#include "firmware/internal.h"
 
 namespace nicsim::fw {
 
 Microcode::Microcode(Platform& platform, const MicrocodeConfig& config)
     : platform_(platform),
       config_(config),
-      tasks_(config.rx_tasks, config.tx_tasks),
-      rx_(platform, counters_, tasks_),
-      tx_(platform, counters_, tasks_, config.tx_switch_every) {
+      tasks_(config.tasks, config.rx_tasks, config.tx_tasks),
+      scheduler_(platform, counters_),
+      cbs_(platform, counters_, config.channel_buffers),
+      work_(platform, config.tx_switch_every),
+      irq_(platform, counters_, config.interrupt_handlers),
+      ctx_{platform, counters_, tasks_, scheduler_, cbs_, work_, irq_},
+      rx_(ctx_),
+      tx_(ctx_) {
+  NICSIM_CHECK(config.tasks > 0 && config.tasks <= abi::kMaxTasks, "tasks %u", config.tasks);
   NICSIM_CHECK(config.rx_tasks > 0 && config.tx_tasks > 0 && config.tx_switch_every > 0,
                "microcode needs at least one task of each kind and k >= 1");
+  NICSIM_CHECK(config.channel_buffers > 0, "at least one channel buffer");
+  NICSIM_CHECK(config.interrupt_handlers > 0 &&
+                   config.interrupt_handlers <= abi::kMaxInterruptHandlers,
+               "interrupt handlers %u", config.interrupt_handlers);
 }
 
 void Microcode::OnMmioCommand(uint64_t offset, uint64_t value) {
-  const abi::DecodedCommand cmd = abi::DecodeWindowCommand(offset);
-  if (!cmd.valid) {
+  TraceEvent ev;
+  ev.kind = TraceKind::kMmio;
+  ev.value = value;
+  if (offset >= abi::kMmioGlobalBase && offset % 8 == 0 &&
+      offset < abi::GlobalCommandOffset(abi::GlobalCommand::kCount)) {
+    const auto cmd = static_cast<abi::GlobalCommand>((offset - abi::kMmioGlobalBase) / 8);
+    ++counters_.mmio_commands;
+    ev.state = 0x100 + static_cast<uint32_t>(cmd);
+    platform_.Trace(ev);
+    OnGlobalCommand(cmd, value);
+  } else if (const abi::DecodedCommand cmd = abi::DecodeWindowCommand(offset); cmd.valid) {
+    ++counters_.mmio_commands;
+    ev.state = static_cast<uint32_t>(cmd.command);
+    ev.window = cmd.window;
+    platform_.Trace(ev);
+    if (value > 0xFFFFFFFFu) {
+      ++counters_.bad_mmio;
+    } else {
+      OnWindowCommand(cmd.window, cmd.command, static_cast<uint32_t>(value));
+    }
+  } else {
+    ++counters_.bad_mmio;
+  }
+  Dispatch();
+}
+
+void Microcode::OnWindowCommand(uint32_t window, abi::MmioCommand command, uint32_t v) {
+  abi::LmtEntry lmt = cbs_.Read(window);
+  if (lmt.state != static_cast<uint32_t>(abi::WindowState::kOpen)) {
     ++counters_.bad_mmio;
     return;
   }
-  ++counters_.mmio_commands;
-  platform_.Trace(TraceKind::kMmio, kNoTask, static_cast<uint32_t>(cmd.command),
-                  static_cast<uint32_t>(value));
-  abi::LmtEntry lmt = LoadLmt(platform_, cmd.window);
-  if (lmt.state != static_cast<uint32_t>(abi::WindowState::kOpen) || value > 0xFFFFFFFFu) {
-    ++counters_.bad_mmio;
-    return;
-  }
-  const auto v = static_cast<uint32_t>(value);
-  switch (cmd.command) {
+  switch (command) {
     case abi::MmioCommand::kStartTransmit:
       // More packets than the FIFO has slots cannot be posted: refuse the command.
       if (v == 0 || lmt.ready_to_send + v > lmt.send_fifo_slots) {
         ++counters_.bad_mmio;
         return;
       }
-      tx_.Post(cmd.window, v);
-      tx_.Kick();
+      lmt.ready_to_send += v;
+      cbs_.Write(window, lmt);
+      work_.SetReady(window, true);
+      tx_.Fork();
       return;
     case abi::MmioCommand::kReturnRecvFrames:
       // Frames cannot be returned before they were written.
@@ -54,57 +85,138 @@ void Microcode::OnMmioCommand(uint64_t offset, uint64_t value) {
       }
       lmt.recv_returned += v;
       break;
-    case abi::MmioCommand::kSetRecvInterruptThreshold:
-      // A threshold already reached interrupts at once.
+    case abi::MmioCommand::kSetRecvInterruptThreshold: {
+      // A threshold already reached interrupts at once (early mode counts reserved frames).
       lmt.recv_intr_threshold = v;
-      MaybeInterrupt(platform_, counters_, cmd.window, lmt.recv_tail, lmt.recv_intr_threshold,
+      const uint32_t count =
+          (lmt.intr_flags & abi::kEarlyInterrupt) ? lmt.recv_next : lmt.recv_tail;
+      MaybeInterrupt(ctx_, window, count, lmt.recv_intr_threshold,
                      abi::InterruptCause::kRecvThreshold);
       break;
+    }
     case abi::MmioCommand::kSetSendInterruptThreshold:
       lmt.send_intr_threshold = v;
-      MaybeInterrupt(platform_, counters_, cmd.window, lmt.send_done, lmt.send_intr_threshold,
+      MaybeInterrupt(ctx_, window, lmt.send_done, lmt.send_intr_threshold,
                      abi::InterruptCause::kSendThreshold);
+      break;
+    case abi::MmioCommand::kSetInterruptMode:
+      lmt.intr_flags = v & abi::kEarlyInterrupt;
       break;
     case abi::MmioCommand::kCount:
       break;
   }
-  StoreLmt(platform_, cmd.window, lmt);
+  cbs_.Write(window, lmt);
+}
+
+void Microcode::OnGlobalCommand(abi::GlobalCommand command, uint64_t value) {
+  switch (command) {
+    case abi::GlobalCommand::kCloseWindow: {
+      if (value >= abi::kMaxWindows) {
+        ++counters_.bad_mmio;
+        return;
+      }
+      const auto window = static_cast<uint32_t>(value);
+      abi::LmtEntry lmt = cbs_.Read(window);
+      lmt.state = static_cast<uint32_t>(abi::WindowState::kClosed);
+      lmt.ready_to_send = 0;
+      cbs_.Write(window, lmt);
+      work_.SetReady(window, false);
+      // Tasks live now may still hold the window's old state: the host waits until every
+      // one of them has finished its operation, i.e. until the snapshot reads zero.
+      TraceEvent ev;
+      ev.kind = TraceKind::kCloseWindow;
+      ev.window = window;
+      ev.value = scheduler_.TakeSnapshot();
+      platform_.Trace(ev);
+      ++counters_.windows_closed;
+      return;
+    }
+    case abi::GlobalCommand::kFlushLmt:
+      if (value >= abi::kMaxWindows) {
+        ++counters_.bad_mmio;
+        return;
+      }
+      cbs_.Flush(static_cast<uint32_t>(value));
+      return;
+    case abi::GlobalCommand::kInterruptHandlerReady:
+      irq_.HandlerReady(static_cast<uint32_t>(value));
+      return;
+    case abi::GlobalCommand::kResetAdapter:
+    case abi::GlobalCommand::kCount:
+      // Reset is performed by the hardware, which then calls Reset().
+      return;
+  }
+}
+
+bool Microcode::CanAcceptHeader(const uint8_t* header, uint32_t header_len) const {
+  if (!tasks_.CanAllocate(TaskKind::kRx)) return false;
+  if (header_len < sizeof(abi::WireHeader)) return true;  // dropped without a CB
+  uint16_t window;
+  std::memcpy(&window, header + offsetof(abi::WireHeader, dest_window), sizeof(window));
+  return window >= abi::kMaxWindows || cbs_.CanBind(window);
 }
 
 TaskId Microcode::OnHeaderArrived(const uint8_t* header, uint32_t header_len,
                                   uint32_t payload_len, bool crc_ok) {
-  // Checks the hardware could make before any window state is touched.
+  // Checks the link makes before a task is spent.
   if (header_len < sizeof(abi::WireHeader)) {
-    CountDrop(platform_, counters_, kNoTask, DropReason::kTruncatedHeader, 0);
+    CountDrop(ctx_, nullptr, DropReason::kTruncatedHeader, 0);
     return kNoTask;
   }
   if (!crc_ok) {
-    CountDrop(platform_, counters_, kNoTask, DropReason::kBadCrc, 0);
+    CountDrop(ctx_, nullptr, DropReason::kBadCrc, 0);
     return kNoTask;
   }
   Task* task = tasks_.Allocate(TaskKind::kRx);
   NICSIM_CHECK(task != nullptr, "the hardware dispatched a header with no free receive task");
   std::memcpy(&task->header, header, sizeof(abi::WireHeader));
   task->payload_len = payload_len;
-  return rx_.Start(*task) ? task->id : kNoTask;
+  const TaskId id = rx_.Start(*task) ? task->id : kNoTask;
+  Dispatch();
+  return id;
 }
 
 void Microcode::OnPayloadArrived(TaskId id, DtbId dtb) {
   Task* task = tasks_.Find(id);
   NICSIM_CHECK(task != nullptr && task->busy && task->kind == TaskKind::kRx,
                "payload for task %u which is not a busy receive task", id);
-  rx_.OnPayload(*task, dtb);
+  if (rx_.OnPayload(*task, dtb)) scheduler_.Wake(id);
+  Dispatch();
 }
 
 void Microcode::OnDmaComplete(TaskId id, DmaStatus status) {
   Task* task = tasks_.Find(id);
   NICSIM_CHECK(task != nullptr && task->busy, "DMA completion for idle task %u", id);
   if (status != DmaStatus::kOk) task->dma_status = status;
-  if (task->kind == TaskKind::kRx) {
-    rx_.OnDmaComplete(*task);
-  } else {
-    tx_.OnDmaComplete(*task);
+  scheduler_.Wake(id);
+  Dispatch();
+}
+
+void Microcode::Dispatch() {
+  TaskId id;
+  while (scheduler_.Next(&id)) {
+    Task* task = tasks_.Find(id);
+    if (task == nullptr || !task->busy) continue;  // dropped by a reset
+    if (task->kind == TaskKind::kRx) {
+      rx_.Resume(*task);
+    } else {
+      tx_.Resume(*task);
+    }
   }
+}
+
+void Microcode::Reset() {
+  tasks_.Reset();
+  cbs_.Reset();
+  scheduler_.Reset();
+  work_.Reset();
+  platform_.WriteGlobalReg(abi::GlobalReg::kReadyLow, 0);
+  platform_.WriteGlobalReg(abi::GlobalReg::kReadyHigh, 0);
+  irq_.Reset();
+  ++counters_.resets;
+  TraceEvent ev;
+  ev.kind = TraceKind::kReset;
+  platform_.Trace(ev);
 }
 
 }  // namespace nicsim::fw

@@ -1,27 +1,37 @@
 // SPDX-License-Identifier: Apache-2.0
-// The adapter microcode: inward event entry points and the engines they dispatch to.
-// A hardware model owns one Microcode per adapter and calls it on each hardware event.
+// The adapter microcode: inward event entry points, the dispatch loop, and the engines and
+// adapter-wide state (tasks, channel buffers, work manager, interrupts) they share.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 
+#include "firmware/channel_buffers.h"
 #include "firmware/counters.h"
+#include "firmware/interrupts.h"
+#include "firmware/internal.h"
 #include "firmware/platform.h"
 #include "firmware/rx_engine.h"
+#include "firmware/scheduler.h"
 #include "firmware/task.h"
 #include "firmware/tx_engine.h"
+#include "firmware/work_manager.h"
 
 namespace nicsim::fw {
 
-/** Tunables of the microcode image. */
+/** Tunables of the microcode image and the adapter resources it manages. */
 struct MicrocodeConfig {
-  /** Receive tasks: the fewest that keep the receive pipeline full. */
+  /** Tasks pre-allocated by the hardware (at most abi::kMaxTasks). */
+  uint32_t tasks = 16;
+  /** Receive tasks active at once: the fewest that keep the receive pipeline full. */
   uint32_t rx_tasks = 4;
-  /** Transmit tasks. */
+  /** Transmit tasks active at once. */
   uint32_t tx_tasks = 4;
   /** Transmit switches to the next ready window after this many packets (k >= 1). */
   uint32_t tx_switch_every = 1;
+  /** Channel buffers (LMT caches). */
+  uint32_t channel_buffers = 16;
+  /** Interrupt handlers the host registers. */
+  uint32_t interrupt_handlers = 1;
 };
 
 /** One adapter's microcode. */
@@ -29,15 +39,19 @@ class Microcode {
  public:
   Microcode(Platform& platform, const MicrocodeConfig& config);
 
-  /** A window command written by the host (the hardware passes offset and data through). */
+  /** A command written by the host (the hardware passes offset and data through). */
   void OnMmioCommand(uint64_t offset, uint64_t value);
-  /** True while a receive task is free to take a header. */
-  bool HasFreeRxTask() const { return tasks_.HasFree(TaskKind::kRx); }
+  /**
+   * True if the hardware may hand this header to the microcode now: a receive task is free
+   * and the destination window's channel buffer is, or can be, allocated. Otherwise the
+   * header waits on the link (the CB is taken at header time, the DTB at payload time).
+   */
+  bool CanAcceptHeader(const uint8_t* header, uint32_t header_len) const;
   /**
    * A packet header began arriving. `header_len` bytes of header are available (fewer than a
    * WireHeader means the frame was truncated); `payload_len` bytes follow on the wire;
    * `crc_ok` is the link's verdict. Returns the task that took it, or kNoTask if the packet
-   * was dropped (the hardware then discards the payload).
+   * was dropped at once (the hardware then discards the payload).
    */
   TaskId OnHeaderArrived(const uint8_t* header, uint32_t header_len, uint32_t payload_len,
                          bool crc_ok);
@@ -45,17 +59,31 @@ class Microcode {
   void OnPayloadArrived(TaskId task, DtbId dtb);
   /** A DMA tagged with `task` completed. */
   void OnDmaComplete(TaskId task, DmaStatus status);
+  /** The hardware reset the adapter: every task, CB and pending event is dropped. */
+  void Reset();
 
+  /** Tasks of `kind` active now. */
+  uint32_t active_tasks(TaskKind kind) const { return tasks_.active(kind); }
+  /** The buffer manager response register for a window. */
+  BufferManagerResponse Bmr(uint32_t window) const { return cbs_.Bmr(window); }
   const Counters& counters() const { return counters_; }
   const MicrocodeConfig& config() const { return config_; }
 
  private:
-  void OnStartTransmit(uint32_t window, uint64_t count);
+  void OnWindowCommand(uint32_t window, abi::MmioCommand command, uint32_t value);
+  void OnGlobalCommand(abi::GlobalCommand command, uint64_t value);
+  /** Runs every task the dispatch queue holds. */
+  void Dispatch();
 
   Platform& platform_;
   MicrocodeConfig config_;
   Counters counters_;
   TaskPool tasks_;
+  Scheduler scheduler_;
+  ChannelBuffers cbs_;
+  WorkManager work_;
+  InterruptController irq_;
+  Context ctx_;
   RxEngine rx_;
   TxEngine tx_;
 };

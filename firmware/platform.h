@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The firmware platform seam: the only way the microcode touches hardware.
-// Outward services (DMA, SRAM, registers, link, interrupts) are the Platform; inward events
-// (MMIO command, header and payload arrival, DMA completion) are the Microcode's entry points.
+// Outward services (DMA, SRAM, registers, buffers, link, interrupts) are the Platform; inward
+// events (MMIO command, header and payload arrival, DMA completion) are the Microcode's entry
+// points. A Platform call never calls back into the microcode before it returns.
 #pragma once
 
 #include <cstdint>
-#include <string_view>
+#include <vector>
 
 #include "abi/mmio.h"
 #include "abi/packet.h"
@@ -19,6 +20,14 @@ inline constexpr TaskId kNoTask = 0xFFFF;
 /** Index of a data transfer buffer (payload staging in adapter memory, not CPU-visible). */
 using DtbId = uint16_t;
 inline constexpr DtbId kNoDtb = 0xFFFF;
+
+/** Index of a header buffer (outgoing packet headers, CPU-visible). */
+using HeaderBufferId = uint16_t;
+inline constexpr HeaderBufferId kNoHeaderBuffer = 0xFFFF;
+
+/** Index of a channel buffer (a cached LMT). */
+using CbId = uint16_t;
+inline constexpr CbId kNoCb = 0xFFFF;
 
 /** Bytes the microcode may place ahead of DTB bytes in one device-to-host DMA. */
 inline constexpr uint32_t kDmaPrefixBytes = 16;
@@ -39,7 +48,7 @@ struct DmaToHost {
 
 /** Where a host-to-device DMA lands. */
 enum class DmaTarget : uint8_t {
-  /** The task's header buffer (CPU-visible to the microcode). */
+  /** A header buffer (CPU-visible to the microcode). */
   kHeaderBuffer,
   /** A DTB (payload staging). */
   kDtb,
@@ -50,9 +59,11 @@ struct DmaFromHost {
   uint64_t host_addr = 0;
   uint32_t len = 0;
   DmaTarget target = DmaTarget::kDtb;
-  /** For kDtb: the destination DTB. For kHeaderBuffer: the header buffer is the tag's. */
+  /** For kDtb: the destination DTB. */
   DtbId dtb = kNoDtb;
   uint32_t dtb_offset = 0;
+  /** For kHeaderBuffer: the destination header buffer. */
+  HeaderBufferId header_buffer = kNoHeaderBuffer;
   TaskId tag = kNoTask;
 };
 
@@ -61,10 +72,25 @@ enum class DmaStatus : uint8_t { kOk = 0, kAddressError = 1 };
 
 /** Kinds of microcode trace events (software-observable state changes). */
 enum class TraceKind : uint8_t {
-  kTaskState,     // a task entered a state: a = state, b = window
-  kDrop,          // a packet was dropped: a = reason, b = window
-  kInterrupt,     // an interrupt was raised: a = window, b = cause
-  kMmio,          // a window command arrived: a = command, b = value
+  kRxState,        // a receive task entered `state`
+  kTxState,        // a transmit task entered `state`
+  kDrop,           // a packet was dropped: value = DropReason
+  kWait,           // a task suspended for a resource: value = Resource
+  kInterrupt,      // an interrupt was presented: value = handler, window = first event's
+  kMmio,           // a command arrived: state = command, value = its value
+  kCloseWindow,    // a window closed: value = the snapshot view
+  kReset,          // the adapter was reset
+};
+
+/** One trace event: what happened, to which task, window, channel buffer and DTB. */
+struct TraceEvent {
+  TraceKind kind = TraceKind::kMmio;
+  TaskId task = kNoTask;
+  uint32_t state = 0;
+  uint32_t window = 0;
+  CbId cb = kNoCb;
+  DtbId dtb = kNoDtb;
+  uint64_t value = 0;
 };
 
 /** Hardware services the microcode may call. All calls return at once. */
@@ -87,22 +113,25 @@ class Platform {
   /** Starts a host-to-device DMA; Microcode::OnDmaComplete(tag) fires when it has landed. */
   virtual void StartDmaFromHost(const DmaFromHost& request) = 0;
 
-  /** Claims a free DTB for a transmit; kNoDtb if none. */
+  /** Claims a free DTB for a transmit; kNoDtb if none. Receive DTBs come with the payload. */
   virtual DtbId AllocDtb() = 0;
-  /** Returns a DTB (receive or transmit) to the hardware pool. */
+  /** Returns a DTB to the hardware pool (a payload waiting for one may take it). */
   virtual void ReleaseDtb(DtbId dtb) = 0;
-  /** A task's header buffer (at least 64 bytes), readable and writable by the microcode. */
-  virtual uint8_t* HeaderBuffer(TaskId task) = 0;
+  /** Claims a free header buffer; kNoHeaderBuffer if none. */
+  virtual HeaderBufferId AllocHeaderBuffer() = 0;
+  virtual void ReleaseHeaderBuffer(HeaderBufferId id) = 0;
+  /** A header buffer's bytes (at least 64), readable and writable by the microcode. */
+  virtual uint8_t* HeaderBuffer(HeaderBufferId id) = 0;
 
   /** Injects a packet: `header` followed by `len` payload bytes from `dtb`. */
   virtual void Transmit(const abi::WireHeader& header, DtbId dtb, uint32_t len) = 0;
-  /** Raises the window's interrupt line with a cause code. */
-  virtual void RaiseInterrupt(uint32_t window, uint32_t cause) = 0;
-  /** A receive task was freed: the hardware may dispatch a waiting header. */
-  virtual void RxTaskFreed() = 0;
+  /** Presents an interrupt to `handler` with the events pending at this moment. */
+  virtual void RaiseInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events) = 0;
+  /** A receive task or a channel buffer came free: the hardware may dispatch a waiting header. */
+  virtual void RxResourcesFreed() = 0;
 
   /** Records a software-observable firmware event. */
-  virtual void Trace(TraceKind kind, TaskId task, uint32_t a, uint32_t b) = 0;
+  virtual void Trace(const TraceEvent& event) = 0;
 };
 
 }  // namespace nicsim::fw

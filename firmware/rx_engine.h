@@ -7,59 +7,64 @@
 #include <cstdint>
 #include <string_view>
 
-#include "firmware/counters.h"
 #include "firmware/internal.h"
-#include "firmware/platform.h"
 #include "firmware/task.h"
 
 namespace nicsim::fw {
 
 /** Receive task states, in the order a packet passes through them. */
 enum class RxState : uint8_t {
-  kValidate,   // header in task registers: check it, reserve a frame
+  kValidate,   // header in task registers: checks that need no window state
+  kBind,       // bind the window's channel buffer (may wait for a free CB)
+  kAdmit,      // window checks against the LMT; reserve a frame; early interrupt
   kMoveBody,   // payload staged: DMA all but the first cache line
   kSignal,     // body coherent: DMA the first cache line (header + first bytes)
   kFinish,     // all coherent: advance the tail, maybe interrupt
+  kDiscard,    // dropped after the header was accepted: wait for the payload, then free it
   kDone,       // released; not a runnable state
   kCount,
 };
 
 inline constexpr std::array<std::string_view, static_cast<size_t>(RxState::kCount)>
-    kRxStateNames = {"validate", "move_body", "signal", "finish", "done"};
+    kRxStateNames = {"validate", "bind", "admit", "move_body", "signal", "finish", "discard",
+                     "done"};
 
 constexpr std::string_view ToString(RxState s) { return kRxStateNames[static_cast<size_t>(s)]; }
 
 /** Runs receive tasks through RxState. */
 class RxEngine {
  public:
-  RxEngine(Platform& platform, Counters& counters, TaskPool& tasks)
-      : platform_(platform), counters_(counters), tasks_(tasks) {}
+  explicit RxEngine(Context& ctx) : ctx_(ctx) {}
 
   /** Starts `task` at kValidate; returns false if the packet was dropped (task released). */
   bool Start(Task& task);
-  /** The payload arrived in `dtb`. */
-  void OnPayload(Task& task, DtbId dtb);
-  /** A DMA for `task` completed. */
-  void OnDmaComplete(Task& task);
+  /** The payload arrived in `dtb`; true if the task was waiting for it and must be woken. */
+  bool OnPayload(Task& task, DtbId dtb);
+  /** Runs a dispatched task from where it suspended. */
+  void Resume(Task& task) { Run(task, static_cast<RxState>(task.state)); }
 
  private:
   using Next = Step<RxState>;
-  /** Runs states until the task suspends or ends. */
   void Run(Task& task, RxState state);
   Next Validate(Task& task);
+  Next Bind(Task& task);
+  Next Admit(Task& task);
   Next MoveBody(Task& task);
   Next Signal(Task& task);
   Next Finish(Task& task);
-  /** Releases the task's DTB and the task itself. */
+  Next Discard(Task& task);
+  /** Drops the packet; a task still owed its payload waits for it in kDiscard. */
+  Next Drop(Task& task, DropReason reason);
+  /** Releases the task's DTB, CB and the task itself. */
   void End(Task& task);
+  uint64_t FrameAddr(const Task& task);
 
   using StateFn = Next (RxEngine::*)(Task&);
   static constexpr std::array<StateFn, static_cast<size_t>(RxState::kDone)> kStates = {
-      &RxEngine::Validate, &RxEngine::MoveBody, &RxEngine::Signal, &RxEngine::Finish};
+      &RxEngine::Validate, &RxEngine::Bind,   &RxEngine::Admit,  &RxEngine::MoveBody,
+      &RxEngine::Signal,   &RxEngine::Finish, &RxEngine::Discard};
 
-  Platform& platform_;
-  Counters& counters_;
-  TaskPool& tasks_;
+  Context& ctx_;
 };
 
 }  // namespace nicsim::fw

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Microcode tasks: a fixed pool allocated at reset, handed out by kind.
-// A task's fields are its task registers; a suspended task keeps its state to resume in.
+// Microcode tasks: a fixed pool pre-allocated at reset and handed out by kind, with at most
+// a configured number of receive and transmit tasks active at once.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "abi/packet.h"
@@ -13,6 +15,18 @@ namespace nicsim::fw {
 
 enum class TaskKind : uint8_t { kRx, kTx };
 
+/** Resources a task can wait for. */
+enum class Resource : uint8_t {
+  kNone,
+  kDtb,
+  kHeaderBuffer,
+  kChannelBuffer,
+  kCount,
+};
+
+inline constexpr std::array<std::string_view, static_cast<size_t>(Resource::kCount)>
+    kResourceNames = {"none", "dtb", "header_buffer", "channel_buffer"};
+
 /** One hardware task: its registers and where it resumes. */
 struct Task {
   TaskId id = kNoTask;
@@ -20,6 +34,8 @@ struct Task {
   bool busy = false;
   /** Engine state to run when the task is next dispatched. */
   uint8_t state = 0;
+  /** The resource the task is suspended on, if any. */
+  Resource waiting = Resource::kNone;
   /** Receive: the packet header as the hardware copied it in. */
   abi::WireHeader header{};
   /** Receive: payload bytes that arrived behind the header. */
@@ -30,51 +46,62 @@ struct Task {
   uint32_t window = 0;
   /** Receive: frame sequence number; transmit: slot sequence number. */
   uint32_t seq = 0;
+  CbId cb = kNoCb;
   DtbId dtb = kNoDtb;
+  HeaderBufferId header_buffer = kNoHeaderBuffer;
   /** Transmit: the slot is refused and will be marked rejected. */
   bool rejected = false;
-  /** Status of the last DMA completion. */
+  /** Transmit: packets this task has served since it was forked. */
+  uint32_t packets_served = 0;
+  /** Status of the last failed DMA completion (kOk if none failed). */
   DmaStatus dma_status = DmaStatus::kOk;
 };
 
-/** The fixed pool: receive tasks first, then transmit tasks. */
+/** The pool: `total` tasks, at most `rx_limit` receiving and `tx_limit` transmitting. */
 class TaskPool {
  public:
-  TaskPool(uint32_t rx_tasks, uint32_t tx_tasks) {
-    tasks_.resize(rx_tasks + tx_tasks);
-    for (uint32_t i = 0; i < tasks_.size(); ++i) {
-      tasks_[i].id = static_cast<TaskId>(i);
-      tasks_[i].kind = i < rx_tasks ? TaskKind::kRx : TaskKind::kTx;
-    }
+  TaskPool(uint32_t total, uint32_t rx_limit, uint32_t tx_limit)
+      : tasks_(total), limit_{rx_limit, tx_limit} {
+    for (uint32_t i = 0; i < total; ++i) tasks_[i].id = static_cast<TaskId>(i);
   }
 
-  /** A free task of `kind`, now busy; nullptr if all are busy. */
+  /** A free task, now busy as `kind`; nullptr if the kind is at its limit or none is free. */
   Task* Allocate(TaskKind kind) {
+    if (!CanAllocate(kind)) return nullptr;
     for (Task& t : tasks_) {
-      if (t.kind == kind && !t.busy) {
-        const TaskId id = t.id;
-        t = Task{};
-        t.id = id;
-        t.kind = kind;
-        t.busy = true;
-        return &t;
-      }
+      if (t.busy) continue;
+      const TaskId id = t.id;
+      t = Task{};
+      t.id = id;
+      t.kind = kind;
+      t.busy = true;
+      ++active_[Index(kind)];
+      return &t;
     }
     return nullptr;
   }
-  void Release(Task& task) { task.busy = false; }
-  bool HasFree(TaskKind kind) const {
-    for (const Task& t : tasks_) {
-      if (t.kind == kind && !t.busy) return true;
-    }
-    return false;
+  void Release(Task& task) {
+    task.busy = false;
+    --active_[Index(task.kind)];
+  }
+  bool CanAllocate(TaskKind kind) const {
+    return active_[Index(kind)] < limit_[Index(kind)] && active_[0] + active_[1] < tasks_.size();
   }
   /** The task with this id, or nullptr if the id is out of range. */
   Task* Find(TaskId id) { return id < tasks_.size() ? &tasks_[id] : nullptr; }
+  uint32_t active(TaskKind kind) const { return active_[Index(kind)]; }
   size_t size() const { return tasks_.size(); }
+  /** Frees every task (adapter reset). */
+  void Reset() {
+    for (Task& t : tasks_) t.busy = false;
+    active_[0] = active_[1] = 0;
+  }
 
  private:
+  static size_t Index(TaskKind kind) { return kind == TaskKind::kRx ? 0 : 1; }
   std::vector<Task> tasks_;
+  uint32_t limit_[2];
+  uint32_t active_[2] = {0, 0};
 };
 
 }  // namespace nicsim::fw

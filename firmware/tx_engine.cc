@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Transmit engine states. Windows are served round robin, switching every k packets; no
+// Transmit engine states. Windows are served round robin through the work manager; no
 // ordering is kept between transmit tasks, so packets of one window may leave out of order.
 #include "firmware/tx_engine.h"
 
@@ -8,187 +8,186 @@
 #include "abi/fifo.h"
 #include "abi/limits.h"
 #include "base/check.h"
-#include "firmware/internal.h"
 
 namespace nicsim::fw {
-namespace {
 
-abi::GlobalReg ReadyReg(uint32_t window) {
-  return window < 64 ? abi::GlobalReg::kReadyLow : abi::GlobalReg::kReadyHigh;
-}
-
-}  // namespace
-
-void TxEngine::Post(uint32_t window, uint32_t count) {
-  abi::LmtEntry lmt = LoadLmt(platform_, window);
-  lmt.ready_to_send += count;
-  StoreLmt(platform_, window, lmt);
-  if (lmt.ready_to_send > 0) SetReadyBit(window, true);
-}
-
-void TxEngine::Kick() {
+void TxEngine::Fork() {
   uint32_t window;
-  while (NextReadyWindow(&window)) {
-    Task* task = tasks_.Allocate(TaskKind::kTx);
-    if (task == nullptr) return;  // busy tasks pick the work up when they finish
+  while (ctx_.work.NextWindow(&window)) {
+    Task* task = ctx_.tasks.Allocate(TaskKind::kTx);
+    if (task == nullptr) {
+      // Every transmit task is busy: the work manager hands the window out as they free.
+      ++ctx_.counters.start_transmit_no_task;
+      return;
+    }
     Run(*task, TxState::kSelect);
   }
 }
 
-void TxEngine::OnDmaComplete(Task& task) { Run(task, static_cast<TxState>(task.state)); }
-
 void TxEngine::Run(Task& task, TxState state) {
-  if (RunStates(*this, kStates, platform_, task, state)) tasks_.Release(task);
-}
-
-bool TxEngine::NextReadyWindow(uint32_t* window) {
-  static_assert(abi::kMaxWindows == 128, "the ready vector is two 64-bit registers");
-  const uint64_t bits[2] = {platform_.ReadGlobalReg(abi::GlobalReg::kReadyLow),
-                            platform_.ReadGlobalReg(abi::GlobalReg::kReadyHigh)};
-  // Round robin from the cursor: the cursor's word from the cursor up, the other word,
-  // then the cursor's word below the cursor.
-  const uint32_t first = cursor_ / 64;
-  const uint64_t at_or_above = ~uint64_t{0} << (cursor_ % 64);
-  const uint64_t candidates[3] = {bits[first] & at_or_above, bits[first ^ 1],
-                                  bits[first] & ~at_or_above};
-  const uint32_t word_of[3] = {first, first ^ 1, first};
-  for (int i = 0; i < 3; ++i) {
-    if (candidates[i] != 0) {
-      *window = word_of[i] * 64 + static_cast<uint32_t>(__builtin_ctzll(candidates[i]));
-      return true;
-    }
+  task.waiting = Resource::kNone;
+  if (RunStates(*this, kStates, ctx_.platform, TraceKind::kTxState, task, state)) {
+    ctx_.tasks.Release(task);
   }
-  return false;
 }
 
-void TxEngine::SetReadyBit(uint32_t window, bool on) {
-  const abi::GlobalReg reg = ReadyReg(window);
-  uint64_t bits = platform_.ReadGlobalReg(reg);
-  const uint64_t mask = uint64_t{1} << (window % 64);
-  bits = on ? (bits | mask) : (bits & ~mask);
-  platform_.WriteGlobalReg(reg, bits);
-}
-
-uint64_t TxEngine::SlotAddr(uint32_t window, uint32_t seq) {
-  const abi::LmtEntry lmt = LoadLmt(platform_, window);
+uint64_t TxEngine::SlotAddr(const Task& task) {
+  const abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
   return lmt.send_fifo_addr +
-         static_cast<uint64_t>(seq % lmt.send_fifo_slots) * abi::SendSlotBytes(lmt.line_bytes);
+         static_cast<uint64_t>(task.seq % lmt.send_fifo_slots) * abi::SendSlotBytes(lmt.line_bytes);
 }
 
 TxEngine::Next TxEngine::Select(Task& task) {
   uint32_t window;
-  if (!NextReadyWindow(&window)) return Next{TxState::kDone, false};
-  if (window != cursor_) {
-    cursor_ = window;
-    taken_this_turn_ = 0;
-  }
-  abi::LmtEntry lmt = LoadLmt(platform_, window);
-  NICSIM_CHECK(lmt.ready_to_send > 0, "window %u has its ready bit set with nothing to send",
-               window);
+  if (!ctx_.work.NextWindow(&window)) return Next{TxState::kDone, false};
   task.window = window;
+  task.cb = ctx_.cbs.Bind(window, TaskKind::kTx);
+  if (task.cb == kNoCb) {
+    ctx_.scheduler.WaitFor(task, Resource::kChannelBuffer);
+    return Next{TxState::kSelect, true};
+  }
+  abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
+  if (lmt.state != static_cast<uint32_t>(abi::WindowState::kOpen) || lmt.ready_to_send == 0) {
+    // Nothing to claim after all (closed, or claimed while this task waited): try again.
+    ctx_.work.SetReady(window, false);
+    ctx_.cbs.Unbind(task.cb, TaskKind::kTx);
+    ctx_.scheduler.Released(Resource::kChannelBuffer);
+    task.cb = kNoCb;
+    return Next{TxState::kSelect, false};
+  }
+  if (task.packets_served > 0) ++ctx_.counters.work_manager_handoffs;
   task.seq = lmt.send_head++;
+  --lmt.ready_to_send;
+  ctx_.work.Claimed(window, lmt.ready_to_send);
   task.dma_status = DmaStatus::kOk;
   task.rejected = false;
-  --lmt.ready_to_send;
-  StoreLmt(platform_, window, lmt);
-  // The ready bit clears when the window's last posted packet is claimed.
-  if (lmt.ready_to_send == 0) SetReadyBit(window, false);
-  // Switch windows every k packets, even when k is 1.
-  if (++taken_this_turn_ >= switch_every_ || lmt.ready_to_send == 0) {
-    cursor_ = (window + 1) % abi::kMaxWindows;
-    taken_this_turn_ = 0;
-  }
+  ctx_.scheduler.BeginOperation(task.id);
   return Next{TxState::kFetchHeader, false};
 }
 
 TxEngine::Next TxEngine::FetchHeader(Task& task) {
+  task.header_buffer = ctx_.platform.AllocHeaderBuffer();
+  if (task.header_buffer == kNoHeaderBuffer) {
+    ctx_.scheduler.WaitFor(task, Resource::kHeaderBuffer);
+    return Next{TxState::kFetchHeader, true};
+  }
   DmaFromHost dma;
-  dma.host_addr = SlotAddr(task.window, task.seq);
+  dma.host_addr = SlotAddr(task);
   dma.len = abi::kSendHeaderBytes;
   dma.target = DmaTarget::kHeaderBuffer;
+  dma.header_buffer = task.header_buffer;
   dma.tag = task.id;
-  platform_.StartDmaFromHost(dma);
+  ctx_.platform.StartDmaFromHost(dma);
   return Next{TxState::kFetchBody, true};
 }
 
 TxEngine::Next TxEngine::FetchBody(Task& task) {
+  if (ClosedUnderTask(ctx_, task)) return Abandon(task);
   abi::SendSlotHeader slot;
-  std::memcpy(&slot, platform_.HeaderBuffer(task.id), sizeof(slot));
-  const abi::LmtEntry lmt = LoadLmt(platform_, task.window);
+  std::memcpy(&slot, ctx_.platform.HeaderBuffer(task.header_buffer), sizeof(slot));
+  const abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
   const bool bad = task.dma_status != DmaStatus::kOk ||
                    slot.status != static_cast<uint8_t>(abi::SendSlotStatus::kPosted) ||
                    slot.type != static_cast<uint8_t>(abi::PacketType::kFifo) ||
                    slot.len_bytes > abi::MaxPacketPayload(lmt.line_bytes);
   if (bad) {
-    CountDrop(platform_, counters_, task.id,
+    CountDrop(ctx_, &task,
               task.dma_status != DmaStatus::kOk ? DropReason::kDmaError : DropReason::kTxBadSlot,
               task.window);
     task.payload_len = 0;
     task.rejected = true;
     return Next{TxState::kMarkDone, false};
   }
+  task.dtb = ctx_.platform.AllocDtb();
+  if (task.dtb == kNoDtb) {
+    ctx_.scheduler.WaitFor(task, Resource::kDtb);
+    return Next{TxState::kFetchBody, true};
+  }
   task.header = abi::WireHeader{};
   task.header.dest_adapter = slot.dest_adapter;
   task.header.dest_window = slot.dest_window;
-  task.header.src_adapter = platform_.AdapterId();
+  task.header.src_adapter = ctx_.platform.AdapterId();
   task.header.src_window = static_cast<uint16_t>(task.window);
   task.header.len_bytes = slot.len_bytes;
   task.header.type = slot.type;
   task.header.ulp_word = slot.ulp_word;
   task.payload_len = slot.len_bytes;
-  task.dtb = platform_.AllocDtb();
-  NICSIM_CHECK(task.dtb != kNoDtb, "DTB pool smaller than the transmit task pool");
   if (slot.len_bytes == 0) return Next{TxState::kInject, false};
   DmaFromHost dma;
-  dma.host_addr = SlotAddr(task.window, task.seq) + abi::kSendHeaderBytes;
+  dma.host_addr = SlotAddr(task) + abi::kSendHeaderBytes;
   dma.len = slot.len_bytes;
   dma.target = DmaTarget::kDtb;
   dma.dtb = task.dtb;
   dma.tag = task.id;
-  platform_.StartDmaFromHost(dma);
+  ctx_.platform.StartDmaFromHost(dma);
   return Next{TxState::kInject, true};
 }
 
 TxEngine::Next TxEngine::Inject(Task& task) {
+  if (ClosedUnderTask(ctx_, task)) return Abandon(task);
   if (task.dma_status != DmaStatus::kOk) {
-    CountDrop(platform_, counters_, task.id, DropReason::kDmaError, task.window);
-    platform_.ReleaseDtb(task.dtb);
-    task.dtb = kNoDtb;
+    CountDrop(ctx_, &task, DropReason::kDmaError, task.window);
     task.rejected = true;
-    return Next{TxState::kMarkDone, false};
+  } else {
+    // The window's key goes on every packet; receivers check it against their LMT.
+    task.header.protection_key = ctx_.cbs.Lmt(task.cb).protection_key;
+    ctx_.platform.Transmit(task.header, task.dtb, task.payload_len);
+    ++ctx_.counters.tx_packets;
+    ctx_.counters.tx_bytes += task.payload_len;
   }
-  // The window's key goes on every packet; receivers check it against their LMT.
-  task.header.protection_key = LoadLmt(platform_, task.window).protection_key;
-  platform_.Transmit(task.header, task.dtb, task.payload_len);
-  platform_.ReleaseDtb(task.dtb);
+  ctx_.platform.ReleaseDtb(task.dtb);
+  ctx_.scheduler.Released(Resource::kDtb);
   task.dtb = kNoDtb;
-  ++counters_.tx_packets;
-  counters_.tx_bytes += task.payload_len;
   return Next{TxState::kMarkDone, false};
 }
 
 TxEngine::Next TxEngine::MarkDone(Task& task) {
+  if (ClosedUnderTask(ctx_, task)) return Abandon(task);
   // Rewrite the slot's header so the ULP sees which slots the adapter has processed.
   abi::SendSlotHeader slot;
-  std::memcpy(&slot, platform_.HeaderBuffer(task.id), sizeof(slot));
+  std::memcpy(&slot, ctx_.platform.HeaderBuffer(task.header_buffer), sizeof(slot));
   slot.status = static_cast<uint8_t>(task.rejected ? abi::SendSlotStatus::kRejected
-                                                            : abi::SendSlotStatus::kComplete);
+                                                   : abi::SendSlotStatus::kComplete);
   DmaToHost dma;
-  dma.host_addr = SlotAddr(task.window, task.seq);
+  dma.host_addr = SlotAddr(task);
   std::memcpy(dma.prefix, &slot, sizeof(slot));
   dma.prefix_len = sizeof(slot);
   dma.tag = task.id;
-  platform_.StartDmaToHost(dma);
+  ctx_.platform.StartDmaToHost(dma);
   return Next{TxState::kFinish, true};
 }
 
 TxEngine::Next TxEngine::Finish(Task& task) {
-  abi::LmtEntry lmt = LoadLmt(platform_, task.window);
+  abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
   ++lmt.send_done;
-  MaybeInterrupt(platform_, counters_, task.window, lmt.send_done, lmt.send_intr_threshold,
+  MaybeInterrupt(ctx_, task.window, lmt.send_done, lmt.send_intr_threshold,
                  abi::InterruptCause::kSendThreshold);
-  StoreLmt(platform_, task.window, lmt);
+  ++task.packets_served;
+  EndPacket(task);
   return Next{TxState::kSelect, false};
+}
+
+TxEngine::Next TxEngine::Abandon(Task& task) {
+  CountDrop(ctx_, &task, DropReason::kClosedInFlight, task.window);
+  EndPacket(task);
+  return Next{TxState::kSelect, false};
+}
+
+void TxEngine::EndPacket(Task& task) {
+  if (task.dtb != kNoDtb) {
+    ctx_.platform.ReleaseDtb(task.dtb);
+    ctx_.scheduler.Released(Resource::kDtb);
+    task.dtb = kNoDtb;
+  }
+  if (task.header_buffer != kNoHeaderBuffer) {
+    ctx_.platform.ReleaseHeaderBuffer(task.header_buffer);
+    ctx_.scheduler.Released(Resource::kHeaderBuffer);
+    task.header_buffer = kNoHeaderBuffer;
+  }
+  ctx_.cbs.Unbind(task.cb, TaskKind::kTx);
+  ctx_.scheduler.Released(Resource::kChannelBuffer);
+  task.cb = kNoCb;
+  ctx_.scheduler.EndOperation(task.id);
 }
 
 }  // namespace nicsim::fw

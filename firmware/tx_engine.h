@@ -1,27 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
-// The transmit engine: serves windows with posted send slots round robin, fetches each
-// slot's header and payload, stamps the window's key, injects, and marks the slot complete.
+// The transmit engine: a transmit task takes a ready window from the work manager, fetches
+// the slot header into a header buffer and the payload into a DTB, stamps the window's key,
+// injects, and marks the slot complete; then it asks for more work.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string_view>
 
-#include "firmware/counters.h"
 #include "firmware/internal.h"
-#include "firmware/platform.h"
 #include "firmware/task.h"
 
 namespace nicsim::fw {
 
 /** Transmit task states. */
 enum class TxState : uint8_t {
-  kSelect,       // pick the next ready window (round robin) and claim a slot
-  kFetchHeader,  // DMA the slot's first cache line into the header buffer
-  kFetchBody,    // check the slot header; DMA the payload into a DTB
+  kSelect,       // take the next ready window, bind its CB and claim a slot
+  kFetchHeader,  // get a header buffer; DMA the slot header into it
+  kFetchBody,    // check the slot header; get a DTB; DMA the payload into it
   kInject,       // build the wire header (with the window's key) and transmit
   kMarkDone,     // rewrite the slot header with a completion status
-  kFinish,       // count the completion, maybe interrupt, look for more work
+  kFinish,       // count the completion, maybe interrupt, release, look for more work
   kDone,         // no ready window: the task goes back to the pool
   kCount,
 };
@@ -35,15 +34,12 @@ constexpr std::string_view ToString(TxState s) { return kTxStateNames[static_cas
 /** Runs transmit tasks through TxState. */
 class TxEngine {
  public:
-  TxEngine(Platform& platform, Counters& counters, TaskPool& tasks, uint32_t switch_every)
-      : platform_(platform), counters_(counters), tasks_(tasks), switch_every_(switch_every) {}
+  explicit TxEngine(Context& ctx) : ctx_(ctx) {}
 
-  /** StartTransmit: adds `count` to the window's readyToSend and sets its ready bit. */
-  void Post(uint32_t window, uint32_t count);
-  /** Puts every free transmit task to work while windows are ready. */
-  void Kick();
-  /** A DMA for `task` completed. */
-  void OnDmaComplete(Task& task);
+  /** Forks transmit tasks for ready windows while tasks are free. */
+  void Fork();
+  /** Runs a dispatched task from where it suspended. */
+  void Resume(Task& task) { Run(task, static_cast<TxState>(task.state)); }
 
  private:
   using Next = Step<TxState>;
@@ -54,25 +50,18 @@ class TxEngine {
   Next Inject(Task& task);
   Next MarkDone(Task& task);
   Next Finish(Task& task);
-
-  /** The next window with its ready bit set, starting at the round-robin cursor. */
-  bool NextReadyWindow(uint32_t* window);
-  void SetReadyBit(uint32_t window, bool on);
-  uint64_t SlotAddr(uint32_t window, uint32_t seq);
+  /** Ends the packet's operation: releases buffers and the CB. */
+  void EndPacket(Task& task);
+  /** The window closed under the packet: no completion is written. */
+  Next Abandon(Task& task);
+  uint64_t SlotAddr(const Task& task);
 
   using StateFn = Next (TxEngine::*)(Task&);
   static constexpr std::array<StateFn, static_cast<size_t>(TxState::kDone)> kStates = {
       &TxEngine::Select, &TxEngine::FetchHeader, &TxEngine::FetchBody,
       &TxEngine::Inject, &TxEngine::MarkDone,    &TxEngine::Finish};
 
-  Platform& platform_;
-  Counters& counters_;
-  TaskPool& tasks_;
-  /** k: packets taken from one window before moving on. */
-  uint32_t switch_every_;
-  /** Round-robin cursor and packets taken from it this turn. */
-  uint32_t cursor_ = 0;
-  uint32_t taken_this_turn_ = 0;
+  Context& ctx_;
 };
 
 }  // namespace nicsim::fw

@@ -22,6 +22,15 @@ class Window {
   RecvFifo& recv() { return recv_; }
   const driver::WindowInfo& info() const { return info_; }
 
+  /**
+   * Interrupt mode flags (abi::kEarlyInterrupt): early mode interrupts before the data is
+   * coherent; the host then polls the first cache line. Meant for when the CPU is idle.
+   */
+  void SetInterruptMode(uint32_t flags) {
+    device_.MmioWrite(abi::WindowCommandOffset(info_.window, abi::MmioCommand::kSetInterruptMode),
+                      flags);
+  }
+
   /** Asks for an interrupt when `count` send completions in all have been written. */
   void SetSendInterruptThreshold(uint32_t count) {
     device_.MmioWrite(

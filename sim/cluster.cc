@@ -61,7 +61,8 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       auto slot = std::make_unique<AdapterSlot>();
       slot->hw = std::make_unique<hw::func::FuncAdapter>(c->events_, *c->hosts_.back(), id,
                                                          config.line_bytes, config.timing,
-                                                         config.microcode);
+                                                         config.microcode, config.resources);
+      slot->hw->SetTraceSink(config.trace);
       slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get()));
       slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
       slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
@@ -76,7 +77,8 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
         slot->windows.push_back(
             std::make_unique<hal::Window>(*info, *slot->access, config.return_batch));
         slot->endpoints.push_back(std::make_unique<Endpoint>(
-            *slot->windows.back(), c->events_, *c->hosts_.back(), config.poll_latency_ps));
+            *slot->windows.back(), *slot->driver, c->events_, *c->hosts_.back(),
+            config.poll_latency_ps, config.wait_mode));
         c->endpoints_.push_back(slot->endpoints.back().get());
       }
       c->adapters_.push_back(std::move(slot));

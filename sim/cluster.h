@@ -33,6 +33,10 @@ struct ClusterConfig {
   uint64_t poll_latency_ps = 50'000;
   uint64_t seed = 1;
   hw::func::FuncTiming timing;
+  hw::func::FuncResources resources;
+  WaitMode wait_mode = WaitMode::kPoll;
+  /** Receives every adapter's firmware trace events, if set. */
+  hw::func::TraceSink* trace = nullptr;
   fw::MicrocodeConfig microcode;
   FabricConfig fabric;
 };

@@ -5,19 +5,37 @@
 
 namespace nicsim::sim {
 
-Endpoint::Endpoint(hal::Window& window, hw::func::EventQueue& events,
-                   hw::func::HostMemory& host, uint64_t poll_latency_ps)
-    : window_(window), events_(events), host_(host), poll_latency_ps_(poll_latency_ps) {
+Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
+                   hw::func::EventQueue& events, hw::func::HostMemory& host,
+                   uint64_t poll_latency_ps, WaitMode mode)
+    : window_(window), driver_(driver), events_(events), host_(host),
+      poll_latency_ps_(poll_latency_ps), mode_(mode) {
   const auto& info = window.info();
-  recv_watch_ = host_.Watch(info.recv_fifo.real_addr, info.recv_fifo.bytes,
-                            [this](uint64_t, uint64_t) { SchedulePoll(); });
+  // A spinning CPU sees the receive FIFO change; a sleeping one waits for the interrupt.
+  if (mode_ == WaitMode::kPoll) {
+    recv_watch_ = host_.Watch(info.recv_fifo.real_addr, info.recv_fifo.bytes,
+                              [this](uint64_t, uint64_t) { SchedulePoll(); });
+  } else {
+    driver_.SetWindowInterruptHandler(info.window, [this](uint32_t) {
+      ++wakeups_;
+      expecting_ = true;
+      SchedulePoll();
+    });
+    window_.SetInterruptMode(mode_ == WaitMode::kEarlyInterrupt ? abi::kEarlyInterrupt : 0);
+    ArmInterrupt();
+  }
   send_watch_ = host_.Watch(info.send_fifo.real_addr, info.send_fifo.bytes,
                             [this](uint64_t, uint64_t) { SchedulePoll(); });
 }
 
 Endpoint::~Endpoint() {
-  host_.Unwatch(recv_watch_);
+  if (recv_watch_ != 0) host_.Unwatch(recv_watch_);
   host_.Unwatch(send_watch_);
+  if (mode_ != WaitMode::kPoll) driver_.SetWindowInterruptHandler(window_.info().window, nullptr);
+}
+
+void Endpoint::ArmInterrupt() {
+  window_.recv().SetInterruptThreshold(static_cast<uint32_t>(window_.recv().consumed() + 1));
 }
 
 void Endpoint::SetConsuming(bool consuming) {
@@ -42,10 +60,20 @@ void Endpoint::Poll() {
     while (consuming_ && recv.Poll(&packet)) {
       ++received_;
       any = true;
+      expecting_ = false;
       if (on_receive_) on_receive_(packet);
       recv.Consume();
     }
     if (any) recv.ReturnFrames();
+    if (mode_ != WaitMode::kPoll) {
+      if (expecting_) {
+        // Early interrupt: the data is still on its way; spin on the first line.
+        ++early_spins_;
+        SchedulePoll();
+      } else if (any) {
+        ArmInterrupt();
+      }
+    }
   }
   DrainBacklog();
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "driver/adapter_driver.h"
 #include "hal/window.h"
 #include "hw/func/event_queue.h"
 #include "hw/func/host_memory.h"
@@ -22,14 +23,24 @@ struct WindowAddr {
   bool operator==(const WindowAddr& o) const { return adapter == o.adapter && window == o.window; }
 };
 
+/** How a process waits for packets. */
+enum class WaitMode : uint8_t {
+  /** Spin on the next frame's first cache line. */
+  kPoll,
+  /** Sleep until the window's receive-threshold interrupt, then read. */
+  kInterrupt,
+  /** As kInterrupt, with the adapter interrupting before the data is coherent. */
+  kEarlyInterrupt,
+};
+
 /** A process using one window. */
 class Endpoint {
  public:
   using ReceiveFn = std::function<void(const hal::RecvPacket&)>;
   using SendableFn = std::function<void()>;
 
-  Endpoint(hal::Window& window, hw::func::EventQueue& events, hw::func::HostMemory& host,
-           uint64_t poll_latency_ps);
+  Endpoint(hal::Window& window, driver::AdapterDriver& driver, hw::func::EventQueue& events,
+           hw::func::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode);
   ~Endpoint();
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
@@ -54,6 +65,10 @@ class Endpoint {
   size_t backlog() const { return backlog_.size(); }
 
   uint64_t received() const { return received_; }
+  /** Interrupts that woke this process. */
+  uint64_t wakeups() const { return wakeups_; }
+  /** Polls after an early interrupt that found the first line not yet written. */
+  uint64_t early_spins() const { return early_spins_; }
 
  private:
   struct Pending {
@@ -63,12 +78,18 @@ class Endpoint {
   };
   void SchedulePoll();
   void Poll();
+  /** Interrupt modes: asks for an interrupt when the next unread frame is written. */
+  void ArmInterrupt();
   void DrainBacklog();
 
   hal::Window& window_;
+  driver::AdapterDriver& driver_;
   hw::func::EventQueue& events_;
   hw::func::HostMemory& host_;
   uint64_t poll_latency_ps_;
+  WaitMode mode_;
+  /** Early mode: an interrupt came and its frame has not been seen yet. */
+  bool expecting_ = false;
   int recv_watch_ = 0;
   int send_watch_ = 0;
   bool poll_pending_ = false;
@@ -77,6 +98,8 @@ class Endpoint {
   SendableFn on_sendable_;
   std::deque<Pending> backlog_;
   uint64_t received_ = 0;
+  uint64_t wakeups_ = 0;
+  uint64_t early_spins_ = 0;
 };
 
 }  // namespace nicsim::sim

@@ -39,7 +39,7 @@ Result<sim::Scenario> LoadScenario(const std::string& what) {
 }
 
 int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets,
-           const std::string& out_dir, bool quiet) {
+           const std::string& out_dir, const std::string& trace_path, bool quiet) {
   Result<sim::Scenario> scenario = LoadScenario(scenario_arg);
   if (!scenario.ok()) {
     std::fprintf(stderr, "nicsim: %s\n", scenario.status().message().c_str());
@@ -52,7 +52,9 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
     }
   }
   const int64_t seed = scenario->params.Int("seed");
-  Result<sim::RunOutcome> outcome = sim::RunScenario(*scenario);
+  sim::RunOptions options;
+  options.trace_path = trace_path;
+  Result<sim::RunOutcome> outcome = sim::RunScenario(*scenario, options);
   if (!outcome.ok()) {
     std::fprintf(stderr, "nicsim: %s (seed %lld)\n", outcome.status().message().c_str(),
                  static_cast<long long>(seed));
@@ -118,11 +120,14 @@ int main(int argc, char** argv) {
   std::string scenario;
   std::vector<std::string> sets;
   std::string out_dir = ".";
+  std::string trace_path;
   bool quiet = false;
   CLI::App* run = app.add_subcommand("run", "Run a scenario (file or built-in; default: the embedded default)");
   run->add_option("scenario", scenario, "Scenario file path or built-in name");
   run->add_option("--set", sets, "Override a parameter: key=value (repeatable)");
   run->add_option("--out", out_dir, "Directory for stats.json (default: current directory)");
+  run->add_option("--trace", trace_path,
+                  "Write every firmware trace event (task states with task, window, CB, DTB)");
   run->add_flag("--quiet", quiet, "Print nothing on success");
   app.add_subcommand("params", "List every parameter with type, default and description");
   app.add_subcommand("scenarios", "List the built-in scenarios");
@@ -137,7 +142,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
     return kBadInput;
   }
-  if (app.got_subcommand("run")) return CmdRun(scenario, sets, out_dir, quiet);
+  if (app.got_subcommand("run")) return CmdRun(scenario, sets, out_dir, trace_path, quiet);
   if (app.got_subcommand("params")) return CmdParams();
   if (app.got_subcommand("scenarios")) return CmdScenarios();
   std::fprintf(stderr, "nicsim: a command is required: run, params or scenarios\n");

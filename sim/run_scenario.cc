@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "firmware/counters.h"
+#include "sim/trace_writer.h"
 
 namespace nicsim::sim {
 
@@ -33,9 +34,21 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   c.timing.dma_ps_per_byte = 1e12 / p.RateBytesPerSec("dma.bandwidth");
   c.timing.link_ps_per_byte = 1e12 / p.RateBytesPerSec("link.bandwidth");
   c.timing.interrupt_latency_ps = static_cast<uint64_t>(p.DurationPs("host.interrupt_latency"));
+  c.microcode.tasks = static_cast<uint32_t>(p.Int("adapter.tasks"));
   c.microcode.rx_tasks = static_cast<uint32_t>(p.Int("adapter.rx_tasks"));
   c.microcode.tx_tasks = static_cast<uint32_t>(p.Int("adapter.tx_tasks"));
   c.microcode.tx_switch_every = static_cast<uint32_t>(p.Int("adapter.tx_switch_every"));
+  c.microcode.channel_buffers = static_cast<uint32_t>(p.Int("adapter.channel_buffers"));
+  c.microcode.interrupt_handlers = static_cast<uint32_t>(p.Int("adapter.interrupt_handlers"));
+  c.resources.dtbs = static_cast<uint32_t>(p.Int("adapter.dtbs"));
+  c.resources.header_buffers = static_cast<uint32_t>(p.Int("adapter.header_buffers"));
+  if (c.microcode.rx_tasks > c.microcode.tasks || c.microcode.tx_tasks > c.microcode.tasks) {
+    return Status::Error("adapter.rx_tasks and adapter.tx_tasks must each be at most adapter.tasks");
+  }
+  const std::string& wait = p.String("hal.wait_mode");
+  c.wait_mode = wait == "poll"        ? WaitMode::kPoll
+                : wait == "interrupt" ? WaitMode::kInterrupt
+                                      : WaitMode::kEarlyInterrupt;
   c.fabric.hop_latency_ps = static_cast<uint64_t>(p.DurationPs("fabric.hop_latency"));
   c.fabric.reorder_delay_ps = static_cast<uint64_t>(p.DurationPs("fabric.reorder_delay"));
   c.fabric.loss = p.Probability("fabric.loss");
@@ -73,9 +86,15 @@ Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
 
 }  // namespace
 
-Result<RunOutcome> RunScenario(const Scenario& scenario) {
+Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options) {
   Result<ClusterConfig> config = ClusterConfigFromParams(scenario.params);
   if (!config.ok()) return config.status();
+  std::unique_ptr<TraceWriter> trace;
+  if (!options.trace_path.empty()) {
+    trace = std::make_unique<TraceWriter>(options.trace_path);
+    if (!trace->ok()) return Status::Error("--trace " + options.trace_path + ": cannot open for writing");
+    config->trace = trace.get();
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(*config);
   if (!cluster.ok()) return cluster.status();
@@ -100,18 +119,35 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   for (uint32_t id = 0; id < cluster.adapter_count(); ++id) {
     const hw::func::FuncAdapter& a = cluster.adapter(id);
     const fw::Counters& fc = a.firmware_counters();
+    const hw::func::FuncAdapterCounters& hc = a.counters();
     packets_delivered += fc.rx_packets;
     for (size_t r = 0; r < fc.drops.size(); ++r) {
       drops[std::string(fw::kDropReasonNames[r])] =
           drops[std::string(fw::kDropReasonNames[r])].get<uint64_t>() + fc.drops[r];
     }
-    const hw::func::FuncAdapterCounters& hc = a.counters();
+    nlohmann::json waits = nlohmann::json::object();
+    for (size_t r = 1; r < fc.waits.size(); ++r) waits[std::string(fw::kResourceNames[r])] = fc.waits[r];
     adapters.push_back({{"adapter", id},
+                        {"waits", waits},
+                        {"dispatches", fc.dispatches},
+                        {"dispatch_queue_peak", fc.dispatch_queue_peak},
+                        {"start_transmit_no_task", fc.start_transmit_no_task},
+                        {"work_manager_handoffs", fc.work_manager_handoffs},
+                        {"cb_loads", fc.cb_loads},
+                        {"cb_flushes", fc.cb_flushes},
+                        {"cb_shared", fc.cb_shared},
+                        {"interrupt_events", fc.interrupt_events},
+                        {"interrupts_presented", fc.interrupts_presented},
+                        {"interrupts_deferred", fc.interrupts_deferred},
+                        {"windows_closed", fc.windows_closed},
+                        {"resets", fc.resets},
+                        {"header_task_waits", hc.header_task_waits},
+                        {"payload_dtb_waits", hc.payload_dtb_waits},
+                        {"dma_to_freed_memory", hc.dma_to_freed_memory},
                         {"rx_packets", fc.rx_packets},
                         {"rx_bytes", fc.rx_bytes},
                         {"tx_packets", fc.tx_packets},
                         {"tx_bytes", fc.tx_bytes},
-                        {"interrupts", fc.interrupts},
                         {"mmio_commands", fc.mmio_commands},
                         {"bad_mmio", fc.bad_mmio},
                         {"dma_to_host", hc.dma_to_host},

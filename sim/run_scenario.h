@@ -17,12 +17,18 @@ namespace nicsim::sim {
 /** Maps scenario parameters onto a cluster configuration; errors name the parameter. */
 Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& params);
 
-/** Runs the scenario's workload on a fresh cluster. */
+/** What a run produced. */
 struct RunOutcome {
   WorkloadResult workload;
   nlohmann::json stats;
 };
-Result<RunOutcome> RunScenario(const Scenario& scenario);
+/** Options that are not scenario parameters. */
+struct RunOptions {
+  /** Write every firmware trace event to this file (empty: no trace). */
+  std::string trace_path;
+};
+/** Runs the scenario's workload on a fresh cluster. */
+Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options = {});
 
 /** Builds stats.json: the DESIGN.md contract fields plus counters and the params echo. */
 nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,

@@ -17,6 +17,14 @@
 
 namespace nicsim::hw::func {
 
+/** Hardware resources of the adapter. */
+struct FuncResources {
+  /** Data transfer buffers (payload staging, each one receive frame). */
+  uint32_t dtbs = 8;
+  /** Header buffers for outgoing packets. */
+  uint32_t header_buffers = 16;
+};
+
 /** Nominal costs of the functional model (all deterministic). */
 struct FuncTiming {
   uint64_t mmio_latency_ps = 150'000;
@@ -30,10 +38,18 @@ struct FuncTiming {
 
 /** Hardware-side counters of one adapter. */
 struct FuncAdapterCounters {
+  /** Payloads that had to wait for a free DTB. */
+  uint64_t payload_dtb_waits = 0;
+  /** Headers that had to wait for a free receive task or channel buffer. */
+  uint64_t header_task_waits = 0;
+  /** DMA completions and payloads discarded because the adapter was reset under them. */
+  uint64_t dropped_by_reset = 0;
   uint64_t dma_to_host = 0;
   uint64_t dma_from_host = 0;
   uint64_t dma_bytes = 0;
   uint64_t dma_address_errors = 0;
+  /** Device writes aimed at host memory that had been freed (must stay zero). */
+  uint64_t dma_to_freed_memory = 0;
   uint64_t frames_in = 0;
   uint64_t frames_out = 0;
   uint64_t input_queue_peak = 0;
@@ -44,15 +60,19 @@ struct FuncAdapterCounters {
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
-  virtual void Record(uint64_t time_ps, uint16_t adapter, fw::TraceKind kind, fw::TaskId task,
-                      uint32_t a, uint32_t b) = 0;
+  virtual void Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) = 0;
 };
 
 /** One adapter of the functional model. */
 class FuncAdapter final : public fw::Platform, public LinkSink {
  public:
   FuncAdapter(EventQueue& events, HostMemory& host, uint16_t adapter_id, uint32_t line_bytes,
-              const FuncTiming& timing, const fw::MicrocodeConfig& microcode);
+              const FuncTiming& timing, const fw::MicrocodeConfig& microcode,
+              const FuncResources& resources = FuncResources{});
+
+  /** Device-to-host interrupt: (handler, the events pending when it was presented). */
+  using InterruptFn =
+      std::function<void(uint32_t handler, const std::vector<abi::InterruptEvent>& events)>;
 
   /** Where transmitted frames go. Must be set before traffic flows. */
   void ConnectFabric(FabricPort* port) { fabric_ = port; }
@@ -62,15 +82,15 @@ class FuncAdapter final : public fw::Platform, public LinkSink {
   void MmioWrite(uint64_t offset, uint64_t value);
   uint64_t MmioRead(uint64_t offset);
   /** Device-to-host: interrupt delivery. */
-  void SetInterruptHandler(std::function<void(uint32_t, uint32_t)> handler) {
-    interrupt_handler_ = std::move(handler);
-  }
+  void SetInterruptHandler(InterruptFn handler) { interrupt_handler_ = std::move(handler); }
 
   // LinkSink.
   void Receive(Frame frame) override;
 
   HostMemory& host() { return host_; }
+  EventQueue& events() { return events_; }
   const fw::Counters& firmware_counters() const { return microcode_.counters(); }
+  const fw::Microcode& microcode() const { return microcode_; }
   const FuncAdapterCounters& counters() const { return counters_; }
 
   // fw::Platform.
@@ -84,17 +104,34 @@ class FuncAdapter final : public fw::Platform, public LinkSink {
   void StartDmaFromHost(const fw::DmaFromHost& request) override;
   fw::DtbId AllocDtb() override;
   void ReleaseDtb(fw::DtbId dtb) override;
-  uint8_t* HeaderBuffer(fw::TaskId task) override;
+  fw::HeaderBufferId AllocHeaderBuffer() override;
+  void ReleaseHeaderBuffer(fw::HeaderBufferId id) override;
+  uint8_t* HeaderBuffer(fw::HeaderBufferId id) override;
   void Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_t len) override;
-  void RaiseInterrupt(uint32_t window, uint32_t cause) override;
-  void RxTaskFreed() override;
-  void Trace(fw::TraceKind kind, fw::TaskId task, uint32_t a, uint32_t b) override;
+  void RaiseInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events) override;
+  void RxResourcesFreed() override;
+  void Trace(const fw::TraceEvent& event) override;
 
  private:
+  /** True if the microcode can take the header at the head of the input queue now. */
+  bool HeadAcceptable() const;
   /** Hands queued headers to the microcode while it has free receive tasks. */
   void DispatchInput();
   /** Time the DMA engine finishes moving `bytes` queued behind earlier transfers. */
   uint64_t DmaDoneAt(uint64_t bytes);
+  /** Delivers posted MMIO commands up to and including sequence number `seq`, in order. */
+  void ApplyMmioThrough(uint64_t seq);
+  /** Gives a free DTB to the oldest payload waiting for one. */
+  void ServePayloadWaiters();
+  /** Hardware reset: drops all in-flight work and closes every window. */
+  void ResetAdapter();
+
+  /** A payload that arrived (or will) for an accepted header, waiting for a DTB. */
+  struct PendingPayload {
+    fw::TaskId task;
+    std::vector<uint8_t> bytes;
+    uint64_t arrive_ps;
+  };
 
   EventQueue& events_;
   HostMemory& host_;
@@ -106,8 +143,19 @@ class FuncAdapter final : public fw::Platform, public LinkSink {
   /** Data transfer buffers, each a full receive frame. */
   std::vector<std::vector<uint8_t>> dtbs_;
   std::vector<fw::DtbId> free_dtbs_;
-  /** One header buffer per task. */
   std::vector<std::vector<uint8_t>> header_buffers_;
+  std::vector<fw::HeaderBufferId> free_header_buffers_;
+  std::deque<PendingPayload> payload_waiters_;
+  struct PendingMmio {
+    uint64_t seq;
+    uint64_t offset;
+    uint64_t value;
+  };
+  /** Posted window and global commands still on their way to the adapter. */
+  std::deque<PendingMmio> pending_mmio_;
+  uint64_t mmio_posted_ = 0;
+  /** Bumped by a reset; events scheduled before it are discarded. */
+  uint64_t generation_ = 0;
   /** Frames whose header arrived while every receive task was busy. */
   std::deque<Frame> input_;
   bool dispatch_pending_ = false;
@@ -115,7 +163,7 @@ class FuncAdapter final : public fw::Platform, public LinkSink {
   uint64_t link_busy_until_ps_ = 0;
   FabricPort* fabric_ = nullptr;
   TraceSink* trace_ = nullptr;
-  std::function<void(uint32_t, uint32_t)> interrupt_handler_;
+  InterruptFn interrupt_handler_;
   FuncAdapterCounters counters_;
   fw::Microcode microcode_;
 };

@@ -17,6 +17,9 @@ class FuncDeviceAccess final : public driver::DeviceAccess {
   uint32_t CacheLineBytes() const override { return adapter_.CacheLineBytes(); }
   void MmioWrite(uint64_t offset, uint64_t value) override { adapter_.MmioWrite(offset, value); }
   uint64_t MmioRead(uint64_t offset) override { return adapter_.MmioRead(offset); }
+  void HostTimer(uint64_t delay_ps, std::function<void()> fn) override {
+    adapter_.events().After(delay_ps, std::move(fn));
+  }
   Result<driver::HostRegion> AllocContiguous(uint64_t bytes) override {
     return adapter_.host().AllocContiguous(bytes);
   }

@@ -4,6 +4,7 @@
 #include "hw/func/host_memory.h"
 
 #include <cstring>
+#include <iterator>
 #include <string>
 
 namespace nicsim::hw::func {
@@ -34,6 +35,7 @@ void HostMemory::Free(const driver::HostRegion& block) {
   uint64_t offset = block.real_addr - kBaseAddr;
   uint64_t len = block.bytes;
   in_use_ -= len;
+  std::memset(&mem_[offset], kPoison, len);
   // Merge with the neighbours so large blocks can be allocated again.
   auto next = free_.lower_bound(offset);
   if (next != free_.end() && offset + len == next->first) {
@@ -56,6 +58,20 @@ uint8_t* HostMemory::Translate(uint64_t addr, uint64_t len) {
   const uint64_t offset = addr - kBaseAddr;
   if (offset > bytes_ || len > bytes_ - offset) return nullptr;
   return mem_.data() + offset;
+}
+
+bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {
+  if (addr < kBaseAddr) return false;
+  const uint64_t offset = addr - kBaseAddr;
+  if (offset > bytes_ || len > bytes_ - offset) return false;
+  // The free block starting at or before the range, and the next one, must not overlap it.
+  auto next = free_.upper_bound(offset);
+  if (next != free_.end() && next->first < offset + len) return false;
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second > offset) return false;
+  }
+  return true;
 }
 
 int HostMemory::Watch(uint64_t addr, uint64_t len, WatchFn fn) {

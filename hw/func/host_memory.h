@@ -30,6 +30,11 @@ class HostMemory {
 
   /** CPU pointer for [addr, addr + len), or nullptr if any byte is outside memory. */
   uint8_t* Translate(uint64_t addr, uint64_t len);
+  /** True if every byte of [addr, addr + len) is in an allocated block (not freed). */
+  bool IsAllocated(uint64_t addr, uint64_t len) const;
+
+  /** Byte written over freed memory, so stale reads stand out. */
+  static constexpr uint8_t kPoison = 0xDB;
 
   /** Called after a device write lands in a watched range: (addr, len). */
   using WatchFn = std::function<void(uint64_t addr, uint64_t len)>;

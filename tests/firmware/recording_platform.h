@@ -22,11 +22,15 @@ inline constexpr uint64_t kHostBase = 0x4000'0000;
 
 class RecordingPlatform : public Platform {
  public:
-  explicit RecordingPlatform(uint32_t line_bytes = 128, uint32_t tasks = 8)
+  explicit RecordingPlatform(uint32_t line_bytes = 128, uint32_t dtbs = 16,
+                             uint32_t header_buffers = 16)
       : line_bytes_(line_bytes), sram_(abi::kSramBytes), host_(1 << 24),
-        header_buffers_(tasks, std::vector<uint8_t>(128)) {
-    for (int i = 15; i >= 0; --i) free_dtbs_.push_back(static_cast<DtbId>(i));
-    dtbs_.assign(16, std::vector<uint8_t>(abi::kRecvFrameBytes));
+        header_buffers_(header_buffers, std::vector<uint8_t>(128)) {
+    for (int i = static_cast<int>(dtbs) - 1; i >= 0; --i) free_dtbs_.push_back(static_cast<DtbId>(i));
+    dtbs_.assign(dtbs, std::vector<uint8_t>(abi::kRecvFrameBytes));
+    for (int i = static_cast<int>(header_buffers) - 1; i >= 0; --i) {
+      free_hbs_.push_back(static_cast<HeaderBufferId>(i));
+    }
   }
 
   struct HostWrite {
@@ -44,6 +48,7 @@ class RecordingPlatform : public Platform {
     std::vector<uint8_t> payload;
   };
   struct Interrupt {
+    uint32_t handler;
     uint32_t window;
     uint32_t cause;
   };
@@ -74,7 +79,7 @@ class RecordingPlatform : public Platform {
       host_writes.push_back({p.out.host_addr, data, p.out.tag});
       mc_->OnDmaComplete(p.out.tag, status);
     } else {
-      uint8_t* dst = p.in.target == DmaTarget::kHeaderBuffer ? header_buffers_[p.in.tag].data()
+      uint8_t* dst = p.in.target == DmaTarget::kHeaderBuffer ? header_buffers_[p.in.header_buffer].data()
                                                              : dtbs_[p.in.dtb].data() + p.in.dtb_offset;
       if (status == DmaStatus::kOk) std::memcpy(dst, Host(p.in.host_addr), p.in.len);
       mc_->OnDmaComplete(p.in.tag, status);
@@ -90,11 +95,12 @@ class RecordingPlatform : public Platform {
     return d;
   }
   size_t free_dtbs() const { return free_dtbs_.size(); }
+  size_t free_header_buffers() const { return free_hbs_.size(); }
 
   std::vector<HostWrite> host_writes;
   std::vector<Sent> sent;
   std::vector<Interrupt> interrupts;
-  std::vector<std::pair<TraceKind, std::pair<uint32_t, uint32_t>>> traces;
+  std::vector<TraceEvent> traces;
   uint32_t rx_task_freed = 0;
   uint16_t adapter_id = 3;
 
@@ -114,13 +120,22 @@ class RecordingPlatform : public Platform {
     return d;
   }
   void ReleaseDtb(DtbId d) override { free_dtbs_.push_back(d); }
-  uint8_t* HeaderBuffer(TaskId t) override { return header_buffers_[t].data(); }
+  HeaderBufferId AllocHeaderBuffer() override {
+    if (free_hbs_.empty()) return kNoHeaderBuffer;
+    HeaderBufferId h = free_hbs_.back();
+    free_hbs_.pop_back();
+    return h;
+  }
+  void ReleaseHeaderBuffer(HeaderBufferId h) override { free_hbs_.push_back(h); }
+  uint8_t* HeaderBuffer(HeaderBufferId h) override { return header_buffers_[h].data(); }
   void Transmit(const abi::WireHeader& h, DtbId dtb, uint32_t len) override {
     sent.push_back({h, std::vector<uint8_t>(dtbs_[dtb].begin(), dtbs_[dtb].begin() + len)});
   }
-  void RaiseInterrupt(uint32_t window, uint32_t cause) override { interrupts.push_back({window, cause}); }
-  void RxTaskFreed() override { ++rx_task_freed; }
-  void Trace(TraceKind kind, TaskId, uint32_t a, uint32_t b) override { traces.push_back({kind, {a, b}}); }
+  void RaiseInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events) override {
+    for (const auto& e : events) interrupts.push_back({handler, e.window, e.causes});
+  }
+  void RxResourcesFreed() override { ++rx_task_freed; }
+  void Trace(const TraceEvent& e) override { traces.push_back(e); }
 
  private:
   uint32_t line_bytes_;
@@ -129,7 +144,8 @@ class RecordingPlatform : public Platform {
   std::vector<std::vector<uint8_t>> header_buffers_;
   std::vector<std::vector<uint8_t>> dtbs_;
   std::vector<DtbId> free_dtbs_;
-  uint64_t regs_[2] = {};
+  std::vector<HeaderBufferId> free_hbs_;
+  uint64_t regs_[4] = {};
   std::deque<Pending> pending_;
   Microcode* mc_ = nullptr;
 };

@@ -61,6 +61,12 @@ class TxEngineTest : public ::testing::Test {
     return platform_.Host(SendFifo(window) + slot * kSlotBytes)[offsetof(abi::SendSlotHeader, status)];
   }
 
+  /** The window's current LMT: flushed from its channel buffer (if cached), then read. */
+  abi::LmtEntry FlushedLmt(uint32_t window) {
+    mc_->OnMmioCommand(abi::GlobalCommandOffset(abi::GlobalCommand::kFlushLmt), window);
+    return platform_.Lmt(window);
+  }
+
   RecordingPlatform platform_;
   std::unique_ptr<Microcode> mc_;
 };
@@ -71,8 +77,8 @@ TEST_F(TxEngineTest, SendsPostedSlotsWithTheWindowKeyAndMarksThemComplete) {
   PostSlot(1, 1, 0, 0);
   StartTransmit(1, 2);
   // Two tasks claimed both slots at once; the ready bit is already clear.
-  EXPECT_EQ(platform_.Lmt(1).send_head, 2u);
-  EXPECT_EQ(platform_.Lmt(1).ready_to_send, 0u);
+  EXPECT_EQ(FlushedLmt(1).send_head, 2u);
+  EXPECT_EQ(FlushedLmt(1).ready_to_send, 0u);
   EXPECT_EQ(platform_.ReadGlobalReg(abi::GlobalReg::kReadyLow), 0u);
   EXPECT_EQ(platform_.pending_dmas(), 2u);
   platform_.CompleteAllDmas();
@@ -90,7 +96,7 @@ TEST_F(TxEngineTest, SendsPostedSlotsWithTheWindowKeyAndMarksThemComplete) {
   EXPECT_EQ(p.payload, std::vector<uint8_t>(300, 0x11));
   EXPECT_EQ(SlotStatus(1, 0), static_cast<uint8_t>(abi::SendSlotStatus::kComplete));
   EXPECT_EQ(SlotStatus(1, 1), static_cast<uint8_t>(abi::SendSlotStatus::kComplete));
-  EXPECT_EQ(platform_.Lmt(1).send_done, 2u);
+  EXPECT_EQ(FlushedLmt(1).send_done, 2u);
   EXPECT_EQ(mc_->counters().tx_packets, 2u);
   EXPECT_EQ(mc_->counters().tx_bytes, 300u);
   EXPECT_EQ(platform_.free_dtbs(), 16u);
@@ -100,7 +106,7 @@ TEST_F(TxEngineTest, ReadyBitStaysSetWhileWorkWaitsForATask) {
   Build(1, 1);
   for (uint32_t s = 0; s < 3; ++s) PostSlot(70, s, 8, 1);
   StartTransmit(70, 3);
-  EXPECT_EQ(platform_.Lmt(70).ready_to_send, 2u);
+  EXPECT_EQ(FlushedLmt(70).ready_to_send, 2u);
   EXPECT_EQ(platform_.ReadGlobalReg(abi::GlobalReg::kReadyHigh), uint64_t{1} << (70 - 64));
   platform_.CompleteAllDmas();
   EXPECT_EQ(platform_.sent.size(), 3u);
@@ -142,7 +148,7 @@ TEST_F(TxEngineTest, OversizeSlotIsRejectedNotSent) {
   EXPECT_TRUE(platform_.sent.empty());
   EXPECT_EQ(mc_->counters().drop(DropReason::kTxBadSlot), 1u);
   EXPECT_EQ(SlotStatus(1, 0), static_cast<uint8_t>(abi::SendSlotStatus::kRejected));
-  EXPECT_EQ(platform_.Lmt(1).send_done, 1u);
+  EXPECT_EQ(FlushedLmt(1).send_done, 1u);
 }
 
 TEST_F(TxEngineTest, StartTransmitOnClosedWindowOrBeyondTheFifoIsRefused) {
@@ -152,7 +158,7 @@ TEST_F(TxEngineTest, StartTransmitOnClosedWindowOrBeyondTheFifoIsRefused) {
   StartTransmit(1, 0);
   EXPECT_EQ(mc_->counters().bad_mmio, 3u);
   EXPECT_EQ(platform_.pending_dmas(), 0u);
-  EXPECT_EQ(platform_.Lmt(1).ready_to_send, 0u);
+  EXPECT_EQ(FlushedLmt(1).ready_to_send, 0u);
 }
 
 TEST_F(TxEngineTest, SendThresholdInterruptsOnCompletion) {

@@ -67,12 +67,18 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mmio.latency",
                                             "dma.latency",
                                             "dma.bandwidth",
+                                            "adapter.tasks",
                                             "adapter.rx_tasks",
                                             "adapter.tx_tasks",
                                             "adapter.tx_switch_every",
+                                            "adapter.channel_buffers",
+                                            "adapter.dtbs",
+                                            "adapter.header_buffers",
+                                            "adapter.interrupt_handlers",
                                             "window.recv_frames",
                                             "window.send_slots",
                                             "hal.return_batch",
+                                            "hal.wait_mode",
                                             "workload",
                                             "pingpong.sizes",
                                             "pingpong.iterations",
@@ -188,7 +194,7 @@ TEST(ParamTableTest, SetFromTextAcceptsEveryForm) {
 TEST(ParamTableTest, SetFromTextRejectsOutOfRangeValues) {
   EXPECT_EQ(SetError("nodes", "0"), "nodes must be in [1, 4096], got 0");
   EXPECT_EQ(SetError("nodes", "4097"), "nodes must be in [1, 4096], got 4097");
-  EXPECT_EQ(SetError("adapter.rx_tasks", "-3"), "adapter.rx_tasks must be in [1, 16], got -3");
+  EXPECT_EQ(SetError("adapter.rx_tasks", "-3"), "adapter.rx_tasks must be in [1, 64], got -3");
   EXPECT_EQ(SetError("seed", "-1"), "seed must be >= 0, got -1");
   EXPECT_EQ(SetError("stream.packets", "0"), "stream.packets must be >= 1, got 0");
   EXPECT_EQ(SetError("exchange.max_size", "-2"),

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// Ready vector scan and round robin. "Switch windows every k packets, even when k is 1."
+#include "firmware/work_manager.h"
+
+#include "abi/limits.h"
+
+namespace nicsim::fw {
+namespace {
+abi::GlobalReg ReadyReg(uint32_t window) {
+  return window < 64 ? abi::GlobalReg::kReadyLow : abi::GlobalReg::kReadyHigh;
+}
+}  // namespace
+
+void WorkManager::SetReady(uint32_t window, bool on) {
+  const abi::GlobalReg reg = ReadyReg(window);
+  uint64_t bits = platform_.ReadGlobalReg(reg);
+  const uint64_t mask = uint64_t{1} << (window % 64);
+  bits = on ? (bits | mask) : (bits & ~mask);
+  platform_.WriteGlobalReg(reg, bits);
+}
+
+bool WorkManager::NextWindow(uint32_t* window) const {
+  static_assert(abi::kMaxWindows == 128, "the ready vector is two 64-bit registers");
+  const uint64_t bits[2] = {platform_.ReadGlobalReg(abi::GlobalReg::kReadyLow),
+                            platform_.ReadGlobalReg(abi::GlobalReg::kReadyHigh)};
+  // Round robin from the cursor: the cursor's word from the cursor up, the other word,
+  // then the cursor's word below the cursor.
+  const uint32_t first = cursor_ / 64;
+  const uint64_t at_or_above = ~uint64_t{0} << (cursor_ % 64);
+  const uint64_t candidates[3] = {bits[first] & at_or_above, bits[first ^ 1],
+                                  bits[first] & ~at_or_above};
+  const uint32_t word_of[3] = {first, first ^ 1, first};
+  for (int i = 0; i < 3; ++i) {
+    if (candidates[i] != 0) {
+      *window = word_of[i] * 64 + static_cast<uint32_t>(__builtin_ctzll(candidates[i]));
+      return true;
+    }
+  }
+  return false;
+}
+
+void WorkManager::Claimed(uint32_t window, uint32_t remaining) {
+  if (window != cursor_) {
+    cursor_ = window;
+    taken_this_turn_ = 0;
+  }
+  // The ready bit clears when the window's last posted packet is claimed.
+  if (remaining == 0) SetReady(window, false);
+  if (++taken_this_turn_ >= switch_every_ || remaining == 0) {
+    cursor_ = (window + 1) % abi::kMaxWindows;
+    taken_this_turn_ = 0;
+  }
+}
+
+}  // namespace nicsim::fw

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// Trace text format. Fields absent for an event kind are written as '-', so every line has
+// the same columns: time_ps adapter kind task state window cb dtb value.
+#include "sim/trace_writer.h"
+
+#include <fmt/format.h>
+
+#include "firmware/counters.h"
+#include "firmware/rx_engine.h"
+#include "firmware/tx_engine.h"
+
+namespace nicsim::sim {
+namespace {
+
+std::string Id(uint32_t id, uint32_t none) { return id == none ? "-" : std::to_string(id); }
+
+std::string StateName(const fw::TraceEvent& e) {
+  switch (e.kind) {
+    case fw::TraceKind::kRxState:
+      return std::string(fw::ToString(static_cast<fw::RxState>(e.state)));
+    case fw::TraceKind::kTxState:
+      return std::string(fw::ToString(static_cast<fw::TxState>(e.state)));
+    case fw::TraceKind::kDrop:
+      return std::string(fw::ToString(static_cast<fw::DropReason>(e.value)));
+    case fw::TraceKind::kWait:
+      return std::string(fw::kResourceNames[e.value]);
+    case fw::TraceKind::kMmio: {
+      static constexpr const char* kWindowCommands[] = {
+          "start_transmit", "return_recv_frames", "set_recv_threshold", "set_send_threshold",
+          "set_interrupt_mode"};
+      static constexpr const char* kGlobalCommands[] = {"close_window", "flush_lmt",
+                                                        "handler_ready", "reset_adapter"};
+      if (e.state >= 0x100) return kGlobalCommands[(e.state - 0x100) % 4];
+      return kWindowCommands[e.state % 5];
+    }
+    default:
+      return "-";
+  }
+}
+
+constexpr const char* kKindNames[] = {"rx",   "tx",    "drop",  "wait",
+                                      "intr", "mmio", "close", "reset"};
+
+}  // namespace
+
+std::string FormatTraceEvent(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& e) {
+  return fmt::format("{} a{} {} task={} state={} window={} cb={} dtb={} value={}", time_ps,
+                     adapter, kKindNames[static_cast<size_t>(e.kind)], Id(e.task, fw::kNoTask),
+                     StateName(e), e.window, Id(e.cb, fw::kNoCb), Id(e.dtb, fw::kNoDtb), e.value);
+}
+
+TraceWriter::TraceWriter(const std::string& path) : file_(std::fopen(path.c_str(), "w")) {}
+
+TraceWriter::~TraceWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void TraceWriter::Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) {
+  ++events_;
+  const std::string line = FormatTraceEvent(time_ps, adapter, event);
+  std::fprintf(file_, "%s\n", line.c_str());
+}
+
+}  // namespace nicsim::sim
