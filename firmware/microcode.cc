@@ -205,6 +205,14 @@ void Microcode::Dispatch() {
   }
 }
 
+std::vector<Microcode::TaskInfo> Microcode::BusyTasks() const {
+  std::vector<TaskInfo> out;
+  for (const Task& t : tasks_.all()) {
+    if (t.busy) out.push_back({t.id, t.kind, t.state, t.window, t.waiting});
+  }
+  return out;
+}
+
 void Microcode::Reset() {
   tasks_.Reset();
   cbs_.Reset();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "firmware/channel_buffers.h"
 #include "firmware/counters.h"
@@ -62,6 +63,17 @@ class Microcode {
   /** The hardware reset the adapter: every task, CB and pending event is dropped. */
   void Reset();
 
+  /** What one busy task is doing (for tests and diagnostics). */
+  struct TaskInfo {
+    TaskId id;
+    TaskKind kind;
+    /** RxState or TxState value it resumes in. */
+    uint8_t state;
+    uint32_t window;
+    Resource waiting;
+  };
+  /** Every busy task. */
+  std::vector<TaskInfo> BusyTasks() const;
   /** Tasks of `kind` active now. */
   uint32_t active_tasks(TaskKind kind) const { return tasks_.active(kind); }
   /** The buffer manager response register for a window. */

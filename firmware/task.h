@@ -89,6 +89,7 @@ class TaskPool {
   }
   /** The task with this id, or nullptr if the id is out of range. */
   Task* Find(TaskId id) { return id < tasks_.size() ? &tasks_[id] : nullptr; }
+  const std::vector<Task>& all() const { return tasks_; }
   uint32_t active(TaskKind kind) const { return active_[Index(kind)]; }
   size_t size() const { return tasks_.size(); }
   /** Frees every task (adapter reset). */

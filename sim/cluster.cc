@@ -52,13 +52,14 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
         " MiB: lower window.recv_frames, window.send_slots or the counts");
   }
   Rng keys(config.seed, "job_keys");
-  const uint32_t job_key = static_cast<uint32_t>(keys.Next() | 1);
+  c->job_key_ = static_cast<uint32_t>(keys.Next() | 1);
 
   for (uint32_t n = 0; n < config.nodes; ++n) {
     c->hosts_.push_back(std::make_unique<hw::func::HostMemory>(node_bytes));
     for (uint32_t a = 0; a < config.adapters_per_node; ++a) {
       const auto id = static_cast<uint16_t>(n * config.adapters_per_node + a);
       auto slot = std::make_unique<AdapterSlot>();
+      slot->node = n;
       slot->hw = std::make_unique<hw::func::FuncAdapter>(c->events_, *c->hosts_.back(), id,
                                                          config.line_bytes, config.timing,
                                                          config.microcode, config.resources);
@@ -66,30 +67,88 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get()));
       slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
       slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
+      slot->windows.resize(config.windows_per_adapter);
+      slot->endpoints.resize(config.windows_per_adapter);
       if (Status s = slot->driver->Init(); !s.ok()) return s;
-      for (uint32_t w = 0; w < config.windows_per_adapter; ++w) {
-        driver::WindowRequest req;
-        req.job_key = job_key;
-        req.recv_frames = config.recv_frames;
-        req.send_slots = config.send_slots;
-        Result<driver::WindowInfo> info = slot->driver->OpenWindow(w, req);
-        if (!info.ok()) return info.status();
-        slot->windows.push_back(
-            std::make_unique<hal::Window>(*info, *slot->access, config.return_batch));
-        slot->endpoints.push_back(std::make_unique<Endpoint>(
-            *slot->windows.back(), *slot->driver, c->events_, *c->hosts_.back(),
-            config.poll_latency_ps, config.wait_mode));
-        c->endpoints_.push_back(slot->endpoints.back().get());
-      }
       c->adapters_.push_back(std::move(slot));
+      for (uint32_t w = 0; w < config.windows_per_adapter; ++w) {
+        if (Status s = c->OpenWindow(id, w); !s.ok()) return s;
+      }
     }
   }
   return Result<std::unique_ptr<Cluster>>(std::move(c));
 }
 
+void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
+  AdapterSlot& slot = *adapters_[adapter_id];
+  slot.windows[info.window] =
+      std::make_unique<hal::Window>(info, *slot.access, config_.return_batch);
+  slot.endpoints[info.window] = std::make_unique<Endpoint>(
+      *slot.windows[info.window], *slot.driver, events_, *hosts_[slot.node],
+      config_.poll_latency_ps, config_.wait_mode);
+  RebuildEndpointList();
+}
+
+void Cluster::RebuildEndpointList() {
+  endpoints_.clear();
+  for (auto& slot : adapters_) {
+    for (auto& ep : slot->endpoints) {
+      if (ep) endpoints_.push_back(ep.get());
+    }
+  }
+}
+
+Status Cluster::OpenWindow(uint32_t adapter_id, uint32_t window) {
+  if (adapter_id >= adapters_.size() || window >= config_.windows_per_adapter) {
+    return Status::Error("open window: no window " + std::to_string(window) + " on adapter " +
+                         std::to_string(adapter_id));
+  }
+  driver::WindowRequest req;
+  req.job_key = job_key_;
+  req.recv_frames = config_.recv_frames;
+  req.send_slots = config_.send_slots;
+  Result<driver::WindowInfo> info = adapters_[adapter_id]->driver->OpenWindow(window, req);
+  if (!info.ok()) return info.status();
+  Attach(adapter_id, *info);
+  return Status();
+}
+
+Status Cluster::CloseWindow(uint32_t adapter_id, uint32_t window, std::function<void()> done) {
+  if (!HasEndpoint(adapter_id, window)) {
+    return Status::Error("close window: window " + std::to_string(window) + " on adapter " +
+                         std::to_string(adapter_id) + " is not open");
+  }
+  AdapterSlot& slot = *adapters_[adapter_id];
+  slot.endpoints[window].reset();
+  slot.windows[window].reset();
+  RebuildEndpointList();
+  return slot.driver->CloseWindow(window, std::move(done));
+}
+
+Status Cluster::RecoverAdapter(uint32_t adapter_id) {
+  if (adapter_id >= adapters_.size()) return Status::Error("recover: no such adapter");
+  AdapterSlot& slot = *adapters_[adapter_id];
+  slot.driver->RecoverAdapter();
+  for (uint32_t w = 0; w < slot.endpoints.size(); ++w) {
+    if (!slot.endpoints[w]) continue;
+    slot.endpoints[w].reset();
+    slot.windows[w].reset();
+    Result<driver::WindowInfo> info = slot.driver->ReopenWindow(w);
+    if (!info.ok()) return info.status();
+    Attach(adapter_id, *info);
+  }
+  RebuildEndpointList();
+  return Status();
+}
+
+bool Cluster::HasEndpoint(uint32_t adapter_id, uint32_t window) const {
+  return adapter_id < adapters_.size() && window < adapters_[adapter_id]->endpoints.size() &&
+         adapters_[adapter_id]->endpoints[window] != nullptr;
+}
+
 Endpoint& Cluster::endpoint(uint32_t adapter_id, uint32_t window) {
-  NICSIM_CHECK(adapter_id < adapters_.size() && window < adapters_[adapter_id]->endpoints.size(),
-               "no endpoint at adapter %u window %u", adapter_id, window);
+  NICSIM_CHECK(HasEndpoint(adapter_id, window), "no endpoint at adapter %u window %u",
+               adapter_id, window);
   return *adapters_[adapter_id]->endpoints[window];
 }
 

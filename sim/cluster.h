@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -60,18 +61,36 @@ class Cluster {
   /** Node that holds an adapter. */
   uint32_t NodeOf(uint32_t adapter_id) const { return adapter_id / config_.adapters_per_node; }
 
-  /** Every endpoint, ordered by adapter then window. */
+  /** Every endpoint, ordered by adapter then window (closed windows left out). */
   const std::vector<Endpoint*>& endpoints() const { return endpoints_; }
   Endpoint& endpoint(uint32_t adapter_id, uint32_t window);
+  /** True if the window has an endpoint (it is open and not being closed). */
+  bool HasEndpoint(uint32_t adapter_id, uint32_t window) const;
+
+  /**
+   * The process on a window exits and the driver closes the window: its endpoint and HAL
+   * go at once; `done` runs when the driver has released the window's memory.
+   */
+  Status CloseWindow(uint32_t adapter_id, uint32_t window, std::function<void()> done = nullptr);
+  /** Opens a closed window again for the job, with a fresh HAL and endpoint. */
+  Status OpenWindow(uint32_t adapter_id, uint32_t window);
+  /** Adapter recovery: resets the adapter and reopens every window it had open. */
+  Status RecoverAdapter(uint32_t adapter_id);
+  uint32_t job_key() const { return job_key_; }
 
  private:
   explicit Cluster(const ClusterConfig& config);
+  /** Builds the HAL window and endpoint for an open window. */
+  void Attach(uint32_t adapter_id, const driver::WindowInfo& info);
+  void RebuildEndpointList();
   struct AdapterSlot {
     std::unique_ptr<hw::func::FuncAdapter> hw;
     std::unique_ptr<hw::func::FuncDeviceAccess> access;
     std::unique_ptr<driver::AdapterDriver> driver;
+    /** Indexed by window number; null while the window is closed. */
     std::vector<std::unique_ptr<hal::Window>> windows;
     std::vector<std::unique_ptr<Endpoint>> endpoints;
+    uint32_t node = 0;
   };
 
   ClusterConfig config_;
@@ -80,6 +99,7 @@ class Cluster {
   std::vector<std::unique_ptr<hw::func::HostMemory>> hosts_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
   std::vector<Endpoint*> endpoints_;
+  uint32_t job_key_ = 0;
 };
 
 }  // namespace nicsim::sim

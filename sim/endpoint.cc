@@ -46,7 +46,9 @@ void Endpoint::SetConsuming(bool consuming) {
 void Endpoint::SchedulePoll() {
   if (poll_pending_) return;
   poll_pending_ = true;
-  events_.After(poll_latency_ps_, [this] {
+  // The process may exit (its window closes) before the poll runs.
+  events_.After(poll_latency_ps_, [this, alive = std::weak_ptr<bool>(alive_)] {
+    if (alive.expired()) return;
     poll_pending_ = false;
     Poll();
   });

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "driver/adapter_driver.h"
@@ -100,6 +101,8 @@ class Endpoint {
   uint64_t received_ = 0;
   uint64_t wakeups_ = 0;
   uint64_t early_spins_ = 0;
+  /** Expires with the endpoint, so events scheduled for it become no-ops. */
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace nicsim::sim
