@@ -142,7 +142,7 @@ TxEngine::Next TxEngine::Inject(Task& task) {
 }
 
 TxEngine::Next TxEngine::MarkDone(Task& task) {
-  if (ClosedUnderTask(ctx_, task)) return Abandon(task);
+  // Runs straight after Inject (or a rejection) in the same dispatch, which checked the window.
   // Rewrite the slot's header so the ULP sees which slots the adapter has processed.
   abi::SendSlotHeader slot;
   std::memcpy(&slot, ctx_.platform.HeaderBuffer(task.header_buffer), sizeof(slot));

@@ -18,7 +18,9 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
   } else {
     driver_.SetWindowInterruptHandler(info.window, [this](uint32_t) {
       ++wakeups_;
-      expecting_ = true;
+      // The frame this interrupt announces may already have been read by an earlier poll.
+      expecting_ = window_.recv().consumed() < armed_for_;
+      spin_until_ps_ = events_.now_ps() + kMaxSpinPolls * poll_latency_ps_;
       SchedulePoll();
     });
     window_.SetInterruptMode(mode_ == WaitMode::kEarlyInterrupt ? abi::kEarlyInterrupt : 0);
@@ -35,7 +37,8 @@ Endpoint::~Endpoint() {
 }
 
 void Endpoint::ArmInterrupt() {
-  window_.recv().SetInterruptThreshold(static_cast<uint32_t>(window_.recv().consumed() + 1));
+  armed_for_ = window_.recv().consumed() + 1;
+  window_.recv().SetInterruptThreshold(static_cast<uint32_t>(armed_for_));
 }
 
 void Endpoint::SetConsuming(bool consuming) {
@@ -62,17 +65,20 @@ void Endpoint::Poll() {
     while (consuming_ && recv.Poll(&packet)) {
       ++received_;
       any = true;
-      expecting_ = false;
       if (on_receive_) on_receive_(packet);
       recv.Consume();
     }
     if (any) recv.ReturnFrames();
+    if (recv.consumed() >= armed_for_) expecting_ = false;
     if (mode_ != WaitMode::kPoll) {
-      if (expecting_) {
+      if (expecting_ && events_.now_ps() < spin_until_ps_) {
         // Early interrupt: the data is still on its way; spin on the first line.
         ++early_spins_;
         SchedulePoll();
-      } else if (any) {
+      } else if (any || expecting_) {
+        // Sleep again. An interrupt that was stale (its frame already read) ends here; for a
+        // frame still in flight the threshold is already reached and fires at once.
+        expecting_ = false;
         ArmInterrupt();
       }
     }

@@ -91,6 +91,11 @@ class Endpoint {
   WaitMode mode_;
   /** Early mode: an interrupt came and its frame has not been seen yet. */
   bool expecting_ = false;
+  /** The frame count the armed interrupt waits for. */
+  uint64_t armed_for_ = 0;
+  /** Polls a woken process spends on a frame not yet written before sleeping again. */
+  static constexpr uint64_t kMaxSpinPolls = 64;
+  uint64_t spin_until_ps_ = 0;
   int recv_watch_ = 0;
   int send_watch_ = 0;
   bool poll_pending_ = false;
