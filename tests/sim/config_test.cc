@@ -539,3 +539,22 @@ TEST(PresetTest, SetFlagAppliesThePresetAtThatPoint) {
 
 }  // namespace
 }  // namespace nicsim::sim
+
+namespace nicsim::sim {
+namespace {
+
+TEST(ParamDocsTest, EveryParameterIsDocumentedInScenariosMd) {
+  std::FILE* f = std::fopen(NICSIM_SOURCE_DIR "/docs/scenarios.md", "rb");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  for (const ParamSpec& p : AllParams()) {
+    EXPECT_NE(text.find("| `" + p.name + "` | "), std::string::npos) << p.name;
+  }
+}
+
+}  // namespace
+}  // namespace nicsim::sim
