@@ -10,8 +10,7 @@
 
 #include "base/crc32.h"
 #include "bench/bench_report.h"
-#include "sim/cluster.h"
-#include "sim/workloads/workload.h"
+#include "bench/timed_stream.h"
 
 namespace {
 
@@ -51,19 +50,9 @@ struct SimFigures {
 };
 
 SimFigures SimPacketsPerSecond() {
-  nicsim::sim::ClusterConfig config;
-  auto cluster = std::move(*nicsim::sim::Cluster::Create(config));
-  nicsim::sim::StreamConfig stream;
-  stream.packets = kPackets;
-  stream.size = kSize;
-  const auto start = Clock::now();
-  auto r = nicsim::sim::RunStream(*cluster, stream);
-  const double s = std::chrono::duration<double>(Clock::now() - start).count();
-  if (!r.ok() || r->error_count != 0 || r->messages_delivered != kPackets) {
-    std::fprintf(stderr, "func_stream_rate: the stream did not complete correctly\n");
-    std::exit(1);
-  }
-  return {kPackets / s, cluster->events().events_run() / s, cluster->events().events_run()};
+  const nicsim::bench::TimedStream t =
+      nicsim::bench::RunTimedStream(nicsim::sim::ClusterConfig{}, kPackets, kSize);
+  return {kPackets / t.wall_s, t.events / t.wall_s, t.events};
 }
 
 template <typename T>

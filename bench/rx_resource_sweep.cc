@@ -5,17 +5,11 @@
 // packets per simulated second (the modelled adapter's receive throughput).
 #include <fmt/format.h>
 
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-
 #include "bench/bench_report.h"
-#include "sim/cluster.h"
-#include "sim/workloads/workload.h"
+#include "bench/timed_stream.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr uint64_t kPackets = 50000;
 constexpr uint32_t kSize = 1024;
 
@@ -34,19 +28,8 @@ Point Measure(uint32_t dtbs, uint32_t rx_tasks, bool unlimited) {
     config.microcode.channel_buffers = 64;
     config.resources.header_buffers = 64;
   }
-  auto cluster = std::move(*nicsim::sim::Cluster::Create(config));
-  nicsim::sim::StreamConfig stream;
-  stream.packets = kPackets;
-  stream.size = kSize;
-  const auto start = Clock::now();
-  auto r = nicsim::sim::RunStream(*cluster, stream);
-  const double s = std::chrono::duration<double>(Clock::now() - start).count();
-  if (!r.ok() || r->error_count != 0 || r->messages_delivered != kPackets) {
-    std::fprintf(stderr, "rx_resource_sweep: stream failed at dtbs=%u rx_tasks=%u\n", dtbs, rx_tasks);
-    std::exit(1);
-  }
-  const double sim_s = static_cast<double>(cluster->events().now_ps()) * 1e-12;
-  return {kPackets / s, kPackets / sim_s};
+  const nicsim::bench::TimedStream t = nicsim::bench::RunTimedStream(config, kPackets, kSize);
+  return {kPackets / t.wall_s, kPackets / t.sim_s};
 }
 
 }  // namespace
