@@ -31,6 +31,9 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   const uint64_t adapters = uint64_t{config.nodes} * config.adapters_per_node;
   if (adapters > 0xFFFF) return Status::Error("at most 65535 adapters in a cluster");
   std::unique_ptr<Cluster> c(new Cluster(config));
+  Result<std::unique_ptr<Backend>> backend = MakeBackend(c->config_);
+  if (!backend.ok()) return backend.status();
+  c->backend_ = std::move(*backend);
   FabricConfig fabric = config.fabric;
   fabric.seed = config.seed;
   fabric.link_ps_per_byte = config.timing.link_ps_per_byte;
@@ -60,9 +63,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       const auto id = static_cast<uint16_t>(n * config.adapters_per_node + a);
       auto slot = std::make_unique<AdapterSlot>();
       slot->node = n;
-      slot->hw = std::make_unique<hw::func::FuncAdapter>(c->events_, *c->hosts_.back(), id,
-                                                         config.line_bytes, config.timing,
-                                                         config.microcode, config.resources);
+      slot->hw = c->backend_->MakeAdapter(c->events_, *c->hosts_.back(), id);
       slot->hw->SetTraceSink(config.trace);
       slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get()));
       slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
@@ -76,6 +77,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       }
     }
   }
+  if (Status s = c->backend_->Start(c->events_); !s.ok()) return s;
   return Result<std::unique_ptr<Cluster>>(std::move(c));
 }
 

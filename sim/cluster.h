@@ -14,9 +14,11 @@
 #include "firmware/microcode.h"
 #include "hal/window.h"
 #include "hw/func/event_queue.h"
-#include "hw/func/func_adapter.h"
+#include "hw/func/adapter_model.h"
 #include "hw/func/func_device_access.h"
 #include "hw/func/host_memory.h"
+#include "hw/systemc/systemc_timing.h"
+#include "sim/backends/backend.h"
 #include "sim/endpoint.h"
 #include "sim/fabric/switch_fabric.h"
 
@@ -33,8 +35,12 @@ struct ClusterConfig {
   uint32_t return_batch = 16;
   uint64_t poll_latency_ps = 50'000;
   uint64_t seed = 1;
-  hw::func::FuncTiming timing;
-  hw::func::FuncResources resources;
+  /** The hardware model that runs the microcode. */
+  BackendKind backend = BackendKind::kFunc;
+  hw::func::AdapterTiming timing;
+  /** Costs of the SystemC backend (ignored by the functional one). */
+  hw::systemc::SystemcTiming systemc;
+  hw::func::AdapterResources resources;
   WaitMode wait_mode = WaitMode::kPoll;
   /** Receives every adapter's firmware trace events, if set. */
   hw::func::TraceSink* trace = nullptr;
@@ -52,9 +58,11 @@ class Cluster {
   hw::func::EventQueue& events() { return events_; }
   SwitchFabric& fabric() { return *fabric_; }
   const ClusterConfig& config() const { return config_; }
+  /** Facts about the backend for stats.json (kernel, quantum). */
+  nlohmann::json DescribeBackend() const { return backend_->Describe(); }
 
   uint32_t adapter_count() const { return static_cast<uint32_t>(adapters_.size()); }
-  hw::func::FuncAdapter& adapter(uint32_t id) { return *adapters_[id]->hw; }
+  hw::func::AdapterModel& adapter(uint32_t id) { return *adapters_[id]->hw; }
   driver::AdapterDriver& driver(uint32_t id) { return *adapters_[id]->driver; }
   /** Host memory of a node. */
   hw::func::HostMemory& host(uint32_t node) { return *hosts_[node]; }
@@ -84,7 +92,7 @@ class Cluster {
   void Attach(uint32_t adapter_id, const driver::WindowInfo& info);
   void RebuildEndpointList();
   struct AdapterSlot {
-    std::unique_ptr<hw::func::FuncAdapter> hw;
+    std::unique_ptr<hw::func::AdapterModel> hw;
     std::unique_ptr<hw::func::FuncDeviceAccess> access;
     std::unique_ptr<driver::AdapterDriver> driver;
     /** Indexed by window number; null while the window is closed. */
@@ -94,6 +102,7 @@ class Cluster {
   };
 
   ClusterConfig config_;
+  std::unique_ptr<Backend> backend_;
   hw::func::EventQueue events_;
   std::unique_ptr<SwitchFabric> fabric_;
   std::vector<std::unique_ptr<hw::func::HostMemory>> hosts_;

@@ -11,12 +11,14 @@
 namespace nicsim::sim {
 
 Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
-  const std::string& backend = p.String("backend");
-  if (backend != "func") {
-    return Status::Error("backend: '" + backend +
-                         "' is not available in this build; only 'func' is implemented so far");
-  }
   ClusterConfig c;
+  const std::string& backend = p.String("backend");
+  if (backend == "dpdk") {
+    return Status::Error("backend: 'dpdk' runs on a real port, not in a simulated cluster");
+  }
+  c.backend = backend == "func"      ? BackendKind::kFunc
+              : backend == "systemc" ? BackendKind::kSystemc
+                                     : BackendKind::kRtl;
   c.seed = static_cast<uint64_t>(p.Int("seed"));
   c.nodes = static_cast<uint32_t>(p.Int("nodes"));
   c.adapters_per_node = static_cast<uint32_t>(p.Int("adapters_per_node"));
@@ -55,9 +57,17 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   c.fabric.duplicate = p.Probability("fabric.duplicate");
   c.fabric.reorder = p.Probability("fabric.reorder");
   c.fabric.corrupt = p.Probability("fabric.corrupt");
-  if (p.Int("fabric.paths") != 1) {
-    return Status::Error("fabric.paths: only 1 path is modelled so far");
-  }
+  c.fabric.paths = static_cast<uint32_t>(p.Int("fabric.paths"));
+  c.fabric.link_delay_ps = static_cast<uint64_t>(p.DurationPs("fabric.link_delay"));
+  c.fabric.path_skew_ps = static_cast<uint64_t>(p.DurationPs("fabric.path_skew"));
+  c.fabric.port_buffer_bytes = p.SizeBytes("fabric.port_buffer");
+  Result<RoutingPolicy> routing = RoutingPolicyFromName(p.String("fabric.routing"));
+  if (!routing.ok()) return routing.status();
+  c.fabric.routing = *routing;
+  Result<std::vector<PathOutage>> outages =
+      PathOutagesFromList(p.IntList("fabric.path_down"), c.fabric.paths);
+  if (!outages.ok()) return outages.status();
+  c.fabric.outages = std::move(*outages);
   return c;
 }
 
@@ -100,6 +110,8 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!cluster.ok()) return cluster.status();
   Result<WorkloadResult> result = RunWorkload(**cluster, scenario.params);
   if (!result.ok()) return result.status();
+  // Let the adapters finish what they started (completion steps after the last delivery).
+  (*cluster)->events().RunWhile([] { return true; });
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   RunOutcome outcome;
@@ -114,12 +126,14 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   for (std::string_view name : fw::kDropReasonNames) drops[std::string(name)] = 0;
   drops["fabric_loss"] = 0;
   drops["no_route"] = 0;
+  drops["path_down"] = 0;
+  drops["port_buffer_full"] = 0;
   uint64_t packets_delivered = 0;
   nlohmann::json adapters = nlohmann::json::array();
   for (uint32_t id = 0; id < cluster.adapter_count(); ++id) {
-    const hw::func::FuncAdapter& a = cluster.adapter(id);
+    const hw::func::AdapterModel& a = cluster.adapter(id);
     const fw::Counters& fc = a.firmware_counters();
-    const hw::func::FuncAdapterCounters& hc = a.counters();
+    const hw::func::AdapterCounters& hc = a.counters();
     packets_delivered += fc.rx_packets;
     for (size_t r = 0; r < fc.drops.size(); ++r) {
       drops[std::string(fw::kDropReasonNames[r])] =
@@ -169,7 +183,8 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
       {"scenario", scenario.name},
       {"seed", scenario.params.Int("seed")},
       {"backend", scenario.params.String("backend")},
-      {"quantum_ns", 0},
+      {"backend_model", cluster.DescribeBackend()},
+      {"quantum_ns", cluster.DescribeBackend()["quantum_ns"]},
       {"sim_time_ns", cluster.events().now_ps() / 1000},
       {"wall_time_s", wall_time_s},
       {"wall_events_per_second", wall_time_s > 0 ? cluster.events().events_run() / wall_time_s : 0},
@@ -186,7 +201,9 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
        {{"frames_routed", fab.frames_routed},
         {"frames_duplicated", fab.frames_duplicated},
         {"frames_reordered", fab.frames_reordered},
-        {"frames_corrupted", fab.frames_corrupted}}},
+        {"frames_corrupted", fab.frames_corrupted},
+        {"frames_per_path", fab.frames_per_path},
+        {"port_buffer_peak_bytes", fab.port_buffer_peak_bytes}}},
       {"adapters", adapters},
       {"workload", result.results},
       {"params", params},

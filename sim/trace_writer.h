@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "hw/func/func_adapter.h"
+#include "hw/func/adapter_model.h"
 
 namespace nicsim::sim {
 

@@ -3,6 +3,7 @@
 // The functional model and the fabric share one queue per simulation.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -10,9 +11,24 @@
 
 namespace nicsim::hw::func {
 
+/**
+ * Another simulation kernel stepped in lock-step with the queue (the SystemC kernel): the
+ * queue runs whichever has the earlier next event, so both share one notion of time.
+ */
+class CoSimulator {
+ public:
+  virtual ~CoSimulator() = default;
+  /** The time of the co-simulator's next activity; false if it has none. */
+  virtual bool NextEventPs(uint64_t* time_ps) = 0;
+  /** Runs the co-simulator up to and including everything due at `time_ps`. */
+  virtual void AdvanceTo(uint64_t time_ps) = 0;
+};
+
 /** Discrete-event scheduler with picosecond time. */
 class EventQueue {
  public:
+  /** Steps `cosim` together with the queue (nullptr: none). */
+  void SetCoSimulator(CoSimulator* cosim) { cosim_ = cosim; }
   using Action = std::function<void()>;
 
   /** Current simulated time in picoseconds. */
@@ -30,6 +46,14 @@ class EventQueue {
 
   /** Runs the earliest event; false if none is left. */
   bool RunOne() {
+    uint64_t cosim_ps;
+    if (cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps) &&
+        (queue_.empty() || cosim_ps < queue_.top().time_ps)) {
+      now_ps_ = std::max(now_ps_, cosim_ps);
+      ++events_run_;
+      cosim_->AdvanceTo(now_ps_);
+      return true;
+    }
     if (queue_.empty()) return false;
     Event ev = std::move(const_cast<Event&>(queue_.top()));
     queue_.pop();
@@ -60,6 +84,7 @@ class EventQueue {
   uint64_t now_ps_ = 0;
   uint64_t next_seq_ = 0;
   uint64_t events_run_ = 0;
+  CoSimulator* cosim_ = nullptr;
 };
 
 }  // namespace nicsim::hw::func

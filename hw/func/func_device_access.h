@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// DeviceAccess for the functional model: the driver's view of one FuncAdapter and the
+// DeviceAccess for the simulated adapters: the driver's view of one AdapterModel and the
 // host memory of its node.
 #pragma once
 
 #include "driver/device_access.h"
-#include "hw/func/func_adapter.h"
+#include "hw/func/adapter_model.h"
 
 namespace nicsim::hw::func {
 
 /** Host-to-device access to a FuncAdapter. */
 class FuncDeviceAccess final : public driver::DeviceAccess {
  public:
-  explicit FuncDeviceAccess(FuncAdapter& adapter) : adapter_(adapter) {}
+  explicit FuncDeviceAccess(AdapterModel& adapter) : adapter_(adapter) {}
 
   uint16_t AdapterId() const override { return adapter_.AdapterId(); }
   uint32_t CacheLineBytes() const override { return adapter_.CacheLineBytes(); }
@@ -31,7 +31,7 @@ class FuncDeviceAccess final : public driver::DeviceAccess {
   }
 
  private:
-  FuncAdapter& adapter_;
+  AdapterModel& adapter_;
 };
 
 }  // namespace nicsim::hw::func

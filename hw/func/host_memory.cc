@@ -74,6 +74,24 @@ bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {
   return true;
 }
 
+HostMemory::Access HostMemory::CheckDeviceWrite(uint64_t addr, uint64_t len) {
+  if (Translate(addr, len) == nullptr) return Access::kOutOfRange;
+  return IsAllocated(addr, len) ? Access::kOk : Access::kFreed;
+}
+
+HostMemory::Access HostMemory::DeviceWrite(uint64_t addr, const uint8_t* src, uint64_t len) {
+  const Access access = CheckDeviceWrite(addr, len);
+  if (access == Access::kOk) std::memcpy(Translate(addr, len), src, len);
+  return access;
+}
+
+HostMemory::Access HostMemory::DeviceRead(uint64_t addr, uint8_t* dst, uint64_t len) {
+  const uint8_t* src = Translate(addr, len);
+  if (src == nullptr) return Access::kOutOfRange;
+  std::memcpy(dst, src, len);
+  return Access::kOk;
+}
+
 int HostMemory::Watch(uint64_t addr, uint64_t len, WatchFn fn) {
   const int handle = next_watch_++;
   watches_[handle] = WatchEntry{addr, len, std::move(fn)};

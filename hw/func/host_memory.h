@@ -33,6 +33,21 @@ class HostMemory {
   /** True if every byte of [addr, addr + len) is in an allocated block (not freed). */
   bool IsAllocated(uint64_t addr, uint64_t len) const;
 
+  /** Outcome of a device access. */
+  enum class Access : uint8_t {
+    kOk,
+    /** Some byte is outside host memory. */
+    kOutOfRange,
+    /** Some byte is in memory the driver has freed (a device use-after-free). */
+    kFreed,
+  };
+  /** What DeviceWrite would answer now, without writing. */
+  Access CheckDeviceWrite(uint64_t addr, uint64_t len);
+  /** A device (DMA) write: copies only if every byte is allocated memory. */
+  Access DeviceWrite(uint64_t addr, const uint8_t* src, uint64_t len);
+  /** A device (DMA) read. Reading freed memory is allowed (it reads poison). */
+  Access DeviceRead(uint64_t addr, uint8_t* dst, uint64_t len);
+
   /** Byte written over freed memory, so stale reads stand out. */
   static constexpr uint8_t kPoison = 0xDB;
 

@@ -68,6 +68,14 @@ std::vector<ParamSpec> BuildTable() {
       Int("adapters_per_node", 1, 1, 16, "Network adapters in each host"),
       Int("windows_per_adapter", 1, 1, 128, "Communication windows opened on each adapter"),
       Int("fabric.paths", 1, 1, 16, "Independent routes between each pair of adapters"),
+      Enum("fabric.routing", "fixed", {"fixed", "round_robin", "random"},
+           "Per-packet path choice: fixed = hash(src, dest) % paths, round_robin = each source "
+           "cycles through the paths, random = seeded draw; the last two skip paths that are down"),
+      Typed("fabric.path_skew", T::kDuration, "0ns",
+            "Extra propagation delay of path p: p x this duration"),
+      IntList("fabric.path_down", "[-1]", -1, kNoMax,
+              "Path outages as triples [path, down_at_ns, up_at_ns, ...] (up_at_ns = -1: stays "
+              "down); [-1] = none"),
       Typed("fabric.loss", T::kProbability, "0.0", "Probability that the fabric drops a packet"),
       Typed("fabric.duplicate", T::kProbability, "0.0",
             "Probability that the fabric delivers a packet twice"),
@@ -77,6 +85,11 @@ std::vector<ParamSpec> BuildTable() {
       Typed("fabric.corrupt", T::kProbability, "0.0",
             "Probability that a packet arrives with a corrupted payload (bad CRC)"),
       Typed("fabric.hop_latency", T::kDuration, "300ns", "Latency of one hop through the fabric"),
+      Typed("fabric.link_delay", T::kDuration, "50ns",
+            "Propagation delay of one fabric link (a frame crosses two: adapter-switch-adapter)"),
+      Typed("fabric.port_buffer", T::kSize, "1MiB",
+            "Bytes each switch output port buffers (frame on the wire included); a frame that "
+            "does not fit is dropped; 0 = unlimited"),
       Typed("fabric.reorder_delay", T::kDuration, "2us", "Extra delay given to a reordered packet"),
       Typed("link.bandwidth", T::kRate, "2GB/s",
             "Bandwidth of each adapter's link to the fabric, per direction"),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Switch fabric routing and fault injection. Every random choice comes from the fabric's
-// own stream of the scenario seed, in event order, so runs replay exactly.
+// Switch fabric routing, output-port buffering and fault injection. Every random choice comes
+// from the fabric's own stream of the scenario seed, in event order, so runs replay exactly.
 #include "sim/fabric/switch_fabric.h"
 
 #include <algorithm>
@@ -9,28 +9,100 @@
 
 namespace nicsim::sim {
 
-/** The device-to-fabric side of one adapter's link. */
+std::string_view ToString(RoutingPolicy policy) {
+  switch (policy) {
+    case RoutingPolicy::kFixed:
+      return "fixed";
+    case RoutingPolicy::kRoundRobin:
+      return "round_robin";
+    case RoutingPolicy::kRandom:
+      return "random";
+  }
+  return "?";
+}
+
+Result<RoutingPolicy> RoutingPolicyFromName(std::string_view name) {
+  for (RoutingPolicy p :
+       {RoutingPolicy::kFixed, RoutingPolicy::kRoundRobin, RoutingPolicy::kRandom}) {
+    if (ToString(p) == name) return p;
+  }
+  return Status::Error("fabric.routing: '" + std::string(name) +
+                       "' is not one of fixed, round_robin, random");
+}
+
+Result<std::vector<PathOutage>> PathOutagesFromList(const std::vector<int64_t>& list,
+                                                    uint32_t paths) {
+  std::vector<PathOutage> outages;
+  // A lone -1 stands for "no outages": the parameter store refuses empty lists.
+  if (list.size() == 1 && list[0] == -1) return outages;
+  if (list.size() % 3 != 0) {
+    return Status::Error(
+        "fabric.path_down: expected [-1] or triples [plane, down_at_ns, up_at_ns, ...], got " +
+        std::to_string(list.size()) + " numbers");
+  }
+  for (size_t i = 0; i < list.size(); i += 3) {
+    const std::string at = "fabric.path_down[" + std::to_string(i / 3) + "]: ";
+    const int64_t plane = list[i];
+    const int64_t down_ns = list[i + 1];
+    const int64_t up_ns = list[i + 2];
+    if (plane < 0 || plane >= static_cast<int64_t>(paths)) {
+      return Status::Error(at + "plane " + std::to_string(plane) +
+                           " is not in [0, fabric.paths) = [0, " + std::to_string(paths) + ")");
+    }
+    if (down_ns < 0)
+      return Status::Error(at + "down_at_ns must be >= 0, got " + std::to_string(down_ns));
+    if (up_ns != -1 && up_ns <= down_ns) {
+      return Status::Error(at + "up_at_ns must be after down_at_ns (or -1 for never), got " +
+                           std::to_string(up_ns));
+    }
+    constexpr int64_t kMaxNs = static_cast<int64_t>(PathOutage::kNever / 1000 - 1);
+    if (down_ns > kMaxNs || up_ns > kMaxNs) return Status::Error(at + "time too large");
+    PathOutage o;
+    o.plane = static_cast<uint32_t>(plane);
+    o.down_at_ps = static_cast<uint64_t>(down_ns) * 1000;
+    o.up_at_ps = up_ns == -1 ? PathOutage::kNever : static_cast<uint64_t>(up_ns) * 1000;
+    outages.push_back(o);
+  }
+  return outages;
+}
+
+/** The device-to-fabric side of one adapter's links (one into each plane). */
 class SwitchFabric::Port final : public hw::FabricPort {
  public:
-  explicit Port(SwitchFabric& fabric) : fabric_(fabric) {}
+  Port(SwitchFabric& fabric, uint16_t adapter_id) : fabric_(fabric), adapter_id_(adapter_id) {}
   void Send(hw::Frame frame, uint64_t depart_ps) override {
+    frame.src_adapter = adapter_id_;
     fabric_.Route(std::move(frame), depart_ps);
   }
 
  private:
   SwitchFabric& fabric_;
+  uint16_t adapter_id_;
 };
 
 SwitchFabric::SwitchFabric(hw::func::EventQueue& events, const FabricConfig& config)
-    : events_(events), config_(config), rng_(config.seed, "fabric") {}
+    : events_(events), config_(config), rng_(config.seed, "fabric") {
+  NICSIM_CHECK(config_.paths >= 1 && config_.paths <= kMaxFabricPaths,
+               "fabric paths must be in [1, %u], got %u", kMaxFabricPaths, config_.paths);
+  planes_.resize(config_.paths);
+  counters_.frames_per_path.assign(config_.paths, 0);
+  for (const PathOutage& o : config_.outages) {
+    NICSIM_CHECK(o.plane < config_.paths && o.up_at_ps > o.down_at_ps,
+                 "bad outage: plane %u down at %llu ps up at %llu ps", o.plane,
+                 static_cast<unsigned long long>(o.down_at_ps),
+                 static_cast<unsigned long long>(o.up_at_ps));
+    planes_[o.plane].outages.push_back(o);
+  }
+}
 
 SwitchFabric::~SwitchFabric() = default;
 
 hw::FabricPort* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
   NICSIM_CHECK(adapter_id == sinks_.size(), "adapters must attach in id order");
   sinks_.push_back(sink);
-  out_busy_until_ps_.push_back(0);
-  ports_.push_back(std::make_unique<Port>(*this));
+  for (Plane& plane : planes_) plane.out.emplace_back();
+  next_plane_.push_back(0);
+  ports_.push_back(std::make_unique<Port>(*this, adapter_id));
   return ports_.back().get();
 }
 
@@ -41,45 +113,132 @@ void SwitchFabric::InjectRaw(uint16_t dest_adapter, std::vector<uint8_t> bytes) 
   Deliver(std::move(frame), events_.now_ps());
 }
 
+void SwitchFabric::SetPathDown(uint32_t plane, bool down) {
+  NICSIM_CHECK(plane < planes_.size(), "no fabric plane %u (paths = %zu)", plane, planes_.size());
+  planes_[plane].forced_down = down;
+}
+
+bool SwitchFabric::path_down(uint32_t plane) const {
+  NICSIM_CHECK(plane < planes_.size(), "no fabric plane %u (paths = %zu)", plane, planes_.size());
+  const Plane& p = planes_[plane];
+  if (p.forced_down) return true;
+  // An outage covers [down_at, up_at): at its up time the plane routes again.
+  const uint64_t now = events_.now_ps();
+  for (const PathOutage& o : p.outages) {
+    if (o.down_at_ps <= now && now < o.up_at_ps) return true;
+  }
+  return false;
+}
+
+uint32_t SwitchFabric::FixedPlane(uint16_t src, uint16_t dest, uint32_t paths) {
+  // A fixed mix of the pair, not std::hash: the mapping must not depend on the library.
+  uint64_t state = (uint64_t{src} << 16) | dest;
+  return static_cast<uint32_t>(SplitMix64(state) % paths);
+}
+
+uint32_t SwitchFabric::ChoosePlane(uint16_t src, uint16_t dest) {
+  const auto paths = static_cast<uint32_t>(planes_.size());
+  switch (config_.routing) {
+    case RoutingPolicy::kFixed: {
+      // A fixed route does not know about failures: a down plane loses the pair's frames.
+      const uint32_t p = FixedPlane(src, dest, paths);
+      return path_down(p) ? kNoPlane : p;
+    }
+    case RoutingPolicy::kRoundRobin: {
+      uint32_t& next = next_plane_[src];
+      for (uint32_t i = 0; i < paths; ++i) {
+        const uint32_t p = (next + i) % paths;
+        if (!path_down(p)) {
+          next = (p + 1) % paths;
+          return p;
+        }
+      }
+      return kNoPlane;
+    }
+    case RoutingPolicy::kRandom: {
+      uint32_t up[kMaxFabricPaths];
+      uint32_t n = 0;
+      for (uint32_t p = 0; p < paths; ++p) {
+        if (!path_down(p)) up[n++] = p;
+      }
+      // No draw when nothing is up: the stream advances only for real choices.
+      return n == 0 ? kNoPlane : up[rng_.Below(n)];
+    }
+  }
+  return kNoPlane;
+}
+
 void SwitchFabric::Route(hw::Frame frame, uint64_t depart_ps) {
   if (frame.dest_adapter >= sinks_.size()) {
-    ++counters_.drops["no_route"];
+    Drop("no_route");
     return;
   }
   if (rng_.Chance(config_.loss)) {
-    ++counters_.drops["fabric_loss"];
+    Drop("fabric_loss");
     return;
   }
+  const uint32_t plane = ChoosePlane(frame.src_adapter, frame.dest_adapter);
+  if (plane == kNoPlane) {
+    Drop("path_down");
+    return;
+  }
+  Faults faults;
   if (rng_.Chance(config_.corrupt) && !frame.bytes.empty()) {
     // Flip one bit somewhere in the frame; the receiving link's CRC check catches it.
     const uint64_t bit = rng_.Below(frame.bytes.size() * 8);
     frame.bytes[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
-    ++counters_.frames_corrupted;
+    faults.corrupted = true;
   }
-  const bool duplicate = rng_.Chance(config_.duplicate);
-  const bool reorder = rng_.Chance(config_.reorder);
+  faults.duplicate = rng_.Chance(config_.duplicate);
+  faults.reorder = rng_.Chance(config_.reorder);
   ++counters_.frames_routed;
-  // The frame crosses the hop, then queues for the destination's output link.
-  const uint64_t wire_ps = static_cast<uint64_t>(frame.bytes.size() * config_.link_ps_per_byte);
-  uint64_t& busy = out_busy_until_ps_[frame.dest_adapter];
-  const uint64_t start = std::max(depart_ps + config_.hop_latency_ps, busy);
-  busy = start + wire_ps;
+  ++counters_.frames_per_path[plane];
+  // Store and forward: the switch has the whole frame one link delay after its last byte
+  // left the adapter, and the hop latency later it reaches the output port.
+  const uint64_t at_output =
+      depart_ps + config_.link_delay_ps + plane * config_.path_skew_ps + config_.hop_latency_ps;
+  events_.At(at_output, [this, plane, faults, f = std::move(frame)]() mutable {
+    Forward(plane, std::move(f), faults);
+  });
+}
+
+void SwitchFabric::Forward(uint32_t plane, hw::Frame frame, Faults faults) {
+  OutputPort& port = planes_[plane].out[frame.dest_adapter];
+  const uint64_t now = events_.now_ps();
+  // Frames whose last byte has left no longer hold buffer space.
+  while (!port.queued.empty() && port.queued.front().first <= now) {
+    port.queued_bytes -= port.queued.front().second;
+    port.queued.pop_front();
+  }
+  const uint64_t bytes = frame.bytes.size();
+  if (config_.port_buffer_bytes != 0 && port.queued_bytes + bytes > config_.port_buffer_bytes) {
+    Drop("port_buffer_full");
+    return;
+  }
+  const uint64_t wire_ps = static_cast<uint64_t>(bytes * config_.link_ps_per_byte);
+  const uint64_t start = std::max(now, port.busy_until_ps);
+  port.busy_until_ps = start + wire_ps;
+  port.queued.emplace_back(port.busy_until_ps, bytes);
+  port.queued_bytes += bytes;
+  counters_.port_buffer_peak_bytes = std::max(counters_.port_buffer_peak_bytes, port.queued_bytes);
+  if (faults.corrupted) ++counters_.frames_corrupted;
   // Deliver at header arrival: the receiver models the payload streaming in behind it.
-  uint64_t arrive = start;
-  if (reorder) {
+  uint64_t arrive = start + config_.link_delay_ps;
+  if (faults.reorder) {
     arrive += config_.reorder_delay_ps;
     ++counters_.frames_reordered;
   }
-  if (duplicate) {
+  if (faults.duplicate) {
+    // The copy follows right behind the original and takes no buffer space of its own.
     ++counters_.frames_duplicated;
-    Deliver(frame, busy);
+    Deliver(frame, port.busy_until_ps + config_.link_delay_ps);
   }
   Deliver(std::move(frame), arrive);
 }
 
 void SwitchFabric::Deliver(hw::Frame frame, uint64_t arrive_ps) {
   if (frame.dest_adapter >= sinks_.size()) {
-    ++counters_.drops["no_route"];
+    Drop("no_route");
     return;
   }
   hw::LinkSink* sink = sinks_[frame.dest_adapter];

@@ -1,25 +1,81 @@
 // SPDX-License-Identifier: Apache-2.0
-// The switch fabric: routes frames between adapter ports through one switch stage, with
-// output-port queueing, a hop latency, and injected faults (loss, duplication, reordering,
-// corruption) drawn from the scenario seed.
+// The switch fabric: 1..16 independent planes, each one switch stage with a link to every
+// adapter, finite output-port buffers, per-packet path choice, and seeded faults.
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/rng.h"
+#include "base/status.h"
 #include "hw/common/link.h"
 #include "hw/func/event_queue.h"
 
 namespace nicsim::sim {
 
+/** Most planes (independent paths) a fabric can have. */
+inline constexpr uint32_t kMaxFabricPaths = 16;
+
+/** How a frame's plane is chosen, per packet. */
+enum class RoutingPolicy {
+  /** plane = FixedPlane(src, dest): one plane per adapter pair, even when it is down. */
+  kFixed,
+  /** Each source adapter cycles through the planes, skipping planes that are down. */
+  kRoundRobin,
+  /** A uniform draw from the fabric's seeded stream among the planes that are up. */
+  kRandom,
+};
+
+/** "fixed", "round_robin" or "random". */
+std::string_view ToString(RoutingPolicy policy);
+/** The policy named like the `fabric.routing` parameter; an error naming it otherwise. */
+Result<RoutingPolicy> RoutingPolicyFromName(std::string_view name);
+
+/** One scheduled outage of a plane: down at `down_at_ps`, up again at `up_at_ps`. */
+struct PathOutage {
+  /** Up time meaning "stays down for the rest of the run". */
+  static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+  uint32_t plane = 0;
+  uint64_t down_at_ps = 0;
+  uint64_t up_at_ps = kNever;
+};
+
+/**
+ * Outages from the `fabric.path_down` list: `[-1]` means none, otherwise triples
+ * [plane, down_at_ns, up_at_ns, ...] where up_at_ns = -1 keeps the plane down. Errors name
+ * the parameter and the bad element.
+ */
+Result<std::vector<PathOutage>> PathOutagesFromList(const std::vector<int64_t>& list,
+                                                    uint32_t paths);
+
 /** Fabric parameters. */
 struct FabricConfig {
+  /** Latency through one plane's switch, from a frame's last byte in to its output queue. */
   uint64_t hop_latency_ps = 300'000;
+  /** Serialisation time of one byte on any link (the link bandwidth). */
   double link_ps_per_byte = 500.0;
+  /** Propagation delay of one link (adapter to switch, or switch to adapter). */
+  uint64_t link_delay_ps = 50'000;
+  /** Independent planes, 1..kMaxFabricPaths; every adapter has one link into each. */
+  uint32_t paths = 1;
+  /** How each frame picks its plane. */
+  RoutingPolicy routing = RoutingPolicy::kFixed;
+  /** Plane p adds p * path_skew_ps to the propagation delay of every frame through it. */
+  uint64_t path_skew_ps = 0;
+  /** Bytes each output port (plane x destination) can hold, the frame on the wire included;
+   *  0 means unlimited. */
+  uint64_t port_buffer_bytes = 1024 * 1024;
+  /**
+   * Scheduled plane outages. They are read when frames are routed, not run as events, so a
+   * late outage does not stretch a run's simulated time.
+   */
+  std::vector<PathOutage> outages;
   double loss = 0;
   double duplicate = 0;
   double reorder = 0;
@@ -28,16 +84,24 @@ struct FabricConfig {
   uint64_t seed = 1;
 };
 
-/** Fabric counters; drops are keyed by reason. */
+/**
+ * Fabric counters; drops are keyed by reason ("no_route", "fabric_loss", "path_down",
+ * "port_buffer_full") and hold only reasons that happened.
+ */
 struct FabricCounters {
+  /** Frames that entered a plane (not lost to loss or a down plane at routing). */
   uint64_t frames_routed = 0;
+  /** frames_routed split by plane; one entry per plane. */
+  std::vector<uint64_t> frames_per_path;
   uint64_t frames_duplicated = 0;
   uint64_t frames_reordered = 0;
   uint64_t frames_corrupted = 0;
+  /** Most bytes any one output port held at once (to size fabric.port_buffer). */
+  uint64_t port_buffer_peak_bytes = 0;
   std::map<std::string, uint64_t> drops;
 };
 
-/** A single-stage switch connecting every adapter port. */
+/** A fabric of `paths` single-stage switch planes connecting every adapter port. */
 class SwitchFabric {
  public:
   SwitchFabric(hw::func::EventQueue& events, const FabricConfig& config);
@@ -48,20 +112,65 @@ class SwitchFabric {
   /** Delivers a raw frame to an adapter as if it came off the fabric (for tests). */
   void InjectRaw(uint16_t dest_adapter, std::vector<uint8_t> bytes);
 
+  /**
+   * Takes a plane down or brings it back, from now on. A plane is down while this holds it
+   * down or a scheduled outage covers the time. Routing checks a plane's state when a frame
+   * is routed; frames already inside a plane when it goes down drain normally.
+   */
+  void SetPathDown(uint32_t plane, bool down);
+  /** True while `plane` is down (now, by SetPathDown or a scheduled outage). */
+  bool path_down(uint32_t plane) const;
+
+  /** The plane the fixed policy gives frames from `src` to `dest` (a seed-free hash). */
+  static uint32_t FixedPlane(uint16_t src, uint16_t dest, uint32_t paths);
+
+  const FabricConfig& config() const { return config_; }
   const FabricCounters& counters() const { return counters_; }
 
  private:
   class Port;
+  /** One output port of one plane's switch: a FIFO onto the link to one adapter. */
+  struct OutputPort {
+    /** When the link finishes sending the last queued frame. */
+    uint64_t busy_until_ps = 0;
+    /** Frames still in the buffer: when each one's last byte leaves, and its size. */
+    std::deque<std::pair<uint64_t, uint64_t>> queued;
+    uint64_t queued_bytes = 0;
+  };
+  /** One plane: its state and its switch's output ports, indexed by adapter. */
+  struct Plane {
+    /** Held down by SetPathDown. */
+    bool forced_down = false;
+    /** Scheduled outages of this plane. */
+    std::vector<PathOutage> outages;
+    std::vector<OutputPort> out;
+  };
+  /** Per-frame fault decisions, drawn when the frame is routed. */
+  struct Faults {
+    bool corrupted = false;
+    bool duplicate = false;
+    bool reorder = false;
+  };
+
+  /** Entry from an adapter's port: draws routing and faults, then crosses the uplink. */
   void Route(hw::Frame frame, uint64_t depart_ps);
+  /** The plane for this frame, or kNoPlane when the policy finds none that is up. */
+  uint32_t ChoosePlane(uint16_t src, uint16_t dest);
+  /** At the plane's output port: admit into the buffer or drop, then send downstream. */
+  void Forward(uint32_t plane, hw::Frame frame, Faults faults);
   void Deliver(hw::Frame frame, uint64_t arrive_ps);
+  void Drop(const char* reason) { ++counters_.drops[reason]; }
+
+  static constexpr uint32_t kNoPlane = std::numeric_limits<uint32_t>::max();
 
   hw::func::EventQueue& events_;
   FabricConfig config_;
   Rng rng_;
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<hw::LinkSink*> sinks_;
-  /** Per output port: when its link is next free. */
-  std::vector<uint64_t> out_busy_until_ps_;
+  std::vector<Plane> planes_;
+  /** Round-robin policy: the next plane each source adapter tries. */
+  std::vector<uint32_t> next_plane_;
   FabricCounters counters_;
 };
 

@@ -38,7 +38,11 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   for (size_t i = 0; i < eps.size(); ++i) index_of[{eps[i]->addr().adapter, eps[i]->addr().window}] = i;
 
   WorkloadResult out;
-  Rng rng(cluster.config().seed, "random_exchange");
+  // One stream per sender: what a sender sends does not depend on when it gets to send it.
+  std::vector<Rng> rngs;
+  for (size_t i = 0; i < eps.size(); ++i) {
+    rngs.emplace_back(cluster.config().seed, "random_exchange/" + std::to_string(i));
+  }
   std::vector<SenderLog> logs(eps.size());
   std::vector<uint64_t> quota(eps.size(), config.messages / eps.size());
   for (size_t i = 0; i < config.messages % eps.size(); ++i) ++quota[i];
@@ -47,6 +51,7 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   auto pump = [&](size_t src) {
     Endpoint& ep = *eps[src];
     SenderLog& log = logs[src];
+    Rng& rng = rngs[src];
     while (log.dest.size() < quota[src] && ep.backlog() == 0) {
       auto dest = static_cast<uint32_t>(rng.Below(eps.size() - 1));
       if (dest >= src) ++dest;  // never to itself
@@ -84,6 +89,7 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
       } else {
         ++out.messages_delivered;
         out.bytes_delivered += p.header.len_bytes;
+        if (config.on_delivered) config.on_delivered(src, seq, i, p.payload, p.header.len_bytes);
       }
     });
   }

@@ -63,6 +63,13 @@ struct ExchangeConfig {
   uint64_t messages = 20000;
   /** Largest payload; negative means the largest single-packet payload. */
   int64_t max_size = -1;
+  /**
+   * Called for every message delivered intact: (sender index, sequence, receiver index,
+   * payload). Each sender's messages come from its own seeded stream, so the set of
+   * messages does not depend on timing: two backends can be compared message by message.
+   */
+  std::function<void(size_t src, uint32_t seq, size_t dest, const uint8_t* data, uint32_t len)>
+      on_delivered;
 };
 Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig& config);
 

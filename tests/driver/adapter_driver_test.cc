@@ -20,7 +20,7 @@ class AdapterDriverTest : public ::testing::Test {
  protected:
   AdapterDriverTest()
       : host_(8 << 20),
-        adapter_(events_, host_, 0, 128, hw::func::FuncTiming{}, fw::MicrocodeConfig{}),
+        adapter_(events_, host_, 0, 128, hw::func::AdapterTiming{}, fw::MicrocodeConfig{}),
         access_(adapter_),
         driver_(access_) {
     EXPECT_TRUE(driver_.Init().ok());

@@ -448,7 +448,7 @@ class CloseRun {
       }
     }
     for (uint32_t a = 0; a < kAdapters; ++a) {
-      const hw::func::FuncAdapterCounters& hc = cluster_->adapter(a).counters();
+      const hw::func::AdapterCounters& hc = cluster_->adapter(a).counters();
       if (hc.dma_to_freed_memory != 0 || hc.dma_address_errors != 0) {
         out_.Error(fmt::format("adapter {}: {} DMA writes into freed memory, {} address errors", a,
                                hc.dma_to_freed_memory, hc.dma_address_errors));

@@ -76,7 +76,7 @@ class HalFifoFixture : public ::testing::Test {
     options_ = options;
     adapter_ =
         std::make_unique<hw::func::FuncAdapter>(events_, host_, kAdapter, options.line_bytes,
-                                                hw::func::FuncTiming{}, fw::MicrocodeConfig{});
+                                                hw::func::AdapterTiming{}, fw::MicrocodeConfig{});
     access_ = std::make_unique<hw::func::FuncDeviceAccess>(*adapter_);
     driver_ = std::make_unique<driver::AdapterDriver>(*access_);
     loop_ = std::make_unique<Loopback>(*adapter_, events_);

@@ -5,14 +5,14 @@
 
 #include "hw/common/link.h"
 #include "hw/func/event_queue.h"
-#include "hw/func/func_adapter.h"
+#include "hw/func/adapter_model.h"
 
 namespace nicsim::testing {
 
 /** Delivers every frame back to the adapter it left, at its departure time. */
 class LoopbackPort final : public hw::FabricPort {
  public:
-  LoopbackPort(hw::func::FuncAdapter& adapter, hw::func::EventQueue& events)
+  LoopbackPort(hw::func::AdapterModel& adapter, hw::func::EventQueue& events)
       : adapter_(adapter), events_(events) {}
   void Send(hw::Frame frame, uint64_t depart_ps) override {
     events_.At(depart_ps,
@@ -20,7 +20,7 @@ class LoopbackPort final : public hw::FabricPort {
   }
 
  private:
-  hw::func::FuncAdapter& adapter_;
+  hw::func::AdapterModel& adapter_;
   hw::func::EventQueue& events_;
 };
 

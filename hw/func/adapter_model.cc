@@ -3,7 +3,7 @@
 // DMA is one shared engine (serialised, then a fixed latency); data lands at completion,
 // which is this model's point of coherence. A reset bumps a generation number so that work
 // scheduled before it is discarded when its event fires.
-#include "hw/func/func_adapter.h"
+#include "hw/func/adapter_model.h"
 
 #include <algorithm>
 #include <cstring>
@@ -18,9 +18,9 @@ namespace {
 constexpr uint32_t kHeaderBufferBytes = 128;
 }  // namespace
 
-FuncAdapter::FuncAdapter(EventQueue& events, HostMemory& host, uint16_t adapter_id,
-                         uint32_t line_bytes, const FuncTiming& timing,
-                         const fw::MicrocodeConfig& microcode, const FuncResources& resources)
+AdapterModel::AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapter_id,
+                         uint32_t line_bytes, const AdapterTiming& timing,
+                         const fw::MicrocodeConfig& microcode, const AdapterResources& resources)
     : events_(events),
       host_(host),
       adapter_id_(adapter_id),
@@ -38,7 +38,7 @@ FuncAdapter::FuncAdapter(EventQueue& events, HostMemory& host, uint16_t adapter_
   }
 }
 
-void FuncAdapter::MmioWrite(uint64_t offset, uint64_t value) {
+void AdapterModel::MmioWrite(uint64_t offset, uint64_t value) {
   // SRAM accesses are served by hardware without the microcode.
   if (offset + sizeof(value) <= abi::kMmioSramBase + abi::kSramBytes) {
     std::memcpy(&sram_[offset - abi::kMmioSramBase], &value, sizeof(value));
@@ -49,21 +49,22 @@ void FuncAdapter::MmioWrite(uint64_t offset, uint64_t value) {
   events_.After(timing_.mmio_latency_ps, [this, seq] { ApplyMmioThrough(seq); });
 }
 
-void FuncAdapter::ApplyMmioThrough(uint64_t seq) {
+void AdapterModel::ApplyMmioThrough(uint64_t seq) {
   while (!pending_mmio_.empty() && pending_mmio_.front().seq <= seq) {
     const PendingMmio cmd = pending_mmio_.front();
     pending_mmio_.pop_front();
     if (cmd.offset == abi::GlobalCommandOffset(abi::GlobalCommand::kResetAdapter)) {
       ResetAdapter();
     } else {
-      microcode_.OnMmioCommand(cmd.offset, cmd.value);
+      Execute([this, cmd] { microcode_.OnMmioCommand(cmd.offset, cmd.value); });
     }
   }
 }
 
-uint64_t FuncAdapter::MmioRead(uint64_t offset) {
+uint64_t AdapterModel::MmioRead(uint64_t offset) {
   // A read does not pass posted writes: every command written before it lands first.
   ApplyMmioThrough(mmio_posted_);
+  FlushExecution();
   uint64_t value = ~uint64_t{0};
   if (offset + sizeof(value) <= abi::kMmioSramBase + abi::kSramBytes) {
     std::memcpy(&value, &sram_[offset - abi::kMmioSramBase], sizeof(value));
@@ -74,7 +75,7 @@ uint64_t FuncAdapter::MmioRead(uint64_t offset) {
   return value;
 }
 
-void FuncAdapter::ResetAdapter() {
+void AdapterModel::ResetAdapter() {
   ++generation_;
   counters_.dropped_by_reset += input_.size() + payload_waiters_.size();
   input_.clear();
@@ -92,23 +93,25 @@ void FuncAdapter::ResetAdapter() {
   microcode_.Reset();
 }
 
-void FuncAdapter::Receive(Frame frame) {
+void AdapterModel::Receive(Frame frame) {
   ++counters_.frames_in;
-  input_.push_back(std::move(frame));
+  input_.push_back(Arrived{std::move(frame), events_.now_ps()});
   if (input_.size() > 1 || !HeadAcceptable()) ++counters_.header_task_waits;
   counters_.input_queue_peak = std::max<uint64_t>(counters_.input_queue_peak, input_.size());
-  DispatchInput();
+  Execute([this] { DispatchInput(); });
 }
 
-bool FuncAdapter::HeadAcceptable() const {
-  const std::vector<uint8_t>& b = input_.front().bytes;
+bool AdapterModel::HeadAcceptable() const {
+  const std::vector<uint8_t>& b = input_.front().frame.bytes;
   return microcode_.CanAcceptHeader(
       b.data(), static_cast<uint32_t>(std::min(b.size(), sizeof(abi::WireHeader))));
 }
 
-void FuncAdapter::DispatchInput() {
+void AdapterModel::DispatchInput() {
   while (!input_.empty() && HeadAcceptable()) {
-    Frame frame = std::move(input_.front());
+    Frame frame = std::move(input_.front().frame);
+    // The payload streams in behind its header whatever the microcode is doing.
+    const uint64_t header_ps = input_.front().header_ps;
     input_.pop_front();
     const size_t size = frame.bytes.size();
     const uint32_t header_len = static_cast<uint32_t>(std::min(size, sizeof(abi::WireHeader)));
@@ -121,14 +124,14 @@ void FuncAdapter::DispatchInput() {
     // The payload streams in behind the header and needs a DTB to land in.
     frame.bytes.erase(frame.bytes.begin(), frame.bytes.begin() + sizeof(abi::WireHeader));
     const uint64_t arrive =
-        events_.now_ps() + static_cast<uint64_t>(payload_len * timing_.link_ps_per_byte);
+        header_ps + static_cast<uint64_t>(payload_len * timing_.link_ps_per_byte);
     if (!payload_waiters_.empty() || free_dtbs_.empty()) ++counters_.payload_dtb_waits;
     payload_waiters_.push_back(PendingPayload{task, std::move(frame.bytes), arrive});
     ServePayloadWaiters();
   }
 }
 
-void FuncAdapter::ServePayloadWaiters() {
+void AdapterModel::ServePayloadWaiters() {
   while (!payload_waiters_.empty() && !free_dtbs_.empty()) {
     PendingPayload p = std::move(payload_waiters_.front());
     payload_waiters_.pop_front();
@@ -141,99 +144,111 @@ void FuncAdapter::ServePayloadWaiters() {
         ++counters_.dropped_by_reset;
         return;
       }
-      microcode_.OnPayloadArrived(task, dtb);
+      Execute([this, task, dtb, gen] {
+        if (gen == generation_) microcode_.OnPayloadArrived(task, dtb);
+      });
     });
   }
 }
 
-void FuncAdapter::SramRead(uint32_t addr, void* dst, uint32_t len) {
+void AdapterModel::SramRead(uint32_t addr, void* dst, uint32_t len) {
   NICSIM_CHECK(uint64_t{addr} + len <= sram_.size(), "SRAM read out of range");
   std::memcpy(dst, &sram_[addr], len);
 }
 
-void FuncAdapter::SramWrite(uint32_t addr, const void* src, uint32_t len) {
+void AdapterModel::SramWrite(uint32_t addr, const void* src, uint32_t len) {
   NICSIM_CHECK(uint64_t{addr} + len <= sram_.size(), "SRAM write out of range");
   std::memcpy(&sram_[addr], src, len);
 }
 
-uint64_t FuncAdapter::ReadGlobalReg(abi::GlobalReg reg) {
+uint64_t AdapterModel::ReadGlobalReg(abi::GlobalReg reg) {
   return global_regs_[static_cast<size_t>(reg)];
 }
 
-void FuncAdapter::WriteGlobalReg(abi::GlobalReg reg, uint64_t value) {
+void AdapterModel::WriteGlobalReg(abi::GlobalReg reg, uint64_t value) {
   global_regs_[static_cast<size_t>(reg)] = value;
 }
 
-uint64_t FuncAdapter::DmaDoneAt(uint64_t bytes) {
-  const uint64_t start = std::max(events_.now_ps(), dma_busy_until_ps_);
+uint64_t AdapterModel::DmaDoneAt(uint64_t bytes) {
+  const uint64_t start = std::max(NowPs(), dma_busy_until_ps_);
   dma_busy_until_ps_ = start + static_cast<uint64_t>(bytes * timing_.dma_ps_per_byte);
   return dma_busy_until_ps_ + timing_.dma_latency_ps;
 }
 
-void FuncAdapter::StartDmaToHost(const fw::DmaToHost& req) {
+void AdapterModel::StartDmaToHost(const fw::DmaToHost& req) {
   ++counters_.dma_to_host;
   // Gather the source now: the engine reads adapter memory as the transfer is queued.
-  std::vector<uint8_t> data(req.prefix_len + req.dtb_len);
-  std::memcpy(data.data(), req.prefix, req.prefix_len);
+  DmaJob job;
+  job.to_host = true;
+  job.host_addr = req.host_addr;
+  job.tag = req.tag;
+  job.data.resize(req.prefix_len + req.dtb_len);
+  std::memcpy(job.data.data(), req.prefix, req.prefix_len);
   if (req.dtb_len > 0) {
     NICSIM_CHECK(req.dtb < dtbs_.size() && req.dtb_offset + req.dtb_len <= abi::kRecvFrameBytes,
                  "DMA from DTB %u out of range", req.dtb);
-    std::memcpy(data.data() + req.prefix_len, dtbs_[req.dtb].data() + req.dtb_offset,
+    std::memcpy(job.data.data() + req.prefix_len, dtbs_[req.dtb].data() + req.dtb_offset,
                 req.dtb_len);
   }
-  counters_.dma_bytes += data.size();
-  const uint64_t gen = generation_;
-  events_.At(DmaDoneAt(data.size()), [this, req, gen, data = std::move(data)] {
-    if (gen != generation_) {
-      ++counters_.dropped_by_reset;
-      return;
-    }
-    fw::DmaStatus status = fw::DmaStatus::kOk;
-    uint8_t* dst = host_.Translate(req.host_addr, data.size());
-    if (dst != nullptr && !host_.IsAllocated(req.host_addr, data.size())) {
-      // Memory the driver already released: a use-after-free by the device.
-      ++counters_.dma_to_freed_memory;
-      dst = nullptr;
-    }
-    if (dst != nullptr) {
-      std::memcpy(dst, data.data(), data.size());
-      host_.NotifyDeviceWrite(req.host_addr, data.size());
-    } else {
-      ++counters_.dma_address_errors;
-      status = fw::DmaStatus::kAddressError;
-    }
-    microcode_.OnDmaComplete(req.tag, status);
-  });
+  job.len = static_cast<uint32_t>(job.data.size());
+  counters_.dma_bytes += job.len;
+  RunDma(std::move(job));
 }
 
-void FuncAdapter::StartDmaFromHost(const fw::DmaFromHost& req) {
+void AdapterModel::StartDmaFromHost(const fw::DmaFromHost& req) {
   ++counters_.dma_from_host;
   counters_.dma_bytes += req.len;
+  const bool to_header = req.target == fw::DmaTarget::kHeaderBuffer;
+  NICSIM_CHECK(to_header ? req.header_buffer < header_buffers_.size() : req.dtb < dtbs_.size(),
+               "DMA into a buffer that does not exist");
+  DmaJob job;
+  job.to_host = false;
+  job.host_addr = req.host_addr;
+  job.tag = req.tag;
+  job.len = req.len;
+  job.dst = to_header ? header_buffers_[req.header_buffer].data()
+                      : dtbs_[req.dtb].data() + req.dtb_offset;
+  job.room = to_header ? kHeaderBufferBytes : abi::kRecvFrameBytes - req.dtb_offset;
+  RunDma(std::move(job));
+}
+
+void AdapterModel::RunDma(DmaJob job) {
   const uint64_t gen = generation_;
-  events_.At(DmaDoneAt(req.len), [this, req, gen] {
+  events_.At(DmaDoneAt(job.len), [this, gen, job = std::move(job)]() mutable {
     if (gen != generation_) {
       ++counters_.dropped_by_reset;
       return;
     }
-    fw::DmaStatus status = fw::DmaStatus::kOk;
-    const bool to_header = req.target == fw::DmaTarget::kHeaderBuffer;
-    NICSIM_CHECK(to_header ? req.header_buffer < header_buffers_.size() : req.dtb < dtbs_.size(),
-                 "DMA into a buffer that does not exist");
-    uint8_t* dst = to_header ? header_buffers_[req.header_buffer].data()
-                             : dtbs_[req.dtb].data() + req.dtb_offset;
-    const uint32_t room = to_header ? kHeaderBufferBytes : abi::kRecvFrameBytes - req.dtb_offset;
-    const uint8_t* src = host_.Translate(req.host_addr, req.len);
-    if (src != nullptr && req.len <= room) {
-      std::memcpy(dst, src, req.len);
-    } else {
-      ++counters_.dma_address_errors;
-      status = fw::DmaStatus::kAddressError;
-    }
-    microcode_.OnDmaComplete(req.tag, status);
+    CompleteDma(job, PerformDma(job));
   });
 }
 
-fw::DtbId FuncAdapter::AllocDtb() {
+fw::DmaStatus AdapterModel::PerformDma(DmaJob& job) {
+  if (!job.to_host && job.len > job.room) return DmaFailed(HostMemory::Access::kOutOfRange);
+  return DmaOutcome(job.to_host ? host_.DeviceWrite(job.host_addr, job.data.data(), job.len)
+                                : host_.DeviceRead(job.host_addr, job.dst, job.len));
+}
+
+fw::DmaStatus AdapterModel::DmaOutcome(HostMemory::Access access) {
+  return access == HostMemory::Access::kOk ? fw::DmaStatus::kOk : DmaFailed(access);
+}
+
+fw::DmaStatus AdapterModel::DmaFailed(HostMemory::Access access) {
+  ++counters_.dma_address_errors;
+  if (access == HostMemory::Access::kFreed) ++counters_.dma_to_freed_memory;
+  return fw::DmaStatus::kAddressError;
+}
+
+void AdapterModel::CompleteDma(const DmaJob& job, fw::DmaStatus status) {
+  // The data is coherent now: a CPU spinning on it sees it, and the task may go on.
+  if (job.to_host && status == fw::DmaStatus::kOk) host_.NotifyDeviceWrite(job.host_addr, job.len);
+  const uint64_t gen = generation_;
+  Execute([this, tag = job.tag, status, gen] {
+    if (gen == generation_) microcode_.OnDmaComplete(tag, status);
+  });
+}
+
+fw::DtbId AdapterModel::AllocDtb() {
   // Payloads already waiting for a DTB are served first.
   if (free_dtbs_.empty() || !payload_waiters_.empty()) return fw::kNoDtb;
   const fw::DtbId dtb = free_dtbs_.back();
@@ -241,36 +256,36 @@ fw::DtbId FuncAdapter::AllocDtb() {
   return dtb;
 }
 
-void FuncAdapter::ReleaseDtb(fw::DtbId dtb) {
+void AdapterModel::ReleaseDtb(fw::DtbId dtb) {
   NICSIM_CHECK(dtb < dtbs_.size(), "release of DTB %u", dtb);
   free_dtbs_.push_back(dtb);
   ServePayloadWaiters();
 }
 
-fw::HeaderBufferId FuncAdapter::AllocHeaderBuffer() {
+fw::HeaderBufferId AdapterModel::AllocHeaderBuffer() {
   if (free_header_buffers_.empty()) return fw::kNoHeaderBuffer;
   const fw::HeaderBufferId id = free_header_buffers_.back();
   free_header_buffers_.pop_back();
   return id;
 }
 
-void FuncAdapter::ReleaseHeaderBuffer(fw::HeaderBufferId id) {
+void AdapterModel::ReleaseHeaderBuffer(fw::HeaderBufferId id) {
   NICSIM_CHECK(id < header_buffers_.size(), "release of header buffer %u", id);
   free_header_buffers_.push_back(id);
 }
 
-uint8_t* FuncAdapter::HeaderBuffer(fw::HeaderBufferId id) {
+uint8_t* AdapterModel::HeaderBuffer(fw::HeaderBufferId id) {
   NICSIM_CHECK(id < header_buffers_.size(), "header buffer %u", id);
   return header_buffers_[id].data();
 }
 
-void FuncAdapter::Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_t len) {
+void AdapterModel::Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_t len) {
   Frame frame;
   frame.src_adapter = adapter_id_;
   frame.dest_adapter = header.dest_adapter;
   // The link computes the CRC as the frame streams out.
   frame.bytes = EncodeFrame(header, len > 0 ? dtbs_[dtb].data() : nullptr, len);
-  const uint64_t start = std::max(events_.now_ps(), link_busy_until_ps_);
+  const uint64_t start = std::max(NowPs(), link_busy_until_ps_);
   link_busy_until_ps_ =
       start + static_cast<uint64_t>(frame.bytes.size() * timing_.link_ps_per_byte);
   ++counters_.frames_out;
@@ -278,29 +293,31 @@ void FuncAdapter::Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_
   fabric_->Send(std::move(frame), link_busy_until_ps_);
 }
 
-void FuncAdapter::RaiseInterrupt(uint32_t handler,
+void AdapterModel::RaiseInterrupt(uint32_t handler,
                                  const std::vector<abi::InterruptEvent>& events) {
   const uint64_t gen = generation_;
-  events_.After(timing_.interrupt_latency_ps, [this, handler, events, gen] {
+  events_.At(NowPs() + timing_.interrupt_latency_ps, [this, handler, events, gen] {
     if (gen != generation_) return;
     if (interrupt_handler_) interrupt_handler_(handler, events);
   });
 }
 
-void FuncAdapter::RxResourcesFreed() {
+void AdapterModel::RxResourcesFreed() {
   if (dispatch_pending_ || input_.empty()) return;
   dispatch_pending_ = true;
   const uint64_t gen = generation_;
-  events_.After(0, [this, gen] {
+  events_.At(NowPs(), [this, gen] {
     if (gen != generation_) return;
     dispatch_pending_ = false;
-    DispatchInput();
+    Execute([this, gen] {
+      if (gen == generation_) DispatchInput();
+    });
   });
 }
 
-void FuncAdapter::Trace(const fw::TraceEvent& event) {
+void AdapterModel::Trace(const fw::TraceEvent& event) {
   ++counters_.trace_events;
-  if (trace_ != nullptr) trace_->Record(events_.now_ps(), adapter_id_, event);
+  if (trace_ != nullptr) trace_->Record(NowPs(), adapter_id_, event);
 }
 
 }  // namespace nicsim::hw::func

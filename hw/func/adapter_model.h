@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+// The adapter hardware model that runs the microcode: SRAM, global registers, DTBs, header
+// buffers, a DMA engine, a link port and interrupt lines. Its timing hooks default to the
+// functional model's nominal delays; timed backends (hw/systemc) override them.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "firmware/microcode.h"
+#include "firmware/platform.h"
+#include "hw/common/link.h"
+#include "hw/func/event_queue.h"
+#include "hw/func/host_memory.h"
+
+namespace nicsim::hw::func {
+
+/** Hardware resources of the adapter. */
+struct AdapterResources {
+  /** Data transfer buffers (payload staging, each one receive frame). */
+  uint32_t dtbs = 8;
+  /** Header buffers for outgoing packets. */
+  uint32_t header_buffers = 16;
+};
+
+/** Nominal costs of the functional model (all deterministic). */
+struct AdapterTiming {
+  uint64_t mmio_latency_ps = 150'000;
+  uint64_t dma_latency_ps = 400'000;
+  /** Picoseconds per byte moved by the DMA engine (4 GB/s = 250). */
+  double dma_ps_per_byte = 250.0;
+  /** Picoseconds per byte on the link (2 GB/s = 500). */
+  double link_ps_per_byte = 500.0;
+  uint64_t interrupt_latency_ps = 2'000'000;
+};
+
+/** Hardware-side counters of one adapter. */
+struct AdapterCounters {
+  /** Payloads that had to wait for a free DTB. */
+  uint64_t payload_dtb_waits = 0;
+  /** Headers that had to wait for a free receive task or channel buffer. */
+  uint64_t header_task_waits = 0;
+  /** DMA completions and payloads discarded because the adapter was reset under them. */
+  uint64_t dropped_by_reset = 0;
+  uint64_t dma_to_host = 0;
+  uint64_t dma_from_host = 0;
+  uint64_t dma_bytes = 0;
+  uint64_t dma_address_errors = 0;
+  /** Device writes aimed at host memory that had been freed (must stay zero). */
+  uint64_t dma_to_freed_memory = 0;
+  uint64_t frames_in = 0;
+  uint64_t frames_out = 0;
+  uint64_t input_queue_peak = 0;
+  uint64_t trace_events = 0;
+};
+
+/** Receives firmware trace events with the time and adapter they came from. */
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) = 0;
+};
+
+/** One adapter; functional timing unless a subclass overrides the hooks. */
+class AdapterModel : public fw::Platform, public LinkSink {
+ public:
+  AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapter_id, uint32_t line_bytes,
+              const AdapterTiming& timing, const fw::MicrocodeConfig& microcode,
+              const AdapterResources& resources = AdapterResources{});
+
+  /** Device-to-host interrupt: (handler, the events pending when it was presented). */
+  using InterruptFn =
+      std::function<void(uint32_t handler, const std::vector<abi::InterruptEvent>& events)>;
+
+  /** Where transmitted frames go. Must be set before traffic flows. */
+  void ConnectFabric(FabricPort* port) { fabric_ = port; }
+  void SetTraceSink(TraceSink* sink) { trace_ = sink; }
+
+  // Host-to-device: MMIO.
+  void MmioWrite(uint64_t offset, uint64_t value);
+  uint64_t MmioRead(uint64_t offset);
+  /** Device-to-host: interrupt delivery. */
+  void SetInterruptHandler(InterruptFn handler) { interrupt_handler_ = std::move(handler); }
+
+  // LinkSink.
+  void Receive(Frame frame) override;
+
+  HostMemory& host() { return host_; }
+  EventQueue& events() { return events_; }
+  const fw::Counters& firmware_counters() const { return microcode_.counters(); }
+  const fw::Microcode& microcode() const { return microcode_; }
+  const AdapterCounters& counters() const { return counters_; }
+
+  ~AdapterModel() override = default;
+
+  // fw::Platform.
+  uint16_t AdapterId() const override { return adapter_id_; }
+  uint32_t CacheLineBytes() const override { return line_bytes_; }
+  void SramRead(uint32_t addr, void* dst, uint32_t len) override;
+  void SramWrite(uint32_t addr, const void* src, uint32_t len) override;
+  uint64_t ReadGlobalReg(abi::GlobalReg reg) override;
+  void WriteGlobalReg(abi::GlobalReg reg, uint64_t value) override;
+  void StartDmaToHost(const fw::DmaToHost& request) override;
+  void StartDmaFromHost(const fw::DmaFromHost& request) override;
+  fw::DtbId AllocDtb() override;
+  void ReleaseDtb(fw::DtbId dtb) override;
+  fw::HeaderBufferId AllocHeaderBuffer() override;
+  void ReleaseHeaderBuffer(fw::HeaderBufferId id) override;
+  uint8_t* HeaderBuffer(fw::HeaderBufferId id) override;
+  void Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_t len) override;
+  void RaiseInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events) override;
+  void RxResourcesFreed() override;
+  void Trace(const fw::TraceEvent& event) override;
+
+ protected:
+  /** One DMA as the engine sees it. */
+  struct DmaJob {
+    bool to_host = true;
+    uint64_t host_addr = 0;
+    /** To host: the bytes to write (gathered at issue). */
+    std::vector<uint8_t> data;
+    /** From host: where the bytes land and how many. */
+    uint8_t* dst = nullptr;
+    uint32_t len = 0;
+    uint32_t room = 0;
+    fw::TaskId tag = fw::kNoTask;
+  };
+
+  /** Timing hook: the current time as the hardware sees it. */
+  virtual uint64_t NowPs() { return events_.now_ps(); }
+  /** Timing hook: runs a microcode entry point (functional: at once, for free). */
+  virtual void Execute(std::function<void()> call) { call(); }
+  /** Timing hook: runs every microcode call already handed to Execute (an MMIO read waits). */
+  virtual void FlushExecution() {}
+  /** Timing hook: moves a DMA through the engine and completes it (functional: serial engine). */
+  virtual void RunDma(DmaJob job);
+  /** Does the host memory access of a DMA; counts errors. */
+  fw::DmaStatus PerformDma(DmaJob& job);
+  /** The DMA status for a host memory access outcome; counts errors. */
+  fw::DmaStatus DmaOutcome(HostMemory::Access access);
+  /** Delivers a DMA completion to the microcode once the data is coherent. */
+  void CompleteDma(const DmaJob& job, fw::DmaStatus status);
+  uint64_t generation() const { return generation_; }
+  void CountDroppedByReset() { ++counters_.dropped_by_reset; }
+  fw::Microcode& mutable_microcode() { return microcode_; }
+
+ private:
+  /** True if the microcode can take the header at the head of the input queue now. */
+  bool HeadAcceptable() const;
+  /** Hands queued headers to the microcode while it has free receive tasks. */
+  void DispatchInput();
+  /** Time the DMA engine finishes moving `bytes` queued behind earlier transfers. */
+  uint64_t DmaDoneAt(uint64_t bytes);
+  /** Delivers posted MMIO commands up to and including sequence number `seq`, in order. */
+  void ApplyMmioThrough(uint64_t seq);
+  fw::DmaStatus DmaFailed(HostMemory::Access access);
+  /** Gives a free DTB to the oldest payload waiting for one. */
+  void ServePayloadWaiters();
+  /** Hardware reset: drops all in-flight work and closes every window. */
+  void ResetAdapter();
+
+  /** A payload that arrived (or will) for an accepted header, waiting for a DTB. */
+  struct PendingPayload {
+    fw::TaskId task;
+    std::vector<uint8_t> bytes;
+    uint64_t arrive_ps;
+  };
+
+  EventQueue& events_;
+  HostMemory& host_;
+  uint16_t adapter_id_;
+  uint32_t line_bytes_;
+  AdapterTiming timing_;
+  std::vector<uint8_t> sram_;
+  uint64_t global_regs_[static_cast<size_t>(abi::GlobalReg::kCount)] = {};
+  /** Data transfer buffers, each a full receive frame. */
+  std::vector<std::vector<uint8_t>> dtbs_;
+  std::vector<fw::DtbId> free_dtbs_;
+  std::vector<std::vector<uint8_t>> header_buffers_;
+  std::vector<fw::HeaderBufferId> free_header_buffers_;
+  std::deque<PendingPayload> payload_waiters_;
+  struct PendingMmio {
+    uint64_t seq;
+    uint64_t offset;
+    uint64_t value;
+  };
+  /** Posted window and global commands still on their way to the adapter. */
+  std::deque<PendingMmio> pending_mmio_;
+  uint64_t mmio_posted_ = 0;
+  /** Bumped by a reset; events scheduled before it are discarded. */
+  uint64_t generation_ = 0;
+  /** Frames whose header arrived while every receive task was busy. */
+  /** A frame whose header reached the adapter at `header_ps`. */
+  struct Arrived {
+    Frame frame;
+    uint64_t header_ps;
+  };
+  std::deque<Arrived> input_;
+  bool dispatch_pending_ = false;
+  uint64_t dma_busy_until_ps_ = 0;
+  uint64_t link_busy_until_ps_ = 0;
+  FabricPort* fabric_ = nullptr;
+  TraceSink* trace_ = nullptr;
+  InterruptFn interrupt_handler_;
+  AdapterCounters counters_;
+  fw::Microcode microcode_;
+};
+
+}  // namespace nicsim::hw::func

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// DMA engine thread: start no earlier than issued and than the engine is free; the bus
+// annotates latency plus transfer time; the next transfer may start once the bytes are out.
+#include "hw/systemc/dma_engine.h"
+
+#include <algorithm>
+
+namespace nicsim::hw::systemc {
+
+DmaEngine::DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps)
+    : sc_core::sc_module(name), socket("socket"), bus_latency_ps_(bus_latency_ps) {
+  SC_THREAD(Run);
+}
+
+void DmaEngine::Submit(Request request) {
+  queue_.push_back(std::move(request));
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void DmaEngine::Run() {
+  for (;;) {
+    while (queue_.empty()) wait(wake_);
+    Request r = std::move(queue_.front());
+    queue_.pop_front();
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    const uint64_t start = std::max({now, r.issue_ps, free_at_ps_});
+    tlm::tlm_generic_payload gp;
+    gp.set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    gp.set_address(r.addr);
+    gp.set_data_ptr(r.data);
+    gp.set_data_length(r.len);
+    gp.set_streaming_width(r.len);
+    gp.set_byte_enable_ptr(nullptr);
+    gp.set_dmi_allowed(false);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay(static_cast<double>(start - now), sc_core::SC_PS);
+    socket->b_transport(gp, delay);
+    ++transactions_;
+    const uint64_t done_ps = now + delay.value();
+    free_at_ps_ = done_ps - bus_latency_ps_;
+    func::HostMemory::Access access = func::HostMemory::Access::kOk;
+    if (gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE) {
+      access = func::HostMemory::Access::kFreed;
+    } else if (!gp.is_response_ok()) {
+      access = func::HostMemory::Access::kOutOfRange;
+    }
+    r.done(access, done_ps);
+    qk_.set(sc_core::sc_time(static_cast<double>(free_at_ps_ - now), sc_core::SC_PS));
+    if (qk_.need_sync()) qk_.sync();
+  }
+}
+
+}  // namespace nicsim::hw::systemc

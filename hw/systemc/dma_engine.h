@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// The adapter's DMA engine: one shared engine that moves transfers in order as TLM-2.0
+// transactions over the host bus, loosely timed with a quantum keeper.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include "hw/func/host_memory.h"
+
+namespace nicsim::hw::systemc {
+
+/** The DMA engine. */
+class DmaEngine final : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<DmaEngine> socket;
+
+  /** One transfer; `done` gets the outcome and the time the data is coherent. */
+  struct Request {
+    uint64_t issue_ps = 0;
+    bool write = true;
+    uint64_t addr = 0;
+    uint8_t* data = nullptr;
+    uint32_t len = 0;
+    std::function<void(func::HostMemory::Access, uint64_t done_ps)> done;
+  };
+
+  SC_HAS_PROCESS(DmaEngine);
+  DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps);
+
+  void Submit(Request request);
+  uint64_t transactions() const { return transactions_; }
+
+ private:
+  void Run();
+
+  std::deque<Request> queue_;
+  sc_core::sc_event wake_;
+  tlm_utils::tlm_quantumkeeper qk_;
+  uint64_t bus_latency_ps_;
+  /** When the engine can start its next transfer (the bus latency is pipelined). */
+  uint64_t free_at_ps_ = 0;
+  uint64_t transactions_ = 0;
+};
+
+}  // namespace nicsim::hw::systemc

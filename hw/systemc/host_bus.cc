@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host bus target. Freed memory answers with a generic error so the adapter can count the
+// use-after-free apart from an address outside memory.
+#include "hw/systemc/host_bus.h"
+
+#include <vector>
+
+namespace nicsim::hw::systemc {
+
+HostBus::HostBus(sc_core::sc_module_name name, func::HostMemory& memory, uint64_t latency_ps,
+                 double ps_per_byte, Defer defer, std::function<void()> on_late_freed)
+    : sc_core::sc_module(name), socket("socket"), memory_(memory), latency_ps_(latency_ps),
+      ps_per_byte_(ps_per_byte), defer_(std::move(defer)), on_late_freed_(std::move(on_late_freed)) {
+  socket.register_b_transport(this, &HostBus::BTransport);
+}
+
+void HostBus::BTransport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  const uint64_t addr = trans.get_address();
+  const uint64_t len = trans.get_data_length();
+  func::HostMemory::Access access;
+  delay += sc_core::sc_time(static_cast<double>(latency_ps_ + TransferPs(len)), sc_core::SC_PS);
+  if (trans.is_write()) {
+    access = memory_.CheckDeviceWrite(addr, len);
+    if (access == func::HostMemory::Access::kOk) {
+      // The bytes land at the point of coherence, the end of the annotated time.
+      const uint64_t coherent_ps = (sc_core::sc_time_stamp() + delay).value();
+      const uint8_t* data = trans.get_data_ptr();
+      defer_(coherent_ps, [this, addr, bytes = std::vector<uint8_t>(data, data + len)] {
+        if (memory_.DeviceWrite(addr, bytes.data(), bytes.size()) != func::HostMemory::Access::kOk) {
+          on_late_freed_();
+        }
+      });
+    }
+  } else if (trans.is_read()) {
+    access = memory_.DeviceRead(addr, trans.get_data_ptr(), len);
+  } else {
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  switch (access) {
+    case func::HostMemory::Access::kOk:
+      trans.set_response_status(tlm::TLM_OK_RESPONSE);
+      break;
+    case func::HostMemory::Access::kOutOfRange:
+      trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      break;
+    case func::HostMemory::Access::kFreed:
+      trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+      break;
+  }
+}
+
+}  // namespace nicsim::hw::systemc

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host bus as a TLM-2.0 target: DMA reads and writes reach host memory through it, and
+// it annotates each transaction with the bus latency and the time its bytes take.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <functional>
+
+#include "hw/func/host_memory.h"
+
+namespace nicsim::hw::systemc {
+
+/** A PCIe-like host bus in front of a node's memory. */
+class HostBus final : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<HostBus> socket;
+
+  /** Runs a function at an absolute time (the cluster's event queue). */
+  using Defer = std::function<void(uint64_t at_ps, std::function<void()> fn)>;
+
+  /**
+   * Writes become visible in host memory when they reach the point of coherence (the end of
+   * their annotated time), not when the loosely timed call is made: `defer` schedules that.
+   */
+  HostBus(sc_core::sc_module_name name, func::HostMemory& memory, uint64_t latency_ps,
+          double ps_per_byte, Defer defer, std::function<void()> on_late_freed);
+
+  /** Time one transaction of `bytes` occupies the bus (without the latency). */
+  uint64_t TransferPs(uint64_t bytes) const {
+    return static_cast<uint64_t>(static_cast<double>(bytes) * ps_per_byte_);
+  }
+  uint64_t latency_ps() const { return latency_ps_; }
+
+ private:
+  void BTransport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+
+  func::HostMemory& memory_;
+  uint64_t latency_ps_;
+  double ps_per_byte_;
+  Defer defer_;
+  /** A write found its target freed by the time it became coherent. */
+  std::function<void()> on_late_freed_;
+};
+
+}  // namespace nicsim::hw::systemc

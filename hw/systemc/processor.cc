@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// Processor thread: a call starts when the processor is free and no earlier than it was
+// posted; its cost accumulates as local time; the thread yields to SystemC once the local
+// time reaches the quantum.
+#include "hw/systemc/processor.h"
+
+#include <algorithm>
+
+namespace nicsim::hw::systemc {
+
+Processor::Processor(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+  SC_THREAD(Run);
+}
+
+void Processor::Post(std::function<void()> call, uint64_t at_ps) {
+  inbox_.push_back(Call{std::move(call), at_ps});
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Processor::Charge(uint64_t ps) {
+  if (in_step_) qk_.inc(sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS));
+}
+
+uint64_t Processor::NowPs() const {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  return in_step_ ? now + qk_.get_local_time().value() : now;
+}
+
+void Processor::Step(Call& call) {
+  // SystemC time may lag the cluster's clock while SystemC is idle: the call's own time and
+  // the processor's backlog decide when it starts, as local (decoupled) time.
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t start = std::max({now, busy_until_ps_, call.at_ps});
+  qk_.set(sc_core::sc_time(static_cast<double>(start - now), sc_core::SC_PS));
+  in_step_ = true;
+  call.fn();
+  in_step_ = false;
+  busy_until_ps_ = now + qk_.get_local_time().value();
+  ++steps_;
+}
+
+void Processor::DrainNow() {
+  while (!inbox_.empty()) {
+    Call call = std::move(inbox_.front());
+    inbox_.pop_front();
+    Step(call);
+  }
+}
+
+void Processor::Run() {
+  for (;;) {
+    while (inbox_.empty()) wait(wake_);
+    Call call = std::move(inbox_.front());
+    inbox_.pop_front();
+    Step(call);
+    if (qk_.need_sync()) {
+      ++syncs_;
+      qk_.sync();
+    }
+  }
+}
+
+}  // namespace nicsim::hw::systemc

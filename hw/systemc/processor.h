@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// The adapter's microcode processor: runs one microcode entry point at a time, charging each
+// state it passes and each SRAM word it touches in adapter cycles, and runs ahead of SystemC
+// time by up to the quantum (temporal decoupling with a TLM quantum keeper).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+namespace nicsim::hw::systemc {
+
+/** One microcode processor. */
+class Processor final : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Processor);
+  explicit Processor(sc_core::sc_module_name name);
+
+  /**
+   * Queues a microcode call that became due at `at_ps`; it runs when the processor is free,
+   * and never before `at_ps` in the processor's (possibly decoupled) time.
+   */
+  void Post(std::function<void()> call, uint64_t at_ps);
+  /** Inside a call: the call has taken `ps` more. */
+  void Charge(uint64_t ps);
+  /** True while a call runs. */
+  bool InStep() const { return in_step_; }
+  /** The processor's time: SystemC time plus what the current call has used. */
+  uint64_t NowPs() const;
+  /** Runs every queued call at once (an MMIO read must see earlier commands done). */
+  void DrainNow();
+
+  uint64_t steps() const { return steps_; }
+  uint64_t syncs() const { return syncs_; }
+
+ private:
+  struct Call {
+    std::function<void()> fn;
+    uint64_t at_ps;
+  };
+  void Run();
+  void Step(Call& call);
+
+  std::deque<Call> inbox_;
+  sc_core::sc_event wake_;
+  tlm_utils::tlm_quantumkeeper qk_;
+  /** When the processor finishes what it has started (absolute, ps). */
+  uint64_t busy_until_ps_ = 0;
+  bool in_step_ = false;
+  uint64_t steps_ = 0;
+  uint64_t syncs_ = 0;
+};
+
+}  // namespace nicsim::hw::systemc

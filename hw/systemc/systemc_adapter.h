@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// The cycle-approximate adapter: the same microcode and adapter resources as the functional
+// model, with SystemC timing: a microcode processor charging cycles per state and SRAM word,
+// and a DMA engine issuing TLM-2.0 transactions over a host bus model.
+#pragma once
+
+#include <memory>
+
+#include "hw/func/adapter_model.h"
+#include "hw/systemc/dma_engine.h"
+#include "hw/systemc/host_bus.h"
+#include "hw/systemc/processor.h"
+#include "hw/systemc/systemc_timing.h"
+
+namespace nicsim::hw::systemc {
+
+/** One adapter of the SystemC backend. Construct during elaboration only. */
+class SystemcAdapter final : public func::AdapterModel {
+ public:
+  SystemcAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
+                 uint32_t line_bytes, const func::AdapterTiming& timing,
+                 const fw::MicrocodeConfig& microcode, const func::AdapterResources& resources,
+                 const SystemcTiming& systemc);
+
+  void SramRead(uint32_t addr, void* dst, uint32_t len) override;
+  void SramWrite(uint32_t addr, const void* src, uint32_t len) override;
+  void Trace(const fw::TraceEvent& event) override;
+
+  const Processor& processor() const { return *processor_; }
+  const DmaEngine& dma_engine() const { return *dma_; }
+
+ protected:
+  uint64_t NowPs() override;
+  void Execute(std::function<void()> call) override {
+    processor_->Post(std::move(call), NowPs());
+  }
+  void FlushExecution() override { processor_->DrainNow(); }
+  void RunDma(DmaJob job) override;
+
+ private:
+  SystemcTiming systemc_;
+  std::unique_ptr<HostBus> bus_;
+  std::unique_ptr<DmaEngine> dma_;
+  std::unique_ptr<Processor> processor_;
+};
+
+}  // namespace nicsim::hw::systemc

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Timing parameters of the SystemC adapter model, as plain numbers (no SystemC types), so
+// the simulation layer can fill them without including SystemC.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace nicsim::hw::systemc {
+
+/** Receive states in RxState order, transmit states in TxState order. */
+inline constexpr size_t kRxCostStates = 7;
+inline constexpr size_t kTxCostStates = 6;
+
+/** Costs of the cycle-approximate adapter. */
+struct SystemcTiming {
+  /** Temporal decoupling quantum; 0 is lock-step. */
+  uint64_t quantum_ps = 1'000'000;
+  /** Adapter clock period (500 MHz). */
+  uint64_t cycle_ps = 2'000;
+  /** Microcode cycles per receive state: validate, bind, admit, move_body, signal, finish, discard. */
+  std::array<uint32_t, kRxCostStates> rx_cycles = {24, 8, 30, 12, 14, 20, 4};
+  /** Microcode cycles per transmit state: select, fetch_header, fetch_body, inject, mark_done, finish. */
+  std::array<uint32_t, kTxCostStates> tx_cycles = {28, 10, 22, 30, 12, 16};
+  /** Adapter SRAM access time per 8-byte word the microcode reads or writes. */
+  uint64_t sram_word_ps = 4'000;
+  /** Host bus (PCIe-like): latency of one DMA transaction and time per byte. */
+  uint64_t bus_latency_ps = 400'000;
+  double bus_ps_per_byte = 250.0;
+};
+
+}  // namespace nicsim::hw::systemc
