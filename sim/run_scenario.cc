@@ -3,6 +3,7 @@
 // clock; everything else is a function of the scenario and its seed.
 #include "sim/run_scenario.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "firmware/counters.h"
@@ -36,6 +37,24 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   c.timing.dma_ps_per_byte = 1e12 / p.RateBytesPerSec("dma.bandwidth");
   c.timing.link_ps_per_byte = 1e12 / p.RateBytesPerSec("link.bandwidth");
   c.timing.interrupt_latency_ps = static_cast<uint64_t>(p.DurationPs("host.interrupt_latency"));
+  // The SystemC host bus is the DMA path: same latency and bandwidth as the functional model.
+  c.systemc.bus_latency_ps = c.timing.dma_latency_ps;
+  c.systemc.bus_ps_per_byte = c.timing.dma_ps_per_byte;
+  c.systemc.quantum_ps = static_cast<uint64_t>(p.DurationPs("systemc.quantum"));
+  c.systemc.cycle_ps = static_cast<uint64_t>(p.DurationPs("adapter.cycle"));
+  c.systemc.sram_word_ps = static_cast<uint64_t>(p.DurationPs("adapter.sram_word"));
+  const std::vector<int64_t>& rx_cycles = p.IntList("adapter.rx_cycles");
+  const std::vector<int64_t>& tx_cycles = p.IntList("adapter.tx_cycles");
+  if (rx_cycles.size() != c.systemc.rx_cycles.size()) {
+    return Status::Error("adapter.rx_cycles: needs " + std::to_string(c.systemc.rx_cycles.size()) +
+                         " entries (one per receive state), got " + std::to_string(rx_cycles.size()));
+  }
+  if (tx_cycles.size() != c.systemc.tx_cycles.size()) {
+    return Status::Error("adapter.tx_cycles: needs " + std::to_string(c.systemc.tx_cycles.size()) +
+                         " entries (one per transmit state), got " + std::to_string(tx_cycles.size()));
+  }
+  std::copy(rx_cycles.begin(), rx_cycles.end(), c.systemc.rx_cycles.begin());
+  std::copy(tx_cycles.begin(), tx_cycles.end(), c.systemc.tx_cycles.begin());
   c.microcode.tasks = static_cast<uint32_t>(p.Int("adapter.tasks"));
   c.microcode.rx_tasks = static_cast<uint32_t>(p.Int("adapter.rx_tasks"));
   c.microcode.tx_tasks = static_cast<uint32_t>(p.Int("adapter.tx_tasks"));

@@ -23,7 +23,7 @@ name = "default"
 description = "Ping-pong latency and bandwidth sweep between two nodes"
 
 seed = 1
-backend = "func"
+backend = "systemc"
 nodes = 2
 workload = "pingpong_sweep"
 
@@ -38,7 +38,7 @@ name = "stream"
 description = "One-way stream of 100000 1 KiB packets between two nodes"
 
 seed = 1
-backend = "func"
+backend = "systemc"
 nodes = 2
 workload = "stream"
 
@@ -52,7 +52,7 @@ name = "exchange"
 description = "Random exchange of 20000 messages among four nodes with two windows each"
 
 seed = 1
-backend = "func"
+backend = "systemc"
 nodes = 4
 windows_per_adapter = 2
 workload = "random_exchange"

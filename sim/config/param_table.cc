@@ -59,16 +59,16 @@ std::vector<ParamSpec> BuildTable() {
   using T = ParamType;
   std::vector<ParamSpec> table = {
       Int("seed", 1, 0, kNoMax, "The one seed that drives every random choice in a run"),
-      Enum("backend", "func", {"func", "systemc", "rtl", "dpdk"},
+      Enum("backend", "systemc", {"func", "systemc", "rtl", "dpdk"},
            "Adapter model that runs the firmware: functional C++, SystemC, RTL or DPDK"),
-      Enum("preset", "hps", {"hps", "fast_ethernet"},
+      Enum("preset", "hps", {"hps", "pushpull-fe"},
            "Machine to model; sets link, DMA, MMIO and host timing (keys set after it win): "
-           "hps = HPS-like adapter, fast_ethernet = Push-Pull's 100 Mb/s PC cluster"),
+           "hps = HPS-like adapter, pushpull-fe = Push-Pull's 100 Mb/s PC cluster"),
       Int("nodes", 2, 1, 4096, "Number of hosts attached to the fabric"),
       Int("adapters_per_node", 1, 1, 16, "Network adapters in each host"),
       Int("windows_per_adapter", 1, 1, 128, "Communication windows opened on each adapter"),
-      Int("fabric.paths", 1, 1, 16, "Independent routes between each pair of adapters"),
-      Enum("fabric.routing", "fixed", {"fixed", "round_robin", "random"},
+      Int("fabric.paths", 4, 1, 16, "Independent routes between each pair of adapters"),
+      Enum("fabric.routing", "round_robin", {"fixed", "round_robin", "random"},
            "Per-packet path choice: fixed = hash(src, dest) % paths, round_robin = each source "
            "cycles through the paths, random = seeded draw; the last two skip paths that are down"),
       Typed("fabric.path_skew", T::kDuration, "0ns",
@@ -103,6 +103,18 @@ std::vector<ParamSpec> BuildTable() {
       Typed("dma.latency", T::kDuration, "400ns",
             "Latency of one adapter DMA transfer to or from host memory"),
       Typed("dma.bandwidth", T::kRate, "4GB/s", "Bandwidth of the adapter's DMA engine"),
+      Typed("systemc.quantum", T::kDuration, "1us",
+            "SystemC backend: temporal decoupling quantum (reported in stats.json); 0 = lock-step"),
+      Typed("adapter.cycle", T::kDuration, "2ns",
+            "SystemC backend: adapter clock period (2ns = 500 MHz)"),
+      IntList("adapter.rx_cycles", "[24, 8, 30, 12, 14, 20, 4]", 0, 1000000,
+              "SystemC backend: microcode cycles per receive state: validate, bind, admit, "
+              "move_body, signal, finish, discard"),
+      IntList("adapter.tx_cycles", "[28, 10, 22, 30, 12, 16]", 0, 1000000,
+              "SystemC backend: microcode cycles per transmit state: select, fetch_header, "
+              "fetch_body, inject, mark_done, finish"),
+      Typed("adapter.sram_word", T::kDuration, "4ns",
+            "SystemC backend: adapter SRAM access time per 8-byte word the microcode touches"),
       Int("adapter.tasks", 16, 1, 64, "Microcode tasks the hardware pre-allocates"),
       Int("adapter.rx_tasks", 4, 1, 64,
           "Receive tasks active at once (concurrent packet handlers)"),

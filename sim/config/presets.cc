@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Preset tables. hps: an HPS-like switch adapter (about 2 GB/s links, microsecond MPI
-// latency); fast_ethernet: the Push-Pull paper's cluster of PCs on switched 100 Mb/s Ethernet.
+// latency); pushpull-fe: the Push-Pull paper's cluster of PCs on switched 100 Mb/s Ethernet.
 #include "sim/config/presets.h"
 
 #include <fmt/format.h>
@@ -11,12 +11,14 @@ const std::vector<std::pair<std::string_view, std::string_view>>* PresetValues(
     std::string_view preset) {
   static const std::vector<std::pair<std::string_view, std::string_view>> kHps = {
       {"link.bandwidth", "2GB/s"},       {"fabric.hop_latency", "300ns"},
+      {"fabric.paths", "4"},             {"fabric.routing", "round_robin"},
       {"dma.latency", "400ns"},          {"dma.bandwidth", "4GB/s"},
       {"mmio.latency", "150ns"},         {"host.poll_latency", "50ns"},
       {"host.interrupt_latency", "2us"}, {"host.cache_line", "128"},
   };
-  static const std::vector<std::pair<std::string_view, std::string_view>> kFastEthernet = {
+  static const std::vector<std::pair<std::string_view, std::string_view>> kPushPullFe = {
       {"link.bandwidth", "100Mb/s"},      {"fabric.hop_latency", "5us"},
+      {"fabric.paths", "1"},              {"fabric.routing", "fixed"},
       {"dma.latency", "1us"},             {"dma.bandwidth", "100MB/s"},
       {"mmio.latency", "500ns"},          {"host.poll_latency", "200ns"},
       {"host.interrupt_latency", "10us"}, {"host.cache_line", "64"},
@@ -24,7 +26,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>* PresetValues(
       {"pingpong.sizes", "[0, 16, 64, 256, 512, 1008]"},
   };
   if (preset == "hps") return &kHps;
-  if (preset == "fast_ethernet") return &kFastEthernet;
+  if (preset == "pushpull-fe") return &kPushPullFe;
   return nullptr;
 }
 

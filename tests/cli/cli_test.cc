@@ -222,7 +222,7 @@ TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
   EXPECT_EQ(o.err, "");
   const std::vector<std::string> lines = Lines(o.out);
   ASSERT_EQ(lines.size(), 10u) << o.out;
-  EXPECT_EQ(lines[0], "scenario default (builtin:default), backend func, seed 1");
+  EXPECT_EQ(lines[0], "scenario default (builtin:default), backend systemc, seed 1");
   EXPECT_EQ(lines[1], "    size_B    latency_us  bandwidth_MB/s");
   const std::vector<std::string> sizes = {"0", "16", "64", "256", "1024", "2032"};
   for (size_t i = 0; i < sizes.size(); ++i) {

@@ -501,8 +501,8 @@ TEST(FabricParamsTest, ScenarioParamsReachTheFabricConfig) {
   ParamValues p = ParamValues::Defaults();
   Result<ClusterConfig> defaults = ClusterConfigFromParams(p);
   ASSERT_TRUE(defaults.ok()) << defaults.status().message();
-  EXPECT_EQ(defaults->fabric.paths, 1u);
-  EXPECT_EQ(defaults->fabric.routing, RoutingPolicy::kFixed);
+  EXPECT_EQ(defaults->fabric.paths, 4u);
+  EXPECT_EQ(defaults->fabric.routing, RoutingPolicy::kRoundRobin);
   EXPECT_EQ(defaults->fabric.link_delay_ps, 50 * kNs);
   EXPECT_EQ(defaults->fabric.path_skew_ps, 0u);
   EXPECT_EQ(defaults->fabric.port_buffer_bytes, 1024u * 1024);

@@ -72,6 +72,11 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mmio.latency",
                                             "dma.latency",
                                             "dma.bandwidth",
+                                            "systemc.quantum",
+                                            "adapter.cycle",
+                                            "adapter.rx_cycles",
+                                            "adapter.tx_cycles",
+                                            "adapter.sram_word",
                                             "adapter.tasks",
                                             "adapter.rx_tasks",
                                             "adapter.tx_tasks",
@@ -125,12 +130,12 @@ TEST(ParamTableTest, EveryDefaultParsesFromItsText) {
 TEST(ParamTableTest, DefaultsHaveTheDocumentedValues) {
   ParamValues p = ParamValues::Defaults();
   EXPECT_EQ(p.Int("seed"), 1);
-  EXPECT_EQ(p.String("backend"), "func");
+  EXPECT_EQ(p.String("backend"), "systemc");
   EXPECT_EQ(p.String("preset"), "hps");
   EXPECT_EQ(p.Int("nodes"), 2);
   EXPECT_EQ(p.Int("adapters_per_node"), 1);
   EXPECT_EQ(p.Int("windows_per_adapter"), 1);
-  EXPECT_EQ(p.Int("fabric.paths"), 1);
+  EXPECT_EQ(p.Int("fabric.paths"), 4);
   EXPECT_EQ(p.Probability("fabric.loss"), 0.0);
   EXPECT_EQ(p.Probability("fabric.duplicate"), 0.0);
   EXPECT_EQ(p.Probability("fabric.reorder"), 0.0);
@@ -163,7 +168,7 @@ TEST(ParamTableTest, DefaultsHaveTheDocumentedValues) {
 TEST(ParamTableTest, ToTextIsCanonical) {
   ParamValues p = ParamValues::Defaults();
   EXPECT_EQ(p.ToText("seed"), "1");
-  EXPECT_EQ(p.ToText("backend"), "func");
+  EXPECT_EQ(p.ToText("backend"), "systemc");
   EXPECT_EQ(p.ToText("fabric.loss"), "0");
   EXPECT_EQ(p.ToText("fabric.hop_latency"), "300ns");
   EXPECT_EQ(p.ToText("fabric.reorder_delay"), "2us");
@@ -522,12 +527,12 @@ TEST(PresetTest, FileKeysOverrideThePresetWhateverTheirOrder) {
   Result<Scenario> s = ParseScenario(
       "[dma]\nlatency = \"7us\"\n[top]\n", "p.toml");
   ASSERT_FALSE(s.ok());  // 'top.*' is no parameter: sanity check of the harness
-  s = ParseScenario("dma.latency = \"7us\"\npreset = \"fast_ethernet\"\n", "p.toml");
+  s = ParseScenario("dma.latency = \"7us\"\npreset = \"pushpull-fe\"\n", "p.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->params.DurationPs("dma.latency"), 7'000'000);
   EXPECT_EQ(s->params.Int("host.cache_line"), 64);
   EXPECT_DOUBLE_EQ(s->params.RateBytesPerSec("link.bandwidth"), 12.5e6);
-  EXPECT_EQ(s->params.String("preset"), "fast_ethernet");
+  EXPECT_EQ(s->params.String("preset"), "pushpull-fe");
 }
 
 TEST(PresetTest, SetFlagAppliesThePresetAtThatPoint) {
@@ -539,7 +544,7 @@ TEST(PresetTest, SetFlagAppliesThePresetAtThatPoint) {
   ASSERT_TRUE(ApplySetFlag(*s, "host.cache_line=64").ok());
   EXPECT_EQ(s->params.Int("host.cache_line"), 64);
   EXPECT_EQ(ApplySetFlag(*s, "preset=cray").message(),
-            "--set preset=cray: preset: 'cray' is not one of hps, fast_ethernet");
+            "--set preset=cray: preset: 'cray' is not one of hps, pushpull-fe");
 }
 
 }  // namespace
