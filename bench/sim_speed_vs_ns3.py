@@ -18,9 +18,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+import nicsim_bench
 
 NAME = "sim_speed_vs_ns3"
 DESCRIPTION = ("2-node 10 Gb/s stream of 1 KiB packets: simulated packets per wall-second, "
@@ -30,7 +31,6 @@ NS3_SOURCE = ROOT / "bench" / "ns3" / "p2p_udp_stream.cc"
 NS3_BINARY = ROOT / "build" / "bench" / "ns3_p2p_udp_stream"
 NS3_MODULES = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
                "ns3-applications"]
-NICSIM = ROOT / "build" / "nicsim"
 SIZE_BYTES = 1024
 REPEATS = 3
 # Lowest ratio of our packets per wall-second to ns-3's that passes.
@@ -38,9 +38,8 @@ TARGETS = {"func_vs_ns3": 10.0, "systemc_vs_ns3": 3.0}
 
 
 def fail(message):
-    """Prints why the benchmark cannot run and exits 2 (a setup problem, not a missed target)."""
-    print(f"{NAME}: {message}", file=sys.stderr)
-    sys.exit(2)
+    """Prints why the benchmark cannot run and exits 2."""
+    nicsim_bench.fail(NAME, message)
 
 
 def build_ns3():
@@ -77,39 +76,13 @@ def run_ns3(packets):
 
 def run_nicsim(backend, packets):
     """One `nicsim run stream` process: same three figures as run_ns3."""
-    with tempfile.TemporaryDirectory(prefix="nicsim_bench_") as out_dir:
-        cmd = [str(NICSIM), "run", "stream", "--set", f"backend={backend}",
-               "--set", "link.bandwidth=10Gb/s", "--set", f"stream.packets={packets}",
-               "--set", f"stream.size={SIZE_BYTES}", "--out", out_dir, "--quiet"]
-        start = time.monotonic()
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        process_s = time.monotonic() - start
-        if result.returncode != 0:
-            fail(f"{' '.join(cmd)} failed (exit {result.returncode}):\n{result.stderr}")
-        stats = json.loads((Path(out_dir) / "stats.json").read_text())
+    stats, process_s = nicsim_bench.run_nicsim(NAME, "stream", {
+        "backend": backend, "link.bandwidth": "10Gb/s", "stream.packets": packets,
+        "stream.size": SIZE_BYTES})
     delivered = stats["packets_delivered"]
     if delivered != packets or stats["errors"] != 0:
         fail(f"{backend}: delivered {delivered} of {packets} packets, {stats['errors']} errors")
     return delivered / stats["wall_time_s"], delivered / process_s, stats["sim_time_ns"] / delivered
-
-
-def finish(figures, ratios):
-    """Prints the table and writes the JSON like bench_report.h; returns the exit code."""
-    passed = all(ratios[k] >= TARGETS[k] for k in ratios)
-    report = {"name": NAME, "description": DESCRIPTION, "figures": figures, "ratios": ratios,
-              "targets": {k: {"min": TARGETS[k]} for k in ratios}, "pass": passed}
-    print(f"{NAME}: {DESCRIPTION}")
-    for key in sorted(figures):
-        print(f"  {key:<28} {figures[key]:16.1f}")
-    for key in sorted(ratios):
-        verdict = "ok" if ratios[key] >= TARGETS[key] else "MISSED"
-        print(f"  {key:<28} {ratios[key]:16.4f}  (target >= {TARGETS[key]:g}: {verdict})")
-    results_dir = Path(os.environ.get("NICSIM_BENCH_RESULTS", ROOT / "bench" / "results"))
-    results_dir.mkdir(parents=True, exist_ok=True)
-    path = results_dir / f"{NAME}.json"
-    path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    print(f"  results: {path}")
-    return 0 if passed else 1
 
 
 def main():
@@ -117,8 +90,6 @@ def main():
     # 400k packets keeps every run above one wall-second on a 2-core machine.
     parser.add_argument("--packets", type=int, default=400000, help="packets per run")
     args = parser.parse_args()
-    if not NICSIM.exists():
-        fail(f"{NICSIM} not built (bench/run {NAME} builds it)")
     build_ns3()
 
     runs = {"ns3": [], "func": [], "systemc": []}
@@ -135,7 +106,7 @@ def main():
         figures[f"{sim}_sim_ns_per_packet"] = statistics.median(s[2] for s in samples)
     ratios = {"func_vs_ns3": figures["func_pps"] / figures["ns3_pps"],
               "systemc_vs_ns3": figures["systemc_pps"] / figures["ns3_pps"]}
-    return finish(figures, ratios)
+    return nicsim_bench.finish(NAME, DESCRIPTION, figures, ratios, TARGETS)
 
 
 if __name__ == "__main__":

@@ -320,6 +320,24 @@ TEST_F(CliTest, SameSeedGivesIdenticalStatsApartFromWallClock) {
   EXPECT_EQ(WithoutWallClock(first), WithoutWallClock(second));
 }
 
+TEST_F(CliTest, SameSeedGivesIdenticalTracesOnEachSimulatedBackend) {
+  for (const std::string backend : {"func", "systemc"}) {
+    std::vector<std::string> traces;
+    for (const std::string run : {"a", "b"}) {
+      const fs::path trace = dir_ / (backend + run + ".trace");
+      const nlohmann::json stats =
+          RunForStats({"exchange", "--set", "backend=" + backend, "--set", "exchange.messages=500",
+                       "--set", "fabric.reorder=0.1", "--trace", trace.string()},
+                      backend + run);
+      ASSERT_FALSE(stats.is_discarded());
+      EXPECT_EQ(stats["backend"], backend);
+      traces.push_back(ReadFile(trace));
+    }
+    EXPECT_GT(traces[0].size(), 10000u) << backend;
+    EXPECT_EQ(traces[0], traces[1]) << backend;
+  }
+}
+
 TEST_F(CliTest, DifferentSeedGivesADifferentRun) {
   const std::vector<std::string> args = {"exchange", "--set", "exchange.messages=2000", "--set",
                                          "fabric.reorder=0.2"};

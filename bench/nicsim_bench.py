@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared pieces of the script benchmarks: running `build/nicsim` for its stats.json, and
+# printing and writing results in the shape bench/bench_report.h writes.
+"""Helpers for bench/*.py."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NICSIM = ROOT / "build" / "nicsim"
+
+
+def fail(name, message):
+    """Prints why the benchmark cannot run and exits 2 (a setup problem, not a missed target)."""
+    print(f"{name}: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def run_nicsim(name, scenario, sets):
+    """One `nicsim run` process: (stats.json, whole-process wall seconds)."""
+    if not NICSIM.exists():
+        fail(name, f"{NICSIM} not built (bench/run {name} builds it)")
+    with tempfile.TemporaryDirectory(prefix="nicsim_bench_") as out_dir:
+        cmd = [str(NICSIM), "run", scenario, "--out", out_dir, "--quiet"]
+        for key, value in sets.items():
+            cmd += ["--set", f"{key}={value}"]
+        start = time.monotonic()
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        process_s = time.monotonic() - start
+        if result.returncode != 0:
+            fail(name, f"{' '.join(cmd)} failed (exit {result.returncode}):\n{result.stderr}")
+        return json.loads((Path(out_dir) / "stats.json").read_text()), process_s
+
+
+def finish(name, description, figures, ratios, targets):
+    """Prints the table and writes bench/results/NAME.json; returns the exit code."""
+    passed = all(ratios[k] >= targets[k] for k in ratios if k in targets)
+    report = {"name": name, "description": description, "figures": figures, "ratios": ratios,
+              "targets": {k: {"min": targets[k]} for k in ratios if k in targets},
+              "pass": passed}
+    print(f"{name}: {description}")
+    for key in sorted(figures):
+        print(f"  {key:<28} {figures[key]:16.1f}")
+    for key in sorted(ratios):
+        if key in targets:
+            verdict = "ok" if ratios[key] >= targets[key] else "MISSED"
+            print(f"  {key:<28} {ratios[key]:16.4f}  (target >= {targets[key]:g}: {verdict})")
+        else:
+            print(f"  {key:<28} {ratios[key]:16.4f}")
+    results_dir = Path(os.environ.get("NICSIM_BENCH_RESULTS", ROOT / "bench" / "results"))
+    results_dir.mkdir(parents=True, exist_ok=True)
+    path = results_dir / f"{name}.json"
+    path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    print(f"  results: {path}")
+    return 0 if passed else 1
