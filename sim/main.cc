@@ -16,6 +16,7 @@
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
 #include "sim/run_scenario.h"
+#include "sim/trace_commands.h"
 
 namespace {
 
@@ -131,6 +132,16 @@ int main(int argc, char** argv) {
   run->add_flag("--quiet", quiet, "Print nothing on success");
   app.add_subcommand("params", "List every parameter with type, default and description");
   app.add_subcommand("scenarios", "List the built-in scenarios");
+  CLI::App* trace = app.add_subcommand("trace", "Golden firmware traces");
+  trace->require_subcommand(1);
+  std::string left, right, golden_dir;
+  CLI::App* diff = trace->add_subcommand("diff", "Report the first divergence of two traces");
+  diff->add_option("a", left, "First trace file")->required();
+  diff->add_option("b", right, "Second trace file")->required();
+  CLI::App* bless = trace->add_subcommand("bless", "Rewrite DIR/trace.txt from DIR/scenario.toml");
+  bless->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
+  CLI::App* check = trace->add_subcommand("check", "Replay DIR/scenario.toml against DIR/trace.txt");
+  check->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -145,7 +156,12 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("run")) return CmdRun(scenario, sets, out_dir, trace_path, quiet);
   if (app.got_subcommand("params")) return CmdParams();
   if (app.got_subcommand("scenarios")) return CmdScenarios();
-  std::fprintf(stderr, "nicsim: a command is required: run, params or scenarios\n");
+  if (app.got_subcommand("trace")) {
+    if (trace->got_subcommand("diff")) return sim::TraceDiffCommand(left, right);
+    if (trace->got_subcommand("bless")) return sim::TraceBlessCommand(golden_dir);
+    return sim::TraceCheckCommand(golden_dir);
+  }
+  std::fprintf(stderr, "nicsim: a command is required: run, params, scenarios or trace\n");
   std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
   return kBadInput;
 }

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden firmware traces: every directory under traces/ replays to exactly its trace.txt, and
+// a behaviour change shows up as a first-divergence report naming the event.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sim/trace_diff.h"
+
+namespace nicsim::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> Goldens() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(NICSIM_SOURCE_DIR "/traces")) {
+    if (fs::exists(entry.path() / "scenario.toml")) names.push_back(entry.path().filename());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/** Runs a command; returns its exit status and stdout. */
+std::pair<int, std::string> RunCommand(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WEXITSTATUS(status), out};
+}
+
+class GoldenTraceTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenTraceTest, ReplaysToItsGolden) {
+  const std::string dir = std::string(NICSIM_SOURCE_DIR "/traces/") + GetParam();
+  const auto [rc, out] = RunCommand(std::string(NICSIM_BINARY) + " trace check " + dir);
+  EXPECT_EQ(rc, 0) << out << "if the change is intended: build/nicsim trace bless " << dir;
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, GoldenTraceTest, ::testing::ValuesIn(Goldens()));
+
+TEST(TraceDiffTest, ReportsTheFirstDivergenceWithContext) {
+  const std::vector<std::string> a = {"e0", "e1", "e2", "e3", "e4"};
+  const std::vector<std::string> b = {"e0", "e1", "e2", "X3", "e4"};
+  const TraceDivergence d = FirstDivergence(a, b, 2);
+  EXPECT_FALSE(d.same);
+  EXPECT_EQ(d.index, 3u);
+  EXPECT_EQ(d.before, (std::vector<std::string>{"e1", "e2"}));
+  EXPECT_EQ(FormatDivergence(d, "golden", "now"),
+            "traces diverge at event 3 (golden: 5 events, now: 5 events)\n"
+            "         1   e1\n"
+            "         2   e2\n"
+            "-        3   e3\n"
+            "+        3   X3\n");
+}
+
+TEST(TraceDiffTest, ReportsATraceThatEndsEarly) {
+  const TraceDivergence d = FirstDivergence({"a", "b"}, {"a"});
+  EXPECT_EQ(d.index, 1u);
+  EXPECT_EQ(d.right, "<end of trace>");
+  EXPECT_TRUE(FirstDivergence({"a"}, {"a"}).same);
+}
+
+TEST(TraceDiffTest, AMicrocodeTimingChangeIsCaughtAtItsFirstEvent) {
+  // One microcode cost changed: the first receive 'admit' step moves, and the report names it.
+  const std::string dir = std::string(NICSIM_SOURCE_DIR "/traces/packet_mode");
+  const fs::path tmp = fs::temp_directory_path() / "nicsim_changed_packet_mode";
+  fs::create_directories(tmp);
+  std::ifstream in(dir + "/scenario.toml");
+  std::ofstream out(tmp / "scenario.toml");
+  out << in.rdbuf() << "\n[adapter]\nrx_cycles = [24, 8, 31, 12, 14, 20, 4]\n";
+  out.close();
+  fs::copy_file(dir + "/trace.txt", tmp / "trace.txt", fs::copy_options::overwrite_existing);
+  const auto [rc, report] = RunCommand(std::string(NICSIM_BINARY) + " trace check " + tmp.string());
+  EXPECT_EQ(rc, 1) << report;
+  EXPECT_NE(report.find("traces diverge at event"), std::string::npos) << report;
+  EXPECT_NE(report.find("-        8   1538000 a1 rx task=0 state=admit"), std::string::npos) << report;
+  fs::remove_all(tmp);
+}
+
+}  // namespace
+}  // namespace nicsim::sim
