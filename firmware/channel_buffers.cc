@@ -30,6 +30,7 @@ CbId ChannelBuffers::Bind(uint32_t window, TaskKind kind) {
     platform_.SramRead(abi::LmtAddr(window), &e.lmt, sizeof(e.lmt));
     cb_of_window_[window] = cb;
     ++counters_.cb_loads;
+    TraceLmt(TraceKind::kLmtFetch, window, cb);
   }
   ++(kind == TaskKind::kRx ? entries_[cb].rx : entries_[cb].tx);
   return cb;
@@ -52,6 +53,7 @@ void ChannelBuffers::Unbind(CbId cb, TaskKind kind) {
   if (e.rx + e.tx > 0) return;
   platform_.SramWrite(abi::LmtAddr(e.window), &e.lmt, sizeof(e.lmt));
   ++counters_.cb_flushes;
+  TraceLmt(TraceKind::kLmtFlush, e.window, cb);
   cb_of_window_[e.window] = kNoCb;
   e.bound = false;
   platform_.RxResourcesFreed();
@@ -79,6 +81,15 @@ void ChannelBuffers::Flush(uint32_t window) {
   if (cb == kNoCb) return;
   platform_.SramWrite(abi::LmtAddr(window), &entries_[cb].lmt, sizeof(abi::LmtEntry));
   ++counters_.cb_flushes;
+  TraceLmt(TraceKind::kLmtFlush, window, cb);
+}
+
+void ChannelBuffers::TraceLmt(TraceKind kind, uint32_t window, CbId cb) {
+  TraceEvent ev;
+  ev.kind = kind;
+  ev.window = window;
+  ev.cb = cb;
+  platform_.Trace(ev);
 }
 
 BufferManagerResponse ChannelBuffers::Bmr(uint32_t window) const {

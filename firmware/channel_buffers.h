@@ -62,6 +62,8 @@ class ChannelBuffers {
   };
   static_assert(sizeof(abi::LmtEntry) <= abi::kChannelBufferBytes / 2, "an LMT fits half a CB");
 
+  void TraceLmt(TraceKind kind, uint32_t window, CbId cb);
+
   Platform& platform_;
   Counters& counters_;
   std::vector<Entry> entries_;

@@ -80,6 +80,13 @@ enum class TraceKind : uint8_t {
   kMmio,           // a command arrived: state = command, value = its value
   kCloseWindow,    // a window closed: value = the snapshot view
   kReset,          // the adapter was reset
+  kLmtFetch,       // an LMT was fetched from SRAM into channel buffer `cb`
+  kLmtFlush,       // channel buffer `cb` was written back to SRAM
+  // Hardware events (emitted by the hardware model through the same trace):
+  kDmaStart,       // a DMA was queued: task = tag, state = 0 to host / 1 from host, value = bytes
+  kDmaDone,        // a DMA completed: task = tag, state = direction, value = DmaStatus
+  kLinkOut,        // a frame started onto the link: state = destination adapter, value = bytes
+  kFrameIn,        // a frame's header reached the adapter: value = bytes
 };
 
 /** One trace event: what happened, to which task, window, channel buffer and DTB. */

@@ -24,6 +24,11 @@ std::string StateName(const fw::TraceEvent& e) {
       return std::string(fw::ToString(static_cast<fw::DropReason>(e.value)));
     case fw::TraceKind::kWait:
       return std::string(fw::kResourceNames[e.value]);
+    case fw::TraceKind::kDmaStart:
+    case fw::TraceKind::kDmaDone:
+      return e.state == 0 ? "to_host" : "from_host";
+    case fw::TraceKind::kLinkOut:
+      return "to_a" + std::to_string(e.state);
     case fw::TraceKind::kMmio: {
       static constexpr const char* kWindowCommands[] = {
           "start_transmit", "return_recv_frames", "set_recv_threshold", "set_send_threshold",
@@ -38,8 +43,10 @@ std::string StateName(const fw::TraceEvent& e) {
   }
 }
 
-constexpr const char* kKindNames[] = {"rx",   "tx",    "drop",  "wait",
-                                      "intr", "mmio", "close", "reset"};
+constexpr const char* kKindNames[] = {"rx",        "tx",        "drop",     "wait",
+                                      "intr",      "mmio",      "close",    "reset",
+                                      "lmt_fetch", "lmt_flush", "dma_start", "dma_done",
+                                      "link_out",  "frame_in"};
 
 }  // namespace
 

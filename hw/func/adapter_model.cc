@@ -95,6 +95,7 @@ void AdapterModel::ResetAdapter() {
 
 void AdapterModel::Receive(Frame frame) {
   ++counters_.frames_in;
+  TraceHardware(fw::TraceKind::kFrameIn, fw::kNoTask, 0, frame.bytes.size());
   input_.push_back(Arrived{std::move(frame), events_.now_ps()});
   if (input_.size() > 1 || !HeadAcceptable()) ++counters_.header_task_waits;
   counters_.input_queue_peak = std::max<uint64_t>(counters_.input_queue_peak, input_.size());
@@ -192,6 +193,7 @@ void AdapterModel::StartDmaToHost(const fw::DmaToHost& req) {
   }
   job.len = static_cast<uint32_t>(job.data.size());
   counters_.dma_bytes += job.len;
+  TraceHardware(fw::TraceKind::kDmaStart, job.tag, 0, job.len);
   RunDma(std::move(job));
 }
 
@@ -209,6 +211,7 @@ void AdapterModel::StartDmaFromHost(const fw::DmaFromHost& req) {
   job.dst = to_header ? header_buffers_[req.header_buffer].data()
                       : dtbs_[req.dtb].data() + req.dtb_offset;
   job.room = to_header ? kHeaderBufferBytes : abi::kRecvFrameBytes - req.dtb_offset;
+  TraceHardware(fw::TraceKind::kDmaStart, job.tag, 1, job.len);
   RunDma(std::move(job));
 }
 
@@ -242,6 +245,8 @@ fw::DmaStatus AdapterModel::DmaFailed(HostMemory::Access access) {
 void AdapterModel::CompleteDma(const DmaJob& job, fw::DmaStatus status) {
   // The data is coherent now: a CPU spinning on it sees it, and the task may go on.
   if (job.to_host && status == fw::DmaStatus::kOk) host_.NotifyDeviceWrite(job.host_addr, job.len);
+  TraceHardware(fw::TraceKind::kDmaDone, job.tag, job.to_host ? 0 : 1,
+                static_cast<uint64_t>(status));
   const uint64_t gen = generation_;
   Execute([this, tag = job.tag, status, gen] {
     if (gen == generation_) microcode_.OnDmaComplete(tag, status);
@@ -289,6 +294,7 @@ void AdapterModel::Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32
   link_busy_until_ps_ =
       start + static_cast<uint64_t>(frame.bytes.size() * timing_.link_ps_per_byte);
   ++counters_.frames_out;
+  TraceHardware(fw::TraceKind::kLinkOut, fw::kNoTask, header.dest_adapter, frame.bytes.size());
   NICSIM_CHECK(fabric_ != nullptr, "adapter %u transmits with no fabric", adapter_id_);
   fabric_->Send(std::move(frame), link_busy_until_ps_);
 }
@@ -313,6 +319,17 @@ void AdapterModel::RxResourcesFreed() {
       if (gen == generation_) DispatchInput();
     });
   });
+}
+
+void AdapterModel::TraceHardware(fw::TraceKind kind, fw::TaskId task, uint32_t state,
+                                 uint64_t value) {
+  if (trace_ == nullptr) return;  // hardware events cost nothing when tracing is off
+  fw::TraceEvent ev;
+  ev.kind = kind;
+  ev.task = task;
+  ev.state = state;
+  ev.value = value;
+  trace_->Record(NowPs(), adapter_id_, ev);
 }
 
 void AdapterModel::Trace(const fw::TraceEvent& event) {

@@ -128,6 +128,9 @@ class AdapterModel : public fw::Platform, public LinkSink {
     fw::TaskId tag = fw::kNoTask;
   };
 
+  /** Records a hardware event in the trace (only when a trace sink is attached). */
+  void TraceHardware(fw::TraceKind kind, fw::TaskId task, uint32_t state, uint64_t value);
+
   /** Timing hook: the current time as the hardware sees it. */
   virtual uint64_t NowPs() { return events_.now_ps(); }
   /** Timing hook: runs a microcode entry point (functional: at once, for free). */

@@ -24,6 +24,7 @@
 #include "firmware/tx_engine.h"
 #include "hw/func/func_adapter.h"
 #include "sim/cluster.h"
+#include "sim/trace_writer.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
@@ -96,37 +97,7 @@ std::string StateName(TaskKind kind, uint32_t state) {
 }
 
 std::string Describe(uint64_t time_ps, uint16_t adapter, const TraceEvent& ev) {
-  std::string what;
-  switch (ev.kind) {
-    case TraceKind::kRxState:
-      what = StateName(TaskKind::kRx, ev.state);
-      break;
-    case TraceKind::kTxState:
-      what = StateName(TaskKind::kTx, ev.state);
-      break;
-    case TraceKind::kDrop:
-      what = "drop:" + std::string(ev.value < fw::kDropReasonNames.size()
-                                       ? fw::kDropReasonNames[ev.value]
-                                       : "?");
-      break;
-    case TraceKind::kWait:
-      what = fmt::format("wait:{}", ev.value);
-      break;
-    case TraceKind::kInterrupt:
-      what = "interrupt";
-      break;
-    case TraceKind::kMmio:
-      what = fmt::format("mmio:{:#x}", ev.state);
-      break;
-    case TraceKind::kCloseWindow:
-      what = fmt::format("close(snapshot={:#x})", ev.value);
-      break;
-    case TraceKind::kReset:
-      what = "reset";
-      break;
-  }
-  return fmt::format("t={}ps adapter={} task={} window={} {}", time_ps, adapter, ev.task, ev.window,
-                     what);
+  return FormatTraceEvent(time_ps, adapter, ev);
 }
 
 /**
