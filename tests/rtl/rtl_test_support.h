@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -70,6 +71,23 @@ class Lockstep {
   std::string hint_;
   uint64_t cycle_ = 0;
   bool diverged_ = false;
+};
+
+/**
+ * One Verilated `Driver` per process (SystemC elaborates once), created on first use and
+ * destroyed when the tests end, so its VCD (if any) closes before SystemC's main returns.
+ */
+template <typename Driver>
+class RtlEnvironment : public ::testing::Environment {
+ public:
+  static Driver& Dut() {
+    if (!dut_) dut_ = std::make_unique<Driver>();
+    return *dut_;
+  }
+  void TearDown() override { dut_.reset(); }
+
+ private:
+  static inline std::unique_ptr<Driver> dut_;
 };
 
 }  // namespace nicsim::hw::rtl::testing

@@ -17,19 +17,7 @@
 namespace nicsim::hw::rtl::testing {
 namespace {
 
-/** One Verilated sequencer per process (one SystemC elaboration), created on first use. */
-class SequencerRtlEnvironment : public ::testing::Environment {
- public:
-  static RxDmaSequencerDriver& Dut() {
-    if (!dut_) dut_ = std::make_unique<RxDmaSequencerDriver>();
-    return *dut_;
-  }
-  /** Closes the VCD (if any) before SystemC's main returns. */
-  void TearDown() override { dut_.reset(); }
-
- private:
-  static inline std::unique_ptr<RxDmaSequencerDriver> dut_;
-};
+using SequencerRtlEnvironment = RtlEnvironment<RxDmaSequencerDriver>;
 
 [[maybe_unused]] ::testing::Environment* const kEnvironment =
     ::testing::AddGlobalTestEnvironment(new SequencerRtlEnvironment);

@@ -18,19 +18,7 @@
 namespace nicsim::hw::rtl::testing {
 namespace {
 
-/** One Verilated allocator per process (one SystemC elaboration), created on first use. */
-class AllocatorRtlEnvironment : public ::testing::Environment {
- public:
-  static TaskBufferAllocatorDriver& Dut() {
-    if (!dut_) dut_ = std::make_unique<TaskBufferAllocatorDriver>();
-    return *dut_;
-  }
-  /** Closes the VCD (if any) before SystemC's main returns. */
-  void TearDown() override { dut_.reset(); }
-
- private:
-  static inline std::unique_ptr<TaskBufferAllocatorDriver> dut_;
-};
+using AllocatorRtlEnvironment = RtlEnvironment<TaskBufferAllocatorDriver>;
 
 [[maybe_unused]] ::testing::Environment* const kEnvironment =
     ::testing::AddGlobalTestEnvironment(new AllocatorRtlEnvironment);
