@@ -78,7 +78,6 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
                Platform& platform, TraceKind kind, Task& task, State state) {
   for (;;) {
     task.state = static_cast<uint8_t>(state);
-    if (state == State::kDone) return true;
     TraceEvent ev;
     ev.kind = kind;
     ev.task = task.id;
@@ -87,6 +86,7 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
     ev.cb = task.cb;
     ev.dtb = task.dtb;
     platform.Trace(ev);
+    if (state == State::kDone) return true;  // traced too: the task goes back to the pool
     const Step<State> next = (engine.*table[static_cast<size_t>(state)])(task);
     state = next.state;
     if (next.suspend) {

@@ -40,7 +40,8 @@ Result<sim::Scenario> LoadScenario(const std::string& what) {
 }
 
 int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets,
-           const std::string& out_dir, const std::string& trace_path, bool quiet) {
+           const std::string& out_dir, const std::string& trace_path,
+           const std::string& timeline_path, bool quiet) {
   Result<sim::Scenario> scenario = LoadScenario(scenario_arg);
   if (!scenario.ok()) {
     std::fprintf(stderr, "nicsim: %s\n", scenario.status().message().c_str());
@@ -55,6 +56,7 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
   const int64_t seed = scenario->params.Int("seed");
   sim::RunOptions options;
   options.trace_path = trace_path;
+  options.timeline_path = timeline_path;
   Result<sim::RunOutcome> outcome = sim::RunScenario(*scenario, options);
   if (!outcome.ok()) {
     std::fprintf(stderr, "nicsim: %s (seed %lld)\n", outcome.status().message().c_str(),
@@ -122,6 +124,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> sets;
   std::string out_dir = ".";
   std::string trace_path;
+  std::string timeline_path;
   bool quiet = false;
   CLI::App* run = app.add_subcommand("run", "Run a scenario (file or built-in; default: the embedded default)");
   run->add_option("scenario", scenario, "Scenario file path or built-in name");
@@ -129,6 +132,8 @@ int main(int argc, char** argv) {
   run->add_option("--out", out_dir, "Directory for stats.json (default: current directory)");
   run->add_option("--trace", trace_path,
                   "Write every firmware trace event (task states with task, window, CB, DTB)");
+  run->add_option("--timeline", timeline_path,
+                  "Write a Chrome trace-event JSON timeline of the run (open in ui.perfetto.dev)");
   run->add_flag("--quiet", quiet, "Print nothing on success");
   app.add_subcommand("params", "List every parameter with type, default and description");
   app.add_subcommand("scenarios", "List the built-in scenarios");
@@ -153,7 +158,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
     return kBadInput;
   }
-  if (app.got_subcommand("run")) return CmdRun(scenario, sets, out_dir, trace_path, quiet);
+  if (app.got_subcommand("run")) {
+    return CmdRun(scenario, sets, out_dir, trace_path, timeline_path, quiet);
+  }
   if (app.got_subcommand("params")) return CmdParams();
   if (app.got_subcommand("scenarios")) return CmdScenarios();
   if (app.got_subcommand("trace")) {

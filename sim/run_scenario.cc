@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "firmware/counters.h"
+#include "sim/timeline_writer.h"
 #include "sim/trace_writer.h"
 
 namespace nicsim::sim {
@@ -122,8 +123,19 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!options.trace_path.empty()) {
     trace = std::make_unique<TraceWriter>(options.trace_path);
     if (!trace->ok()) return Status::Error("--trace " + options.trace_path + ": cannot open for writing");
-    config->trace = trace.get();
   }
+  std::unique_ptr<TimelineWriter> timeline;
+  if (!options.timeline_path.empty()) {
+    timeline = std::make_unique<TimelineWriter>(options.timeline_path);
+    if (!timeline->ok()) {
+      return Status::Error("--timeline " + options.timeline_path + ": cannot open for writing");
+    }
+  }
+  // The cluster takes one sink: both outputs share the events through a fan-out.
+  TraceFanOut sinks;
+  sinks.Add(trace.get());
+  sinks.Add(timeline.get());
+  config->trace = sinks.Sink();
   const auto wall_start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(*config);
   if (!cluster.ok()) return cluster.status();
@@ -133,6 +145,10 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   (*cluster)->events().RunWhile([] { return true; });
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  // Written after the clock stops: rendering the timeline is not simulation time.
+  if (timeline != nullptr && !timeline->Finish()) {
+    return Status::Error("--timeline " + options.timeline_path + ": write failed");
+  }
   RunOutcome outcome;
   outcome.stats = BuildStats(**cluster, scenario, *result, wall_s);
   outcome.workload = std::move(*result);

@@ -26,6 +26,8 @@ struct RunOutcome {
 struct RunOptions {
   /** Write every firmware trace event to this file (empty: no trace). */
   std::string trace_path;
+  /** Write a Chrome trace-event JSON timeline (ui.perfetto.dev) to this file (empty: none). */
+  std::string timeline_path;
 };
 /** Runs the scenario's workload on a fresh cluster. */
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options = {});

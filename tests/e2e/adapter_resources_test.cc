@@ -216,15 +216,17 @@ TEST(TraceTest, ShowsEachTaskStateWithTaskWindowCbAndDtb) {
                     "a1 rx task=0 state=admit window=0 cb=0 dtb=- value=0",
                     "a1 rx task=0 state=move_body window=0 cb=0 dtb=0 value=0",
                     "a1 rx task=0 state=signal window=0 cb=0 dtb=0 value=0",
-                    "a1 rx task=0 state=finish window=0 cb=0 dtb=0 value=0"}));
+                    "a1 rx task=0 state=finish window=0 cb=0 dtb=0 value=0",
+                    "a1 rx task=0 state=done window=0 cb=0 dtb=0 value=0"}));
   std::vector<std::string> tx;
   for (const std::string& l : trace.lines) {
     if (l.find(" a0 tx ") != std::string::npos) tx.push_back(l.substr(l.find(' ') + 1));
   }
-  ASSERT_EQ(tx.size(), 7u);
+  ASSERT_EQ(tx.size(), 8u);
   EXPECT_EQ(tx[0], "a0 tx task=0 state=select window=0 cb=- dtb=- value=0");
   EXPECT_EQ(tx[3], "a0 tx task=0 state=inject window=0 cb=0 dtb=0 value=0");
   EXPECT_EQ(tx[6], "a0 tx task=0 state=select window=0 cb=- dtb=- value=0");
+  EXPECT_EQ(tx[7], "a0 tx task=0 state=done window=0 cb=- dtb=- value=0");
 }
 
 }  // namespace
