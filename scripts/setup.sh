@@ -11,6 +11,7 @@ PACKAGES=(
   libsystemc-dev verilator
   dpdk libdpdk-dev libibverbs-dev
   openmpi-bin libopenmpi-dev
+  tshark
 )
 
 missing=()
@@ -29,6 +30,11 @@ echo "setup: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# sudo resets the environment, so the frontend is passed explicitly as well. wireshark-common
+# asks whether non-root users may capture; answer no up front so nothing can prompt.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+  $SUDO env DEBIAN_FRONTEND=noninteractive debconf-set-selections
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+  "${missing[@]}"
 echo "setup: done"

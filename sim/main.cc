@@ -41,7 +41,7 @@ Result<sim::Scenario> LoadScenario(const std::string& what) {
 
 int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets,
            const std::string& out_dir, const std::string& trace_path,
-           const std::string& timeline_path, bool quiet) {
+           const std::string& timeline_path, const std::string& pcap_path, bool quiet) {
   Result<sim::Scenario> scenario = LoadScenario(scenario_arg);
   if (!scenario.ok()) {
     std::fprintf(stderr, "nicsim: %s\n", scenario.status().message().c_str());
@@ -57,6 +57,7 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
   sim::RunOptions options;
   options.trace_path = trace_path;
   options.timeline_path = timeline_path;
+  options.pcap_path = pcap_path;
   Result<sim::RunOutcome> outcome = sim::RunScenario(*scenario, options);
   if (!outcome.ok()) {
     std::fprintf(stderr, "nicsim: %s (seed %lld)\n", outcome.status().message().c_str(),
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
   std::string out_dir = ".";
   std::string trace_path;
   std::string timeline_path;
+  std::string pcap_path;
   bool quiet = false;
   CLI::App* run = app.add_subcommand("run", "Run a scenario (file or built-in; default: the embedded default)");
   run->add_option("scenario", scenario, "Scenario file path or built-in name");
@@ -134,6 +136,8 @@ int main(int argc, char** argv) {
                   "Write every firmware trace event (task states with task, window, CB, DTB)");
   run->add_option("--timeline", timeline_path,
                   "Write a Chrome trace-event JSON timeline of the run (open in ui.perfetto.dev)");
+  run->add_option("--pcap", pcap_path,
+                  "Write a pcapng capture of every frame the fabric delivers (tools/nicsim.lua)");
   run->add_flag("--quiet", quiet, "Print nothing on success");
   app.add_subcommand("params", "List every parameter with type, default and description");
   app.add_subcommand("scenarios", "List the built-in scenarios");
@@ -159,7 +163,7 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
   if (app.got_subcommand("run")) {
-    return CmdRun(scenario, sets, out_dir, trace_path, timeline_path, quiet);
+    return CmdRun(scenario, sets, out_dir, trace_path, timeline_path, pcap_path, quiet);
   }
   if (app.got_subcommand("params")) return CmdParams();
   if (app.got_subcommand("scenarios")) return CmdScenarios();

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "firmware/counters.h"
+#include "sim/fabric/pcap_writer.h"
 #include "sim/timeline_writer.h"
 #include "sim/trace_writer.h"
 
@@ -131,6 +132,12 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
       return Status::Error("--timeline " + options.timeline_path + ": cannot open for writing");
     }
   }
+  std::unique_ptr<PcapWriter> pcap;
+  if (!options.pcap_path.empty()) {
+    Result<std::unique_ptr<PcapWriter>> opened = PcapWriter::Open(options.pcap_path);
+    if (!opened.ok()) return Status::Error("--pcap " + opened.status().message());
+    pcap = std::move(*opened);
+  }
   // The cluster takes one sink: both outputs share the events through a fan-out.
   TraceFanOut sinks;
   sinks.Add(trace.get());
@@ -139,6 +146,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   const auto wall_start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(*config);
   if (!cluster.ok()) return cluster.status();
+  (*cluster)->fabric().SetCapture(pcap.get());
   Result<WorkloadResult> result = RunWorkload(**cluster, scenario.params);
   if (!result.ok()) return result.status();
   // Let the adapters finish what they started (completion steps after the last delivery).
@@ -148,6 +156,9 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   // Written after the clock stops: rendering the timeline is not simulation time.
   if (timeline != nullptr && !timeline->Finish()) {
     return Status::Error("--timeline " + options.timeline_path + ": write failed");
+  }
+  if (pcap != nullptr && !pcap->Close()) {
+    return Status::Error("--pcap " + options.pcap_path + ": write failed");
   }
   RunOutcome outcome;
   outcome.stats = BuildStats(**cluster, scenario, *result, wall_s);

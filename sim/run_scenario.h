@@ -28,6 +28,8 @@ struct RunOptions {
   std::string trace_path;
   /** Write a Chrome trace-event JSON timeline (ui.perfetto.dev) to this file (empty: none). */
   std::string timeline_path;
+  /** Write a pcapng capture of every frame the fabric delivers to this file (empty: none). */
+  std::string pcap_path;
 };
 /** Runs the scenario's workload on a fresh cluster. */
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options = {});

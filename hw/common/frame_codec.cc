@@ -2,6 +2,7 @@
 // Frame CRC and encoding.
 #include "hw/common/frame_codec.h"
 
+#include <cstddef>
 #include <cstring>
 
 #include "base/crc32.h"
@@ -23,15 +24,26 @@ bool FrameCrcOk(const uint8_t* bytes, size_t size) {
   return h.crc == FrameCrc(bytes, size);
 }
 
-std::vector<uint8_t> EncodeFrame(const abi::WireHeader& header, const uint8_t* payload,
-                                 uint32_t len) {
+std::vector<uint8_t> EncodeFrameUnstamped(const abi::WireHeader& header, const uint8_t* payload,
+                                          uint32_t len) {
   std::vector<uint8_t> bytes(sizeof(header) + len);
   abi::WireHeader h = header;
   h.crc = 0;
   std::memcpy(bytes.data(), &h, sizeof(h));
   if (len > 0) std::memcpy(bytes.data() + sizeof(h), payload, len);
-  h.crc = FrameCrc(bytes.data(), bytes.size());
-  std::memcpy(bytes.data(), &h, sizeof(h));
+  return bytes;
+}
+
+void StampCrc(std::vector<uint8_t>& bytes) {
+  if (bytes.size() < sizeof(abi::WireHeader)) return;
+  const uint32_t crc = FrameCrc(bytes.data(), bytes.size());
+  std::memcpy(bytes.data() + offsetof(abi::WireHeader, crc), &crc, sizeof(crc));
+}
+
+std::vector<uint8_t> EncodeFrame(const abi::WireHeader& header, const uint8_t* payload,
+                                 uint32_t len) {
+  std::vector<uint8_t> bytes = EncodeFrameUnstamped(header, payload, len);
+  StampCrc(bytes);
   return bytes;
 }
 

@@ -18,5 +18,10 @@ bool FrameCrcOk(const uint8_t* bytes, size_t size);
 /** Header (with its CRC stamped) followed by `len` payload bytes. */
 std::vector<uint8_t> EncodeFrame(const abi::WireHeader& header, const uint8_t* payload,
                                  uint32_t len);
+/** Header (CRC field zero) and payload; the caller marks the frame crc_deferred. */
+std::vector<uint8_t> EncodeFrameUnstamped(const abi::WireHeader& header, const uint8_t* payload,
+                                          uint32_t len);
+/** Computes and writes the CRC of a frame whose CRC was deferred (no-op on short frames). */
+void StampCrc(std::vector<uint8_t>& bytes);
 
 }  // namespace nicsim::hw

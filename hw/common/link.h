@@ -15,6 +15,12 @@ struct Frame {
   uint16_t src_adapter = 0;
   /** Global id of the adapter the fabric routes it to. */
   uint16_t dest_adapter = 0;
+  /**
+   * The header's CRC field is not computed yet: the frame is exactly as the sending link
+   * made it, so its CRC would check. Whoever changes or inspects the bytes first calls
+   * StampCrc (hw/common/frame_codec.h). Saves two CRCs per packet in simulation.
+   */
+  bool crc_deferred = false;
 };
 
 /** Device-to-fabric direction: where an adapter's transmitted frames go. */

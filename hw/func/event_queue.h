@@ -27,39 +27,52 @@ class CoSimulator {
 /** Discrete-event scheduler with picosecond time. */
 class EventQueue {
  public:
+  using Action = std::function<void()>;
+
   /** Steps `cosim` together with the queue (nullptr: none). */
   void SetCoSimulator(CoSimulator* cosim) { cosim_ = cosim; }
-  using Action = std::function<void()>;
 
   /** Current simulated time in picoseconds. */
   uint64_t now_ps() const { return now_ps_; }
   /** Events run so far. */
   uint64_t events_run() const { return events_run_; }
-  bool empty() const { return queue_.empty(); }
+  bool empty() const { return heap_.empty(); }
 
   /** Runs `action` at `now + delay_ps`. */
   void After(uint64_t delay_ps, Action action) { At(now_ps_ + delay_ps, std::move(action)); }
   /** Runs `action` at absolute time `time_ps` (not before now). */
   void At(uint64_t time_ps, Action action) {
-    queue_.push(Event{time_ps < now_ps_ ? now_ps_ : time_ps, next_seq_++, std::move(action)});
+    // Actions stay put in a slot; the heap orders small (time, seq, slot) keys only.
+    uint32_t slot;
+    if (free_slots_.empty()) {
+      slot = static_cast<uint32_t>(actions_.size());
+      actions_.push_back(std::move(action));
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      actions_[slot] = std::move(action);
+    }
+    heap_.push(Key{time_ps < now_ps_ ? now_ps_ : time_ps, next_seq_++, slot});
   }
 
   /** Runs the earliest event; false if none is left. */
   bool RunOne() {
     uint64_t cosim_ps;
     if (cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps) &&
-        (queue_.empty() || cosim_ps < queue_.top().time_ps)) {
+        (heap_.empty() || cosim_ps < heap_.top().time_ps)) {
       now_ps_ = std::max(now_ps_, cosim_ps);
       ++events_run_;
       cosim_->AdvanceTo(now_ps_);
       return true;
     }
-    if (queue_.empty()) return false;
-    Event ev = std::move(const_cast<Event&>(queue_.top()));
-    queue_.pop();
-    now_ps_ = ev.time_ps;
+    if (heap_.empty()) return false;
+    const Key key = heap_.top();
+    heap_.pop();
+    Action action = std::move(actions_[key.slot]);
+    free_slots_.push_back(key.slot);
+    now_ps_ = key.time_ps;
     ++events_run_;
-    ev.action();
+    action();
     return true;
   }
   /** Runs events while `keep_going()` is true and events remain. */
@@ -70,17 +83,19 @@ class EventQueue {
   }
 
  private:
-  struct Event {
+  struct Key {
     uint64_t time_ps;
     uint64_t seq;
-    Action action;
+    uint32_t slot;
   };
   struct Later {
-    bool operator()(const Event& a, const Event& b) const {
+    bool operator()(const Key& a, const Key& b) const {
       return a.time_ps != b.time_ps ? a.time_ps > b.time_ps : a.seq > b.seq;
     }
   };
-  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  std::priority_queue<Key, std::vector<Key>, Later> heap_;
+  std::vector<Action> actions_;
+  std::vector<uint32_t> free_slots_;
   uint64_t now_ps_ = 0;
   uint64_t next_seq_ = 0;
   uint64_t events_run_ = 0;

@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "base/check.h"
+#include "hw/common/frame_codec.h"
+#include "sim/fabric/pcap_writer.h"
 
 namespace nicsim::sim {
 
@@ -185,6 +187,10 @@ void SwitchFabric::Route(hw::Frame frame, uint64_t depart_ps) {
   Faults faults;
   if (rng_.Chance(config_.corrupt) && !frame.bytes.empty()) {
     // Flip one bit somewhere in the frame; the receiving link's CRC check catches it.
+    if (frame.crc_deferred) {
+      hw::StampCrc(frame.bytes);
+      frame.crc_deferred = false;
+    }
     const uint64_t bit = rng_.Below(frame.bytes.size() * 8);
     frame.bytes[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
     faults.corrupted = true;
@@ -242,7 +248,18 @@ void SwitchFabric::Deliver(hw::Frame frame, uint64_t arrive_ps) {
     return;
   }
   hw::LinkSink* sink = sinks_[frame.dest_adapter];
-  events_.At(arrive_ps, [sink, f = std::move(frame)]() mutable { sink->Receive(std::move(f)); });
+  events_.At(arrive_ps, [this, sink, f = std::move(frame)]() mutable {
+    // Captured at the hand-over itself, so the file is in arrival order with arrival times.
+    if (capture_ != nullptr) {
+      // The capture inspects the bytes, so it shows the CRC the wire would carry.
+      if (f.crc_deferred) {
+        hw::StampCrc(f.bytes);
+        f.crc_deferred = false;
+      }
+      capture_->Write(events_.now_ps(), f.bytes);
+    }
+    sink->Receive(std::move(f));
+  });
 }
 
 }  // namespace nicsim::sim

@@ -19,6 +19,8 @@
 
 namespace nicsim::sim {
 
+class PcapWriter;
+
 /** Most planes (independent paths) a fabric can have. */
 inline constexpr uint32_t kMaxFabricPaths = 16;
 
@@ -121,6 +123,12 @@ class SwitchFabric {
   /** True while `plane` is down (now, by SetPathDown or a scheduled outage). */
   bool path_down(uint32_t plane) const;
 
+  /**
+   * Captures every frame handed to a destination adapter into `capture` (null: stop), at its
+   * arrival time and as it arrives: duplicates and corrupted bytes included. Not owned.
+   */
+  void SetCapture(PcapWriter* capture) { capture_ = capture; }
+
   /** The plane the fixed policy gives frames from `src` to `dest` (a seed-free hash). */
   static uint32_t FixedPlane(uint16_t src, uint16_t dest, uint32_t paths);
 
@@ -172,6 +180,8 @@ class SwitchFabric {
   /** Round-robin policy: the next plane each source adapter tries. */
   std::vector<uint32_t> next_plane_;
   FabricCounters counters_;
+  /** Where delivered frames are captured; null when not capturing. */
+  PcapWriter* capture_ = nullptr;
 };
 
 }  // namespace nicsim::sim
