@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "sim/config/builtin_scenarios.h"
+#include "sim/config/param_docs.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
 #include "sim/run_scenario.h"
@@ -99,7 +100,11 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
   return 0;
 }
 
-int CmdParams() {
+int CmdParams(bool markdown) {
+  if (markdown) {
+    std::cout << sim::ParamsMarkdownTable();
+    return 0;
+  }
   std::cout << fmt::format("{:<26} {:<12} {:<28} {}\n", "name", "type", "default", "description");
   for (const sim::ParamSpec& p : sim::AllParams()) {
     std::cout << fmt::format("{:<26} {:<12} {:<28} {}\n", p.name, sim::ParamTypeName(p.type),
@@ -139,7 +144,9 @@ int main(int argc, char** argv) {
   run->add_option("--pcap", pcap_path,
                   "Write a pcapng capture of every frame the fabric delivers (tools/nicsim.lua)");
   run->add_flag("--quiet", quiet, "Print nothing on success");
-  app.add_subcommand("params", "List every parameter with type, default and description");
+  bool markdown = false;
+  CLI::App* params = app.add_subcommand("params", "List every parameter with type, default and description");
+  params->add_flag("--markdown", markdown, "Print the table as Markdown (docs/scenarios.md)");
   app.add_subcommand("scenarios", "List the built-in scenarios");
   CLI::App* trace = app.add_subcommand("trace", "Golden firmware traces");
   trace->require_subcommand(1);
@@ -165,7 +172,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("run")) {
     return CmdRun(scenario, sets, out_dir, trace_path, timeline_path, pcap_path, quiet);
   }
-  if (app.got_subcommand("params")) return CmdParams();
+  if (app.got_subcommand("params")) return CmdParams(markdown);
   if (app.got_subcommand("scenarios")) return CmdScenarios();
   if (app.got_subcommand("trace")) {
     if (trace->got_subcommand("diff")) return sim::TraceDiffCommand(left, right);
