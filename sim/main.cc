@@ -16,6 +16,8 @@
 #include "sim/config/param_docs.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
+#include "sim/progress.h"
+#include "sim/results_csv.h"
 #include "sim/run_scenario.h"
 #include "sim/trace_commands.h"
 
@@ -59,7 +61,9 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
   options.trace_path = trace_path;
   options.timeline_path = timeline_path;
   options.pcap_path = pcap_path;
+  sim::Progress::Enable(!quiet);
   Result<sim::RunOutcome> outcome = sim::RunScenario(*scenario, options);
+  sim::Progress::Finish();
   if (!outcome.ok()) {
     std::fprintf(stderr, "nicsim: %s (seed %lld)\n", outcome.status().message().c_str(),
                  static_cast<long long>(seed));
@@ -76,6 +80,16 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
   }
   out << stats.dump(2) << "\n";
   out.close();
+  // The workload's table as CSV too, named after the workload.
+  const std::string csv_path =
+      (std::filesystem::path(out_dir) /
+       (scenario->params.String("workload") + ".csv")).string();
+  std::ofstream csv(csv_path);
+  csv << sim::WorkloadCsv(stats["workload"]);
+  if (!csv) {
+    std::fprintf(stderr, "nicsim: --out %s: cannot write %s\n", out_dir.c_str(), csv_path.c_str());
+    return kBadInput;
+  }
   if (!quiet) {
     std::cout << fmt::format("scenario {} ({}), backend {}, seed {}\n", scenario->name,
                              scenario->source, stats["backend"].get<std::string>(), seed);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/rng.h"
+#include "sim/progress.h"
 
 namespace nicsim::sim {
 
@@ -51,7 +52,11 @@ bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key) {
 
 Status RunUntil(Cluster& cluster, const std::function<bool()>& done, const std::string& what) {
   hw::func::EventQueue& events = cluster.events();
-  events.RunWhile([&] { return !done(); });
+  uint64_t n = 0;
+  events.RunWhile([&] {
+    if ((++n & 0xFFFF) == 0) Progress::Tick(events.now_ps(), events.events_run());
+    return !done();
+  });
   if (!done()) {
     return Status::Error(what + ": stalled with no events left at t=" +
                          std::to_string(events.now_ps() / 1000) + "ns");

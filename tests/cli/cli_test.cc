@@ -230,6 +230,13 @@ TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
     EXPECT_EQ(row.substr(row.find_first_not_of(' '), sizes[i].size() + 1), sizes[i] + " ") << row;
   }
   EXPECT_EQ(lines[9], "stats: " + (out_dir / "stats.json").string());
+  // The workload's table also lands as CSV, one row per size, columns in JSON key order.
+  const std::string csv = ReadFile(out_dir / "pingpong_sweep.csv");
+  const std::vector<std::string> rows = Lines(csv);
+  ASSERT_EQ(rows.size(), 7u) << csv;
+  EXPECT_EQ(rows[0], "bandwidth_mbps,latency_ns,size_bytes");
+  EXPECT_EQ(rows[1].substr(rows[1].rfind(',')), ",0");
+  EXPECT_EQ(rows[6].substr(rows[6].rfind(',')), ",2032");
 
   const nlohmann::json stats =
       nlohmann::json::parse(ReadFile(out_dir / "stats.json"), nullptr, false);
