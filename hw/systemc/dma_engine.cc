@@ -33,7 +33,7 @@ void DmaEngine::Run() {
     gp.set_byte_enable_ptr(nullptr);
     gp.set_dmi_allowed(false);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay(static_cast<double>(start - now), sc_core::SC_PS);
+    sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
     socket->b_transport(gp, delay);
     ++transactions_;
     const uint64_t done_ps = now + delay.value();
@@ -45,7 +45,7 @@ void DmaEngine::Run() {
       access = func::HostMemory::Access::kOutOfRange;
     }
     r.done(access, done_ps);
-    qk_.set(sc_core::sc_time(static_cast<double>(free_at_ps_ - now), sc_core::SC_PS));
+    qk_.set(sc_core::sc_time::from_value(free_at_ps_ - now));
     if (qk_.need_sync()) qk_.sync();
   }
 }

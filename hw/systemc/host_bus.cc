@@ -18,7 +18,7 @@ void HostBus::BTransport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
   const uint64_t addr = trans.get_address();
   const uint64_t len = trans.get_data_length();
   func::HostMemory::Access access;
-  delay += sc_core::sc_time(static_cast<double>(latency_ps_ + TransferPs(len)), sc_core::SC_PS);
+  delay += sc_core::sc_time::from_value(latency_ps_ + TransferPs(len));
   if (trans.is_write()) {
     access = memory_.CheckDeviceWrite(addr, len);
     if (access == func::HostMemory::Access::kOk) {

@@ -44,7 +44,7 @@ bool Kernel::NextEventPs(uint64_t* time_ps) {
 void Kernel::AdvanceTo(uint64_t time_ps) {
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (time_ps > now) {
-    sc_core::sc_start(sc_core::sc_time(static_cast<double>(time_ps - now), sc_core::SC_PS));
+    sc_core::sc_start(sc_core::sc_time::from_value(time_ps - now));
   }
   while (sc_core::sc_pending_activity_at_current_time()) sc_core::sc_start(sc_core::SC_ZERO_TIME);
 }

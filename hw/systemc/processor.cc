@@ -18,7 +18,7 @@ void Processor::Post(std::function<void()> call, uint64_t at_ps) {
 }
 
 void Processor::Charge(uint64_t ps) {
-  if (in_step_) qk_.inc(sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS));
+  if (in_step_) qk_.inc(sc_core::sc_time::from_value(ps));
 }
 
 uint64_t Processor::NowPs() const {
@@ -31,7 +31,7 @@ void Processor::Step(Call& call) {
   // the processor's backlog decide when it starts, as local (decoupled) time.
   const uint64_t now = sc_core::sc_time_stamp().value();
   const uint64_t start = std::max({now, busy_until_ps_, call.at_ps});
-  qk_.set(sc_core::sc_time(static_cast<double>(start - now), sc_core::SC_PS));
+  qk_.set(sc_core::sc_time::from_value(start - now));
   in_step_ = true;
   call.fn();
   in_step_ = false;
