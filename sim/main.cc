@@ -43,8 +43,7 @@ Result<sim::Scenario> LoadScenario(const std::string& what) {
 }
 
 int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets,
-           const std::string& out_dir, const std::string& trace_path,
-           const std::string& timeline_path, const std::string& pcap_path, bool quiet) {
+           const std::string& out_dir, const sim::RunOptions& options, bool quiet) {
   Result<sim::Scenario> scenario = LoadScenario(scenario_arg);
   if (!scenario.ok()) {
     std::fprintf(stderr, "nicsim: %s\n", scenario.status().message().c_str());
@@ -57,10 +56,6 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
     }
   }
   const int64_t seed = scenario->params.Int("seed");
-  sim::RunOptions options;
-  options.trace_path = trace_path;
-  options.timeline_path = timeline_path;
-  options.pcap_path = pcap_path;
   sim::Progress::Enable(!quiet);
   Result<sim::RunOutcome> outcome = sim::RunScenario(*scenario, options);
   sim::Progress::Finish();
@@ -144,6 +139,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> sets;
   std::string out_dir = ".";
   std::string trace_path;
+  std::string trace_filter;
   std::string timeline_path;
   std::string pcap_path;
   bool quiet = false;
@@ -151,6 +147,8 @@ int main(int argc, char** argv) {
   run->add_option("scenario", scenario, "Scenario file path or built-in name");
   run->add_option("--set", sets, "Override a parameter: key=value (repeatable)");
   run->add_option("--out", out_dir, "Directory for stats.json (default: current directory)");
+  run->add_option("--trace-filter", trace_filter,
+                  "Keep only some trace events: adapter=N,window=N,kind=rx|tx|drop|...");
   run->add_option("--trace", trace_path,
                   "Write every firmware trace event (task states with task, window, CB, DTB)");
   run->add_option("--timeline", timeline_path,
@@ -184,7 +182,12 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
   if (app.got_subcommand("run")) {
-    return CmdRun(scenario, sets, out_dir, trace_path, timeline_path, pcap_path, quiet);
+    sim::RunOptions options;
+    options.trace_path = trace_path;
+    options.trace_filter = trace_filter;
+    options.timeline_path = timeline_path;
+    options.pcap_path = pcap_path;
+    return CmdRun(scenario, sets, out_dir, options, quiet);
   }
   if (app.got_subcommand("params")) return CmdParams(markdown);
   if (app.got_subcommand("scenarios")) return CmdScenarios();

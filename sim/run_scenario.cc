@@ -122,7 +122,9 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!config.ok()) return config.status();
   std::unique_ptr<TraceWriter> trace;
   if (!options.trace_path.empty()) {
-    trace = std::make_unique<TraceWriter>(options.trace_path);
+    Result<TraceFilter> filter = TraceFilter::Parse(options.trace_filter);
+    if (!filter.ok()) return filter.status();
+    trace = std::make_unique<TraceWriter>(options.trace_path, std::move(*filter));
     if (!trace->ok()) return Status::Error("--trace " + options.trace_path + ": cannot open for writing");
   }
   std::unique_ptr<TimelineWriter> timeline;

@@ -26,6 +26,8 @@ struct RunOutcome {
 struct RunOptions {
   /** Write every firmware trace event to this file (empty: no trace). */
   std::string trace_path;
+  /** Which events the --trace file keeps ("adapter=1,window=0,kind=rx|tx"; empty: all). */
+  std::string trace_filter;
   /** Write a Chrome trace-event JSON timeline (ui.perfetto.dev) to this file (empty: none). */
   std::string timeline_path;
   /** Write a pcapng capture of every frame the fabric delivers to this file (empty: none). */

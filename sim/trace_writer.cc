@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "firmware/counters.h"
 #include "firmware/rx_engine.h"
 #include "firmware/tx_engine.h"
@@ -50,19 +53,75 @@ constexpr const char* kKindNames[] = {"rx",        "tx",        "drop",     "wai
 
 }  // namespace
 
+std::string_view TraceKindName(fw::TraceKind kind) {
+  return kKindNames[static_cast<size_t>(kind)];
+}
+
+Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
+  TraceFilter f;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return Status::Error(fmt::format("--trace-filter: '{}': expected key=value", item));
+    }
+    const std::string_view key = item.substr(0, eq);
+    std::string_view values = item.substr(eq + 1);
+    while (true) {
+      const size_t bar = values.find('|');
+      const std::string value(values.substr(0, bar));
+      if (key == "kind") {
+        bool known = false;
+        for (const char* name : kKindNames) known = known || value == name;
+        if (!known) return Status::Error(fmt::format("--trace-filter: unknown kind '{}'", value));
+        f.kinds.push_back(value);
+      } else if (key == "adapter" || key == "window") {
+        char* end = nullptr;
+        const unsigned long n = std::strtoul(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || n > 0xFFFFFFFFul) {
+          return Status::Error(fmt::format("--trace-filter: {}: '{}' is not a number", key, value));
+        }
+        if (key == "adapter") {
+          f.adapters.push_back(static_cast<uint16_t>(n));
+        } else {
+          f.windows.push_back(static_cast<uint32_t>(n));
+        }
+      } else {
+        return Status::Error(
+            fmt::format("--trace-filter: unknown key '{}' (adapter, window or kind)", key));
+      }
+      if (bar == std::string_view::npos) break;
+      values = values.substr(bar + 1);
+    }
+  }
+  return f;
+}
+
+bool TraceFilter::Keeps(uint16_t adapter, const fw::TraceEvent& e) const {
+  const auto has = [](const auto& set, const auto& v) {
+    return set.empty() || std::find(set.begin(), set.end(), v) != set.end();
+  };
+  return has(adapters, adapter) && has(windows, e.window) &&
+         has(kinds, std::string(TraceKindName(e.kind)));
+}
+
 std::string FormatTraceEvent(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& e) {
   return fmt::format("{} a{} {} task={} state={} window={} cb={} dtb={} value={}", time_ps,
                      adapter, kKindNames[static_cast<size_t>(e.kind)], Id(e.task, fw::kNoTask),
                      StateName(e), e.window, Id(e.cb, fw::kNoCb), Id(e.dtb, fw::kNoDtb), e.value);
 }
 
-TraceWriter::TraceWriter(const std::string& path) : file_(std::fopen(path.c_str(), "w")) {}
+TraceWriter::TraceWriter(const std::string& path, TraceFilter filter)
+    : file_(std::fopen(path.c_str(), "w")), filter_(std::move(filter)) {}
 
 TraceWriter::~TraceWriter() {
   if (file_ != nullptr) std::fclose(file_);
 }
 
 void TraceWriter::Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) {
+  if (!filter_.Keeps(adapter, event)) return;
   ++events_;
   const std::string line = FormatTraceEvent(time_ps, adapter, event);
   std::fprintf(file_, "%s\n", line.c_str());

@@ -5,10 +5,29 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
 
 #include "hw/func/adapter_model.h"
 
 namespace nicsim::sim {
+
+/** Which events a trace keeps: empty sets keep everything. */
+struct TraceFilter {
+  std::vector<uint16_t> adapters;
+  std::vector<uint32_t> windows;
+  /** Kind names as written in the trace: "rx", "drop", "dma_start", ... */
+  std::vector<std::string> kinds;
+
+  /** Parses "adapter=1,window=0,kind=rx|tx" (any subset, '|' for alternatives). */
+  static Result<TraceFilter> Parse(std::string_view text);
+  bool Keeps(uint16_t adapter, const fw::TraceEvent& event) const;
+};
+
+/** The trace name of an event kind ("rx", "dma_start", ...). */
+std::string_view TraceKindName(fw::TraceKind kind);
 
 /** Formats one trace event (without a newline). */
 std::string FormatTraceEvent(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event);
@@ -17,7 +36,7 @@ std::string FormatTraceEvent(uint64_t time_ps, uint16_t adapter, const fw::Trace
 class TraceWriter final : public hw::func::TraceSink {
  public:
   /** Opens `path` for writing; check ok() before use. */
-  explicit TraceWriter(const std::string& path);
+  explicit TraceWriter(const std::string& path, TraceFilter filter = {});
   ~TraceWriter() override;
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -28,6 +47,7 @@ class TraceWriter final : public hw::func::TraceSink {
 
  private:
   std::FILE* file_;
+  TraceFilter filter_;
   uint64_t events_ = 0;
 };
 

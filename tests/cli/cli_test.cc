@@ -345,6 +345,28 @@ TEST_F(CliTest, SameSeedGivesIdenticalTracesOnEachSimulatedBackend) {
   }
 }
 
+TEST_F(CliTest, TraceFilterKeepsOnlyTheChosenAdapterAndKinds) {
+  const fs::path trace = dir_ / "filtered.trace";
+  const nlohmann::json stats = RunForStats(
+      {"--set", "pingpong.iterations=2", "--set", "pingpong.stream_packets=2", "--trace",
+       trace.string(), "--trace-filter", "adapter=1,kind=rx|mmio"},
+      "filtered");
+  ASSERT_FALSE(stats.is_discarded());
+  const std::vector<std::string> lines = Lines(ReadFile(trace));
+  ASSERT_FALSE(lines.empty());
+  size_t rx = 0;
+  for (const std::string& l : lines) {
+    const bool ok = l.find(" a1 rx ") != std::string::npos || l.find(" a1 mmio ") != std::string::npos;
+    EXPECT_TRUE(ok) << l;
+    rx += l.find(" a1 rx ") != std::string::npos;
+  }
+  EXPECT_GT(rx, 0u);
+  const Outcome bad = Nicsim({"run", "--trace", trace.string(), "--trace-filter", "kind=bogus",
+                              "--out", (dir_ / "bad_filter").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "nicsim: --trace-filter: unknown kind 'bogus' (seed 1)\n");
+}
+
 TEST_F(CliTest, DifferentSeedGivesADifferentRun) {
   const std::vector<std::string> args = {"exchange", "--set", "exchange.messages=2000", "--set",
                                          "fabric.reorder=0.2"};
