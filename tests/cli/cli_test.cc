@@ -2,6 +2,8 @@
 // The nicsim binary's contract, run as a subprocess: bad input exits 2 with one exact message,
 // good runs write a complete stats.json, listings name every key, and a seed fixes the run.
 #include <gtest/gtest.h>
+
+#include "tests/support/process.h"
 #include <sys/wait.h>
 
 #include <cerrno>
@@ -26,30 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 
 /** What one nicsim invocation did. */
-struct Outcome {
-  /** Exit status, or -1 if the process did not exit normally (a crash). */
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-/** Quotes `arg` for /bin/sh. */
-std::string ShellQuote(const std::string& arg) {
-  std::string quoted = "'";
-  for (char c : arg) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using Outcome = nicsim::testing::CommandResult;
+using nicsim::testing::ReadFile;
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -62,17 +42,7 @@ std::string FirstWord(const std::string& line) { return line.substr(0, line.find
 
 class CliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "nicsim_cli_XXXXXX").string();
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    ASSERT_NE(mkdtemp(buffer.data()), nullptr) << std::strerror(errno);
-    dir_ = buffer.data();
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  void SetUp() override { ASSERT_FALSE(dir_.empty()) << std::strerror(errno); }
 
   /** Writes a scenario file into the temp dir and returns its path. */
   std::string WriteScenario(const std::string& name, const std::string& text) {
@@ -82,17 +52,9 @@ class CliTest : public ::testing::Test {
   }
 
   Outcome Nicsim(const std::vector<std::string>& args) {
-    const fs::path out = dir_ / "stdout.txt";
-    const fs::path err = dir_ / "stderr.txt";
-    std::string command = ShellQuote(NICSIM_BINARY);
-    for (const std::string& arg : args) command += " " + ShellQuote(arg);
-    command += " </dev/null >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
-    const int status = std::system(command.c_str());
-    Outcome outcome;
-    if (status != -1 && WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-    outcome.out = ReadFile(out);
-    outcome.err = ReadFile(err);
-    return outcome;
+    std::vector<std::string> argv = {NICSIM_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return nicsim::testing::RunCommand(argv, dir_);
   }
 
   /**
@@ -123,7 +85,8 @@ class CliTest : public ::testing::Test {
     return nlohmann::json::parse(ReadFile(dir_ / out_dir / "stats.json"), nullptr, false);
   }
 
-  fs::path dir_;
+  nicsim::testing::ScratchDir scratch_{"nicsim_cli"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(CliTest, TomlSyntaxErrorNamesPathLineAndColumn) {

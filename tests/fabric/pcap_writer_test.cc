@@ -4,6 +4,8 @@
 #include "sim/fabric/pcap_writer.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/support/process.h"
 #include <unistd.h>
 
 #include <algorithm>
@@ -120,18 +122,9 @@ std::vector<Packet> ReadPackets(const fs::path& path) {
 
 class PcapWriterTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "nicsim_pcap_XXXXXX").string();
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    ASSERT_NE(mkdtemp(buffer.data()), nullptr) << std::strerror(errno);
-    dir_ = buffer.data();
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path dir_;
+  void SetUp() override { ASSERT_FALSE(dir_.empty()) << std::strerror(errno); }
+  nicsim::testing::ScratchDir scratch_{"nicsim_pcap"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(PcapWriterTest, WritesSectionHeaderInterfaceAndEnhancedPacketBlocks) {

@@ -3,7 +3,6 @@
 // a behaviour change shows up as a first-divergence report naming the event.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "sim/trace_diff.h"
+#include "tests/support/process.h"
 
 namespace nicsim::sim {
 namespace {
@@ -26,22 +26,20 @@ std::vector<std::string> Goldens() {
   return names;
 }
 
-/** Runs a command; returns its exit status and stdout. */
-std::pair<int, std::string> RunCommand(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return {WEXITSTATUS(status), out};
+/** Runs nicsim with `args`; returns its exit status and stdout followed by stderr. */
+std::pair<int, std::string> RunNicsim(const std::vector<std::string>& args) {
+  nicsim::testing::ScratchDir scratch("nicsim_traces");
+  std::vector<std::string> argv = {NICSIM_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const nicsim::testing::CommandResult r = nicsim::testing::RunCommand(argv, scratch.path());
+  return {r.exit_code, r.out + r.err};
 }
 
 class GoldenTraceTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenTraceTest, ReplaysToItsGolden) {
   const std::string dir = std::string(NICSIM_SOURCE_DIR "/traces/") + GetParam();
-  const auto [rc, out] = RunCommand(std::string(NICSIM_BINARY) + " trace check " + dir);
+  const auto [rc, out] = RunNicsim({"trace", "check", dir});
   EXPECT_EQ(rc, 0) << out << "if the change is intended: build/nicsim trace bless " << dir;
 }
 
@@ -79,7 +77,7 @@ TEST(TraceDiffTest, AMicrocodeTimingChangeIsCaughtAtItsFirstEvent) {
   out << in.rdbuf() << "\n[adapter]\nrx_cycles = [24, 8, 31, 12, 14, 20, 4]\n";
   out.close();
   fs::copy_file(dir + "/trace.txt", tmp / "trace.txt", fs::copy_options::overwrite_existing);
-  const auto [rc, report] = RunCommand(std::string(NICSIM_BINARY) + " trace check " + tmp.string());
+  const auto [rc, report] = RunNicsim({"trace", "check", tmp.string()});
   EXPECT_EQ(rc, 1) << report;
   EXPECT_NE(report.find("traces diverge at event"), std::string::npos) << report;
   // The first line that moved is the changed step itself.
