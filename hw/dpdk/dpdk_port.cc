@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+// DpdkPort: Send wraps a nicsim frame in Ethernet and transmits it; Poll receives a burst,
+// checks the Ethernet layer and hands the nicsim frame inside to the adapter, freeing every mbuf.
+#include "hw/dpdk/dpdk_port.h"
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_pause.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "hw/common/frame_codec.h"
+#include "hw/dpdk/eal.h"
+
+namespace nicsim::hw::dpdk {
+namespace {
+
+/** The largest rx_burst the port accepts (its burst array lives on the stack). */
+constexpr uint16_t kMaxRxBurst = 64;
+
+/** Pool names must be unique while pools live: a process-wide sequence number. */
+std::atomic<uint32_t> pool_sequence{0};
+
+Status DpdkError(uint16_t port_id, const std::string& step, int rc) {
+  return Status::Error("dpdk port " + std::to_string(port_id) + ": " + step +
+                       " failed: " + rte_strerror(rc < 0 ? -rc : rc));
+}
+
+/** The adapter id in the last two bytes of a MAC made by AdapterMac. */
+uint16_t AdapterOfMac(const rte_ether_addr& mac) {
+  return static_cast<uint16_t>((mac.addr_bytes[4] << 8) | mac.addr_bytes[5]);
+}
+
+void SetMac(rte_ether_addr* dst, uint16_t adapter) {
+  const std::array<uint8_t, 6> mac = AdapterMac(adapter);
+  std::memcpy(dst->addr_bytes, mac.data(), mac.size());
+}
+
+}  // namespace
+
+std::array<uint8_t, 6> AdapterMac(uint16_t adapter) {
+  const auto hi = static_cast<uint8_t>(adapter >> 8);
+  const auto lo = static_cast<uint8_t>(adapter & 0xFF);
+  return {0x02, 0x6e, 0x73, 0x00, hi, lo};
+}
+
+uint64_t DpdkPortCounters::total_drops() const {
+  uint64_t total = 0;
+  for (uint64_t d : drops) total += d;
+  return total;
+}
+
+Result<std::unique_ptr<DpdkPort>> DpdkPort::Create(uint16_t port_id, const DpdkPortConfig& config) {
+  if (!EalReady()) return Status::Error("dpdk port: the EAL is not initialised (InitEal)");
+  if (!rte_eth_dev_is_valid_port(port_id)) {
+    return Status::Error("dpdk port " + std::to_string(port_id) + ": no such ethdev port");
+  }
+  if (config.mtu_bytes < sizeof(abi::WireHeader)) {
+    return Status::Error("dpdk port: mtu_bytes " + std::to_string(config.mtu_bytes) +
+                         " is smaller than a wire header (" +
+                         std::to_string(sizeof(abi::WireHeader)) + ")");
+  }
+  const uint32_t data_room = RTE_PKTMBUF_HEADROOM + kEthernetHeaderBytes + config.mtu_bytes;
+  if (data_room > UINT16_MAX) {
+    return Status::Error("dpdk port: mtu_bytes " + std::to_string(config.mtu_bytes) +
+                         " does not fit one mbuf");
+  }
+  if (config.rx_burst == 0 || config.rx_burst > kMaxRxBurst) {
+    return Status::Error("dpdk port: rx_burst must be 1.." + std::to_string(kMaxRxBurst));
+  }
+  if (config.mbufs == 0) return Status::Error("dpdk port: mbufs must be at least 1");
+
+  const int socket = std::max(rte_eth_dev_socket_id(port_id), 0);
+  char pool_name[RTE_MEMPOOL_NAMESIZE];
+  std::snprintf(pool_name, sizeof(pool_name), "nicsim_p%u_%u", port_id, pool_sequence++);
+  rte_mempool* pool = rte_pktmbuf_pool_create(pool_name, config.mbufs, config.mbuf_cache, 0,
+                                              static_cast<uint16_t>(data_room), socket);
+  if (pool == nullptr) return DpdkError(port_id, "rte_pktmbuf_pool_create", rte_errno);
+
+  // From here on a failure frees the pool; the device may be left configured but stopped.
+  auto fail = [&](const std::string& step, int rc) {
+    rte_mempool_free(pool);
+    return DpdkError(port_id, step, rc);
+  };
+  rte_eth_conf conf{};
+  // The wire MTU is the nicsim frame: a real NIC then refuses larger frames itself.
+  conf.rxmode.mtu = config.mtu_bytes;
+  if (int rc = rte_eth_dev_configure(port_id, 1, 1, &conf); rc != 0) {
+    return fail("rte_eth_dev_configure", rc);
+  }
+  uint16_t rx_desc = config.rx_descriptors;
+  uint16_t tx_desc = config.tx_descriptors;
+  if (int rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &rx_desc, &tx_desc); rc != 0) {
+    return fail("rte_eth_dev_adjust_nb_rx_tx_desc", rc);
+  }
+  if (int rc =
+          rte_eth_rx_queue_setup(port_id, 0, rx_desc, static_cast<unsigned>(socket), nullptr, pool);
+      rc != 0) {
+    return fail("rte_eth_rx_queue_setup", rc);
+  }
+  if (int rc = rte_eth_tx_queue_setup(port_id, 0, tx_desc, static_cast<unsigned>(socket), nullptr);
+      rc != 0) {
+    return fail("rte_eth_tx_queue_setup", rc);
+  }
+  if (int rc = rte_eth_dev_start(port_id); rc != 0) return fail("rte_eth_dev_start", rc);
+  // Frames are addressed to adapters, not to the NIC's own MAC: accept them all. Devices
+  // without the switch (the ring PMD) accept everything anyway.
+  if (int rc = rte_eth_promiscuous_enable(port_id); rc != 0 && rc != -ENOTSUP) {
+    rte_eth_dev_stop(port_id);
+    return fail("rte_eth_promiscuous_enable", rc);
+  }
+  return std::unique_ptr<DpdkPort>(new DpdkPort(port_id, config, pool));
+}
+
+DpdkPort::DpdkPort(uint16_t port_id, const DpdkPortConfig& config, rte_mempool* pool)
+    : port_id_(port_id), config_(config), pool_(pool) {}
+
+DpdkPort::~DpdkPort() {
+  DrainRx();
+  Stop();
+  // Closing releases the queues, and with them the mbufs a NIC holds in its descriptors.
+  rte_eth_dev_close(port_id_);
+  if (rte_mempool_full(pool_)) {
+    rte_mempool_free(pool_);
+  } else {
+    // Some mbufs are still out, at a peer that has not received them: freeing the pool would
+    // leave them dangling, so it stays allocated (RingLink drains both sides first).
+    std::fprintf(stderr, "nicsim: dpdk port %u: %u mbufs still out; pool %s not freed\n", port_id_,
+                 rte_mempool_in_use_count(pool_), pool_->name);
+  }
+}
+
+void DpdkPort::Stop() {
+  if (!started_) return;
+  started_ = false;
+  rte_eth_dev_stop(port_id_);
+}
+
+uint32_t DpdkPort::DrainRx() {
+  if (!started_) return 0;  // a stopped queue cannot be read
+  uint32_t drained = 0;
+  std::array<rte_mbuf*, kMaxRxBurst> burst;
+  while (true) {
+    const uint16_t n = rte_eth_rx_burst(port_id_, 0, burst.data(), kMaxRxBurst);
+    if (n == 0) break;
+    rte_pktmbuf_free_bulk(burst.data(), n);
+    drained += n;
+  }
+  return drained;
+}
+
+void DpdkPort::Send(Frame frame, uint64_t /*depart_ps*/) {
+  // The wire checks the CRC, so a frame whose CRC was deferred gets it now.
+  if (frame.crc_deferred) {
+    StampCrc(frame.bytes);
+    frame.crc_deferred = false;
+  }
+  const size_t inner = frame.bytes.size();
+  if (inner > config_.mtu_bytes) return CountDrop(PortDrop::kTxOverMtu);
+  if (!started_) return CountDrop(PortDrop::kTxPortStopped);
+  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  if (m == nullptr) return CountDrop(PortDrop::kTxNoMbuf);
+  // The pool's data room holds an Ethernet header and an MTU-sized frame: this fits.
+  char* data = rte_pktmbuf_append(m, static_cast<uint16_t>(kEthernetHeaderBytes + inner));
+  auto* eth = reinterpret_cast<rte_ether_hdr*>(data);
+  SetMac(&eth->dst_addr, frame.dest_adapter);
+  SetMac(&eth->src_addr, frame.src_adapter);
+  eth->ether_type = rte_cpu_to_be_16(kNicsimEtherType);
+  if (inner > 0) std::memcpy(data + kEthernetHeaderBytes, frame.bytes.data(), inner);
+
+  // A full queue drains as the NIC (or the peer) catches up: retry briefly, then drop.
+  for (uint32_t attempt = 0;; ++attempt) {
+    if (rte_eth_tx_burst(port_id_, 0, &m, 1) == 1) {
+      ++counters_.tx_frames;
+      counters_.tx_bytes += inner;
+      return;
+    }
+    if (attempt == config_.tx_retries) break;
+    ++counters_.tx_retries;
+    rte_pause();
+  }
+  rte_pktmbuf_free(m);
+  CountDrop(PortDrop::kTxRingFull);
+}
+
+uint32_t DpdkPort::Poll(LinkSink& sink) {
+  if (!started_) return 0;
+  std::array<rte_mbuf*, kMaxRxBurst> burst;
+  const uint16_t n = rte_eth_rx_burst(port_id_, 0, burst.data(), config_.rx_burst);
+  for (uint16_t i = 0; i < n; ++i) {
+    Frame frame;
+    const bool valid = Decode(burst[i], &frame);
+    // The bytes are copied out: the mbuf goes home before the adapter sees the frame.
+    rte_pktmbuf_free(burst[i]);
+    if (!valid) continue;
+    ++counters_.rx_frames;
+    counters_.rx_bytes += frame.bytes.size();
+    sink.Receive(std::move(frame));
+  }
+  return n;
+}
+
+bool DpdkPort::Decode(const rte_mbuf* m, Frame* frame) {
+  // The port never enables scatter, so a frame is one segment whose data is all of it.
+  if (m->nb_segs != 1 || m->next != nullptr || m->pkt_len != m->data_len) {
+    CountDrop(PortDrop::kMultiSegment);
+    return false;
+  }
+  const uint32_t len = m->pkt_len;
+  if (len < kEthernetHeaderBytes) {
+    CountDrop(PortDrop::kRunt);
+    return false;
+  }
+  // Size before type, as a MAC checks a giant frame before any filter looks at it.
+  if (len - kEthernetHeaderBytes > config_.mtu_bytes) {
+    CountDrop(PortDrop::kOverMtu);
+    return false;
+  }
+  const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
+  rte_ether_hdr eth;
+  std::memcpy(&eth, data, sizeof(eth));
+  if (eth.ether_type != rte_cpu_to_be_16(kNicsimEtherType)) {
+    CountDrop(PortDrop::kWrongEtherType);
+    return false;
+  }
+  // Whatever follows goes to the adapter, even if shorter than a wire header: the microcode
+  // counts that as truncated_header, and a bad CRC as bad_crc, as on the simulated fabric.
+  frame->bytes.assign(data + kEthernetHeaderBytes, data + len);
+  frame->src_adapter = AdapterOfMac(eth.src_addr);
+  frame->dest_adapter = AdapterOfMac(eth.dst_addr);
+  frame->crc_deferred = false;
+  return true;
+}
+
+}  // namespace nicsim::hw::dpdk

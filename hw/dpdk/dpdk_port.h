@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+// A real-port backend for the fabric seam: one DPDK ethdev port carries nicsim frames inside
+// Ethernet frames (EtherType 0x88B5); bad frames from the wire are dropped and counted.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "abi/limits.h"
+#include "abi/packet.h"
+#include "base/status.h"
+#include "hw/common/link.h"
+
+struct rte_mempool;
+struct rte_mbuf;
+
+namespace nicsim::hw::dpdk {
+
+/**
+ * EtherType of a nicsim frame: 0x88B5, IEEE Std 802 "Local Experimental EtherType 1",
+ * reserved for private and experimental protocols, so it never collides with a registered
+ * protocol on a shared link and needs no registration.
+ */
+inline constexpr uint16_t kNicsimEtherType = 0x88B5;
+/** Destination MAC, source MAC and EtherType; no VLAN tag, no FCS (the NIC adds it). */
+inline constexpr uint32_t kEthernetHeaderBytes = 14;
+/**
+ * Default MTU of a nicsim port: the largest nicsim frame, a WireHeader and the largest
+ * single-packet payload (128-byte lines). The Ethernet header is not part of the MTU.
+ */
+inline constexpr uint32_t kDefaultMtuBytes = sizeof(abi::WireHeader) + abi::MaxPacketPayload(128);
+
+/**
+ * The MAC address of adapter `adapter`: 02:6e:73:00:hi:lo, a locally administered unicast
+ * address ("ns" for nicsim) ending in the adapter id, big endian.
+ */
+std::array<uint8_t, 6> AdapterMac(uint16_t adapter);
+
+/** Why a port dropped a frame; the names are stats keys. */
+enum class PortDrop : uint8_t {
+  /** Received: shorter than an Ethernet header. */
+  kRunt,
+  /** Received: more than MTU bytes after the Ethernet header. */
+  kOverMtu,
+  /** Received: not EtherType 0x88B5 (VLAN-tagged frames included). */
+  kWrongEtherType,
+  /**
+   * Received: a chained (multi-segment) mbuf, or one whose packet length disagrees with its
+   * data length. The port never enables scatter and its MTU fits one mbuf, so a chain is
+   * something the port did not ask for; it is dropped rather than linearised.
+   */
+  kMultiSegment,
+  /** Sent: the frame is larger than the MTU (a model bug; the wire would refuse it). */
+  kTxOverMtu,
+  /** Sent: no free mbuf in the port's pool. */
+  kTxNoMbuf,
+  /** Sent: the transmit queue stayed full through every retry. */
+  kTxRingFull,
+  /** Sent: the port was stopped. */
+  kTxPortStopped,
+  kCount,
+};
+
+/** Stats names of PortDrop, in enum order. */
+inline constexpr std::array<std::string_view, static_cast<size_t>(PortDrop::kCount)>
+    kPortDropNames = {"runt",        "over_mtu",   "wrong_ethertype", "multi_segment",
+                      "tx_over_mtu", "tx_no_mbuf", "tx_ring_full",    "tx_port_stopped"};
+
+/** The stats name of a port drop reason. */
+constexpr std::string_view ToString(PortDrop reason) {
+  return kPortDropNames[static_cast<size_t>(reason)];
+}
+
+/** What a port counts. Frames that reach the adapter are checked further by the microcode. */
+struct DpdkPortCounters {
+  /** Frames handed to the adapter, and their nicsim bytes (header and payload). */
+  uint64_t rx_frames = 0;
+  uint64_t rx_bytes = 0;
+  /** Frames put on the wire, and their nicsim bytes. */
+  uint64_t tx_frames = 0;
+  uint64_t tx_bytes = 0;
+  /** Extra tx_burst attempts because the transmit queue was full. */
+  uint64_t tx_retries = 0;
+  std::array<uint64_t, static_cast<size_t>(PortDrop::kCount)> drops{};
+
+  uint64_t drop(PortDrop reason) const { return drops[static_cast<size_t>(reason)]; }
+  /** Every drop, received and sent. */
+  uint64_t total_drops() const;
+};
+
+/** Parameters of one port. */
+struct DpdkPortConfig {
+  /** Mbufs in the port's own pool (2^n - 1 suits the ring mempool). */
+  uint32_t mbufs = 2047;
+  /** Per-lcore mbuf cache of the pool. */
+  uint32_t mbuf_cache = 32;
+  uint16_t rx_descriptors = 512;
+  uint16_t tx_descriptors = 512;
+  /** Largest nicsim frame (WireHeader + payload) the port sends or accepts, in bytes. */
+  uint32_t mtu_bytes = kDefaultMtuBytes;
+  /** tx_burst attempts after the first before a frame is dropped as tx_ring_full. */
+  uint32_t tx_retries = 8;
+  /** Frames taken per rx_burst. */
+  uint16_t rx_burst = 32;
+};
+
+/**
+ * An adapter's fabric port on a DPDK ethdev: queue 0 in each direction, its own mbuf pool.
+ * The EAL must be up (InitEal). Single threaded: Send and Poll from one thread.
+ *
+ * On the wire a frame is the 14-byte Ethernet header (destination and source MAC from the
+ * adapter ids, EtherType 0x88B5) followed by the nicsim frame: a WireHeader (with its CRC
+ * computed) and the payload. `depart_ps` is ignored: the frame leaves now, and the real link
+ * decides when it arrives.
+ *
+ * The port checks only the Ethernet layer (runt, MTU, EtherType, segmentation). A frame that
+ * passes goes to the adapter as it is, with crc_deferred false, so the microcode makes the
+ * nicsim checks and counts their drops (truncated_header, bad_crc, unknown_type,
+ * length_mismatch, ...), as it does for frames from the simulated fabric.
+ */
+class DpdkPort final : public FabricPort {
+ public:
+  /** Configures and starts `port_id` with a fresh pool; fails naming the step. */
+  static Result<std::unique_ptr<DpdkPort>> Create(uint16_t port_id,
+                                                  const DpdkPortConfig& config = {});
+  /** Stops the port, frees whatever waits in its receive queue, then frees the pool. */
+  ~DpdkPort() override;
+  DpdkPort(const DpdkPort&) = delete;
+  DpdkPort& operator=(const DpdkPort&) = delete;
+
+  /** Device-to-wire: stamps a deferred CRC, frames the bytes and transmits them now. */
+  void Send(Frame frame, uint64_t depart_ps) override;
+  /**
+   * Wire-to-device: takes up to one burst off the receive queue and hands every valid frame
+   * to `sink`; frees every mbuf. Returns the frames taken (delivered or dropped).
+   */
+  uint32_t Poll(LinkSink& sink);
+  /** Stops the device (no more traffic either way). Idempotent. */
+  void Stop();
+  /** Frees every frame waiting in the receive queue without looking at it; returns them. */
+  uint32_t DrainRx();
+
+  uint16_t port_id() const { return port_id_; }
+  const DpdkPortConfig& config() const { return config_; }
+  const DpdkPortCounters& counters() const { return counters_; }
+  /** The port's mbuf pool (for rte_mempool_avail_count). */
+  rte_mempool* pool() const { return pool_; }
+
+ private:
+  DpdkPort(uint16_t port_id, const DpdkPortConfig& config, rte_mempool* pool);
+  /** Checks one received mbuf; fills `frame` and returns true if it goes to the adapter. */
+  bool Decode(const rte_mbuf* m, Frame* frame);
+  void CountDrop(PortDrop reason) { ++counters_.drops[static_cast<size_t>(reason)]; }
+
+  uint16_t port_id_;
+  DpdkPortConfig config_;
+  rte_mempool* pool_;
+  bool started_ = true;
+  DpdkPortCounters counters_;
+};
+
+}  // namespace nicsim::hw::dpdk
