@@ -218,6 +218,8 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
                         {"dma_address_errors", hc.dma_address_errors},
                         {"input_queue_peak", hc.input_queue_peak},
                         {"trace_events", hc.trace_events}});
+    // Backend-specific counters (the rtl backend's rtl_ops and rtl_mismatches).
+    for (const auto& [name, value] : a.ExtraCounters()) adapters.back()[std::string(name)] = value;
   }
   const FabricCounters& fab = cluster.fabric().counters();
   for (const auto& [reason, count] : fab.drops) drops[reason] = drops[reason].get<uint64_t>() + count;

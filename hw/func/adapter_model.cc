@@ -91,6 +91,7 @@ void AdapterModel::ResetAdapter() {
   std::fill(sram_.begin(), sram_.end(), 0);
   for (uint64_t& r : global_regs_) r = 0;
   microcode_.Reset();
+  OnHardwareReset();
 }
 
 void AdapterModel::Receive(Frame frame) {
@@ -139,6 +140,7 @@ void AdapterModel::ServePayloadWaiters() {
     payload_waiters_.pop_front();
     const fw::DtbId dtb = free_dtbs_.back();
     free_dtbs_.pop_back();
+    OnPayloadDtbTaken(dtb);
     std::memcpy(dtbs_[dtb].data(), p.bytes.data(), p.bytes.size());
     const uint64_t gen = generation_;
     events_.At(p.arrive_ps, [this, task = p.task, dtb, gen] {
@@ -244,6 +246,7 @@ fw::DmaStatus AdapterModel::DmaFailed(HostMemory::Access access) {
 }
 
 void AdapterModel::CompleteDma(const DmaJob& job, fw::DmaStatus status) {
+  OnDmaCompleted(job, status);
   // The data is coherent now: a CPU spinning on it sees it, and the task may go on.
   if (job.to_host && status == fw::DmaStatus::kOk) host_.NotifyDeviceWrite(job.host_addr, job.len);
   TraceHardware(fw::TraceKind::kDmaDone, job.tag, job.to_host ? 0 : 1,

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "firmware/microcode.h"
@@ -92,6 +94,8 @@ class AdapterModel : public fw::Platform, public LinkSink {
   const fw::Counters& firmware_counters() const { return microcode_.counters(); }
   const fw::Microcode& microcode() const { return microcode_; }
   const AdapterCounters& counters() const { return counters_; }
+  /** Backend-specific counters (name, value) for the stats; none unless a subclass has some. */
+  virtual std::vector<std::pair<std::string_view, uint64_t>> ExtraCounters() const { return {}; }
 
   ~AdapterModel() override = default;
 
@@ -139,6 +143,15 @@ class AdapterModel : public fw::Platform, public LinkSink {
   virtual void FlushExecution() {}
   /** Timing hook: moves a DMA through the engine and completes it (functional: serial engine). */
   virtual void RunDma(DmaJob job);
+  /** Observer hook: a receive payload was given DTB `dtb` from the free list. */
+  virtual void OnPayloadDtbTaken(fw::DtbId dtb) { static_cast<void>(dtb); }
+  /** Observer hook: a DMA completed with `status` (before the microcode hears of it). */
+  virtual void OnDmaCompleted(const DmaJob& job, fw::DmaStatus status) {
+    static_cast<void>(job);
+    static_cast<void>(status);
+  }
+  /** Observer hook: a hardware reset returned every DTB to the free list. */
+  virtual void OnHardwareReset() {}
   /** Does the host memory access of a DMA; counts errors. */
   fw::DmaStatus PerformDma(DmaJob& job);
   /** The DMA status for a host memory access outcome; counts errors. */

@@ -14,8 +14,11 @@
 
 namespace nicsim::hw::systemc {
 
-/** One adapter of the SystemC backend. Construct during elaboration only. */
-class SystemcAdapter final : public func::AdapterModel {
+/**
+ * One adapter of the SystemC backend (RtlAdapter adds the RTL checkers). Construct during
+ * elaboration only.
+ */
+class SystemcAdapter : public func::AdapterModel {
  public:
   SystemcAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
                  uint32_t line_bytes, const func::AdapterTiming& timing,

@@ -5,6 +5,10 @@
 
 #include "hw/systemc/kernel.h"
 #include "hw/systemc/systemc_adapter.h"
+#if NICSIM_HAVE_RTL_ADAPTER
+#include "hw/rtl/task_buffer_allocator_model.h"
+#include "hw/systemc/rtl_adapter.h"
+#endif
 #include "sim/backends/backend.h"
 #include "sim/cluster.h"
 
@@ -13,12 +17,19 @@ namespace {
 
 class SystemcBackend final : public Backend {
  public:
-  SystemcBackend(const ClusterConfig& config, hw::systemc::Kernel* kernel)
-      : config_(config), kernel_(kernel) {}
+  SystemcBackend(const ClusterConfig& config, hw::systemc::Kernel* kernel, bool rtl)
+      : config_(config), kernel_(kernel), rtl_(rtl) {}
 
   std::unique_ptr<hw::func::AdapterModel> MakeAdapter(hw::func::EventQueue& events,
                                                       hw::func::HostMemory& host,
                                                       uint16_t adapter_id) override {
+#if NICSIM_HAVE_RTL_ADAPTER
+    if (rtl_) {
+      return std::make_unique<hw::systemc::RtlAdapter>(
+          events, host, adapter_id, config_.line_bytes, config_.timing, config_.microcode,
+          config_.resources, config_.systemc);
+    }
+#endif
     return std::make_unique<hw::systemc::SystemcAdapter>(
         events, host, adapter_id, config_.line_bytes, config_.timing, config_.microcode,
         config_.resources, config_.systemc);
@@ -31,7 +42,7 @@ class SystemcBackend final : public Backend {
   }
 
   nlohmann::json Describe() const override {
-    return {{"kernel", "systemc"},
+    return {{"kernel", rtl_ ? "systemc+rtl" : "systemc"},
             {"quantum_ns", static_cast<double>(config_.systemc.quantum_ps) / 1000.0},
             {"cycle_ps", config_.systemc.cycle_ps}};
   }
@@ -39,17 +50,31 @@ class SystemcBackend final : public Backend {
  private:
   const ClusterConfig& config_;
   hw::systemc::Kernel* kernel_;
+  bool rtl_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<Backend>> MakeSystemcBackend(const ClusterConfig& config, bool rtl) {
-  if (rtl) {
-    return Status::Error("backend: 'rtl' (SystemC with Verilated RTL blocks) is not available yet");
+#if NICSIM_HAVE_RTL_ADAPTER
+  // The RTL blocks are Verilated with their default parameters and know two line sizes.
+  if (rtl && config.resources.dtbs != hw::rtl::AllocatorParams{}.num_dtbs) {
+    return Status::Error(fmt::format("backend rtl: resources.dtbs must be {} (the RTL's NUM_DTBS)",
+                                     hw::rtl::AllocatorParams{}.num_dtbs));
   }
+  if (rtl && config.line_bytes != 64 && config.line_bytes != 128) {
+    return Status::Error("backend rtl: line_bytes must be 64 or 128 (rx_dma_sequencer)");
+  }
+#else
+  if (rtl) {
+    return Status::Error(
+        "backend: 'rtl' (SystemC with Verilated RTL blocks) is not available: this build has "
+        "SystemC but not Verilator");
+  }
+#endif
   Result<hw::systemc::Kernel*> kernel = hw::systemc::Kernel::Claim();
   if (!kernel.ok()) return kernel.status();
-  return std::unique_ptr<Backend>(std::make_unique<SystemcBackend>(config, *kernel));
+  return std::unique_ptr<Backend>(std::make_unique<SystemcBackend>(config, *kernel, rtl));
 }
 
 }  // namespace nicsim::sim
