@@ -142,14 +142,14 @@ void AdapterModel::ServePayloadWaiters() {
     free_dtbs_.pop_back();
     OnPayloadDtbTaken(dtb);
     std::memcpy(dtbs_[dtb].data(), p.bytes.data(), p.bytes.size());
-    const uint64_t gen = generation_;
+    const auto gen = static_cast<uint32_t>(generation_);  // small closures: no allocation
     events_.At(p.arrive_ps, [this, task = p.task, dtb, gen] {
-      if (gen != generation_) {
+      if (gen != static_cast<uint32_t>(generation_)) {
         ++counters_.dropped_by_reset;
         return;
       }
       Execute([this, task, dtb, gen] {
-        if (gen == generation_) microcode_.OnPayloadArrived(task, dtb);
+        if (gen == static_cast<uint32_t>(generation_)) microcode_.OnPayloadArrived(task, dtb);
       });
     });
   }
@@ -219,13 +219,27 @@ void AdapterModel::StartDmaFromHost(const fw::DmaFromHost& req) {
 }
 
 void AdapterModel::RunDma(DmaJob job) {
-  const uint64_t gen = generation_;
-  events_.At(DmaDoneAt(job.len), [this, gen, job = std::move(job)]() mutable {
-    if (gen != generation_) {
+  // Jobs wait in reusable slots, so the event is a small closure (no allocation per DMA).
+  uint32_t slot;
+  if (free_dma_slots_.empty()) {
+    slot = static_cast<uint32_t>(dma_slots_.size());
+    dma_slots_.emplace_back();
+  } else {
+    slot = free_dma_slots_.back();
+    free_dma_slots_.pop_back();
+  }
+  const uint64_t done_ps = DmaDoneAt(job.len);
+  dma_slots_[slot] = PendingDma{std::move(job), generation_};
+  events_.At(done_ps, [this, slot] {
+    PendingDma& pending = dma_slots_[slot];
+    if (pending.generation != generation_) {
       ++counters_.dropped_by_reset;
-      return;
+    } else {
+      const fw::DmaStatus status = PerformDma(pending.job);
+      // CompleteDma may start new DMAs (growing dma_slots_) only in its last step.
+      CompleteDma(pending.job, status);
     }
-    CompleteDma(job, PerformDma(job));
+    free_dma_slots_.push_back(slot);
   });
 }
 
@@ -251,9 +265,10 @@ void AdapterModel::CompleteDma(const DmaJob& job, fw::DmaStatus status) {
   if (job.to_host && status == fw::DmaStatus::kOk) host_.NotifyDeviceWrite(job.host_addr, job.len);
   TraceHardware(fw::TraceKind::kDmaDone, job.tag, job.to_host ? 0 : 1,
                 static_cast<uint64_t>(status));
-  const uint64_t gen = generation_;
+  // A 32-bit generation keeps the closure small enough to need no allocation.
+  const auto gen = static_cast<uint32_t>(generation_);
   Execute([this, tag = job.tag, status, gen] {
-    if (gen == generation_) microcode_.OnDmaComplete(tag, status);
+    if (gen == static_cast<uint32_t>(generation_)) microcode_.OnDmaComplete(tag, status);
   });
 }
 

@@ -197,6 +197,13 @@ class AdapterModel : public fw::Platform, public LinkSink {
   std::vector<std::vector<uint8_t>> header_buffers_;
   std::vector<fw::HeaderBufferId> free_header_buffers_;
   std::deque<PendingPayload> payload_waiters_;
+  /** A DMA in the functional engine, and the reset generation it was started in. */
+  struct PendingDma {
+    DmaJob job;
+    uint64_t generation = 0;
+  };
+  std::vector<PendingDma> dma_slots_;
+  std::vector<uint32_t> free_dma_slots_;
   struct PendingMmio {
     uint64_t seq;
     uint64_t offset;
