@@ -11,7 +11,7 @@ PACKAGES=(
   libsystemc-dev verilator
   dpdk libdpdk-dev libibverbs-dev
   openmpi-bin libopenmpi-dev
-  tshark
+  tshark iproute2
 )
 
 missing=()

@@ -16,6 +16,7 @@
 #include "sim/config/param_docs.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
+#include "sim/port_command.h"
 #include "sim/progress.h"
 #include "sim/results_csv.h"
 #include "sim/run_scenario.h"
@@ -170,6 +171,19 @@ int main(int argc, char** argv) {
   bless->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
   CLI::App* check = trace->add_subcommand("check", "Replay DIR/scenario.toml against DIR/trace.txt");
   check->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
+  sim::PortCommandOptions port_options;
+  CLI::App* port = app.add_subcommand(
+      "port", "Exchange checked messages with a peer nicsim process over a DPDK ethdev port");
+  port->add_option("--eal", port_options.eal, "EAL options, blank separated")->required();
+  port->add_option("--node", port_options.node, "This adapter's id")->required();
+  port->add_option("--peer", port_options.peer, "The peer adapter's id")->required();
+  port->add_option("--messages", port_options.messages, "Messages sent each way (default 20000)");
+  port->add_option("--seed", port_options.seed, "Seed of the message sizes; same on both sides");
+  port->add_option("--port-id", port_options.port_id, "Ethdev port of the adapter (default 0)");
+  port->add_option("--max-size", port_options.max_size,
+                   "Largest payload in bytes (default: the largest single-packet payload)");
+  port->add_option("--timeout-s", port_options.timeout_s,
+                   "Wall-clock limit, peer start-up included (default 60)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -191,12 +205,13 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("params")) return CmdParams(markdown);
   if (app.got_subcommand("scenarios")) return CmdScenarios();
+  if (app.got_subcommand("port")) return sim::PortCommand(port_options);
   if (app.got_subcommand("trace")) {
     if (trace->got_subcommand("diff")) return sim::TraceDiffCommand(left, right);
     if (trace->got_subcommand("bless")) return sim::TraceBlessCommand(golden_dir);
     return sim::TraceCheckCommand(golden_dir);
   }
-  std::fprintf(stderr, "nicsim: a command is required: run, params, scenarios or trace\n");
+  std::fprintf(stderr, "nicsim: a command is required: run, params, scenarios, trace or port\n");
   std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
   return kBadInput;
 }

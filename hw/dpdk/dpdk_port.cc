@@ -67,7 +67,10 @@ Result<std::unique_ptr<DpdkPort>> DpdkPort::Create(uint16_t port_id, const DpdkP
                          " is smaller than a wire header (" +
                          std::to_string(sizeof(abi::WireHeader)) + ")");
   }
-  const uint32_t data_room = RTE_PKTMBUF_HEADROOM + kEthernetHeaderBytes + config.mtu_bytes;
+  // At least a standard mbuf: some PMDs size receive buffers on their own terms, not the MTU
+  // (af_packet wants room for its whole ring frame slot, 2,016 bytes by default).
+  const uint32_t data_room = std::max<uint32_t>(
+      RTE_PKTMBUF_HEADROOM + kEthernetHeaderBytes + config.mtu_bytes, RTE_MBUF_DEFAULT_BUF_SIZE);
   if (data_room > UINT16_MAX) {
     return Status::Error("dpdk port: mtu_bytes " + std::to_string(config.mtu_bytes) +
                          " does not fit one mbuf");
@@ -117,6 +120,21 @@ Result<std::unique_ptr<DpdkPort>> DpdkPort::Create(uint16_t port_id, const DpdkP
     return fail("rte_eth_promiscuous_enable", rc);
   }
   return std::unique_ptr<DpdkPort>(new DpdkPort(port_id, config, pool));
+}
+
+Result<uint32_t> DpdkPort::MaxMtu(uint16_t port_id) {
+  if (!EalReady()) return Status::Error("dpdk port: the EAL is not initialised (InitEal)");
+  rte_eth_dev_info info{};
+  if (int rc = rte_eth_dev_info_get(port_id, &info); rc != 0) {
+    return DpdkError(port_id, "rte_eth_dev_info_get", rc);
+  }
+  // The overhead rule of ethdev's MTU check: max_rx_pktlen - max_mtu when the device gives a
+  // max_mtu, else an Ethernet header and CRC.
+  const uint32_t overhead = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu
+                                ? info.max_rx_pktlen - info.max_mtu
+                                : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+  const uint32_t by_len = info.max_rx_pktlen > overhead ? info.max_rx_pktlen - overhead : 0;
+  return std::min<uint32_t>(info.max_mtu, by_len);
 }
 
 DpdkPort::DpdkPort(uint16_t port_id, const DpdkPortConfig& config, rte_mempool* pool)

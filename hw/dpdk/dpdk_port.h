@@ -125,6 +125,12 @@ class DpdkPort final : public FabricPort {
   /** Configures and starts `port_id` with a fresh pool; fails naming the step. */
   static Result<std::unique_ptr<DpdkPort>> Create(uint16_t port_id,
                                                   const DpdkPortConfig& config = {});
+  /**
+   * The largest MTU (nicsim frame bytes) `port_id` accepts, as rte_eth_dev_configure checks
+   * it: the device's max_mtu, and max_rx_pktlen less the Ethernet overhead. Some PMDs take
+   * less than kDefaultMtuBytes (af_packet in DPDK 22.11: 1,500); a caller then asks for less.
+   */
+  static Result<uint32_t> MaxMtu(uint16_t port_id);
   /** Stops the port, frees whatever waits in its receive queue, then frees the pool. */
   ~DpdkPort() override;
   DpdkPort(const DpdkPort&) = delete;

@@ -167,7 +167,7 @@ TEST_F(CliTest, MissingCommandIsRejected) {
   const Outcome o = Nicsim({});
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err,
-            "nicsim: a command is required: run, params, scenarios or trace\n"
+            "nicsim: a command is required: run, params, scenarios, trace or port\n"
             "Run 'nicsim --help' for usage.\n");
 }
 

@@ -23,13 +23,13 @@
 #include "hw/dpdk/eal.h"
 #include "hw/dpdk/ring_link.h"
 #include "sim/workloads/workload.h"
-#include "tests/dpdk/port_node.h"
+#include "sim/port_node.h"
 
 namespace nicsim::hw::dpdk {
 namespace {
 
-using nicsim::testing::PolledPort;
-using nicsim::testing::PortNode;
+using sim::PolledPort;
+using sim::PortNode;
 
 /** The seed for randomized tests: NICSIM_TEST_SEED replays a failure exactly. */
 uint64_t TestSeed() {
@@ -201,7 +201,7 @@ class DpdkLinkTest : public ::testing::Test {
                                 0, 0, RTE_PKTMBUF_HEADROOM + kInjectRoomBytes, SOCKET_ID_ANY);
     ASSERT_NE(inject_pool_, nullptr);
     // Opening windows is all MMIO and DMA: let it finish before counting anything.
-    nicsim::testing::Settle(events_, ports_);
+    sim::Settle(events_, ports_);
     pool_start_ = {rte_mempool_avail_count(inject_pool_),
                    rte_mempool_avail_count(link_->a().pool()),
                    rte_mempool_avail_count(link_->b().pool())};
@@ -238,7 +238,7 @@ class DpdkLinkTest : public ::testing::Test {
     ASSERT_EQ(rte_ring_enqueue(link_->to_b(), m), 0);
   }
   void Inject(const std::vector<uint8_t>& bytes) { InjectMbuf(Mbuf(bytes)); }
-  void Settle() { nicsim::testing::Settle(events_, ports_); }
+  void Settle() { sim::Settle(events_, ports_); }
 
   /** Every non-zero drop counter of both ports and both microcodes, by qualified name. */
   std::map<std::string, uint64_t> Drops() const {
@@ -342,7 +342,7 @@ TEST_F(DpdkLinkTest, TwoAdaptersExchange100kMessagesExactlyOnce) {
   }
   pump(0);
   pump(1);
-  const Status run = nicsim::testing::RunWithPorts(
+  const Status run = sim::RunWithPorts(
       events_, ports_, [&] { return out.messages_delivered + out.error_count >= kMessages; });
   // Let everything still in flight land, so a late duplicate is caught too.
   Settle();

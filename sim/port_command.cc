@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+// `nicsim port`: an adapter on a DPDK ethdev sends seeded, patterned messages to a peer adapter
+// in another process and checks the peer's messages byte by byte, exactly once.
+//
+// Start-up and pacing. The peer may start later and nothing is retransmitted, so a side sends
+// no message before it has heard from the peer: every kHelloInterval each side sends a HELLO
+// (ulp_word kHelloUlpWord, 8-byte payload: how many distinct peer messages it has received).
+// The first HELLO heard starts the sending; the count in every later one is a credit, so a
+// sender keeps at most kCreditWindow messages unreported. That keeps the peer's receive FIFO
+// and the kernel's socket ring from overflowing when one process runs ahead of the other
+// (without it a fast sender overruns a slow receiver, and lost messages are never resent).
+#include "sim/port_command.h"
+
+#include <fmt/format.h>
+#include <rte_ethdev.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "abi/limits.h"
+#include "base/rng.h"
+#include "base/status.h"
+#include "firmware/counters.h"
+#include "hw/dpdk/dpdk_port.h"
+#include "hw/dpdk/eal.h"
+#include "hw/func/event_queue.h"
+#include "sim/port_node.h"
+#include "sim/workloads/workload.h"
+
+namespace nicsim::sim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/** The ulp_word of a HELLO; message sequence numbers stay below it. */
+constexpr uint32_t kHelloUlpWord = 0xFFFF'FFFF;
+/** Most messages per direction: every sequence number must differ from kHelloUlpWord. */
+constexpr int64_t kMaxMessages = kHelloUlpWord;
+/** HELLO payload: the sender's count of distinct messages received, little endian. */
+constexpr uint32_t kHelloBytes = 8;
+/** Messages a sender may have beyond the peer's last report (half the receive FIFO). */
+constexpr uint64_t kCreditWindow = 128;
+/** A receiver reports its count after this many new messages, besides the periodic HELLO. */
+constexpr uint64_t kCreditEvery = 32;
+constexpr auto kHelloInterval = std::chrono::milliseconds(1);
+/**
+ * After both directions are complete a side keeps running (and sending HELLOs) this long, so
+ * the peer hears the final count even if one HELLO is lost, and a late duplicate is caught.
+ */
+constexpr auto kLinger = std::chrono::milliseconds(100);
+/** Error messages kept for the summary (the count covers them all). */
+constexpr size_t kErrorSamples = 10;
+/** The window geometry of the node, which fixes the largest single-packet payload. */
+const PortNodeConfig kNodeConfig{};
+
+/** The identity FillPattern and CheckPattern use for message `seq` of adapter `sender`. */
+uint64_t MessageKey(uint16_t sender, uint32_t seq) { return (uint64_t{sender} << 32) | seq; }
+
+/** The payload sizes adapter `sender` uses: both sides derive them from the shared seed. */
+std::vector<uint16_t> MessageSizes(uint64_t seed, uint16_t sender, uint64_t count,
+                                   uint32_t max_size) {
+  Rng rng(seed, "nicsim_port/" + std::to_string(sender));
+  std::vector<uint16_t> sizes(count);
+  for (uint16_t& s : sizes) s = static_cast<uint16_t>(rng.Between(0, max_size));
+  return sizes;
+}
+
+Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
+  if (o.eal.empty()) return Status::Error("--eal: EAL options are required");
+  if (o.node < 0 || o.node > UINT16_MAX) return Status::Error("--node: must be 0..65535");
+  if (o.peer < 0 || o.peer > UINT16_MAX) return Status::Error("--peer: must be 0..65535");
+  if (o.node == o.peer) return Status::Error("--peer: must differ from --node");
+  if (o.messages < 0 || o.messages >= kMaxMessages) {
+    return Status::Error(fmt::format("--messages: must be 0..{}", kMaxMessages - 1));
+  }
+  if (o.port_id < 0 || o.port_id > UINT16_MAX) return Status::Error("--port-id: must be 0..65535");
+  if (o.max_size > static_cast<int64_t>(max_payload)) {
+    return Status::Error(
+        fmt::format("--max-size: {} exceeds the largest single-packet payload {}", o.max_size,
+                    max_payload));
+  }
+  if (!(o.timeout_s > 0)) return Status::Error("--timeout-s: must be positive");
+  return Status();
+}
+
+/** One side of the exchange: what it sent, what the peer reported, what it received. */
+class PortExchange {
+ public:
+  PortExchange(PortNode& node, const PortCommandOptions& o, uint32_t max_size)
+      : ep_(node.endpoint()),
+        node_(static_cast<uint16_t>(o.node)),
+        peer_{static_cast<uint16_t>(o.peer), 0},
+        messages_(static_cast<uint64_t>(o.messages)),
+        my_sizes_(MessageSizes(static_cast<uint64_t>(o.seed), node_, messages_, max_size)),
+        peer_sizes_(MessageSizes(static_cast<uint64_t>(o.seed), peer_.adapter, messages_,
+                                 max_size)),
+        arrived_(messages_, false),
+        buf_(std::max<uint32_t>(max_size, kHelloBytes)) {
+    ep_.OnSendable([this] { Pump(); });
+    ep_.OnReceive([this](const hal::RecvPacket& p) { Receive(p); });
+  }
+  ~PortExchange() {
+    ep_.OnSendable(nullptr);
+    ep_.OnReceive(nullptr);
+  }
+  PortExchange(const PortExchange&) = delete;
+  PortExchange& operator=(const PortExchange&) = delete;
+
+  /** Tells the peer we are up and how many of its messages have arrived. */
+  void SendHello() {
+    uint8_t payload[kHelloBytes];
+    for (uint32_t i = 0; i < kHelloBytes; ++i) payload[i] = static_cast<uint8_t>(received_ >> (8 * i));
+    ep_.Send(peer_, payload, kHelloBytes, kHelloUlpWord);
+    reported_ = received_;
+    ++hellos_sent_;
+  }
+
+  /** Both directions complete: every peer message here, the peer reports all of ours. */
+  bool Done() const { return received_ == messages_ && peer_received_ >= messages_; }
+
+  nlohmann::json Summary() const {
+    nlohmann::json j;
+    j["sent"] = sent_;
+    j["received"] = received_;
+    j["peer_reported"] = peer_received_;
+    j["errors"] = error_count_;
+    j["hellos_sent"] = hellos_sent_;
+    j["hellos_received"] = hellos_received_;
+    if (!errors_.empty()) j["error_samples"] = errors_;
+    return j;
+  }
+  uint64_t error_count() const { return error_count_; }
+
+ private:
+  /** Sends while the peer is up, the credit allows and the send FIFO takes messages. */
+  void Pump() {
+    while (peer_up_ && sent_ < messages_ && sent_ < peer_received_ + kCreditWindow &&
+           ep_.backlog() == 0) {
+      const auto seq = static_cast<uint32_t>(sent_);
+      const uint32_t size = my_sizes_[seq];
+      FillPattern(buf_.data(), size, MessageKey(node_, seq));
+      ep_.Send(peer_, buf_.data(), size, seq);
+      ++sent_;
+    }
+  }
+
+  void Receive(const hal::RecvPacket& p) {
+    const uint32_t seq = p.header.ulp_word;
+    if (p.header.src_adapter != peer_.adapter || p.header.src_window != peer_.window) {
+      AddError(fmt::format("a packet from {}:{} (ulp_word {:#x}), not from the peer {}:{}",
+                           p.header.src_adapter, p.header.src_window, seq, peer_.adapter,
+                           peer_.window));
+      return;
+    }
+    if (seq == kHelloUlpWord) {
+      if (p.header.len_bytes != kHelloBytes) {
+        AddError(fmt::format("a HELLO of {} bytes", p.header.len_bytes));
+        return;
+      }
+      uint64_t count = 0;
+      for (uint32_t i = 0; i < kHelloBytes; ++i) count |= uint64_t{p.payload[i]} << (8 * i);
+      ++hellos_received_;
+      // HELLOs may overtake each other only if the wire reorders; a count never goes back.
+      peer_received_ = std::max(peer_received_, count);
+      if (!peer_up_) {
+        peer_up_ = true;
+        SendHello();  // the peer may be waiting for us too
+      }
+      Pump();
+      return;
+    }
+    if (seq >= messages_) {
+      AddError(fmt::format("message {} is beyond --messages {}", seq, messages_));
+      return;
+    }
+    if (p.header.len_bytes != peer_sizes_[seq] ||
+        !CheckPattern(p.payload, p.header.len_bytes, MessageKey(peer_.adapter, seq))) {
+      AddError(fmt::format("message {} arrived with wrong bytes ({} of {})", seq,
+                           p.header.len_bytes, peer_sizes_[seq]));
+      return;
+    }
+    if (arrived_[seq]) {
+      AddError(fmt::format("message {} delivered twice", seq));
+      return;
+    }
+    arrived_[seq] = true;
+    ++received_;
+    if (received_ - reported_ >= kCreditEvery || received_ == messages_) SendHello();
+  }
+
+  void AddError(std::string message) {
+    ++error_count_;
+    if (errors_.size() < kErrorSamples) errors_.push_back(std::move(message));
+  }
+
+  Endpoint& ep_;
+  uint16_t node_;
+  WindowAddr peer_;
+  uint64_t messages_;
+  std::vector<uint16_t> my_sizes_;
+  std::vector<uint16_t> peer_sizes_;
+  /** Which peer messages have arrived: exactly once is checked against it. */
+  std::vector<bool> arrived_;
+  std::vector<uint8_t> buf_;
+  bool peer_up_ = false;
+  uint64_t sent_ = 0;
+  uint64_t received_ = 0;
+  /** The count in our last HELLO. */
+  uint64_t reported_ = 0;
+  /** The highest count the peer has reported: our messages it has. */
+  uint64_t peer_received_ = 0;
+  uint64_t hellos_sent_ = 0;
+  uint64_t hellos_received_ = 0;
+  uint64_t error_count_ = 0;
+  std::vector<std::string> errors_;
+};
+
+/** Every non-zero drop counter of the port and the microcode, by reason. */
+nlohmann::json Drops(const hw::dpdk::DpdkPort& port, const fw::Counters& fw) {
+  nlohmann::json port_drops = nlohmann::json::object();
+  for (size_t r = 0; r < hw::dpdk::kPortDropNames.size(); ++r) {
+    if (port.counters().drops[r] > 0) {
+      port_drops[std::string(hw::dpdk::kPortDropNames[r])] = port.counters().drops[r];
+    }
+  }
+  nlohmann::json fw_drops = nlohmann::json::object();
+  for (size_t r = 0; r < fw::kDropReasonNames.size(); ++r) {
+    if (fw.drops[r] > 0) fw_drops[std::string(fw::kDropReasonNames[r])] = fw.drops[r];
+  }
+  return {{"port", port_drops}, {"microcode", fw_drops}};
+}
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "nicsim port: %s\n", s.message().c_str());
+  return Status::kBadInputExit;
+}
+
+}  // namespace
+
+int PortCommand(const PortCommandOptions& options) {
+  const uint32_t max_payload = abi::MaxPacketPayload(kNodeConfig.line_bytes);
+  if (Status s = CheckOptions(options, max_payload); !s.ok()) return Fail(s);
+
+  if (Status s = hw::dpdk::InitEal(options.eal); !s.ok()) return Fail(s);
+  const auto port_id = static_cast<uint16_t>(options.port_id);
+  if (!rte_eth_dev_is_valid_port(port_id)) {
+    return Fail(Status::Error(fmt::format("--port-id: no ethdev port {} (check --eal)", port_id)));
+  }
+  // The port's MTU is the nicsim frame, capped by what the device takes; the largest message
+  // is what both the window and the wire carry in one packet.
+  Result<uint32_t> device_mtu = hw::dpdk::DpdkPort::MaxMtu(port_id);
+  if (!device_mtu.ok()) return Fail(device_mtu.status());
+  hw::dpdk::DpdkPortConfig port_config;
+  port_config.mtu_bytes = std::min(hw::dpdk::kDefaultMtuBytes, *device_mtu);
+  if (port_config.mtu_bytes <= sizeof(abi::WireHeader)) {
+    return Fail(Status::Error(fmt::format("--port-id: port {} takes an MTU of only {} bytes",
+                                          port_id, *device_mtu)));
+  }
+  const uint32_t wire_payload =
+      std::min<uint32_t>(max_payload, port_config.mtu_bytes - sizeof(abi::WireHeader));
+  if (options.max_size > static_cast<int64_t>(wire_payload)) {
+    return Fail(Status::Error(fmt::format(
+        "--max-size: {} exceeds the largest payload port {} carries ({}, MTU {})",
+        options.max_size, port_id, wire_payload, port_config.mtu_bytes)));
+  }
+  const uint32_t max_size =
+      options.max_size < 0 ? wire_payload : static_cast<uint32_t>(options.max_size);
+  Result<std::unique_ptr<hw::dpdk::DpdkPort>> port =
+      hw::dpdk::DpdkPort::Create(port_id, port_config);
+  if (!port.ok()) return Fail(port.status());
+
+  hw::func::EventQueue events;
+  nlohmann::json summary;
+  bool timed_out = false;
+  {
+    PortNode node(events, static_cast<uint16_t>(options.node), **port, kNodeConfig);
+    if (Status s = node.Open(); !s.ok()) return Fail(s);
+    const std::vector<PolledPort> ports = {{port->get(), &node.adapter()}};
+    // Opening the window is MMIO and DMA: let it finish before anything is sent.
+    Settle(events, ports);
+
+    PortExchange exchange(node, options, max_size);
+    const Clock::time_point start = Clock::now();
+    const Clock::time_point deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options.timeout_s));
+    Clock::time_point next_hello = start;
+    std::optional<Clock::time_point> done_at;
+    // Run to completion on one thread: simulated events and port polls, with wall-clock
+    // HELLOs. An idle step is not a stall here: the peer may still be starting.
+    while (true) {
+      const Clock::time_point now = Clock::now();
+      if (!done_at && exchange.Done()) done_at = now;
+      if (done_at && now - *done_at >= kLinger) break;
+      if (now >= deadline) {
+        timed_out = true;
+        break;
+      }
+      if (now >= next_hello) {
+        exchange.SendHello();
+        next_hello = now + kHelloInterval;
+      }
+      Step(events, ports);
+    }
+    const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    summary = exchange.Summary();
+    summary["node"] = options.node;
+    summary["peer"] = options.peer;
+    summary["timed_out"] = timed_out;
+    summary["drops"] = Drops(**port, node.adapter().firmware_counters());
+    summary["max_size"] = max_size;
+    summary["wall_s"] = wall_s;
+    summary["ok"] = !timed_out && exchange.error_count() == 0 && exchange.Done();
+  }
+  std::cout << summary.dump() << std::endl;
+  return summary["ok"].get<bool>() ? 0 : 1;
+}
+
+}  // namespace nicsim::sim

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// PortNode assembly (driver init, window 0, HAL, Endpoint) and the loop that alternates
+// simulated events with polls of real ports.
+#include "sim/port_node.h"
+
+#include <string>
+
+#include "abi/limits.h"
+
+namespace nicsim::sim {
+
+PortNode::PortNode(hw::func::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
+                   const PortNodeConfig& config)
+    : config_(config),
+      host_(HostBytes(config)),
+      adapter_(events, host_, adapter_id, config.line_bytes, hw::func::AdapterTiming{},
+               fw::MicrocodeConfig{}, hw::func::AdapterResources{}),
+      access_(adapter_),
+      driver_(access_) {
+  adapter_.ConnectFabric(&port);
+}
+
+PortNode::~PortNode() {
+  endpoint_.reset();
+  window_.reset();
+}
+
+Status PortNode::Open() {
+  if (Status s = driver_.Init(); !s.ok()) return s;
+  driver::WindowRequest req;
+  req.job_key = config_.job_key;
+  req.recv_frames = config_.recv_frames;
+  req.send_slots = config_.send_slots;
+  Result<driver::WindowInfo> info = driver_.OpenWindow(0, req);
+  if (!info.ok()) return info.status();
+  window_ = std::make_unique<hal::Window>(*info, access_, config_.return_batch);
+  endpoint_ = std::make_unique<Endpoint>(*window_, driver_, adapter_.events(), host_,
+                                         config_.poll_latency_ps, WaitMode::kPoll);
+  return Status();
+}
+
+uint64_t PortNode::HostBytes(const PortNodeConfig& c) {
+  return uint64_t{c.recv_frames} * abi::kRecvFrameBytes +
+         uint64_t{c.send_slots} * abi::SendSlotBytes(c.line_bytes) + 2 * 4096 + (1u << 20);
+}
+
+bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {
+  const bool ran = events.RunOne();
+  uint32_t taken = 0;
+  for (const PolledPort& p : ports) taken += p.port->Poll(*p.sink);
+  return ran || taken > 0;
+}
+
+Status RunWithPorts(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+                    const std::function<bool()>& done) {
+  while (!done()) {
+    if (!Step(events, ports)) {
+      return Status::Error("stalled at t=" + std::to_string(events.now_ps() / 1000) +
+                           "ns: no events left and no frames on the ports");
+    }
+  }
+  return Status();
+}
+
+void Settle(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {
+  while (Step(events, ports)) {
+  }
+}
+
+}  // namespace nicsim::sim

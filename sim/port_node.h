@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// One adapter behind a real port (host memory, FuncAdapter, driver, window 0, HAL and Endpoint,
+// as sim/cluster.cc builds them) and a run-to-completion loop of events and port polls.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "driver/adapter_driver.h"
+#include "hal/window.h"
+#include "hw/common/link.h"
+#include "hw/dpdk/dpdk_port.h"
+#include "hw/func/event_queue.h"
+#include "hw/func/func_adapter.h"
+#include "hw/func/func_device_access.h"
+#include "hw/func/host_memory.h"
+#include "sim/endpoint.h"
+
+namespace nicsim::sim {
+
+/** Sizes of a PortNode's window, as in sim::ClusterConfig. */
+struct PortNodeConfig {
+  uint32_t line_bytes = 128;
+  uint32_t recv_frames = 256;
+  uint32_t send_slots = 64;
+  uint32_t return_batch = 16;
+  uint64_t poll_latency_ps = 50'000;
+  uint32_t job_key = 0x5eed'0001;
+};
+
+/** An adapter with its own host memory, driver and window 0, sending through `port`. */
+class PortNode {
+ public:
+  PortNode(hw::func::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
+           const PortNodeConfig& config = {});
+  /** The process goes before its window, the window before the hardware. */
+  ~PortNode();
+  PortNode(const PortNode&) = delete;
+  PortNode& operator=(const PortNode&) = delete;
+
+  /** Initialises the driver and opens window 0 with a HAL and an Endpoint. */
+  Status Open();
+
+  hw::func::FuncAdapter& adapter() { return adapter_; }
+  /** Window 0's process; valid after Open. */
+  Endpoint& endpoint() { return *endpoint_; }
+  const PortNodeConfig& config() const { return config_; }
+
+ private:
+  /** Room for one window's FIFOs plus a margin, like Cluster's per-node sizing. */
+  static uint64_t HostBytes(const PortNodeConfig& c);
+
+  PortNodeConfig config_;
+  hw::func::HostMemory host_;
+  hw::func::FuncAdapter adapter_;
+  hw::func::FuncDeviceAccess access_;
+  driver::AdapterDriver driver_;
+  std::unique_ptr<hal::Window> window_;
+  std::unique_ptr<Endpoint> endpoint_;
+};
+
+/** A port and the adapter its received frames go to. */
+struct PolledPort {
+  hw::dpdk::DpdkPort* port;
+  hw::LinkSink* sink;
+};
+
+/** One event, then one poll of every port; false if neither found anything to do. */
+bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports);
+
+/**
+ * Run to completion: Step until `done()`. A step that runs no event and takes no frame means
+ * nothing can ever happen again when every port's peer lives on this thread: a stall. (With a
+ * peer in another process, loop on Step with a wall-clock deadline instead.)
+ */
+Status RunWithPorts(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+                    const std::function<bool()>& done);
+
+/** Runs until no event is left and no port has a frame waiting. */
+void Settle(hw::func::EventQueue& events, const std::vector<PolledPort>& ports);
+
+}  // namespace nicsim::sim
