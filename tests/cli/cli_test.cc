@@ -3,6 +3,8 @@
 // good runs write a complete stats.json, listings name every key, and a seed fixes the run.
 #include <gtest/gtest.h>
 
+#include "tests/support/backends.h"
+
 #include "tests/support/process.h"
 #include <sys/wait.h>
 
@@ -172,12 +174,14 @@ TEST_F(CliTest, MissingCommandIsRejected) {
 }
 
 TEST_F(CliTest, PingpongSizeAboveTheMaxPayloadIsRejected) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   ExpectBadRun({"--set", "pingpong.sizes=[5000]"},
                "nicsim: pingpong.sizes: 5000 is outside [0, 2032], the largest single-packet "
                "payload for host.cache_line=128 (seed 1)\n");
 }
 
 TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path out_dir = dir_ / "out";
   const Outcome o = Nicsim({"run", "--out", out_dir.string(), "--set", "pingpong.iterations=5",
                             "--set", "pingpong.stream_packets=5"});
@@ -228,6 +232,7 @@ TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
 }
 
 TEST_F(CliTest, ParamsListsEveryParameter) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   const Outcome o = Nicsim({"params"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(o.err, "");
@@ -278,6 +283,7 @@ std::string WithoutWallClock(nlohmann::json stats) {
 }
 
 TEST_F(CliTest, SameSeedGivesIdenticalStatsApartFromWallClock) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   const std::vector<std::string> args = {"exchange", "--set", "exchange.messages=2000", "--set",
                                          "fabric.reorder=0.2"};
   const nlohmann::json first = RunForStats(args, "first");
@@ -291,6 +297,7 @@ TEST_F(CliTest, SameSeedGivesIdenticalStatsApartFromWallClock) {
 }
 
 TEST_F(CliTest, SameSeedGivesIdenticalTracesOnEachSimulatedBackend) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   for (const std::string backend : {"func", "systemc"}) {
     std::vector<std::string> traces;
     for (const std::string run : {"a", "b"}) {
@@ -309,6 +316,7 @@ TEST_F(CliTest, SameSeedGivesIdenticalTracesOnEachSimulatedBackend) {
 }
 
 TEST_F(CliTest, TraceFilterKeepsOnlyTheChosenAdapterAndKinds) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path trace = dir_ / "filtered.trace";
   const nlohmann::json stats = RunForStats(
       {"--set", "pingpong.iterations=2", "--set", "pingpong.stream_packets=2", "--trace",
@@ -331,6 +339,7 @@ TEST_F(CliTest, TraceFilterKeepsOnlyTheChosenAdapterAndKinds) {
 }
 
 TEST_F(CliTest, DifferentSeedGivesADifferentRun) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   const std::vector<std::string> args = {"exchange", "--set", "exchange.messages=2000", "--set",
                                          "fabric.reorder=0.2"};
   std::vector<std::string> reseeded = args;

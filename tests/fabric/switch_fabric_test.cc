@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/backends.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -640,6 +642,7 @@ TEST(FabricClusterTest, StreamSurvivesAPathOutageWithRoundRobin) {
 }
 
 TEST(FabricClusterTest, StatsJsonReportsPerPathFramesAndFabricDrops) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   Result<Scenario> scenario = ParseScenario(
       "workload = \"stream\"\nstream.packets = 400\n[fabric]\npaths = 4\n"
       "routing = \"round_robin\"\npath_skew = \"1us\"\n",

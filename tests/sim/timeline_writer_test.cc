@@ -4,6 +4,8 @@
 #include "sim/timeline_writer.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/support/backends.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -415,6 +417,7 @@ int RunNicsim(const std::string& args) {
 }
 
 TEST(TimelineCliTest, RunWritesATimelineThatParses) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path dir = ScratchDir("cli");
   const fs::path file = dir / "timeline.json";
   ASSERT_EQ(RunNicsim("run --quiet --set pingpong.iterations=2 --set pingpong.stream_packets=2 "

@@ -2,6 +2,8 @@
 // tools/nicsim.lua read through tshark: a `nicsim run --pcap` capture decodes to the exact
 // ping-pong rows, and a hand-built capture decodes every WireHeader field, CRC and malformation.
 #include <gtest/gtest.h>
+
+#include "tests/support/backends.h"
 #include <sys/wait.h>
 
 #include <cerrno>
@@ -108,6 +110,7 @@ class PcapDissectorTest : public ::testing::Test {
 };
 
 TEST_F(PcapDissectorTest, PingPongCaptureDecodesToTheExactPacketSequence) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path pcap = dir_ / "run.pcapng";
   const fs::path out = dir_ / "out";
   const std::string cmd = std::string(ShellQuote(NICSIM_BINARY)) +
@@ -236,6 +239,7 @@ TEST(PcapCliTest, UnopenablePcapPathExitsTwoNamingThePath) {
 }
 
 TEST(PcapCliTest, FailedPcapWriteExitsTwoWithoutCrashing) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "/dev/full is not available";
   const Outcome o = RunWithPcap("/dev/full");
   EXPECT_EQ(o.exit_code, 2);

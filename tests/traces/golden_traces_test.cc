@@ -3,9 +3,12 @@
 // a behaviour change shows up as a first-divergence report naming the event.
 #include <gtest/gtest.h>
 
+#include "tests/support/backends.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,11 @@ class GoldenTraceTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenTraceTest, ReplaysToItsGolden) {
   const std::string dir = std::string(NICSIM_SOURCE_DIR "/traces/") + GetParam();
+  std::ifstream scenario(dir + "/scenario.toml");
+  const std::string text((std::istreambuf_iterator<char>(scenario)), std::istreambuf_iterator<char>());
+  if (text.find("backend = \"systemc\"") != std::string::npos) {
+    NICSIM_SKIP_WITHOUT_SYSTEMC();
+  }
   const auto [rc, out] = RunNicsim({"trace", "check", dir});
   EXPECT_EQ(rc, 0) << out << "if the change is intended: build/nicsim trace bless " << dir;
 }
@@ -68,6 +76,7 @@ TEST(TraceDiffTest, ReportsATraceThatEndsEarly) {
 }
 
 TEST(TraceDiffTest, AMicrocodeTimingChangeIsCaughtAtItsFirstEvent) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
   // One microcode cost changed: the first receive 'admit' step moves, and the report names it.
   const std::string dir = std::string(NICSIM_SOURCE_DIR "/traces/packet_mode");
   const fs::path tmp = fs::temp_directory_path() / "nicsim_changed_packet_mode";
