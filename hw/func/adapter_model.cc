@@ -31,11 +31,9 @@ AdapterModel::AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapte
   NICSIM_CHECK(abi::IsValidCacheLine(line_bytes), "cache line %u", line_bytes);
   NICSIM_CHECK(resources.dtbs > 0 && resources.header_buffers > 0, "adapter buffers");
   dtbs_.assign(resources.dtbs, std::vector<uint8_t>(abi::kRecvFrameBytes));
-  for (uint32_t i = resources.dtbs; i > 0; --i) free_dtbs_.push_back(static_cast<fw::DtbId>(i - 1));
+  free_dtbs_.Reset(resources.dtbs);
   header_buffers_.assign(resources.header_buffers, std::vector<uint8_t>(kHeaderBufferBytes));
-  for (uint32_t i = resources.header_buffers; i > 0; --i) {
-    free_header_buffers_.push_back(static_cast<fw::HeaderBufferId>(i - 1));
-  }
+  free_header_buffers_.Reset(resources.header_buffers);
 }
 
 void AdapterModel::MmioWrite(uint64_t offset, uint64_t value) {
@@ -81,12 +79,8 @@ void AdapterModel::ResetAdapter() {
   input_.clear();
   payload_waiters_.clear();
   dispatch_pending_ = false;
-  free_dtbs_.clear();
-  for (size_t i = dtbs_.size(); i > 0; --i) free_dtbs_.push_back(static_cast<fw::DtbId>(i - 1));
-  free_header_buffers_.clear();
-  for (size_t i = header_buffers_.size(); i > 0; --i) {
-    free_header_buffers_.push_back(static_cast<fw::HeaderBufferId>(i - 1));
-  }
+  free_dtbs_.Reset(static_cast<uint32_t>(dtbs_.size()));
+  free_header_buffers_.Reset(static_cast<uint32_t>(header_buffers_.size()));
   // Every LMT reads closed until the driver reopens windows.
   std::fill(sram_.begin(), sram_.end(), 0);
   for (uint64_t& r : global_regs_) r = 0;
@@ -138,8 +132,7 @@ void AdapterModel::ServePayloadWaiters() {
   while (!payload_waiters_.empty() && !free_dtbs_.empty()) {
     PendingPayload p = std::move(payload_waiters_.front());
     payload_waiters_.pop_front();
-    const fw::DtbId dtb = free_dtbs_.back();
-    free_dtbs_.pop_back();
+    const fw::DtbId dtb = free_dtbs_.Take();
     OnPayloadDtbTaken(dtb);
     std::memcpy(dtbs_[dtb].data(), p.bytes.data(), p.bytes.size());
     const auto gen = static_cast<uint32_t>(generation_);  // small closures: no allocation
@@ -274,28 +267,22 @@ void AdapterModel::CompleteDma(const DmaJob& job, fw::DmaStatus status) {
 
 fw::DtbId AdapterModel::AllocDtb() {
   // Payloads already waiting for a DTB are served first.
-  if (free_dtbs_.empty() || !payload_waiters_.empty()) return fw::kNoDtb;
-  const fw::DtbId dtb = free_dtbs_.back();
-  free_dtbs_.pop_back();
-  return dtb;
+  return payload_waiters_.empty() ? free_dtbs_.Take() : fw::kNoDtb;
 }
 
 void AdapterModel::ReleaseDtb(fw::DtbId dtb) {
   NICSIM_CHECK(dtb < dtbs_.size(), "release of DTB %u", dtb);
-  free_dtbs_.push_back(dtb);
+  free_dtbs_.Put(dtb);
   ServePayloadWaiters();
 }
 
 fw::HeaderBufferId AdapterModel::AllocHeaderBuffer() {
-  if (free_header_buffers_.empty()) return fw::kNoHeaderBuffer;
-  const fw::HeaderBufferId id = free_header_buffers_.back();
-  free_header_buffers_.pop_back();
-  return id;
+  return free_header_buffers_.Take();
 }
 
 void AdapterModel::ReleaseHeaderBuffer(fw::HeaderBufferId id) {
   NICSIM_CHECK(id < header_buffers_.size(), "release of header buffer %u", id);
-  free_header_buffers_.push_back(id);
+  free_header_buffers_.Put(id);
 }
 
 uint8_t* AdapterModel::HeaderBuffer(fw::HeaderBufferId id) {

@@ -14,6 +14,7 @@
 #include "firmware/microcode.h"
 #include "firmware/platform.h"
 #include "hw/common/link.h"
+#include "hw/func/free_list.h"
 #include "hw/func/event_queue.h"
 #include "hw/func/host_memory.h"
 
@@ -193,9 +194,9 @@ class AdapterModel : public fw::Platform, public LinkSink {
   uint64_t global_regs_[static_cast<size_t>(abi::GlobalReg::kCount)] = {};
   /** Data transfer buffers, each a full receive frame. */
   std::vector<std::vector<uint8_t>> dtbs_;
-  std::vector<fw::DtbId> free_dtbs_;
+  FreeList<fw::DtbId, fw::kNoDtb> free_dtbs_;
   std::vector<std::vector<uint8_t>> header_buffers_;
-  std::vector<fw::HeaderBufferId> free_header_buffers_;
+  FreeList<fw::HeaderBufferId, fw::kNoHeaderBuffer> free_header_buffers_;
   std::deque<PendingPayload> payload_waiters_;
   /** A DMA in the functional engine, and the reset generation it was started in. */
   struct PendingDma {
