@@ -96,6 +96,30 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
   }
 }
 
+/** Returns the task's DTB (if it holds one) and wakes a task waiting for a DTB. */
+inline void ReleaseTaskDtb(Context& ctx, Task& task) {
+  if (task.dtb == kNoDtb) return;
+  ctx.platform.ReleaseDtb(task.dtb);
+  ctx.scheduler.Released(Resource::kDtb);
+  task.dtb = kNoDtb;
+}
+
+/** Returns the task's header buffer (if it holds one) and wakes a waiter. */
+inline void ReleaseTaskHeaderBuffer(Context& ctx, Task& task) {
+  if (task.header_buffer == kNoHeaderBuffer) return;
+  ctx.platform.ReleaseHeaderBuffer(task.header_buffer);
+  ctx.scheduler.Released(Resource::kHeaderBuffer);
+  task.header_buffer = kNoHeaderBuffer;
+}
+
+/** Drops the task's binding to its window's CB (if any) and wakes a task waiting for a CB. */
+inline void UnbindTaskCb(Context& ctx, Task& task) {
+  if (task.cb == kNoCb) return;
+  ctx.cbs.Unbind(task.cb, task.kind);
+  ctx.scheduler.Released(Resource::kChannelBuffer);
+  task.cb = kNoCb;
+}
+
 /** True if the window the task holds a CB for was closed after the task started. */
 inline bool ClosedUnderTask(Context& ctx, const Task& task) {
   return task.cb != kNoCb &&

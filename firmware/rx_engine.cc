@@ -150,16 +150,8 @@ RxEngine::Next RxEngine::Finish(Task& task) {
 RxEngine::Next RxEngine::Discard(Task&) { return Next{RxState::kDone, false}; }
 
 void RxEngine::End(Task& task) {
-  if (task.dtb != kNoDtb) {
-    ctx_.platform.ReleaseDtb(task.dtb);
-    ctx_.scheduler.Released(Resource::kDtb);
-    task.dtb = kNoDtb;
-  }
-  if (task.cb != kNoCb) {
-    ctx_.cbs.Unbind(task.cb, TaskKind::kRx);
-    ctx_.scheduler.Released(Resource::kChannelBuffer);
-    task.cb = kNoCb;
-  }
+  ReleaseTaskDtb(ctx_, task);
+  UnbindTaskCb(ctx_, task);
   ctx_.scheduler.EndOperation(task.id);
   ctx_.tasks.Release(task);
   ctx_.platform.RxResourcesFreed();

@@ -50,9 +50,7 @@ TxEngine::Next TxEngine::Select(Task& task) {
   if (lmt.state != static_cast<uint32_t>(abi::WindowState::kOpen) || lmt.ready_to_send == 0) {
     // Nothing to claim after all (closed, or claimed while this task waited): try again.
     ctx_.work.SetReady(window, false);
-    ctx_.cbs.Unbind(task.cb, TaskKind::kTx);
-    ctx_.scheduler.Released(Resource::kChannelBuffer);
-    task.cb = kNoCb;
+    UnbindTaskCb(ctx_, task);
     return Next{TxState::kSelect, false};
   }
   if (task.packets_served > 0) ++ctx_.counters.work_manager_handoffs;
@@ -135,9 +133,7 @@ TxEngine::Next TxEngine::Inject(Task& task) {
     ++ctx_.counters.tx_packets;
     ctx_.counters.tx_bytes += task.payload_len;
   }
-  ctx_.platform.ReleaseDtb(task.dtb);
-  ctx_.scheduler.Released(Resource::kDtb);
-  task.dtb = kNoDtb;
+  ReleaseTaskDtb(ctx_, task);
   return Next{TxState::kMarkDone, false};
 }
 
@@ -174,19 +170,9 @@ TxEngine::Next TxEngine::Abandon(Task& task) {
 }
 
 void TxEngine::EndPacket(Task& task) {
-  if (task.dtb != kNoDtb) {
-    ctx_.platform.ReleaseDtb(task.dtb);
-    ctx_.scheduler.Released(Resource::kDtb);
-    task.dtb = kNoDtb;
-  }
-  if (task.header_buffer != kNoHeaderBuffer) {
-    ctx_.platform.ReleaseHeaderBuffer(task.header_buffer);
-    ctx_.scheduler.Released(Resource::kHeaderBuffer);
-    task.header_buffer = kNoHeaderBuffer;
-  }
-  ctx_.cbs.Unbind(task.cb, TaskKind::kTx);
-  ctx_.scheduler.Released(Resource::kChannelBuffer);
-  task.cb = kNoCb;
+  ReleaseTaskDtb(ctx_, task);
+  ReleaseTaskHeaderBuffer(ctx_, task);
+  UnbindTaskCb(ctx_, task);
   ctx_.scheduler.EndOperation(task.id);
 }
 
