@@ -23,6 +23,17 @@ struct WindowRequest {
   uint32_t send_slots = 64;
 };
 
+/**
+ * Host memory a window of `request` takes: its two FIFOs, each rounded up to whole 4 KiB
+ * pages as contiguous allocations are.
+ */
+inline uint64_t WindowHostBytes(const WindowRequest& request, uint32_t line_bytes) {
+  constexpr uint64_t kPage = 4096;
+  const auto pages = [](uint64_t bytes) { return (bytes + kPage - 1) / kPage * kPage; };
+  return pages(uint64_t{request.recv_frames} * abi::kRecvFrameBytes) +
+         pages(uint64_t{request.send_slots} * abi::SendSlotBytes(line_bytes));
+}
+
 /** What the HAL needs to drive an open window. */
 struct WindowInfo {
   uint32_t window = 0;

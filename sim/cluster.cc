@@ -40,9 +40,10 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   c->fabric_ = std::make_unique<SwitchFabric>(c->events_, fabric);
 
   // Host memory per node: every window's FIFOs plus room to spare.
-  const uint64_t per_window = uint64_t{config.recv_frames} * abi::kRecvFrameBytes +
-                              uint64_t{config.send_slots} * abi::SendSlotBytes(config.line_bytes) +
-                              2 * 4096;
+  driver::WindowRequest window;
+  window.recv_frames = config.recv_frames;
+  window.send_slots = config.send_slots;
+  const uint64_t per_window = driver::WindowHostBytes(window, config.line_bytes) + 2 * 4096;
   const uint64_t node_bytes =
       per_window * config.windows_per_adapter * config.adapters_per_node + (1u << 20);
   // Simulated host memory is real memory here: refuse scenarios that cannot fit.

@@ -40,8 +40,10 @@ Status PortNode::Open() {
 }
 
 uint64_t PortNode::HostBytes(const PortNodeConfig& c) {
-  return uint64_t{c.recv_frames} * abi::kRecvFrameBytes +
-         uint64_t{c.send_slots} * abi::SendSlotBytes(c.line_bytes) + 2 * 4096 + (1u << 20);
+  driver::WindowRequest window;
+  window.recv_frames = c.recv_frames;
+  window.send_slots = c.send_slots;
+  return driver::WindowHostBytes(window, c.line_bytes) + 2 * 4096 + (1u << 20);
 }
 
 bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {
