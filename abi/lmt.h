@@ -10,7 +10,12 @@
 namespace nicsim::abi {
 
 /** Whether a window accepts traffic. */
-enum class WindowState : uint32_t { kClosed = 0, kOpen = 1 };
+enum class WindowState : uint32_t {
+  kClosed = 0,
+  kOpen = 1,
+  /** A protection failure (address exception) stopped the window; the job must close it. */
+  kFatal = 2,
+};
 
 /** Interrupt threshold values that mean "no interrupt". */
 inline constexpr uint32_t kInterruptsOff = 0;
@@ -50,8 +55,16 @@ struct LmtEntry {
   uint32_t send_intr_threshold;
   /** Interrupt mode flags (kEarlyInterrupt). */
   uint32_t intr_flags;
+  /** Head, tail and length of the window's list of rCxts with data to send. */
+  uint32_t rcxt_head;
+  uint32_t rcxt_tail;
+  uint32_t rcxt_count;
+  /** Address exceptions raised against the window. */
+  uint32_t address_exceptions;
+  /** Transmit turn counter: send FIFO slots and RDMA packets alternate on it. */
+  uint32_t tx_turn;
   /** Reserved for the microcode. */
-  uint32_t reserved[14];
+  uint32_t reserved[9];
 };
 static_assert(sizeof(LmtEntry) == kLmtStrideBytes, "an LMT fills its SRAM stride");
 

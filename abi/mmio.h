@@ -93,6 +93,8 @@ enum class InterruptCause : uint32_t {
   kRecvThreshold = 1,
   /** Send completions reached the window's send threshold. */
   kSendThreshold = 2,
+  /** An RDMA protection failure made the window fatal (WindowState::kFatal). */
+  kWindowFatal = 4,
 };
 
 /** Global registers visible to every adapter task. */

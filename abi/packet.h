@@ -12,8 +12,14 @@ enum class PacketType : uint8_t {
   kInvalid = 0,
   /** A packet-mode (FIFO mode) message: lands in the window's receive FIFO. */
   kFifo = 1,
+  /** RDMA data: lands at the PVO it names (or in the receive FIFO with kToFifo). */
+  kRdmaWrite = 2,
+  /** RDMA read request (also third party, with kThirdParty): the receiver sends the data. */
+  kRdmaReadRequest = 3,
+  /** Header-only RDMA completion for the rCxt and tid it names. */
+  kRdmaCompletion = 4,
   /** First value not yet defined; anything at or above it is unknown and dropped. */
-  kFirstUnknown = 2,
+  kFirstUnknown = 5,
 };
 
 /** Fixed-size header at the start of every frame on the fabric (little endian). */
@@ -30,24 +36,24 @@ struct WireHeader {
   uint16_t len_bytes;
   /** A PacketType value. */
   uint8_t type;
-  /** Reserved flag bits; zero for packet mode. */
+  /** RDMA flags (abi/rdma.h kNotify*, kToFifo, ...); zero for packet mode. */
   uint8_t flags;
   /** The sending window's protection key, stamped by the sending microcode. */
   uint32_t protection_key;
   /** One word of upper-layer header carried through to the receive frame. */
   uint32_t ulp_word;
-  /** RDMA: remote context id (zero in packet mode). */
+  /** RDMA: the receiving side's rCxt reference (zero in packet mode). */
   uint32_t rcxt_id;
   /** RDMA: transaction id for stale packet detection (zero in packet mode). */
   uint32_t tid;
-  /** RDMA: byte offset of this packet within its message (zero in packet mode). */
+  /** RDMA: byte offset of this packet in its transfer; read request: bytes to send. */
   uint32_t msg_offset;
   /** RDMA: protocol virtual offset of the payload's target (zero in packet mode). */
   uint64_t pvo;
   /** CRC-32 over this header (with crc zeroed) and the payload. */
   uint32_t crc;
-  /** Reserved; zero. */
-  uint32_t reserved;
+  /** RDMA: the rCxt a completion for this packet must name (the other side's). */
+  uint32_t aux;
 };
 static_assert(sizeof(WireHeader) == 48, "wire header layout is part of the ABI");
 

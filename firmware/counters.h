@@ -26,6 +26,14 @@ enum class DropReason : uint8_t {
   kTxBadSlot,         // a send slot with a bad length, type or status
   kDmaError,          // a DMA reported an address error
   kClosedInFlight,    // the window closed while the packet was being processed
+  kWindowFatal,       // the window is stopped by an earlier address exception
+  kRdmaBadRcxt,       // rCxt index out of range, owned by another window, or stale key
+  kRdmaStaleTid,      // a tid older than the rCxt's (trickle traffic, an old attempt)
+  kRdmaDuplicate,     // bytes of this transfer already landed (a duplicated packet)
+  kRdmaRcxtBusy,      // a read request for an rCxt that is in use
+  kRdmaTableOwner,    // the PVO's TCE table is not owned by the packet's job
+  kRdmaAddressException,  // bad TCE key, invalid TCE, out of bounds or wrap: window fatal
+  kRdmaBadRequest,    // a malformed RDMA request in the send FIFO
   kCount,
 };
 
@@ -34,7 +42,9 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(DropReason::kC
         "truncated_header", "bad_crc",       "wrong_adapter",      "unknown_type",
         "unknown_window",   "window_closed", "bad_protection_key", "oversize_length",
         "length_mismatch",  "rx_fifo_full",  "tx_bad_slot",        "dma_error",
-        "closed_in_flight",
+        "closed_in_flight", "window_fatal",  "rdma_bad_rcxt",      "rdma_stale_tid",
+        "rdma_duplicate",   "rdma_rcxt_busy", "rdma_table_owner",  "rdma_address_exception",
+        "rdma_bad_request",
 };
 
 constexpr std::string_view ToString(DropReason reason) {
@@ -61,6 +71,18 @@ struct Counters {
   uint64_t interrupts_deferred = 0;  // events that waited for a handler to become ready
   uint64_t windows_closed = 0;
   uint64_t resets = 0;
+  uint64_t rdma_packets_out = 0;       // RDMA data packets injected
+  uint64_t rdma_bytes_out = 0;
+  uint64_t rdma_packets_in = 0;        // RDMA data packets placed in host memory
+  uint64_t rdma_bytes_in = 0;
+  uint64_t rdma_requests = 0;          // RDMA requests accepted from send FIFOs
+  uint64_t rdma_read_requests_served = 0;
+  uint64_t rdma_transfers_landed = 0;  // transfers whose every byte reached coherence
+  uint64_t rdma_completions_sent = 0;  // completion packets injected
+  uint64_t rdma_completions_written = 0;  // completion records written into receive FIFOs
+  uint64_t rdma_conditional_fired = 0;
+  uint64_t rdma_cancels = 0;
+  uint64_t tce_fetches = 0;
   /** Task suspensions by the resource waited for. */
   std::array<uint64_t, static_cast<size_t>(Resource::kCount)> waits{};
   std::array<uint64_t, static_cast<size_t>(DropReason::kCount)> drops{};

@@ -11,6 +11,7 @@
 #include "firmware/counters.h"
 #include "firmware/interrupts.h"
 #include "firmware/platform.h"
+#include "firmware/rdma_state.h"
 #include "firmware/scheduler.h"
 #include "firmware/task.h"
 #include "firmware/work_manager.h"
@@ -26,6 +27,7 @@ struct Context {
   ChannelBuffers& cbs;
   WorkManager& work;
   InterruptController& irq;
+  RdmaState& rdma;
 };
 
 /** A threshold of 0 or all ones means interrupts are off. */
@@ -93,6 +95,72 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
       task.state = static_cast<uint8_t>(state);
       return false;
     }
+  }
+}
+
+/** True if the LMT's window is open (not closed, not stopped by an address exception). */
+inline bool WindowOpen(const abi::LmtEntry& lmt) {
+  return lmt.state == static_cast<uint32_t>(abi::WindowState::kOpen);
+}
+
+/** The drop reason for traffic to a window that is not open. */
+inline DropReason NotOpenReason(const abi::LmtEntry& lmt) {
+  return lmt.state == static_cast<uint32_t>(abi::WindowState::kFatal) ? DropReason::kWindowFatal
+                                                                      : DropReason::kWindowClosed;
+}
+
+/**
+ * Reserves the next receive frame of the window; false (and a counted kRxFifoFull drop) when
+ * the FIFO is full. Early interrupt mode fires here.
+ */
+inline bool ReserveFrame(Context& ctx, const Task& task, abi::LmtEntry& lmt, uint32_t* seq) {
+  const uint32_t free_frames = lmt.recv_returned + lmt.recv_fifo_frames - lmt.recv_next;
+  if (free_frames == 0) {
+    CountDrop(ctx, &task, DropReason::kRxFifoFull, task.window);
+    return false;
+  }
+  *seq = lmt.recv_next++;
+  if (lmt.intr_flags & abi::kEarlyInterrupt) {
+    MaybeInterrupt(ctx, task.window, lmt.recv_next, lmt.recv_intr_threshold,
+                   abi::InterruptCause::kRecvThreshold);
+  }
+  return true;
+}
+
+/** A reserved frame is coherent: advance the tail, maybe interrupt. */
+inline void FrameWritten(Context& ctx, uint32_t window, abi::LmtEntry& lmt) {
+  ++lmt.recv_tail;
+  if (!(lmt.intr_flags & abi::kEarlyInterrupt)) {
+    MaybeInterrupt(ctx, window, lmt.recv_tail, lmt.recv_intr_threshold,
+                   abi::InterruptCause::kRecvThreshold);
+  }
+}
+
+/** Host address of receive frame `seq` of the window. */
+inline uint64_t FrameAddress(const abi::LmtEntry& lmt, uint32_t seq) {
+  return lmt.recv_fifo_addr + static_cast<uint64_t>(seq % lmt.recv_fifo_frames) * abi::kRecvFrameBytes;
+}
+
+/**
+ * An RDMA protection failure: the window becomes fatal (it stops all traffic until the job
+ * closes it) and its owner is interrupted.
+ */
+inline void RaiseAddressException(Context& ctx, const Task& task, uint32_t window, uint64_t pvo) {
+  CountDrop(ctx, &task, DropReason::kRdmaAddressException, window);
+  abi::LmtEntry lmt = ctx.cbs.Read(window);
+  ++lmt.address_exceptions;
+  const bool was_open = WindowOpen(lmt);
+  if (was_open) lmt.state = static_cast<uint32_t>(abi::WindowState::kFatal);
+  ctx.cbs.Write(window, lmt);
+  TraceEvent ev;
+  ev.kind = TraceKind::kAddressException;
+  ev.task = task.id;
+  ev.window = window;
+  ev.value = pvo;
+  ctx.platform.Trace(ev);
+  if (was_open) {
+    ctx.work.SetReady(window, false);
+    ctx.irq.Raise(window, abi::InterruptCause::kWindowFatal);
   }
 }
 

@@ -3,6 +3,7 @@
 // DMA completions to the dispatch queue, and run the queue until it is empty.
 #include "firmware/microcode.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -20,13 +21,15 @@ Microcode::Microcode(Platform& platform, const MicrocodeConfig& config)
       cbs_(platform, counters_, config.channel_buffers),
       work_(platform, config.tx_switch_every),
       irq_(platform, counters_, config.interrupt_handlers),
-      ctx_{platform, counters_, tasks_, scheduler_, cbs_, work_, irq_},
+      rdma_(platform, config.rcxts),
+      ctx_{platform, counters_, tasks_, scheduler_, cbs_, work_, irq_, rdma_},
       rx_(ctx_),
       tx_(ctx_) {
   NICSIM_CHECK(config.tasks > 0 && config.tasks <= abi::kMaxTasks, "tasks %u", config.tasks);
   NICSIM_CHECK(config.rx_tasks > 0 && config.tx_tasks > 0 && config.tx_switch_every > 0,
                "microcode needs at least one task of each kind and k >= 1");
   NICSIM_CHECK(config.channel_buffers > 0, "at least one channel buffer");
+  NICSIM_CHECK(config.rcxts <= abi::kRcxtIndexMask, "rcxts %u", config.rcxts);
   NICSIM_CHECK(config.interrupt_handlers > 0 &&
                    config.interrupt_handlers <= abi::kMaxInterruptHandlers,
                "interrupt handlers %u", config.interrupt_handlers);
@@ -170,6 +173,10 @@ TaskId Microcode::OnHeaderArrived(const uint8_t* header, uint32_t header_len,
   Task* task = tasks_.Allocate(TaskKind::kRx);
   NICSIM_CHECK(task != nullptr, "the hardware dispatched a header with no free receive task");
   std::memcpy(&task->header, header, sizeof(abi::WireHeader));
+  // The first payload bytes come into the task's registers with the header.
+  const uint32_t ext = std::min<uint32_t>(header_len, kHeaderRegisterBytes) -
+                       static_cast<uint32_t>(sizeof(abi::WireHeader));
+  std::memcpy(task->header_ext, header + sizeof(abi::WireHeader), ext);
   task->payload_len = payload_len;
   const TaskId id = rx_.Start(*task) ? task->id : kNoTask;
   Dispatch();
@@ -188,6 +195,12 @@ void Microcode::OnDmaComplete(TaskId id, DmaStatus status) {
   Task* task = tasks_.Find(id);
   NICSIM_CHECK(task != nullptr && task->busy, "DMA completion for idle task %u", id);
   if (status != DmaStatus::kOk) task->dma_status = status;
+  // A task that issued several DMAs resumes when the last of them completes.
+  if (task->dma_pending > 1) {
+    --task->dma_pending;
+    return;
+  }
+  task->dma_pending = 0;
   scheduler_.Wake(id);
   Dispatch();
 }
@@ -203,6 +216,9 @@ void Microcode::Dispatch() {
       tx_.Resume(*task);
     }
   }
+  // Receive-side work (a read request, a fired conditional request) may have readied a
+  // window while transmit tasks were free.
+  if (tasks_.CanAllocate(TaskKind::kTx)) tx_.Fork();
 }
 
 std::vector<Microcode::TaskInfo> Microcode::BusyTasks() const {
@@ -221,6 +237,7 @@ void Microcode::Reset() {
   platform_.WriteGlobalReg(abi::GlobalReg::kReadyLow, 0);
   platform_.WriteGlobalReg(abi::GlobalReg::kReadyHigh, 0);
   irq_.Reset();
+  rdma_.Reset();
   ++counters_.resets;
   TraceEvent ev;
   ev.kind = TraceKind::kReset;

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "abi/rdma.h"
 #include "firmware/channel_buffers.h"
 #include "firmware/counters.h"
 #include "firmware/interrupts.h"
 #include "firmware/internal.h"
 #include "firmware/platform.h"
+#include "firmware/rdma_state.h"
 #include "firmware/rx_engine.h"
 #include "firmware/scheduler.h"
 #include "firmware/task.h"
@@ -33,6 +35,8 @@ struct MicrocodeConfig {
   uint32_t channel_buffers = 16;
   /** Interrupt handlers the host registers. */
   uint32_t interrupt_handlers = 1;
+  /** rCxts in adapter SRAM (abi::RcxtAddr); the hardware sizes SRAM for them. */
+  uint32_t rcxts = abi::kDefaultRcxts;
 };
 
 /** One adapter's microcode. */
@@ -76,6 +80,8 @@ class Microcode {
   std::vector<TaskInfo> BusyTasks() const;
   /** Tasks of `kind` active now. */
   uint32_t active_tasks(TaskKind kind) const { return tasks_.active(kind); }
+  /** A conditional counter's value (for tests and diagnostics). */
+  uint32_t conditional_counter(uint32_t queue) const { return rdma_.counter(queue); }
   /** The buffer manager response register for a window. */
   BufferManagerResponse Bmr(uint32_t window) const { return cbs_.Bmr(window); }
   const Counters& counters() const { return counters_; }
@@ -95,6 +101,7 @@ class Microcode {
   ChannelBuffers cbs_;
   WorkManager work_;
   InterruptController irq_;
+  RdmaState rdma_;
   Context ctx_;
   RxEngine rx_;
   TxEngine tx_;

@@ -30,7 +30,13 @@ using CbId = uint16_t;
 inline constexpr CbId kNoCb = 0xFFFF;
 
 /** Bytes the microcode may place ahead of DTB bytes in one device-to-host DMA. */
-inline constexpr uint32_t kDmaPrefixBytes = 16;
+inline constexpr uint32_t kDmaPrefixBytes = 32;
+
+/** Payload bytes a control packet may carry (TransmitControl). */
+inline constexpr uint32_t kControlPayloadBytes = 32;
+
+/** Bytes of a frame the hardware copies into a receive task's registers (header and more). */
+inline constexpr uint32_t kHeaderRegisterBytes = 64;
 
 /** A device-to-host DMA: optional microcode-built prefix bytes, then a DTB range. */
 struct DmaToHost {
@@ -62,8 +68,9 @@ struct DmaFromHost {
   /** For kDtb: the destination DTB. */
   DtbId dtb = kNoDtb;
   uint32_t dtb_offset = 0;
-  /** For kHeaderBuffer: the destination header buffer. */
+  /** For kHeaderBuffer: the destination header buffer and the offset in it. */
   HeaderBufferId header_buffer = kNoHeaderBuffer;
+  uint32_t header_offset = 0;
   TaskId tag = kNoTask;
 };
 
@@ -87,6 +94,10 @@ enum class TraceKind : uint8_t {
   kDmaDone,        // a DMA completed: task = tag, state = direction, value = DmaStatus
   kLinkOut,        // a frame started onto the link: state = destination adapter, value = bytes
   kFrameIn,        // a frame's header reached the adapter: value = bytes
+  // RDMA (microcode):
+  kRcxt,           // an rCxt changed state: state = RcxtState, value = index | tid << 32
+  kAddressException,  // an RDMA protection failure made `window` fatal: value = PVO
+  kCondition,      // a conditional counter changed: state = queue, value = new count
 };
 
 /** One trace event: what happened, to which task, window, channel buffer and DTB. */
@@ -132,6 +143,12 @@ class Platform {
 
   /** Injects a packet: `header` followed by `len` payload bytes from `dtb`. */
   virtual void Transmit(const abi::WireHeader& header, DtbId dtb, uint32_t len) = 0;
+  /**
+   * Injects a control packet whose few payload bytes the microcode composed (at most
+   * kControlPayloadBytes, e.g. a read request's extension).
+   */
+  virtual void TransmitControl(const abi::WireHeader& header, const void* payload,
+                               uint32_t len) = 0;
   /** Presents an interrupt to `handler` with the events pending at this moment. */
   virtual void RaiseInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events) = 0;
   /** A receive task or a channel buffer came free: the hardware may dispatch a waiting header. */

@@ -8,6 +8,7 @@
 
 #include "abi/fifo.h"
 #include "abi/limits.h"
+#include "abi/rdma.h"
 #include "base/check.h"
 
 namespace nicsim::fw {
@@ -26,7 +27,8 @@ bool RxEngine::OnPayload(Task& task, DtbId dtb) {
   // Only a task parked for its payload resumes; one waiting for a CB will see it later.
   const auto state = static_cast<RxState>(task.state);
   return task.waiting == Resource::kNone &&
-         (state == RxState::kMoveBody || state == RxState::kDiscard);
+         (state == RxState::kMoveBody || state == RxState::kDiscard ||
+          state == RxState::kRdmaMove);
 }
 
 void RxEngine::Run(Task& task, RxState state) {
@@ -35,13 +37,15 @@ void RxEngine::Run(Task& task, RxState state) {
 }
 
 uint64_t RxEngine::FrameAddr(const Task& task) {
-  const abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
-  return lmt.recv_fifo_addr +
-         static_cast<uint64_t>(task.seq % lmt.recv_fifo_frames) * abi::kRecvFrameBytes;
+  return FrameAddress(ctx_.cbs.Lmt(task.cb), task.seq);
 }
 
 RxEngine::Next RxEngine::Drop(Task& task, DropReason reason) {
   CountDrop(ctx_, &task, reason, task.window);
+  return Consumed(task);
+}
+
+RxEngine::Next RxEngine::Consumed(Task& task) {
   const bool owed_payload = task.payload_len > 0 && !task.payload_arrived;
   return Next{owed_payload ? RxState::kDiscard : RxState::kDone, owed_payload};
 }
@@ -53,13 +57,27 @@ RxEngine::Next RxEngine::Validate(Task& task) {
     CountDrop(ctx_, &task, reason, task.window);
     return Next{RxState::kDone, false};  // the hardware discards the payload
   };
-  if (h.dest_adapter != ctx_.platform.AdapterId()) return drop(DropReason::kWrongAdapter);
-  if (h.type != static_cast<uint8_t>(abi::PacketType::kFifo)) return drop(DropReason::kUnknownType);
-  if (h.dest_window >= abi::kMaxWindows) return drop(DropReason::kUnknownWindow);
-  if (h.len_bytes > abi::MaxPacketPayload(ctx_.platform.CacheLineBytes())) {
-    return drop(DropReason::kOversizeLength);
+  if (h.dest_adapter != ctx_.platform.AdapterId() && h.dest_adapter != abi::kBroadcastAdapter) {
+    return drop(DropReason::kWrongAdapter);
   }
+  if (h.type == static_cast<uint8_t>(abi::PacketType::kInvalid) ||
+      h.type >= static_cast<uint8_t>(abi::PacketType::kFirstUnknown)) {
+    return drop(DropReason::kUnknownType);
+  }
+  if (h.dest_window >= abi::kMaxWindows) return drop(DropReason::kUnknownWindow);
+  const uint32_t line = ctx_.platform.CacheLineBytes();
+  const auto type = static_cast<abi::PacketType>(h.type);
+  // Packets bound for the receive FIFO carry an RdmaFrameInfo ahead of their payload.
+  const bool rdma_to_fifo = type != abi::PacketType::kFifo && (h.flags & abi::kToFifo);
+  task.frame_info_len = rdma_to_fifo ? sizeof(abi::RdmaFrameInfo) : 0;
+  uint32_t max_len = abi::MaxPacketPayload(line) - task.frame_info_len;
+  if (type == abi::PacketType::kRdmaWrite && !rdma_to_fifo) max_len = abi::kRdmaPacketBytes;
+  if (type == abi::PacketType::kRdmaCompletion) max_len = 0;
+  if (h.len_bytes > max_len) return drop(DropReason::kOversizeLength);
   if (h.len_bytes != task.payload_len) return drop(DropReason::kLengthMismatch);
+  if (type == abi::PacketType::kRdmaReadRequest && h.len_bytes < sizeof(abi::ReadRequestExt)) {
+    return drop(DropReason::kLengthMismatch);
+  }
   return Next{RxState::kBind, false};
 }
 
@@ -74,21 +92,16 @@ RxEngine::Next RxEngine::Bind(Task& task) {
 
 RxEngine::Next RxEngine::Admit(Task& task) {
   abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
-  if (lmt.state != static_cast<uint32_t>(abi::WindowState::kOpen)) {
-    return Drop(task, DropReason::kWindowClosed);
-  }
+  if (!WindowOpen(lmt)) return Drop(task, NotOpenReason(lmt));
+  // The job check: for RDMA this is the first validation step (job id vs target window).
   if (task.header.protection_key != lmt.protection_key) {
     return Drop(task, DropReason::kBadProtectionKey);
   }
+  const bool to_fifo = task.header.type == static_cast<uint8_t>(abi::PacketType::kFifo) ||
+                       task.frame_info_len > 0;
+  if (!to_fifo) return Next{RxState::kRdmaAdmit, false};
   // A full receive FIFO silently discards: no interrupt, no error to the sender.
-  const uint32_t free_frames = lmt.recv_returned + lmt.recv_fifo_frames - lmt.recv_next;
-  if (free_frames == 0) return Drop(task, DropReason::kRxFifoFull);
-  task.seq = lmt.recv_next++;
-  // Early mode: interrupt now, before the data is coherent; the host polls the first line.
-  if (lmt.intr_flags & abi::kEarlyInterrupt) {
-    MaybeInterrupt(ctx_, task.window, lmt.recv_next, lmt.recv_intr_threshold,
-                   abi::InterruptCause::kRecvThreshold);
-  }
+  if (!ReserveFrame(ctx_, task, lmt, &task.seq)) return Consumed(task);
   // Wait for the payload unless it is already staged (or there is none).
   const bool have_payload = task.payload_len == 0 || task.payload_arrived;
   return Next{RxState::kMoveBody, !have_payload};
@@ -97,13 +110,14 @@ RxEngine::Next RxEngine::Admit(Task& task) {
 RxEngine::Next RxEngine::MoveBody(Task& task) {
   if (ClosedUnderTask(ctx_, task)) return Drop(task, DropReason::kClosedInFlight);
   const uint32_t line = ctx_.platform.CacheLineBytes();
-  const uint32_t total = abi::kRecvHeaderBytes + task.payload_len;
+  const uint32_t prefix = abi::kRecvHeaderBytes + task.frame_info_len;
+  const uint32_t total = prefix + task.payload_len;
   // A packet that fits in one cache line goes in a single DMA at the signal step.
   if (total <= line) return Next{RxState::kSignal, false};
   DmaToHost dma;
   dma.host_addr = FrameAddr(task) + line;
   dma.dtb = task.dtb;
-  dma.dtb_offset = line - abi::kRecvHeaderBytes;
+  dma.dtb_offset = line - prefix;
   dma.dtb_len = total - line;
   dma.tag = task.id;
   ctx_.platform.StartDmaToHost(dma);
@@ -118,7 +132,7 @@ RxEngine::Next RxEngine::Signal(Task& task) {
   abi::RecvFrameHeader frame{};
   frame.valid = abi::kRecvFrameValid;
   frame.type = task.header.type;
-  frame.len_bytes = task.header.len_bytes;
+  frame.len_bytes = static_cast<uint16_t>(task.frame_info_len + task.header.len_bytes);
   frame.src_adapter = task.header.src_adapter;
   frame.src_window = task.header.src_window;
   frame.ulp_word = task.header.ulp_word;
@@ -126,7 +140,16 @@ RxEngine::Next RxEngine::Signal(Task& task) {
   dma.host_addr = FrameAddr(task);
   std::memcpy(dma.prefix, &frame, sizeof(frame));
   dma.prefix_len = sizeof(frame);
-  dma.dtb_len = std::min(task.payload_len, line - abi::kRecvHeaderBytes);
+  if (task.frame_info_len > 0) {
+    abi::RdmaFrameInfo info{};
+    info.rcxt = task.header.rcxt_id;
+    info.tid = task.header.tid;
+    info.offset = task.header.msg_offset;
+    info.flags = task.header.flags;
+    std::memcpy(dma.prefix + dma.prefix_len, &info, sizeof(info));
+    dma.prefix_len += sizeof(info);
+  }
+  dma.dtb_len = std::min(task.payload_len, line - dma.prefix_len);
   dma.dtb = dma.dtb_len > 0 ? task.dtb : kNoDtb;
   dma.tag = task.id;
   ctx_.platform.StartDmaToHost(dma);
@@ -135,13 +158,8 @@ RxEngine::Next RxEngine::Signal(Task& task) {
 
 RxEngine::Next RxEngine::Finish(Task& task) {
   if (task.dma_status != DmaStatus::kOk) CountDrop(ctx_, &task, DropReason::kDmaError, task.window);
-  abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
   // Frames may complete out of order; the tail counts frames written.
-  ++lmt.recv_tail;
-  if (!(lmt.intr_flags & abi::kEarlyInterrupt)) {
-    MaybeInterrupt(ctx_, task.window, lmt.recv_tail, lmt.recv_intr_threshold,
-                   abi::InterruptCause::kRecvThreshold);
-  }
+  FrameWritten(ctx_, task.window, ctx_.cbs.Lmt(task.cb));
   ++ctx_.counters.rx_packets;
   ctx_.counters.rx_bytes += task.payload_len;
   return Next{RxState::kDone, false};

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "abi/lmt.h"
 #include "firmware/internal.h"
 #include "firmware/task.h"
 
@@ -21,13 +22,22 @@ enum class RxState : uint8_t {
   kSignal,     // body coherent: DMA the first cache line (header + first bytes)
   kFinish,     // all coherent: advance the tail, maybe interrupt
   kDiscard,    // dropped after the header was accepted: wait for the payload, then free it
+  kRdmaAdmit,  // RDMA: rCxt, tid and duplicate checks; read requests and completions end here
+  kRdmaTranslate,  // RDMA data: check the PVO's table; fetch its TCEs
+  kRdmaPlace,  // RDMA data: check the TCEs; wait for the payload
+  kRdmaMove,   // RDMA data: DMA the payload to its real pages
+  kRdmaLanded, // RDMA data coherent: maybe the transfer is complete
+  kRdmaNotify, // write a completion record into the window's receive FIFO
+  kRdmaNotified,  // the completion record is coherent
   kDone,       // released; not a runnable state
   kCount,
 };
 
 inline constexpr std::array<std::string_view, static_cast<size_t>(RxState::kCount)>
-    kRxStateNames = {"validate", "bind", "admit", "move_body", "signal", "finish", "discard",
-                     "done"};
+    kRxStateNames = {"validate",       "bind",        "admit",        "move_body",
+                     "signal",         "finish",      "discard",      "rdma_admit",
+                     "rdma_translate", "rdma_place",  "rdma_move",    "rdma_landed",
+                     "rdma_notify",    "rdma_notified", "done"};
 
 constexpr std::string_view ToString(RxState s) { return kRxStateNames[static_cast<size_t>(s)]; }
 
@@ -53,6 +63,24 @@ class RxEngine {
   Next Signal(Task& task);
   Next Finish(Task& task);
   Next Discard(Task& task);
+  // RDMA states (rx_rdma.cc).
+  Next RdmaAdmit(Task& task);
+  Next RdmaTranslate(Task& task);
+  Next RdmaPlace(Task& task);
+  Next RdmaMove(Task& task);
+  Next RdmaLanded(Task& task);
+  Next RdmaNotify(Task& task);
+  Next RdmaNotified(Task& task);
+  /** A data packet's rCxt, tid and duplicate checks; claims its bytes. */
+  Next AdmitData(Task& task, abi::LmtEntry& lmt);
+  /** A read request: the rCxt becomes a data source queued on the window's send list. */
+  Next AdmitReadRequest(Task& task, abi::LmtEntry& lmt);
+  /** A completion packet for an rCxt of this window. */
+  Next AdmitCompletion(Task& task, abi::LmtEntry& lmt);
+  /** The rest of the packet is not needed: free the payload when it comes. */
+  Next Consumed(Task& task);
+  /** Sends the completion packet for a landed transfer back to whoever asked for it. */
+  void SendCompletion(const Task& task, const abi::LmtEntry& lmt, uint32_t length);
   /** Drops the packet; a task still owed its payload waits for it in kDiscard. */
   Next Drop(Task& task, DropReason reason);
   /** Releases the task's DTB, CB and the task itself. */
@@ -61,8 +89,11 @@ class RxEngine {
 
   using StateFn = Next (RxEngine::*)(Task&);
   static constexpr std::array<StateFn, static_cast<size_t>(RxState::kDone)> kStates = {
-      &RxEngine::Validate, &RxEngine::Bind,   &RxEngine::Admit,  &RxEngine::MoveBody,
-      &RxEngine::Signal,   &RxEngine::Finish, &RxEngine::Discard};
+      &RxEngine::Validate,      &RxEngine::Bind,       &RxEngine::Admit,
+      &RxEngine::MoveBody,      &RxEngine::Signal,     &RxEngine::Finish,
+      &RxEngine::Discard,       &RxEngine::RdmaAdmit,  &RxEngine::RdmaTranslate,
+      &RxEngine::RdmaPlace,     &RxEngine::RdmaMove,   &RxEngine::RdmaLanded,
+      &RxEngine::RdmaNotify,    &RxEngine::RdmaNotified};
 
   Context& ctx_;
 };

@@ -38,6 +38,29 @@ struct Task {
   Resource waiting = Resource::kNone;
   /** Receive: the packet header as the hardware copied it in. */
   abi::WireHeader header{};
+  /** Receive: the payload bytes after the header that the hardware copied into registers. */
+  uint8_t header_ext[kHeaderRegisterBytes - sizeof(abi::WireHeader)] = {};
+  /** RDMA: the rCxt index the task works for. */
+  uint32_t rcxt = 0;
+  /** RDMA: this packet's offset in its transfer. */
+  uint32_t offset = 0;
+  /** RDMA: host segments (real address, bytes) the packet's data occupies. */
+  struct Segment {
+    uint64_t addr;
+    uint32_t len;
+  };
+  Segment segments[2] = {};
+  uint32_t segment_count = 0;
+  /** RDMA: the TCEs being fetched (first entry's host address, count, page size). */
+  uint64_t tce_addr = 0;
+  uint32_t tce_count = 0;
+  uint32_t page_shift = 0;
+  /** RDMA transmit: the tid of the transfer the packet belongs to. */
+  uint32_t tid = 0;
+  /** DMAs issued and not yet complete; the task resumes when this reaches zero. */
+  uint32_t dma_pending = 0;
+  /** Receive: bytes of RdmaFrameInfo placed ahead of the payload in a FIFO frame. */
+  uint32_t frame_info_len = 0;
   /** Receive: payload bytes that arrived behind the header. */
   uint32_t payload_len = 0;
   /** Receive: the payload is in `dtb`. */

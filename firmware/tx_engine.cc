@@ -8,6 +8,7 @@
 #include "abi/fifo.h"
 #include "abi/limits.h"
 #include "base/check.h"
+#include "firmware/rdma_post.h"
 
 namespace nicsim::fw {
 
@@ -47,16 +48,19 @@ TxEngine::Next TxEngine::Select(Task& task) {
     return Next{TxState::kSelect, true};
   }
   abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
-  if (lmt.state != static_cast<uint32_t>(abi::WindowState::kOpen) || lmt.ready_to_send == 0) {
+  if (!WindowOpen(lmt) || (lmt.ready_to_send == 0 && lmt.rcxt_count == 0)) {
     // Nothing to claim after all (closed, or claimed while this task waited): try again.
     ctx_.work.SetReady(window, false);
     UnbindTaskCb(ctx_, task);
     return Next{TxState::kSelect, false};
   }
   if (task.packets_served > 0) ++ctx_.counters.work_manager_handoffs;
+  // With both kinds of work, send FIFO slots and RDMA packets take turns.
+  const bool rdma = lmt.rcxt_count > 0 && (lmt.ready_to_send == 0 || (lmt.tx_turn++ & 1));
+  if (rdma) return ClaimRdmaPacket(task, lmt);
   task.seq = lmt.send_head++;
   --lmt.ready_to_send;
-  ctx_.work.Claimed(window, lmt.ready_to_send);
+  ctx_.work.Claimed(window, lmt.ready_to_send + lmt.rcxt_count);
   task.dma_status = DmaStatus::kOk;
   task.rejected = false;
   ctx_.scheduler.BeginOperation(task.id);
@@ -84,10 +88,11 @@ TxEngine::Next TxEngine::FetchBody(Task& task) {
   abi::SendSlotHeader slot;
   std::memcpy(&slot, ctx_.platform.HeaderBuffer(task.header_buffer), sizeof(slot));
   const abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
+  const bool request = IsRequestSlot(slot.type);
   const bool bad = task.dma_status != DmaStatus::kOk ||
                    slot.status != static_cast<uint8_t>(abi::SendSlotStatus::kPosted) ||
-                   slot.type != static_cast<uint8_t>(abi::PacketType::kFifo) ||
-                   slot.len_bytes > abi::MaxPacketPayload(lmt.line_bytes);
+                   (slot.type != static_cast<uint8_t>(abi::PacketType::kFifo) && !request) ||
+                   (!request && slot.len_bytes > abi::MaxPacketPayload(lmt.line_bytes));
   if (bad) {
     CountDrop(ctx_, &task,
               task.dma_status != DmaStatus::kOk ? DropReason::kDmaError : DropReason::kTxBadSlot,
@@ -95,6 +100,18 @@ TxEngine::Next TxEngine::FetchBody(Task& task) {
     task.payload_len = 0;
     task.rejected = true;
     return Next{TxState::kMarkDone, false};
+  }
+  if (request) {
+    // The request body follows the slot header; it lands next to it in the header buffer.
+    DmaFromHost dma;
+    dma.host_addr = SlotAddr(task) + abi::kSendHeaderBytes;
+    dma.len = sizeof(abi::RdmaRequest);
+    dma.target = DmaTarget::kHeaderBuffer;
+    dma.header_buffer = task.header_buffer;
+    dma.header_offset = abi::kSendHeaderBytes;
+    dma.tag = task.id;
+    ctx_.platform.StartDmaFromHost(dma);
+    return Next{TxState::kPost, true};
   }
   task.dtb = ctx_.platform.AllocDtb();
   if (task.dtb == kNoDtb) {

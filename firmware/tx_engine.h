@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "abi/fifo.h"
+#include "abi/lmt.h"
+#include "abi/rdma.h"
 #include "firmware/internal.h"
 #include "firmware/task.h"
 
@@ -21,13 +24,19 @@ enum class TxState : uint8_t {
   kInject,       // build the wire header (with the window's key) and transmit
   kMarkDone,     // rewrite the slot header with a completion status
   kFinish,       // count the completion, maybe interrupt, release, look for more work
+  kPost,         // RDMA request slot: act on the request (or load a write piece's data)
+  kRdmaTranslate,  // RDMA data packet: check the source PVO's table; fetch its TCEs
+  kRdmaCheck,    // check the TCEs; find the real pages
+  kRdmaLoad,     // get a DTB; DMA the packet's data from its real pages
+  kRdmaInject,   // build the self-describing header and transmit
   kDone,         // no ready window: the task goes back to the pool
   kCount,
 };
 
 inline constexpr std::array<std::string_view, static_cast<size_t>(TxState::kCount)>
-    kTxStateNames = {"select", "fetch_header", "fetch_body", "inject", "mark_done", "finish",
-                     "done"};
+    kTxStateNames = {"select",     "fetch_header",   "fetch_body", "inject",
+                     "mark_done",  "finish",         "post",       "rdma_translate",
+                     "rdma_check", "rdma_load",      "rdma_inject", "done"};
 
 constexpr std::string_view ToString(TxState s) { return kTxStateNames[static_cast<size_t>(s)]; }
 
@@ -50,6 +59,20 @@ class TxEngine {
   Next Inject(Task& task);
   Next MarkDone(Task& task);
   Next Finish(Task& task);
+  // RDMA states (tx_rdma.cc).
+  Next Post(Task& task);
+  Next RdmaTranslate(Task& task);
+  Next RdmaCheck(Task& task);
+  Next RdmaLoad(Task& task);
+  Next RdmaInject(Task& task);
+  /** Claims the next packet of the rCxt at the head of the window's send list. */
+  Next ClaimRdmaPacket(Task& task, abi::LmtEntry& lmt);
+  /** A write piece slot: fetch its data and build the packet's RDMA header. */
+  Next LoadPiece(Task& task, const abi::SendSlotHeader& slot, const abi::RdmaRequest& request);
+  /** The source's rCxt cannot go on (protection failure): stop sending it. */
+  Next FailSource(Task& task);
+  /** A packet of the rCxt is done (sent or not): the rCxt may be finished. */
+  void PacketDone(Task& task);
   /** Ends the packet's operation: releases buffers and the CB. */
   void EndPacket(Task& task);
   /** The window closed under the packet: no completion is written. */
@@ -58,8 +81,10 @@ class TxEngine {
 
   using StateFn = Next (TxEngine::*)(Task&);
   static constexpr std::array<StateFn, static_cast<size_t>(TxState::kDone)> kStates = {
-      &TxEngine::Select, &TxEngine::FetchHeader, &TxEngine::FetchBody,
-      &TxEngine::Inject, &TxEngine::MarkDone,    &TxEngine::Finish};
+      &TxEngine::Select,        &TxEngine::FetchHeader, &TxEngine::FetchBody,
+      &TxEngine::Inject,        &TxEngine::MarkDone,    &TxEngine::Finish,
+      &TxEngine::Post,          &TxEngine::RdmaTranslate, &TxEngine::RdmaCheck,
+      &TxEngine::RdmaLoad,      &TxEngine::RdmaInject};
 
   Context& ctx_;
 };

@@ -15,7 +15,8 @@ local kHeaderBytes = 48
 local nicsim = Proto("nicsim", "nicsim fabric frame")
 
 -- abi::PacketType; anything at or above kFirstUnknown is dropped by the receiver.
-local packet_types = { [0] = "Invalid", [1] = "Fifo" }
+local packet_types = { [0] = "Invalid", [1] = "Fifo", [2] = "RdmaWrite", [3] = "RdmaReadRequest",
+                       [4] = "RdmaCompletion" }
 
 local f = nicsim.fields
 f.dest_adapter = ProtoField.uint16("nicsim.dest_adapter", "Destination adapter", base.DEC)
@@ -32,7 +33,7 @@ f.tid = ProtoField.uint32("nicsim.tid", "Transaction id", base.DEC)
 f.msg_offset = ProtoField.uint32("nicsim.msg_offset", "Message offset", base.DEC)
 f.pvo = ProtoField.uint64("nicsim.pvo", "Protocol virtual offset", base.HEX)
 f.crc = ProtoField.uint32("nicsim.crc", "CRC-32", base.HEX)
-f.reserved = ProtoField.uint32("nicsim.reserved", "Reserved", base.HEX)
+f.aux = ProtoField.uint32("nicsim.aux", "Completion rCxt", base.HEX)
 f.payload_len = ProtoField.uint32("nicsim.payload_len", "Payload length (captured)", base.DEC)
 f.payload = ProtoField.bytes("nicsim.payload", "Payload")
 f.truncated = ProtoField.bool("nicsim.truncated", "Shorter than the wire header")
@@ -108,7 +109,7 @@ function nicsim.dissector(tvb, pinfo, tree)
     crc_item:add(f.crc_good, good):set_generated()
     if not good then crc_item:add_proto_expert_info(ef_crc) end
   end
-  root:add_le(f.reserved, tvb(44, 4))
+  root:add_le(f.aux, tvb(44, 4))
   local payload_len = n - kHeaderBytes
   root:add(f.payload_len, payload_len):set_generated()
   if payload_len > 0 then root:add(f.payload, tvb(kHeaderBytes)) end

@@ -26,8 +26,9 @@ AdapterModel::AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapte
       adapter_id_(adapter_id),
       line_bytes_(line_bytes),
       timing_(timing),
-      sram_(abi::kSramBytes, 0),
+      sram_bytes_(abi::SramBytesFor(microcode.rcxts)),
       microcode_(*this, microcode) {
+  ClearSram();
   NICSIM_CHECK(abi::IsValidCacheLine(line_bytes), "cache line %u", line_bytes);
   NICSIM_CHECK(resources.dtbs > 0 && resources.header_buffers > 0, "adapter buffers");
   dtbs_.assign(resources.dtbs, std::vector<uint8_t>(abi::kRecvFrameBytes));
@@ -38,8 +39,8 @@ AdapterModel::AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapte
 
 void AdapterModel::MmioWrite(uint64_t offset, uint64_t value) {
   // SRAM accesses are served by hardware without the microcode.
-  if (offset + sizeof(value) <= abi::kMmioSramBase + abi::kSramBytes) {
-    std::memcpy(&sram_[offset - abi::kMmioSramBase], &value, sizeof(value));
+  if (offset + sizeof(value) <= abi::kMmioSramBase + sram_bytes_) {
+    std::memcpy(sram_.get() + (offset - abi::kMmioSramBase), &value, sizeof(value));
     return;
   }
   const uint64_t seq = ++mmio_posted_;
@@ -64,8 +65,8 @@ uint64_t AdapterModel::MmioRead(uint64_t offset) {
   ApplyMmioThrough(mmio_posted_);
   FlushExecution();
   uint64_t value = ~uint64_t{0};
-  if (offset + sizeof(value) <= abi::kMmioSramBase + abi::kSramBytes) {
-    std::memcpy(&value, &sram_[offset - abi::kMmioSramBase], sizeof(value));
+  if (offset + sizeof(value) <= abi::kMmioSramBase + sram_bytes_) {
+    std::memcpy(&value, sram_.get() + (offset - abi::kMmioSramBase), sizeof(value));
   } else if (offset >= abi::kMmioRegisterBase && offset % 8 == 0 &&
              offset < abi::GlobalRegOffset(abi::GlobalReg::kCount)) {
     value = global_regs_[(offset - abi::kMmioRegisterBase) / 8];
@@ -82,10 +83,16 @@ void AdapterModel::ResetAdapter() {
   free_dtbs_.Reset(static_cast<uint32_t>(dtbs_.size()));
   free_header_buffers_.Reset(static_cast<uint32_t>(header_buffers_.size()));
   // Every LMT reads closed until the driver reopens windows.
-  std::fill(sram_.begin(), sram_.end(), 0);
+  ClearSram();
   for (uint64_t& r : global_regs_) r = 0;
   microcode_.Reset();
   OnHardwareReset();
+}
+
+void AdapterModel::ClearSram() {
+  sram_.reset(static_cast<uint8_t*>(std::calloc(sram_bytes_, 1)));
+  NICSIM_CHECK(sram_ != nullptr, "no memory for %llu bytes of SRAM",
+               static_cast<unsigned long long>(sram_bytes_));
 }
 
 void AdapterModel::Receive(Frame frame) {
@@ -100,7 +107,7 @@ void AdapterModel::Receive(Frame frame) {
 bool AdapterModel::HeadAcceptable() const {
   const std::vector<uint8_t>& b = input_.front().frame.bytes;
   return microcode_.CanAcceptHeader(
-      b.data(), static_cast<uint32_t>(std::min(b.size(), sizeof(abi::WireHeader))));
+      b.data(), static_cast<uint32_t>(std::min<size_t>(b.size(), fw::kHeaderRegisterBytes)));
 }
 
 void AdapterModel::DispatchInput() {
@@ -110,7 +117,9 @@ void AdapterModel::DispatchInput() {
     const uint64_t header_ps = input_.front().header_ps;
     input_.pop_front();
     const size_t size = frame.bytes.size();
-    const uint32_t header_len = static_cast<uint32_t>(std::min(size, sizeof(abi::WireHeader)));
+    // The header and the first payload bytes land in the receive task's registers.
+    const uint32_t header_len =
+        static_cast<uint32_t>(std::min<size_t>(size, fw::kHeaderRegisterBytes));
     const uint32_t payload_len =
         size > sizeof(abi::WireHeader) ? static_cast<uint32_t>(size - sizeof(abi::WireHeader)) : 0;
     // An untouched frame from a simulated link checks by construction.
@@ -149,13 +158,13 @@ void AdapterModel::ServePayloadWaiters() {
 }
 
 void AdapterModel::SramRead(uint32_t addr, void* dst, uint32_t len) {
-  NICSIM_CHECK(uint64_t{addr} + len <= sram_.size(), "SRAM read out of range");
-  std::memcpy(dst, &sram_[addr], len);
+  NICSIM_CHECK(uint64_t{addr} + len <= sram_bytes_, "SRAM read out of range");
+  std::memcpy(dst, sram_.get() + addr, len);
 }
 
 void AdapterModel::SramWrite(uint32_t addr, const void* src, uint32_t len) {
-  NICSIM_CHECK(uint64_t{addr} + len <= sram_.size(), "SRAM write out of range");
-  std::memcpy(&sram_[addr], src, len);
+  NICSIM_CHECK(uint64_t{addr} + len <= sram_bytes_, "SRAM write out of range");
+  std::memcpy(sram_.get() + addr, src, len);
 }
 
 uint64_t AdapterModel::ReadGlobalReg(abi::GlobalReg reg) {
@@ -204,9 +213,12 @@ void AdapterModel::StartDmaFromHost(const fw::DmaFromHost& req) {
   job.host_addr = req.host_addr;
   job.tag = req.tag;
   job.len = req.len;
-  job.dst = to_header ? header_buffers_[req.header_buffer].data()
-                      : dtbs_[req.dtb].data() + req.dtb_offset;
-  job.room = to_header ? kHeaderBufferBytes : abi::kRecvFrameBytes - req.dtb_offset;
+  const uint32_t offset = to_header ? req.header_offset : req.dtb_offset;
+  const uint32_t size = to_header ? kHeaderBufferBytes : abi::kRecvFrameBytes;
+  NICSIM_CHECK(offset <= size, "DMA offset %u beyond the buffer", offset);
+  job.dst = (to_header ? header_buffers_[req.header_buffer].data() : dtbs_[req.dtb].data()) +
+            offset;
+  job.room = size - offset;
   TraceHardware(fw::TraceKind::kDmaStart, job.tag, 1, job.len);
   RunDma(std::move(job));
 }
@@ -297,12 +309,26 @@ void AdapterModel::Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32
   // The link computes the CRC as the frame streams out; the simulation defers the arithmetic
   // until something alters or inspects the frame.
   frame.bytes = EncodeFrameUnstamped(header, len > 0 ? dtbs_[dtb].data() : nullptr, len);
+  SendFrame(std::move(frame), header.dest_adapter);
+}
+
+void AdapterModel::TransmitControl(const abi::WireHeader& header, const void* payload,
+                                   uint32_t len) {
+  NICSIM_CHECK(len <= fw::kControlPayloadBytes, "control payload of %u bytes", len);
+  Frame frame;
+  frame.src_adapter = adapter_id_;
+  frame.dest_adapter = header.dest_adapter;
+  frame.bytes = EncodeFrameUnstamped(header, static_cast<const uint8_t*>(payload), len);
+  SendFrame(std::move(frame), header.dest_adapter);
+}
+
+void AdapterModel::SendFrame(Frame frame, uint16_t dest_adapter) {
   frame.crc_deferred = true;
   const uint64_t start = std::max(NowPs(), link_busy_until_ps_);
   link_busy_until_ps_ =
       start + static_cast<uint64_t>(frame.bytes.size() * timing_.link_ps_per_byte);
   ++counters_.frames_out;
-  TraceHardware(fw::TraceKind::kLinkOut, fw::kNoTask, header.dest_adapter, frame.bytes.size());
+  TraceHardware(fw::TraceKind::kLinkOut, fw::kNoTask, dest_adapter, frame.bytes.size());
   NICSIM_CHECK(fabric_ != nullptr, "adapter %u transmits with no fabric", adapter_id_);
   fabric_->Send(std::move(frame), link_busy_until_ps_);
 }

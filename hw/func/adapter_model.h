@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <string_view>
@@ -115,6 +116,8 @@ class AdapterModel : public fw::Platform, public LinkSink {
   void ReleaseHeaderBuffer(fw::HeaderBufferId id) override;
   uint8_t* HeaderBuffer(fw::HeaderBufferId id) override;
   void Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_t len) override;
+  void TransmitControl(const abi::WireHeader& header, const void* payload,
+                       uint32_t len) override;
   void RaiseInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events) override;
   void RxResourcesFreed() override;
   void Trace(const fw::TraceEvent& event) override;
@@ -177,6 +180,10 @@ class AdapterModel : public fw::Platform, public LinkSink {
   void ServePayloadWaiters();
   /** Hardware reset: drops all in-flight work and closes every window. */
   void ResetAdapter();
+  /** Puts a frame on the link and into the fabric. */
+  void SendFrame(Frame frame, uint16_t dest_adapter);
+  /** Fresh, zeroed SRAM. */
+  void ClearSram();
 
   /** A payload that arrived (or will) for an accepted header, waiting for a DTB. */
   struct PendingPayload {
@@ -190,7 +197,12 @@ class AdapterModel : public fw::Platform, public LinkSink {
   uint16_t adapter_id_;
   uint32_t line_bytes_;
   AdapterTiming timing_;
-  std::vector<uint8_t> sram_;
+  /** Adapter SRAM; calloc'd so a large rCxt pool costs memory only where it is used. */
+  struct FreeDeleter {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, FreeDeleter> sram_;
+  uint64_t sram_bytes_ = 0;
   uint64_t global_regs_[static_cast<size_t>(abi::GlobalReg::kCount)] = {};
   /** Data transfer buffers, each a full receive frame. */
   std::vector<std::vector<uint8_t>> dtbs_;

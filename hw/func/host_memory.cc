@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host memory: first-fit contiguous allocation over a byte array, bounds-checked translation,
-// and device-write watches.
+// Host memory: first-fit contiguous allocation (aligned to 4 KiB or more) over a byte array,
+// bounds-checked translation, and device-write watches.
 #include "hw/func/host_memory.h"
 
 #include <cstring>
@@ -14,21 +14,41 @@ uint64_t RoundUp(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
 Result<driver::HostRegion> HostMemory::AllocContiguous(uint64_t bytes) {
+  return AllocAligned(bytes, kAlign);
+}
+
+Result<driver::HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t align) {
   if (bytes == 0) return Status::Error("cannot allocate 0 bytes of host memory");
+  if (align == 0 || (align & (align - 1)) != 0) {
+    return Status::Error("host memory alignment " + std::to_string(align) +
+                         " is not a power of two");
+  }
+  if (bytes > bytes_ || align > bytes_) {
+    return Status::Error("host memory exhausted: " + std::to_string(bytes) + " bytes aligned to " +
+                         std::to_string(align) + " wanted, memory holds " +
+                         std::to_string(bytes_));
+  }
+  if (align < kAlign) align = kAlign;
   const uint64_t need = RoundUp(bytes);
+  // First fit: the lowest free block that holds `need` bytes from an aligned real address.
   for (auto it = free_.begin(); it != free_.end(); ++it) {
-    if (it->second < need) continue;
-    const uint64_t offset = it->first;
-    const uint64_t rest = it->second - need;
+    const uint64_t block = it->first;
+    const uint64_t block_len = it->second;
+    const uint64_t real = kBaseAddr + block;
+    const uint64_t skip = (align - real % align) % align;
+    if (skip > block_len || block_len - skip < need) continue;
+    const uint64_t offset = block + skip;
+    const uint64_t rest = block_len - skip - need;
     free_.erase(it);
+    if (skip > 0) free_[block] = skip;
     if (rest > 0) free_[offset + need] = rest;
     in_use_ += need;
     std::memset(&mem_[offset], 0, need);
     return driver::HostRegion{kBaseAddr + offset, &mem_[offset], need};
   }
   return Status::Error("host memory exhausted: " + std::to_string(need) +
-                       " contiguous bytes wanted, " + std::to_string(bytes_ - in_use_) +
-                       " free in all");
+                       " contiguous bytes aligned to " + std::to_string(align) + " wanted, " +
+                       std::to_string(bytes_ - in_use_) + " free in all");
 }
 
 void HostMemory::Free(const driver::HostRegion& block) {

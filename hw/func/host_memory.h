@@ -25,7 +25,12 @@ class HostMemory {
 
   /** Allocates `bytes` of contiguous memory aligned to 4 KiB, zeroed. */
   Result<driver::HostRegion> AllocContiguous(uint64_t bytes);
-  /** Returns a block from AllocContiguous. */
+  /**
+   * Allocates `bytes` (rounded up to whole 4 KiB pages) of contiguous, zeroed memory whose
+   * real address is a multiple of `align` (a power of two; below 4 KiB means 4 KiB).
+   */
+  Result<driver::HostRegion> AllocAligned(uint64_t bytes, uint64_t align);
+  /** Returns a block from AllocContiguous or AllocAligned. */
   void Free(const driver::HostRegion& block);
 
   /** CPU pointer for [addr, addr + len), or nullptr if any byte is outside memory. */

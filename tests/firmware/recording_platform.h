@@ -79,7 +79,8 @@ class RecordingPlatform : public Platform {
       host_writes.push_back({p.out.host_addr, data, p.out.tag});
       mc_->OnDmaComplete(p.out.tag, status);
     } else {
-      uint8_t* dst = p.in.target == DmaTarget::kHeaderBuffer ? header_buffers_[p.in.header_buffer].data()
+      uint8_t* dst = p.in.target == DmaTarget::kHeaderBuffer
+                         ? header_buffers_[p.in.header_buffer].data() + p.in.header_offset
                                                              : dtbs_[p.in.dtb].data() + p.in.dtb_offset;
       if (status == DmaStatus::kOk) std::memcpy(dst, Host(p.in.host_addr), p.in.len);
       mc_->OnDmaComplete(p.in.tag, status);
@@ -130,6 +131,10 @@ class RecordingPlatform : public Platform {
   uint8_t* HeaderBuffer(HeaderBufferId h) override { return header_buffers_[h].data(); }
   void Transmit(const abi::WireHeader& h, DtbId dtb, uint32_t len) override {
     sent.push_back({h, std::vector<uint8_t>(dtbs_[dtb].begin(), dtbs_[dtb].begin() + len)});
+  }
+  void TransmitControl(const abi::WireHeader& h, const void* payload, uint32_t len) override {
+    const auto* p = static_cast<const uint8_t*>(payload);
+    sent.push_back({h, std::vector<uint8_t>(p, p + len)});
   }
   void RaiseInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events) override {
     for (const auto& e : events) interrupts.push_back({handler, e.window, e.causes});

@@ -168,7 +168,7 @@ TEST_F(PcapDissectorTest, DecodesEveryHeaderFieldCrcAndMalformedFrames) {
   h.tid = 123456;
   h.msg_offset = 4096;
   h.pvo = 0x0123456789ABCDEFull;
-  h.reserved = 0xCAFEF00D;
+  h.aux = 0xCAFEF00D;
   const uint8_t payload[5] = {'h', 'e', 'l', 'l', 'o'};
   const std::vector<uint8_t> good = hw::EncodeFrame(h, payload, 5);
   std::vector<uint8_t> corrupted = good;
@@ -195,7 +195,7 @@ TEST_F(PcapDissectorTest, DecodesEveryHeaderFieldCrcAndMalformedFrames) {
       Decode(pcap, {"frame.time_epoch", "nicsim.dest_adapter", "nicsim.dest_window",
                     "nicsim.src_adapter", "nicsim.src_window", "nicsim.len_bytes", "nicsim.type",
                     "nicsim.flags", "nicsim.protection_key", "nicsim.ulp_word", "nicsim.rcxt_id",
-                    "nicsim.tid", "nicsim.msg_offset", "nicsim.pvo", "nicsim.reserved",
+                    "nicsim.tid", "nicsim.msg_offset", "nicsim.pvo", "nicsim.aux",
                     "nicsim.payload_len", "nicsim.crc_good", "nicsim.truncated"});
   const std::string fields =
       "258\t7\t513\t9\t5\t1\t0x5a\t0xdeadbeef\t4000000000\t77\t123456\t4096\t0x0123456789abcdef\t"

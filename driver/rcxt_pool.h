@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// The rCxt pool of one adapter: RDMA contexts handed to windows from the head of a free
+// list and returned to its tail, keyed with the adapter's recovery count.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "abi/rdma.h"
+#include "base/status.h"
+#include "driver/device_access.h"
+
+namespace nicsim::driver {
+
+/**
+ * The driver's rCxts for one adapter. Allocation takes the head of the free list and
+ * release appends to the tail (round robin), so with a pool much larger than what is ever
+ * outstanding, a context freed now is not handed out again soon and stale packets naming
+ * it find it reassigned with another key or still free.
+ */
+class RcxtPool {
+ public:
+  /**
+   * `count` contexts (abi::RcxtAddr(i) in SRAM; count < 2^20 so no reference equals
+   * abi::kNoRcxt); recovery_count() gives the adapter's current recovery count (the key).
+   */
+  RcxtPool(DeviceAccess& adapter, uint32_t count, std::function<uint64_t()> recovery_count);
+
+  /**
+   * Takes the rCxt at the head of the free list for `window`: writes RcxtRecord{kIdle,
+   * window, key = recovery count & abi::kRcxtKeyMask, tid 0, next kNoRcxt} to SRAM and
+   * returns abi::MakeRcxtRef(index, key). Error when the pool is empty or the window is
+   * not below abi::kMaxWindows.
+   */
+  Result<uint32_t> Acquire(uint32_t window);
+  /** Takes a specific index (multicast: one rCxt id on several adapters). Error if not free. */
+  Result<uint32_t> AcquireIndex(uint32_t index, uint32_t window);
+  /**
+   * Returns the rCxt to the tail of the free list and writes state kFree to SRAM. Error if
+   * the reference's index is not held or its key is stale.
+   */
+  Status Release(uint32_t ref);
+  /**
+   * After an adapter recovery (SRAM was zeroed): every rCxt is free again. The free list
+   * keeps its order; the contexts that were held join its tail in index order.
+   */
+  void OnRecovery();
+
+  /** Reads the record of `index` from SRAM (zeroes for an index outside the pool). */
+  abi::RcxtRecord Read(uint32_t index);
+  uint32_t free_count() const { return static_cast<uint32_t>(free_.size()); }
+  uint32_t size() const { return static_cast<uint32_t>(held_.size()); }
+
+ private:
+  struct Held {
+    bool held = false;
+    uint16_t window = 0;
+    uint16_t key = 0;
+  };
+  /** Hands out `index` (already off the free list). */
+  uint32_t Assign(uint32_t index, uint32_t window);
+  void Write(uint32_t index, const abi::RcxtRecord& record);
+
+  DeviceAccess& adapter_;
+  std::function<uint64_t()> recovery_count_;
+  /** Free indices: taken at the front, returned at the back. */
+  std::deque<uint32_t> free_;
+  std::vector<Held> held_;
+};
+
+}  // namespace nicsim::driver

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "firmware/rdma_post.h"
+
+#include "firmware/tce.h"
+
+namespace nicsim::fw {
+namespace {
+
+PostOutcome Reject(Context& ctx, const Task& task, uint32_t window, DropReason reason) {
+  CountDrop(ctx, &task, reason, window);
+  return PostOutcome::kRejected;
+}
+
+bool Busy(const abi::RcxtRecord& rec) {
+  return rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) ||
+         rec.state == static_cast<uint8_t>(abi::RcxtState::kReceiving);
+}
+
+/** Checks the local source range before any packet is built (no TCE fetch needed). */
+PostOutcome CheckSource(Context& ctx, const Task& task, uint32_t window, const abi::LmtEntry& lmt,
+                        uint64_t pvo, uint32_t length) {
+  TcePlan plan;
+  switch (PlanTranslation(ctx.platform, pvo, length, lmt.protection_key, &plan)) {
+    case TceVerdict::kOk:
+      return PostOutcome::kAccepted;
+    case TceVerdict::kNotOwner:
+      return Reject(ctx, task, window, DropReason::kRdmaTableOwner);
+    case TceVerdict::kException:
+      RaiseAddressException(ctx, task, window, pvo);
+      return PostOutcome::kRejected;
+  }
+  return PostOutcome::kRejected;
+}
+
+PostOutcome PostWrite(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
+                      const abi::SendSlotHeader& slot, const abi::RdmaRequest& r) {
+  abi::RcxtRecord rec;
+  uint32_t index;
+  if (!ctx.rdma.Resolve(r.local_rcxt, window, &rec, &index)) {
+    return Reject(ctx, task, window, DropReason::kRdmaBadRcxt);
+  }
+  if (Busy(rec)) return Reject(ctx, task, window, DropReason::kRdmaRcxtBusy);
+  if (CheckSource(ctx, task, window, lmt, r.local_pvo, r.length) != PostOutcome::kAccepted) {
+    return PostOutcome::kRejected;
+  }
+  rec.state = static_cast<uint8_t>(abi::RcxtState::kSending);
+  rec.flags = WriteDataFlags(r) | ((r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0);
+  rec.cond_queue = r.cond_queue % abi::kConditionalQueues;
+  rec.in_flight = 0;
+  rec.tid = r.tid;
+  rec.src_pvo = r.local_pvo;
+  rec.dst_pvo = r.remote_pvo;
+  rec.length = r.length;
+  rec.sent = 0;
+  rec.dest_adapter = slot.dest_adapter;
+  rec.dest_window = slot.dest_window;
+  rec.notify_adapter = ctx.platform.AdapterId();
+  rec.notify_window = static_cast<uint16_t>(window);
+  rec.peer_rcxt = r.remote_rcxt;
+  rec.tag = slot.ulp_word;
+  rec.notify_rcxt = r.local_rcxt;
+  ctx.rdma.Store(index, rec, task.id);
+  ctx.rdma.Enqueue(lmt, index);
+  ctx.work.SetReady(window, true);
+  return PostOutcome::kAccepted;
+}
+
+PostOutcome PostRead(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
+                     const abi::SendSlotHeader& slot, const abi::RdmaRequest& r, bool third) {
+  abi::RcxtRecord rec;
+  uint32_t index;
+  if (!ctx.rdma.Resolve(r.local_rcxt, window, &rec, &index)) {
+    return Reject(ctx, task, window, DropReason::kRdmaBadRcxt);
+  }
+  if (Busy(rec)) return Reject(ctx, task, window, DropReason::kRdmaRcxtBusy);
+  // The initiator now waits: for the data (a read) or for the completion (third party).
+  rec.state = static_cast<uint8_t>(abi::RcxtState::kAwaiting);
+  rec.flags = (r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0;
+  rec.cond_queue = r.cond_queue % abi::kConditionalQueues;
+  rec.tid = r.tid;
+  rec.length = r.length;
+  rec.tag = slot.ulp_word;
+  ctx.rdma.Store(index, rec, task.id);
+
+  abi::WireHeader h{};
+  h.dest_adapter = slot.dest_adapter;
+  h.dest_window = slot.dest_window;
+  h.src_adapter = ctx.platform.AdapterId();
+  h.src_window = static_cast<uint16_t>(window);
+  h.type = static_cast<uint8_t>(abi::PacketType::kRdmaReadRequest);
+  h.protection_key = lmt.protection_key;
+  h.ulp_word = slot.ulp_word;
+  h.rcxt_id = r.remote_rcxt;
+  h.tid = r.tid;
+  h.msg_offset = r.length;
+  h.pvo = r.remote_pvo;
+  h.aux = r.local_rcxt;
+  abi::ReadRequestExt ext{};
+  if (third) {
+    // The manager hears of the end; the data target may write its own completion.
+    if (r.flags & (abi::kReqNotifyInitiator | abi::kReqConditional)) {
+      h.flags |= abi::kWireNotifySender;
+    }
+    if (r.flags & abi::kReqNotifyTarget) h.flags |= abi::kWireNotifySink;
+    h.flags |= abi::kThirdParty;
+    ext.sink_pvo = r.third_pvo;
+    ext.sink_adapter = r.third_adapter;
+    ext.sink_window = r.third_window;
+    ext.sink_rcxt = r.third_rcxt;
+  } else {
+    // The data flows to us: our completion is the sink's, the source's is the sender's.
+    if (r.flags & (abi::kReqNotifyInitiator | abi::kReqConditional)) {
+      h.flags |= abi::kWireNotifySink;
+    }
+    if (r.flags & abi::kReqNotifyTarget) h.flags |= abi::kWireNotifySender;
+    if (r.flags & abi::kReqLocalFifo) h.flags |= abi::kWireDataToFifo;
+    ext.sink_pvo = r.local_pvo;
+    ext.sink_adapter = ctx.platform.AdapterId();
+    ext.sink_window = static_cast<uint16_t>(window);
+    ext.sink_rcxt = r.local_rcxt;
+  }
+  if (r.flags & abi::kReqRemoteFifo) h.flags |= abi::kToFifo;
+  h.len_bytes = sizeof(ext);
+  ctx.platform.TransmitControl(h, &ext, sizeof(ext));
+  ++ctx.counters.tx_packets;
+  return PostOutcome::kAccepted;
+}
+
+PostOutcome Cancel(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
+                   const abi::RdmaRequest& r) {
+  abi::RcxtRecord rec;
+  uint32_t index;
+  if (!ctx.rdma.Resolve(r.local_rcxt, window, &rec, &index)) {
+    return Reject(ctx, task, window, DropReason::kRdmaBadRcxt);
+  }
+  if (rec.state == static_cast<uint8_t>(abi::RcxtState::kSending)) ctx.rdma.Unlink(lmt, index);
+  ctx.rdma.EndInbound(index);
+  // The tid stays: packets of the cancelled transfer still in the fabric are stale.
+  rec.state = static_cast<uint8_t>(abi::RcxtState::kIdle);
+  rec.sent = rec.length;
+  ctx.rdma.Store(index, rec, task.id);
+  ++ctx.counters.rdma_cancels;
+  return PostOutcome::kAccepted;
+}
+
+void Fire(Context& ctx, const Task& task, const std::vector<ParkedRequest>& ready) {
+  for (const ParkedRequest& p : ready) {
+    ++ctx.counters.rdma_conditional_fired;
+    abi::LmtEntry lmt = ctx.cbs.Read(p.window);
+    if (!WindowOpen(lmt)) {
+      CountDrop(ctx, &task, NotOpenReason(lmt), p.window);
+      continue;
+    }
+    abi::SendSlotHeader slot = p.slot;
+    slot.type = p.request.parked_type;
+    uint32_t unused;
+    RunRequest(ctx, task, p.window, lmt, slot, p.request, &unused);
+    ctx.cbs.Write(p.window, lmt);
+  }
+}
+
+}  // namespace
+
+uint8_t WriteDataFlags(const abi::RdmaRequest& r) {
+  uint8_t f = 0;
+  // A conditional initiator counts completions, so it needs them sent.
+  if (r.flags & (abi::kReqNotifyInitiator | abi::kReqConditional)) f |= abi::kWireNotifySender;
+  if (r.flags & abi::kReqNotifyTarget) f |= abi::kWireNotifySink;
+  if (r.flags & abi::kReqRemoteFifo) f |= abi::kToFifo;
+  return f;
+}
+
+PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
+                       const abi::SendSlotHeader& slot, const abi::RdmaRequest& r,
+                       uint32_t* query_result) {
+  const uint32_t queue = r.cond_queue;
+  switch (static_cast<abi::SlotType>(slot.type)) {
+    case abi::SlotType::kRdmaWrite:
+      ++ctx.counters.rdma_requests;
+      return PostWrite(ctx, task, window, lmt, slot, r);
+    case abi::SlotType::kRdmaRead:
+      ++ctx.counters.rdma_requests;
+      return PostRead(ctx, task, window, lmt, slot, r, false);
+    case abi::SlotType::kThirdPartyRead:
+      ++ctx.counters.rdma_requests;
+      return PostRead(ctx, task, window, lmt, slot, r, true);
+    case abi::SlotType::kRcxtCancel:
+      return Cancel(ctx, task, window, lmt, r);
+    case abi::SlotType::kConditional: {
+      const bool parkable = r.parked_type == static_cast<uint8_t>(abi::SlotType::kRdmaWrite) ||
+                            r.parked_type == static_cast<uint8_t>(abi::SlotType::kRdmaRead) ||
+                            r.parked_type == static_cast<uint8_t>(abi::SlotType::kThirdPartyRead);
+      if (queue >= abi::kConditionalQueues || !parkable) {
+        return Reject(ctx, task, window, DropReason::kRdmaBadRequest);
+      }
+      ctx.rdma.Park(queue, ParkedRequest{window, slot, r});
+      // A condition that already holds fires at once.
+      Fire(ctx, task, ctx.rdma.SetCounter(queue, ctx.rdma.counter(queue)));
+      return PostOutcome::kAccepted;
+    }
+    case abi::SlotType::kCounterSet:
+      if (queue >= abi::kConditionalQueues) {
+        return Reject(ctx, task, window, DropReason::kRdmaBadRequest);
+      }
+      Fire(ctx, task, ctx.rdma.SetCounter(queue, r.count));
+      return PostOutcome::kAccepted;
+    case abi::SlotType::kCounterQuery:
+      if (queue >= abi::kConditionalQueues) {
+        return Reject(ctx, task, window, DropReason::kRdmaBadRequest);
+      }
+      *query_result = ctx.rdma.counter(queue);
+      return PostOutcome::kAccepted;
+    default:
+      return Reject(ctx, task, window, DropReason::kRdmaBadRequest);
+  }
+}
+
+void BumpConditional(Context& ctx, const Task& task, uint32_t queue) {
+  Fire(ctx, task, ctx.rdma.SetCounter(queue, ctx.rdma.counter(queue) + 1));
+}
+
+}  // namespace nicsim::fw

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// RDMA requests from the send FIFO that need no DMA of their own: RDMA write (the rCxt is
+// set up and queued on the window's send list), RDMA read and third-party read (a request
+// packet to the data source), cancel, and the conditional queue commands.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "abi/fifo.h"
+#include "abi/lmt.h"
+#include "abi/rdma.h"
+#include "firmware/internal.h"
+
+namespace nicsim::fw {
+
+/** Whether the adapter took responsibility for a request. */
+enum class PostOutcome : uint8_t { kAccepted, kRejected };
+
+/**
+ * Runs one request of `window` (kRdmaWrite, kRdmaRead, kThirdPartyRead, kConditional,
+ * kCounterSet, kCounterQuery, kRcxtCancel). `lmt` is the window's current LMT. For
+ * kCounterQuery the counter is returned in `*query_result`.
+ */
+PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
+                       const abi::SendSlotHeader& slot, const abi::RdmaRequest& request,
+                       uint32_t* query_result);
+
+/** One more completion on conditional queue `queue`: bump its counter, fire what is due. */
+void BumpConditional(Context& ctx, const Task& task, uint32_t queue);
+
+/** WireHeader flags of the data packets of an RDMA write request. */
+uint8_t WriteDataFlags(const abi::RdmaRequest& request);
+
+/** True for slot types whose body is an abi::RdmaRequest. */
+inline bool IsRequestSlot(uint8_t type) {
+  return type >= static_cast<uint8_t>(abi::SlotType::kRdmaWrite) &&
+         type <= static_cast<uint8_t>(abi::SlotType::kRcxtCancel);
+}
+
+}  // namespace nicsim::fw
