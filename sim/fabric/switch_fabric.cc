@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Switch fabric routing, output-port buffering and fault injection. Every random choice comes
-// from the fabric's own stream of the scenario seed, in event order, so runs replay exactly.
+// Switch fabric routing, broadcast replication, output-port buffering, fault injection and the
+// trickle hold. Every random choice comes from the fabric's own streams of the scenario seed,
+// in event order, so runs replay exactly.
 #include "sim/fabric/switch_fabric.h"
 
 #include <algorithm>
 
+#include "abi/rdma.h"
 #include "base/check.h"
 #include "hw/common/frame_codec.h"
 #include "sim/fabric/pcap_writer.h"
@@ -83,7 +85,10 @@ class SwitchFabric::Port final : public hw::FabricPort {
 };
 
 SwitchFabric::SwitchFabric(hw::func::EventQueue& events, const FabricConfig& config)
-    : events_(events), config_(config), rng_(config.seed, "fabric") {
+    : events_(events),
+      config_(config),
+      rng_(config.seed, "fabric"),
+      hold_rng_(config.seed, "fabric.hold") {
   NICSIM_CHECK(config_.paths >= 1 && config_.paths <= kMaxFabricPaths,
                "fabric paths must be in [1, %u], got %u", kMaxFabricPaths, config_.paths);
   planes_.resize(config_.paths);
@@ -101,6 +106,8 @@ SwitchFabric::~SwitchFabric() = default;
 
 hw::FabricPort* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
   NICSIM_CHECK(adapter_id == sinks_.size(), "adapters must attach in id order");
+  NICSIM_CHECK(adapter_id != abi::kBroadcastAdapter, "adapter id %u is the broadcast id",
+               static_cast<unsigned>(adapter_id));
   sinks_.push_back(sink);
   for (Plane& plane : planes_) plane.out.emplace_back();
   next_plane_.push_back(0);
@@ -118,6 +125,20 @@ void SwitchFabric::InjectRaw(uint16_t dest_adapter, std::vector<uint8_t> bytes) 
 void SwitchFabric::SetPathDown(uint32_t plane, bool down) {
   NICSIM_CHECK(plane < planes_.size(), "no fabric plane %u (paths = %zu)", plane, planes_.size());
   planes_[plane].forced_down = down;
+}
+
+void SwitchFabric::SetHoldFraction(double fraction) {
+  NICSIM_CHECK(fraction >= 0 && fraction <= 1, "hold fraction must be in [0, 1], got %g",
+               fraction);
+  hold_fraction_ = fraction;
+}
+
+size_t SwitchFabric::ReleaseHeld() {
+  // Taken out first: Transmit never holds, but the list must be empty whatever it does.
+  std::vector<HeldFrame> held = std::move(held_);
+  held_.clear();
+  for (HeldFrame& h : held) Transmit(h.plane, std::move(h.frame), h.faults);
+  return held.size();
 }
 
 bool SwitchFabric::path_down(uint32_t plane) const {
@@ -171,6 +192,26 @@ uint32_t SwitchFabric::ChoosePlane(uint16_t src, uint16_t dest) {
 }
 
 void SwitchFabric::Route(hw::Frame frame, uint64_t depart_ps) {
+  if (frame.dest_adapter == abi::kBroadcastAdapter) {
+    Broadcast(frame, depart_ps);
+    return;
+  }
+  RouteUnicast(std::move(frame), depart_ps);
+}
+
+void SwitchFabric::Broadcast(const hw::Frame& frame, uint64_t depart_ps) {
+  ++counters_.frames_broadcast;
+  // In id order, so the copies' draws from the fabric's stream replay exactly.
+  for (size_t dest = 0; dest < sinks_.size(); ++dest) {
+    if (dest == frame.src_adapter) continue;
+    // Only the routing field changes: the wire header still names the broadcast id.
+    hw::Frame copy = frame;
+    copy.dest_adapter = static_cast<uint16_t>(dest);
+    RouteUnicast(std::move(copy), depart_ps);
+  }
+}
+
+void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   if (frame.dest_adapter >= sinks_.size()) {
     Drop("no_route");
     return;
@@ -209,6 +250,16 @@ void SwitchFabric::Route(hw::Frame frame, uint64_t depart_ps) {
 }
 
 void SwitchFabric::Forward(uint32_t plane, hw::Frame frame, Faults faults) {
+  // No draw while the hold is off, so seeded runs replay exactly as without the hook.
+  if (hold_fraction_ > 0 && hold_rng_.Chance(hold_fraction_)) {
+    ++counters_.frames_held;
+    held_.push_back({plane, std::move(frame), faults});
+    return;
+  }
+  Transmit(plane, std::move(frame), faults);
+}
+
+void SwitchFabric::Transmit(uint32_t plane, hw::Frame frame, Faults faults) {
   OutputPort& port = planes_[plane].out[frame.dest_adapter];
   const uint64_t now = events_.now_ps();
   // Frames whose last byte has left no longer hold buffer space.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The switch fabric: 1..16 independent planes, each one switch stage with a link to every
-// adapter, finite output-port buffers, per-packet path choice, and seeded faults.
+// adapter, finite output-port buffers, per-packet path choice, broadcast replication, seeded
+// faults, and a test hook that holds frames back inside the network.
 #pragma once
 
 #include <cstdint>
@@ -100,16 +101,34 @@ struct FabricCounters {
   uint64_t frames_corrupted = 0;
   /** Most bytes any one output port held at once (to size fabric.port_buffer). */
   uint64_t port_buffer_peak_bytes = 0;
+  /**
+   * Broadcast frames (dest abi::kBroadcastAdapter) that entered the fabric, counted once
+   * each; their per-destination copies are then counted like unicast frames.
+   */
+  uint64_t frames_broadcast = 0;
+  /** Frames the trickle hold kept aside at an output port (SetHoldFraction). */
+  uint64_t frames_held = 0;
   std::map<std::string, uint64_t> drops;
 };
 
-/** A fabric of `paths` single-stage switch planes connecting every adapter port. */
+/**
+ * A fabric of `paths` single-stage switch planes connecting every adapter port.
+ *
+ * A frame sent to abi::kBroadcastAdapter (abi/rdma.h) is replicated by the switch to every
+ * attached adapter but its source, in adapter id order. Each copy is routed as a unicast
+ * frame to its adapter (its own plane choice, fault draws and output-port admission) and
+ * carries that adapter in Frame::dest_adapter; its bytes, wire header included, are the
+ * original's. Any other destination that is not attached is dropped as "no_route".
+ */
 class SwitchFabric {
  public:
   SwitchFabric(hw::func::EventQueue& events, const FabricConfig& config);
   ~SwitchFabric();
 
-  /** Attaches an adapter: returns the port it transmits into. Ids must be 0, 1, 2, ... */
+  /**
+   * Attaches an adapter: returns the port it transmits into. Ids must be 0, 1, 2, ... and
+   * never abi::kBroadcastAdapter.
+   */
   hw::FabricPort* Attach(uint16_t adapter_id, hw::LinkSink* sink);
   /** Delivers a raw frame to an adapter as if it came off the fabric (for tests). */
   void InjectRaw(uint16_t dest_adapter, std::vector<uint8_t> bytes);
@@ -128,6 +147,24 @@ class SwitchFabric {
    * arrival time and as it arrives: duplicates and corrupted bytes included. Not owned.
    */
   void SetCapture(PcapWriter* capture) { capture_ = capture; }
+
+  /**
+   * Test hook modelling trickle traffic stuck in the network (across an adapter recovery or
+   * a node reboot): while `fraction` (in [0, 1]) is above 0, each frame reaching an output
+   * port is kept aside instead with that probability, drawn from the fabric's own "fabric.hold"
+   * stream, so the routing and fault draws stay as they were. Held frames take no buffer
+   * space and wait, in arrival order, for ReleaseHeld. At 0 (the default) nothing is held and
+   * nothing is drawn; lowering the fraction does not release frames already held.
+   */
+  void SetHoldFraction(double fraction);
+  /**
+   * Sends every held frame on from its output port now, in the order they were held, through
+   * the normal output path (serialisation, buffer admission, faults drawn when it was routed);
+   * none is held again. Returns how many were released.
+   */
+  size_t ReleaseHeld();
+  /** Frames held now, waiting for ReleaseHeld. */
+  size_t held() const { return held_.size(); }
 
   /** The plane the fixed policy gives frames from `src` to `dest` (a seed-free hash). */
   static uint32_t FixedPlane(uint16_t src, uint16_t dest, uint32_t paths);
@@ -159,13 +196,25 @@ class SwitchFabric {
     bool duplicate = false;
     bool reorder = false;
   };
+  /** A frame the trickle hold kept aside at one plane's output port. */
+  struct HeldFrame {
+    uint32_t plane;
+    hw::Frame frame;
+    Faults faults;
+  };
 
-  /** Entry from an adapter's port: draws routing and faults, then crosses the uplink. */
+  /** Entry from an adapter's port: replicates a broadcast frame, routes any other one. */
   void Route(hw::Frame frame, uint64_t depart_ps);
+  /** Routes one copy of a broadcast frame to every attached adapter but its source. */
+  void Broadcast(const hw::Frame& frame, uint64_t depart_ps);
+  /** One frame to one adapter: draws routing and faults, then crosses the uplink. */
+  void RouteUnicast(hw::Frame frame, uint64_t depart_ps);
   /** The plane for this frame, or kNoPlane when the policy finds none that is up. */
   uint32_t ChoosePlane(uint16_t src, uint16_t dest);
-  /** At the plane's output port: admit into the buffer or drop, then send downstream. */
+  /** At the plane's output port: hold the frame back (SetHoldFraction) or Transmit it. */
   void Forward(uint32_t plane, hw::Frame frame, Faults faults);
+  /** Out of the plane's output port: admit into the buffer or drop, then send downstream. */
+  void Transmit(uint32_t plane, hw::Frame frame, Faults faults);
   void Deliver(hw::Frame frame, uint64_t arrive_ps);
   void Drop(const char* reason) { ++counters_.drops[reason]; }
 
@@ -182,6 +231,12 @@ class SwitchFabric {
   FabricCounters counters_;
   /** Where delivered frames are captured; null when not capturing. */
   PcapWriter* capture_ = nullptr;
+  /** SetHoldFraction's probability; 0 holds nothing and draws nothing. */
+  double hold_fraction_ = 0;
+  /** The hold's own stream, so holding leaves rng_'s routing and fault draws unchanged. */
+  Rng hold_rng_;
+  /** Frames held back, in the order they reached their output ports. */
+  std::vector<HeldFrame> held_;
 };
 
 }  // namespace nicsim::sim
