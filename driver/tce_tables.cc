@@ -207,7 +207,7 @@ uint32_t TceTables::NextKey() {
 }
 
 Result<Registration> TceTables::Register(uint32_t job, const PageTable& pages, uint64_t vaddr,
-                                         uint64_t len) {
+                                         uint64_t len, uint32_t fixed_key) {
   const std::string what = "register " + Hex(vaddr) + "+" + std::to_string(len) + " for job " +
                            std::to_string(job) + ": ";
   if (job == abi::kNoJob || std::find(slot_job_.begin(), slot_job_.end(), job) == slot_job_.end()) {
@@ -282,7 +282,7 @@ Result<Registration> TceTables::Register(uint32_t job, const PageTable& pages, u
                          " TCEs in the job's tables");
   }
 
-  const uint32_t key = NextKey();
+  const uint32_t key = fixed_key != 0 ? fixed_key : NextKey();
   const uint64_t pvo = abi::MakePvo(key, table, static_cast<uint64_t>(at) * page + in_page);
   const auto first_tce = static_cast<uint32_t>(at);
   for (uint32_t i = 0; i < count; ++i) {

@@ -92,9 +92,12 @@ class TceTables {
    * Pins and maps [vaddr, vaddr + len) of `pages` for `job`: every page must be mapped and
    * of one page size. Takes the first run of free consecutive TCEs in one of the job's
    * tables of that size, writes TceEntry{real page, TceKeyFor(pvo), kTceValid} for each
-   * page and returns the registration, whose PVO addresses the byte at vaddr.
+   * page and returns the registration, whose PVO addresses the byte at vaddr. A nonzero
+   * `fixed_key` replaces the generated key: a broadcast or multicast group agrees on one key
+   * so that the same PVO is valid on every member node.
    */
-  Result<Registration> Register(uint32_t job, const PageTable& pages, uint64_t vaddr, uint64_t len);
+  Result<Registration> Register(uint32_t job, const PageTable& pages, uint64_t vaddr, uint64_t len,
+                                uint32_t fixed_key = 0);
   /** Invalidates the registration's TCEs (flags = 0) and frees them for reuse. */
   Status Deregister(const Registration& reg);
 

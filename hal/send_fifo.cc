@@ -18,7 +18,8 @@ SendFifo::SendFifo(const driver::WindowInfo& window, driver::DeviceAccess& devic
       base_(window.send_fifo.ptr),
       slots_(window.send_slots),
       slot_bytes_(abi::SendSlotBytes(window.line_bytes)),
-      max_payload_(abi::MaxPacketPayload(window.line_bytes)) {}
+      max_payload_(abi::MaxPacketPayload(window.line_bytes)),
+      line_bytes_(window.line_bytes) {}
 
 uint8_t* SendFifo::Slot(uint64_t seq) const { return base_ + (seq % slots_) * slot_bytes_; }
 
@@ -48,11 +49,46 @@ SendResult SendFifo::Post(uint16_t dest_adapter, uint16_t dest_window, const voi
   h.len_bytes = static_cast<uint16_t>(len);
   h.type = static_cast<uint8_t>(abi::PacketType::kFifo);
   h.ulp_word = ulp_word;
+  Commit(slot, h);
+  return SendResult::kOk;
+}
+
+void SendFifo::Commit(uint8_t* slot, const abi::SendSlotHeader& header) {
+  abi::SendSlotHeader h = header;
   h.status = static_cast<uint8_t>(abi::SendSlotStatus::kPosted);
   std::memcpy(slot, &h, sizeof(h));
   ++tail_;
   ++unflushed_;
+}
+
+SendResult SendFifo::PostRequest(abi::SlotType type, uint16_t dest_adapter, uint16_t dest_window,
+                                 const abi::RdmaRequest& request, uint32_t ulp_word,
+                                 const void* piece, uint32_t piece_len, uint64_t* seq) {
+  if (piece_len > abi::MaxPieceBytes(line_bytes_) ||
+      (piece_len > 0 && type != abi::SlotType::kRdmaWritePiece)) {
+    return SendResult::kTooLong;
+  }
+  if (!CanPost()) return SendResult::kFull;
+  uint8_t* slot = Slot(tail_);
+  std::memcpy(slot + abi::kSendHeaderBytes, &request, sizeof(request));
+  if (piece_len > 0) {
+    std::memcpy(slot + abi::kSendHeaderBytes + sizeof(request), piece, piece_len);
+  }
+  abi::SendSlotHeader h{};
+  h.dest_adapter = dest_adapter;
+  h.dest_window = dest_window;
+  h.len_bytes = static_cast<uint16_t>(piece_len);
+  h.type = static_cast<uint8_t>(type);
+  h.ulp_word = ulp_word;
+  if (seq != nullptr) *seq = tail_;
+  Commit(slot, h);
   return SendResult::kOk;
+}
+
+abi::SendSlotHeader SendFifo::SlotHeader(uint64_t seq) const {
+  abi::SendSlotHeader h;
+  std::memcpy(&h, Slot(seq), sizeof(h));
+  return h;
 }
 
 void SendFifo::Flush() {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "abi/fifo.h"
+#include "abi/rdma.h"
 #include "driver/adapter_driver.h"
 
 namespace nicsim::hal {
@@ -26,6 +28,21 @@ class SendFifo {
   /** Copies a packet into the next slot; it is not sent until Flush(). */
   SendResult Post(uint16_t dest_adapter, uint16_t dest_window, const void* data, uint32_t len,
                   uint32_t ulp_word);
+  /**
+   * Copies an RDMA request (or a conditional-queue command) into the next slot; a
+   * kRdmaWritePiece slot carries `piece_len` data bytes after the request. Not sent until
+   * Flush(). The slot's sequence number is returned in `*seq` (see SlotHeader).
+   */
+  SendResult PostRequest(abi::SlotType type, uint16_t dest_adapter, uint16_t dest_window,
+                         const abi::RdmaRequest& request, uint32_t ulp_word,
+                         const void* piece = nullptr, uint32_t piece_len = 0,
+                         uint64_t* seq = nullptr);
+  /**
+   * The header of slot `seq` as it is now: once the adapter has processed the slot its status
+   * is kComplete or kRejected (and a counter query's answer is in ulp_word). Valid until the
+   * slot is reused.
+   */
+  abi::SendSlotHeader SlotHeader(uint64_t seq) const;
   /** StartTransmit for every slot posted since the last Flush. */
   void Flush();
   /** Post then Flush. */
@@ -41,6 +58,8 @@ class SendFifo {
 
  private:
   uint8_t* Slot(uint64_t seq) const;
+  /** Writes the slot header (last, so the slot is complete when it reads posted). */
+  void Commit(uint8_t* slot, const abi::SendSlotHeader& header);
 
   driver::DeviceAccess& device_;
   uint32_t window_;
@@ -48,6 +67,7 @@ class SendFifo {
   uint32_t slots_;
   uint32_t slot_bytes_;
   uint32_t max_payload_;
+  uint32_t line_bytes_;
   /** Next slot to fill (monotonic). */
   uint64_t tail_ = 0;
   /** Slots filled but not yet announced with StartTransmit. */

@@ -13,6 +13,7 @@ namespace nicsim::sim {
 
 Cluster::Cluster(const ClusterConfig& config) : config_(config) {}
 Cluster::~Cluster() {
+  rdma_.clear();
   // Endpoints unwatch host memory and windows close before the hardware goes away.
   for (auto& slot : adapters_) {
     slot->endpoints.clear();
@@ -44,8 +45,16 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   window.recv_frames = config.recv_frames;
   window.send_slots = config.send_slots;
   const uint64_t per_window = driver::WindowHostBytes(window, config.line_bytes) + 2 * 4096;
-  const uint64_t node_bytes =
+  uint64_t node_bytes =
       per_window * config.windows_per_adapter * config.adapters_per_node + (1u << 20);
+  if (config.rdma_host_bytes > 0) {
+    const driver::TceConfig& t = config.tce;
+    const uint64_t entries = uint64_t{t.tables_16m} * t.entries_16m +
+                             uint64_t{t.tables_64k} * t.entries_64k +
+                             uint64_t{t.tables_4k} * t.entries_4k;
+    const uint64_t tables = uint64_t{t.tables_16m + t.tables_64k + t.tables_4k};
+    node_bytes += entries * sizeof(abi::TceEntry) + tables * 4096 + config.rdma_host_bytes;
+  }
   // Simulated host memory is real memory here: refuse scenarios that cannot fit.
   constexpr uint64_t kMaxTotalHostBytes = uint64_t{8} << 30;
   if (node_bytes * config.nodes > kMaxTotalHostBytes) {
@@ -69,6 +78,11 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get()));
       slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
       slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
+      if (config.rdma_host_bytes > 0) {
+        driver::AdapterDriver* drv = slot->driver.get();
+        slot->rcxts = std::make_unique<driver::RcxtPool>(
+            *slot->access, config.microcode.rcxts, [drv] { return drv->recovery_count(); });
+      }
       slot->windows.resize(config.windows_per_adapter);
       slot->endpoints.resize(config.windows_per_adapter);
       if (Status s = slot->driver->Init(); !s.ok()) return s;
@@ -76,6 +90,12 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       for (uint32_t w = 0; w < config.windows_per_adapter; ++w) {
         if (Status s = c->OpenWindow(id, w); !s.ok()) return s;
       }
+    }
+    if (config.rdma_host_bytes > 0) {
+      c->rdma_.push_back(std::make_unique<NodeRdma>());
+      c->rdma_.back()->space =
+          std::make_unique<hw::func::AddressSpace>(*c->hosts_.back(), config.seed + n);
+      if (Status s = c->SetUpTces(n); !s.ok()) return s;
     }
   }
   if (Status s = c->backend_->Start(c->events_); !s.ok()) return s;
@@ -132,6 +152,11 @@ Status Cluster::RecoverAdapter(uint32_t adapter_id) {
   if (adapter_id >= adapters_.size()) return Status::Error("recover: no such adapter");
   AdapterSlot& slot = *adapters_[adapter_id];
   slot.driver->RecoverAdapter();
+  // Recovery cleared SRAM: the TCE descriptors go back in; every rCxt is free again.
+  if (slot.rcxts) slot.rcxts->OnRecovery();
+  if (rdma_enabled() && rdma_[slot.node]->tables) {
+    rdma_[slot.node]->tables->AttachAdapter(*slot.access);
+  }
   for (uint32_t w = 0; w < slot.endpoints.size(); ++w) {
     if (!slot.endpoints[w]) continue;
     slot.endpoints[w].reset();
@@ -142,6 +167,34 @@ Status Cluster::RecoverAdapter(uint32_t adapter_id) {
   }
   RebuildEndpointList();
   return Status();
+}
+
+Status Cluster::SetUpTces(uint32_t node) {
+  NodeRdma& rdma = *rdma_[node];
+  rdma.tables.reset();
+  driver::TceConfig tce = config_.tce;
+  // Keys are seeded per node and per boot: the same buffer gets new keys after a reboot.
+  Rng seeds(config_.seed, "tce_key_seed");
+  for (uint32_t i = 0; i <= node * 64 + rdma.boots; ++i) tce.key_seed = seeds.Next();
+  const uint32_t first = node * config_.adapters_per_node;
+  Result<std::unique_ptr<driver::TceTables>> tables =
+      driver::TceTables::Create(*adapters_[first]->access, tce);
+  if (!tables.ok()) return tables.status();
+  rdma.tables = std::move(*tables);
+  for (uint32_t a = 0; a < config_.adapters_per_node; ++a) {
+    rdma.tables->AttachAdapter(*adapters_[first + a]->access);
+  }
+  return rdma.tables->ReserveJob(job_key_);
+}
+
+Status Cluster::RebootNode(uint32_t node) {
+  if (node >= config_.nodes || !rdma_enabled()) return Status::Error("reboot: no such RDMA node");
+  ++rdma_[node]->boots;
+  rdma_[node]->tables.reset();
+  for (uint32_t a = 0; a < config_.adapters_per_node; ++a) {
+    if (Status s = RecoverAdapter(node * config_.adapters_per_node + a); !s.ok()) return s;
+  }
+  return SetUpTces(node);
 }
 
 bool Cluster::HasEndpoint(uint32_t adapter_id, uint32_t window) const {

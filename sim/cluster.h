@@ -11,10 +11,13 @@
 
 #include "base/status.h"
 #include "driver/adapter_driver.h"
+#include "driver/rcxt_pool.h"
+#include "driver/tce_tables.h"
 #include "firmware/microcode.h"
 #include "hal/window.h"
 #include "hw/func/event_queue.h"
 #include "hw/func/adapter_model.h"
+#include "hw/func/address_space.h"
 #include "hw/func/func_device_access.h"
 #include "hw/func/host_memory.h"
 #include "hw/systemc/systemc_timing.h"
@@ -46,6 +49,13 @@ struct ClusterConfig {
   hw::func::TraceSink* trace = nullptr;
   fw::MicrocodeConfig microcode;
   FabricConfig fabric;
+  /**
+   * Host memory per node for the job's RDMA buffers (its address space); 0 turns RDMA off.
+   * With RDMA on, every node gets TCE tables (reserved for the job) and every adapter an
+   * rCxt pool.
+   */
+  uint64_t rdma_host_bytes = 0;
+  driver::TceConfig tce;
 };
 
 /** The assembled cluster. Adapter ids are node * adapters_per_node + index. */
@@ -86,6 +96,20 @@ class Cluster {
   Status RecoverAdapter(uint32_t adapter_id);
   uint32_t job_key() const { return job_key_; }
 
+  // RDMA (only when ClusterConfig::rdma_host_bytes > 0).
+  bool rdma_enabled() const { return !rdma_.empty(); }
+  /** The job's virtual memory on a node. */
+  hw::func::AddressSpace& address_space(uint32_t node) { return *rdma_[node]->space; }
+  /** The node-global TCE tables of a node. */
+  driver::TceTables& tce_tables(uint32_t node) { return *rdma_[node]->tables; }
+  /** The rCxt pool of an adapter. */
+  driver::RcxtPool& rcxts(uint32_t adapter_id) { return *adapters_[adapter_id]->rcxts; }
+  /**
+   * Reboots a node's operating system: its TCE tables are rebuilt with a new key seed (the
+   * job's registrations are gone) and its adapters are recovered.
+   */
+  Status RebootNode(uint32_t node);
+
  private:
   explicit Cluster(const ClusterConfig& config);
   /** Builds the HAL window and endpoint for an open window. */
@@ -98,8 +122,17 @@ class Cluster {
     /** Indexed by window number; null while the window is closed. */
     std::vector<std::unique_ptr<hal::Window>> windows;
     std::vector<std::unique_ptr<Endpoint>> endpoints;
+    std::unique_ptr<driver::RcxtPool> rcxts;
     uint32_t node = 0;
   };
+  /** A node's RDMA host state. */
+  struct NodeRdma {
+    std::unique_ptr<hw::func::AddressSpace> space;
+    std::unique_ptr<driver::TceTables> tables;
+    uint32_t boots = 0;
+  };
+  /** Builds (or, after a reboot, rebuilds) a node's TCE tables and attaches its adapters. */
+  Status SetUpTces(uint32_t node);
 
   ClusterConfig config_;
   std::unique_ptr<Backend> backend_;
@@ -108,6 +141,8 @@ class Cluster {
   std::vector<std::unique_ptr<hw::func::HostMemory>> hosts_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
   std::vector<Endpoint*> endpoints_;
+  /** After adapters_: the TCE tables free their memory through an adapter. */
+  std::vector<std::unique_ptr<NodeRdma>> rdma_;
   uint32_t job_key_ = 0;
 };
 

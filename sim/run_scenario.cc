@@ -13,6 +13,24 @@
 
 namespace nicsim::sim {
 
+namespace {
+
+/** Copies a per-state cycle list into its array; an error names the parameter. */
+template <size_t N>
+Status CopyCycles(const ParamValues& p, const char* name, const char* what,
+                  std::array<uint32_t, N>& out) {
+  const std::vector<int64_t>& list = p.IntList(name);
+  if (list.size() != N) {
+    return Status::Error(std::string(name) + ": needs " + std::to_string(N) +
+                         " entries (one per " + what + " state), got " +
+                         std::to_string(list.size()));
+  }
+  std::copy(list.begin(), list.end(), out.begin());
+  return Status();
+}
+
+}  // namespace
+
 Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   ClusterConfig c;
   const std::string& backend = p.String("backend");
@@ -45,18 +63,22 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   c.systemc.quantum_ps = static_cast<uint64_t>(p.DurationPs("systemc.quantum"));
   c.systemc.cycle_ps = static_cast<uint64_t>(p.DurationPs("adapter.cycle"));
   c.systemc.sram_word_ps = static_cast<uint64_t>(p.DurationPs("adapter.sram_word"));
-  const std::vector<int64_t>& rx_cycles = p.IntList("adapter.rx_cycles");
-  const std::vector<int64_t>& tx_cycles = p.IntList("adapter.tx_cycles");
-  if (rx_cycles.size() != c.systemc.rx_cycles.size()) {
-    return Status::Error("adapter.rx_cycles: needs " + std::to_string(c.systemc.rx_cycles.size()) +
-                         " entries (one per receive state), got " + std::to_string(rx_cycles.size()));
+  if (Status st = CopyCycles(p, "adapter.rx_cycles", "receive", c.systemc.rx_cycles); !st.ok()) {
+    return st;
   }
-  if (tx_cycles.size() != c.systemc.tx_cycles.size()) {
-    return Status::Error("adapter.tx_cycles: needs " + std::to_string(c.systemc.tx_cycles.size()) +
-                         " entries (one per transmit state), got " + std::to_string(tx_cycles.size()));
+  if (Status st = CopyCycles(p, "adapter.tx_cycles", "transmit", c.systemc.tx_cycles); !st.ok()) {
+    return st;
   }
-  std::copy(rx_cycles.begin(), rx_cycles.end(), c.systemc.rx_cycles.begin());
-  std::copy(tx_cycles.begin(), tx_cycles.end(), c.systemc.tx_cycles.begin());
+  if (Status st = CopyCycles(p, "adapter.rdma_rx_cycles", "RDMA receive",
+                             c.systemc.rdma_rx_cycles);
+      !st.ok()) {
+    return st;
+  }
+  if (Status st = CopyCycles(p, "adapter.rdma_tx_cycles", "RDMA transmit",
+                             c.systemc.rdma_tx_cycles);
+      !st.ok()) {
+    return st;
+  }
   c.microcode.tasks = static_cast<uint32_t>(p.Int("adapter.tasks"));
   c.microcode.rx_tasks = static_cast<uint32_t>(p.Int("adapter.rx_tasks"));
   c.microcode.tx_tasks = static_cast<uint32_t>(p.Int("adapter.tx_tasks"));

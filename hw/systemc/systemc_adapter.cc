@@ -44,10 +44,19 @@ void SystemcAdapter::SramWrite(uint32_t addr, const void* src, uint32_t len) {
 
 void SystemcAdapter::Trace(const fw::TraceEvent& event) {
   // Every state a task runs costs its cycles; the trace is where the microcode says so.
-  if (event.kind == fw::TraceKind::kRxState && event.state < kRxCostStates) {
-    processor_->Charge(systemc_.rx_cycles[event.state] * systemc_.cycle_ps);
-  } else if (event.kind == fw::TraceKind::kTxState && event.state < kTxCostStates) {
-    processor_->Charge(systemc_.tx_cycles[event.state] * systemc_.cycle_ps);
+  const uint32_t s = event.state;
+  if (event.kind == fw::TraceKind::kRxState) {
+    if (s < kRxCostStates) {
+      processor_->Charge(systemc_.rx_cycles[s] * systemc_.cycle_ps);
+    } else if (s < kRxCostStates + kRdmaRxCostStates) {
+      processor_->Charge(systemc_.rdma_rx_cycles[s - kRxCostStates] * systemc_.cycle_ps);
+    }
+  } else if (event.kind == fw::TraceKind::kTxState) {
+    if (s < kTxCostStates) {
+      processor_->Charge(systemc_.tx_cycles[s] * systemc_.cycle_ps);
+    } else if (s < kTxCostStates + kRdmaTxCostStates) {
+      processor_->Charge(systemc_.rdma_tx_cycles[s - kTxCostStates] * systemc_.cycle_ps);
+    }
   }
   AdapterModel::Trace(event);
 }

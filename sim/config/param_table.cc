@@ -113,6 +113,12 @@ std::vector<ParamSpec> BuildTable() {
       IntList("adapter.tx_cycles", "[28, 10, 22, 30, 12, 16]", 0, 1000000,
               "SystemC backend: microcode cycles per transmit state: select, fetch_header, "
               "fetch_body, inject, mark_done, finish"),
+      IntList("adapter.rdma_rx_cycles", "[26, 16, 18, 12, 20, 14, 8]", 0, 1000000,
+              "SystemC backend: microcode cycles per RDMA receive state: rdma_admit, "
+              "rdma_translate, rdma_place, rdma_move, rdma_landed, rdma_notify, rdma_notified"),
+      IntList("adapter.rdma_tx_cycles", "[24, 16, 14, 12, 26]", 0, 1000000,
+              "SystemC backend: microcode cycles per RDMA transmit state: post, rdma_translate, "
+              "rdma_check, rdma_load, rdma_inject"),
       Typed("adapter.sram_word", T::kDuration, "4ns",
             "SystemC backend: adapter SRAM access time per 8-byte word the microcode touches"),
       Int("adapter.tasks", 16, 1, 64, "Microcode tasks the hardware pre-allocates"),
