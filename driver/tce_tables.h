@@ -30,7 +30,7 @@ struct TceConfig {
   /** TCEs per table of each page size. */
   uint32_t entries_16m = 256;
   uint32_t entries_64k = 4096;
-  uint32_t entries_4k = 16384;
+  uint32_t entries_4k = 32768;
   /** Seed of the PVO key stream (the time base register at driver configuration). */
   uint64_t key_seed = 1;
 };

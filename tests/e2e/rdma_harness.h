@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <algorithm>
 #include <map>
+#include <string>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -81,9 +83,10 @@ class RdmaHarness {
     b.node = node;
     b.vaddr = *base + align + kCanaryBytes;
     b.len = len;
-    if (len > 0) {
+    {
+      // A zero-length buffer still gets a valid PVO: one registered byte (a canary byte).
       Result<driver::Registration> reg = cluster_->tce_tables(node).Register(
-          cluster_->job_key(), space, b.vaddr, len, fixed_key);
+          cluster_->job_key(), space, b.vaddr, std::max<uint64_t>(len, 1), fixed_key);
       NICSIM_CHECK(reg.ok(), "register: %s", reg.status().message().c_str());
       b.reg = *reg;
     }
@@ -157,6 +160,22 @@ class RdmaHarness {
     for (const Received& r : Inbox(adapter, window)) {
       if (r.header.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
         out.push_back(r.completion());
+      }
+    }
+    return out;
+  }
+
+  /** Every nonzero drop counter of every adapter, for failure messages. */
+  std::string DropReport() {
+    std::string out;
+    for (uint32_t a = 0; a < cluster_->adapter_count(); ++a) {
+      for (size_t r = 0; r < static_cast<size_t>(fw::DropReason::kCount); ++r) {
+        const uint64_t n = fw(a).drops[r];
+        if (n > 0) {
+          out += "adapter " + std::to_string(a) + " " +
+                 std::string(fw::ToString(static_cast<fw::DropReason>(r))) + "=" +
+                 std::to_string(n) + "\n";
+        }
       }
     }
     return out;
