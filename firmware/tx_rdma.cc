@@ -119,7 +119,7 @@ TxEngine::Next TxEngine::RdmaTranslate(Task& task) {
     EndPacket(task);
     return Next{TxState::kSelect, false};
   }
-  if (task.payload_len == 0) return Next{TxState::kRdmaInject, false};
+  // A zero-length packet reads no data, but its source PVO's TCE is still checked.
   task.header_buffer = ctx_.platform.AllocHeaderBuffer();
   if (task.header_buffer == kNoHeaderBuffer) {
     ctx_.scheduler.WaitFor(task, Resource::kHeaderBuffer);
@@ -172,6 +172,7 @@ TxEngine::Next TxEngine::RdmaCheck(Task& task) {
 }
 
 TxEngine::Next TxEngine::RdmaLoad(Task& task) {
+  if (task.segment_count == 0) return Next{TxState::kRdmaInject, false};  // zero length
   task.dtb = ctx_.platform.AllocDtb();
   if (task.dtb == kNoDtb) {
     ctx_.scheduler.WaitFor(task, Resource::kDtb);

@@ -254,6 +254,20 @@ void TimelineWriter::Record(uint64_t t, uint16_t pid, const fw::TraceEvent& e) {
       Instant(t, pid, kLmtTid, e.kind == fw::TraceKind::kLmtFetch ? "lmt_fetch" : "lmt_flush",
               "lmt", nlohmann::json{{"window", e.window}, {"cb", e.cb}}.dump());
       break;
+    case fw::TraceKind::kRcxt:
+      Instant(t, pid, kLmtTid, "rcxt", "rdma",
+              nlohmann::json{{"rcxt", e.value & 0xFFFFFFFFu}, {"tid", e.value >> 32},
+                             {"state", e.state}, {"window", e.window}}
+                  .dump());
+      break;
+    case fw::TraceKind::kAddressException:
+      Instant(t, pid, kInterruptTid, "address_exception", "rdma",
+              nlohmann::json{{"window", e.window}, {"pvo", e.value}}.dump());
+      break;
+    case fw::TraceKind::kCondition:
+      Instant(t, pid, kLmtTid, "condition", "rdma",
+              nlohmann::json{{"queue", e.state}, {"count", e.value}}.dump());
+      break;
   }
 }
 

@@ -41,15 +41,26 @@ std::string StateName(const fw::TraceEvent& e) {
       if (e.state >= 0x100) return kGlobalCommands[(e.state - 0x100) % 4];
       return kWindowCommands[e.state % 5];
     }
+    case fw::TraceKind::kRcxt: {
+      static constexpr const char* kRcxtStates[] = {"free", "idle", "sending", "receiving",
+                                                    "awaiting"};
+      return e.state < 5 ? kRcxtStates[e.state] : "-";
+    }
+    case fw::TraceKind::kCondition:
+      return "queue" + std::to_string(e.state);
     default:
       return "-";
   }
 }
 
-constexpr const char* kKindNames[] = {"rx",        "tx",        "drop",     "wait",
-                                      "intr",      "mmio",      "close",    "reset",
+constexpr const char* kKindNames[] = {"rx",        "tx",        "drop",      "wait",
+                                      "intr",      "mmio",      "close",     "reset",
                                       "lmt_fetch", "lmt_flush", "dma_start", "dma_done",
-                                      "link_out",  "frame_in"};
+                                      "link_out",  "frame_in",  "rcxt",      "addr_exception",
+                                      "condition"};
+static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) ==
+                  static_cast<size_t>(fw::TraceKind::kCondition) + 1,
+              "a name for every trace kind");
 
 }  // namespace
 

@@ -121,7 +121,7 @@ TEST_F(TceTablesTest, DescribesEveryTableInEveryAdapterWithNoOwner) {
     const HostRegion region = tce_->table_region(t);
     const uint32_t entries = tce_->page_shift(t) == abi::kPageShift16M   ? 256
                              : tce_->page_shift(t) == abi::kPageShift64K ? 4096
-                                                                         : 16384;
+                                                                         : 32768;
     ++per_shift[tce_->page_shift(t)];
     EXPECT_EQ(region.bytes, entries * sizeof(abi::TceEntry)) << t;
     EXPECT_TRUE(host_.IsAllocated(region.real_addr, region.bytes)) << t;
@@ -376,7 +376,7 @@ TEST_F(TceTablesTest, ReleaseJobInvalidatesEveryTceAndDisownsTheTables) {
   abi::TceEntry extra{0x1234000, 5, abi::kTceValid};
   std::memcpy(tce_->table_region(reg.table).ptr + 100 * sizeof(extra), &extra, sizeof(extra));
   ASSERT_TRUE(tce_->ReleaseJob(7).ok());
-  for (uint32_t i = 0; i < 16384; ++i) ASSERT_EQ(ReadTce(*tce_, reg.table, i).flags, 0u) << i;
+  for (uint32_t i = 0; i < 32768; ++i) ASSERT_EQ(ReadTce(*tce_, reg.table, i).flags, 0u) << i;
   EXPECT_TRUE(OwnedInSram(access0_, 7).empty());
   EXPECT_TRUE(OwnedInSram(access1_, 7).empty());
   EXPECT_EQ(ReadDesc(access0_, reg.table).owner_job, abi::kNoJob);

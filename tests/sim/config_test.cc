@@ -77,6 +77,8 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "adapter.cycle",
                                             "adapter.rx_cycles",
                                             "adapter.tx_cycles",
+                                            "adapter.rdma_rx_cycles",
+                                            "adapter.rdma_tx_cycles",
                                             "adapter.sram_word",
                                             "adapter.tasks",
                                             "adapter.rx_tasks",
