@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // RDMA end to end: write and read, every completion routing, half RDMA in its four forms,
 // third-party, broadcast, multicast and conditional transfers, striping over paths. Every
-// byte and every canary is checked. Built twice: on the functional backend (rdma_test) and
-// on SystemC (rdma_systemc_test, NICSIM_RDMA_SYSTEMC=1; one elaboration per process, so
-// ctest runs each test alone).
+// byte and every canary is checked. Built once per backend: functional (rdma_test), SystemC
+// (rdma_systemc_test) and SystemC with the RTL blocks (rdma_rtl_test), chosen by
+// NICSIM_RDMA_BACKEND; SystemC elaborates once per process, so ctest runs each test alone.
 #include <gtest/gtest.h>
 
 #include "tests/e2e/rdma_harness.h"
 #include "tests/support/backends.h"
 
-#ifndef NICSIM_RDMA_SYSTEMC
-#define NICSIM_RDMA_SYSTEMC 0
+#ifndef NICSIM_RDMA_BACKEND
+#define NICSIM_RDMA_BACKEND kFunc
 #endif
 
 namespace nicsim::sim {
@@ -20,7 +20,7 @@ using abi::SlotType;
 
 ClusterConfig Nodes(uint32_t nodes, uint32_t adapters = 1) {
   ClusterConfig c;
-  c.backend = NICSIM_RDMA_SYSTEMC ? BackendKind::kSystemc : BackendKind::kFunc;
+  c.backend = BackendKind::NICSIM_RDMA_BACKEND;
   c.nodes = nodes;
   c.adapters_per_node = adapters;
   return c;
@@ -40,6 +40,12 @@ TEST(RdmaTest, WriteLandsEveryByteAndCompletesBothSides) {
                      abi::kReqNotifyInitiator | abi::kReqNotifyTarget),
              0xABCD);
   h.Run();
+  const char* kernels[] = {"func", "systemc", "systemc+rtl"};
+  EXPECT_EQ(h.cluster().DescribeBackend()["kernel"],
+            kernels[static_cast<int>(BackendKind::NICSIM_RDMA_BACKEND)]);
+  // 512 packets of 2 KiB at 2 GB/s take at least 536 us of simulated time.
+  EXPECT_GT(h.cluster().events().now_ps(), 536'000'000u);
+  RecordProperty("sim_ps", std::to_string(h.cluster().events().now_ps()));
   EXPECT_EQ(h.Read(dst, 0, len), data);
   EXPECT_TRUE(h.CanariesIntact());
   EXPECT_EQ(h.Slot(0, 0, slot).status, static_cast<uint8_t>(abi::SendSlotStatus::kComplete));

@@ -393,6 +393,30 @@ TEST(RdmaValidationTest, WriteBeyondTheEndOfTheTceTableRaisesAnAddressException)
   EXPECT_TRUE(h.Completions(1).empty());
 }
 
+TEST(RdmaValidationTest, WriteLongerThanItsRegistrationStopsAtTheFirstUnregisteredPage) {
+  RdmaHarness h(Nodes(2));
+  const uint32_t page = 4096, len = page + abi::kRdmaPacketBytes;  // 3 packets
+  RdmaBuffer src = h.Alloc(0, len);
+  h.Write(src, 0, RdmaHarness::Pattern(len, 26));
+  // One page-aligned registered page; the canary after it is in the next, unregistered page.
+  RdmaBuffer dst = h.Alloc(1, page, abi::kPageShift4K, page - kCanaryBytes, kFill);
+  ASSERT_EQ(dst.reg.tces, 1u);
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), dst.pvo(), len, kBoth));
+  h.Run();
+  // The two packets inside the registration land; the third raises the exception.
+  ExpectDrops(h, 1, {{DropReason::kRdmaAddressException, 1}});
+  ExpectDrops(h, 0);
+  ExpectWindowFatal(h, 1, 1);
+  EXPECT_EQ(h.fw(1).rdma_packets_in, 2u);
+  std::vector<uint8_t> landed = RdmaHarness::Pattern(len, 26);
+  landed.resize(page);
+  EXPECT_EQ(h.Read(dst, 0, page), landed);
+  EXPECT_TRUE(h.CanariesIntact());
+  EXPECT_TRUE(h.Completions(0).empty());
+  EXPECT_TRUE(h.Completions(1).empty());
+}
+
 TEST(RdmaValidationTest, RemoteOffsetThatWrapsThePvoOffsetFieldRaisesAnAddressException) {
   RdmaHarness h(Nodes(2));
   const uint32_t len = 4096;  // two packets
@@ -411,6 +435,43 @@ TEST(RdmaValidationTest, RemoteOffsetThatWrapsThePvoOffsetFieldRaisesAnAddressEx
   EXPECT_EQ(h.Read(dst, 0, len), Filled(len));
   EXPECT_TRUE(h.CanariesIntact());
   EXPECT_TRUE(h.Completions(1).empty());
+}
+
+// FIRMWARE BUG (fails): the wrap check is made per packet, never for the transfer. The
+// source builds each packet's PVO as rec.dst_pvo + offset (tx_rdma.cc TxEngine::RdmaInject),
+// a plain 64-bit add that carries out of the 42-bit offset field into the table field, and
+// nothing checks the remote range [remote_pvo, remote_pvo + length) for that carry (not
+// rdma_post.cc PostWrite, not the injection). The target then sees a well-formed PVO in the
+// next table. Here the first packet exactly fills the offset space of a table the job does not
+// own (silently dropped), and the second one, carried into table T at offset 0, passes every
+// check and lands at the start of the job's buffer there, window open, no exception.
+TEST(RdmaValidationTest, RemoteRangeCarryingOutOfTheOffsetFieldLandsNothingInTheNextTable) {
+  RdmaHarness h(Nodes(2));
+  const uint32_t n = abi::kRdmaPacketBytes, len = 2 * n;
+  RdmaBuffer src = h.Alloc(0, len);
+  h.Write(src, 0, RdmaHarness::Pattern(len, 27));
+  // The first registration on node 1, page aligned: its PVO is (key, T, offset 0).
+  RdmaBuffer dst = h.Alloc(1, 4096, abi::kPageShift4K, 4096 - kCanaryBytes, kFill);
+  const uint32_t table = abi::PvoTable(dst.pvo());
+  ASSERT_EQ(abi::PvoOffset(dst.pvo()), 0u);
+  ASSERT_GT(table, 0u);
+  ASSERT_EQ(h.cluster().tce_tables(1).owner(table - 1), abi::kNoJob);
+  // [2^42 - 2048, 2^42 + 2048) of table T - 1: the transfer wraps the offset field.
+  const uint64_t remote =
+      abi::MakePvo(abi::PvoKey(dst.pvo()), table - 1, abi::kPvoOffsetMask + 1 - n);
+  ASSERT_EQ(remote + n, dst.pvo());  // what the second packet will carry
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), remote, len, kBoth));
+  h.Run();
+  EXPECT_EQ(h.fw(1).rdma_packets_in, 0u);
+  EXPECT_EQ(h.Read(dst, 0, 4096), Filled(4096));
+  EXPECT_TRUE(h.CanariesIntact());
+  EXPECT_TRUE(h.Completions(0).empty());
+  EXPECT_TRUE(h.Completions(1).empty());
+  // An address + length wrap is an address exception, wherever the fix detects it (at the
+  // initiator when posting, or at the target). The first packet alone is a table-owner drop.
+  EXPECT_EQ(h.Drops(0, DropReason::kRdmaAddressException) +
+                h.Drops(1, DropReason::kRdmaAddressException),
+            1u);
 }
 
 TEST(RdmaValidationTest, LocalPvoWithABadKeyStopsTheInitiatorWindowAndSendsNothing) {
@@ -446,13 +507,11 @@ TEST(RdmaValidationTest, LargeWriteFromALocalPvoWithABadKeyNeverLeavesTheInitiat
   EXPECT_EQ(h.fw(0).rdma_packets_out, 0u);
   EXPECT_EQ(h.fw(1).rdma_packets_in, 0u);
   ExpectDrops(h, 1);
-  // Every transmit task that had claimed a packet before the window stopped hits the bad
-  // key itself; none of them injects anything.
-  const uint64_t exceptions = h.Drops(0, DropReason::kRdmaAddressException);
-  EXPECT_GE(exceptions, 1u);
-  EXPECT_EQ(exceptions, 999u) << "TEMP";
-  ExpectDrops(h, 0, {{DropReason::kRdmaAddressException, exceptions}});
-  ExpectWindowFatal(h, 0, static_cast<uint32_t>(exceptions));
+  // Each transmit task claims a packet before the first TCE fetch returns, so each of them
+  // finds the bad key itself; none of them injects anything, and nothing more is claimed.
+  const uint32_t tasks = h.cluster().config().microcode.tx_tasks;
+  ExpectDrops(h, 0, {{DropReason::kRdmaAddressException, tasks}});
+  ExpectWindowFatal(h, 0, tasks);
   EXPECT_EQ(h.Read(dst, 0, len), Filled(len));
   EXPECT_TRUE(h.CanariesIntact());
   EXPECT_TRUE(h.Completions(1).empty());
@@ -497,6 +556,12 @@ TEST(RdmaValidationTest, ZeroLengthWriteWithABadRemoteKeyRaisesAnAddressExceptio
   EXPECT_TRUE(h.CanariesIntact());
 }
 
+// FIRMWARE BUG (fails): a zero-length write never checks its local PVO's TCE key.
+// rdma_post.cc PostWrite -> CheckSource runs only PlanTranslation (table owner, bounds, wrap:
+// no TCE fetch, so no key check), and tx_rdma.cc TxEngine::RdmaTranslate skips translation
+// when payload_len == 0 and goes straight to RdmaInject. The packet leaves and both sides
+// get a completion, although a zero-length access must still pass its PVO's own TCE key
+// check (firmware/tce.h) exactly as the target side does for the remote PVO (the test above).
 TEST(RdmaValidationTest, ZeroLengthWriteWithABadLocalKeyRaisesAnAddressException) {
   RdmaHarness h(Nodes(2));
   RdmaBuffer src = h.Alloc(0, 4096), dst = h.Alloc(1, 4096, abi::kPageShift4K, 0, kFill);
