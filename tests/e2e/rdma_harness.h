@@ -32,6 +32,8 @@ struct RdmaBuffer {
 
 /** A frame a window received, copied out of the FIFO. */
 struct Received {
+  /** Simulated time the receiving process saw the frame. */
+  uint64_t time_ps = 0;
   abi::RecvFrameHeader header;
   std::vector<uint8_t> payload;
   abi::CompletionRecord completion() const {
@@ -56,6 +58,7 @@ class RdmaHarness {
       const WindowAddr at = ep->addr();
       ep->OnReceive([this, at](const hal::RecvPacket& p) {
         Received r;
+        r.time_ps = cluster_->events().now_ps();
         r.header = p.header;
         r.payload.assign(p.payload, p.payload + p.header.len_bytes);
         inbox_[{at.adapter, at.window}].push_back(std::move(r));

@@ -70,8 +70,7 @@ void ExpectWindowOpen(RdmaHarness& h, uint32_t adapter, uint32_t window = 0) {
   EXPECT_EQ(lmt.address_exceptions, 0u) << "adapter " << adapter << " window " << window;
 }
 
-void ExpectWindowFatal(RdmaHarness& h, uint32_t adapter, uint32_t exceptions,
-                       uint32_t window = 0) {
+void ExpectWindowFatal(RdmaHarness& h, uint32_t adapter, uint32_t exceptions, uint32_t window = 0) {
   const abi::LmtEntry lmt = Lmt(h, adapter, window);
   EXPECT_EQ(lmt.state, static_cast<uint32_t>(abi::WindowState::kFatal))
       << "adapter " << adapter << " window " << window;
@@ -187,8 +186,8 @@ TEST(RdmaValidationTest, WritePostedOnALocalRcxtThatIsSendingIsRejectedAsBusy) {
   h.Write(src, 0, RdmaHarness::Pattern(big, 7));
   h.Write(src2, 0, RdmaHarness::Pattern(small, 8));
   const uint32_t li = h.Rcxt(0), rt1 = h.Rcxt(1), rt2 = h.Rcxt(1);
-  const uint64_t first =
-      h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(li, rt1, 1, src.pvo(), dst.pvo(), big, kBoth));
+  const uint64_t first = h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+                                Request(li, rt1, 1, src.pvo(), dst.pvo(), big, kBoth));
   const uint64_t second = h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
                                  Request(li, rt2, 2, src2.pvo(), dst2.pvo(), small, kBoth));
   h.Run();
@@ -216,7 +215,8 @@ TEST(RdmaValidationTest, PacketsForAnRcxtOwnedByAnotherWindowAreDroppedAsBadRcxt
   RdmaBuffer src = h.Alloc(0, len), dst = h.Alloc(1, len, abi::kPageShift4K, 0, kFill);
   h.Write(src, 0, RdmaHarness::Pattern(len, 9));
   const uint32_t rt = h.Rcxt(1, 0);  // window 0's
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 1, Request(h.Rcxt(0), rt, 1, src.pvo(), dst.pvo(), len, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 1,
+         Request(h.Rcxt(0), rt, 1, src.pvo(), dst.pvo(), len, kBoth));
   h.Run();
   ExpectDrops(h, 1, {{DropReason::kRdmaBadRcxt, 4}});
   ExpectDrops(h, 0);
@@ -237,7 +237,8 @@ TEST(RdmaValidationTest, RcxtReferenceWithAWrongKeyIsDroppedAsBadRcxt) {
   h.Write(src, 0, RdmaHarness::Pattern(len, 10));
   const uint32_t rt = h.Rcxt(1);
   const uint32_t forged = abi::MakeRcxtRef(abi::RcxtIndex(rt), abi::RcxtKey(rt) + 1);
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), forged, 1, src.pvo(), dst.pvo(), len, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), forged, 1, src.pvo(), dst.pvo(), len, kBoth));
   h.Run();
   ExpectDrops(h, 1, {{DropReason::kRdmaBadRcxt, 4}});
   ExpectDrops(h, 0);
@@ -255,7 +256,8 @@ TEST(RdmaValidationTest, RcxtIndexBeyondThePoolIsDroppedAsBadRcxt) {
   RdmaBuffer src = h.Alloc(0, len), dst = h.Alloc(1, len, abi::kPageShift4K, 0, kFill);
   h.Write(src, 0, RdmaHarness::Pattern(len, 11));
   const uint32_t beyond = abi::MakeRcxtRef(h.cluster().rcxts(1).size() + 3, 0);
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), beyond, 1, src.pvo(), dst.pvo(), len, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), beyond, 1, src.pvo(), dst.pvo(), len, kBoth));
   h.Run();
   ExpectDrops(h, 1, {{DropReason::kRdmaBadRcxt, 4}});
   ExpectDrops(h, 0);
@@ -286,7 +288,8 @@ TEST(RdmaValidationTest, PvoNamingATableOfAnotherJobIsDroppedSilently) {
   ASSERT_EQ(tables.owner(abi::PvoTable(dst.pvo())), h.cluster().job_key());
   const uint64_t cross =
       abi::MakePvo(abi::PvoKey(dst.pvo()), other_table, abi::PvoOffset(dst.pvo()));
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), cross, len, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), cross, len, kBoth));
   h.Run();
   ExpectDrops(h, 1, {{DropReason::kRdmaTableOwner, 4}});
   ExpectDrops(h, 0);
@@ -311,7 +314,8 @@ TEST(RdmaValidationTest, PvoNamingATableNoJobOwnsIsDroppedSilently) {
   ASSERT_LT(free_table, abi::kTceTables);
   const uint64_t cross =
       abi::MakePvo(abi::PvoKey(dst.pvo()), free_table, abi::PvoOffset(dst.pvo()));
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), cross, len, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), cross, len, kBoth));
   h.Run();
   ExpectDrops(h, 1, {{DropReason::kRdmaTableOwner, 4}});
   ExpectDrops(h, 0);
@@ -383,7 +387,8 @@ TEST(RdmaValidationTest, WriteBeyondTheEndOfTheTceTableRaisesAnAddressException)
   const uint64_t table_bytes = uint64_t{h.cluster().config().tce.entries_4k} << abi::kPageShift4K;
   // The last half packet of the table's space, and half a packet past it.
   const uint64_t past = abi::MakePvo(abi::PvoKey(dst.pvo()), table, table_bytes - n / 2);
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), past, n, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), past, n, kBoth));
   h.Run();
   ExpectDrops(h, 1, {{DropReason::kRdmaAddressException, 1}});
   ExpectDrops(h, 0);
@@ -424,7 +429,8 @@ TEST(RdmaValidationTest, RemoteOffsetThatWrapsThePvoOffsetFieldRaisesAnAddressEx
   h.Write(src, 0, RdmaHarness::Pattern(len, 17));
   const uint64_t wrap =
       abi::MakePvo(abi::PvoKey(dst.pvo()), abi::PvoTable(dst.pvo()), abi::kPvoOffsetMask - 100);
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), wrap, len, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), wrap, len, kBoth));
   h.Run();
   // The first packet wraps: exception. The second finds the window stopped.
   ExpectDrops(h, 1, {{DropReason::kRdmaAddressException, 1}, {DropReason::kWindowFatal, 1}});
@@ -460,18 +466,19 @@ TEST(RdmaValidationTest, RemoteRangeCarryingOutOfTheOffsetFieldLandsNothingInThe
   const uint64_t remote =
       abi::MakePvo(abi::PvoKey(dst.pvo()), table - 1, abi::kPvoOffsetMask + 1 - n);
   ASSERT_EQ(remote + n, dst.pvo());  // what the second packet will carry
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), remote, len, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), remote, len, kBoth));
   h.Run();
   EXPECT_EQ(h.fw(1).rdma_packets_in, 0u);
   EXPECT_EQ(h.Read(dst, 0, 4096), Filled(4096));
   EXPECT_TRUE(h.CanariesIntact());
   EXPECT_TRUE(h.Completions(0).empty());
   EXPECT_TRUE(h.Completions(1).empty());
-  // An address + length wrap is an address exception, wherever the fix detects it (at the
-  // initiator when posting, or at the target). The first packet alone is a table-owner drop.
-  EXPECT_EQ(h.Drops(0, DropReason::kRdmaAddressException) +
-                h.Drops(1, DropReason::kRdmaAddressException),
-            1u);
+  // An address + length wrap is an address exception. Only the initiator can see the carry
+  // (when the request is posted or when a packet's PVO is built), so that is where it counts.
+  EXPECT_EQ(
+      h.Drops(0, DropReason::kRdmaAddressException) + h.Drops(1, DropReason::kRdmaAddressException),
+      1u);
 }
 
 TEST(RdmaValidationTest, LocalPvoWithABadKeyStopsTheInitiatorWindowAndSendsNothing) {
@@ -556,12 +563,9 @@ TEST(RdmaValidationTest, ZeroLengthWriteWithABadRemoteKeyRaisesAnAddressExceptio
   EXPECT_TRUE(h.CanariesIntact());
 }
 
-// FIRMWARE BUG (fails): a zero-length write never checks its local PVO's TCE key.
-// rdma_post.cc PostWrite -> CheckSource runs only PlanTranslation (table owner, bounds, wrap:
-// no TCE fetch, so no key check), and tx_rdma.cc TxEngine::RdmaTranslate skips translation
-// when payload_len == 0 and goes straight to RdmaInject. The packet leaves and both sides
-// get a completion, although a zero-length access must still pass its PVO's own TCE key
-// check (firmware/tce.h) exactly as the target side does for the remote PVO (the test above).
+// Regression: before 78f237e a zero-length write never checked its local PVO's TCE key
+// (tx_rdma.cc TxEngine::RdmaTranslate skipped translation when payload_len == 0, and
+// rdma_post.cc CheckSource fetches no TCE), so the packet left and both sides completed.
 TEST(RdmaValidationTest, ZeroLengthWriteWithABadLocalKeyRaisesAnAddressException) {
   RdmaHarness h(Nodes(2));
   RdmaBuffer src = h.Alloc(0, 4096), dst = h.Alloc(1, 4096, abi::kPageShift4K, 0, kFill);
@@ -659,7 +663,8 @@ TEST(RdmaValidationTest, TrickleTrafficAfterAnAdapterRecoveryIsDroppedAsBadRcxt)
   h.Write(src, 0, RdmaHarness::Pattern(len, 23));
   const uint32_t rt = h.Rcxt(1);
   h.cluster().fabric().SetHoldFraction(0.05);
-  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0, Request(h.Rcxt(0), rt, 1, src.pvo(), dst.pvo(), len, kBoth));
+  h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+         Request(h.Rcxt(0), rt, 1, src.pvo(), dst.pvo(), len, kBoth));
   h.Run();
   const size_t held = h.cluster().fabric().held();
   if (held == 0) GTEST_SKIP() << "the seeded hold kept no frame back";
@@ -712,12 +717,11 @@ TEST(RdmaValidationTest, TrickleTrafficAfterANodeRebootIsRejectedAndWritesNothin
   h.cluster().fabric().SetHoldFraction(0);
   EXPECT_EQ(h.cluster().fabric().ReleaseHeld(), held);
   h.Run();
-  const uint64_t rejected = (h.Drops(1, DropReason::kRdmaBadRcxt) -
-                             counters.drop(DropReason::kRdmaBadRcxt)) +
-                            (h.Drops(1, DropReason::kRdmaAddressException) -
-                             counters.drop(DropReason::kRdmaAddressException)) +
-                            (h.Drops(1, DropReason::kRdmaTableOwner) -
-                             counters.drop(DropReason::kRdmaTableOwner));
+  const uint64_t rejected =
+      (h.Drops(1, DropReason::kRdmaBadRcxt) - counters.drop(DropReason::kRdmaBadRcxt)) +
+      (h.Drops(1, DropReason::kRdmaAddressException) -
+       counters.drop(DropReason::kRdmaAddressException)) +
+      (h.Drops(1, DropReason::kRdmaTableOwner) - counters.drop(DropReason::kRdmaTableOwner));
   EXPECT_EQ(rejected, held);
   // Precisely: the old rCxt key fails first.
   ExpectDropsSince(h, 1, counters, {{DropReason::kRdmaBadRcxt, held}});
