@@ -32,6 +32,14 @@ PostOutcome CheckSource(Context& ctx, const Task& task, uint32_t window, const a
   return PostOutcome::kRejected;
 }
 
+/**
+ * The remote side can check each packet's PVO but not whether the PVOs of a transfer carried
+ * out of the offset field on the way; only the initiator sees the whole range.
+ */
+bool RangeCarries(uint64_t pvo, uint32_t length) {
+  return abi::PvoOffset(pvo) + length > abi::kPvoOffsetMask + 1;
+}
+
 PostOutcome PostWrite(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
                       const abi::SendSlotHeader& slot, const abi::RdmaRequest& r) {
   abi::RcxtRecord rec;
@@ -41,6 +49,10 @@ PostOutcome PostWrite(Context& ctx, const Task& task, uint32_t window, abi::LmtE
   }
   if (Busy(rec)) return Reject(ctx, task, window, DropReason::kRdmaRcxtBusy);
   if (CheckSource(ctx, task, window, lmt, r.local_pvo, r.length) != PostOutcome::kAccepted) {
+    return PostOutcome::kRejected;
+  }
+  if (RangeCarries(r.remote_pvo, r.length)) {
+    RaiseAddressException(ctx, task, window, r.remote_pvo);
     return PostOutcome::kRejected;
   }
   rec.state = static_cast<uint8_t>(abi::RcxtState::kSending);
@@ -73,6 +85,12 @@ PostOutcome PostRead(Context& ctx, const Task& task, uint32_t window, abi::LmtEn
     return Reject(ctx, task, window, DropReason::kRdmaBadRcxt);
   }
   if (Busy(rec)) return Reject(ctx, task, window, DropReason::kRdmaRcxtBusy);
+  const uint64_t sink_pvo = third ? r.third_pvo : r.local_pvo;
+  if (RangeCarries(r.remote_pvo, r.length) || RangeCarries(sink_pvo, r.length)) {
+    RaiseAddressException(ctx, task, window, RangeCarries(sink_pvo, r.length) ? sink_pvo
+                                                                              : r.remote_pvo);
+    return PostOutcome::kRejected;
+  }
   // The initiator now waits: for the data (a read) or for the completion (third party).
   rec.state = static_cast<uint8_t>(abi::RcxtState::kAwaiting);
   rec.flags = (r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0;

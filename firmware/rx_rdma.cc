@@ -92,6 +92,11 @@ RxEngine::Next RxEngine::AdmitReadRequest(Task& task, abi::LmtEntry& lmt) {
   if (!Older(rec.tid, h.tid)) return Drop(task, DropReason::kRdmaStaleTid);
   abi::ReadRequestExt ext;
   std::memcpy(&ext, task.header_ext, sizeof(ext));
+  // The sink's PVOs are built here by adding offsets: they must not carry out of the field.
+  if (abi::PvoOffset(ext.sink_pvo) + h.msg_offset > abi::kPvoOffsetMask + 1) {
+    RaiseAddressException(ctx_, task, task.window, ext.sink_pvo);
+    return Consumed(task);
+  }
   TcePlan plan;
   switch (PlanTranslation(ctx_.platform, h.pvo, h.msg_offset, lmt.protection_key, &plan)) {
     case TceVerdict::kOk:

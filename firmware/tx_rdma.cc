@@ -153,12 +153,19 @@ TxEngine::Next TxEngine::RdmaTranslate(Task& task) {
 }
 
 TxEngine::Next TxEngine::RdmaCheck(Task& task) {
+  abi::RcxtRecord rec;
+  ctx_.rdma.Load(task.rcxt, &rec);
+  if (rec.state != static_cast<uint8_t>(abi::RcxtState::kSending) || rec.tid != task.tid) {
+    // Another packet of the transfer failed (or it was cancelled) while this one translated.
+    ReleaseTaskHeaderBuffer(ctx_, task);
+    PacketDone(task);
+    EndPacket(task);
+    return Next{TxState::kSelect, false};
+  }
   if (task.dma_status != DmaStatus::kOk) {
     CountDrop(ctx_, &task, DropReason::kDmaError, task.window);
     return FailSource(task);
   }
-  abi::RcxtRecord rec;
-  ctx_.rdma.Load(task.rcxt, &rec);
   const uint64_t pvo = rec.src_pvo + task.offset;
   const TcePlan plan{task.tce_addr, task.tce_count, task.page_shift};
   const TceVerdict verdict = FinishTranslation(

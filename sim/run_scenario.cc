@@ -3,6 +3,8 @@
 // clock; everything else is a function of the scenario and its seed.
 #include "sim/run_scenario.h"
 
+#include "abi/rdma.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -27,6 +29,17 @@ Status CopyCycles(const ParamValues& p, const char* name, const char* what,
   }
   std::copy(list.begin(), list.end(), out.begin());
   return Status();
+}
+
+RdmaSweepConfig RdmaSweepFromParams(const ParamValues& p) {
+  RdmaSweepConfig c;
+  c.read = p.String("rdma.op") == "read";
+  c.sizes = p.IntList("rdma.sizes");
+  c.iterations = static_cast<uint32_t>(p.Int("rdma.iterations"));
+  const std::string& page = p.String("rdma.page");
+  c.page_shift = page == "4KiB" ? abi::kPageShift4K : page == "64KiB" ? abi::kPageShift64K
+                                                                      : abi::kPageShift16M;
+  return c;
 }
 
 }  // namespace
@@ -111,6 +124,11 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
       PathOutagesFromList(p.IntList("fabric.path_down"), c.fabric.paths);
   if (!outages.ok()) return outages.status();
   c.fabric.outages = std::move(*outages);
+  c.microcode.rcxts = static_cast<uint32_t>(p.Int("rdma.rcxts"));
+  // The RDMA workload turns RDMA on with room for its buffers.
+  if (p.String("workload") == "rdma_sweep") {
+    c.rdma_host_bytes = RdmaSweepHostBytes(RdmaSweepFromParams(p));
+  }
   return c;
 }
 
@@ -125,6 +143,7 @@ Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
     c.stream_packets = static_cast<uint32_t>(p.Int("pingpong.stream_packets"));
     return RunPingPongSweep(cluster, c);
   }
+  if (workload == "rdma_sweep") return RunRdmaSweep(cluster, RdmaSweepFromParams(p));
   if (workload == "stream") {
     StreamConfig c;
     c.packets = static_cast<uint64_t>(p.Int("stream.packets"));
@@ -204,7 +223,7 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
     const hw::func::AdapterModel& a = cluster.adapter(id);
     const fw::Counters& fc = a.firmware_counters();
     const hw::func::AdapterCounters& hc = a.counters();
-    packets_delivered += fc.rx_packets;
+    packets_delivered += fc.rx_packets + fc.rdma_packets_in;
     for (size_t r = 0; r < fc.drops.size(); ++r) {
       drops[std::string(fw::kDropReasonNames[r])] =
           drops[std::string(fw::kDropReasonNames[r])].get<uint64_t>() + fc.drops[r];
@@ -239,6 +258,18 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
                         {"dma_bytes", hc.dma_bytes},
                         {"dma_address_errors", hc.dma_address_errors},
                         {"input_queue_peak", hc.input_queue_peak},
+                        {"rdma_packets_out", fc.rdma_packets_out},
+                        {"rdma_bytes_out", fc.rdma_bytes_out},
+                        {"rdma_packets_in", fc.rdma_packets_in},
+                        {"rdma_bytes_in", fc.rdma_bytes_in},
+                        {"rdma_requests", fc.rdma_requests},
+                        {"rdma_read_requests_served", fc.rdma_read_requests_served},
+                        {"rdma_transfers_landed", fc.rdma_transfers_landed},
+                        {"rdma_completions_sent", fc.rdma_completions_sent},
+                        {"rdma_completions_written", fc.rdma_completions_written},
+                        {"rdma_conditional_fired", fc.rdma_conditional_fired},
+                        {"rdma_cancels", fc.rdma_cancels},
+                        {"tce_fetches", fc.tce_fetches},
                         {"trace_events", hc.trace_events}});
     // Backend-specific counters (the rtl backend's rtl_ops and rtl_mismatches).
     for (const auto& [name, value] : a.ExtraCounters()) adapters.back()[std::string(name)] = value;

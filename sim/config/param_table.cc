@@ -141,8 +141,10 @@ std::vector<ParamSpec> BuildTable() {
       Enum("hal.wait_mode", "poll", {"poll", "interrupt", "early_interrupt"},
            "How processes wait for packets: spin on the first cache line, sleep until the "
            "receive interrupt, or sleep with early interrupts (before the data is coherent)"),
-      Enum("workload", "pingpong_sweep", {"pingpong_sweep", "stream", "random_exchange"},
-           "Traffic to run: ping-pong latency sweep, one-way stream or random exchange"),
+      Enum("workload", "pingpong_sweep",
+           {"pingpong_sweep", "stream", "random_exchange", "rdma_sweep"},
+           "Traffic to run: ping-pong latency sweep, one-way stream, random exchange or RDMA "
+           "sweep"),
       IntList("pingpong.sizes", "[0, 16, 64, 256, 1024, 2032]", 0, 65535,
               "Payload sizes in bytes that the ping-pong sweep measures"),
       Int("pingpong.iterations", 200, 1, 10000000, "Round trips timed per payload size"),
@@ -151,6 +153,13 @@ std::vector<ParamSpec> BuildTable() {
       Int("stream.packets", 100000, 1, kNoMax, "Packets the stream workload sends"),
       Int("stream.size", 1024, 0, 65535, "Payload bytes per stream packet"),
       Int("exchange.messages", 20000, 1, kNoMax, "Messages the random exchange sends in total"),
+      Enum("rdma.op", "write", {"write", "read"}, "RDMA sweep: the operation timed"),
+      IntList("rdma.sizes", "[0, 4096, 65536, 1048576]", 0, 256 << 20,
+              "RDMA sweep: transfer sizes in bytes"),
+      Int("rdma.iterations", 4, 1, 1000000, "RDMA sweep: transfers timed per size"),
+      Enum("rdma.page", "16MiB", {"4KiB", "64KiB", "16MiB"},
+           "RDMA sweep: page size backing the buffers (which TCE tables map them)"),
+      Int("rdma.rcxts", 100000, 1, 1000000, "rCxts per adapter (64 bytes each in adapter SRAM)"),
       Int("exchange.max_size", -1, -1, 65535,
           "Largest message payload in bytes (-1 = largest single-packet payload)"),
   };

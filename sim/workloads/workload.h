@@ -73,6 +73,18 @@ struct ExchangeConfig {
 };
 Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig& config);
 
+/** RDMA writes or reads of each size between two windows, timed to the completion. */
+struct RdmaSweepConfig {
+  bool read = false;
+  std::vector<int64_t> sizes;
+  uint32_t iterations = 4;
+  /** Pages backing the buffers (abi::kPageShift*). */
+  uint32_t page_shift = 24;
+};
+Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& config);
+/** Host memory per node the sweep's buffers need (ClusterConfig::rdma_host_bytes). */
+uint64_t RdmaSweepHostBytes(const RdmaSweepConfig& config);
+
 /** The two windows a two-party workload uses: window 0 of the first and of the second node. */
 Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster);
 

@@ -432,25 +432,24 @@ TEST(RdmaValidationTest, RemoteOffsetThatWrapsThePvoOffsetFieldRaisesAnAddressEx
   h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
          Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), wrap, len, kBoth));
   h.Run();
-  // The first packet wraps: exception. The second finds the window stopped.
-  ExpectDrops(h, 1, {{DropReason::kRdmaAddressException, 1}, {DropReason::kWindowFatal, 1}});
-  ExpectDrops(h, 0);
-  ExpectWindowFatal(h, 1, 1);
-  EXPECT_EQ(h.fw(0).rdma_packets_out, 2u);
+  // The initiator sees the remote range wrap when the request is posted: its window stops
+  // and nothing is sent.
+  ExpectDrops(h, 0, {{DropReason::kRdmaAddressException, 1}});
+  ExpectDrops(h, 1);
+  ExpectWindowFatal(h, 0, 1);
+  ExpectWindowOpen(h, 1);
+  EXPECT_EQ(h.fw(0).rdma_packets_out, 0u);
   EXPECT_EQ(h.fw(1).rdma_packets_in, 0u);
   EXPECT_EQ(h.Read(dst, 0, len), Filled(len));
   EXPECT_TRUE(h.CanariesIntact());
   EXPECT_TRUE(h.Completions(1).empty());
 }
 
-// FIRMWARE BUG (fails): the wrap check is made per packet, never for the transfer. The
-// source builds each packet's PVO as rec.dst_pvo + offset (tx_rdma.cc TxEngine::RdmaInject),
-// a plain 64-bit add that carries out of the 42-bit offset field into the table field, and
-// nothing checks the remote range [remote_pvo, remote_pvo + length) for that carry (not
-// rdma_post.cc PostWrite, not the injection). The target then sees a well-formed PVO in the
-// next table. Here the first packet exactly fills the offset space of a table the job does not
-// own (silently dropped), and the second one, carried into table T at offset 0, passes every
-// check and lands at the start of the job's buffer there, window open, no exception.
+// Regression: each packet's PVO is the transfer's PVO plus an offset, which could carry out
+// of the 42-bit offset field into the table field and land as a well-formed PVO of the next
+// table; the target cannot see that. The initiator checks the whole remote range when the
+// request is posted. Here the first packet would exactly fill the offset space of a table the
+// job does not own and the second would carry into table T at offset 0, the job's buffer.
 TEST(RdmaValidationTest, RemoteRangeCarryingOutOfTheOffsetFieldLandsNothingInTheNextTable) {
   RdmaHarness h(Nodes(2));
   const uint32_t n = abi::kRdmaPacketBytes, len = 2 * n;
@@ -514,11 +513,10 @@ TEST(RdmaValidationTest, LargeWriteFromALocalPvoWithABadKeyNeverLeavesTheInitiat
   EXPECT_EQ(h.fw(0).rdma_packets_out, 0u);
   EXPECT_EQ(h.fw(1).rdma_packets_in, 0u);
   ExpectDrops(h, 1);
-  // Each transmit task claims a packet before the first TCE fetch returns, so each of them
-  // finds the bad key itself; none of them injects anything, and nothing more is claimed.
-  const uint32_t tasks = h.cluster().config().microcode.tx_tasks;
-  ExpectDrops(h, 0, {{DropReason::kRdmaAddressException, tasks}});
-  ExpectWindowFatal(h, 0, tasks);
+  // Several transmit tasks claim packets before the first TCE fetch returns; the first to
+  // find the bad key stops the rCxt and the others end quietly: one exception per request.
+  ExpectDrops(h, 0, {{DropReason::kRdmaAddressException, 1}});
+  ExpectWindowFatal(h, 0, 1);
   EXPECT_EQ(h.Read(dst, 0, len), Filled(len));
   EXPECT_TRUE(h.CanariesIntact());
   EXPECT_TRUE(h.Completions(1).empty());
@@ -768,6 +766,33 @@ TEST(RdmaValidationTest, PacketWithAPvoFromBeforeANodeRebootFailsTheTceKeyCheck)
   ExpectWindowFatal(h, 1, 1);
   EXPECT_EQ(h.Read(new_dst, 0, n), Filled(n, 0x77));
   EXPECT_EQ(h.Read(old_dst, 0, n), Filled(n));
+  EXPECT_TRUE(h.CanariesIntact());
+}
+
+TEST(RdmaValidationTest, ForgedPacketWhoseRangeWrapsTheOffsetFieldRaisesAtTheTarget) {
+  // Nothing the initiator checks can stop a forged (or corrupted-but-CRC-correct) packet: the
+  // target checks each packet's own range too.
+  RdmaHarness h(Nodes(2));
+  const uint32_t n = abi::kRdmaPacketBytes;
+  RdmaBuffer dst = h.Alloc(1, n, abi::kPageShift4K, 0, kFill);
+  const uint32_t rt = h.Rcxt(1);
+  abi::WireHeader w{};
+  w.dest_adapter = 1;
+  w.len_bytes = static_cast<uint16_t>(n);
+  w.type = static_cast<uint8_t>(abi::PacketType::kRdmaWrite);
+  w.flags = abi::kLastPacket;
+  w.protection_key = h.cluster().job_key();
+  w.rcxt_id = rt;
+  w.tid = 1;
+  w.pvo = abi::MakePvo(abi::PvoKey(dst.pvo()), abi::PvoTable(dst.pvo()),
+                       abi::kPvoOffsetMask - n / 2);
+  w.aux = abi::kNoRcxt;
+  const std::vector<uint8_t> payload = RdmaHarness::Pattern(n, 28);
+  h.cluster().fabric().InjectRaw(1, hw::EncodeFrame(w, payload.data(), n));
+  h.Run();
+  ExpectDrops(h, 1, {{DropReason::kRdmaAddressException, 1}});
+  ExpectWindowFatal(h, 1, 1);
+  EXPECT_EQ(h.Read(dst, 0, n), Filled(n));
   EXPECT_TRUE(h.CanariesIntact());
 }
 
