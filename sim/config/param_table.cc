@@ -153,6 +153,8 @@ std::vector<ParamSpec> BuildTable() {
       Int("stream.packets", 100000, 1, kNoMax, "Packets the stream workload sends"),
       Int("stream.size", 1024, 0, 65535, "Payload bytes per stream packet"),
       Int("exchange.messages", 20000, 1, kNoMax, "Messages the random exchange sends in total"),
+      Int("exchange.max_size", -1, -1, 65535,
+          "Largest message payload in bytes (-1 = largest single-packet payload)"),
       Enum("rdma.op", "write", {"write", "read"}, "RDMA sweep: the operation timed"),
       IntList("rdma.sizes", "[0, 4096, 65536, 1048576]", 0, 256 << 20,
               "RDMA sweep: transfer sizes in bytes"),
@@ -160,8 +162,6 @@ std::vector<ParamSpec> BuildTable() {
       Enum("rdma.page", "16MiB", {"4KiB", "64KiB", "16MiB"},
            "RDMA sweep: page size backing the buffers (which TCE tables map them)"),
       Int("rdma.rcxts", 100000, 1, 1000000, "rCxts per adapter (64 bytes each in adapter SRAM)"),
-      Int("exchange.max_size", -1, -1, 65535,
-          "Largest message payload in bytes (-1 = largest single-packet payload)"),
   };
   // Cache lines come in two sizes only; the range above is for help text.
   for (ParamSpec& spec : table) {

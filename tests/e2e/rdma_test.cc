@@ -344,5 +344,73 @@ TEST(RdmaTest, StripedOverFourPathsArrivesOutOfOrderAndLandsExactly) {
   for (uint64_t n : h.cluster().fabric().counters().frames_per_path) EXPECT_EQ(n, 512u);
 }
 
+TEST(RdmaTest, StripedOverTwoAdaptersPerNodeThroughNodeGlobalTces) {
+  RdmaHarness h(Nodes(2, 2));  // adapters 0, 1 on node 0; 2, 3 on node 1
+  const uint32_t len = 2 << 20, half = len / 2;
+  RdmaBuffer src = h.Alloc(0, len), dst = h.Alloc(1, len, abi::kPageShift64K, 40);
+  h.Write(src, 0, RdmaHarness::Pattern(len, 13));
+  // One registration per node serves both of its adapters: each stripe adds an offset.
+  for (uint32_t s = 0; s < 2; ++s) {
+    h.Post(s, 0, SlotType::kRdmaWrite, static_cast<uint16_t>(2 + s), 0,
+           Request(h.Rcxt(s), h.Rcxt(2 + s), 1, src.pvo() + s * half, dst.pvo() + s * half, half,
+                   abi::kReqNotifyInitiator));
+  }
+  h.Run();
+  EXPECT_EQ(h.Read(dst, 0, len), RdmaHarness::Pattern(len, 13));
+  EXPECT_TRUE(h.CanariesIntact());
+  for (uint32_t s = 0; s < 2; ++s) {
+    EXPECT_EQ(h.Completions(s).size(), 1u);
+    EXPECT_EQ(h.fw(s).rdma_bytes_out, half);
+    EXPECT_EQ(h.fw(2 + s).rdma_bytes_in, half);
+  }
+}
+
+TEST(RdmaTest, SlotIsAcceptedLongBeforeTheDataIsDelivered) {
+  RdmaHarness h(Nodes(2));
+  const uint32_t len = 4 << 20;
+  RdmaBuffer src = h.Alloc(0, len, abi::kPageShift16M), dst = h.Alloc(1, len, abi::kPageShift16M);
+  const uint64_t slot = h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+                               Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), dst.pvo(), len,
+                                       abi::kReqNotifyInitiator));
+  hw::func::EventQueue& q = h.cluster().events();
+  q.RunWhile([&] {
+    return h.Slot(0, 0, slot).status == static_cast<uint8_t>(abi::SendSlotStatus::kPosted);
+  });
+  // "Accepted": the slot is free for the ULP, but nothing says the data arrived.
+  EXPECT_EQ(h.Slot(0, 0, slot).status, static_cast<uint8_t>(abi::SendSlotStatus::kComplete));
+  EXPECT_TRUE(h.Completions(0).empty());
+  EXPECT_LT(h.fw(1).rdma_packets_in, 10u);
+  h.Run();
+  EXPECT_EQ(h.Completions(0).size(), 1u);
+}
+
+TEST(RdmaTest, CancelledReadDeliversNothingAndARetryCompletes) {
+  RdmaHarness h(Nodes(2));
+  const uint32_t len = 1 << 20;
+  RdmaBuffer local = h.Alloc(0, len, abi::kPageShift4K, 0, 0x3C), remote = h.Alloc(1, len);
+  h.Write(remote, 0, RdmaHarness::Pattern(len, 14));
+  const uint32_t li = h.Rcxt(0), rs = h.Rcxt(1);
+  h.Post(0, 0, SlotType::kRdmaRead, 1, 0,
+         Request(li, rs, 1, local.pvo(), remote.pvo(), len, abi::kReqNotifyInitiator));
+  // Cancel while the data streams in: what has landed stays, the rest is refused.
+  hw::func::EventQueue& q = h.cluster().events();
+  q.RunWhile([&] { return h.fw(0).rdma_packets_in < 100; });
+  abi::RdmaRequest cancel{};
+  cancel.local_rcxt = li;
+  h.Post(0, 0, SlotType::kRcxtCancel, 0, 0, cancel);
+  h.Run();
+  EXPECT_TRUE(h.Completions(0).empty());
+  EXPECT_EQ(h.fw(0).rdma_cancels, 1u);
+  EXPECT_GT(h.Drops(0, fw::DropReason::kRdmaDuplicate), 0u);  // the cancelled tid's packets
+  EXPECT_EQ(h.cluster().rcxts(0).Read(abi::RcxtIndex(li)).state,
+            static_cast<uint8_t>(abi::RcxtState::kIdle));
+  h.Post(0, 0, SlotType::kRdmaRead, 1, 0,
+         Request(li, rs, 2, local.pvo(), remote.pvo(), len, abi::kReqNotifyInitiator));
+  h.Run();
+  ASSERT_EQ(h.Completions(0).size(), 1u);
+  EXPECT_EQ(h.Completions(0)[0].tid, 2u);
+  EXPECT_EQ(h.Read(local, 0, len), RdmaHarness::Pattern(len, 14));
+}
+
 }  // namespace
 }  // namespace nicsim::sim

@@ -99,7 +99,12 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "stream.packets",
                                             "stream.size",
                                             "exchange.messages",
-                                            "exchange.max_size"};
+                                            "exchange.max_size",
+                                            "rdma.op",
+                                            "rdma.sizes",
+                                            "rdma.iterations",
+                                            "rdma.page",
+                                            "rdma.rcxts"};
   EXPECT_EQ(ParamValues::Names(), expected);
   ASSERT_EQ(AllParams().size(), expected.size());
   EXPECT_EQ(FindParam("out"), nullptr);
@@ -428,7 +433,8 @@ TEST(ScenarioTest, ReportsBadEnumsAndUnits) {
             "t.toml:1:11: backend: 'foo' is not one of func, systemc, rtl, dpdk");
   EXPECT_EQ(
       ParseError("workload = \"Stream\"\n"),
-      "t.toml:1:12: workload: 'Stream' is not one of pingpong_sweep, stream, random_exchange");
+      "t.toml:1:12: workload: 'Stream' is not one of pingpong_sweep, stream, random_exchange, "
+      "rdma_sweep");
   EXPECT_EQ(ParseError("[fabric]\nhop_latency = \"3 furlongs\"\n"),
             "t.toml:2:15: fabric.hop_latency: bad duration '3 furlongs': unknown unit 'furlongs' "
             "(expected ps, ns, us, ms or s)");
