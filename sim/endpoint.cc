@@ -96,13 +96,37 @@ bool Endpoint::Send(WindowAddr dest, const uint8_t* data, uint32_t len, uint32_t
   return true;
 }
 
+void Endpoint::PostRequest(abi::SlotType type, WindowAddr dest, const abi::RdmaRequest& request,
+                           uint32_t ulp_word) {
+  Pending p;
+  p.dest = dest;
+  p.ulp_word = ulp_word;
+  p.is_request = true;
+  p.type = type;
+  p.request = request;
+  if (backlog_.empty() && window_.send().CanPost()) {
+    PostPending(p);
+    window_.send().Flush();
+    return;
+  }
+  backlog_.push_back(std::move(p));
+}
+
+void Endpoint::PostPending(const Pending& p) {
+  hal::SendFifo& send = window_.send();
+  if (p.is_request) {
+    send.PostRequest(p.type, p.dest.adapter, p.dest.window, p.request, p.ulp_word);
+  } else {
+    send.Post(p.dest.adapter, p.dest.window, p.data.data(), static_cast<uint32_t>(p.data.size()),
+              p.ulp_word);
+  }
+}
+
 void Endpoint::DrainBacklog() {
   hal::SendFifo& send = window_.send();
   bool posted = false;
   while (!backlog_.empty() && send.CanPost()) {
-    const Pending& p = backlog_.front();
-    send.Post(p.dest.adapter, p.dest.window, p.data.data(), static_cast<uint32_t>(p.data.size()),
-              p.ulp_word);
+    PostPending(backlog_.front());
     backlog_.pop_front();
     posted = true;
   }

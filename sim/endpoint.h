@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "abi/rdma.h"
 #include "driver/adapter_driver.h"
 #include "hal/window.h"
 #include "hw/func/event_queue.h"
@@ -62,6 +63,12 @@ class Endpoint {
    * nothing sent, if `len` exceeds max_payload().
    */
   bool Send(WindowAddr dest, const uint8_t* data, uint32_t len, uint32_t ulp_word);
+  /**
+   * Posts an RDMA request (or conditional-queue command) now, or queues it behind earlier
+   * sends until a slot frees. Requests and packets leave in the order they were given.
+   */
+  void PostRequest(abi::SlotType type, WindowAddr dest, const abi::RdmaRequest& request,
+                   uint32_t ulp_word);
   /** Packets waiting in the user-side backlog. */
   size_t backlog() const { return backlog_.size(); }
 
@@ -76,7 +83,13 @@ class Endpoint {
     WindowAddr dest;
     std::vector<uint8_t> data;
     uint32_t ulp_word;
+    /** A request instead of a packet when set. */
+    bool is_request = false;
+    abi::SlotType type = abi::SlotType::kFifo;
+    abi::RdmaRequest request{};
   };
+  /** Posts one backlog entry into the send FIFO (which has room). */
+  void PostPending(const Pending& p);
   void SchedulePoll();
   void Poll();
   /** Interrupt modes: asks for an interrupt when the next unread frame is written. */

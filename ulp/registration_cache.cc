@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ulp/registration_cache.h"
+
+#include <algorithm>
+
+namespace nicsim::ulp {
+namespace {
+constexpr uint64_t kPsPerSecond = 1'000'000'000'000ull;
+}  // namespace
+
+RegistrationCache::~RegistrationCache() {
+  for (auto& [key, seg] : segments_) {
+    for (auto& f : seg.fragments) {
+      if (f) static_cast<void>(host_.Deregister(f->reg));
+    }
+  }
+}
+
+size_t RegistrationCache::registered_fragments() const {
+  size_t n = 0;
+  for (const auto& [key, seg] : segments_) n += seg.registered.count();
+  return n;
+}
+
+bool RegistrationCache::IsRegistered(uint64_t vaddr) const {
+  auto it = segments_.find(vaddr >> kSegmentShift);
+  if (it == segments_.end()) return false;
+  return it->second.registered.test((vaddr >> kFragmentShift) & (kFragmentsPerSegment - 1));
+}
+
+Result<std::unique_ptr<RegistrationCache::Fragment>> RegistrationCache::RegisterRun(uint64_t vaddr,
+                                                                                   uint64_t len) {
+  const driver::PageTable& pages = host_.pages();
+  const std::optional<driver::PageMapping> first = pages.Lookup(vaddr);
+  if (!first) return Status::Error("registration: address not mapped");
+  const uint32_t shift = first->page_shift;
+  const uint64_t page = uint64_t{1} << shift;
+  const uint64_t frag_begin = vaddr >> kFragmentShift << kFragmentShift;
+  const uint64_t frag_end = frag_begin + (uint64_t{1} << kFragmentShift);
+  // Grow the run page by page while the pages are mapped, of the same size, in the fragment.
+  uint64_t begin = std::max(frag_begin, vaddr & ~(page - 1));
+  while (begin > frag_begin) {
+    const std::optional<driver::PageMapping> m = pages.Lookup(begin - 1);
+    if (!m || m->page_shift != shift) break;
+    begin -= page;
+  }
+  uint64_t end = std::min(frag_end, (vaddr & ~(page - 1)) + page);
+  while (end < frag_end) {
+    const std::optional<driver::PageMapping> m = pages.Lookup(end);
+    if (!m || m->page_shift != shift) break;
+    end += page;
+  }
+  if (vaddr + len > end) return Status::Error("registration: buffer not mapped throughout");
+  auto f = std::make_unique<Fragment>();
+  f->begin = begin;
+  f->end = end;
+  f->page_shift = shift;
+  for (uint64_t v = begin; v < end; v += page) f->real_pages.push_back(pages.Lookup(v)->real_addr);
+  Result<driver::Registration> reg = host_.Register(begin, end - begin);
+  if (!reg.ok()) return reg.status();
+  f->reg = *reg;
+  return f;
+}
+
+bool RegistrationCache::StillMapped(const Fragment& f) {
+  const uint64_t page = uint64_t{1} << f.page_shift;
+  size_t i = 0;
+  for (uint64_t v = f.begin; v < f.end; v += page, ++i) {
+    const std::optional<driver::PageMapping> m = host_.pages().Lookup(v);
+    if (!m || m->page_shift != f.page_shift || m->real_addr != f.real_pages[i]) return false;
+  }
+  return true;
+}
+
+void RegistrationCache::Drop(Segment& seg, uint32_t index) {
+  static_cast<void>(host_.Deregister(seg.fragments[index]->reg));
+  seg.fragments[index].reset();
+  seg.registered.reset(index);
+}
+
+void RegistrationCache::Age() {
+  const uint64_t now = host_.NowPs();
+  const uint64_t seconds = (now - aged_at_ps_) / kPsPerSecond;
+  if (seconds == 0) return;
+  aged_at_ps_ += seconds * kPsPerSecond;
+  for (auto& [key, seg] : segments_) {
+    for (uint32_t i = 0; i < kFragmentsPerSegment; ++i) {
+      Fragment* f = seg.fragments[i].get();
+      if (f == nullptr || f->uses > 0) continue;
+      f->idle_s += static_cast<uint32_t>(std::min<uint64_t>(seconds, 1u << 30));
+      if (f->idle_s >= idle_limit_s_) {
+        Drop(seg, i);
+        ++stats_.evictions;
+      }
+    }
+  }
+}
+
+Result<std::vector<RegistrationCache::Span>> RegistrationCache::Acquire(uint64_t vaddr,
+                                                                        uint64_t len) {
+  Age();
+  std::vector<Span> spans;
+  const uint64_t end = vaddr + std::max<uint64_t>(len, 1);
+  for (uint64_t at = vaddr; at < end;) {
+    const uint64_t frag_end = ((at >> kFragmentShift) + 1) << kFragmentShift;
+    const uint64_t piece_end = std::min(end, frag_end);
+    Segment& seg = segments_[at >> kSegmentShift];
+    const auto index = static_cast<uint32_t>((at >> kFragmentShift) & (kFragmentsPerSegment - 1));
+    std::unique_ptr<Fragment>& f = seg.fragments[index];
+    const bool covers = f && at >= f->begin && piece_end <= f->end;
+    if (f && covers && StillMapped(*f)) {
+      ++stats_.hits;
+    } else {
+      if (f && f->uses > 0) {
+        // Rare: a different run of a fragment in use. Undo what was taken and refuse.
+        if (at > vaddr) Release(vaddr, at - vaddr);
+        return Status::Error("registration: fragment in use by another mapping");
+      }
+      if (f) {
+        if (covers) ++stats_.remaps;
+        Drop(seg, index);
+      }
+      ++stats_.misses;
+      Result<std::unique_ptr<Fragment>> fresh = RegisterRun(at, piece_end - at);
+      if (!fresh.ok()) {
+        if (at > vaddr) Release(vaddr, at - vaddr);
+        return fresh.status();
+      }
+      f = std::move(*fresh);
+      seg.registered.set(index);
+    }
+    ++f->uses;
+    f->idle_s = 0;
+    spans.push_back(Span{at, piece_end - at, f->reg.pvo + (at - f->begin)});
+    at = piece_end;
+  }
+  if (len == 0) spans.back().len = 0;
+  return spans;
+}
+
+void RegistrationCache::Release(uint64_t vaddr, uint64_t len) {
+  const uint64_t end = vaddr + std::max<uint64_t>(len, 1);
+  for (uint64_t at = vaddr; at < end;) {
+    const uint64_t frag_end = ((at >> kFragmentShift) + 1) << kFragmentShift;
+    auto it = segments_.find(at >> kSegmentShift);
+    if (it != segments_.end()) {
+      Fragment* f =
+          it->second.fragments[(at >> kFragmentShift) & (kFragmentsPerSegment - 1)].get();
+      if (f != nullptr && f->uses > 0) --f->uses;
+    }
+    at = std::min(end, frag_end);
+  }
+}
+
+}  // namespace nicsim::ulp

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lazy deregistration: buffers are registered for RDMA by 16 MiB fragments of the task's
+// address space and the registrations are kept for reuse. Each 4 GiB segment of a 64-bit
+// space has a 256-bit vector of fragments that hold a registration (a 32-bit space is one
+// such segment); a fragment has a use count (transfers in progress) and an idle count, aged
+// once per simulated second while unused, and is deregistered when it has been idle too
+// long. Before a registration is reused, the real pages behind it are checked against the
+// current page tables; if the memory changed (a segment detached and another attached at
+// the same address) the fragment is registered again.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "ulp/port.h"
+
+namespace nicsim::ulp {
+
+class RegistrationCache {
+ public:
+  static constexpr uint32_t kFragmentShift = 24;  // 16 MiB
+  static constexpr uint32_t kSegmentShift = 32;   // 4 GiB
+  static constexpr uint32_t kFragmentsPerSegment = 1u << (kSegmentShift - kFragmentShift);
+
+  /** `idle_limit_s`: seconds a fragment may stay unused before it is deregistered. */
+  RegistrationCache(Host& host, uint32_t idle_limit_s) : host_(host), idle_limit_s_(idle_limit_s) {}
+  ~RegistrationCache();
+  RegistrationCache(const RegistrationCache&) = delete;
+  RegistrationCache& operator=(const RegistrationCache&) = delete;
+
+  /** A piece of a buffer inside one fragment, and the PVO of its first byte. */
+  struct Span {
+    uint64_t vaddr;
+    uint64_t len;
+    uint64_t pvo;
+  };
+  /**
+   * PVOs for [vaddr, vaddr + len), one span per fragment it touches; each fragment's use
+   * count goes up until Release. Registers what is not registered yet.
+   */
+  Result<std::vector<Span>> Acquire(uint64_t vaddr, uint64_t len);
+  /** The transfer over [vaddr, vaddr + len) has ended. */
+  void Release(uint64_t vaddr, uint64_t len);
+  /** Ages idle fragments by the simulated seconds elapsed (called by Acquire too). */
+  void Age();
+
+  struct Stats {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+    /** Registrations redone because the memory behind them changed. */
+    uint64_t remaps = 0;
+    /** Fragments deregistered after idling. */
+    uint64_t evictions = 0;
+  };
+  const Stats& stats() const { return stats_; }
+  /** Fragments holding a registration now. */
+  size_t registered_fragments() const;
+  /** True if the fragment holding `vaddr` is registered (its bit is set). */
+  bool IsRegistered(uint64_t vaddr) const;
+
+ private:
+  struct Fragment {
+    driver::Registration reg;
+    /** The registered run [begin, end) inside the fragment and the real pages behind it. */
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    std::vector<uint64_t> real_pages;
+    uint32_t page_shift = 0;
+    uint32_t uses = 0;
+    uint32_t idle_s = 0;
+  };
+  struct Segment {
+    std::bitset<kFragmentsPerSegment> registered;
+    std::array<std::unique_ptr<Fragment>, kFragmentsPerSegment> fragments;
+  };
+  /** Registers the mapped run of one page size around [vaddr, vaddr + len) in its fragment. */
+  Result<std::unique_ptr<Fragment>> RegisterRun(uint64_t vaddr, uint64_t len);
+  /** True if the real pages behind the fragment are the ones it registered. */
+  bool StillMapped(const Fragment& f);
+  void Drop(Segment& seg, uint32_t index);
+
+  Host& host_;
+  uint32_t idle_limit_s_;
+  std::unordered_map<uint64_t, Segment> segments_;
+  uint64_t aged_at_ps_ = 0;
+  Stats stats_;
+};
+
+}  // namespace nicsim::ulp

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ulp/transport.h"
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "abi/limits.h"
+#include "abi/packet.h"
+
+namespace nicsim::ulp {
+
+bool Transport::PacketKey::operator<(const PacketKey& o) const {
+  return std::tie(dest, kind, seq, offset) < std::tie(o.dest, o.kind, o.seq, o.offset);
+}
+
+Transport::Transport(Host& host, Port& port, RegistrationCache& regs,
+                     const TransportConfig& config, std::function<Peer(uint32_t)> peer_of)
+    : host_(host), port_(port), regs_(regs), config_(config), peer_of_(std::move(peer_of)) {
+  config_.rdma_pipeline = std::clamp<uint32_t>(config_.rdma_pipeline, 1, kMaxPipeline);
+  config_.rdma_chunk = std::max<uint32_t>(config_.rdma_chunk, abi::kRdmaPacketBytes);
+  Reattach();
+}
+
+Transport::~Transport() {
+  *alive_ = false;
+  port_.OnReceive(nullptr);
+}
+
+void Transport::Reattach() {
+  port_.OnReceive([this](const abi::RecvFrameHeader& f, const uint8_t* p) { OnFrame(f, p); });
+}
+
+uint32_t Transport::FragmentBytes() const {
+  return port_.max_payload() - static_cast<uint32_t>(sizeof(Header));
+}
+
+bool Transport::Idle() const {
+  if (!out_packets_.empty() || !out_msgs_.empty()) return false;
+  for (const auto& [src, conn] : in_) {
+    if (!conn.msgs.empty()) return false;
+  }
+  return true;
+}
+
+// ---- Sender --------------------------------------------------------------------------------
+
+void Transport::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len,
+                     std::function<void()> on_done) {
+  const uint32_t seq = next_seq_[dest]++;
+  OutMsg& m = out_msgs_[MsgKey(dest, seq)];
+  m.dest = dest;
+  m.seq = seq;
+  m.context = context;
+  m.tag = tag;
+  m.vaddr = vaddr;
+  m.len = len;
+  m.on_done = std::move(on_done);
+  ++stats_.messages_sent;
+  if (config_.rdma && len > config_.rdma_threshold) {
+    Result<std::vector<RegistrationCache::Span>> spans = regs_.Acquire(vaddr, len);
+    if (spans.ok() && spans->size() <= kMaxRtsSpans) {
+      for (uint32_t i = 0; i < config_.rdma_pipeline; ++i) {
+        Result<uint32_t> r = port_.AcquireRcxt();
+        if (!r.ok()) break;
+        m.rcxts.push_back(*r);
+      }
+      if (m.rcxts.size() == config_.rdma_pipeline) {
+        m.rdma = true;
+        ++stats_.rdma_messages;
+        SendRts(m, *spans);
+        return;
+      }
+      for (uint32_t r : m.rcxts) port_.ReleaseRcxt(r);
+      m.rcxts.clear();
+    }
+    if (spans.ok()) regs_.Release(vaddr, len);
+  }
+  SendEager(m);
+}
+
+void Transport::SendEager(OutMsg& m) {
+  std::vector<uint8_t> bytes(m.len);
+  if (m.len > 0) host_.Read(m.vaddr, bytes.data(), m.len);
+  const uint32_t frag = FragmentBytes();
+  uint64_t offset = 0;
+  do {
+    const auto n = static_cast<uint32_t>(std::min<uint64_t>(frag, m.len - offset));
+    Header h{};
+    h.kind = static_cast<uint8_t>(Kind::kData);
+    h.src_task = config_.task;
+    h.seq = m.seq;
+    h.offset = static_cast<uint32_t>(offset);
+    h.total = static_cast<uint32_t>(m.len);
+    h.context = m.context;
+    h.tag = m.tag;
+    h.frag_len = n;
+    ++m.unacked;
+    QueueReliable(m.dest, h, bytes.data() + offset, n);
+    offset += n;
+  } while (offset < m.len);
+}
+
+void Transport::SendRts(OutMsg& m, const std::vector<RegistrationCache::Span>& spans) {
+  RtsBody body{};
+  body.spans = static_cast<uint32_t>(spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    body.span[i] = RtsSpan{spans[i].vaddr - m.vaddr, spans[i].len, spans[i].pvo};
+  }
+  body.rcxts = static_cast<uint32_t>(m.rcxts.size());
+  for (size_t i = 0; i < m.rcxts.size(); ++i) body.rcxt[i] = m.rcxts[i];
+  Header h{};
+  h.kind = static_cast<uint8_t>(Kind::kRts);
+  h.src_task = config_.task;
+  h.seq = m.seq;
+  h.total = static_cast<uint32_t>(m.len);
+  h.context = m.context;
+  h.tag = m.tag;
+  h.frag_len = sizeof(body);
+  ++m.unacked;
+  QueueReliable(m.dest, h, reinterpret_cast<const uint8_t*>(&body), sizeof(body));
+}
+
+void Transport::QueueReliable(uint32_t dest, const Header& h, const uint8_t* data, uint32_t len) {
+  const PacketKey key{dest, h.kind, h.seq, h.offset};
+  if (out_packets_.count(key) > 0) return;
+  OutPacket& p = out_packets_[key];
+  p.dest = dest;
+  p.bytes.resize(sizeof(h) + len);
+  std::memcpy(p.bytes.data(), &h, sizeof(h));
+  if (len > 0) std::memcpy(p.bytes.data() + sizeof(h), data, len);
+  p.rto_ps = config_.rto_ps;
+  waiting_[dest].push_back(key);
+  PumpWindow(dest);
+}
+
+void Transport::PumpWindow(uint32_t dest) {
+  std::deque<PacketKey>& q = waiting_[dest];
+  uint32_t& flying = in_flight_[dest];
+  while (flying < config_.window && !q.empty()) {
+    const PacketKey key = q.front();
+    q.pop_front();
+    auto it = out_packets_.find(key);
+    if (it == out_packets_.end() || it->second.acked) continue;
+    ++flying;
+    Transmit(key, it->second);
+  }
+}
+
+void Transport::Transmit(const PacketKey& key, OutPacket& p) {
+  port_.Send(peer_of_(p.dest), p.bytes.data(), static_cast<uint32_t>(p.bytes.size()), 0);
+  ++stats_.packets_sent;
+  p.sent = true;
+  ArmRetransmit(key, p);
+}
+
+void Transport::ArmRetransmit(const PacketKey& key, const OutPacket& p) {
+  const uint32_t generation = p.generation;
+  host_.After(p.rto_ps, [this, alive = alive_, key, generation] {
+    if (!*alive) return;
+    auto it = out_packets_.find(key);
+    if (it == out_packets_.end() || it->second.acked || it->second.generation != generation) {
+      return;
+    }
+    OutPacket& packet = it->second;
+    ++packet.generation;
+    packet.rto_ps = std::min(packet.rto_ps * 2, config_.rto_max_ps);
+    ++stats_.retransmits;
+    Transmit(key, packet);
+  });
+}
+
+void Transport::OnAck(const Header& h) {
+  const PacketKey key{h.src_task, h.acked, h.seq, h.offset};
+  auto it = out_packets_.find(key);
+  if (it == out_packets_.end()) return;
+  out_packets_.erase(it);
+  uint32_t& flying = in_flight_[h.src_task];
+  if (flying > 0) --flying;
+  const auto kind = static_cast<Kind>(h.acked);
+  if (kind == Kind::kData || kind == Kind::kRts) {
+    auto m = out_msgs_.find(MsgKey(h.src_task, h.seq));
+    if (m != out_msgs_.end()) {
+      if (m->second.unacked > 0) --m->second.unacked;
+      MaybeFinish(m->first);
+    }
+  }
+  PumpWindow(h.src_task);
+}
+
+void Transport::MaybeFinish(uint64_t msg_key) {
+  auto it = out_msgs_.find(msg_key);
+  if (it == out_msgs_.end()) return;
+  const OutMsg& m = it->second;
+  const bool done = m.rdma ? (m.finished || (m.fell_back && m.unacked == 0)) : m.unacked == 0;
+  if (done) FinishOut(msg_key);
+}
+
+void Transport::FinishOut(uint64_t msg_key) {
+  auto it = out_msgs_.find(msg_key);
+  OutMsg& m = it->second;
+  // Packets of the message still unacknowledged are not needed any more.
+  for (auto p = out_packets_.lower_bound(PacketKey{m.dest, 0, 0, 0});
+       p != out_packets_.end() && p->first.dest == m.dest;) {
+    const auto kind = static_cast<Kind>(p->first.kind);
+    if (p->first.seq == m.seq && (kind == Kind::kData || kind == Kind::kRts)) {
+      if (p->second.sent && in_flight_[m.dest] > 0) --in_flight_[m.dest];
+      p = out_packets_.erase(p);
+    } else {
+      ++p;
+    }
+  }
+  if (m.rdma) {
+    regs_.Release(m.vaddr, m.len);
+    for (uint32_t r : m.rcxts) port_.ReleaseRcxt(r);
+  }
+  std::function<void()> done = std::move(m.on_done);
+  const uint32_t dest = m.dest;
+  out_msgs_.erase(it);
+  PumpWindow(dest);
+  if (done) done();
+}
+
+// ---- Receiver ------------------------------------------------------------------------------
+
+void Transport::OnFrame(const abi::RecvFrameHeader& frame, const uint8_t* payload) {
+  if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
+    abi::CompletionRecord c;
+    std::memcpy(&c, payload, sizeof(c));
+    OnCompletion(c);
+    return;
+  }
+  if (frame.type != static_cast<uint8_t>(abi::PacketType::kFifo) ||
+      frame.len_bytes < sizeof(Header)) {
+    return;
+  }
+  Header h;
+  std::memcpy(&h, payload, sizeof(h));
+  const uint8_t* data = payload + sizeof(h);
+  const uint32_t data_len = frame.len_bytes - static_cast<uint32_t>(sizeof(h));
+  switch (static_cast<Kind>(h.kind)) {
+    case Kind::kData:
+      if (h.frag_len <= data_len) OnData(h, data);
+      break;
+    case Kind::kAck:
+      OnAck(h);
+      break;
+    case Kind::kRts:
+      OnRts(h, data, data_len);
+      break;
+    case Kind::kDone:
+    case Kind::kFallback:
+      OnControl(h);
+      break;
+  }
+}
+
+void Transport::Ack(uint32_t dest, const Header& h) {
+  Header a{};
+  a.kind = static_cast<uint8_t>(Kind::kAck);
+  a.acked = h.kind;
+  a.src_task = config_.task;
+  a.seq = h.seq;
+  a.offset = h.offset;
+  port_.Send(peer_of_(dest), reinterpret_cast<const uint8_t*>(&a), sizeof(a), 0);
+}
+
+void Transport::OnData(const Header& h, const uint8_t* data) {
+  Ack(h.src_task, h);
+  InConn& conn = in_[h.src_task];
+  if (static_cast<int32_t>(h.seq - conn.next_deliver) < 0) {
+    ++stats_.duplicates;
+    return;
+  }
+  InMsg& m = conn.msgs[h.seq];
+  if (m.fragments.empty() && !m.rdma) {
+    m.context = h.context;
+    m.tag = h.tag;
+    m.total = h.total;
+  }
+  if (m.complete) {
+    ++stats_.duplicates;
+    return;
+  }
+  if (m.rdma && !m.fallback) {
+    // The sender is pushing the bytes in packet mode: the pull is over.
+    m.fallback = true;
+    EndPull(m);
+  }
+  if (m.data.size() != m.total) m.data.resize(m.total);
+  if (uint64_t{h.offset} + h.frag_len > m.total || !m.fragments.insert(h.offset).second) {
+    ++stats_.duplicates;
+    return;
+  }
+  if (h.frag_len > 0) std::memcpy(m.data.data() + h.offset, data, h.frag_len);
+  m.received += h.frag_len;
+  if (m.received == m.total) {
+    m.complete = true;
+    TryDeliver(h.src_task);
+  }
+}
+
+void Transport::OnRts(const Header& h, const uint8_t* body, uint32_t len) {
+  Ack(h.src_task, h);
+  InConn& conn = in_[h.src_task];
+  if (static_cast<int32_t>(h.seq - conn.next_deliver) < 0 || conn.msgs.count(h.seq) > 0 ||
+      len < sizeof(RtsBody)) {
+    ++stats_.duplicates;
+    return;
+  }
+  InMsg& m = conn.msgs[h.seq];
+  m.rdma = true;
+  m.context = h.context;
+  m.tag = h.tag;
+  m.total = h.total;
+  std::memcpy(&m.rts, body, sizeof(m.rts));
+  if (!config_.rdma || m.rts.spans == 0 || m.rts.spans > kMaxRtsSpans || m.rts.rcxts == 0 ||
+      m.rts.rcxts > kMaxPipeline) {
+    FallBack(h.src_task, h.seq, m);
+    return;
+  }
+  StartPull(h.src_task, h.seq, m);
+}
+
+Result<uint64_t> Transport::TakeLanding(uint64_t bytes) {
+  auto it = landing_pool_.lower_bound(bytes);
+  if (it != landing_pool_.end()) {
+    const uint64_t vaddr = it->second;
+    landing_pool_.erase(it);
+    return vaddr;
+  }
+  uint64_t size = 64 * 1024;
+  while (size < bytes) size *= 2;
+  Result<uint64_t> vaddr = host_.Map(size);
+  if (vaddr.ok()) landing_size_[*vaddr] = size;
+  return vaddr;
+}
+
+void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
+  Result<uint64_t> landing = TakeLanding(m.total);
+  if (!landing.ok()) {
+    FallBack(src, seq, m);
+    return;
+  }
+  m.landing = *landing;
+  m.landing_len = m.total;
+  Result<std::vector<RegistrationCache::Span>> spans = regs_.Acquire(m.landing, m.total);
+  if (!spans.ok()) {
+    m.landing_len = 0;
+    FallBack(src, seq, m);
+    return;
+  }
+  m.landing_spans = *spans;
+  const uint32_t slots = std::min(config_.rdma_pipeline, m.rts.rcxts);
+  for (uint32_t i = 0; i < slots; ++i) {
+    Result<uint32_t> r = port_.AcquireRcxt();
+    if (!r.ok()) break;
+    m.local_rcxts.push_back(*r);
+    rcxt_owner_[*r] = SlotRef{src, seq, i};
+  }
+  if (m.local_rcxts.empty()) {
+    FallBack(src, seq, m);
+    return;
+  }
+  m.slot_tid.assign(m.local_rcxts.size(), 0);
+  m.in_flight.assign(m.local_rcxts.size(), Chunk{});
+  m.slot_generation.assign(m.local_rcxts.size(), 0);
+  // Chunks never cross a fragment of either side's buffer (each has its own PVO).
+  uint64_t at = 0;
+  while (at < m.total) {
+    uint64_t end = std::min<uint64_t>(m.total, at + config_.rdma_chunk);
+    for (uint32_t i = 0; i < m.rts.spans; ++i) {
+      const RtsSpan& s = m.rts.span[i];
+      if (at >= s.offset && at < s.offset + s.len) end = std::min(end, s.offset + s.len);
+    }
+    for (const RegistrationCache::Span& s : m.landing_spans) {
+      const uint64_t off = s.vaddr - m.landing;
+      if (at >= off && at < off + s.len) end = std::min(end, off + s.len);
+    }
+    m.todo.push_back(Chunk{at, end - at, 0});
+    at = end;
+  }
+  IssueChunks(src, seq, m);
+}
+
+void Transport::IssueChunks(uint32_t src, uint32_t seq, InMsg& m) {
+  for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
+    if (m.in_flight[slot].len > 0 || m.todo.empty()) continue;
+    m.in_flight[slot] = m.todo.front();
+    m.todo.pop_front();
+    PostChunk(src, seq, m, slot);
+  }
+}
+
+void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
+  const Chunk& c = m.in_flight[slot];
+  uint64_t remote_pvo = 0, local_pvo = 0;
+  for (uint32_t i = 0; i < m.rts.spans; ++i) {
+    const RtsSpan& s = m.rts.span[i];
+    if (c.offset >= s.offset && c.offset < s.offset + s.len) remote_pvo = s.pvo + (c.offset - s.offset);
+  }
+  for (const RegistrationCache::Span& s : m.landing_spans) {
+    const uint64_t off = s.vaddr - m.landing;
+    if (c.offset >= off && c.offset < off + s.len) local_pvo = s.pvo + (c.offset - off);
+  }
+  abi::RdmaRequest r{};
+  r.local_rcxt = m.local_rcxts[slot];
+  r.remote_rcxt = m.rts.rcxt[slot];
+  r.tid = ++m.slot_tid[slot];
+  r.length = static_cast<uint32_t>(c.len);
+  r.local_pvo = local_pvo;
+  r.remote_pvo = remote_pvo;
+  r.flags = abi::kReqNotifyInitiator;
+  const Peer from = peer_of_(src);
+  port_.Post(abi::SlotType::kRdmaRead, from, r, seq);
+  ++stats_.rdma_chunks;
+  const uint32_t generation = ++m.slot_generation[slot];
+  // The timeout grows with the chunk and doubles with every attempt.
+  const uint64_t timeout =
+      (config_.rdma_timeout_base_ps +
+       static_cast<uint64_t>(static_cast<double>(c.len) * config_.rdma_timeout_ps_per_byte))
+      << std::min<uint32_t>(c.attempts, 6);
+  host_.After(timeout, [this, alive = alive_, src, seq, slot, generation] {
+    if (*alive) ChunkTimedOut(src, seq, slot, generation);
+  });
+}
+
+void Transport::ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation) {
+  auto conn = in_.find(src);
+  if (conn == in_.end()) return;
+  auto it = conn->second.msgs.find(seq);
+  if (it == conn->second.msgs.end()) return;
+  InMsg& m = it->second;
+  if (!m.rdma || m.fallback || m.complete || slot >= m.slot_generation.size() ||
+      m.slot_generation[slot] != generation || m.in_flight[slot].len == 0) {
+    return;
+  }
+  ++stats_.rdma_redrives;
+  // Whatever of this attempt still arrives must not count: cancel, then redrive higher.
+  abi::RdmaRequest cancel{};
+  cancel.local_rcxt = m.local_rcxts[slot];
+  port_.Post(abi::SlotType::kRcxtCancel, port_.self(), cancel, seq);
+  Chunk c = m.in_flight[slot];
+  ++c.attempts;
+  if (c.len > abi::kRdmaPacketBytes && c.attempts >= 2) {
+    // A chunk that keeps failing is split: smaller pieces get through more loss.
+    const uint64_t half = (c.len / 2 + abi::kRdmaPacketBytes - 1) / abi::kRdmaPacketBytes *
+                          abi::kRdmaPacketBytes;
+    m.todo.push_front(Chunk{c.offset + half, c.len - half, 0});
+    m.todo.push_front(Chunk{c.offset, half, 0});
+    m.in_flight[slot] = Chunk{};
+    ++m.slot_generation[slot];
+    ++stats_.rdma_splits;
+    IssueChunks(src, seq, m);
+    return;
+  }
+  if (c.len <= abi::kRdmaPacketBytes && c.attempts >= config_.rdma_attempts) {
+    FallBack(src, seq, m);
+    return;
+  }
+  m.in_flight[slot] = c;
+  PostChunk(src, seq, m, slot);
+}
+
+void Transport::OnCompletion(const abi::CompletionRecord& c) {
+  auto owner = rcxt_owner_.find(c.rcxt);
+  if (owner == rcxt_owner_.end()) return;
+  const SlotRef ref = owner->second;
+  auto conn = in_.find(ref.src);
+  if (conn == in_.end()) return;
+  auto it = conn->second.msgs.find(ref.seq);
+  if (it == conn->second.msgs.end()) return;
+  InMsg& m = it->second;
+  if (!m.rdma || m.fallback || m.complete || ref.slot >= m.in_flight.size() ||
+      c.tid != m.slot_tid[ref.slot] || m.in_flight[ref.slot].len == 0) {
+    return;  // a completion of an attempt already given up
+  }
+  m.landed += m.in_flight[ref.slot].len;
+  m.in_flight[ref.slot] = Chunk{};
+  ++m.slot_generation[ref.slot];
+  const bool busy = std::any_of(m.in_flight.begin(), m.in_flight.end(),
+                                [](const Chunk& k) { return k.len > 0; });
+  if (m.landed < m.total || !m.todo.empty() || busy) {
+    IssueChunks(ref.src, ref.seq, m);
+    return;
+  }
+  m.data.resize(m.total);
+  host_.Read(m.landing, m.data.data(), m.total);
+  m.complete = true;
+  EndPull(m);
+  SendControl(ref.src, Kind::kDone, ref.seq);
+  TryDeliver(ref.src);
+}
+
+void Transport::FallBack(uint32_t src, uint32_t seq, InMsg& m) {
+  ++stats_.fallbacks;
+  for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
+    if (m.in_flight[slot].len == 0) continue;
+    abi::RdmaRequest cancel{};
+    cancel.local_rcxt = m.local_rcxts[slot];
+    port_.Post(abi::SlotType::kRcxtCancel, port_.self(), cancel, seq);
+  }
+  m.fallback = true;
+  EndPull(m);
+  m.data.assign(m.total, 0);
+  m.fragments.clear();
+  m.received = 0;
+  SendControl(src, Kind::kFallback, seq);
+}
+
+void Transport::EndPull(InMsg& m) {
+  if (m.landing_len > 0 && !m.landing_spans.empty()) regs_.Release(m.landing, m.landing_len);
+  if (m.landing != 0) landing_pool_.emplace(landing_size_[m.landing], m.landing);
+  m.landing = 0;
+  m.landing_spans.clear();
+  m.landing_len = 0;
+  for (uint32_t r : m.local_rcxts) {
+    rcxt_owner_.erase(r);
+    port_.ReleaseRcxt(r);
+  }
+  m.local_rcxts.clear();
+  m.in_flight.clear();
+  m.todo.clear();
+}
+
+void Transport::SendControl(uint32_t dest, Kind kind, uint32_t seq) {
+  Header h{};
+  h.kind = static_cast<uint8_t>(kind);
+  h.src_task = config_.task;
+  h.seq = seq;
+  QueueReliable(dest, h, nullptr, 0);
+}
+
+void Transport::OnControl(const Header& h) {
+  Ack(h.src_task, h);
+  auto it = out_msgs_.find(MsgKey(h.src_task, h.seq));
+  if (it == out_msgs_.end()) return;  // already finished: the ack was what was missing
+  OutMsg& m = it->second;
+  if (static_cast<Kind>(h.kind) == Kind::kDone) {
+    m.finished = true;
+  } else if (!m.fell_back) {
+    m.fell_back = true;
+    ++stats_.fallbacks;
+    SendEager(m);
+  }
+  MaybeFinish(it->first);
+}
+
+void Transport::TryDeliver(uint32_t src) {
+  InConn& conn = in_[src];
+  for (;;) {
+    auto it = conn.msgs.find(conn.next_deliver);
+    if (it == conn.msgs.end() || !it->second.complete) return;
+    InMsg m = std::move(it->second);
+    conn.msgs.erase(it);
+    ++conn.next_deliver;
+    ++stats_.messages_delivered;
+    if (deliver_) deliver_(src, m.context, m.tag, std::move(m.data));
+  }
+}
+
+}  // namespace nicsim::ulp

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+// A LAPI-style reliable transport for one task over one window. Small messages go in packet
+// mode: fragments with sequence numbers, per-fragment acknowledgements, retransmission with
+// back-off, duplicate suppression. Large messages go by RDMA: the sender registers the buffer
+// (lazily, through the registration cache) and sends a request-to-send; the receiver reads
+// the data in chunks, pipelined over several rCxts, each chunk redriven with a higher tid and
+// a growing timeout when its completion does not come, halved when it keeps failing, and the
+// whole message falls back to packet mode when RDMA cannot get through (a dead path, an
+// adapter recovery, heavy loss). Every message is delivered exactly once and in order per
+// (source, destination).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "ulp/port.h"
+#include "ulp/registration_cache.h"
+#include "ulp/wire.h"
+
+namespace nicsim::ulp {
+
+struct TransportConfig {
+  /** This task's rank. */
+  uint32_t task = 0;
+  /** RDMA for messages above rdma_threshold bytes; off sends everything in packet mode. */
+  bool rdma = true;
+  uint64_t rdma_threshold = 16 * 1024;
+  /** First chunk size of an RDMA read; a failing chunk is halved down to one packet. */
+  uint32_t rdma_chunk = 256 * 1024;
+  /** Chunks in flight per message (rCxt pairs). */
+  uint32_t rdma_pipeline = 4;
+  /** Tries of a one-packet chunk before the message falls back to packet mode. */
+  uint32_t rdma_attempts = 6;
+  /** Packet-mode retransmit timeout, doubled per retry up to rto_max_ps. */
+  uint64_t rto_ps = 40'000'000;
+  uint64_t rto_max_ps = 2'000'000'000;
+  /** RDMA chunk timeout: base plus this many picoseconds per byte. */
+  uint64_t rdma_timeout_base_ps = 60'000'000;
+  double rdma_timeout_ps_per_byte = 2'000.0;
+  /** Unacknowledged packets in flight per destination. */
+  uint32_t window = 48;
+};
+
+struct TransportStats {
+  uint64_t messages_sent = 0;
+  uint64_t messages_delivered = 0;
+  uint64_t packets_sent = 0;
+  uint64_t retransmits = 0;
+  uint64_t duplicates = 0;
+  uint64_t rdma_messages = 0;
+  uint64_t rdma_chunks = 0;
+  uint64_t rdma_redrives = 0;
+  uint64_t rdma_splits = 0;
+  uint64_t fallbacks = 0;
+};
+
+class Transport {
+ public:
+  /** `peer_of(task)` names the window a task receives on. */
+  Transport(Host& host, Port& port, RegistrationCache& regs, const TransportConfig& config,
+            std::function<Peer(uint32_t task)> peer_of);
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  /** A whole message, delivered once, in order per source. */
+  using DeliverFn = std::function<void(uint32_t src_task, uint32_t context, uint32_t tag,
+                                       std::vector<uint8_t> data)>;
+  void OnDeliver(DeliverFn fn) { deliver_ = std::move(fn); }
+
+  /**
+   * Sends `len` bytes at `vaddr` of the task's memory. The buffer must stay unchanged until
+   * `on_done`, which runs once the receiver holds the whole message.
+   */
+  void Send(uint32_t dest_task, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len,
+            std::function<void()> on_done);
+
+  /** Re-binds to the port's window after the window was rebuilt (adapter recovery). */
+  void Reattach();
+  /** Messages sent whose on_done has not run yet. */
+  size_t pending_sends() const { return out_msgs_.size(); }
+  /** True when nothing is in flight either way (no unacked packet, no RDMA in progress). */
+  bool Idle() const;
+  const TransportStats& stats() const { return stats_; }
+  const TransportConfig& config() const { return config_; }
+
+ private:
+  // ---- Sender side ------------------------------------------------------------------------
+  /** A packet kept until acknowledged. */
+  struct OutPacket {
+    uint32_t dest = 0;
+    std::vector<uint8_t> bytes;  // header + data
+    uint64_t rto_ps = 0;
+    uint32_t generation = 0;
+    bool acked = false;
+    bool sent = false;
+  };
+  /** Key of an OutPacket: (dest, kind, seq, offset). */
+  struct PacketKey {
+    uint32_t dest;
+    uint8_t kind;
+    uint32_t seq;
+    uint32_t offset;
+    bool operator<(const PacketKey& o) const;
+  };
+  struct OutMsg {
+    uint32_t dest = 0;
+    uint32_t seq = 0;
+    uint32_t context = 0;
+    uint32_t tag = 0;
+    uint64_t vaddr = 0;
+    uint64_t len = 0;
+    /** Packets of this message not yet acknowledged. */
+    uint32_t unacked = 0;
+    bool rdma = false;
+    /** RDMA: the receiver said done (or all fallback data was acknowledged). */
+    bool finished = false;
+    bool fell_back = false;
+    std::vector<uint32_t> rcxts;
+    std::function<void()> on_done;
+  };
+  void SendEager(OutMsg& m);
+  void SendRts(OutMsg& m, const std::vector<RegistrationCache::Span>& spans);
+  /** Queues a reliable packet (sent when the destination's window allows). */
+  void QueueReliable(uint32_t dest, const Header& h, const uint8_t* data, uint32_t len);
+  void PumpWindow(uint32_t dest);
+  void Transmit(const PacketKey& key, OutPacket& p);
+  void ArmRetransmit(const PacketKey& key, const OutPacket& p);
+  void OnAck(const Header& h);
+  void MaybeFinish(uint64_t msg_key);
+  void FinishOut(uint64_t msg_key);
+
+  // ---- Receiver side ----------------------------------------------------------------------
+  struct Chunk {
+    uint64_t offset = 0;
+    uint64_t len = 0;
+    uint32_t attempts = 0;
+  };
+  struct InMsg {
+    uint32_t context = 0;
+    uint32_t tag = 0;
+    uint64_t total = 0;
+    std::vector<uint8_t> data;
+    std::set<uint32_t> fragments;
+    uint64_t received = 0;
+    bool complete = false;
+    // RDMA pull.
+    bool rdma = false;
+    bool fallback = false;
+    RtsBody rts{};
+    uint64_t landing = 0;
+    uint64_t landing_len = 0;
+    std::vector<RegistrationCache::Span> landing_spans;
+    std::vector<uint32_t> local_rcxts;
+    std::vector<uint32_t> slot_tid;
+    /** Chunk in flight per pipeline slot (len 0: slot free). */
+    std::vector<Chunk> in_flight;
+    std::vector<uint32_t> slot_generation;
+    std::deque<Chunk> todo;
+    uint64_t landed = 0;
+  };
+  struct InConn {
+    uint32_t next_deliver = 0;
+    std::map<uint32_t, InMsg> msgs;
+  };
+  void OnFrame(const abi::RecvFrameHeader& frame, const uint8_t* payload);
+  void OnData(const Header& h, const uint8_t* data);
+  void OnRts(const Header& h, const uint8_t* body, uint32_t len);
+  void OnControl(const Header& h);
+  void OnCompletion(const abi::CompletionRecord& c);
+  void Ack(uint32_t dest, const Header& h);
+  void StartPull(uint32_t src, uint32_t seq, InMsg& m);
+  void IssueChunks(uint32_t src, uint32_t seq, InMsg& m);
+  void PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot);
+  void ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation);
+  void FallBack(uint32_t src, uint32_t seq, InMsg& m);
+  void EndPull(InMsg& m);
+  void TryDeliver(uint32_t src);
+  /** Sends an unsequenced control packet (done, fallback) reliably. */
+  void SendControl(uint32_t dest, Kind kind, uint32_t seq);
+
+  static uint64_t MsgKey(uint32_t dest, uint32_t seq) { return (uint64_t{dest} << 32) | seq; }
+  uint32_t FragmentBytes() const;
+
+  Host& host_;
+  Port& port_;
+  RegistrationCache& regs_;
+  TransportConfig config_;
+  std::function<Peer(uint32_t)> peer_of_;
+  DeliverFn deliver_;
+  std::unordered_map<uint32_t, uint32_t> next_seq_;
+  std::map<PacketKey, OutPacket> out_packets_;
+  std::unordered_map<uint32_t, std::deque<PacketKey>> waiting_;
+  std::unordered_map<uint32_t, uint32_t> in_flight_;
+  std::unordered_map<uint64_t, OutMsg> out_msgs_;
+  std::unordered_map<uint32_t, InConn> in_;
+  /** Local rCxt reference -> (source, seq, slot) of the pull it serves. */
+  struct SlotRef {
+    uint32_t src;
+    uint32_t seq;
+    uint32_t slot;
+  };
+  std::unordered_map<uint32_t, SlotRef> rcxt_owner_;
+  /** Landing areas no pull uses now, by size (they stay mapped and registered for reuse). */
+  std::multimap<uint64_t, uint64_t> landing_pool_;
+  /** Size of each landing area handed out, by address. */
+  std::unordered_map<uint64_t, uint64_t> landing_size_;
+  Result<uint64_t> TakeLanding(uint64_t bytes);
+  TransportStats stats_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace nicsim::ulp

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reliable transport's packet formats: a 32-byte header at the start of every
+// packet-mode payload, and the body of a request-to-send for a message moved by RDMA.
+#pragma once
+
+#include <cstdint>
+
+namespace nicsim::ulp {
+
+/** What a transport packet is. */
+enum class Kind : uint8_t {
+  /** A fragment of a message's bytes. */
+  kData = 1,
+  /** Acknowledges one packet: (acked kind, seq, offset). */
+  kAck = 2,
+  /** Request to send: the message's bytes wait, registered, for the receiver to read. */
+  kRts = 3,
+  /** Receiver to sender: the RDMA read of message `seq` is complete. */
+  kDone = 4,
+  /** Receiver to sender: RDMA failed; send message `seq` in packet mode. */
+  kFallback = 5,
+};
+
+/** Little-endian header at the start of every transport packet. */
+struct Header {
+  uint8_t kind;
+  /** kAck: the kind being acknowledged. */
+  uint8_t acked;
+  uint16_t reserved;
+  uint32_t src_task;
+  /** The message's sequence number on its (source, destination) connection. */
+  uint32_t seq;
+  /** kData: this fragment's offset in the message. */
+  uint32_t offset;
+  /** Bytes of the whole message. */
+  uint32_t total;
+  uint32_t context;
+  uint32_t tag;
+  /** Bytes of message data in this packet. */
+  uint32_t frag_len;
+};
+static_assert(sizeof(Header) == 32, "transport header layout");
+
+/** A piece of the sender's buffer inside one registered fragment. */
+struct RtsSpan {
+  uint64_t offset;
+  uint64_t len;
+  uint64_t pvo;
+};
+
+/** Most spans and rCxts an RTS carries. */
+inline constexpr uint32_t kMaxRtsSpans = 8;
+inline constexpr uint32_t kMaxPipeline = 8;
+
+/** Payload of a kRts packet after the header. */
+struct RtsBody {
+  uint32_t spans;
+  uint32_t rcxts;
+  RtsSpan span[kMaxRtsSpans];
+  /** The sender's rCxts the receiver's reads may name, one per pipeline slot. */
+  uint32_t rcxt[kMaxPipeline];
+};
+
+}  // namespace nicsim::ulp
