@@ -96,6 +96,9 @@ class AdapterModel : public fw::Platform, public LinkSink {
   const fw::Counters& firmware_counters() const { return microcode_.counters(); }
   const fw::Microcode& microcode() const { return microcode_; }
   const AdapterCounters& counters() const { return counters_; }
+  /** Free DTBs and header buffers now (all of them on an idle adapter: nothing leaked). */
+  uint32_t free_dtbs() const { return free_dtbs_.size(); }
+  uint32_t free_header_buffers() const { return free_header_buffers_.size(); }
   /** Backend-specific counters (name, value) for the stats; none unless a subclass has some. */
   virtual std::vector<std::pair<std::string_view, uint64_t>> ExtraCounters() const { return {}; }
 

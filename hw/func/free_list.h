@@ -18,6 +18,8 @@ class FreeList {
     for (uint32_t i = count; i > 0; --i) free_.push_back(static_cast<Id>(i - 1));
   }
   bool empty() const { return free_.empty(); }
+  /** Ids free now. */
+  uint32_t size() const { return static_cast<uint32_t>(free_.size()); }
   /** The id on top, now taken; kNone if every id is taken. */
   Id Take() {
     if (free_.empty()) return kNone;

@@ -31,6 +31,9 @@ struct TransportCell {
   uint64_t recover_after = 0;
   uint64_t seed = 1;
   bool rdma = true;
+  /** Mostly small messages (the fault matrix): 60% < 2 KiB, 27% < 64 KiB, 12% < 1 MiB,
+   *  1% up to max_size. Otherwise a quarter each up to 64 B, 16 KiB, 512 KiB, max_size. */
+  bool small_heavy = false;
 };
 
 class TransportHarness {
@@ -90,11 +93,19 @@ class TransportHarness {
       auto dst = static_cast<uint32_t>(rng.Below(cell_.nodes - 1));
       if (dst >= src) ++dst;
       uint64_t len;
-      switch (rng.Below(4)) {
-        case 0: len = rng.Below(64); break;
-        case 1: len = rng.Below(16 * 1024); break;
-        case 2: len = rng.Below(512 * 1024); break;
-        default: len = rng.Below(cell_.max_size + 1); break;
+      if (cell_.small_heavy) {
+        const uint64_t r = rng.Below(100);
+        len = r < 60 ? rng.Below(2048)
+              : r < 87 ? rng.Below(64 * 1024)
+              : r < 99 ? rng.Below(1 << 20)
+                       : rng.Below(cell_.max_size + 1);
+      } else {
+        switch (rng.Below(4)) {
+          case 0: len = rng.Below(64); break;
+          case 1: len = rng.Below(16 * 1024); break;
+          case 2: len = rng.Below(512 * 1024); break;
+          default: len = rng.Below(cell_.max_size + 1); break;
+        }
       }
       len = std::min<uint64_t>(len, kSourceBytes);
       const uint64_t offset = rng.Below(kSourceBytes - len + 1);
@@ -122,6 +133,7 @@ class TransportHarness {
   }
 
   Cluster& cluster() { return *cluster_; }
+  const TransportCell& cell() const { return cell_; }
   ulp::Transport& transport(uint32_t n) { return *tasks_[n].transport; }
   uint64_t delivered() const { return delivered_; }
   uint64_t done() const { return done_; }
