@@ -10,8 +10,8 @@ constexpr uint64_t kPsPerSecond = 1'000'000'000'000ull;
 
 RegistrationCache::~RegistrationCache() {
   for (auto& [key, seg] : segments_) {
-    for (auto& f : seg.fragments) {
-      if (f) static_cast<void>(host_.Deregister(f->reg));
+    for (Fragment& f : seg.fragments) {
+      for (auto& run : f) static_cast<void>(host_.Deregister(run->reg));
     }
   }
 }
@@ -28,8 +28,8 @@ bool RegistrationCache::IsRegistered(uint64_t vaddr) const {
   return it->second.registered.test((vaddr >> kFragmentShift) & (kFragmentsPerSegment - 1));
 }
 
-Result<std::unique_ptr<RegistrationCache::Fragment>> RegistrationCache::RegisterRun(uint64_t vaddr,
-                                                                                   uint64_t len) {
+Result<std::unique_ptr<RegistrationCache::Run>> RegistrationCache::RegisterRun(uint64_t vaddr,
+                                                                              uint64_t len) {
   const driver::PageTable& pages = host_.pages();
   const std::optional<driver::PageMapping> first = pages.Lookup(vaddr);
   if (!first) return Status::Error("registration: address not mapped");
@@ -51,7 +51,7 @@ Result<std::unique_ptr<RegistrationCache::Fragment>> RegistrationCache::Register
     end += page;
   }
   if (vaddr + len > end) return Status::Error("registration: buffer not mapped throughout");
-  auto f = std::make_unique<Fragment>();
+  auto f = std::make_unique<Run>();
   f->begin = begin;
   f->end = end;
   f->page_shift = shift;
@@ -62,7 +62,7 @@ Result<std::unique_ptr<RegistrationCache::Fragment>> RegistrationCache::Register
   return f;
 }
 
-bool RegistrationCache::StillMapped(const Fragment& f) {
+bool RegistrationCache::StillMapped(const Run& f) {
   const uint64_t page = uint64_t{1} << f.page_shift;
   size_t i = 0;
   for (uint64_t v = f.begin; v < f.end; v += page, ++i) {
@@ -72,10 +72,11 @@ bool RegistrationCache::StillMapped(const Fragment& f) {
   return true;
 }
 
-void RegistrationCache::Drop(Segment& seg, uint32_t index) {
-  static_cast<void>(host_.Deregister(seg.fragments[index]->reg));
-  seg.fragments[index].reset();
-  seg.registered.reset(index);
+void RegistrationCache::Drop(Segment& seg, uint32_t index, size_t i) {
+  Fragment& f = seg.fragments[index];
+  static_cast<void>(host_.Deregister(f[i]->reg));
+  f.erase(f.begin() + static_cast<std::ptrdiff_t>(i));
+  if (f.empty()) seg.registered.reset(index);
 }
 
 void RegistrationCache::Age() {
@@ -85,12 +86,15 @@ void RegistrationCache::Age() {
   aged_at_ps_ += seconds * kPsPerSecond;
   for (auto& [key, seg] : segments_) {
     for (uint32_t i = 0; i < kFragmentsPerSegment; ++i) {
-      Fragment* f = seg.fragments[i].get();
-      if (f == nullptr || f->uses > 0) continue;
-      f->idle_s += static_cast<uint32_t>(std::min<uint64_t>(seconds, 1u << 30));
-      if (f->idle_s >= idle_limit_s_) {
-        Drop(seg, i);
-        ++stats_.evictions;
+      Fragment& f = seg.fragments[i];
+      for (size_t r = f.size(); r-- > 0;) {
+        Run& run = *f[r];
+        if (run.uses > 0) continue;
+        run.idle_s += static_cast<uint32_t>(std::min<uint64_t>(seconds, 1u << 30));
+        if (run.idle_s >= idle_limit_s_) {
+          Drop(seg, i, r);
+          ++stats_.evictions;
+        }
       }
     }
   }
@@ -106,27 +110,33 @@ Result<std::vector<RegistrationCache::Span>> RegistrationCache::Acquire(uint64_t
     const uint64_t piece_end = std::min(end, frag_end);
     Segment& seg = segments_[at >> kSegmentShift];
     const auto index = static_cast<uint32_t>((at >> kFragmentShift) & (kFragmentsPerSegment - 1));
-    std::unique_ptr<Fragment>& f = seg.fragments[index];
-    const bool covers = f && at >= f->begin && piece_end <= f->end;
-    if (f && covers && StillMapped(*f)) {
+    Fragment& frag = seg.fragments[index];
+    Run* f = nullptr;
+    for (auto& run : frag) {
+      if (at >= run->begin && piece_end <= run->end) f = run.get();
+    }
+    if (f != nullptr && StillMapped(*f)) {
       ++stats_.hits;
     } else {
-      if (f && f->uses > 0) {
-        // Rare: a different run of a fragment in use. Undo what was taken and refuse.
-        if (at > vaddr) Release(vaddr, at - vaddr);
-        return Status::Error("registration: fragment in use by another mapping");
+      const bool covered = f != nullptr;
+      // Runs overlapping this piece are stale (the memory changed) or too small: replace them.
+      for (size_t r = frag.size(); r-- > 0;) {
+        if (frag[r]->end <= at || frag[r]->begin >= piece_end) continue;
+        if (frag[r]->uses > 0) {
+          if (at > vaddr) Release(vaddr, at - vaddr);
+          return Status::Error("registration: the memory changed under a transfer in progress");
+        }
+        Drop(seg, index, r);
       }
-      if (f) {
-        if (covers) ++stats_.remaps;
-        Drop(seg, index);
-      }
+      if (covered) ++stats_.remaps;
       ++stats_.misses;
-      Result<std::unique_ptr<Fragment>> fresh = RegisterRun(at, piece_end - at);
+      Result<std::unique_ptr<Run>> fresh = RegisterRun(at, piece_end - at);
       if (!fresh.ok()) {
         if (at > vaddr) Release(vaddr, at - vaddr);
         return fresh.status();
       }
-      f = std::move(*fresh);
+      f = fresh->get();
+      frag.push_back(std::move(*fresh));
       seg.registered.set(index);
     }
     ++f->uses;
@@ -144,9 +154,13 @@ void RegistrationCache::Release(uint64_t vaddr, uint64_t len) {
     const uint64_t frag_end = ((at >> kFragmentShift) + 1) << kFragmentShift;
     auto it = segments_.find(at >> kSegmentShift);
     if (it != segments_.end()) {
-      Fragment* f =
-          it->second.fragments[(at >> kFragmentShift) & (kFragmentsPerSegment - 1)].get();
-      if (f != nullptr && f->uses > 0) --f->uses;
+      const uint64_t piece_end = std::min(end, frag_end);
+      for (auto& run : it->second.fragments[(at >> kFragmentShift) & (kFragmentsPerSegment - 1)]) {
+        if (at >= run->begin && piece_end <= run->end && run->uses > 0) {
+          --run->uses;
+          break;
+        }
+      }
     }
     at = std::min(end, frag_end);
   }

@@ -64,9 +64,9 @@ class RegistrationCache {
   bool IsRegistered(uint64_t vaddr) const;
 
  private:
-  struct Fragment {
+  /** One registration: a mapped run [begin, end) of one page size inside a fragment. */
+  struct Run {
     driver::Registration reg;
-    /** The registered run [begin, end) inside the fragment and the real pages behind it. */
     uint64_t begin = 0;
     uint64_t end = 0;
     std::vector<uint64_t> real_pages;
@@ -74,15 +74,18 @@ class RegistrationCache {
     uint32_t uses = 0;
     uint32_t idle_s = 0;
   };
+  /** A fragment's registrations (separate mappings inside one fragment each have a run). */
+  using Fragment = std::vector<std::unique_ptr<Run>>;
   struct Segment {
     std::bitset<kFragmentsPerSegment> registered;
-    std::array<std::unique_ptr<Fragment>, kFragmentsPerSegment> fragments;
+    std::array<Fragment, kFragmentsPerSegment> fragments;
   };
   /** Registers the mapped run of one page size around [vaddr, vaddr + len) in its fragment. */
-  Result<std::unique_ptr<Fragment>> RegisterRun(uint64_t vaddr, uint64_t len);
-  /** True if the real pages behind the fragment are the ones it registered. */
-  bool StillMapped(const Fragment& f);
-  void Drop(Segment& seg, uint32_t index);
+  Result<std::unique_ptr<Run>> RegisterRun(uint64_t vaddr, uint64_t len);
+  /** True if the real pages behind the run are the ones it registered. */
+  bool StillMapped(const Run& r);
+  /** Deregisters run `i` of the fragment. */
+  void Drop(Segment& seg, uint32_t index, size_t i);
 
   Host& host_;
   uint32_t idle_limit_s_;

@@ -2,6 +2,7 @@
 #include "ulp/transport.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <tuple>
 
@@ -57,6 +58,20 @@ void Transport::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vad
   m.len = len;
   m.on_done = std::move(on_done);
   ++stats_.messages_sent;
+  const uint64_t key = MsgKey(dest, seq);
+  if (config_.send_overhead_ps == 0) {
+    StartSend(key);
+    return;
+  }
+  // Messages leave in order: every one waits the same software time.
+  host_.After(config_.send_overhead_ps, [this, alive = alive_, key] {
+    if (*alive) StartSend(key);
+  });
+}
+
+void Transport::StartSend(uint64_t key) {
+  OutMsg& m = out_msgs_.at(key);
+  const uint64_t vaddr = m.vaddr, len = m.len;
   if (config_.rdma && len > config_.rdma_threshold) {
     Result<std::vector<RegistrationCache::Span>> spans = regs_.Acquire(vaddr, len);
     if (spans.ok() && spans->size() <= kMaxRtsSpans) {
@@ -129,7 +144,7 @@ void Transport::QueueReliable(uint32_t dest, const Header& h, const uint8_t* dat
   p.bytes.resize(sizeof(h) + len);
   std::memcpy(p.bytes.data(), &h, sizeof(h));
   if (len > 0) std::memcpy(p.bytes.data() + sizeof(h), data, len);
-  p.rto_ps = config_.rto_ps;
+  p.rto_ps = RtoFor(dest);
   waiting_[dest].push_back(key);
   PumpWindow(dest);
 }
@@ -147,10 +162,19 @@ void Transport::PumpWindow(uint32_t dest) {
   }
 }
 
+uint64_t Transport::RtoFor(uint32_t dest) const {
+  auto it = rtt_.find(dest);
+  if (it == rtt_.end() || !it->second.valid) return config_.rto_ps;
+  const double rto = it->second.srtt_ps + 4 * it->second.rttvar_ps;
+  return std::clamp<uint64_t>(static_cast<uint64_t>(rto), config_.rto_min_ps, config_.rto_max_ps);
+}
+
 void Transport::Transmit(const PacketKey& key, OutPacket& p) {
   port_.Send(peer_of_(p.dest), p.bytes.data(), static_cast<uint32_t>(p.bytes.size()), 0);
   ++stats_.packets_sent;
+  p.retransmitted = p.sent;
   p.sent = true;
+  p.sent_ps = host_.NowPs();
   ArmRetransmit(key, p);
 }
 
@@ -174,6 +198,19 @@ void Transport::OnAck(const Header& h) {
   const PacketKey key{h.src_task, h.acked, h.seq, h.offset};
   auto it = out_packets_.find(key);
   if (it == out_packets_.end()) return;
+  if (!it->second.retransmitted) {
+    // Karn: only packets sent once give a round-trip sample.
+    const double sample = static_cast<double>(host_.NowPs() - it->second.sent_ps);
+    RttEstimate& e = rtt_[h.src_task];
+    if (!e.valid) {
+      e.srtt_ps = sample;
+      e.rttvar_ps = sample / 2;
+      e.valid = true;
+    } else {
+      e.rttvar_ps = 0.75 * e.rttvar_ps + 0.25 * std::abs(e.srtt_ps - sample);
+      e.srtt_ps = 0.875 * e.srtt_ps + 0.125 * sample;
+    }
+  }
   out_packets_.erase(it);
   uint32_t& flying = in_flight_[h.src_task];
   if (flying > 0) --flying;
@@ -380,16 +417,44 @@ void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
     m.todo.push_back(Chunk{at, end - at, 0});
     at = end;
   }
+  pulls_.emplace_back(src, seq);
   IssueChunks(src, seq, m);
 }
 
 void Transport::IssueChunks(uint32_t src, uint32_t seq, InMsg& m) {
   for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
     if (m.in_flight[slot].len > 0 || m.todo.empty()) continue;
+    // Stay within the in-flight budget (but always let one chunk go, so a pull progresses).
+    if (pull_bytes_in_flight_ > 0 &&
+        pull_bytes_in_flight_ + m.todo.front().len > config_.rdma_inflight_bytes) {
+      return;
+    }
     m.in_flight[slot] = m.todo.front();
     m.todo.pop_front();
+    pull_bytes_in_flight_ += m.in_flight[slot].len;
     PostChunk(src, seq, m, slot);
   }
+}
+
+void Transport::IssueAllPulls() {
+  for (auto it = pulls_.begin(); it != pulls_.end();) {
+    auto conn = in_.find(it->first);
+    InMsg* m = nullptr;
+    if (conn != in_.end()) {
+      auto found = conn->second.msgs.find(it->second);
+      if (found != conn->second.msgs.end()) m = &found->second;
+    }
+    if (m == nullptr || !m->rdma || m->fallback || m->complete) {
+      it = pulls_.erase(it);
+      continue;
+    }
+    IssueChunks(it->first, it->second, *m);
+    ++it;
+  }
+}
+
+void Transport::ChunkLanded(uint64_t len) {
+  pull_bytes_in_flight_ -= std::min(pull_bytes_in_flight_, len);
 }
 
 void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
@@ -416,9 +481,12 @@ void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
   ++stats_.rdma_chunks;
   const uint32_t generation = ++m.slot_generation[slot];
   // The timeout grows with the chunk and doubles with every attempt.
+  // Everything in flight is ahead of (or beside) this chunk: the timeout covers it all, and
+  // doubles with every attempt.
   const uint64_t timeout =
       (config_.rdma_timeout_base_ps +
-       static_cast<uint64_t>(static_cast<double>(c.len) * config_.rdma_timeout_ps_per_byte))
+       static_cast<uint64_t>(static_cast<double>(pull_bytes_in_flight_) *
+                             config_.rdma_timeout_ps_per_byte))
       << std::min<uint32_t>(c.attempts, 6);
   host_.After(timeout, [this, alive = alive_, src, seq, slot, generation] {
     if (*alive) ChunkTimedOut(src, seq, slot, generation);
@@ -442,6 +510,7 @@ void Transport::ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_
   port_.Post(abi::SlotType::kRcxtCancel, port_.self(), cancel, seq);
   Chunk c = m.in_flight[slot];
   ++c.attempts;
+  ChunkLanded(c.len);
   if (c.len > abi::kRdmaPacketBytes && c.attempts >= 2) {
     // A chunk that keeps failing is split: smaller pieces get through more loss.
     const uint64_t half = (c.len / 2 + abi::kRdmaPacketBytes - 1) / abi::kRdmaPacketBytes *
@@ -451,14 +520,17 @@ void Transport::ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_
     m.in_flight[slot] = Chunk{};
     ++m.slot_generation[slot];
     ++stats_.rdma_splits;
-    IssueChunks(src, seq, m);
+    IssueAllPulls();
     return;
   }
   if (c.len <= abi::kRdmaPacketBytes && c.attempts >= config_.rdma_attempts) {
+    m.in_flight[slot] = Chunk{};
     FallBack(src, seq, m);
+    IssueAllPulls();
     return;
   }
   m.in_flight[slot] = c;
+  pull_bytes_in_flight_ += c.len;
   PostChunk(src, seq, m, slot);
 }
 
@@ -476,12 +548,13 @@ void Transport::OnCompletion(const abi::CompletionRecord& c) {
     return;  // a completion of an attempt already given up
   }
   m.landed += m.in_flight[ref.slot].len;
+  ChunkLanded(m.in_flight[ref.slot].len);
   m.in_flight[ref.slot] = Chunk{};
   ++m.slot_generation[ref.slot];
   const bool busy = std::any_of(m.in_flight.begin(), m.in_flight.end(),
                                 [](const Chunk& k) { return k.len > 0; });
   if (m.landed < m.total || !m.todo.empty() || busy) {
-    IssueChunks(ref.src, ref.seq, m);
+    IssueAllPulls();
     return;
   }
   m.data.resize(m.total);
@@ -489,6 +562,7 @@ void Transport::OnCompletion(const abi::CompletionRecord& c) {
   m.complete = true;
   EndPull(m);
   SendControl(ref.src, Kind::kDone, ref.seq);
+  IssueAllPulls();
   TryDeliver(ref.src);
 }
 
@@ -519,6 +593,7 @@ void Transport::EndPull(InMsg& m) {
     port_.ReleaseRcxt(r);
   }
   m.local_rcxts.clear();
+  for (const Chunk& c : m.in_flight) ChunkLanded(c.len);
   m.in_flight.clear();
   m.todo.clear();
 }
@@ -555,7 +630,14 @@ void Transport::TryDeliver(uint32_t src) {
     conn.msgs.erase(it);
     ++conn.next_deliver;
     ++stats_.messages_delivered;
-    if (deliver_) deliver_(src, m.context, m.tag, std::move(m.data));
+    if (config_.recv_overhead_ps == 0) {
+      if (deliver_) deliver_(src, m.context, m.tag, std::move(m.data));
+      continue;
+    }
+    auto shared = std::make_shared<InMsg>(std::move(m));
+    host_.After(config_.recv_overhead_ps, [this, alive = alive_, src, shared] {
+      if (*alive && deliver_) deliver_(src, shared->context, shared->tag, std::move(shared->data));
+    });
   }
 }
 

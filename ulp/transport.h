@@ -35,16 +35,27 @@ struct TransportConfig {
   uint32_t rdma_chunk = 256 * 1024;
   /** Chunks in flight per message (rCxt pairs). */
   uint32_t rdma_pipeline = 4;
+  /** Bytes of RDMA reads in flight at once over all messages this task receives. */
+  uint64_t rdma_inflight_bytes = 2u << 20;
   /** Tries of a one-packet chunk before the message falls back to packet mode. */
   uint32_t rdma_attempts = 6;
-  /** Packet-mode retransmit timeout, doubled per retry up to rto_max_ps. */
-  uint64_t rto_ps = 40'000'000;
+  /**
+   * Packet-mode retransmit timeout before any round trip is measured; afterwards the
+   * timeout follows the measured round trip (srtt + 4 rttvar, at least rto_min_ps). Doubled
+   * per retry up to rto_max_ps.
+   */
+  uint64_t rto_ps = 200'000'000;
+  uint64_t rto_min_ps = 20'000'000;
   uint64_t rto_max_ps = 2'000'000'000;
   /** RDMA chunk timeout: base plus this many picoseconds per byte. */
   uint64_t rdma_timeout_base_ps = 60'000'000;
   double rdma_timeout_ps_per_byte = 2'000.0;
   /** Unacknowledged packets in flight per destination. */
   uint32_t window = 48;
+  /** Host CPU time the protocol stack spends per message sent and per message delivered
+   *  (the software path of LAPI and MPI on the node). */
+  uint64_t send_overhead_ps = 0;
+  uint64_t recv_overhead_ps = 0;
 };
 
 struct TransportStats {
@@ -100,7 +111,18 @@ class Transport {
     uint32_t generation = 0;
     bool acked = false;
     bool sent = false;
+    /** When it was last sent; an ack of a packet sent once is a round-trip sample. */
+    uint64_t sent_ps = 0;
+    bool retransmitted = false;
   };
+  /** Round-trip estimate per destination (Jacobson/Karels). */
+  struct RttEstimate {
+    double srtt_ps = 0;
+    double rttvar_ps = 0;
+    bool valid = false;
+  };
+  /** The retransmit timeout for a first transmission to `dest`. */
+  uint64_t RtoFor(uint32_t dest) const;
   /** Key of an OutPacket: (dest, kind, seq, offset). */
   struct PacketKey {
     uint32_t dest;
@@ -125,6 +147,8 @@ class Transport {
     std::vector<uint32_t> rcxts;
     std::function<void()> on_done;
   };
+  /** Send after the send overhead has passed. */
+  void StartSend(uint64_t msg_key);
   void SendEager(OutMsg& m);
   void SendRts(OutMsg& m, const std::vector<RegistrationCache::Span>& spans);
   /** Queues a reliable packet (sent when the destination's window allows). */
@@ -177,6 +201,10 @@ class Transport {
   void Ack(uint32_t dest, const Header& h);
   void StartPull(uint32_t src, uint32_t seq, InMsg& m);
   void IssueChunks(uint32_t src, uint32_t seq, InMsg& m);
+  /** Issues chunks of every pull in progress, oldest first, within the in-flight budget. */
+  void IssueAllPulls();
+  /** A chunk left flight (completed, split or given up): its bytes leave the budget. */
+  void ChunkLanded(uint64_t len);
   void PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot);
   void ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation);
   void FallBack(uint32_t src, uint32_t seq, InMsg& m);
@@ -198,6 +226,7 @@ class Transport {
   std::map<PacketKey, OutPacket> out_packets_;
   std::unordered_map<uint32_t, std::deque<PacketKey>> waiting_;
   std::unordered_map<uint32_t, uint32_t> in_flight_;
+  std::unordered_map<uint32_t, RttEstimate> rtt_;
   std::unordered_map<uint64_t, OutMsg> out_msgs_;
   std::unordered_map<uint32_t, InConn> in_;
   /** Local rCxt reference -> (source, seq, slot) of the pull it serves. */
@@ -207,6 +236,9 @@ class Transport {
     uint32_t slot;
   };
   std::unordered_map<uint32_t, SlotRef> rcxt_owner_;
+  /** Pulls in progress, oldest first: (source, seq). */
+  std::deque<std::pair<uint32_t, uint32_t>> pulls_;
+  uint64_t pull_bytes_in_flight_ = 0;
   /** Landing areas no pull uses now, by size (they stay mapped and registered for reuse). */
   std::multimap<uint64_t, uint64_t> landing_pool_;
   /** Size of each landing area handed out, by address. */

@@ -11,6 +11,8 @@ void ExpectAllDelivered(TransportHarness& h, const TransportCell& cell) {
   EXPECT_EQ(h.delivered(), cell.messages);
   EXPECT_EQ(h.done(), cell.messages);
   for (const std::string& e : h.errors()) ADD_FAILURE() << e;
+  // The last acknowledgements (of done and fallback notices) drain, then nothing is left.
+  h.cluster().events().RunWhile([] { return true; });
   for (uint32_t n = 0; n < cell.nodes; ++n) EXPECT_TRUE(h.transport(n).Idle()) << n;
 }
 

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// An MPI job on a simulated cluster: one rank per window (rank r on node r % nodes, window
+// r / nodes), each with its reliable transport and MPI object, and each running the job's
+// program on its own thread. Only one thread runs at a time: a rank that waits hands control
+// back to the event loop, which resumes ranks (in rank order) whose wait is over, so a run
+// is deterministic for a seed.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "sim/cluster.h"
+#include "sim/ulp_glue.h"
+#include "ulp/mpi/mpi.h"
+#include "ulp/registration_cache.h"
+#include "ulp/transport.h"
+
+namespace nicsim::sim {
+
+struct MpiJobConfig {
+  ClusterConfig cluster;
+  uint32_t ranks = 2;
+  ulp::TransportConfig transport;
+  mpi::MpiConfig mpi;
+  /** Seconds a registered fragment may idle before the cache deregisters it. */
+  uint32_t registration_idle_s = 10;
+};
+
+class MpiJob {
+ public:
+  static Result<std::unique_ptr<MpiJob>> Create(const MpiJobConfig& config);
+  ~MpiJob();
+
+  using Program = std::function<void(mpi::Mpi& mpi)>;
+  /** Runs `program` on every rank until all return; an error names blocked ranks on deadlock. */
+  Status Run(const Program& program);
+
+  Cluster& cluster() { return *cluster_; }
+  uint32_t ranks() const { return static_cast<uint32_t>(ranks_.size()); }
+  ulp::Transport& transport(uint32_t rank) { return *ranks_[rank]->transport; }
+  mpi::Mpi& mpi(uint32_t rank) { return *ranks_[rank]->mpi; }
+  ulp::RegistrationCache& registrations(uint32_t rank) { return *ranks_[rank]->regs; }
+  /** The window rank `rank` uses. */
+  ulp::Peer PeerOf(uint32_t rank) const;
+
+ private:
+  explicit MpiJob(const MpiJobConfig& config);
+  class RankBlocker;
+  struct Rank {
+    std::unique_ptr<SimPort> port;
+    std::unique_ptr<SimHost> host;
+    std::unique_ptr<ulp::RegistrationCache> regs;
+    std::unique_ptr<ulp::Transport> transport;
+    std::unique_ptr<RankBlocker> blocker;
+    std::unique_ptr<mpi::Mpi> mpi;
+    std::thread thread;
+    std::function<bool()> ready;
+    bool started = false;
+    bool finished = false;
+  };
+  /** Gives the baton to `rank` and waits until it blocks or finishes. */
+  void Resume(uint32_t rank, std::unique_lock<std::mutex>& lock);
+  /** Called on a rank's thread: waits until `ready` holds. */
+  void Block(uint32_t rank, const std::function<bool()>& ready);
+
+  MpiJobConfig config_;
+  std::unique_ptr<Cluster> cluster_;
+  std::vector<std::unique_ptr<Rank>> ranks_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  /** Which rank holds the baton; -1: the event loop. */
+  int turn_ = -1;
+  bool abort_ = false;
+};
+
+}  // namespace nicsim::sim

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// Collectives over point-to-point, in each communicator's collective context so they never
+// match user messages: dissemination barrier, binomial-tree broadcast and reduction, linear
+// gather and scatter, allreduce and allgather composed of those, pairwise all-to-all.
+#include <cstring>
+
+#include "ulp/mpi/mpi.h"
+
+namespace nicsim::mpi {
+namespace {
+
+enum CollTag : int { kBarrier = 1, kBcast, kReduce, kGather, kScatter, kAlltoall };
+
+Datatype Bytes(size_t n) { return Datatype::Contiguous(n, Base::kByte); }
+
+}  // namespace
+
+void Mpi::Barrier(const Comm& comm) {
+  const int n = comm.size();
+  const uint32_t ctx = CollContext(comm);
+  for (int k = 1; k < n; k <<= 1) {
+    Request r = StartRecv(nullptr, 0, Bytes(0), (comm.rank - k + n) % n, kBarrier, ctx, comm);
+    Request s = StartSend(nullptr, 0, Bytes(0), (comm.rank + k) % n, kBarrier, ctx, comm);
+    Waitall({r, s});
+  }
+}
+
+void Mpi::Bcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm) {
+  const int n = comm.size();
+  const uint32_t ctx = CollContext(comm);
+  const int vr = (comm.rank - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if (vr & mask) {
+      Wait(StartRecv(buf, count, type, (vr - mask + root) % n, kBcast, ctx, comm));
+      break;
+    }
+    mask <<= 1;
+  }
+  mask >>= 1;
+  std::vector<Request> sends;
+  for (; mask > 0; mask >>= 1) {
+    if (vr + mask < n) sends.push_back(StartSend(buf, count, type, (vr + mask + root) % n, kBcast, ctx, comm));
+  }
+  Waitall(sends);
+}
+
+void Mpi::Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op,
+                 int root, const Comm& comm) {
+  const int n = comm.size();
+  const uint32_t ctx = CollContext(comm);
+  const int vr = (comm.rank - root + n) % n;
+  std::vector<uint8_t> acc = Pack(sbuf, count, type);
+  std::vector<uint8_t> in(acc.size());
+  const size_t elems = acc.size() / BaseSize(type.base);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if ((vr & mask) == 0) {
+      const int child = vr | mask;
+      if (child < n) {
+        Wait(StartRecv(in.data(), in.size(), Bytes(1), (child + root) % n, kReduce, ctx, comm));
+        mpi::Reduce(op, type.base, acc.data(), in.data(), elems);
+      }
+    } else {
+      Wait(StartSend(acc.data(), acc.size(), Bytes(1), ((vr & ~mask) + root) % n, kReduce, ctx,
+                     comm));
+      break;
+    }
+  }
+  if (comm.rank == root) Unpack(acc.data(), acc.size(), rbuf, count, type);
+}
+
+void Mpi::Allreduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op,
+                    const Comm& comm) {
+  Reduce(sbuf, rbuf, count, type, op, 0, comm);
+  Bcast(rbuf, count, type, 0, comm);
+}
+
+void Mpi::Gather(const void* sbuf, size_t count, const Datatype& type, void* rbuf, int root,
+                 const Comm& comm) {
+  const uint32_t ctx = CollContext(comm);
+  if (comm.rank != root) {
+    Wait(StartSend(sbuf, count, type, root, kGather, ctx, comm));
+    return;
+  }
+  auto* out = static_cast<uint8_t*>(rbuf);
+  const size_t block = count * type.extent();
+  std::vector<Request> recvs;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r == root) {
+      const std::vector<uint8_t> mine = Pack(sbuf, count, type);
+      Unpack(mine.data(), mine.size(), out + r * block, count, type);
+    } else {
+      recvs.push_back(StartRecv(out + r * block, count, type, r, kGather, ctx, comm));
+    }
+  }
+  Waitall(recvs);
+}
+
+void Mpi::Scatter(const void* sbuf, size_t count, const Datatype& type, void* rbuf, int root,
+                  const Comm& comm) {
+  const uint32_t ctx = CollContext(comm);
+  if (comm.rank != root) {
+    Wait(StartRecv(rbuf, count, type, root, kScatter, ctx, comm));
+    return;
+  }
+  const auto* in = static_cast<const uint8_t*>(sbuf);
+  const size_t block = count * type.extent();
+  std::vector<Request> sends;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r == root) {
+      const std::vector<uint8_t> mine = Pack(in + r * block, count, type);
+      Unpack(mine.data(), mine.size(), rbuf, count, type);
+    } else {
+      sends.push_back(StartSend(in + r * block, count, type, r, kScatter, ctx, comm));
+    }
+  }
+  Waitall(sends);
+}
+
+void Mpi::Allgather(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
+                    const Comm& comm) {
+  Gather(sbuf, count, type, rbuf, 0, comm);
+  Bcast(rbuf, count * static_cast<size_t>(comm.size()), type, 0, comm);
+}
+
+void Mpi::Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
+                   const Comm& comm) {
+  const uint32_t ctx = CollContext(comm);
+  const auto* in = static_cast<const uint8_t*>(sbuf);
+  auto* out = static_cast<uint8_t*>(rbuf);
+  const size_t block = count * type.extent();
+  std::vector<Request> all;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r == comm.rank) {
+      const std::vector<uint8_t> mine = Pack(in + r * block, count, type);
+      Unpack(mine.data(), mine.size(), out + r * block, count, type);
+      continue;
+    }
+    all.push_back(StartRecv(out + r * block, count, type, r, kAlltoall, ctx, comm));
+  }
+  for (int k = 1; k < comm.size(); ++k) {
+    const int r = (comm.rank + k) % comm.size();
+    all.push_back(StartSend(in + r * block, count, type, r, kAlltoall, ctx, comm));
+  }
+  Waitall(all);
+}
+
+}  // namespace nicsim::mpi

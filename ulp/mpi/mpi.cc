@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+// Point-to-point: matching, the unexpected queue, eager and rendezvous.
+#include "ulp/mpi/mpi.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/check.h"
+
+namespace nicsim::mpi {
+namespace {
+
+constexpr uint32_t kKindShift = 30;
+constexpr uint32_t kContextMask = (1u << kKindShift) - 1;
+
+uint32_t Wire(uint32_t kind, uint32_t context) { return (kind << kKindShift) | (context & kContextMask); }
+
+struct RtsPayload {
+  uint64_t bytes;
+  uint64_t rdv_id;
+};
+
+int RankIn(const std::vector<int>& group, int world) {
+  auto it = std::find(group.begin(), group.end(), world);
+  return it == group.end() ? -1 : static_cast<int>(it - group.begin());
+}
+
+}  // namespace
+
+Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, ulp::Host& host,
+         Blocker& blocker, const MpiConfig& config)
+    : world_rank_(world_rank),
+      transport_(transport),
+      host_(host),
+      blocker_(blocker),
+      config_(config) {
+  world_.context = 0;
+  world_.rank = world_rank;
+  for (int r = 0; r < world_size; ++r) world_.group.push_back(r);
+  transport_.OnDeliver([this](uint32_t src, uint32_t context, uint32_t tag,
+                              std::vector<uint8_t> data) {
+    OnMessage(src, context, tag, std::move(data));
+  });
+}
+
+Mpi::~Mpi() { transport_.OnDeliver(nullptr); }
+
+uint32_t Mpi::NewContext() {
+  const uint32_t c = next_context_;
+  next_context_ += 2;  // even: point to point; odd: the same communicator's collectives
+  return c;
+}
+
+// ---- Staging ---------------------------------------------------------------------------------
+
+Result<uint64_t> Mpi::TakeStaging(uint64_t bytes) {
+  auto it = staging_pool_.lower_bound(bytes);
+  if (it != staging_pool_.end()) {
+    const uint64_t v = it->second;
+    staging_pool_.erase(it);
+    return v;
+  }
+  uint64_t size = 4096;
+  while (size < bytes) size *= 2;
+  Result<uint64_t> v = host_.Map(size);
+  if (v.ok()) staging_size_[*v] = size;
+  return v;
+}
+
+void Mpi::GiveStaging(uint64_t vaddr) { staging_pool_.emplace(staging_size_[vaddr], vaddr); }
+
+void Mpi::Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
+                   const std::vector<uint8_t>& bytes, std::function<void()> on_done) {
+  Result<uint64_t> staging = TakeStaging(std::max<uint64_t>(bytes.size(), 1));
+  NICSIM_CHECK(staging.ok(), "MPI staging memory: %s", staging.status().message().c_str());
+  const uint64_t vaddr = *staging;
+  if (!bytes.empty()) host_.Write(vaddr, bytes.data(), bytes.size());
+  transport_.Send(static_cast<uint32_t>(dest_world), Wire(static_cast<uint32_t>(kind), context),
+                  tag, vaddr, bytes.size(), [this, vaddr, done = std::move(on_done)] {
+                    GiveStaging(vaddr);
+                    if (done) done();
+                  });
+}
+
+// ---- Sending ---------------------------------------------------------------------------------
+
+Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type, int dest,
+                            int tag, uint32_t context, const Comm& comm) {
+  NICSIM_CHECK(dest >= 0 && dest < comm.size(), "MPI send to rank %d of %d", dest, comm.size());
+  auto r = std::make_shared<RequestState>();
+  std::vector<uint8_t> bytes = Pack(buf, count, type);
+  const int dest_world = comm.group[dest];
+  if (bytes.size() <= config_.eager_limit) {
+    ++stats_.eager_sends;
+    // The data is copied out: the send is complete for the caller at once.
+    r->done = true;
+    Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), bytes, nullptr);
+    return r;
+  }
+  ++stats_.rendezvous_sends;
+  const uint64_t id = next_rdv_++;
+  RtsPayload rts{bytes.size(), id};
+  std::vector<uint8_t> envelope(sizeof(rts));
+  std::memcpy(envelope.data(), &rts, sizeof(rts));
+  pending_sends_[id] = PendingSend{r, dest_world, context, tag, std::move(bytes)};
+  Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), envelope, nullptr);
+  return r;
+}
+
+Mpi::Request Mpi::Isend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                        const Comm& comm) {
+  NICSIM_CHECK(tag >= 0 && tag <= kTagUb, "MPI tag %d", tag);
+  return StartSend(buf, count, type, dest, tag, comm.context, comm);
+}
+
+void Mpi::Send(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+               const Comm& comm) {
+  Wait(Isend(buf, count, type, dest, tag, comm));
+}
+
+// ---- Receiving -------------------------------------------------------------------------------
+
+bool Mpi::Matches(const RequestState& r, uint32_t context, int source_world, int tag) const {
+  if (r.context != context) return false;
+  if (r.tag != kAnyTag && r.tag != tag) return false;
+  if (r.source == kAnySource) return RankIn(r.group, source_world) >= 0;
+  return r.group[r.source] == source_world;
+}
+
+void Mpi::Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes) {
+  const size_t room = r.count * r.type.size();
+  r.status.source = RankIn(r.group, source_world);
+  r.status.tag = tag;
+  r.status.truncated = bytes > room;
+  r.status.bytes = std::min(bytes, room);
+  Unpack(data, r.status.bytes, r.buf, r.count, r.type);
+  r.done = true;
+}
+
+void Mpi::ClearToSend(int source_world, uint64_t rdv_id, const Request& r) {
+  pending_recvs_[{source_world, rdv_id}] = r;
+  std::vector<uint8_t> id(sizeof(rdv_id));
+  std::memcpy(id.data(), &rdv_id, sizeof(rdv_id));
+  Transmit(source_world, Kind::kCts, r->context, 0, id, nullptr);
+}
+
+Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
+                            uint32_t context, const Comm& comm) {
+  NICSIM_CHECK(source == kAnySource || (source >= 0 && source < comm.size()),
+               "MPI receive from rank %d of %d", source, comm.size());
+  auto r = std::make_shared<RequestState>();
+  r->buf = buf;
+  r->count = count;
+  r->type = type;
+  r->source = source;
+  r->tag = tag;
+  r->context = context;
+  r->group = comm.group;
+  // The oldest matching unexpected message first (MPI's non-overtaking rule).
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (!Matches(*r, it->context, it->source, it->tag)) continue;
+    if (it->kind == Kind::kEager) {
+      Deliver(*r, it->source, it->tag, it->data.data(), it->data.size());
+    } else {
+      r->status.source = RankIn(r->group, it->source);
+      r->status.tag = it->tag;
+      ClearToSend(it->source, it->rdv_id, r);
+    }
+    unexpected_.erase(it);
+    return r;
+  }
+  posted_.push_back(r);
+  return r;
+}
+
+Mpi::Request Mpi::Irecv(void* buf, size_t count, const Datatype& type, int source, int tag,
+                        const Comm& comm) {
+  return StartRecv(buf, count, type, source, tag, comm.context, comm);
+}
+
+Status Mpi::Recv(void* buf, size_t count, const Datatype& type, int source, int tag,
+                 const Comm& comm) {
+  return Wait(Irecv(buf, count, type, source, tag, comm));
+}
+
+void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vector<uint8_t> data) {
+  const auto kind = static_cast<Kind>(wire_context >> kKindShift);
+  const uint32_t context = wire_context & kContextMask;
+  const int source = static_cast<int>(src);
+  switch (kind) {
+    case Kind::kEager:
+    case Kind::kRts: {
+      const int mpi_tag = static_cast<int>(tag);
+      for (auto it = posted_.begin(); it != posted_.end(); ++it) {
+        if (!Matches(**it, context, source, mpi_tag)) continue;
+        Request r = *it;
+        posted_.erase(it);
+        if (kind == Kind::kEager) {
+          Deliver(*r, source, mpi_tag, data.data(), data.size());
+        } else {
+          RtsPayload rts;
+          std::memcpy(&rts, data.data(), sizeof(rts));
+          r->status.source = RankIn(r->group, source);
+          r->status.tag = mpi_tag;
+          ClearToSend(source, rts.rdv_id, r);
+        }
+        return;
+      }
+      Unexpected u{context, source, mpi_tag, kind, {}, 0, 0};
+      if (kind == Kind::kEager) {
+        u.data = std::move(data);
+      } else {
+        RtsPayload rts;
+        std::memcpy(&rts, data.data(), sizeof(rts));
+        u.rdv_id = rts.rdv_id;
+        u.bytes = rts.bytes;
+      }
+      unexpected_.push_back(std::move(u));
+      ++stats_.unexpected;
+      stats_.unexpected_peak = std::max<uint64_t>(stats_.unexpected_peak, unexpected_.size());
+      return;
+    }
+    case Kind::kCts: {
+      uint64_t id;
+      std::memcpy(&id, data.data(), sizeof(id));
+      auto it = pending_sends_.find(id);
+      if (it == pending_sends_.end()) return;
+      PendingSend p = std::move(it->second);
+      pending_sends_.erase(it);
+      Request r = p.request;
+      Transmit(p.dest, Kind::kData, p.context, static_cast<uint32_t>(id), p.data,
+               [r] { r->done = true; });
+      return;
+    }
+    case Kind::kData: {
+      auto it = pending_recvs_.find({source, uint64_t{tag}});
+      if (it == pending_recvs_.end()) return;
+      Request r = it->second;
+      pending_recvs_.erase(it);
+      Deliver(*r, source, r->status.tag, data.data(), data.size());
+      return;
+    }
+  }
+}
+
+// ---- Completion ------------------------------------------------------------------------------
+
+bool Mpi::Test(const Request& r) const { return r->done; }
+
+Status Mpi::Wait(const Request& r) {
+  if (!r->done) blocker_.BlockUntil([r] { return r->done; });
+  return r->status;
+}
+
+void Mpi::Waitall(const std::vector<Request>& rs) {
+  blocker_.BlockUntil([&rs] {
+    return std::all_of(rs.begin(), rs.end(), [](const Request& r) { return r->done; });
+  });
+}
+
+Status Mpi::Sendrecv(const void* sbuf, size_t scount, const Datatype& stype, int dest, int stag,
+                     void* rbuf, size_t rcount, const Datatype& rtype, int source, int rtag,
+                     const Comm& comm) {
+  Request r = Irecv(rbuf, rcount, rtype, source, rtag, comm);
+  Request s = Isend(sbuf, scount, stype, dest, stag, comm);
+  Waitall({r, s});
+  return r->status;
+}
+
+// ---- Communicators ---------------------------------------------------------------------------
+
+Comm Mpi::Dup(const Comm& comm) {
+  Barrier(comm);
+  Comm c = comm;
+  c.context = NewContext();
+  return c;
+}
+
+Comm Mpi::Split(const Comm& comm, int color, int key) {
+  const int mine[2] = {color, key};
+  std::vector<int> all(2 * static_cast<size_t>(comm.size()));
+  Allgather(mine, 2, Datatype::Of(Base::kInt32), all.data(), comm);
+  struct Member {
+    int key, rank;
+  };
+  std::vector<Member> members;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (all[2 * r] == color) members.push_back({all[2 * r + 1], r});
+  }
+  std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+    return a.key != b.key ? a.key < b.key : a.rank < b.rank;
+  });
+  Comm c;
+  c.context = NewContext();
+  for (const Member& m : members) {
+    if (m.rank == comm.rank) c.rank = static_cast<int>(c.group.size());
+    c.group.push_back(comm.group[m.rank]);
+  }
+  return c;
+}
+
+}  // namespace nicsim::mpi

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+// An MPI layer over the reliable transport, one object per rank: communicators (world, dup,
+// split), blocking and nonblocking point-to-point with source and tag matching (wildcards
+// included), the unexpected-message queue, eager and rendezvous protocols, and collectives
+// built on point-to-point. Names and semantics follow MPI's; a C mpi.h comes later.
+//
+// Blocking calls wait through a Blocker: in the simulator each rank runs its program on its
+// own thread and hands control back to the event loop while it waits.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "ulp/mpi/datatype.h"
+#include "ulp/port.h"
+#include "ulp/transport.h"
+
+namespace nicsim::mpi {
+
+inline constexpr int kAnySource = -1;
+inline constexpr int kAnyTag = -1;
+/** Largest user tag (tags above are the library's, for collectives). */
+inline constexpr int kTagUb = (1 << 30) - 1;
+
+struct Status {
+  int source = -1;
+  int tag = -1;
+  /** Bytes received. */
+  size_t bytes = 0;
+  /** The message was longer than the receive buffer (the rest was cut off). */
+  bool truncated = false;
+  size_t Count(const Datatype& t) const { return t.size() ? bytes / t.size() : 0; }
+};
+
+/** A communicator: a context id and a group of world ranks. */
+struct Comm {
+  uint32_t context = 0;
+  std::vector<int> group;
+  int rank = 0;
+  int size() const { return static_cast<int>(group.size()); }
+};
+
+/** Waits for a condition while the rest of the simulation runs. */
+class Blocker {
+ public:
+  virtual ~Blocker() = default;
+  virtual void BlockUntil(const std::function<bool()>& ready) = 0;
+  /** Simulated time now, in picoseconds. */
+  virtual uint64_t NowPs() = 0;
+};
+
+struct MpiConfig {
+  /** Messages above this many bytes use the rendezvous protocol. */
+  uint64_t eager_limit = 64 * 1024;
+};
+
+class Mpi {
+ public:
+  struct RequestState;
+  using Request = std::shared_ptr<RequestState>;
+
+  Mpi(int world_rank, int world_size, ulp::Transport& transport, ulp::Host& host,
+      Blocker& blocker, const MpiConfig& config = MpiConfig{});
+  ~Mpi();
+  Mpi(const Mpi&) = delete;
+  Mpi& operator=(const Mpi&) = delete;
+
+  const Comm& world() const { return world_; }
+  double Wtime() { return static_cast<double>(blocker_.NowPs()) * 1e-12; }
+
+  // Communicators (collective over `comm`).
+  Comm Dup(const Comm& comm);
+  /** Ranks with the same color form a communicator, ordered by (key, rank in comm). */
+  Comm Split(const Comm& comm, int color, int key);
+
+  // Point to point.
+  Request Isend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                const Comm& comm);
+  Request Irecv(void* buf, size_t count, const Datatype& type, int source, int tag,
+                const Comm& comm);
+  void Send(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+            const Comm& comm);
+  Status Recv(void* buf, size_t count, const Datatype& type, int source, int tag,
+              const Comm& comm);
+  Status Wait(const Request& r);
+  void Waitall(const std::vector<Request>& rs);
+  bool Test(const Request& r) const;
+  /** Sendrecv with separate buffers. */
+  Status Sendrecv(const void* sbuf, size_t scount, const Datatype& stype, int dest, int stag,
+                  void* rbuf, size_t rcount, const Datatype& rtype, int source, int rtag,
+                  const Comm& comm);
+
+  // Collectives (mpi_collectives.cc).
+  void Barrier(const Comm& comm);
+  void Bcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm);
+  void Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op, int root,
+              const Comm& comm);
+  void Allreduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op,
+                 const Comm& comm);
+  void Gather(const void* sbuf, size_t count, const Datatype& type, void* rbuf, int root,
+              const Comm& comm);
+  void Scatter(const void* sbuf, size_t count, const Datatype& type, void* rbuf, int root,
+               const Comm& comm);
+  void Allgather(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
+                 const Comm& comm);
+  void Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
+                const Comm& comm);
+
+  struct Stats {
+    uint64_t eager_sends = 0;
+    uint64_t rendezvous_sends = 0;
+    uint64_t unexpected = 0;
+    uint64_t unexpected_peak = 0;
+  };
+  const Stats& stats() const { return stats_; }
+  /** Messages that arrived with no matching receive posted yet. */
+  size_t unexpected_queued() const { return unexpected_.size(); }
+
+  /** Shared state of a nonblocking operation. */
+  struct RequestState {
+    bool done = false;
+    Status status;
+    // Receive side.
+    void* buf = nullptr;
+    size_t count = 0;
+    Datatype type;
+    int source = kAnySource;
+    int tag = kAnyTag;
+    uint32_t context = 0;
+    const Comm* comm = nullptr;
+    std::vector<int> group;
+  };
+
+ private:
+  /** Message kinds, carried in the top bits of the transport context. */
+  enum class Kind : uint32_t { kEager = 0, kRts = 1, kCts = 2, kData = 3 };
+  struct Unexpected {
+    uint32_t context;
+    int source;  // world rank
+    int tag;
+    Kind kind;
+    std::vector<uint8_t> data;
+    uint64_t rdv_id = 0;
+    uint64_t bytes = 0;
+  };
+  /** A rendezvous send waiting for the receiver's clear-to-send. */
+  struct PendingSend {
+    Request request;
+    int dest;
+    uint32_t context;
+    int tag;
+    std::vector<uint8_t> data;
+  };
+  void OnMessage(uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data);
+  /** Sends bytes through the transport from a staging area of the task's memory. */
+  void Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
+                const std::vector<uint8_t>& bytes, std::function<void()> on_done);
+  bool Matches(const RequestState& r, uint32_t context, int source_world, int tag) const;
+  void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
+  void ClearToSend(int source_world, uint64_t rdv_id, const Request& r);
+  Request StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
+                    uint32_t context, const Comm& comm);
+  Request StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                    uint32_t context, const Comm& comm);
+  uint32_t NewContext();
+  static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
+
+  // Staging memory in the task's address space, by size class.
+  Result<uint64_t> TakeStaging(uint64_t bytes);
+  void GiveStaging(uint64_t vaddr);
+
+  int world_rank_;
+  ulp::Transport& transport_;
+  ulp::Host& host_;
+  Blocker& blocker_;
+  MpiConfig config_;
+  Comm world_;
+  uint32_t next_context_ = 2;
+  std::list<Request> posted_;
+  std::list<Unexpected> unexpected_;
+  uint64_t next_rdv_ = 1;
+  std::map<uint64_t, PendingSend> pending_sends_;
+  /** (source world rank, rendezvous id) -> the receive waiting for the data. */
+  std::map<std::pair<int, uint64_t>, Request> pending_recvs_;
+  std::multimap<uint64_t, uint64_t> staging_pool_;
+  std::map<uint64_t, uint64_t> staging_size_;
+  Stats stats_;
+};
+
+}  // namespace nicsim::mpi
