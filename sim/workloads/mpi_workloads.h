@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// MPI workloads: ping-pong latency with one-way and bidirectional bandwidth per size,
+// collective timings, and random all-to-all traffic with every byte checked.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/mpi_job.h"
+#include "sim/workloads/workload.h"
+
+namespace nicsim::sim {
+
+struct MpiPingPongConfig {
+  std::vector<int64_t> sizes;
+  /** Timed round trips per size (after a few untimed warm-up ones). */
+  uint32_t iterations = 50;
+  /** Bandwidth: messages per size, `window` of them in flight at once. */
+  uint32_t bandwidth_messages = 16;
+  uint32_t window = 8;
+};
+/** Ranks 0 and 1: latency (half round trip), one-way and bidirectional bandwidth per size. */
+Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& config);
+
+struct MpiCollectivesConfig {
+  std::vector<int64_t> sizes;
+  uint32_t iterations = 10;
+};
+/** Mean time per call of barrier, bcast, allreduce, allgather and alltoall per size. */
+Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig& config);
+
+struct MpiAlltoallConfig {
+  /** Messages each rank sends, to random ranks, of random sizes up to max_size. */
+  uint32_t messages_per_rank = 200;
+  int64_t max_size = 1 << 20;
+};
+/** Random all-to-all traffic; every message's bytes are checked at the receiver. */
+Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig& config);
+
+}  // namespace nicsim::sim

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MPI workloads run and report what they measured.
+#include <gtest/gtest.h>
+
+#include "sim/workloads/mpi_workloads.h"
+
+namespace nicsim::sim {
+namespace {
+
+std::unique_ptr<MpiJob> Job(uint32_t ranks) {
+  MpiJobConfig c;
+  c.ranks = ranks;
+  c.cluster.nodes = std::min<uint32_t>(ranks, 4);
+  c.cluster.microcode.rcxts = 2048;
+  return std::move(*MpiJob::Create(c));
+}
+
+TEST(MpiWorkloadsTest, PingPongReportsLatencyAndBandwidthPerSize) {
+  auto job = Job(2);
+  MpiPingPongConfig c;
+  c.sizes = {0, 1024, 1 << 20};
+  c.iterations = 5;
+  c.bandwidth_messages = 8;
+  c.window = 4;
+  Result<WorkloadResult> r = RunMpiPingPong(*job, c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& points = r->results["points"];
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_GT(points[0]["latency_us"].get<double>(), 0.5);
+  // Larger messages take longer and move more bytes per second.
+  EXPECT_GT(points[2]["latency_us"].get<double>(), points[0]["latency_us"].get<double>());
+  EXPECT_GT(points[2]["oneway_mbps"].get<double>(), points[1]["oneway_mbps"].get<double>());
+  EXPECT_GT(points[2]["bidirectional_mbps"].get<double>(), points[2]["oneway_mbps"].get<double>());
+}
+
+TEST(MpiWorkloadsTest, CollectiveTimingsForEachCollective) {
+  auto job = Job(4);
+  MpiCollectivesConfig c;
+  c.sizes = {8, 4096};
+  c.iterations = 3;
+  Result<WorkloadResult> r = RunMpiCollectives(*job, c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const auto& p : r->results["points"]) {
+    for (const char* k : {"barrier_us", "bcast_us", "allreduce_us", "allgather_us", "alltoall_us"}) {
+      EXPECT_GT(p[k].get<double>(), 0.0) << k;
+    }
+  }
+}
+
+TEST(MpiWorkloadsTest, RandomAlltoallChecksEveryByte) {
+  auto job = Job(5);
+  MpiAlltoallConfig c;
+  c.messages_per_rank = 40;
+  c.max_size = 300'000;
+  Result<WorkloadResult> r = RunMpiRandomAlltoall(*job, c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->error_count, 0u);
+  EXPECT_EQ(r->messages_delivered, 200u);
+  EXPECT_GT(r->bytes_delivered, 0u);
+}
+
+}  // namespace
+}  // namespace nicsim::sim
