@@ -22,10 +22,11 @@ class MpiJob::RankBlocker final : public mpi::Blocker {
 
 MpiJob::MpiJob(const MpiJobConfig& config) : config_(config) {}
 
-ulp::Peer MpiJob::PeerOf(uint32_t rank) const {
+ulp::Peer MpiJob::PeerOf(uint32_t rank, uint32_t port) const {
   const uint32_t nodes = config_.cluster.nodes;
-  return ulp::Peer{static_cast<uint16_t>((rank % nodes) * config_.cluster.adapters_per_node),
-                   static_cast<uint16_t>(rank / nodes)};
+  return ulp::Peer{
+      static_cast<uint16_t>((rank % nodes) * config_.cluster.adapters_per_node + port),
+      static_cast<uint16_t>(rank / nodes)};
 }
 
 Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
@@ -41,16 +42,20 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   job->cluster_ = std::move(*cluster);
   for (uint32_t r = 0; r < config.ranks; ++r) {
     auto rank = std::make_unique<Rank>();
-    const ulp::Peer at = job->PeerOf(r);
-    rank->port = std::make_unique<SimPort>(*job->cluster_, at.adapter, at.window);
+    std::vector<ulp::Port*> ports;
+    for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
+      const ulp::Peer at = job->PeerOf(r, a);
+      rank->ports.push_back(std::make_unique<SimPort>(*job->cluster_, at.adapter, at.window));
+      ports.push_back(rank->ports.back().get());
+    }
     rank->host = std::make_unique<SimHost>(*job->cluster_, r % cc.nodes);
     rank->regs = std::make_unique<ulp::RegistrationCache>(*rank->host, config.registration_idle_s);
     ulp::TransportConfig tc = config.transport;
     tc.task = r;
     MpiJob* self = job.get();
     rank->transport = std::make_unique<ulp::Transport>(
-        *rank->host, *rank->port, *rank->regs, tc,
-        [self](uint32_t task) { return self->PeerOf(task); });
+        *rank->host, std::move(ports), *rank->regs, tc,
+        [self](uint32_t task, uint32_t port) { return self->PeerOf(task, port); });
     rank->blocker = std::make_unique<RankBlocker>(*job, r);
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
                                            *rank->transport, *rank->host, *rank->blocker,

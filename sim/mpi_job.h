@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // An MPI job on a simulated cluster: one rank per window (rank r on node r % nodes, window
-// r / nodes), each with its reliable transport and MPI object, and each running the job's
+// r / nodes, on every adapter of its node: the transport stripes over them), each with its
+// reliable transport and MPI object, and each running the job's
 // program on its own thread. Only one thread runs at a time: a rank that waits hands control
 // back to the event loop, which resumes ranks (in rank order) whose wait is over, so a run
 // is deterministic for a seed.
@@ -46,14 +47,14 @@ class MpiJob {
   ulp::Transport& transport(uint32_t rank) { return *ranks_[rank]->transport; }
   mpi::Mpi& mpi(uint32_t rank) { return *ranks_[rank]->mpi; }
   ulp::RegistrationCache& registrations(uint32_t rank) { return *ranks_[rank]->regs; }
-  /** The window rank `rank` uses. */
-  ulp::Peer PeerOf(uint32_t rank) const;
+  /** The window rank `rank` uses on the `port`-th adapter of its node. */
+  ulp::Peer PeerOf(uint32_t rank, uint32_t port = 0) const;
 
  private:
   explicit MpiJob(const MpiJobConfig& config);
   class RankBlocker;
   struct Rank {
-    std::unique_ptr<SimPort> port;
+    std::vector<std::unique_ptr<SimPort>> ports;
     std::unique_ptr<SimHost> host;
     std::unique_ptr<ulp::RegistrationCache> regs;
     std::unique_ptr<ulp::Transport> transport;

@@ -15,25 +15,43 @@ bool Transport::PacketKey::operator<(const PacketKey& o) const {
   return std::tie(dest, kind, seq, offset) < std::tie(o.dest, o.kind, o.seq, o.offset);
 }
 
-Transport::Transport(Host& host, Port& port, RegistrationCache& regs,
-                     const TransportConfig& config, std::function<Peer(uint32_t)> peer_of)
-    : host_(host), port_(port), regs_(regs), config_(config), peer_of_(std::move(peer_of)) {
-  config_.rdma_pipeline = std::clamp<uint32_t>(config_.rdma_pipeline, 1, kMaxPipeline);
+Transport::Transport(Host& host, std::vector<Port*> ports, RegistrationCache& regs,
+                     const TransportConfig& config, PeerFn peer_of)
+    : host_(host),
+      ports_(std::move(ports)),
+      port_failures_(ports_.size(), 0),
+      regs_(regs),
+      config_(config),
+      peer_of_(std::move(peer_of)) {
+  // Slots are striped over the ports; an RTS carries at most kMaxPipeline of them.
+  const auto n = static_cast<uint32_t>(ports_.size());
+  config_.rdma_pipeline = std::clamp<uint32_t>(config_.rdma_pipeline * n, n, kMaxPipeline);
+  config_.rdma_pipeline -= config_.rdma_pipeline % n;
   config_.rdma_chunk = std::max<uint32_t>(config_.rdma_chunk, abi::kRdmaPacketBytes);
   Reattach();
 }
 
+Transport::Transport(Host& host, Port& port, RegistrationCache& regs,
+                     const TransportConfig& config, std::function<Peer(uint32_t)> peer_of)
+    : Transport(host, std::vector<Port*>{&port}, regs, config,
+                [peer_of = std::move(peer_of)](uint32_t task, uint32_t) { return peer_of(task); }) {}
+
 Transport::~Transport() {
   *alive_ = false;
-  port_.OnReceive(nullptr);
+  for (Port* p : ports_) p->OnReceive(nullptr);
 }
 
 void Transport::Reattach() {
-  port_.OnReceive([this](const abi::RecvFrameHeader& f, const uint8_t* p) { OnFrame(f, p); });
+  for (uint32_t i = 0; i < ports_.size(); ++i) {
+    ports_[i]->OnReceive(
+        [this, i](const abi::RecvFrameHeader& f, const uint8_t* p) { OnFrame(i, f, p); });
+  }
 }
 
 uint32_t Transport::FragmentBytes() const {
-  return port_.max_payload() - static_cast<uint32_t>(sizeof(Header));
+  uint32_t payload = ports_[0]->max_payload();
+  for (const Port* p : ports_) payload = std::min(payload, p->max_payload());
+  return payload - static_cast<uint32_t>(sizeof(Header));
 }
 
 bool Transport::Idle() const {
@@ -76,7 +94,7 @@ void Transport::StartSend(uint64_t key) {
     Result<std::vector<RegistrationCache::Span>> spans = regs_.Acquire(vaddr, len);
     if (spans.ok() && spans->size() <= kMaxRtsSpans) {
       for (uint32_t i = 0; i < config_.rdma_pipeline; ++i) {
-        Result<uint32_t> r = port_.AcquireRcxt();
+        Result<uint32_t> r = ports_[SlotPort(i)]->AcquireRcxt();
         if (!r.ok()) break;
         m.rcxts.push_back(*r);
       }
@@ -86,7 +104,7 @@ void Transport::StartSend(uint64_t key) {
         SendRts(m, *spans);
         return;
       }
-      for (uint32_t r : m.rcxts) port_.ReleaseRcxt(r);
+      for (uint32_t i = 0; i < m.rcxts.size(); ++i) ports_[SlotPort(i)]->ReleaseRcxt(m.rcxts[i]);
       m.rcxts.clear();
     }
     if (spans.ok()) regs_.Release(vaddr, len);
@@ -145,6 +163,8 @@ void Transport::QueueReliable(uint32_t dest, const Header& h, const uint8_t* dat
   std::memcpy(p.bytes.data(), &h, sizeof(h));
   if (len > 0) std::memcpy(p.bytes.data() + sizeof(h), data, len);
   p.rto_ps = RtoFor(dest);
+  // Different messages go out through different ports.
+  p.port = h.seq % static_cast<uint32_t>(ports_.size());
   waiting_[dest].push_back(key);
   PumpWindow(dest);
 }
@@ -170,7 +190,11 @@ uint64_t Transport::RtoFor(uint32_t dest) const {
 }
 
 void Transport::Transmit(const PacketKey& key, OutPacket& p) {
-  port_.Send(peer_of_(p.dest), p.bytes.data(), static_cast<uint32_t>(p.bytes.size()), 0);
+  const uint32_t port = p.port;
+  ports_[port]->Send(peer_of_(p.dest, port), p.bytes.data(),
+                     static_cast<uint32_t>(p.bytes.size()), 0);
+  // A retransmission tries the next port: a dead adapter or path is left behind.
+  p.port = (port + 1) % static_cast<uint32_t>(ports_.size());
   ++stats_.packets_sent;
   p.retransmitted = p.sent;
   p.sent = true;
@@ -249,7 +273,7 @@ void Transport::FinishOut(uint64_t msg_key) {
   }
   if (m.rdma) {
     regs_.Release(m.vaddr, m.len);
-    for (uint32_t r : m.rcxts) port_.ReleaseRcxt(r);
+    for (uint32_t i = 0; i < m.rcxts.size(); ++i) ports_[SlotPort(i)]->ReleaseRcxt(m.rcxts[i]);
   }
   std::function<void()> done = std::move(m.on_done);
   const uint32_t dest = m.dest;
@@ -260,11 +284,12 @@ void Transport::FinishOut(uint64_t msg_key) {
 
 // ---- Receiver ------------------------------------------------------------------------------
 
-void Transport::OnFrame(const abi::RecvFrameHeader& frame, const uint8_t* payload) {
+void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
+                        const uint8_t* payload) {
   if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
     abi::CompletionRecord c;
     std::memcpy(&c, payload, sizeof(c));
-    OnCompletion(c);
+    OnCompletion(port, c);
     return;
   }
   if (frame.type != static_cast<uint8_t>(abi::PacketType::kFifo) ||
@@ -277,33 +302,34 @@ void Transport::OnFrame(const abi::RecvFrameHeader& frame, const uint8_t* payloa
   const uint32_t data_len = frame.len_bytes - static_cast<uint32_t>(sizeof(h));
   switch (static_cast<Kind>(h.kind)) {
     case Kind::kData:
-      if (h.frag_len <= data_len) OnData(h, data);
+      if (h.frag_len <= data_len) OnData(port, h, data);
       break;
     case Kind::kAck:
       OnAck(h);
       break;
     case Kind::kRts:
-      OnRts(h, data, data_len);
+      OnRts(port, h, data, data_len);
       break;
     case Kind::kDone:
     case Kind::kFallback:
-      OnControl(h);
+      OnControl(port, h);
       break;
   }
 }
 
-void Transport::Ack(uint32_t dest, const Header& h) {
+void Transport::Ack(uint32_t port, uint32_t dest, const Header& h) {
   Header a{};
   a.kind = static_cast<uint8_t>(Kind::kAck);
   a.acked = h.kind;
   a.src_task = config_.task;
   a.seq = h.seq;
   a.offset = h.offset;
-  port_.Send(peer_of_(dest), reinterpret_cast<const uint8_t*>(&a), sizeof(a), 0);
+  // The ack goes back the way the packet came.
+  ports_[port]->Send(peer_of_(dest, port), reinterpret_cast<const uint8_t*>(&a), sizeof(a), 0);
 }
 
-void Transport::OnData(const Header& h, const uint8_t* data) {
-  Ack(h.src_task, h);
+void Transport::OnData(uint32_t port, const Header& h, const uint8_t* data) {
+  Ack(port, h.src_task, h);
   InConn& conn = in_[h.src_task];
   if (static_cast<int32_t>(h.seq - conn.next_deliver) < 0) {
     ++stats_.duplicates;
@@ -337,8 +363,8 @@ void Transport::OnData(const Header& h, const uint8_t* data) {
   }
 }
 
-void Transport::OnRts(const Header& h, const uint8_t* body, uint32_t len) {
-  Ack(h.src_task, h);
+void Transport::OnRts(uint32_t port, const Header& h, const uint8_t* body, uint32_t len) {
+  Ack(port, h.src_task, h);
   InConn& conn = in_[h.src_task];
   if (static_cast<int32_t>(h.seq - conn.next_deliver) < 0 || conn.msgs.count(h.seq) > 0 ||
       len < sizeof(RtsBody)) {
@@ -390,10 +416,10 @@ void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
   m.landing_spans = *spans;
   const uint32_t slots = std::min(config_.rdma_pipeline, m.rts.rcxts);
   for (uint32_t i = 0; i < slots; ++i) {
-    Result<uint32_t> r = port_.AcquireRcxt();
+    Result<uint32_t> r = ports_[SlotPort(i)]->AcquireRcxt();
     if (!r.ok()) break;
     m.local_rcxts.push_back(*r);
-    rcxt_owner_[*r] = SlotRef{src, seq, i};
+    rcxt_owner_[RcxtKey(SlotPort(i), *r)] = SlotRef{src, seq, i};
   }
   if (m.local_rcxts.empty()) {
     FallBack(src, seq, m);
@@ -424,6 +450,12 @@ void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
 void Transport::IssueChunks(uint32_t src, uint32_t seq, InMsg& m) {
   for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
     if (m.in_flight[slot].len > 0 || m.todo.empty()) continue;
+    // A port whose chunks keep timing out gets none while another port still works.
+    if (port_failures_[SlotPort(slot)] >= 3 &&
+        std::any_of(port_failures_.begin(), port_failures_.end(),
+                    [](uint32_t f) { return f < 3; })) {
+      continue;
+    }
     // Stay within the in-flight budget (but always let one chunk go, so a pull progresses).
     if (pull_bytes_in_flight_ > 0 &&
         pull_bytes_in_flight_ + m.todo.front().len > config_.rdma_inflight_bytes) {
@@ -476,8 +508,8 @@ void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
   r.local_pvo = local_pvo;
   r.remote_pvo = remote_pvo;
   r.flags = abi::kReqNotifyInitiator;
-  const Peer from = peer_of_(src);
-  port_.Post(abi::SlotType::kRdmaRead, from, r, seq);
+  const uint32_t port = SlotPort(slot);
+  ports_[port]->Post(abi::SlotType::kRdmaRead, peer_of_(src, port), r, seq);
   ++stats_.rdma_chunks;
   const uint32_t generation = ++m.slot_generation[slot];
   // The timeout grows with the chunk and doubles with every attempt.
@@ -504,10 +536,12 @@ void Transport::ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_
     return;
   }
   ++stats_.rdma_redrives;
+  const uint32_t port = SlotPort(slot);
+  ++port_failures_[port];
   // Whatever of this attempt still arrives must not count: cancel, then redrive higher.
   abi::RdmaRequest cancel{};
   cancel.local_rcxt = m.local_rcxts[slot];
-  port_.Post(abi::SlotType::kRcxtCancel, port_.self(), cancel, seq);
+  ports_[port]->Post(abi::SlotType::kRcxtCancel, ports_[port]->self(), cancel, seq);
   Chunk c = m.in_flight[slot];
   ++c.attempts;
   ChunkLanded(c.len);
@@ -529,13 +563,15 @@ void Transport::ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_
     IssueAllPulls();
     return;
   }
-  m.in_flight[slot] = c;
-  pull_bytes_in_flight_ += c.len;
-  PostChunk(src, seq, m, slot);
+  // Redrive from the front of the queue: the next free slot (maybe on another port) takes it.
+  m.in_flight[slot] = Chunk{};
+  ++m.slot_generation[slot];
+  m.todo.push_front(c);
+  IssueAllPulls();
 }
 
-void Transport::OnCompletion(const abi::CompletionRecord& c) {
-  auto owner = rcxt_owner_.find(c.rcxt);
+void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
+  auto owner = rcxt_owner_.find(RcxtKey(port, c.rcxt));
   if (owner == rcxt_owner_.end()) return;
   const SlotRef ref = owner->second;
   auto conn = in_.find(ref.src);
@@ -547,6 +583,7 @@ void Transport::OnCompletion(const abi::CompletionRecord& c) {
       c.tid != m.slot_tid[ref.slot] || m.in_flight[ref.slot].len == 0) {
     return;  // a completion of an attempt already given up
   }
+  port_failures_[port] = 0;
   m.landed += m.in_flight[ref.slot].len;
   ChunkLanded(m.in_flight[ref.slot].len);
   m.in_flight[ref.slot] = Chunk{};
@@ -572,7 +609,8 @@ void Transport::FallBack(uint32_t src, uint32_t seq, InMsg& m) {
     if (m.in_flight[slot].len == 0) continue;
     abi::RdmaRequest cancel{};
     cancel.local_rcxt = m.local_rcxts[slot];
-    port_.Post(abi::SlotType::kRcxtCancel, port_.self(), cancel, seq);
+    Port& p = *ports_[SlotPort(slot)];
+    p.Post(abi::SlotType::kRcxtCancel, p.self(), cancel, seq);
   }
   m.fallback = true;
   EndPull(m);
@@ -588,9 +626,9 @@ void Transport::EndPull(InMsg& m) {
   m.landing = 0;
   m.landing_spans.clear();
   m.landing_len = 0;
-  for (uint32_t r : m.local_rcxts) {
-    rcxt_owner_.erase(r);
-    port_.ReleaseRcxt(r);
+  for (uint32_t i = 0; i < m.local_rcxts.size(); ++i) {
+    rcxt_owner_.erase(RcxtKey(SlotPort(i), m.local_rcxts[i]));
+    ports_[SlotPort(i)]->ReleaseRcxt(m.local_rcxts[i]);
   }
   m.local_rcxts.clear();
   for (const Chunk& c : m.in_flight) ChunkLanded(c.len);
@@ -606,8 +644,8 @@ void Transport::SendControl(uint32_t dest, Kind kind, uint32_t seq) {
   QueueReliable(dest, h, nullptr, 0);
 }
 
-void Transport::OnControl(const Header& h) {
-  Ack(h.src_task, h);
+void Transport::OnControl(uint32_t port, const Header& h) {
+  Ack(port, h.src_task, h);
   auto it = out_msgs_.find(MsgKey(h.src_task, h.seq));
   if (it == out_msgs_.end()) return;  // already finished: the ack was what was missing
   OutMsg& m = it->second;

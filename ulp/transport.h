@@ -73,7 +73,16 @@ struct TransportStats {
 
 class Transport {
  public:
-  /** `peer_of(task)` names the window a task receives on. */
+  /** `peer_of(task, i)` names the window task `task` receives on through its port i. */
+  using PeerFn = std::function<Peer(uint32_t task, uint32_t port)>;
+  /**
+   * One port per adapter the task uses (all on the same node): messages are spread over the
+   * ports, a large message's RDMA chunks are striped over them, and traffic moves off a
+   * port that stops working.
+   */
+  Transport(Host& host, std::vector<Port*> ports, RegistrationCache& regs,
+            const TransportConfig& config, PeerFn peer_of);
+  /** A task with one port. */
   Transport(Host& host, Port& port, RegistrationCache& regs, const TransportConfig& config,
             std::function<Peer(uint32_t task)> peer_of);
   ~Transport();
@@ -111,6 +120,8 @@ class Transport {
     uint32_t generation = 0;
     bool acked = false;
     bool sent = false;
+    /** Port for the next transmission (each retransmission moves to the next port). */
+    uint32_t port = 0;
     /** When it was last sent; an ack of a packet sent once is a round-trip sample. */
     uint64_t sent_ps = 0;
     bool retransmitted = false;
@@ -144,6 +155,7 @@ class Transport {
     /** RDMA: the receiver said done (or all fallback data was acknowledged). */
     bool finished = false;
     bool fell_back = false;
+    /** RDMA: the rCxt of each pipeline slot (slot s on port s % ports). */
     std::vector<uint32_t> rcxts;
     std::function<void()> on_done;
   };
@@ -193,12 +205,16 @@ class Transport {
     uint32_t next_deliver = 0;
     std::map<uint32_t, InMsg> msgs;
   };
-  void OnFrame(const abi::RecvFrameHeader& frame, const uint8_t* payload);
-  void OnData(const Header& h, const uint8_t* data);
-  void OnRts(const Header& h, const uint8_t* body, uint32_t len);
-  void OnControl(const Header& h);
-  void OnCompletion(const abi::CompletionRecord& c);
-  void Ack(uint32_t dest, const Header& h);
+  void OnFrame(uint32_t port, const abi::RecvFrameHeader& frame, const uint8_t* payload);
+  void OnData(uint32_t port, const Header& h, const uint8_t* data);
+  void OnRts(uint32_t port, const Header& h, const uint8_t* body, uint32_t len);
+  void OnControl(uint32_t port, const Header& h);
+  void OnCompletion(uint32_t port, const abi::CompletionRecord& c);
+  void Ack(uint32_t port, uint32_t dest, const Header& h);
+  /** The port a pipeline slot uses. */
+  uint32_t SlotPort(uint32_t slot) const { return slot % static_cast<uint32_t>(ports_.size()); }
+  /** Owner-map key of a local rCxt of a port. */
+  static uint64_t RcxtKey(uint32_t port, uint32_t ref) { return (uint64_t{port} << 32) | ref; }
   void StartPull(uint32_t src, uint32_t seq, InMsg& m);
   void IssueChunks(uint32_t src, uint32_t seq, InMsg& m);
   /** Issues chunks of every pull in progress, oldest first, within the in-flight budget. */
@@ -217,10 +233,12 @@ class Transport {
   uint32_t FragmentBytes() const;
 
   Host& host_;
-  Port& port_;
+  std::vector<Port*> ports_;
+  /** Consecutive RDMA chunk timeouts per port: a port that keeps failing gets no chunks. */
+  std::vector<uint32_t> port_failures_;
   RegistrationCache& regs_;
   TransportConfig config_;
-  std::function<Peer(uint32_t)> peer_of_;
+  PeerFn peer_of_;
   DeliverFn deliver_;
   std::unordered_map<uint32_t, uint32_t> next_seq_;
   std::map<PacketKey, OutPacket> out_packets_;
@@ -235,7 +253,7 @@ class Transport {
     uint32_t seq;
     uint32_t slot;
   };
-  std::unordered_map<uint32_t, SlotRef> rcxt_owner_;
+  std::unordered_map<uint64_t, SlotRef> rcxt_owner_;
   /** Pulls in progress, oldest first: (source, seq). */
   std::deque<std::pair<uint32_t, uint32_t>> pulls_;
   uint64_t pull_bytes_in_flight_ = 0;

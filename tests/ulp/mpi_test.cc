@@ -229,3 +229,70 @@ INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 3, 5, 8,
 
 }  // namespace
 }  // namespace nicsim::sim
+
+namespace nicsim::sim {
+namespace {
+
+TEST(MpiStripingTest, LargeMessagesStripeOverEveryAdapterOfTheNode) {
+  MpiJobConfig c;
+  c.ranks = 2;
+  c.cluster.nodes = 2;
+  c.cluster.adapters_per_node = 2;
+  c.cluster.microcode.rcxts = 2048;
+  c.mpi.eager_limit = 4096;
+  auto job = std::move(*MpiJob::Create(c));
+  const size_t n = 4 << 20;
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+    std::vector<uint8_t> buf(n);
+    if (m.world().rank == 0) {
+      for (size_t i = 0; i < n; ++i) buf[i] = static_cast<uint8_t>(i * 7);
+      m.Send(buf.data(), n, Datatype::Of(Base::kByte), 1, 0, m.world());
+    } else {
+      m.Recv(buf.data(), n, Datatype::Of(Base::kByte), 0, 0, m.world());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(buf[i], static_cast<uint8_t>(i * 7)) << i;
+    }
+  }).ok());
+  // Both adapters of the sending node carried a large share of the RDMA data.
+  for (uint32_t a : {0u, 1u}) {
+    EXPECT_GT(job->cluster().adapter(a).firmware_counters().rdma_bytes_out, n / 4) << a;
+  }
+}
+
+TEST(MpiStripingTest, AnAdapterRecoveryMidTransferFailsOverToTheOtherAdapter) {
+  MpiJobConfig c;
+  c.ranks = 2;
+  c.cluster.nodes = 2;
+  c.cluster.adapters_per_node = 2;
+  c.cluster.microcode.rcxts = 2048;
+  c.mpi.eager_limit = 4096;
+  auto job = std::move(*MpiJob::Create(c));
+  const size_t n = 8 << 20;
+  bool recovered = false;
+  // Recover adapter 1 (node 0's second adapter) once a quarter of the data has gone out.
+  Cluster& cluster = job->cluster();
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+    std::vector<uint8_t> buf(n);
+    if (m.world().rank == 0) {
+      for (size_t i = 0; i < n; ++i) buf[i] = static_cast<uint8_t>(i * 13);
+      mpi::Mpi::Request r = m.Isend(buf.data(), n, Datatype::Of(Base::kByte), 1, 0, m.world());
+      // Wait until traffic is flowing, then reset one adapter under it.
+      int dummy = 0;
+      while (cluster.adapter(1).firmware_counters().rdma_bytes_out < n / 8) {
+        m.Sendrecv(&dummy, 0, Datatype::Of(Base::kByte), 0, 5, &dummy, 0,
+                   Datatype::Of(Base::kByte), 0, 5, m.world());
+      }
+      ASSERT_TRUE(cluster.RecoverAdapter(1).ok());
+      job->transport(0).Reattach();
+      recovered = true;
+      m.Wait(r);
+    } else {
+      m.Recv(buf.data(), n, Datatype::Of(Base::kByte), 0, 0, m.world());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(buf[i], static_cast<uint8_t>(i * 13)) << i;
+    }
+  }).ok());
+  EXPECT_TRUE(recovered);
+  EXPECT_GT(job->transport(1).stats().rdma_redrives, 0u);
+}
+
+}  // namespace
+}  // namespace nicsim::sim
