@@ -19,7 +19,7 @@ namespace {
 using nicsim::mpi::Base;
 using nicsim::mpi::Datatype;
 
-std::unique_ptr<nicsim::sim::MpiJob> HpsJob() {
+std::unique_ptr<nicsim::sim::MpiJob> HpsJob(uint32_t adapters = 1) {
   nicsim::sim::ParamValues params = nicsim::sim::ParamValues::Defaults();
   NICSIM_CHECK(nicsim::sim::ApplyPreset(params, "hps").ok(), "hps preset");
   nicsim::Result<nicsim::sim::ClusterConfig> c = nicsim::sim::ClusterConfigFromParams(params);
@@ -28,6 +28,7 @@ std::unique_ptr<nicsim::sim::MpiJob> HpsJob() {
   jc.cluster = *c;
   jc.cluster.backend = nicsim::sim::BackendKind::kFunc;
   jc.cluster.nodes = 2;
+  jc.cluster.adapters_per_node = adapters;
   jc.cluster.microcode.rcxts = 2048;
   jc.cluster.rdma_host_bytes = uint64_t{512} << 20;
   jc.ranks = 2;
@@ -62,8 +63,8 @@ double Latency(size_t bytes, int iters) {
 }
 
 /** Bytes per second with `window` messages of `bytes` in flight (both ways if `bidir`). */
-double Bandwidth(size_t bytes, int messages, int window, bool bidir) {
-  auto job = HpsJob();
+double Bandwidth(size_t bytes, int messages, int window, bool bidir, uint32_t adapters = 1) {
+  auto job = HpsJob(adapters);
   double seconds = 0;
   const Datatype byte = Datatype::Of(Base::kByte);
   NICSIM_CHECK(job->Run([&](nicsim::mpi::Mpi& m) {
@@ -108,5 +109,13 @@ int main() {
   report.Figure("bidir_1MiB_MBps", two / 1e6);
   report.Ratio("oneway_vs_1.8GBps", one / 1.8e9, 0.9);
   report.Ratio("bidir_vs_2.9GBps", two / 2.9e9, 0.9);
+  // Striping at MPI level: one rank per node, its messages spread over 2 and 4 adapters.
+  const double big = Bandwidth(4 << 20, 16, 4, false, 1);
+  for (uint32_t adapters : {2u, 4u}) {
+    const double striped = Bandwidth(4 << 20, 16, 4, false, adapters);
+    report.Figure(fmt::format("oneway_4MiB_{}_adapters_MBps", adapters), striped / 1e6);
+    report.Ratio(fmt::format("striping_{}_adapters_gain", adapters), striped / big,
+                 adapters == 4 ? 3.0 : 1.6);
+  }
   return report.Finish();
 }
