@@ -236,6 +236,13 @@ struct RdmaRequest {
 };
 static_assert(sizeof(RdmaRequest) == 56, "RDMA request layout");
 
+/**
+ * Bytes of a send slot the microcode fetches first, in one DMA: the slot header and, for an
+ * RDMA request, its body (for a packet, the first payload bytes, fetched again with the rest).
+ */
+inline constexpr uint32_t kSlotFetchBytes =
+    kSendHeaderBytes + static_cast<uint32_t>(sizeof(RdmaRequest));
+
 /** Conditional counters (and queues) per adapter. */
 inline constexpr uint32_t kConditionalQueues = 16;
 

@@ -80,6 +80,7 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
                Platform& platform, TraceKind kind, Task& task, State state) {
   for (;;) {
     task.state = static_cast<uint8_t>(state);
+#ifndef NICSIM_TRACE_COMPILED_OUT  // defined only by bench/trace_overhead's reference build
     TraceEvent ev;
     ev.kind = kind;
     ev.task = task.id;
@@ -88,6 +89,10 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
     ev.cb = task.cb;
     ev.dtb = task.dtb;
     platform.Trace(ev);
+#else
+    static_cast<void>(platform);
+    static_cast<void>(kind);
+#endif
     if (state == State::kDone) return true;  // traced too: the task goes back to the pool
     const Step<State> next = (engine.*table[static_cast<size_t>(state)])(task);
     state = next.state;

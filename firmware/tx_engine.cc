@@ -75,7 +75,7 @@ TxEngine::Next TxEngine::FetchHeader(Task& task) {
   }
   DmaFromHost dma;
   dma.host_addr = SlotAddr(task);
-  dma.len = abi::kSendHeaderBytes;
+  dma.len = abi::kSlotFetchBytes;
   dma.target = DmaTarget::kHeaderBuffer;
   dma.header_buffer = task.header_buffer;
   dma.tag = task.id;
@@ -101,18 +101,8 @@ TxEngine::Next TxEngine::FetchBody(Task& task) {
     task.rejected = true;
     return Next{TxState::kMarkDone, false};
   }
-  if (request) {
-    // The request body follows the slot header; it lands next to it in the header buffer.
-    DmaFromHost dma;
-    dma.host_addr = SlotAddr(task) + abi::kSendHeaderBytes;
-    dma.len = sizeof(abi::RdmaRequest);
-    dma.target = DmaTarget::kHeaderBuffer;
-    dma.header_buffer = task.header_buffer;
-    dma.header_offset = abi::kSendHeaderBytes;
-    dma.tag = task.id;
-    ctx_.platform.StartDmaFromHost(dma);
-    return Next{TxState::kPost, true};
-  }
+  // A request's body came in with the slot header (kSlotFetchBytes).
+  if (request) return Next{TxState::kPost, false};
   task.dtb = ctx_.platform.AllocDtb();
   if (task.dtb == kNoDtb) {
     ctx_.scheduler.WaitFor(task, Resource::kDtb);

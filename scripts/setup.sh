@@ -9,7 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libsystemc-dev verilator
-  dpdk libdpdk-dev libibverbs-dev
+  dpdk dpdk-dev libdpdk-dev libibverbs-dev  # dpdk-dev: dpdk-testpmd for bench/run dpdk_vs_testpmd
   openmpi-bin libopenmpi-dev
   tshark iproute2
 )

@@ -109,6 +109,7 @@ void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
   slot.endpoints[info.window] = std::make_unique<Endpoint>(
       *slot.windows[info.window], *slot.driver, events_, *hosts_[slot.node],
       config_.poll_latency_ps, config_.wait_mode);
+  slot.endpoints[info.window]->SetHostTrace(config_.host_trace);
   RebuildEndpointList();
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -24,6 +25,7 @@
 #include "sim/backends/backend.h"
 #include "sim/endpoint.h"
 #include "sim/fabric/switch_fabric.h"
+#include "sim/host_trace.h"
 
 namespace nicsim::sim {
 
@@ -43,10 +45,14 @@ struct ClusterConfig {
   hw::func::AdapterTiming timing;
   /** Costs of the SystemC backend (ignored by the functional one). */
   hw::systemc::SystemcTiming systemc;
+  /** rtl backend: write each Verilated block's VCD to PREFIX.aN.BLOCK.vcd; empty: none. */
+  std::string rtl_vcd_prefix;
   hw::func::AdapterResources resources;
   WaitMode wait_mode = WaitMode::kPoll;
   /** Receives every adapter's firmware trace events, if set. */
   hw::func::TraceSink* trace = nullptr;
+  /** Receives host trace events (receive frames consumed by each endpoint), if set. */
+  HostTraceSink* host_trace = nullptr;
   fw::MicrocodeConfig microcode;
   FabricConfig fabric;
   /**

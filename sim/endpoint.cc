@@ -66,7 +66,10 @@ void Endpoint::Poll() {
       ++received_;
       any = true;
       if (on_receive_) on_receive_(packet);
+      const uint64_t seq = recv.consumed();  // the frame's sequence number on the window
       recv.Consume();
+      TraceHost(host_trace_, events_.now_ps(), window_.info().adapter_id,
+                {HostTraceKind::kFrameConsumed, window_.info().window, seq});
     }
     if (any) recv.ReturnFrames();
     if (recv.consumed() >= armed_for_) expecting_ = false;

@@ -15,6 +15,7 @@
 #include "hal/window.h"
 #include "hw/func/event_queue.h"
 #include "hw/func/host_memory.h"
+#include "sim/host_trace.h"
 
 namespace nicsim::sim {
 
@@ -55,6 +56,8 @@ class Endpoint {
   void OnReceive(ReceiveFn fn) { on_receive_ = std::move(fn); }
   /** Called after the adapter completes send slots and the backlog has drained. */
   void OnSendable(SendableFn fn) { on_sendable_ = std::move(fn); }
+  /** Records host events (each receive frame consumed) here; null: none. */
+  void SetHostTrace(HostTraceSink* sink) { host_trace_ = sink; }
   /** Stops draining the receive FIFO (a receiver that stops consuming), or resumes. */
   void SetConsuming(bool consuming);
 
@@ -115,6 +118,7 @@ class Endpoint {
   bool consuming_ = true;
   ReceiveFn on_receive_;
   SendableFn on_sendable_;
+  HostTraceSink* host_trace_ = nullptr;
   std::deque<Pending> backlog_;
   uint64_t received_ = 0;
   uint64_t wakeups_ = 0;

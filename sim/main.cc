@@ -173,8 +173,17 @@ int main(int argc, char** argv) {
   check->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
   sim::PortCommandOptions port_options;
   CLI::App* port = app.add_subcommand(
-      "port", "Exchange checked messages with a peer nicsim process over a DPDK ethdev port");
-  port->add_option("--eal", port_options.eal, "EAL options, blank separated")->required();
+      "port", "Exchange checked messages with a peer nicsim process over a DPDK or verbs port");
+  port->add_option("--eal", port_options.eal, "EAL options, blank separated (a DPDK port)");
+  port->add_option("--verbs", port_options.verbs, "DEVICE[:PORT]: a UD QP on an RDMA device");
+  port->add_option("--gid-index", port_options.gid_index, "Verbs: GID index (RoCE); -1: LIDs");
+  port->add_option("--qkey", port_options.qkey, "Verbs: Q_Key of both sides");
+  port->add_option("--peer-addr", port_options.peer_addr,
+                   "Verbs: the peer's LID:QPN, [GID]:QPN, or @FILE (its --addr-file)");
+  port->add_option("--addr-file", port_options.addr_file, "Verbs: write this port's address here");
+  port->add_option("--mode", port_options.mode, "exchange (default) or pingpong");
+  port->add_option("--size", port_options.size, "Ping-pong: payload bytes (default 2)");
+  port->add_option("--warmup", port_options.warmup, "Ping-pong: untimed rounds (default 1000)");
   port->add_option("--node", port_options.node, "This adapter's id")->required();
   port->add_option("--peer", port_options.peer, "The peer adapter's id")->required();
   port->add_option("--messages", port_options.messages, "Messages sent each way (default 20000)");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `nicsim port`: an adapter on a DPDK ethdev sends seeded, patterned messages to a peer adapter
-// in another process and checks the peer's messages byte by byte, exactly once.
+// `nicsim port`: an adapter on a real port (DPDK ethdev or verbs UD QP) sends seeded, patterned
+// messages to a peer adapter in another process and checks the peer's byte by byte, exactly once.
 //
 // Start-up and pacing. The peer may start later and nothing is retransmitted, so a side sends
 // no message before it has heard from the peer: every kHelloInterval each side sends a HELLO
@@ -12,7 +12,6 @@
 #include "sim/port_command.h"
 
 #include <fmt/format.h>
-#include <rte_ethdev.h>
 
 #include <algorithm>
 #include <chrono>
@@ -30,28 +29,22 @@
 #include "base/rng.h"
 #include "base/status.h"
 #include "firmware/counters.h"
-#include "hw/dpdk/dpdk_port.h"
-#include "hw/dpdk/eal.h"
 #include "hw/func/event_queue.h"
+#include "sim/port_command_internal.h"
 #include "sim/port_node.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = PortClock;
 
-/** The ulp_word of a HELLO; message sequence numbers stay below it. */
-constexpr uint32_t kHelloUlpWord = 0xFFFF'FFFF;
 /** Most messages per direction: every sequence number must differ from kHelloUlpWord. */
 constexpr int64_t kMaxMessages = kHelloUlpWord;
-/** HELLO payload: the sender's count of distinct messages received, little endian. */
-constexpr uint32_t kHelloBytes = 8;
 /** Messages a sender may have beyond the peer's last report (half the receive FIFO). */
 constexpr uint64_t kCreditWindow = 128;
 /** A receiver reports its count after this many new messages, besides the periodic HELLO. */
 constexpr uint64_t kCreditEvery = 32;
-constexpr auto kHelloInterval = std::chrono::milliseconds(1);
 /**
  * After both directions are complete a side keeps running (and sending HELLOs) this long, so
  * the peer hears the final count even if one HELLO is lost, and a late duplicate is caught.
@@ -75,10 +68,15 @@ std::vector<uint16_t> MessageSizes(uint64_t seed, uint16_t sender, uint64_t coun
 }
 
 Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
-  if (o.eal.empty()) return Status::Error("--eal: EAL options are required");
+  if (o.eal.empty() == o.verbs.empty()) {
+    return Status::Error("--eal or --verbs: give exactly one (a DPDK port or a verbs UD QP)");
+  }
   if (o.node < 0 || o.node > UINT16_MAX) return Status::Error("--node: must be 0..65535");
   if (o.peer < 0 || o.peer > UINT16_MAX) return Status::Error("--peer: must be 0..65535");
   if (o.node == o.peer) return Status::Error("--peer: must differ from --node");
+  if (o.mode != "exchange" && o.mode != "pingpong") {
+    return Status::Error("--mode: '" + o.mode + "' is not exchange or pingpong");
+  }
   if (o.messages < 0 || o.messages >= kMaxMessages) {
     return Status::Error(fmt::format("--messages: must be 0..{}", kMaxMessages - 1));
   }
@@ -87,6 +85,16 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
     return Status::Error(
         fmt::format("--max-size: {} exceeds the largest single-packet payload {}", o.max_size,
                     max_payload));
+  }
+  if (o.size < 0 || o.size > static_cast<int64_t>(max_payload)) {
+    return Status::Error(fmt::format("--size: must be 0..{}", max_payload));
+  }
+  if (o.warmup < 0 || o.warmup >= kMaxMessages) return Status::Error("--warmup: must be 0 or more");
+  if (o.verbs.empty() && (!o.peer_addr.empty() || !o.addr_file.empty() || o.gid_index != -1)) {
+    return Status::Error("--peer-addr, --addr-file and --gid-index apply to --verbs only");
+  }
+  if (!o.verbs.empty() && o.peer_addr.empty()) {
+    return Status::Error("--peer-addr: a verbs port needs the peer's LID:QPN, [GID]:QPN or @FILE");
   }
   if (!(o.timeout_s > 0)) return Status::Error("--timeout-s: must be positive");
   return Status();
@@ -224,19 +232,13 @@ class PortExchange {
   std::vector<std::string> errors_;
 };
 
-/** Every non-zero drop counter of the port and the microcode, by reason. */
-nlohmann::json Drops(const hw::dpdk::DpdkPort& port, const fw::Counters& fw) {
-  nlohmann::json port_drops = nlohmann::json::object();
-  for (size_t r = 0; r < hw::dpdk::kPortDropNames.size(); ++r) {
-    if (port.counters().drops[r] > 0) {
-      port_drops[std::string(hw::dpdk::kPortDropNames[r])] = port.counters().drops[r];
-    }
-  }
+/** Every non-zero drop counter of the microcode, by reason. */
+nlohmann::json MicrocodeDrops(const fw::Counters& fw) {
   nlohmann::json fw_drops = nlohmann::json::object();
   for (size_t r = 0; r < fw::kDropReasonNames.size(); ++r) {
     if (fw.drops[r] > 0) fw_drops[std::string(fw::kDropReasonNames[r])] = fw.drops[r];
   }
-  return {{"port", port_drops}, {"microcode", fw_drops}};
+  return fw_drops;
 }
 
 int Fail(const Status& s) {
@@ -246,83 +248,89 @@ int Fail(const Status& s) {
 
 }  // namespace
 
+bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+                 uint32_t max_size, nlohmann::json* summary) {
+  hw::func::EventQueue& events = node.adapter().events();
+  const std::vector<PolledPort> ports = {polled};
+  PortExchange exchange(node, options, max_size);
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(options.timeout_s));
+  Clock::time_point next_hello = start;
+  std::optional<Clock::time_point> done_at;
+  bool timed_out = false;
+  // Run to completion on one thread: simulated events and port polls, with wall-clock
+  // HELLOs. An idle step is not a stall here: the peer may still be starting.
+  while (true) {
+    const Clock::time_point now = Clock::now();
+    if (!done_at && exchange.Done()) done_at = now;
+    if (done_at && now - *done_at >= kLinger) break;
+    if (now >= deadline) {
+      timed_out = true;
+      break;
+    }
+    if (now >= next_hello) {
+      exchange.SendHello();
+      next_hello = now + kHelloInterval;
+    }
+    Step(events, ports);
+  }
+  const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  *summary = exchange.Summary();
+  (*summary)["timed_out"] = timed_out;
+  (*summary)["max_size"] = max_size;
+  (*summary)["wall_s"] = wall_s;
+  return !timed_out && exchange.error_count() == 0 && exchange.Done();
+}
+
 int PortCommand(const PortCommandOptions& options) {
   const uint32_t max_payload = abi::MaxPacketPayload(kNodeConfig.line_bytes);
   if (Status s = CheckOptions(options, max_payload); !s.ok()) return Fail(s);
-
-  if (Status s = hw::dpdk::InitEal(options.eal); !s.ok()) return Fail(s);
-  const auto port_id = static_cast<uint16_t>(options.port_id);
-  if (!rte_eth_dev_is_valid_port(port_id)) {
-    return Fail(Status::Error(fmt::format("--port-id: no ethdev port {} (check --eal)", port_id)));
-  }
-  // The port's MTU is the nicsim frame, capped by what the device takes; the largest message
-  // is what both the window and the wire carry in one packet.
-  Result<uint32_t> device_mtu = hw::dpdk::DpdkPort::MaxMtu(port_id);
-  if (!device_mtu.ok()) return Fail(device_mtu.status());
-  hw::dpdk::DpdkPortConfig port_config;
-  port_config.mtu_bytes = std::min(hw::dpdk::kDefaultMtuBytes, *device_mtu);
-  if (port_config.mtu_bytes <= sizeof(abi::WireHeader)) {
-    return Fail(Status::Error(fmt::format("--port-id: port {} takes an MTU of only {} bytes",
-                                          port_id, *device_mtu)));
-  }
-  const uint32_t wire_payload =
-      std::min<uint32_t>(max_payload, port_config.mtu_bytes - sizeof(abi::WireHeader));
+  // Start-up (a verbs peer's address file included) counts against the same limit.
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(options.timeout_s));
+  Result<std::unique_ptr<CommandLink>> opened =
+      options.verbs.empty() ? OpenDpdkLink(options) : OpenVerbsLink(options, deadline);
+  if (!opened.ok()) return Fail(opened.status());
+  CommandLink& link = **opened;
+  // The largest message is what both the window and the wire carry in one packet.
+  const uint32_t wire_payload = std::min<uint32_t>(
+      max_payload, link.mtu_bytes() - static_cast<uint32_t>(sizeof(abi::WireHeader)));
   if (options.max_size > static_cast<int64_t>(wire_payload)) {
-    return Fail(Status::Error(fmt::format(
-        "--max-size: {} exceeds the largest payload port {} carries ({}, MTU {})",
-        options.max_size, port_id, wire_payload, port_config.mtu_bytes)));
+    return Fail(Status::Error(
+        fmt::format("--max-size: {} exceeds the largest payload {} carries ({}, MTU {})",
+                    options.max_size, link.Describe(), wire_payload, link.mtu_bytes())));
+  }
+  if (options.size > static_cast<int64_t>(wire_payload)) {
+    return Fail(Status::Error(fmt::format("--size: {} exceeds the largest payload {} carries ({})",
+                                          options.size, link.Describe(), wire_payload)));
   }
   const uint32_t max_size =
       options.max_size < 0 ? wire_payload : static_cast<uint32_t>(options.max_size);
-  Result<std::unique_ptr<hw::dpdk::DpdkPort>> port =
-      hw::dpdk::DpdkPort::Create(port_id, port_config);
-  if (!port.ok()) return Fail(port.status());
 
   hw::func::EventQueue events;
   nlohmann::json summary;
-  bool timed_out = false;
+  bool ok = false;
   {
-    PortNode node(events, static_cast<uint16_t>(options.node), **port, kNodeConfig);
+    PortNode node(events, static_cast<uint16_t>(options.node), link.port(), kNodeConfig);
     if (Status s = node.Open(); !s.ok()) return Fail(s);
-    const std::vector<PolledPort> ports = {{port->get(), &node.adapter()}};
+    const PolledPort polled = link.Polled(&node.adapter());
     // Opening the window is MMIO and DMA: let it finish before anything is sent.
-    Settle(events, ports);
-
-    PortExchange exchange(node, options, max_size);
-    const Clock::time_point start = Clock::now();
-    const Clock::time_point deadline =
-        start + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>(options.timeout_s));
-    Clock::time_point next_hello = start;
-    std::optional<Clock::time_point> done_at;
-    // Run to completion on one thread: simulated events and port polls, with wall-clock
-    // HELLOs. An idle step is not a stall here: the peer may still be starting.
-    while (true) {
-      const Clock::time_point now = Clock::now();
-      if (!done_at && exchange.Done()) done_at = now;
-      if (done_at && now - *done_at >= kLinger) break;
-      if (now >= deadline) {
-        timed_out = true;
-        break;
-      }
-      if (now >= next_hello) {
-        exchange.SendHello();
-        next_hello = now + kHelloInterval;
-      }
-      Step(events, ports);
-    }
-    const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-    summary = exchange.Summary();
+    Settle(events, {polled});
+    ok = options.mode == "pingpong" ? RunPingPong(node, polled, options, &summary)
+                                    : RunExchange(node, polled, options, max_size, &summary);
+    summary["mode"] = options.mode;
+    summary["link"] = link.Describe();
     summary["node"] = options.node;
     summary["peer"] = options.peer;
-    summary["timed_out"] = timed_out;
-    summary["drops"] = Drops(**port, node.adapter().firmware_counters());
-    summary["max_size"] = max_size;
-    summary["wall_s"] = wall_s;
-    summary["ok"] = !timed_out && exchange.error_count() == 0 && exchange.Done();
+    summary["drops"] = {{"port", link.Drops()},
+                        {"microcode", MicrocodeDrops(node.adapter().firmware_counters())}};
+    summary["ok"] = ok;
   }
   std::cout << summary.dump() << std::endl;
-  return summary["ok"].get<bool>() ? 0 : 1;
+  return ok ? 0 : 1;
 }
 
 }  // namespace nicsim::sim

@@ -47,9 +47,10 @@ uint64_t PortNode::HostBytes(const PortNodeConfig& c) {
 }
 
 bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {
-  const bool ran = events.RunOne();
+  bool ran = false;
+  for (int i = 0; i < kEventsPerPoll && events.RunOne(); ++i) ran = true;
   uint32_t taken = 0;
-  for (const PolledPort& p : ports) taken += p.port->Poll(*p.sink);
+  for (const PolledPort& p : ports) taken += p.Poll();
   return ran || taken > 0;
 }
 

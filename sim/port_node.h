@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// One adapter behind a real port (host memory, FuncAdapter, driver, window 0, HAL and Endpoint,
-// as sim/cluster.cc builds them) and a run-to-completion loop of events and port polls.
+// One adapter behind a real port, DPDK or verbs (host memory, FuncAdapter, driver, window 0, HAL
+// and Endpoint, as sim/cluster.cc builds them), and a run-to-completion loop of events and polls.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,6 @@
 #include "driver/adapter_driver.h"
 #include "hal/window.h"
 #include "hw/common/link.h"
-#include "hw/dpdk/dpdk_port.h"
 #include "hw/func/event_queue.h"
 #include "hw/func/func_adapter.h"
 #include "hw/func/func_device_access.h"
@@ -62,13 +61,38 @@ class PortNode {
   std::unique_ptr<Endpoint> endpoint_;
 };
 
-/** A port and the adapter its received frames go to. */
-struct PolledPort {
-  hw::dpdk::DpdkPort* port;
-  hw::LinkSink* sink;
+/**
+ * A real port and the adapter its received frames go to. Any port with
+ * `uint32_t Poll(hw::LinkSink&)` (hw::dpdk::DpdkPort, hw::verbs::VerbsPort) fits, so this
+ * header needs neither backend: `PolledPort{&dpdk_port, &adapter}`.
+ */
+class PolledPort {
+ public:
+  template <typename Port>
+  PolledPort(Port* port, hw::LinkSink* sink)
+      : port_(port),
+        sink_(sink),
+        poll_([](void* p, hw::LinkSink& s) { return static_cast<Port*>(p)->Poll(s); }) {}
+
+  /** Takes one burst off the port into the sink; returns the frames taken. */
+  uint32_t Poll() const { return poll_(port_, *sink_); }
+
+ private:
+  void* port_;
+  hw::LinkSink* sink_;
+  uint32_t (*poll_)(void*, hw::LinkSink&);
 };
 
-/** One event, then one poll of every port; false if neither found anything to do. */
+/**
+ * Events run between two polls of the ports at most. A packet's trip through the microcode is
+ * a few dozen events, so polling after every one spends most of the time on empty polls.
+ */
+inline constexpr int kEventsPerPoll = 16;
+
+/**
+ * Up to kEventsPerPoll events (fewer if the queue empties), then one poll of every port; false
+ * if neither found anything to do.
+ */
 bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports);
 
 /**

@@ -3,15 +3,15 @@
 // clock; everything else is a function of the scenario and its seed.
 #include "sim/run_scenario.h"
 
-#include "abi/rdma.h"
-
 #include <algorithm>
 #include <chrono>
 
+#include "abi/rdma.h"
 #include "firmware/counters.h"
 #include "sim/fabric/pcap_writer.h"
 #include "sim/timeline_writer.h"
 #include "sim/trace_writer.h"
+#include "sim/workloads/mpi_workloads.h"
 
 namespace nicsim::sim {
 
@@ -74,6 +74,12 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   c.systemc.bus_latency_ps = c.timing.dma_latency_ps;
   c.systemc.bus_ps_per_byte = c.timing.dma_ps_per_byte;
   c.systemc.quantum_ps = static_cast<uint64_t>(p.DurationPs("systemc.quantum"));
+  c.rtl_vcd_prefix = p.String("rtl.vcd");
+  if (!c.rtl_vcd_prefix.empty() && c.backend != BackendKind::kRtl) {
+    return Status::Error(
+        "rtl.vcd: only the rtl backend has Verilated blocks to trace (backend is '" + backend +
+        "')");
+  }
   c.systemc.cycle_ps = static_cast<uint64_t>(p.DurationPs("adapter.cycle"));
   c.systemc.sram_word_ps = static_cast<uint64_t>(p.DurationPs("adapter.sram_word"));
   if (Status st = CopyCycles(p, "adapter.rx_cycles", "receive", c.systemc.rx_cycles); !st.ok()) {
@@ -117,6 +123,7 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   c.fabric.link_delay_ps = static_cast<uint64_t>(p.DurationPs("fabric.link_delay"));
   c.fabric.path_skew_ps = static_cast<uint64_t>(p.DurationPs("fabric.path_skew"));
   c.fabric.port_buffer_bytes = p.SizeBytes("fabric.port_buffer");
+  c.fabric.cut_through = p.Bool("fabric.cut_through");
   Result<RoutingPolicy> routing = RoutingPolicyFromName(p.String("fabric.routing"));
   if (!routing.ok()) return routing.status();
   c.fabric.routing = *routing;
@@ -134,6 +141,30 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
 
 namespace {
 
+bool IsMpiWorkload(const ParamValues& p) { return p.String("workload").rfind("mpi_", 0) == 0; }
+
+Result<WorkloadResult> RunMpiWorkload(MpiJob& job, const ParamValues& p) {
+  const std::string& workload = p.String("workload");
+  if (workload == "mpi_pingpong") {
+    MpiPingPongConfig c;
+    c.sizes = p.IntList("mpi.sizes");
+    c.iterations = static_cast<uint32_t>(p.Int("mpi.iterations"));
+    c.bandwidth_messages = static_cast<uint32_t>(p.Int("mpi.bandwidth_messages"));
+    c.window = static_cast<uint32_t>(p.Int("mpi.window"));
+    return RunMpiPingPong(job, c);
+  }
+  if (workload == "mpi_collectives") {
+    MpiCollectivesConfig c;
+    c.sizes = p.IntList("mpi.sizes");
+    c.iterations = static_cast<uint32_t>(p.Int("mpi.iterations"));
+    return RunMpiCollectives(job, c);
+  }
+  MpiAlltoallConfig c;
+  c.messages_per_rank = static_cast<uint32_t>(p.Int("mpi.alltoall_messages"));
+  c.max_size = static_cast<int64_t>(p.SizeBytes("mpi.alltoall_max_size"));
+  return RunMpiRandomAlltoall(job, c);
+}
+
 Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
   const std::string& workload = p.String("workload");
   if (workload == "pingpong_sweep") {
@@ -144,6 +175,14 @@ Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
     return RunPingPongSweep(cluster, c);
   }
   if (workload == "rdma_sweep") return RunRdmaSweep(cluster, RdmaSweepFromParams(p));
+  if (workload == "close_under_load" || workload == "recovery_under_load") {
+    LifecycleConfig c;
+    c.at_ps = static_cast<uint64_t>(p.DurationPs("lifecycle.at"));
+    c.packets = static_cast<uint64_t>(p.Int("lifecycle.packets"));
+    c.size = static_cast<uint32_t>(p.Int("lifecycle.size"));
+    return workload == "close_under_load" ? RunCloseUnderLoad(cluster, c)
+                                          : RunRecoveryUnderLoad(cluster, c);
+  }
   if (workload == "stream") {
     StreamConfig c;
     c.packets = static_cast<uint64_t>(p.Int("stream.packets"));
@@ -157,6 +196,34 @@ Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
 }
 
 }  // namespace
+
+Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
+  Result<ClusterConfig> cluster = ClusterConfigFromParams(p);
+  if (!cluster.ok()) return cluster.status();
+  MpiJobConfig c;
+  c.cluster = *cluster;
+  c.ranks = static_cast<uint32_t>(p.Int("mpi.ranks"));
+  c.transport.rdma = p.Bool("ulp.rdma");
+  c.transport.rdma_threshold = p.SizeBytes("ulp.rdma_threshold");
+  c.transport.rdma_chunk = static_cast<uint32_t>(
+      std::min<uint64_t>(p.SizeBytes("ulp.rdma_chunk"), uint64_t{1} << 30));
+  c.transport.send_overhead_ps = static_cast<uint64_t>(p.DurationPs("ulp.send_overhead"));
+  c.transport.recv_overhead_ps = static_cast<uint64_t>(p.DurationPs("ulp.recv_overhead"));
+  c.mpi.eager_limit = p.SizeBytes("mpi.eager_limit");
+  // Room for the ranks' staging and landing areas and the workloads' buffers.
+  const uint64_t largest = static_cast<uint64_t>(std::max<int64_t>(
+      1, *std::max_element(p.IntList("mpi.sizes").begin(), p.IntList("mpi.sizes").end())));
+  // Sends staged and receives landed for a window of messages each way, at power-of-two
+  // sizes, plus room for the registration cache's granularity.
+  uint64_t message = std::max<uint64_t>(largest, p.SizeBytes("mpi.alltoall_max_size"));
+  uint64_t pow2 = 4096;
+  while (pow2 < message) pow2 *= 2;
+  const uint64_t per_rank =
+      (4 * static_cast<uint64_t>(p.Int("mpi.window")) + 8) * pow2 + (uint64_t{64} << 20);
+  const uint64_t ranks_per_node = (c.ranks + c.cluster.nodes - 1) / c.cluster.nodes;
+  c.cluster.rdma_host_bytes = std::max<uint64_t>(c.cluster.rdma_host_bytes, per_rank * ranks_per_node);
+  return c;
+}
 
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options) {
   Result<ClusterConfig> config = ClusterConfigFromParams(scenario.params);
@@ -186,14 +253,34 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   sinks.Add(trace.get());
   sinks.Add(timeline.get());
   config->trace = sinks.Sink();
+  // Host events (frames consumed) go to the text trace only.
+  config->host_trace = trace.get();
   const auto wall_start = std::chrono::steady_clock::now();
-  Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(*config);
-  if (!cluster.ok()) return cluster.status();
-  (*cluster)->fabric().SetCapture(pcap.get());
-  Result<WorkloadResult> result = RunWorkload(**cluster, scenario.params);
+  // An MPI workload runs as a job (its own cluster, a transport and MPI per rank).
+  std::unique_ptr<MpiJob> job;
+  std::unique_ptr<Cluster> owned;
+  Cluster* cluster = nullptr;
+  if (IsMpiWorkload(scenario.params)) {
+    Result<MpiJobConfig> jc = MpiJobConfigFromParams(scenario.params);
+    if (!jc.ok()) return jc.status();
+    jc->cluster.trace = config->trace;
+    jc->cluster.host_trace = config->host_trace;
+    Result<std::unique_ptr<MpiJob>> made = MpiJob::Create(*jc);
+    if (!made.ok()) return made.status();
+    job = std::move(*made);
+    cluster = &job->cluster();
+  } else {
+    Result<std::unique_ptr<Cluster>> made = Cluster::Create(*config);
+    if (!made.ok()) return made.status();
+    owned = std::move(*made);
+    cluster = owned.get();
+  }
+  cluster->fabric().SetCapture(pcap.get());
+  Result<WorkloadResult> result = job ? RunMpiWorkload(*job, scenario.params)
+                                      : RunWorkload(*cluster, scenario.params);
   if (!result.ok()) return result.status();
   // Let the adapters finish what they started (completion steps after the last delivery).
-  (*cluster)->events().RunWhile([] { return true; });
+  cluster->events().RunWhile([] { return true; });
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   // Written after the clock stops: rendering the timeline is not simulation time.
@@ -204,7 +291,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     return Status::Error("--pcap " + options.pcap_path + ": write failed");
   }
   RunOutcome outcome;
-  outcome.stats = BuildStats(**cluster, scenario, *result, wall_s);
+  outcome.stats = BuildStats(*cluster, scenario, *result, wall_s);
   outcome.workload = std::move(*result);
   return outcome;
 }

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/mpi_job.h"
+
 #include "base/status.h"
 #include "sim/cluster.h"
 #include "sim/config/scenario.h"
@@ -16,6 +18,8 @@ namespace nicsim::sim {
 
 /** Maps scenario parameters onto a cluster configuration; errors name the parameter. */
 Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& params);
+/** An MPI job's configuration (cluster, ranks, transport, MPI) from validated parameters. */
+Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& params);
 
 /** What a run produced. */
 struct RunOutcome {

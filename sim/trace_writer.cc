@@ -86,6 +86,9 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
       if (key == "kind") {
         bool known = false;
         for (const char* name : kKindNames) known = known || value == name;
+        for (HostTraceKind kind : kHostTraceKinds) {
+          known = known || value == HostTraceKindName(kind);
+        }
         if (!known) return Status::Error(fmt::format("--trace-filter: unknown kind '{}'", value));
         f.kinds.push_back(value);
       } else if (key == "adapter" || key == "window") {
@@ -110,18 +113,30 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
   return f;
 }
 
-bool TraceFilter::Keeps(uint16_t adapter, const fw::TraceEvent& e) const {
+bool TraceFilter::Keeps(uint16_t adapter, uint32_t window, std::string_view kind) const {
   const auto has = [](const auto& set, const auto& v) {
     return set.empty() || std::find(set.begin(), set.end(), v) != set.end();
   };
-  return has(adapters, adapter) && has(windows, e.window) &&
-         has(kinds, std::string(TraceKindName(e.kind)));
+  return has(adapters, adapter) && has(windows, window) && has(kinds, kind);
+}
+
+bool TraceFilter::Keeps(uint16_t adapter, const fw::TraceEvent& e) const {
+  return Keeps(adapter, e.window, TraceKindName(e.kind));
+}
+
+bool TraceFilter::Keeps(uint16_t adapter, const HostTraceEvent& e) const {
+  return Keeps(adapter, e.window, HostTraceKindName(e.kind));
 }
 
 std::string FormatTraceEvent(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& e) {
   return fmt::format("{} a{} {} task={} state={} window={} cb={} dtb={} value={}", time_ps,
                      adapter, kKindNames[static_cast<size_t>(e.kind)], Id(e.task, fw::kNoTask),
                      StateName(e), e.window, Id(e.cb, fw::kNoCb), Id(e.dtb, fw::kNoDtb), e.value);
+}
+
+std::string FormatHostTraceEvent(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& e) {
+  return fmt::format("{} a{} {} task=- state=- window={} cb=- dtb=- value={}", time_ps, adapter,
+                     HostTraceKindName(e.kind), e.window, e.value);
 }
 
 TraceWriter::TraceWriter(const std::string& path, TraceFilter filter)
@@ -135,6 +150,13 @@ void TraceWriter::Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEven
   if (!filter_.Keeps(adapter, event)) return;
   ++events_;
   const std::string line = FormatTraceEvent(time_ps, adapter, event);
+  std::fprintf(file_, "%s\n", line.c_str());
+}
+
+void TraceWriter::RecordHost(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& event) {
+  if (!filter_.Keeps(adapter, event)) return;
+  ++events_;
+  const std::string line = FormatHostTraceEvent(time_ps, adapter, event);
   std::fprintf(file_, "%s\n", line.c_str());
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Writes firmware trace events as text, one line per event: time, adapter, what happened,
-// and the task, state name, window, channel buffer and DTB involved.
+// Writes firmware and host trace events as text, one line per event: time, adapter, what
+// happened, and the task, state name, window, channel buffer and DTB involved.
 #pragma once
 
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include "base/status.h"
 
 #include "hw/func/adapter_model.h"
+#include "sim/host_trace.h"
 
 namespace nicsim::sim {
 
@@ -24,6 +25,10 @@ struct TraceFilter {
   /** Parses "adapter=1,window=0,kind=rx|tx" (any subset, '|' for alternatives). */
   static Result<TraceFilter> Parse(std::string_view text);
   bool Keeps(uint16_t adapter, const fw::TraceEvent& event) const;
+  bool Keeps(uint16_t adapter, const HostTraceEvent& event) const;
+
+ private:
+  bool Keeps(uint16_t adapter, uint32_t window, std::string_view kind) const;
 };
 
 /** The trace name of an event kind ("rx", "dma_start", ...). */
@@ -31,9 +36,11 @@ std::string_view TraceKindName(fw::TraceKind kind);
 
 /** Formats one trace event (without a newline). */
 std::string FormatTraceEvent(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event);
+/** Formats one host event in the same columns (task, state, cb and dtb are '-'). */
+std::string FormatHostTraceEvent(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& event);
 
-/** A TraceSink writing to a file. */
-class TraceWriter final : public hw::func::TraceSink {
+/** A TraceSink (firmware and hardware events) and HostTraceSink writing to one file. */
+class TraceWriter final : public hw::func::TraceSink, public HostTraceSink {
  public:
   /** Opens `path` for writing; check ok() before use. */
   explicit TraceWriter(const std::string& path, TraceFilter filter = {});
@@ -44,6 +51,7 @@ class TraceWriter final : public hw::func::TraceSink {
   bool ok() const { return file_ != nullptr; }
   uint64_t events() const { return events_; }
   void Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) override;
+  void RecordHost(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& event) override;
 
  private:
   std::FILE* file_;

@@ -28,6 +28,8 @@ Transport::Transport(Host& host, std::vector<Port*> ports, RegistrationCache& re
   config_.rdma_pipeline = std::clamp<uint32_t>(config_.rdma_pipeline * n, n, kMaxPipeline);
   config_.rdma_pipeline -= config_.rdma_pipeline % n;
   config_.rdma_chunk = std::max<uint32_t>(config_.rdma_chunk, abi::kRdmaPacketBytes);
+  pull_ps_per_byte_ = config_.rdma_timeout_ps_per_byte / 4;
+  chunk_size_ = config_.rdma_chunk;
   Reattach();
 }
 
@@ -431,7 +433,7 @@ void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
   // Chunks never cross a fragment of either side's buffer (each has its own PVO).
   uint64_t at = 0;
   while (at < m.total) {
-    uint64_t end = std::min<uint64_t>(m.total, at + config_.rdma_chunk);
+    uint64_t end = std::min<uint64_t>(m.total, at + chunk_size_);
     for (uint32_t i = 0; i < m.rts.spans; ++i) {
       const RtsSpan& s = m.rts.span[i];
       if (at >= s.offset && at < s.offset + s.len) end = std::min(end, s.offset + s.len);
@@ -545,7 +547,8 @@ void Transport::ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_
   Chunk c = m.in_flight[slot];
   ++c.attempts;
   ChunkLanded(c.len);
-  if (c.len > abi::kRdmaPacketBytes && c.attempts >= 2) {
+  chunk_size_ = std::max<uint64_t>(abi::kRdmaPacketBytes, std::min(chunk_size_, c.len / 2));
+  if (c.len > abi::kRdmaPacketBytes) {
     // A chunk that keeps failing is split: smaller pieces get through more loss.
     const uint64_t half = (c.len / 2 + abi::kRdmaPacketBytes - 1) / abi::kRdmaPacketBytes *
                           abi::kRdmaPacketBytes;
@@ -584,6 +587,14 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     return;  // a completion of an attempt already given up
   }
   port_failures_[port] = 0;
+  {
+    // The pace of the reads: time per byte that was in flight when this chunk was posted.
+    const Chunk& done = m.in_flight[ref.slot];
+    const double sample = static_cast<double>(host_.NowPs() - done.posted_ps) /
+                          static_cast<double>(std::max<uint64_t>(done.inflight_at_post, 1));
+    pull_ps_per_byte_ = 0.75 * pull_ps_per_byte_ + 0.25 * sample;
+    if (done.len >= chunk_size_) chunk_size_ = std::min<uint64_t>(config_.rdma_chunk, chunk_size_ * 2);
+  }
   m.landed += m.in_flight[ref.slot].len;
   ChunkLanded(m.in_flight[ref.slot].len);
   m.in_flight[ref.slot] = Chunk{};

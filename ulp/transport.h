@@ -47,7 +47,8 @@ struct TransportConfig {
   uint64_t rto_ps = 200'000'000;
   uint64_t rto_min_ps = 20'000'000;
   uint64_t rto_max_ps = 2'000'000'000;
-  /** RDMA chunk timeout: base plus this many picoseconds per byte. */
+  /** RDMA chunk timeout: base plus four times the measured (initially this many)
+   *  picoseconds per byte in flight when the chunk was posted. */
   uint64_t rdma_timeout_base_ps = 60'000'000;
   double rdma_timeout_ps_per_byte = 2'000.0;
   /** Unacknowledged packets in flight per destination. */
@@ -177,6 +178,9 @@ class Transport {
     uint64_t offset = 0;
     uint64_t len = 0;
     uint32_t attempts = 0;
+    /** When it was posted and the bytes in flight then (this chunk's included). */
+    uint64_t posted_ps = 0;
+    uint64_t inflight_at_post = 0;
   };
   struct InMsg {
     uint32_t context = 0;
@@ -257,6 +261,11 @@ class Transport {
   /** Pulls in progress, oldest first: (source, seq). */
   std::deque<std::pair<uint32_t, uint32_t>> pulls_;
   uint64_t pull_bytes_in_flight_ = 0;
+  /** Size new pulls are cut into: halved when a chunk times out, doubled when one lands
+   *  (up to rdma_chunk), so chunks settle where they get through the loss there is. */
+  uint64_t chunk_size_ = 0;
+  /** Measured time per byte in flight until a chunk completes (starts at the config value). */
+  double pull_ps_per_byte_ = 0;
   /** Landing areas no pull uses now, by size (they stay mapped and registered for reuse). */
   std::multimap<uint64_t, uint64_t> landing_pool_;
   /** Size of each landing area handed out, by address. */

@@ -15,11 +15,23 @@
 #include "hw/rtl/rx_dma_sequencer_model.h"
 #include "hw/rtl/task_buffer_allocator_model.h"
 #include "systemc.h"
+#include "verilated.h"
+#include "verilated_vcd_sc.h"
 
 namespace nicsim::hw::systemc {
 
 using rtl::AllocatorOp;
 using rtl::SequencerOutputs;
+
+namespace {
+
+/** Switches Verilator's tracing on when VCD is wanted: it must be on before a model is built. */
+std::vector<std::string> EnableTracing(std::vector<std::string> vcd_paths) {
+  if (!vcd_paths.empty()) Verilated::traceEverOn(true);
+  return vcd_paths;
+}
+
+}  // namespace
 
 /**
  * The two Verilated blocks, their signals and the clock thread. Ports are bound as the
@@ -28,10 +40,12 @@ using rtl::SequencerOutputs;
 struct RtlAdapter::Blocks : sc_core::sc_module {
   SC_HAS_PROCESS(Blocks);
 
-  Blocks(const sc_core::sc_module_name& name, RtlAdapter& adapter, uint64_t half_period_ps)
+  Blocks(const sc_core::sc_module_name& name, RtlAdapter& adapter, uint64_t half_period_ps,
+         std::vector<std::string> vcd_file_paths)
       : sc_core::sc_module(name),
         owner(adapter),
         half(sc_core::sc_time::from_value(std::max<uint64_t>(half_period_ps, 1))),
+        vcd_paths(EnableTracing(std::move(vcd_file_paths))),
         allocator("allocator"),
         sequencer("rx_sequencer") {
     allocator.clk(clk);
@@ -77,6 +91,29 @@ struct RtlAdapter::Blocks : sc_core::sc_module {
     sequencer.ack_error(ack_error);
 
     SC_THREAD(Run);
+  }
+
+  ~Blocks() override {
+    for (std::unique_ptr<VerilatedVcdSc>& vcd : vcds) {
+      vcd->close();
+      // The SystemC kernel keeps a pointer to every trace file for the rest of the process (a
+      // closed one ignores its callbacks), so it is left alive, as in hw/rtl/internal.h.
+      static_cast<void>(vcd.release());
+    }
+  }
+
+  /**
+   * Opens the VCD files (the backend checked they can be written): Verilator allows it only
+   * once elaboration is complete.
+   */
+  void start_of_simulation() override {
+    if (vcd_paths.empty()) return;
+    vcds.push_back(std::make_unique<VerilatedVcdSc>());
+    allocator.trace(vcds.back().get(), 99);
+    vcds.back()->open(vcd_paths[0].c_str());
+    vcds.push_back(std::make_unique<VerilatedVcdSc>());
+    sequencer.trace(vcds.back().get(), 99);
+    vcds.back()->open(vcd_paths[1].c_str());
   }
 
   /** One clock: inputs set up in the low half, the rising edge, outputs read in the high half. */
@@ -235,6 +272,9 @@ struct RtlAdapter::Blocks : sc_core::sc_module {
 
   RtlAdapter& owner;
   const sc_core::sc_time half;
+  /** Where each block's VCD goes (allocator, sequencer); empty: no tracing. */
+  const std::vector<std::string> vcd_paths;
+  std::vector<std::unique_ptr<VerilatedVcdSc>> vcds;
   sc_core::sc_event wake;
 
   sc_core::sc_signal<bool> clk{"clk"};
@@ -295,10 +335,17 @@ struct RtlAdapter::Blocks : sc_core::sc_module {
 RtlAdapter::RtlAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
                        uint32_t line_bytes, const func::AdapterTiming& timing,
                        const fw::MicrocodeConfig& microcode,
-                       const func::AdapterResources& resources, const SystemcTiming& systemc)
+                       const func::AdapterResources& resources, const SystemcTiming& systemc,
+                       const std::string& vcd_prefix)
     : SystemcAdapter(events, host, adapter_id, line_bytes, timing, microcode, resources, systemc),
       blocks_(std::make_unique<Blocks>(("rtl" + std::to_string(adapter_id)).c_str(), *this,
-                                       systemc.cycle_ps / 2)) {}
+                                       systemc.cycle_ps / 2, VcdPaths(vcd_prefix, adapter_id))) {}
+
+std::vector<std::string> RtlAdapter::VcdPaths(const std::string& vcd_prefix, uint16_t adapter_id) {
+  if (vcd_prefix.empty()) return {};
+  const std::string base = fmt::format("{}.a{}.", vcd_prefix, adapter_id);
+  return {base + "allocator.vcd", base + "rx_sequencer.vcd"};
+}
 
 RtlAdapter::~RtlAdapter() {
   blocks_->allocator.final();

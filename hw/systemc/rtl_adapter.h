@@ -23,14 +23,21 @@ namespace nicsim::hw::systemc {
  * share a clock the adapter toggles itself, and only while it has work: an idle RTL adds no
  * SystemC activity. Needs the RTL's DTB count (8) and a 64- or 128-byte cache line.
  * Construct during elaboration only.
+ *
+ * Waveforms: a non-empty `vcd_prefix` writes one VCD file per block, PREFIX.aN.allocator.vcd
+ * and PREFIX.aN.rx_sequencer.vcd (N = the adapter id), opened when the simulation starts and
+ * closed with the adapter. The prefix's directory must exist.
  */
 class RtlAdapter final : public SystemcAdapter {
  public:
   RtlAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
              uint32_t line_bytes, const func::AdapterTiming& timing,
              const fw::MicrocodeConfig& microcode, const func::AdapterResources& resources,
-             const SystemcTiming& systemc);
+             const SystemcTiming& systemc, const std::string& vcd_prefix = "");
   ~RtlAdapter() override;
+
+  /** The VCD file of each block (allocator, then receive sequencer); empty without tracing. */
+  static std::vector<std::string> VcdPaths(const std::string& vcd_prefix, uint16_t adapter_id);
 
   fw::DtbId AllocDtb() override;
   void ReleaseDtb(fw::DtbId dtb) override;

@@ -21,7 +21,17 @@ SystemcAdapter::SystemcAdapter(func::EventQueue& events, func::HostMemory& host,
       bus_(std::make_unique<HostBus>(
           Name("host_bus", adapter_id).c_str(), host, systemc.bus_latency_ps,
           systemc.bus_ps_per_byte,
-          [&events](uint64_t at_ps, std::function<void()> fn) { events.At(at_ps, std::move(fn)); },
+          // A write still on its way when the adapter is reset never lands (as in hw/func):
+          // the driver may already have reinitialised that memory.
+          [this, &events](uint64_t at_ps, std::function<void()> fn) {
+            events.At(at_ps, [this, gen = generation(), fn = std::move(fn)] {
+              if (gen != generation()) {
+                CountDroppedByReset();
+                return;
+              }
+              fn();
+            });
+          },
           [this] { (void)DmaOutcome(func::HostMemory::Access::kFreed); })),
       dma_(std::make_unique<DmaEngine>(Name("dma", adapter_id).c_str(), systemc.bus_latency_ps)),
       processor_(std::make_unique<Processor>(Name("microcode", adapter_id).c_str())) {

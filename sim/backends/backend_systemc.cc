@@ -3,6 +3,11 @@
 // which the cluster's event queue then steps as a co-simulator.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
 #include "hw/systemc/kernel.h"
 #include "hw/systemc/systemc_adapter.h"
 #if NICSIM_HAVE_RTL_ADAPTER
@@ -27,7 +32,7 @@ class SystemcBackend final : public Backend {
     if (rtl_) {
       return std::make_unique<hw::systemc::RtlAdapter>(
           events, host, adapter_id, config_.line_bytes, config_.timing, config_.microcode,
-          config_.resources, config_.systemc);
+          config_.resources, config_.systemc, config_.rtl_vcd_prefix);
     }
 #endif
     return std::make_unique<hw::systemc::SystemcAdapter>(
@@ -64,6 +69,20 @@ Result<std::unique_ptr<Backend>> MakeSystemcBackend(const ClusterConfig& config,
   }
   if (rtl && config.line_bytes != 64 && config.line_bytes != 128) {
     return Status::Error("backend rtl: line_bytes must be 64 or 128 (rx_dma_sequencer)");
+  }
+  // The VCD files open once the simulation starts, too late to report a bad path: check now.
+  if (rtl && !config.rtl_vcd_prefix.empty()) {
+    for (uint32_t id = 0; id < config.nodes * config.adapters_per_node; ++id) {
+      for (const std::string& path :
+           hw::systemc::RtlAdapter::VcdPaths(config.rtl_vcd_prefix, static_cast<uint16_t>(id))) {
+        std::FILE* f = std::fopen(path.c_str(), "w");
+        if (f == nullptr) {
+          return Status::Error(
+              fmt::format("rtl.vcd: cannot write {}: {}", path, std::strerror(errno)));
+        }
+        std::fclose(f);
+      }
+    }
   }
 #else
   if (rtl) {

@@ -18,9 +18,27 @@ struct Builtin {
   std::string_view text;
 };
 
-constexpr std::string_view kDefault = R"toml(# Ping-pong latency and bandwidth sweep.
+constexpr std::string_view kDefault = R"toml(# MPI ping-pong latency and bandwidth sweep on the HPS-like preset.
 name = "default"
-description = "Ping-pong latency and bandwidth sweep between two nodes"
+description = "MPI ping-pong latency and bandwidth sweep between two nodes (hps)"
+
+seed = 1
+backend = "systemc"
+preset = "hps"
+nodes = 2
+workload = "mpi_pingpong"
+
+[mpi]
+ranks = 2
+sizes = [0, 8, 1024, 65536, 1048576, 4194304]
+iterations = 50
+bandwidth_messages = 16
+window = 8
+)toml";
+
+constexpr std::string_view kPingPong = R"toml(# Packet-mode ping-pong latency and bandwidth sweep.
+name = "pingpong"
+description = "Packet-mode ping-pong latency and bandwidth sweep between two nodes"
 
 seed = 1
 backend = "systemc"
@@ -61,8 +79,9 @@ workload = "random_exchange"
 messages = 20000
 )toml";
 
-constexpr std::array<Builtin, 3> kBuiltins = {{
-    {"default", "Ping-pong latency and bandwidth sweep between two nodes", kDefault},
+constexpr std::array<Builtin, 4> kBuiltins = {{
+    {"default", "MPI ping-pong latency and bandwidth sweep between two nodes (hps)", kDefault},
+    {"pingpong", "Packet-mode ping-pong latency and bandwidth sweep between two nodes", kPingPong},
     {"stream", "One-way stream of 100000 1 KiB packets between two nodes", kStream},
     {"exchange", "Random exchange of 20000 messages among four nodes with two windows each",
      kExchange},

@@ -48,8 +48,10 @@ std::string AllowedText(const ParamSpec& spec) {
 std::string ParamsMarkdownTable() {
   std::string out = "| Name | Type | Default | Allowed | Description |\n|---|---|---|---|---|\n";
   for (const ParamSpec& p : AllParams()) {
+    // An empty default is shown the way TOML writes it.
     out += fmt::format("| `{}` | {} | `{}` | {} | {} |\n", p.name, ParamTypeName(p.type),
-                       p.default_value, AllowedText(p), p.description);
+                       p.default_value.empty() ? "\"\"" : p.default_value, AllowedText(p),
+                       p.description);
   }
   return out;
 }

@@ -91,6 +91,9 @@ std::vector<ParamSpec> BuildTable() {
             "Bytes each switch output port buffers (frame on the wire included); a frame that "
             "does not fit is dropped; 0 = unlimited"),
       Typed("fabric.reorder_delay", T::kDuration, "2us", "Extra delay given to a reordered packet"),
+      Typed("fabric.cut_through", T::kBool, "false",
+            "Cut-through switches: a frame is forwarded once its header is in (false: store "
+            "and forward, after its last byte)"),
       Typed("link.bandwidth", T::kRate, "2GB/s",
             "Bandwidth of each adapter's link to the fabric, per direction"),
       Int("host.cache_line", 128, 64, 128, "Host cache line size in bytes: 64 or 128"),
@@ -105,6 +108,9 @@ std::vector<ParamSpec> BuildTable() {
       Typed("dma.bandwidth", T::kRate, "4GB/s", "Bandwidth of the adapter's DMA engine"),
       Typed("systemc.quantum", T::kDuration, "1us",
             "SystemC backend: temporal decoupling quantum (reported in stats.json); 0 = lock-step"),
+      Typed("rtl.vcd", T::kString, "",
+            "rtl backend: path prefix of VCD waveforms, one file per Verilated block per adapter "
+            "(PREFIX.aN.allocator.vcd, PREFIX.aN.rx_sequencer.vcd); empty = none"),
       Typed("adapter.cycle", T::kDuration, "2ns",
             "SystemC backend: adapter clock period (2ns = 500 MHz)"),
       IntList("adapter.rx_cycles", "[24, 8, 30, 12, 14, 20, 4]", 0, 1000000,
@@ -142,9 +148,11 @@ std::vector<ParamSpec> BuildTable() {
            "How processes wait for packets: spin on the first cache line, sleep until the "
            "receive interrupt, or sleep with early interrupts (before the data is coherent)"),
       Enum("workload", "pingpong_sweep",
-           {"pingpong_sweep", "stream", "random_exchange", "rdma_sweep"},
-           "Traffic to run: ping-pong latency sweep, one-way stream, random exchange or RDMA "
-           "sweep"),
+           {"pingpong_sweep", "stream", "random_exchange", "rdma_sweep", "close_under_load",
+            "recovery_under_load", "mpi_pingpong", "mpi_collectives", "mpi_alltoall"},
+           "Traffic to run: ping-pong latency sweep, one-way stream, random exchange, RDMA "
+           "sweep, a stream interrupted by a window close or an adapter recovery, or an MPI "
+           "job (ping-pong latency and bandwidth, collective timings, random all-to-all)"),
       IntList("pingpong.sizes", "[0, 16, 64, 256, 1024, 2032]", 0, 65535,
               "Payload sizes in bytes that the ping-pong sweep measures"),
       Int("pingpong.iterations", 200, 1, 10000000, "Round trips timed per payload size"),
@@ -155,6 +163,41 @@ std::vector<ParamSpec> BuildTable() {
       Int("exchange.messages", 20000, 1, kNoMax, "Messages the random exchange sends in total"),
       Int("exchange.max_size", -1, -1, 65535,
           "Largest message payload in bytes (-1 = largest single-packet payload)"),
+      Typed("lifecycle.at", T::kDuration, "20us",
+            "close_under_load / recovery_under_load: simulated time after the stream starts at "
+            "which the receiving window closes or its adapter is recovered"),
+      Int("lifecycle.packets", 200, 1, 1 << 30,
+          "close_under_load / recovery_under_load: packets in the stream before the event, and "
+          "again in the stream after it"),
+      Int("lifecycle.size", 1024, 0, 65535,
+          "close_under_load / recovery_under_load: payload bytes per packet"),
+      Typed("ulp.rdma", T::kBool, "true",
+            "Reliable transport: move messages above ulp.rdma_threshold by RDMA (false: "
+            "everything in packet mode)"),
+      Typed("ulp.rdma_threshold", T::kSize, "16KiB",
+            "Reliable transport: messages larger than this go by RDMA"),
+      Typed("ulp.rdma_chunk", T::kSize, "256KiB",
+            "Reliable transport: largest RDMA read chunk (chunks shrink under loss)"),
+      Typed("ulp.send_overhead", T::kDuration, "0ns",
+            "Host CPU time of the LAPI/MPI software path per message sent"),
+      Typed("ulp.recv_overhead", T::kDuration, "0ns",
+            "Host CPU time of the LAPI/MPI software path per message delivered"),
+      Int("mpi.ranks", 2, 1, 4096,
+          "MPI workloads: ranks (rank r on node r % nodes, one window per rank on each adapter "
+          "of its node)"),
+      Typed("mpi.eager_limit", T::kSize, "64KiB",
+            "MPI: messages above this size use the rendezvous protocol"),
+      IntList("mpi.sizes", "[0, 8, 1024, 65536, 1048576, 4194304]", 0, 256 << 20,
+              "mpi_pingpong and mpi_collectives: message sizes in bytes"),
+      Int("mpi.iterations", 50, 1, 10000000,
+          "mpi_pingpong: round trips timed per size; mpi_collectives: calls timed per size"),
+      Int("mpi.bandwidth_messages", 16, 1, 1000000,
+          "mpi_pingpong: messages per size for the bandwidth columns"),
+      Int("mpi.window", 8, 1, 4096, "mpi_pingpong: bandwidth messages in flight at once"),
+      Int("mpi.alltoall_messages", 200, 1, 10000000,
+          "mpi_alltoall: messages each rank sends to random ranks"),
+      Typed("mpi.alltoall_max_size", T::kSize, "1MiB",
+            "mpi_alltoall: largest message (sizes are uniform up to it)"),
       Enum("rdma.op", "write", {"write", "read"}, "RDMA sweep: the operation timed"),
       IntList("rdma.sizes", "[0, 4096, 65536, 1048576]", 0, 256 << 20,
               "RDMA sweep: transfer sizes in bytes"),

@@ -4,6 +4,8 @@
 // in event order, so runs replay exactly.
 #include "sim/fabric/switch_fabric.h"
 
+#include "abi/packet.h"
+
 #include <algorithm>
 
 #include "abi/rdma.h"
@@ -241,9 +243,18 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   ++counters_.frames_routed;
   ++counters_.frames_per_path[plane];
   // Store and forward: the switch has the whole frame one link delay after its last byte
-  // left the adapter, and the hop latency later it reaches the output port.
+  // left the adapter, and the hop latency later it reaches the output port. Cut through: it
+  // goes on once the header is in; with links of one speed the output never overtakes the
+  // input.
+  uint64_t in_ps = depart_ps;
+  if (config_.cut_through) {
+    const auto wire = static_cast<uint64_t>(frame.bytes.size() * config_.link_ps_per_byte);
+    const auto header = static_cast<uint64_t>(
+        std::min<size_t>(frame.bytes.size(), sizeof(abi::WireHeader)) * config_.link_ps_per_byte);
+    in_ps = depart_ps - std::min(depart_ps, wire) + header;
+  }
   const uint64_t at_output =
-      depart_ps + config_.link_delay_ps + plane * config_.path_skew_ps + config_.hop_latency_ps;
+      in_ps + config_.link_delay_ps + plane * config_.path_skew_ps + config_.hop_latency_ps;
   events_.At(at_output, [this, plane, faults, f = std::move(frame)]() mutable {
     Forward(plane, std::move(f), faults);
   });

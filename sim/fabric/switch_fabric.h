@@ -59,8 +59,13 @@ Result<std::vector<PathOutage>> PathOutagesFromList(const std::vector<int64_t>& 
 
 /** Fabric parameters. */
 struct FabricConfig {
-  /** Latency through one plane's switch, from a frame's last byte in to its output queue. */
+  /**
+   * Latency through one plane's switch to its output queue: from the frame's last byte in
+   * (store and forward), or from its header in when cut_through is set.
+   */
   uint64_t hop_latency_ps = 300'000;
+  /** Cut-through switching: a frame is forwarded once its header has arrived. */
+  bool cut_through = false;
   /** Serialisation time of one byte on any link (the link bandwidth). */
   double link_ps_per_byte = 500.0;
   /** Propagation delay of one link (adapter to switch, or switch to adapter). */

@@ -85,6 +85,33 @@ Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& con
 /** Host memory per node the sweep's buffers need (ClusterConfig::rdma_host_bytes). */
 uint64_t RdmaSweepHostBytes(const RdmaSweepConfig& config);
 
+/**
+ * A stream from one window to another that a window lifecycle event interrupts: at `at_ps`
+ * after the stream starts, the job closes the receiving window (close_under_load) or the
+ * receiving adapter is recovered (recovery_under_load). Once everything sent before settles,
+ * the window is open again and a second stream of `packets` must arrive exactly.
+ */
+struct LifecycleConfig {
+  uint64_t at_ps = 20'000'000;
+  /** Packets in each of the two streams. */
+  uint64_t packets = 200;
+  uint32_t size = 1024;
+};
+/**
+ * Closes the receiving window mid-stream, waits for the driver's release, reopens it and
+ * streams again. Checks: nothing is written into the window after its release (and no DMA
+ * reaches freed memory); every packet of the first stream was written into the window or
+ * dropped because of the close; nothing from the first stream reaches the reopened window;
+ * the second stream arrives exactly once, byte for byte.
+ */
+Result<WorkloadResult> RunCloseUnderLoad(Cluster& cluster, const LifecycleConfig& config);
+/**
+ * Recovers the receiving adapter mid-stream (its endpoints are rebuilt), then streams again.
+ * Checks: every packet of the first stream that arrives, before or after the recovery, is
+ * exact and arrives once; no DMA reaches freed memory; the second stream arrives exactly.
+ */
+Result<WorkloadResult> RunRecoveryUnderLoad(Cluster& cluster, const LifecycleConfig& config);
+
 /** The two windows a two-party workload uses: window 0 of the first and of the second node. */
 Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster);
 

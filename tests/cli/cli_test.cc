@@ -175,7 +175,7 @@ TEST_F(CliTest, MissingCommandIsRejected) {
 
 TEST_F(CliTest, PingpongSizeAboveTheMaxPayloadIsRejected) {
   NICSIM_SKIP_WITHOUT_SYSTEMC();
-  ExpectBadRun({"--set", "pingpong.sizes=[5000]"},
+  ExpectBadRun({"pingpong", "--set", "pingpong.sizes=[5000]"},
                "nicsim: pingpong.sizes: 5000 is outside [0, 2032], the largest single-packet "
                "payload for host.cache_line=128 (seed 1)\n");
 }
@@ -183,13 +183,13 @@ TEST_F(CliTest, PingpongSizeAboveTheMaxPayloadIsRejected) {
 TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
   NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path out_dir = dir_ / "out";
-  const Outcome o = Nicsim({"run", "--out", out_dir.string(), "--set", "pingpong.iterations=5",
-                            "--set", "pingpong.stream_packets=5"});
+  const Outcome o = Nicsim({"run", "pingpong", "--out", out_dir.string(), "--set",
+                            "pingpong.iterations=5", "--set", "pingpong.stream_packets=5"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(o.err, "");
   const std::vector<std::string> lines = Lines(o.out);
   ASSERT_EQ(lines.size(), 10u) << o.out;
-  EXPECT_EQ(lines[0], "scenario default (builtin:default), backend systemc, seed 1");
+  EXPECT_EQ(lines[0], "scenario pingpong (builtin:pingpong), backend systemc, seed 1");
   EXPECT_EQ(lines[1], "    size_B    latency_us  bandwidth_MB/s");
   const std::vector<std::string> sizes = {"0", "16", "64", "256", "1024", "2032"};
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -269,7 +269,27 @@ TEST_F(CliTest, ScenariosListsTheBuiltins) {
   EXPECT_EQ(o.err, "");
   std::vector<std::string> names;
   for (const std::string& line : Lines(o.out)) names.push_back(FirstWord(line));
-  EXPECT_EQ(names, (std::vector<std::string>{"default", "stream", "exchange"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"default", "pingpong", "stream", "exchange"}));
+}
+
+TEST_F(CliTest, DefaultRunIsTheMpiSweepOnTheHpsPreset) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
+  const fs::path out_dir = dir_ / "out";
+  const Outcome o = Nicsim({"run", "--out", out_dir.string(), "--set", "mpi.sizes=[8]", "--set",
+                            "mpi.iterations=5", "--set", "mpi.bandwidth_messages=2", "--set",
+                            "mpi.window=2"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::vector<std::string> lines = Lines(o.out);
+  ASSERT_GE(lines.size(), 3u) << o.out;
+  EXPECT_EQ(lines[0], "scenario default (builtin:default), backend systemc, seed 1");
+  EXPECT_EQ(lines[1], "    size_B    latency_us     oneway_MB/s      bidir_MB/s");
+  const nlohmann::json stats = nlohmann::json::parse(ReadFile(out_dir / "stats.json"));
+  EXPECT_EQ(stats["params"]["preset"], "hps");
+  EXPECT_EQ(stats["workload"]["workload"], "mpi_pingpong");
+  const double latency = stats["workload"]["points"][0]["latency_us"].get<double>();
+  // The hps preset models HPS's ~4.3 us small-message MPI latency.
+  EXPECT_GT(latency, 3.9);
+  EXPECT_LT(latency, 4.7);
 }
 
 /** stats.json as text with every top-level wall-clock field removed. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Two `nicsim port` processes on the two ends of a veth pair (DPDK af_packet vdevs) exchange
-// 20,000 checked messages each way. Needs root to create the veth pair; skipped otherwise.
+// Two `nicsim port` processes exchange 20,000 checked messages each way, on the two ends of a
+// veth pair (DPDK af_packet vdevs; needs root to create the pair, skipped otherwise) and on a
+// net_memif pair (shared memory, no root); and ping-pong on net_memif.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -168,6 +170,117 @@ TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverVeth) {
     return;
   }
   GTEST_SKIP() << "the af_packet ports could not be set up on this kernel: " << setup_error;
+}
+
+/**
+ * EAL options of one end of a net_memif pair: the server makes the socket (a file, so a test
+ * can wait for it), the client connects to it and fails to start if it is not there yet.
+ */
+std::string MemifEal(const std::string& socket, bool server, int core) {
+  return "--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level=lib.eal:warning"
+         " --file-prefix=nsm" + std::string(server ? "s" : "c") + std::to_string(getpid()) +
+         " -l " + std::to_string(core) + " --vdev=net_memif0,role=" +
+         (server ? "server" : "client") + ",socket=" + socket + ",socket-abstract=no";
+}
+
+/** What a pair of `nicsim port` processes printed, or why they could not run. */
+struct PairOutcome {
+  std::string skip_reason;
+  int code_server = -2;
+  int code_client = -2;
+  nlohmann::json server;
+  nlohmann::json client;
+  std::string log;
+};
+
+/**
+ * Runs a memif server (node 2) and then a client (node 1), each `nicsim port` with `extra`
+ * flags, the client once the server's socket exists. A memif PMD that cannot start (exit 2 on
+ * both tries) is a skip reason, not a failure.
+ */
+PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::string& dir) {
+  PairOutcome out;
+  const int second_core = std::thread::hardware_concurrency() >= 2 ? 1 : 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const std::string socket = dir + "/memif" + std::to_string(attempt) + ".sock";
+    auto argv = [&](bool server) {
+      std::vector<std::string> a = {NICSIM_BINARY, "port", "--eal",
+                                    MemifEal(socket, server, server ? second_core : 0), "--node",
+                                    server ? "2" : "1", "--peer", server ? "1" : "2",
+                                    "--timeout-s", "60"};
+      a.insert(a.end(), extra.begin(), extra.end());
+      return a;
+    };
+    const PortProcess s = StartPort(argv(true), dir, "server");
+    for (int i = 0; i < 500 && !std::filesystem::exists(socket); ++i) usleep(10'000);
+    const PortProcess c = StartPort(argv(false), dir, "client");
+    WaitBoth(s, c, &out.code_server, &out.code_client);
+    out.log = "server stdout: " + ReadFile(s.out_path) + "\nserver stderr: " +
+              ReadFile(s.err_path) + "\nclient stdout: " + ReadFile(c.out_path) +
+              "\nclient stderr: " + ReadFile(c.err_path);
+    if (out.code_server == 2 || out.code_client == 2) {
+      out.skip_reason = "net_memif could not be set up: " + out.log;
+      continue;
+    }
+    out.skip_reason.clear();
+    out.server = nlohmann::json::parse(ReadFile(s.out_path), nullptr, false);
+    out.client = nlohmann::json::parse(ReadFile(c.out_path), nullptr, false);
+    return out;
+  }
+  return out;
+}
+
+TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverMemif) {
+  ScratchDir scratch("nicsim_memif_exchange");
+  ASSERT_FALSE(scratch.path().empty());
+  const PairOutcome r = RunMemifPair(
+      {"--messages", std::to_string(kMessages), "--seed", "11"}, scratch.path().string());
+  if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
+  EXPECT_EQ(r.code_server, 0) << r.log;
+  EXPECT_EQ(r.code_client, 0) << r.log;
+  for (const nlohmann::json* summary : {&r.server, &r.client}) {
+    ASSERT_TRUE(summary->is_object()) << r.log;
+    EXPECT_EQ(summary->value("sent", 0), kMessages) << r.log;
+    EXPECT_EQ(summary->value("received", 0), kMessages) << r.log;
+    EXPECT_EQ(summary->value("errors", 1), 0) << r.log;
+    // Shared memory loses nothing once connected: the only port drops are HELLOs sent while
+    // the memif link was still coming up (its transmit takes nothing until then).
+    for (const auto& [reason, count] : (*summary)["drops"]["port"].items()) {
+      EXPECT_EQ(reason, "tx_ring_full") << r.log;
+      EXPECT_LE(count.get<int>(), summary->value("hellos_sent", 0)) << r.log;
+    }
+    EXPECT_EQ((*summary)["drops"]["microcode"], nlohmann::json::object()) << r.log;
+  }
+}
+
+TEST(DpdkTwoProcessTest, TwoProcessesPingPongOverMemif) {
+  constexpr int kRounds = 2000;
+  ScratchDir scratch("nicsim_memif_pingpong");
+  ASSERT_FALSE(scratch.path().empty());
+  const PairOutcome r = RunMemifPair({"--mode", "pingpong", "--messages", std::to_string(kRounds),
+                                      "--warmup", "100", "--size", "2"},
+                                     scratch.path().string());
+  if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
+  EXPECT_EQ(r.code_server, 0) << r.log;
+  EXPECT_EQ(r.code_client, 0) << r.log;
+  ASSERT_TRUE(r.client.is_object() && r.server.is_object()) << r.log;
+  // Node 1 (the client) has the lower id: it initiates and times.
+  EXPECT_EQ(r.client.value("role", ""), "initiator") << r.log;
+  EXPECT_EQ(r.server.value("role", ""), "responder") << r.log;
+  EXPECT_EQ(r.client.value("rounds", 0), kRounds + 100) << r.log;
+  EXPECT_EQ(r.server.value("rounds", 0), kRounds + 100) << r.log;
+  EXPECT_EQ(r.client.value("errors", 1), 0) << r.log;
+  EXPECT_EQ(r.server.value("errors", 1), 0) << r.log;
+  const int timed = r.client.value("timed_rounds", 0);
+  // A round is timed unless its ping had to be sent again.
+  EXPECT_LE(timed, kRounds) << r.log;
+  EXPECT_GE(timed + r.client.value("resent", 0), kRounds) << r.log;
+  ASSERT_TRUE(r.client.contains("rtt_ns")) << r.log;
+  const nlohmann::json& rtt = r.client["rtt_ns"];
+  EXPECT_GT(rtt["min"].get<double>(), 0) << r.log;
+  EXPECT_LE(rtt["min"].get<double>(), rtt["p50"].get<double>()) << r.log;
+  EXPECT_LE(rtt["p50"].get<double>(), rtt["max"].get<double>()) << r.log;
+  std::cout << "initiator: " << r.client.dump() << "\n";
 }
 
 }  // namespace

@@ -66,6 +66,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "fabric.link_delay",
                                             "fabric.port_buffer",
                                             "fabric.reorder_delay",
+                                            "fabric.cut_through",
                                             "link.bandwidth",
                                             "host.cache_line",
                                             "host.poll_latency",
@@ -74,6 +75,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "dma.latency",
                                             "dma.bandwidth",
                                             "systemc.quantum",
+                                            "rtl.vcd",
                                             "adapter.cycle",
                                             "adapter.rx_cycles",
                                             "adapter.tx_cycles",
@@ -100,6 +102,22 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "stream.size",
                                             "exchange.messages",
                                             "exchange.max_size",
+                                            "lifecycle.at",
+                                            "lifecycle.packets",
+                                            "lifecycle.size",
+                                            "ulp.rdma",
+                                            "ulp.rdma_threshold",
+                                            "ulp.rdma_chunk",
+                                            "ulp.send_overhead",
+                                            "ulp.recv_overhead",
+                                            "mpi.ranks",
+                                            "mpi.eager_limit",
+                                            "mpi.sizes",
+                                            "mpi.iterations",
+                                            "mpi.bandwidth_messages",
+                                            "mpi.window",
+                                            "mpi.alltoall_messages",
+                                            "mpi.alltoall_max_size",
                                             "rdma.op",
                                             "rdma.sizes",
                                             "rdma.iterations",
@@ -117,7 +135,8 @@ TEST(ParamTableTest, EveryRowIsComplete) {
   for (const ParamSpec& spec : AllParams()) {
     SCOPED_TRACE(spec.name);
     EXPECT_FALSE(spec.description.empty());
-    EXPECT_FALSE(spec.default_value.empty());
+    // Only a string may default to empty (rtl.vcd: no waveforms); the docs show it as "".
+    if (spec.type != ParamType::kString) EXPECT_FALSE(spec.default_value.empty());
     EXPECT_NE(ParamTypeName(spec.type), "?");
     if (spec.type == ParamType::kEnum) {
       EXPECT_FALSE(spec.choices.empty());
@@ -298,10 +317,11 @@ TEST(ParamTableDeathTest, GettersAbortOnUnknownNameOrWrongType) {
 
 TEST(BuiltinScenarioTest, EveryBuiltinParses) {
   std::vector<std::pair<std::string_view, std::string_view>> list = BuiltinScenarioList();
-  ASSERT_EQ(list.size(), 3u);
+  ASSERT_EQ(list.size(), 4u);
   EXPECT_EQ(list[0].first, "default");
-  EXPECT_EQ(list[1].first, "stream");
-  EXPECT_EQ(list[2].first, "exchange");
+  EXPECT_EQ(list[1].first, "pingpong");
+  EXPECT_EQ(list[2].first, "stream");
+  EXPECT_EQ(list[3].first, "exchange");
   for (const auto& [name, description] : list) {
     ASSERT_TRUE(BuiltinScenarioText(name).has_value()) << name;
     Result<Scenario> scenario = LoadBuiltinScenario(name);
@@ -312,12 +332,19 @@ TEST(BuiltinScenarioTest, EveryBuiltinParses) {
   }
   EXPECT_FALSE(BuiltinScenarioText("nope").has_value());
   EXPECT_EQ(LoadBuiltinScenario("nope").status().message(),
-            "unknown built-in scenario 'nope' (built-ins: default, stream, exchange)");
+            "unknown built-in scenario 'nope' (built-ins: default, pingpong, stream, exchange)");
 }
 
 TEST(BuiltinScenarioTest, BuiltinsSetTheirWorkloads) {
+  // The default is the MPI sweep on the hps preset.
   Scenario def = LoadBuiltinScenario("default").value();
-  EXPECT_EQ(def.params, ParamValues::Defaults());  // the default scenario is the table defaults
+  EXPECT_EQ(def.params.String("preset"), "hps");
+  EXPECT_EQ(def.params.String("workload"), "mpi_pingpong");
+  EXPECT_EQ(def.params.Int("mpi.ranks"), 2);
+  EXPECT_TRUE(def.params.Bool("fabric.cut_through"));
+
+  Scenario pingpong = LoadBuiltinScenario("pingpong").value();
+  EXPECT_EQ(pingpong.params, ParamValues::Defaults());  // the packet-mode sweep: table defaults
 
   Scenario stream = LoadBuiltinScenario("stream").value();
   EXPECT_EQ(stream.params.Int("nodes"), 2);
@@ -434,7 +461,8 @@ TEST(ScenarioTest, ReportsBadEnumsAndUnits) {
   EXPECT_EQ(
       ParseError("workload = \"Stream\"\n"),
       "t.toml:1:12: workload: 'Stream' is not one of pingpong_sweep, stream, random_exchange, "
-      "rdma_sweep");
+      "rdma_sweep, close_under_load, recovery_under_load, mpi_pingpong, mpi_collectives, "
+      "mpi_alltoall");
   EXPECT_EQ(ParseError("[fabric]\nhop_latency = \"3 furlongs\"\n"),
             "t.toml:2:15: fabric.hop_latency: bad duration '3 furlongs': unknown unit 'furlongs' "
             "(expected ps, ns, us, ms or s)");

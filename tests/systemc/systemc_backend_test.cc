@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "abi/limits.h"
+#include "abi/rdma.h"
 #include "base/crc32.h"
 #include "hw/systemc/kernel.h"
 #include "sim/cluster.h"
@@ -66,7 +67,7 @@ uint64_t ExpectedOneWayPs(const ClusterConfig& c, uint32_t len) {
   };
   const uint64_t frame = sizeof(abi::WireHeader) + len;
   uint64_t t = c.timing.mmio_latency_ps;          // StartTransmit reaches the microcode
-  t += dma(abi::kSendHeaderBytes);                // fetch the slot header
+  t += dma(abi::kSlotFetchBytes);                 // fetch the slot header (and a request)
   t += dma(len);                                  // fetch the payload into a DTB
   t += wire(frame);                               // serialise onto the adapter's link
   t += c.fabric.link_delay_ps + c.fabric.hop_latency_ps;  // into the switch and across

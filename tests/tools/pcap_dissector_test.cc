@@ -114,7 +114,7 @@ TEST_F(PcapDissectorTest, PingPongCaptureDecodesToTheExactPacketSequence) {
   const fs::path pcap = dir_ / "run.pcapng";
   const fs::path out = dir_ / "out";
   const std::string cmd = std::string(ShellQuote(NICSIM_BINARY)) +
-                          " run --set 'pingpong.sizes=[0,100]' --set pingpong.iterations=2"
+                          " run pingpong --set 'pingpong.sizes=[0,100]' --set pingpong.iterations=2"
                           " --set pingpong.stream_packets=2 --quiet --pcap " +
                           ShellQuote(pcap.string()) + " --out " + ShellQuote(out.string()) +
                           " 2>&1";
@@ -224,7 +224,7 @@ TEST_F(PcapDissectorTest, DecodesEveryHeaderFieldCrcAndMalformedFrames) {
 /** `nicsim run` with a small ping-pong and `--pcap path`; stdout and stderr together. */
 Outcome RunWithPcap(const std::string& path) {
   return RunShell(std::string(ShellQuote(NICSIM_BINARY)) +
-                  " run --set 'pingpong.sizes=[0,1000]' --set pingpong.iterations=20"
+                  " run pingpong --set 'pingpong.sizes=[0,1000]' --set pingpong.iterations=20"
                   " --set pingpong.stream_packets=100 --quiet --out " +
                   ShellQuote(fs::temp_directory_path().string()) + " --pcap " + ShellQuote(path) +
                   " 2>&1");

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/trace_diff.h"
 #include "tests/support/process.h"
 
@@ -52,6 +54,49 @@ TEST_P(GoldenTraceTest, ReplaysToItsGolden) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Traces, GoldenTraceTest, ::testing::ValuesIn(Goldens()));
+
+/** Runs a golden's scenario with `nicsim run`; its exit status and stats.json's workload. */
+std::pair<int, nlohmann::json> RunGoldenScenario(const std::string& name) {
+  nicsim::testing::ScratchDir scratch("nicsim_golden_run");
+  const nicsim::testing::CommandResult r = nicsim::testing::RunCommand(
+      {NICSIM_BINARY, "run", "--quiet", NICSIM_SOURCE_DIR "/traces/" + name + "/scenario.toml",
+       "--out", scratch.path().string()},
+      scratch.path());
+  EXPECT_EQ(r.err, "");
+  const nlohmann::json stats = nlohmann::json::parse(
+      nicsim::testing::ReadFile(scratch.path() / "stats.json"), nullptr, false);
+  return {r.exit_code, stats.is_discarded() ? nlohmann::json() : stats["workload"]};
+}
+
+// The lifecycle goldens tell the story their scenario.toml describes, with every byte checked
+// (a golden records a trace whether or not its workload's checks pass).
+TEST(LifecycleGoldenTest, CloseUnderLoadConsumesWritesDropsAndReopens) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
+  const auto [rc, w] = RunGoldenScenario("close_under_load");
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(w["delivered_before_event"], 3);
+  EXPECT_EQ(w["written"], 4);  // one frame written but never read
+  EXPECT_EQ(w["dropped_closed"], 2);
+  EXPECT_EQ(w["delivered_after"], 6);
+  const std::string trace = nicsim::testing::ReadFile(NICSIM_SOURCE_DIR
+                                                      "/traces/close_under_load/trace.txt");
+  EXPECT_NE(trace.find(" a1 close task=- state=- window=0 "), std::string::npos);
+  EXPECT_NE(trace.find(" a1 drop task=0 state=closed_in_flight window=0 "), std::string::npos);
+  EXPECT_NE(trace.find(" a1 drop task=0 state=window_closed window=0 "), std::string::npos);
+}
+
+TEST(LifecycleGoldenTest, AdapterRecoveryLosesSomeAndDeliversTheRestExactly) {
+  const auto [rc, w] = RunGoldenScenario("adapter_recovery");
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(w["delivered_before_event"], 2);
+  EXPECT_EQ(w["delivered"], 3);  // one of them after the recovery
+  EXPECT_EQ(w["written"], 4);    // one written, then wiped with the reset FIFO
+  EXPECT_EQ(w["dropped_by_reset"], 2);
+  EXPECT_EQ(w["delivered_after"], 6);
+  const std::string trace = nicsim::testing::ReadFile(NICSIM_SOURCE_DIR
+                                                      "/traces/adapter_recovery/trace.txt");
+  EXPECT_NE(trace.find(" a1 reset task=- "), std::string::npos);
+}
 
 TEST(TraceDiffTest, ReportsTheFirstDivergenceWithContext) {
   const std::vector<std::string> a = {"e0", "e1", "e2", "e3", "e4"};

@@ -102,6 +102,8 @@ TEST(TransportLivenessTest, TenPercentLossFinishesWithinTenTimesTheCleanTime) {
   EXPECT_EQ(lossy.delivered(), cell.messages);
   RecordProperty("clean_ps", std::to_string(clean_ps));
   RecordProperty("lossy_ps", std::to_string(lossy_ps));
+  std::printf("liveness: clean %.1f us, 10%% loss %.1f us, ratio %.2f\n", clean_ps / 1e6,
+              lossy_ps / 1e6, static_cast<double>(lossy_ps) / static_cast<double>(clean_ps));
   EXPECT_LE(lossy_ps, 10 * clean_ps) << "clean " << clean_ps << " ps, 10% loss " << lossy_ps;
 }
 

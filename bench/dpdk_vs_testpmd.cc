@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench/dpdk_vs_testpmd: packets per second through the microcode's receive and transmit paths
+// on DPDK net_null and net_ring vdevs, against dpdk-testpmd --forward-mode=io on the same vdevs,
+// both measured in this run (testpmd as a subprocess, stopped after a time limit).
+//
+// What is compared. testpmd io forwarding takes a burst off a port and puts it back on a port:
+// one receive and one transmit per packet. The nicsim forwarder does the same through the whole
+// stack: the DPDK port hands the frame to the adapter, the microcode's receive path lands it in
+// the window's receive FIFO, the host process (Endpoint) reads it and sends it back through the
+// HAL send FIFO, and the microcode's transmit path puts it on the same port (--port-topology=loop
+// for testpmd). Each 64-byte frame (Ethernet 14 + WireHeader 48 + 2 payload bytes) is addressed
+// from the adapter to itself, so what it sends is again a valid frame for it.
+//   - net_null generates frames without writing them (the mbuf holds whatever its last user
+//     left), so every mbuf of the port's pool is first filled with a valid 64-byte frame; the
+//     frames the adapter transmits into the pool are valid too. The forwarder keeps at most 32
+//     frames between port and wire (a real NIC stops at its descriptors; net_null never does).
+//   - net_ring0 is a loopback ring (its transmit queue is its receive queue): 32 frames are put
+//     in flight first and circulate, as testpmd --tx-first does.
+// The receive path alone (the host consumes, sends nothing) and the transmit path alone (the
+// host keeps the send FIFO full towards an absent adapter) are measured on net_null as well.
+//
+// NICSIM_BENCH_SECONDS (default 3) sets each measurement's length.
+#include <fcntl.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "abi/packet.h"
+#include "bench/bench_report.h"
+#include "hw/common/frame_codec.h"
+#include "hw/dpdk/dpdk_port.h"
+#include "hw/dpdk/eal.h"
+#include "sim/port_node.h"
+
+namespace nicsim::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint16_t kAdapter = 1;
+/** Payload bytes: with the Ethernet and wire headers, a 64-byte frame. */
+constexpr uint32_t kPayloadBytes = 2;
+constexpr uint32_t kFrameBytes =
+    hw::dpdk::kEthernetHeaderBytes + sizeof(abi::WireHeader) + kPayloadBytes;
+static_assert(kFrameBytes == 64);
+/** Frames between port and wire at once (net_null) or circulating (net_ring). */
+constexpr uint64_t kInFlight = 32;
+constexpr double kWarmupSeconds = 0.5;
+constexpr double kTarget = 0.8;
+
+double BenchSeconds() {
+  const char* env = std::getenv("NICSIM_BENCH_SECONDS");
+  const double s = env != nullptr ? std::strtod(env, nullptr) : 3.0;
+  return s > 0 ? s : 3.0;
+}
+
+std::string FindOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+/** The EAL options shared by both programs: no hugepages, no PCI, no shared files. */
+const char* kEalBase =
+    "--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level=lib.eal:warning";
+
+/**
+ * Runs testpmd io forwarding on `vdev` for `seconds` (plus start-up), stops it with SIGINT
+ * (SIGKILL if it lingers), and returns the median Rx-pps of its per-second statistics, the
+ * first period (start-up) left out.
+ */
+Result<double> RunTestpmd(const std::string& testpmd, const std::string& vdev, bool tx_first,
+                          double seconds) {
+  char out_path[] = "/tmp/nicsim_testpmd_XXXXXX";
+  const int fd = mkstemp(out_path);
+  if (fd < 0) return Status::Error("testpmd: cannot make a temporary file");
+  // testpmd needs a main lcore and a forwarding lcore; the mbuf count suits -m 256.
+  std::vector<std::string> args = {testpmd};
+  std::stringstream base(kEalBase);
+  for (std::string w; base >> w;) args.push_back(w);
+  for (const char* a :
+       {"-l", "0-1", "--vdev", vdev.c_str(), "--", "--forward-mode=io", "--port-topology=loop",
+        "--total-num-mbufs=8192", "--stats-period=1", "--no-lsc-interrupt"}) {
+    args.emplace_back(a);
+  }
+  if (tx_first) args.emplace_back("--tx-first");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, STDIN_FILENO);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(fd);
+  if (pid < 0) return Status::Error("testpmd: fork failed");
+  // Start-up (EAL, ports) takes well under a second; one more period is dropped as warm-up.
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds + 2.0));
+  kill(pid, SIGINT);
+  int status = 0;
+  bool exited = false;
+  for (int i = 0; i < 100 && !exited; ++i) {
+    exited = waitpid(pid, &status, WNOHANG) == pid;
+    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  std::ifstream in(out_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  unlink(out_path);
+  const std::string output = text.str();
+  std::vector<double> samples;
+  const std::regex rx_pps(R"(Rx-pps:\s+(\d+))");
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), rx_pps);
+       it != std::sregex_iterator(); ++it) {
+    samples.push_back(std::stod((*it)[1].str()));
+  }
+  if (samples.size() < 2) {
+    const std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
+    return Status::Error("testpmd printed no throughput (exit status " + std::to_string(status) +
+                         "); its output ends:\n" + tail);
+  }
+  samples.erase(samples.begin());
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+/** The 64-byte frame the adapter sends to itself: Ethernet, wire header (CRC stamped), payload. */
+std::vector<uint8_t> SelfFrame(uint32_t job_key) {
+  abi::WireHeader h{};
+  h.dest_adapter = kAdapter;
+  h.src_adapter = kAdapter;
+  h.len_bytes = kPayloadBytes;
+  h.type = static_cast<uint8_t>(abi::PacketType::kFifo);
+  h.protection_key = job_key;
+  const uint8_t payload[kPayloadBytes] = {0xAB, 0xCD};
+  const std::vector<uint8_t> inner = hw::EncodeFrame(h, payload, kPayloadBytes);
+  std::vector<uint8_t> frame(hw::dpdk::kEthernetHeaderBytes);
+  const std::array<uint8_t, 6> mac = hw::dpdk::AdapterMac(kAdapter);
+  std::memcpy(frame.data(), mac.data(), 6);
+  std::memcpy(frame.data() + 6, mac.data(), 6);
+  frame[12] = hw::dpdk::kNicsimEtherType >> 8;
+  frame[13] = hw::dpdk::kNicsimEtherType & 0xFF;
+  frame.insert(frame.end(), inner.begin(), inner.end());
+  return frame;
+}
+
+/** Writes `frame` where every mbuf of `pool` starts its data, for net_null to "receive". */
+void FillPool(rte_mempool* pool, const std::vector<uint8_t>& frame) {
+  rte_mempool_obj_iter(
+      pool,
+      [](rte_mempool*, void* opaque, void* obj, unsigned) {
+        const auto* f = static_cast<const std::vector<uint8_t>*>(opaque);
+        auto* m = static_cast<rte_mbuf*>(obj);
+        std::memcpy(static_cast<uint8_t*>(m->buf_addr) + RTE_PKTMBUF_HEADROOM, f->data(),
+                    f->size());
+      },
+      const_cast<std::vector<uint8_t>*>(&frame));
+}
+
+uint64_t MicrocodeDrops(const sim::PortNode& node) {
+  uint64_t total = 0;
+  for (uint64_t d : const_cast<sim::PortNode&>(node).adapter().firmware_counters().drops) {
+    total += d;
+  }
+  return total;
+}
+
+enum class Mode { kForward, kReceive, kTransmit };
+
+struct Measured {
+  double pps = 0;
+  uint64_t port_drops = 0;
+  uint64_t microcode_drops = 0;
+};
+
+/** Runs the adapter on ethdev `vdev_name` in `mode` and returns the packets per second. */
+Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loopback,
+                               double seconds) {
+  uint16_t port_id = 0;
+  if (rte_eth_dev_get_port_by_name(vdev_name.c_str(), &port_id) != 0) {
+    return Status::Error("no ethdev " + vdev_name);
+  }
+  Result<std::unique_ptr<hw::dpdk::DpdkPort>> created = hw::dpdk::DpdkPort::Create(port_id);
+  if (!created.ok()) return created.status();
+  hw::dpdk::DpdkPort& port = **created;
+  hw::func::EventQueue events;
+  Measured result;
+  {
+    sim::PortNode node(events, kAdapter, port);
+    if (Status s = node.Open(); !s.ok()) return s;
+    const sim::PolledPort polled(&port, &node.adapter());
+    // Opening the window is MMIO and DMA. Events only: net_null always has frames to take.
+    while (events.RunOne()) {
+    }
+    sim::Endpoint& ep = node.endpoint();
+    const sim::WindowAddr self = ep.addr();
+    const std::vector<uint8_t> frame = SelfFrame(node.config().job_key);
+    if (!loopback && mode != Mode::kTransmit) FillPool(port.pool(), frame);
+    const uint8_t payload[kPayloadBytes] = {0xAB, 0xCD};
+    if (mode == Mode::kForward) {
+      ep.OnReceive([&](const hal::RecvPacket& p) {
+        ep.Send(self, p.payload, p.header.len_bytes, p.header.ulp_word);
+      });
+      if (loopback) {
+        for (uint64_t i = 0; i < kInFlight; ++i) ep.Send(self, payload, kPayloadBytes, 0);
+      }
+    } else if (mode == Mode::kTransmit) {
+      // To an adapter that is not there: net_null takes every frame and frees it.
+      const sim::WindowAddr absent{static_cast<uint16_t>(kAdapter + 1), 0};
+      auto pump = [&] {
+        while (ep.backlog() == 0) ep.Send(absent, payload, kPayloadBytes, 0);
+      };
+      ep.OnSendable(pump);
+      pump();
+    }
+    // Frames between the port and the wire: taken off the port, not yet sent (or consumed).
+    auto in_flight = [&] {
+      const uint64_t done = mode == Mode::kReceive ? ep.received() : port.counters().tx_frames;
+      return port.counters().rx_frames -
+             std::min(port.counters().rx_frames, done + MicrocodeDrops(node));
+    };
+    auto count = [&] { return mode == Mode::kReceive ? ep.received() : port.counters().tx_frames; };
+    const Clock::time_point start = Clock::now();
+    const Clock::time_point warm = start + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double>(kWarmupSeconds));
+    const Clock::time_point end =
+        warm + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    std::optional<uint64_t> count_at_warm;
+    Clock::time_point measured_from;
+    for (uint64_t iteration = 0;; ++iteration) {
+      for (int i = 0; i < 64 && events.RunOne(); ++i) {
+      }
+      // The loopback ring holds a fixed number of frames; net_null would flood the adapter.
+      if (mode != Mode::kTransmit && (loopback || in_flight() < kInFlight)) polled.Poll();
+      if ((iteration & 255) != 0) continue;
+      const Clock::time_point now = Clock::now();
+      if (!count_at_warm && now >= warm) {
+        count_at_warm = count();
+        measured_from = now;
+      }
+      if (now >= end) {
+        result.pps = static_cast<double>(count() - *count_at_warm) /
+                     std::chrono::duration<double>(now - measured_from).count();
+        break;
+      }
+    }
+    ep.OnReceive(nullptr);
+    ep.OnSendable(nullptr);
+    port.Stop();
+    result.port_drops = port.counters().total_drops();
+    result.microcode_drops = MicrocodeDrops(node);
+  }
+  return result;
+}
+
+int Main() {
+  const double seconds = BenchSeconds();
+  Report report("dpdk_vs_testpmd",
+                "64-byte frames/s through the microcode's receive and transmit paths vs "
+                "dpdk-testpmd io forwarding, net_null and net_ring");
+  const std::string eal = std::string(kEalBase) +
+                          " -l 0 --vdev=net_null0,size=64 --vdev=net_null1,size=64"
+                          " --vdev=net_null2 --vdev=net_ring0";
+  if (Status s = hw::dpdk::InitEal(eal); !s.ok()) {
+    std::fprintf(stderr, "dpdk_vs_testpmd: %s\n", s.message().c_str());
+    return 2;
+  }
+  struct Case {
+    const char* name;
+    const char* testpmd_vdev;
+    bool loopback;
+    const char* our_vdev;
+  };
+  const Case cases[] = {{"null", "net_null0,size=64", false, "net_null0"},
+                        {"ring", "net_ring0", true, "net_ring0"}};
+  const std::string testpmd = FindOnPath("dpdk-testpmd");
+  if (testpmd.empty()) {
+    std::printf(
+        "dpdk_vs_testpmd: dpdk-testpmd is not installed (apt-get install dpdk-dev): "
+        "no reference, so no ratios\n");
+  }
+  bool ok = true;
+  for (const Case& c : cases) {
+    const std::string key = c.name;
+    double reference = 0;
+    if (!testpmd.empty()) {
+      Result<double> pps = RunTestpmd(testpmd, c.testpmd_vdev, c.loopback, seconds);
+      if (pps.ok()) {
+        reference = *pps;
+        report.Figure("testpmd_" + key + "_io_pps", reference);
+      } else {
+        std::printf("dpdk_vs_testpmd: testpmd on %s could not run: %s\n", c.testpmd_vdev,
+                    pps.status().message().c_str());
+        ok = false;
+      }
+    }
+    Result<Measured> fwd = MeasureNicsim(c.our_vdev, Mode::kForward, c.loopback, seconds);
+    if (!fwd.ok()) {
+      std::fprintf(stderr, "dpdk_vs_testpmd: %s: %s\n", c.our_vdev, fwd.status().message().c_str());
+      return 2;
+    }
+    report.Figure("nicsim_" + key + "_fwd_pps", fwd->pps);
+    report.Figure("nicsim_" + key + "_fwd_drops",
+                  static_cast<double>(fwd->port_drops + fwd->microcode_drops));
+    if (reference > 0) report.Ratio(key + "_fwd_vs_testpmd_io", fwd->pps / reference, kTarget);
+    if (!c.loopback) {
+      // The two paths one at a time, on fresh net_null ports.
+      Result<Measured> rx = MeasureNicsim("net_null1", Mode::kReceive, false, seconds);
+      Result<Measured> tx = MeasureNicsim("net_null2", Mode::kTransmit, false, seconds);
+      if (!rx.ok() || !tx.ok()) {
+        std::fprintf(stderr, "dpdk_vs_testpmd: %s\n",
+                     (!rx.ok() ? rx.status() : tx.status()).message().c_str());
+        return 2;
+      }
+      report.Figure("nicsim_null_rx_only_pps", rx->pps);
+      report.Figure("nicsim_null_tx_only_pps", tx->pps);
+      if (reference > 0) {
+        report.Ratio("null_rx_only_vs_testpmd_io", rx->pps / reference, kTarget);
+        report.Ratio("null_tx_only_vs_testpmd_io", tx->pps / reference, kTarget);
+      }
+    }
+  }
+  report.Figure("seconds_per_measurement", seconds);
+  const int rc = report.Finish();
+  return ok ? rc : 1;
+}
+
+}  // namespace
+}  // namespace nicsim::bench
+
+int main() { return nicsim::bench::Main(); }

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// `nicsim port --eal ...`: the EAL is started from the flag and the ethdev --port-id opened with
+// the largest MTU both the device and a nicsim frame allow.
+#include <fmt/format.h>
+#include <rte_ethdev.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "hw/dpdk/dpdk_port.h"
+#include "hw/dpdk/eal.h"
+#include "sim/port_command_internal.h"
+
+namespace nicsim::sim {
+namespace {
+
+class DpdkCommandLink final : public CommandLink {
+ public:
+  explicit DpdkCommandLink(std::unique_ptr<hw::dpdk::DpdkPort> port) : port_(std::move(port)) {}
+
+  hw::FabricPort& port() override { return *port_; }
+  PolledPort Polled(hw::LinkSink* sink) override { return PolledPort(port_.get(), sink); }
+  uint32_t mtu_bytes() const override { return port_->config().mtu_bytes; }
+  nlohmann::json Drops() const override {
+    nlohmann::json drops = nlohmann::json::object();
+    for (size_t r = 0; r < hw::dpdk::kPortDropNames.size(); ++r) {
+      if (port_->counters().drops[r] > 0) {
+        drops[std::string(hw::dpdk::kPortDropNames[r])] = port_->counters().drops[r];
+      }
+    }
+    return drops;
+  }
+  std::string Describe() const override { return fmt::format("dpdk port {}", port_->port_id()); }
+
+ private:
+  std::unique_ptr<hw::dpdk::DpdkPort> port_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<CommandLink>> OpenDpdkLink(const PortCommandOptions& options) {
+  if (Status s = hw::dpdk::InitEal(options.eal); !s.ok()) return s;
+  const auto port_id = static_cast<uint16_t>(options.port_id);
+  if (!rte_eth_dev_is_valid_port(port_id)) {
+    return Status::Error(fmt::format("--port-id: no ethdev port {} (check --eal)", port_id));
+  }
+  // The port's MTU is the nicsim frame, capped by what the device takes.
+  Result<uint32_t> device_mtu = hw::dpdk::DpdkPort::MaxMtu(port_id);
+  if (!device_mtu.ok()) return device_mtu.status();
+  hw::dpdk::DpdkPortConfig config;
+  config.mtu_bytes = std::min(hw::dpdk::kDefaultMtuBytes, *device_mtu);
+  if (config.mtu_bytes <= sizeof(abi::WireHeader)) {
+    return Status::Error(
+        fmt::format("--port-id: port {} takes an MTU of only {} bytes", port_id, *device_mtu));
+  }
+  Result<std::unique_ptr<hw::dpdk::DpdkPort>> port = hw::dpdk::DpdkPort::Create(port_id, config);
+  if (!port.ok()) return port.status();
+  return std::unique_ptr<CommandLink>(new DpdkCommandLink(std::move(*port)));
+}
+
+}  // namespace nicsim::sim
