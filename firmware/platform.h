@@ -98,6 +98,7 @@ enum class TraceKind : uint8_t {
   kRcxt,           // an rCxt changed state: state = RcxtState, value = index | tid << 32
   kAddressException,  // an RDMA protection failure made `window` fatal: value = PVO
   kCondition,      // a conditional counter changed: state = queue, value = new count
+  kSnapshot,       // task `task` finished and left the snapshot view: value = the view now
 };
 
 /** One trace event: what happened, to which task, window, channel buffer and DTB. */

@@ -49,9 +49,17 @@ void Scheduler::BeginOperation(TaskId task) {
 
 void Scheduler::EndOperation(TaskId task) {
   const uint64_t bit = uint64_t{1} << task;
-  for (abi::GlobalReg reg : {abi::GlobalReg::kLiveTaskView, abi::GlobalReg::kSnapshotView}) {
-    platform_.WriteGlobalReg(reg, platform_.ReadGlobalReg(reg) & ~bit);
-  }
+  const uint64_t live = platform_.ReadGlobalReg(abi::GlobalReg::kLiveTaskView);
+  platform_.WriteGlobalReg(abi::GlobalReg::kLiveTaskView, live & ~bit);
+  const uint64_t snapshot = platform_.ReadGlobalReg(abi::GlobalReg::kSnapshotView);
+  if ((snapshot & bit) == 0) return;
+  // A task that was live at a disruptive command has finished: the host is waiting for this.
+  platform_.WriteGlobalReg(abi::GlobalReg::kSnapshotView, snapshot & ~bit);
+  TraceEvent ev;
+  ev.kind = TraceKind::kSnapshot;
+  ev.task = task;
+  ev.value = snapshot & ~bit;
+  platform_.Trace(ev);
 }
 
 uint64_t Scheduler::TakeSnapshot() {

@@ -264,6 +264,10 @@ void TimelineWriter::Record(uint64_t t, uint16_t pid, const fw::TraceEvent& e) {
       Instant(t, pid, kInterruptTid, "address_exception", "rdma",
               nlohmann::json{{"window", e.window}, {"pvo", e.value}}.dump());
       break;
+    case fw::TraceKind::kSnapshot:
+      Instant(t, pid, kMmioTid, "snapshot", "mmio",
+              nlohmann::json{{"task", e.task}, {"view", e.value}}.dump());
+      break;
     case fw::TraceKind::kCondition:
       Instant(t, pid, kLmtTid, "condition", "rdma",
               nlohmann::json{{"queue", e.state}, {"count", e.value}}.dump());

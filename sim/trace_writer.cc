@@ -57,9 +57,9 @@ constexpr const char* kKindNames[] = {"rx",        "tx",        "drop",      "wa
                                       "intr",      "mmio",      "close",     "reset",
                                       "lmt_fetch", "lmt_flush", "dma_start", "dma_done",
                                       "link_out",  "frame_in",  "rcxt",      "addr_exception",
-                                      "condition"};
+                                      "condition", "snapshot"};
 static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) ==
-                  static_cast<size_t>(fw::TraceKind::kCondition) + 1,
+                  static_cast<size_t>(fw::TraceKind::kSnapshot) + 1,
               "a name for every trace kind");
 
 }  // namespace
