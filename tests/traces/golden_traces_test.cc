@@ -143,5 +143,47 @@ TEST(TraceDiffTest, AMicrocodeTimingChangeIsCaughtAtItsFirstEvent) {
   fs::remove_all(tmp);
 }
 
+TEST(TraceDiffTest, AOneLineMicrocodeBugIsCaughtWithTheRightFirstDivergence) {
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
+  // nicsim_mutant refuses a frame when one is still free (firmware/internal.h, ReserveFrame).
+  const std::string golden_dir = NICSIM_SOURCE_DIR "/traces/fifo_overflow";
+  nicsim::testing::ScratchDir scratch("nicsim_mutant");
+  const nicsim::testing::CommandResult check = nicsim::testing::RunCommand(
+      {NICSIM_MUTANT_BINARY, "trace", "check", golden_dir}, scratch.path());
+  ASSERT_EQ(check.exit_code, 1) << check.out << check.err;
+  const std::string report = check.out + check.err;
+  const std::string marker = "traces diverge at event ";
+  const size_t at = report.find(marker);
+  ASSERT_NE(at, std::string::npos) << report;
+  const size_t reported = std::stoul(report.substr(at + marker.size()));
+  // Find the first difference independently: the golden against the mutant's own trace.
+  const fs::path mutant_trace = scratch.path() / "mutant.txt";
+  const nicsim::testing::CommandResult run = nicsim::testing::RunCommand(
+      {NICSIM_MUTANT_BINARY, "run", golden_dir + "/scenario.toml", "--quiet", "--out",
+       scratch.path().string(), "--trace", mutant_trace.string()},
+      scratch.path());
+  // The bug loses packets, so the run itself fails (exit 1) — its trace is still written.
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.err;
+  ASSERT_TRUE(fs::exists(mutant_trace)) << run.err;
+  const std::vector<std::string> golden = ReadTraceLines(golden_dir + "/trace.txt").value();
+  const std::vector<std::string> mutant = ReadTraceLines(mutant_trace.string()).value();
+  size_t first = 0;
+  while (first < golden.size() && first < mutant.size() && golden[first] == mutant[first]) ++first;
+  EXPECT_EQ(reported, first) << report;
+  ASSERT_LT(first, mutant.size());
+  // The divergence is the bug itself: a frame refused right after the task's admit step.
+  EXPECT_NE(mutant[first].find(" drop "), std::string::npos) << mutant[first];
+  EXPECT_NE(mutant[first].find("state=rx_fifo_full"), std::string::npos) << mutant[first];
+  ASSERT_GT(first, 0u);
+  const std::string& admit = mutant[first - 1];
+  EXPECT_NE(admit.find("state=admit"), std::string::npos) << admit;
+  const std::string task = admit.substr(admit.find("task="), admit.find(' ', admit.find("task=")) -
+                                                                 admit.find("task="));
+  EXPECT_NE(mutant[first].find(task + " "), std::string::npos) << mutant[first];
+  // And the report shows both sides of it.
+  EXPECT_NE(report.find("+ "), std::string::npos);
+  EXPECT_NE(report.find("rx_fifo_full"), std::string::npos) << report;
+}
+
 }  // namespace
 }  // namespace nicsim::sim
