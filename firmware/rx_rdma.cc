@@ -175,17 +175,7 @@ RxEngine::Next RxEngine::RdmaTranslate(Task& task) {
       RaiseAddressException(ctx_, task, task.window, h.pvo);
       return Consumed(task);
   }
-  task.tce_addr = plan.entry_addr;
-  task.tce_count = plan.count;
-  task.page_shift = plan.page_shift;
-  DmaFromHost dma;
-  dma.host_addr = plan.entry_addr;
-  dma.len = plan.count * sizeof(abi::TceEntry);
-  dma.target = DmaTarget::kHeaderBuffer;
-  dma.header_buffer = task.header_buffer;
-  dma.tag = task.id;
-  ctx_.platform.StartDmaFromHost(dma);
-  ++ctx_.counters.tce_fetches;
+  StartTceFetch(ctx_.platform, ctx_.counters, task, plan);
   return Next{RxState::kRdmaPlace, true};
 }
 
@@ -194,7 +184,7 @@ RxEngine::Next RxEngine::RdmaPlace(Task& task) {
     ReleaseTaskHeaderBuffer(ctx_, task);
     return Drop(task, DropReason::kDmaError);
   }
-  const TcePlan plan{task.tce_addr, task.tce_count, task.page_shift};
+  const TcePlan plan = PlanOf(task);
   const TceVerdict verdict = FinishTranslation(
       plan, ctx_.platform.HeaderBuffer(task.header_buffer), task.header.pvo, task.header.len_bytes,
       task);

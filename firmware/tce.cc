@@ -28,6 +28,20 @@ TceVerdict PlanTranslation(Platform& platform, uint64_t pvo, uint64_t len, uint3
   return TceVerdict::kOk;
 }
 
+void StartTceFetch(Platform& platform, Counters& counters, Task& task, const TcePlan& plan) {
+  task.tce_addr = plan.entry_addr;
+  task.tce_count = plan.count;
+  task.page_shift = plan.page_shift;
+  DmaFromHost dma;
+  dma.host_addr = plan.entry_addr;
+  dma.len = plan.count * sizeof(abi::TceEntry);
+  dma.target = DmaTarget::kHeaderBuffer;
+  dma.header_buffer = task.header_buffer;
+  dma.tag = task.id;
+  platform.StartDmaFromHost(dma);
+  ++counters.tce_fetches;
+}
+
 TceVerdict FinishTranslation(const TcePlan& plan, const uint8_t* entries, uint64_t pvo,
                              uint32_t len, Task& task) {
   const uint64_t page = uint64_t{1} << plan.page_shift;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "firmware/counters.h"
 #include "firmware/platform.h"
 #include "firmware/task.h"
 
@@ -33,6 +34,16 @@ struct TcePlan {
  */
 TceVerdict PlanTranslation(Platform& platform, uint64_t pvo, uint64_t len, uint32_t job,
                            TcePlan* plan);
+
+/**
+ * Starts the DMA that brings the plan's TCEs into the task's header buffer and remembers the
+ * plan in the task (its registers) for FinishTranslation.
+ */
+void StartTceFetch(Platform& platform, Counters& counters, Task& task, const TcePlan& plan);
+/** The plan StartTceFetch remembered. */
+inline TcePlan PlanOf(const Task& task) {
+  return TcePlan{task.tce_addr, task.tce_count, task.page_shift};
+}
 
 /**
  * Checks the fetched entries (`plan.count` abi::TceEntry values at `entries`) and fills the

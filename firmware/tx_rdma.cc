@@ -138,17 +138,7 @@ TxEngine::Next TxEngine::RdmaTranslate(Task& task) {
       RaiseAddressException(ctx_, task, task.window, pvo);
       return FailSource(task);
   }
-  task.tce_addr = plan.entry_addr;
-  task.tce_count = plan.count;
-  task.page_shift = plan.page_shift;
-  DmaFromHost dma;
-  dma.host_addr = plan.entry_addr;
-  dma.len = plan.count * sizeof(abi::TceEntry);
-  dma.target = DmaTarget::kHeaderBuffer;
-  dma.header_buffer = task.header_buffer;
-  dma.tag = task.id;
-  ctx_.platform.StartDmaFromHost(dma);
-  ++ctx_.counters.tce_fetches;
+  StartTceFetch(ctx_.platform, ctx_.counters, task, plan);
   return Next{TxState::kRdmaCheck, true};
 }
 
@@ -167,7 +157,7 @@ TxEngine::Next TxEngine::RdmaCheck(Task& task) {
     return FailSource(task);
   }
   const uint64_t pvo = rec.src_pvo + task.offset;
-  const TcePlan plan{task.tce_addr, task.tce_count, task.page_shift};
+  const TcePlan plan = PlanOf(task);
   const TceVerdict verdict = FinishTranslation(
       plan, ctx_.platform.HeaderBuffer(task.header_buffer), pvo, task.payload_len, task);
   ReleaseTaskHeaderBuffer(ctx_, task);
