@@ -55,25 +55,21 @@ PostOutcome PostWrite(Context& ctx, const Task& task, uint32_t window, abi::LmtE
     RaiseAddressException(ctx, task, window, r.remote_pvo);
     return PostOutcome::kRejected;
   }
-  rec.state = static_cast<uint8_t>(abi::RcxtState::kSending);
-  rec.flags = WriteDataFlags(r) | ((r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0);
-  rec.cond_queue = r.cond_queue % abi::kConditionalQueues;
-  rec.in_flight = 0;
-  rec.tid = r.tid;
-  rec.src_pvo = r.local_pvo;
-  rec.dst_pvo = r.remote_pvo;
-  rec.length = r.length;
-  rec.sent = 0;
-  rec.dest_adapter = slot.dest_adapter;
-  rec.dest_window = slot.dest_window;
-  rec.notify_adapter = ctx.platform.AdapterId();
-  rec.notify_window = static_cast<uint16_t>(window);
-  rec.peer_rcxt = r.remote_rcxt;
-  rec.tag = slot.ulp_word;
-  rec.notify_rcxt = r.local_rcxt;
-  ctx.rdma.Store(index, rec, task.id);
-  ctx.rdma.Enqueue(lmt, index);
-  ctx.work.SetReady(window, true);
+  SourceSetup src;
+  src.flags = WriteDataFlags(r) | ((r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0);
+  src.cond_queue = static_cast<uint8_t>(r.cond_queue % abi::kConditionalQueues);
+  src.tid = r.tid;
+  src.src_pvo = r.local_pvo;
+  src.dst_pvo = r.remote_pvo;
+  src.length = r.length;
+  src.dest_adapter = slot.dest_adapter;
+  src.dest_window = slot.dest_window;
+  src.notify_adapter = ctx.platform.AdapterId();
+  src.notify_window = static_cast<uint16_t>(window);
+  src.peer_rcxt = r.remote_rcxt;
+  src.notify_rcxt = r.local_rcxt;
+  src.tag = slot.ulp_word;
+  StartSource(ctx, task, window, lmt, index, rec, src);
   return PostOutcome::kAccepted;
 }
 
@@ -178,6 +174,29 @@ void Fire(Context& ctx, const Task& task, const std::vector<ParkedRequest>& read
 }
 
 }  // namespace
+
+void StartSource(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
+                 uint32_t index, abi::RcxtRecord& rec, const SourceSetup& s) {
+  rec.state = static_cast<uint8_t>(abi::RcxtState::kSending);
+  rec.flags = s.flags;
+  rec.cond_queue = s.cond_queue;
+  rec.in_flight = 0;
+  rec.tid = s.tid;
+  rec.src_pvo = s.src_pvo;
+  rec.dst_pvo = s.dst_pvo;
+  rec.length = s.length;
+  rec.sent = 0;
+  rec.dest_adapter = s.dest_adapter;
+  rec.dest_window = s.dest_window;
+  rec.notify_adapter = s.notify_adapter;
+  rec.notify_window = s.notify_window;
+  rec.peer_rcxt = s.peer_rcxt;
+  rec.notify_rcxt = s.notify_rcxt;
+  rec.tag = s.tag;
+  ctx.rdma.Store(index, rec, task.id);
+  ctx.rdma.Enqueue(lmt, index);
+  ctx.work.SetReady(window, true);
+}
 
 uint8_t WriteDataFlags(const abi::RdmaRequest& r) {
   uint8_t f = 0;

@@ -29,6 +29,26 @@ PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::Lmt
 /** One more completion on conditional queue `queue`: bump its counter, fire what is due. */
 void BumpConditional(Context& ctx, const Task& task, uint32_t queue);
 
+/** What an rCxt needs to become a data source (a write posted here, a read served here). */
+struct SourceSetup {
+  uint8_t flags = 0;
+  uint8_t cond_queue = 0;
+  uint32_t tid = 0;
+  uint64_t src_pvo = 0;
+  uint64_t dst_pvo = 0;
+  uint32_t length = 0;
+  uint16_t dest_adapter = 0;
+  uint16_t dest_window = 0;
+  uint16_t notify_adapter = 0;
+  uint16_t notify_window = 0;
+  uint32_t peer_rcxt = 0;
+  uint32_t notify_rcxt = 0;
+  uint32_t tag = 0;
+};
+/** Makes rCxt `index` (loaded in `rec`) a source and queues it on the window's send list. */
+void StartSource(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
+                 uint32_t index, abi::RcxtRecord& rec, const SourceSetup& s);
+
 /** WireHeader flags of the data packets of an RDMA write request. */
 uint8_t WriteDataFlags(const abi::RdmaRequest& request);
 

@@ -108,27 +108,22 @@ RxEngine::Next RxEngine::AdmitReadRequest(Task& task, abi::LmtEntry& lmt) {
       return Consumed(task);
   }
   const bool third = h.flags & abi::kThirdParty;
-  rec.state = static_cast<uint8_t>(abi::RcxtState::kSending);
-  rec.flags = (h.flags & (abi::kWireNotifySender | abi::kWireNotifySink | abi::kThirdParty)) |
+  SourceSetup src;
+  src.flags = (h.flags & (abi::kWireNotifySender | abi::kWireNotifySink | abi::kThirdParty)) |
               ((h.flags & abi::kWireDataToFifo) ? abi::kToFifo : 0);
-  rec.cond_queue = 0;
-  rec.in_flight = 0;
-  rec.tid = h.tid;
-  rec.src_pvo = h.pvo;
-  rec.dst_pvo = ext.sink_pvo;
-  rec.length = h.msg_offset;
-  rec.sent = 0;
-  rec.dest_adapter = ext.sink_adapter;
-  rec.dest_window = ext.sink_window;
+  src.tid = h.tid;
+  src.src_pvo = h.pvo;
+  src.dst_pvo = ext.sink_pvo;
+  src.length = h.msg_offset;
+  src.dest_adapter = ext.sink_adapter;
+  src.dest_window = ext.sink_window;
   // The sender-side completion comes here, or to the manager of a third-party transfer.
-  rec.notify_adapter = third ? h.src_adapter : ctx_.platform.AdapterId();
-  rec.notify_window = third ? h.src_window : static_cast<uint16_t>(task.window);
-  rec.notify_rcxt = third ? h.aux : RdmaState::RefOf(index, rec);
-  rec.peer_rcxt = ext.sink_rcxt;
-  rec.tag = h.ulp_word;
-  ctx_.rdma.Store(index, rec, task.id);
-  ctx_.rdma.Enqueue(lmt, index);
-  ctx_.work.SetReady(task.window, true);
+  src.notify_adapter = third ? h.src_adapter : ctx_.platform.AdapterId();
+  src.notify_window = third ? h.src_window : static_cast<uint16_t>(task.window);
+  src.notify_rcxt = third ? h.aux : RdmaState::RefOf(index, rec);
+  src.peer_rcxt = ext.sink_rcxt;
+  src.tag = h.ulp_word;
+  StartSource(ctx_, task, task.window, lmt, index, rec, src);
   ++ctx_.counters.rdma_read_requests_served;
   return Consumed(task);
 }
