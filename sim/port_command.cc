@@ -55,6 +55,10 @@ constexpr size_t kErrorSamples = 10;
 /** The window geometry of the node, which fixes the largest single-packet payload. */
 const PortNodeConfig kNodeConfig{};
 
+/** Largest message of --mode transport, and its default --max-size. */
+constexpr int64_t kMaxTransportSize = int64_t{16} << 20;
+constexpr uint32_t kDefaultTransportSize = 1u << 20;
+
 /** The identity FillPattern and CheckPattern use for message `seq` of adapter `sender`. */
 uint64_t MessageKey(uint16_t sender, uint32_t seq) { return (uint64_t{sender} << 32) | seq; }
 
@@ -74,14 +78,19 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   if (o.node < 0 || o.node > UINT16_MAX) return Status::Error("--node: must be 0..65535");
   if (o.peer < 0 || o.peer > UINT16_MAX) return Status::Error("--peer: must be 0..65535");
   if (o.node == o.peer) return Status::Error("--peer: must differ from --node");
-  if (o.mode != "exchange" && o.mode != "pingpong") {
-    return Status::Error("--mode: '" + o.mode + "' is not exchange or pingpong");
+  if (o.mode != "exchange" && o.mode != "pingpong" && o.mode != "transport") {
+    return Status::Error("--mode: '" + o.mode + "' is not exchange, pingpong or transport");
   }
   if (o.messages < 0 || o.messages >= kMaxMessages) {
     return Status::Error(fmt::format("--messages: must be 0..{}", kMaxMessages - 1));
   }
   if (o.port_id < 0 || o.port_id > UINT16_MAX) return Status::Error("--port-id: must be 0..65535");
-  if (o.max_size > static_cast<int64_t>(max_payload)) {
+  if (o.mode == "transport") {
+    if (o.max_size > kMaxTransportSize) {
+      return Status::Error(fmt::format("--max-size: at most {} in transport mode",
+                                       kMaxTransportSize));
+    }
+  } else if (o.max_size > static_cast<int64_t>(max_payload)) {
     return Status::Error(
         fmt::format("--max-size: {} exceeds the largest single-packet payload {}", o.max_size,
                     max_payload));
@@ -298,7 +307,8 @@ int PortCommand(const PortCommandOptions& options) {
   // The largest message is what both the window and the wire carry in one packet.
   const uint32_t wire_payload = std::min<uint32_t>(
       max_payload, link.mtu_bytes() - static_cast<uint32_t>(sizeof(abi::WireHeader)));
-  if (options.max_size > static_cast<int64_t>(wire_payload)) {
+  const bool transport = options.mode == "transport";
+  if (!transport && options.max_size > static_cast<int64_t>(wire_payload)) {
     return Fail(Status::Error(
         fmt::format("--max-size: {} exceeds the largest payload {} carries ({}, MTU {})",
                     options.max_size, link.Describe(), wire_payload, link.mtu_bytes())));
@@ -307,22 +317,31 @@ int PortCommand(const PortCommandOptions& options) {
     return Fail(Status::Error(fmt::format("--size: {} exceeds the largest payload {} carries ({})",
                                           options.size, link.Describe(), wire_payload)));
   }
-  const uint32_t max_size =
-      options.max_size < 0 ? wire_payload : static_cast<uint32_t>(options.max_size);
+  const uint32_t max_size = options.max_size >= 0 ? static_cast<uint32_t>(options.max_size)
+                            : transport             ? kDefaultTransportSize
+                                                    : wire_payload;
+  PortNodeConfig node_config = kNodeConfig;
+  if (transport) node_config.rdma_host_bytes = TransportHostBytes(max_size);
 
   hw::func::EventQueue events;
   nlohmann::json summary;
   bool ok = false;
   {
-    PortNode node(events, static_cast<uint16_t>(options.node), link.port(), kNodeConfig);
+    PortNode node(events, static_cast<uint16_t>(options.node), link.port(), node_config);
     if (Status s = node.Open(); !s.ok()) return Fail(s);
     const PolledPort polled = link.Polled(&node.adapter());
     // Opening the window is MMIO and DMA: let it finish before anything is sent.
     Settle(events, {polled});
-    ok = options.mode == "pingpong" ? RunPingPong(node, polled, options, &summary)
-                                    : RunExchange(node, polled, options, max_size, &summary);
+    if (options.mode == "pingpong") {
+      ok = RunPingPong(node, polled, options, &summary);
+    } else if (transport) {
+      ok = RunTransport(node, polled, options, max_size, link.mtu_bytes(), &summary);
+    } else {
+      ok = RunExchange(node, polled, options, max_size, &summary);
+    }
     summary["mode"] = options.mode;
     summary["link"] = link.Describe();
+    summary["mtu"] = link.mtu_bytes();
     summary["node"] = options.node;
     summary["peer"] = options.peer;
     summary["drops"] = {{"port", link.Drops()},

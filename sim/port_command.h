@@ -22,7 +22,12 @@ struct PortCommandOptions {
   std::string peer_addr;
   /** Verbs: where to write this port's address once its QP exists (for the peer's `@FILE`). */
   std::string addr_file;
-  /** `exchange` (checked random-size messages both ways) or `pingpong` (round-trip times). */
+  /**
+   * `exchange` (checked random-size messages both ways), `pingpong` (round-trip times) or
+   * `transport` (the reliable transport over the window: checked messages up to --max-size,
+   * default 1 MiB, the large ones by RDMA where the link's frames carry RDMA packets; on
+   * net_memif give the vdev bsize=4096).
+   */
   std::string mode = "exchange";
   /** Ping-pong: payload bytes of each message. */
   int64_t size = 2;

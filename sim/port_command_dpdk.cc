@@ -5,15 +5,27 @@
 #include <rte_ethdev.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "abi/rdma.h"
+#include "firmware/platform.h"
 #include "hw/dpdk/dpdk_port.h"
 #include "hw/dpdk/eal.h"
 #include "sim/port_command_internal.h"
 
 namespace nicsim::sim {
 namespace {
+
+constexpr uint32_t kEthernetHeaderBytes = 14;
+
+/** The bsize=N devarg of a net_memif vdev in the EAL options (its ring buffer size); 0: none. */
+uint64_t MemifBufferBytes(const std::string& eal) {
+  const size_t at = eal.find("bsize=");
+  if (at == std::string::npos) return 0;
+  return std::strtoull(eal.c_str() + at + 6, nullptr, 10);
+}
 
 class DpdkCommandLink final : public CommandLink {
  public:
@@ -49,7 +61,21 @@ Result<std::unique_ptr<CommandLink>> OpenDpdkLink(const PortCommandOptions& opti
   Result<uint32_t> device_mtu = hw::dpdk::DpdkPort::MaxMtu(port_id);
   if (!device_mtu.ok()) return device_mtu.status();
   hw::dpdk::DpdkPortConfig config;
-  config.mtu_bytes = std::min(hw::dpdk::kDefaultMtuBytes, *device_mtu);
+  // The transport's RDMA data packets carry kRdmaPacketBytes after a header of up to the
+  // microcode's header register: a larger frame than a packet-mode one.
+  const uint32_t wanted =
+      options.mode == "transport"
+          ? std::max(hw::dpdk::kDefaultMtuBytes, fw::kHeaderRegisterBytes + abi::kRdmaPacketBytes)
+          : hw::dpdk::kDefaultMtuBytes;
+  config.mtu_bytes = std::min(wanted, *device_mtu);
+  // net_memif advertises an MTU of 1500 yet carries any frame that fits one of its ring buffers
+  // (its bsize devarg, 2048 bytes by default): with bsize=4096 the transport's RDMA packets fit.
+  if (options.mode == "transport" && wanted > config.mtu_bytes &&
+      options.eal.find("net_memif") != std::string::npos &&
+      MemifBufferBytes(options.eal) >= wanted + kEthernetHeaderBytes) {
+    config.device_mtu_bytes = config.mtu_bytes;
+    config.mtu_bytes = wanted;
+  }
   if (config.mtu_bytes <= sizeof(abi::WireHeader)) {
     return Status::Error(
         fmt::format("--port-id: port {} takes an MTU of only {} bytes", port_id, *device_mtu));

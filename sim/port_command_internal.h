@@ -59,6 +59,18 @@ Result<std::unique_ptr<CommandLink>> OpenVerbsLink(const PortCommandOptions& opt
 bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  uint32_t max_size, nlohmann::json* summary);
 
+/** Host memory for RDMA a --mode transport node needs with messages up to `max_size`. */
+uint64_t TransportHostBytes(uint32_t max_size);
+
+/**
+ * Runs the reliable transport (--mode transport) over an opened node whose config has RDMA host
+ * memory: --messages checked messages each way, up to `max_size` bytes, large ones by RDMA.
+ * `link_mtu` (the link's largest nicsim frame) caps its packets and decides whether RDMA
+ * packets fit. Fills `summary`; true if all ours were acknowledged and all the peer's delivered once, intact.
+ */
+bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+                  uint32_t max_size, uint32_t link_mtu, nlohmann::json* summary);
+
 /**
  * Runs a ping-pong (--mode pingpong): the side with the lower adapter id sends one message of
  * --size bytes, the other echoes it, --messages times after --warmup untimed rounds; the

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "abi/limits.h"
+#include "abi/rdma.h"
 
 namespace nicsim::sim {
 
@@ -43,7 +44,17 @@ uint64_t PortNode::HostBytes(const PortNodeConfig& c) {
   driver::WindowRequest window;
   window.recv_frames = c.recv_frames;
   window.send_slots = c.send_slots;
-  return driver::WindowHostBytes(window, c.line_bytes) + 2 * 4096 + (1u << 20);
+  uint64_t bytes = driver::WindowHostBytes(window, c.line_bytes) + 2 * 4096 + (1u << 20);
+  if (c.rdma_host_bytes > 0) {
+    // As Cluster: the TCE tables (entries plus a page per table) and the task's memory.
+    const driver::TceConfig& t = c.tce;
+    const uint64_t entries = uint64_t{t.tables_16m} * t.entries_16m +
+                             uint64_t{t.tables_64k} * t.entries_64k +
+                             uint64_t{t.tables_4k} * t.entries_4k;
+    const uint64_t tables = uint64_t{t.tables_16m + t.tables_64k + t.tables_4k};
+    bytes += entries * sizeof(abi::TceEntry) + tables * 4096 + c.rdma_host_bytes;
+  }
+  return bytes;
 }
 
 bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {

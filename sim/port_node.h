@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "driver/adapter_driver.h"
+#include "driver/tce_tables.h"
 #include "hal/window.h"
 #include "hw/common/link.h"
 #include "hw/func/event_queue.h"
@@ -28,6 +29,10 @@ struct PortNodeConfig {
   uint32_t return_batch = 16;
   uint64_t poll_latency_ps = 50'000;
   uint32_t job_key = 0x5eed'0001;
+  /** Host memory for RDMA (TCE tables and the task's buffers) on top of the window's; 0: none. */
+  uint64_t rdma_host_bytes = 0;
+  /** TCE table geometry, counted in the host memory when rdma_host_bytes > 0. */
+  driver::TceConfig tce;
 };
 
 /** An adapter with its own host memory, driver and window 0, sending through `port`. */
@@ -47,6 +52,9 @@ class PortNode {
   /** Window 0's process; valid after Open. */
   Endpoint& endpoint() { return *endpoint_; }
   const PortNodeConfig& config() const { return config_; }
+  hw::func::HostMemory& host() { return host_; }
+  hw::func::FuncDeviceAccess& access() { return access_; }
+  driver::AdapterDriver& driver() { return driver_; }
 
  private:
   /** Room for one window's FIFOs plus a margin, like Cluster's per-node sizing. */

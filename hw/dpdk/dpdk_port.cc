@@ -94,7 +94,7 @@ Result<std::unique_ptr<DpdkPort>> DpdkPort::Create(uint16_t port_id, const DpdkP
   };
   rte_eth_conf conf{};
   // The wire MTU is the nicsim frame: a real NIC then refuses larger frames itself.
-  conf.rxmode.mtu = config.mtu_bytes;
+  conf.rxmode.mtu = config.device_mtu_bytes != 0 ? config.device_mtu_bytes : config.mtu_bytes;
   if (int rc = rte_eth_dev_configure(port_id, 1, 1, &conf); rc != 0) {
     return fail("rte_eth_dev_configure", rc);
   }

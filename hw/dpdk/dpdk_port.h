@@ -100,6 +100,13 @@ struct DpdkPortConfig {
   uint16_t tx_descriptors = 512;
   /** Largest nicsim frame (WireHeader + payload) the port sends or accepts, in bytes. */
   uint32_t mtu_bytes = kDefaultMtuBytes;
+  /**
+   * The MTU the ethdev is configured with; 0: mtu_bytes. A device that advertises less than it
+   * carries (net_memif says 1500 but moves any frame that fits one of its ring buffers, see
+   * its bsize devarg) can be given its own limit here while the port sends and accepts frames
+   * up to mtu_bytes.
+   */
+  uint32_t device_mtu_bytes = 0;
   /** tx_burst attempts after the first before a frame is dropped as tx_ring_full. */
   uint32_t tx_retries = 8;
   /** Frames taken per rx_burst. */

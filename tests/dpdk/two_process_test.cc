@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Two `nicsim port` processes exchange 20,000 checked messages each way, on the two ends of a
 // veth pair (DPDK af_packet vdevs; needs root to create the pair, skipped otherwise) and on a
-// net_memif pair (shared memory, no root); and ping-pong on net_memif.
+// net_memif pair (shared memory, no root); ping-pong on net_memif; and the reliable transport
+// (ulp::Transport over each node's window) on net_memif.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -176,11 +177,12 @@ TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverVeth) {
  * EAL options of one end of a net_memif pair: the server makes the socket (a file, so a test
  * can wait for it), the client connects to it and fails to start if it is not there yet.
  */
-std::string MemifEal(const std::string& socket, bool server, int core) {
+std::string MemifEal(const std::string& socket, bool server, int core,
+                     const std::string& devargs = "") {
   return "--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level=lib.eal:warning"
          " --file-prefix=nsm" + std::string(server ? "s" : "c") + std::to_string(getpid()) +
          " -l " + std::to_string(core) + " --vdev=net_memif0,role=" +
-         (server ? "server" : "client") + ",socket=" + socket + ",socket-abstract=no";
+         (server ? "server" : "client") + ",socket=" + socket + ",socket-abstract=no" + devargs;
 }
 
 /** What a pair of `nicsim port` processes printed, or why they could not run. */
@@ -196,16 +198,17 @@ struct PairOutcome {
 /**
  * Runs a memif server (node 2) and then a client (node 1), each `nicsim port` with `extra`
  * flags, the client once the server's socket exists. A memif PMD that cannot start (exit 2 on
- * both tries) is a skip reason, not a failure.
+ * both tries) is a skip reason, not a failure. `devargs` is appended to both memif vdevs.
  */
-PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::string& dir) {
+PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::string& dir,
+                         const std::string& devargs = "") {
   PairOutcome out;
   const int second_core = std::thread::hardware_concurrency() >= 2 ? 1 : 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     const std::string socket = dir + "/memif" + std::to_string(attempt) + ".sock";
     auto argv = [&](bool server) {
       std::vector<std::string> a = {NICSIM_BINARY, "port", "--eal",
-                                    MemifEal(socket, server, server ? second_core : 0), "--node",
+                                    MemifEal(socket, server, server ? second_core : 0, devargs), "--node",
                                     server ? "2" : "1", "--peer", server ? "1" : "2",
                                     "--timeout-s", "60"};
       a.insert(a.end(), extra.begin(), extra.end());
@@ -281,6 +284,36 @@ TEST(DpdkTwoProcessTest, TwoProcessesPingPongOverMemif) {
   EXPECT_LE(rtt["min"].get<double>(), rtt["p50"].get<double>()) << r.log;
   EXPECT_LE(rtt["p50"].get<double>(), rtt["max"].get<double>()) << r.log;
   std::cout << "initiator: " << r.client.dump() << "\n";
+}
+
+TEST(DpdkTwoProcessTest, TwoProcessesRunTheReliableTransportOverMemif) {
+  constexpr int kTransportMessages = 300;
+  ScratchDir scratch("nicsim_memif_transport");
+  ASSERT_FALSE(scratch.path().empty());
+  const PairOutcome r = RunMemifPair(
+      {"--mode", "transport", "--messages", std::to_string(kTransportMessages), "--max-size",
+       std::to_string(1 << 20), "--seed", "13"},
+      scratch.path().string(), ",bsize=4096");
+  if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
+  EXPECT_EQ(r.code_server, 0) << r.log;
+  EXPECT_EQ(r.code_client, 0) << r.log;
+  for (const nlohmann::json* summary : {&r.server, &r.client}) {
+    ASSERT_TRUE(summary->is_object()) << r.log;
+    EXPECT_EQ(summary->value("sent", 0), kTransportMessages) << r.log;
+    EXPECT_EQ(summary->value("acknowledged", 0), kTransportMessages) << r.log;
+    EXPECT_EQ(summary->value("received", 0), kTransportMessages) << r.log;
+    EXPECT_EQ(summary->value("messages_delivered", 0), kTransportMessages) << r.log;
+    EXPECT_EQ(summary->value("errors", 1), 0) << r.log;
+    // About half the messages are above the RDMA threshold.
+    EXPECT_GT(summary->value("large_sent", 0), kTransportMessages / 4) << r.log;
+    // With bsize=4096 memif carries the RDMA data packets' larger frames: the large messages
+    // go by RDMA reads through both adapters' microcode.
+    EXPECT_TRUE(summary->value("rdma", false)) << r.log;
+    EXPECT_EQ(summary->value("mtu", 0), 2112) << r.log;
+    EXPECT_GT(summary->value("rdma_messages", 0), summary->value("fallbacks", 0)) << r.log;
+    EXPECT_GT(summary->value("rdma_chunks", 0), 0) << r.log;
+  }
+  std::cout << "server: " << r.server.dump() << "\nclient: " << r.client.dump() << "\n";
 }
 
 }  // namespace

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// `nicsim port --mode transport`: the reliable transport (ulp::Transport) runs over the node's
+// window, as it does over a simulated one, and sends --messages seeded, patterned messages of
+// random sizes to the peer process: about half small (packet mode), the rest up to --max-size
+// (RDMA reads through both adapters' microcode over the port when above the RDMA threshold).
+// Every byte delivered is checked, and every message must arrive exactly once. The transport
+// retransmits, so no start-up handshake is needed: what is sent before the peer is up is lost
+// and sent again. Its timers run on the wall clock (see sim/port_ulp_glue.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abi/packet.h"
+#include "abi/rdma.h"
+#include "base/rng.h"
+#include "firmware/platform.h"
+#include "sim/port_command_internal.h"
+#include "sim/port_ulp_glue.h"
+#include "sim/workloads/workload.h"
+#include "ulp/registration_cache.h"
+#include "ulp/transport.h"
+
+namespace nicsim::sim {
+namespace {
+
+using Clock = PortClock;
+
+/** Messages of this side in flight at once (each has its own send buffer). */
+constexpr uint32_t kSendsInFlight = 8;
+/** After both directions are complete and the transport is idle, keep answering this long. */
+constexpr auto kLinger = std::chrono::milliseconds(300);
+constexpr size_t kErrorSamples = 10;
+/** Seconds a registration may idle before the cache drops it. */
+constexpr uint32_t kRegistrationIdleS = 60;
+
+/** The largest frame an RDMA data packet makes. */
+constexpr uint64_t RdmaFrameBytes() {
+  return uint64_t{fw::kHeaderRegisterBytes} + abi::kRdmaPacketBytes;
+}
+
+uint64_t MessageKey(uint16_t sender, uint32_t seq) { return (uint64_t{sender} << 32) | seq; }
+
+/** Sizes of adapter `sender`'s messages: half up to the RDMA threshold, half up to max_size. */
+std::vector<uint32_t> TransportSizes(uint64_t seed, uint16_t sender, uint64_t count,
+                                     uint32_t max_size, uint64_t threshold) {
+  Rng rng(seed, "nicsim_port_transport/" + std::to_string(sender));
+  std::vector<uint32_t> sizes(count);
+  const auto small = static_cast<uint32_t>(std::min<uint64_t>(max_size, threshold));
+  for (uint32_t& s : sizes) {
+    const bool big = rng.Between(0, 1) == 1;
+    s = static_cast<uint32_t>(rng.Between(0, big ? max_size : small));
+  }
+  return sizes;
+}
+
+class TransportExchange {
+ public:
+  TransportExchange(PortUlpHost& host, ulp::Transport& transport, const PortCommandOptions& o,
+                    uint32_t max_size, std::vector<uint64_t> buffers)
+      : host_(host),
+        transport_(transport),
+        node_(static_cast<uint16_t>(o.node)),
+        peer_(static_cast<uint16_t>(o.peer)),
+        messages_(static_cast<uint64_t>(o.messages)),
+        my_sizes_(TransportSizes(static_cast<uint64_t>(o.seed), node_, messages_, max_size,
+                                 transport.config().rdma_threshold)),
+        peer_sizes_(TransportSizes(static_cast<uint64_t>(o.seed), peer_, messages_, max_size,
+                                   transport.config().rdma_threshold)),
+        arrived_(messages_, false),
+        free_buffers_(std::move(buffers)) {
+    transport_.OnDeliver([this](uint32_t src, uint32_t context, uint32_t tag,
+                                std::vector<uint8_t> data) { Deliver(src, context, tag, data); });
+  }
+  ~TransportExchange() { transport_.OnDeliver(nullptr); }
+  TransportExchange(const TransportExchange&) = delete;
+  TransportExchange& operator=(const TransportExchange&) = delete;
+
+  /** Starts messages while a send buffer is free. */
+  void Pump() {
+    if (pumping_) return;
+    pumping_ = true;
+    while (sent_ < messages_ && !free_buffers_.empty()) {
+      const auto seq = static_cast<uint32_t>(sent_++);
+      const uint32_t size = my_sizes_[seq];
+      const uint64_t vaddr = free_buffers_.back();
+      free_buffers_.pop_back();
+      scratch_.resize(size);
+      FillPattern(scratch_.data(), size, MessageKey(node_, seq));
+      if (size > 0 && !host_.Write(vaddr, scratch_.data(), size)) {
+        AddError(fmt::format("message {}: the send buffer is not mapped", seq));
+      }
+      if (size > transport_.config().rdma_threshold) ++big_sent_;
+      transport_.Send(peer_, 0, seq, vaddr, size, [this, vaddr] {
+        ++acknowledged_;
+        free_buffers_.push_back(vaddr);
+      });
+    }
+    pumping_ = false;
+  }
+
+  bool Done() const {
+    return acknowledged_ == messages_ && received_ == messages_ && transport_.Idle();
+  }
+
+  nlohmann::json Summary() const {
+    const ulp::TransportStats& s = transport_.stats();
+    nlohmann::json j;
+    j["sent"] = sent_;
+    j["acknowledged"] = acknowledged_;
+    j["received"] = received_;
+    j["large_sent"] = big_sent_;
+    j["errors"] = error_count_;
+    j["messages_sent"] = s.messages_sent;
+    j["messages_delivered"] = s.messages_delivered;
+    j["packets_sent"] = s.packets_sent;
+    j["retransmits"] = s.retransmits;
+    j["duplicates"] = s.duplicates;
+    j["rdma_messages"] = s.rdma_messages;
+    j["rdma_chunks"] = s.rdma_chunks;
+    j["rdma_redrives"] = s.rdma_redrives;
+    j["rdma_splits"] = s.rdma_splits;
+    j["fallbacks"] = s.fallbacks;
+    if (!errors_.empty()) j["error_samples"] = errors_;
+    return j;
+  }
+  uint64_t error_count() const { return error_count_; }
+
+ private:
+  void Deliver(uint32_t src, uint32_t context, uint32_t tag, const std::vector<uint8_t>& data) {
+    if (src != peer_ || context != 0) {
+      return AddError(fmt::format("a message from task {} context {}, not from the peer", src,
+                                  context));
+    }
+    if (tag >= messages_) {
+      return AddError(fmt::format("message {} is beyond --messages {}", tag, messages_));
+    }
+    if (data.size() != peer_sizes_[tag] ||
+        !CheckPattern(data.data(), static_cast<uint32_t>(data.size()),
+                      MessageKey(peer_, tag))) {
+      return AddError(fmt::format("message {} arrived with wrong bytes ({} of {})", tag,
+                                  data.size(), peer_sizes_[tag]));
+    }
+    if (arrived_[tag]) return AddError(fmt::format("message {} delivered twice", tag));
+    arrived_[tag] = true;
+    ++received_;
+  }
+
+  void AddError(std::string message) {
+    ++error_count_;
+    if (errors_.size() < kErrorSamples) errors_.push_back(std::move(message));
+  }
+
+  PortUlpHost& host_;
+  ulp::Transport& transport_;
+  uint16_t node_;
+  uint16_t peer_;
+  uint64_t messages_;
+  std::vector<uint32_t> my_sizes_;
+  std::vector<uint32_t> peer_sizes_;
+  std::vector<bool> arrived_;
+  std::vector<uint64_t> free_buffers_;
+  std::vector<uint8_t> scratch_;
+  bool pumping_ = false;
+  uint64_t sent_ = 0;
+  uint64_t big_sent_ = 0;
+  uint64_t acknowledged_ = 0;
+  uint64_t received_ = 0;
+  uint64_t error_count_ = 0;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+uint64_t TransportHostBytes(uint32_t max_size) {
+  // The send buffers, and room for the landing areas of the peer's pulls (power-of-two sizes,
+  // reused) and registration slack.
+  return uint64_t{kSendsInFlight} * std::max<uint64_t>(max_size, 64 * 1024) * 4 + (16u << 20);
+}
+
+bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+                  uint32_t max_size, uint32_t link_mtu, nlohmann::json* summary) {
+  hw::func::EventQueue& events = node.adapter().events();
+  const std::vector<PolledPort> ports = {polled};
+  Result<std::unique_ptr<PortRdma>> rdma =
+      PortRdma::Create(node, static_cast<uint64_t>(options.seed) * 65537 + options.node);
+  if (!rdma.ok()) {
+    (*summary)["error"] = rdma.status().message();
+    return false;
+  }
+  // Setting up the TCE tables is MMIO and DMA: let it finish first.
+  Settle(events, ports);
+  PortUlpPort port(node, **rdma, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));
+  PortUlpHost host(**rdma);
+  bool ok = false;
+  {
+    ulp::RegistrationCache regs(host, kRegistrationIdleS);
+    ulp::TransportConfig tc;
+    tc.task = static_cast<uint32_t>(options.node);
+    // Timers run on the wall clock, and one simulated adapter on a real port moves data far
+    // slower than the simulated hardware: the timeouts are those of a software stack.
+    tc.rto_ps = 100'000'000'000;
+    tc.rto_min_ps = 5'000'000'000;
+    tc.rto_max_ps = 1'000'000'000'000;
+    tc.rdma_timeout_base_ps = 100'000'000'000;
+    tc.rdma_timeout_ps_per_byte = 100'000.0;
+    // The microcode cuts RDMA data into packets of kRdmaPacketBytes after a header of up to its
+    // header register: a link with a smaller MTU (net_memif's is 1500) drops every one, so RDMA
+    // is used only where its packets fit; elsewhere everything goes in packet mode.
+    const bool rdma_fits = link_mtu >= RdmaFrameBytes();
+    tc.rdma = rdma_fits;
+    ulp::Transport transport(host, port, regs, tc, [](uint32_t task) {
+      return ulp::Peer{static_cast<uint16_t>(task), 0};
+    });
+    std::vector<uint64_t> buffers;
+    for (uint32_t i = 0; i < kSendsInFlight; ++i) {
+      Result<uint64_t> b = host.Map(std::max<uint32_t>(max_size, 1));
+      if (!b.ok()) {
+        (*summary)["error"] = "send buffers: " + b.status().message();
+        return false;
+      }
+      buffers.push_back(*b);
+    }
+    TransportExchange exchange(host, transport, options, max_size, std::move(buffers));
+    const Clock::time_point start = Clock::now();
+    const Clock::time_point deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options.timeout_s));
+    std::optional<Clock::time_point> done_at;
+    bool timed_out = false;
+    while (true) {
+      const Clock::time_point now = Clock::now();
+      if (!done_at && exchange.Done()) done_at = now;
+      if (done_at && now - *done_at >= kLinger) break;
+      if (now >= deadline) {
+        timed_out = true;
+        break;
+      }
+      exchange.Pump();
+      host.RunDueTimers();
+      Step(events, ports);
+    }
+    const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    *summary = exchange.Summary();
+    (*summary)["timed_out"] = timed_out;
+    (*summary)["max_size"] = max_size;
+    (*summary)["wall_s"] = wall_s;
+    (*summary)["rdma"] = rdma_fits;
+    const ulp::RegistrationCache::Stats& rs = regs.stats();
+    (*summary)["registrations"] = {{"hits", rs.hits}, {"misses", rs.misses}};
+    ok = !timed_out && exchange.error_count() == 0 && exchange.Done();
+    host.ClearTimers();
+    port.OnReceive(nullptr);
+  }
+  return ok;
+}
+
+}  // namespace nicsim::sim
