@@ -81,14 +81,16 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
   for (;;) {
     task.state = static_cast<uint8_t>(state);
 #ifndef NICSIM_TRACE_COMPILED_OUT  // defined only by bench/trace_overhead's reference build
-    TraceEvent ev;
-    ev.kind = kind;
-    ev.task = task.id;
-    ev.state = static_cast<uint32_t>(state);
-    ev.window = task.window;
-    ev.cb = task.cb;
-    ev.dtb = task.dtb;
-    platform.Trace(ev);
+    if (platform.wants_state_events()) {
+      TraceEvent ev;
+      ev.kind = kind;
+      ev.task = task.id;
+      ev.state = static_cast<uint32_t>(state);
+      ev.window = task.window;
+      ev.cb = task.cb;
+      ev.dtb = task.dtb;
+      platform.Trace(ev);
+    }
 #else
     static_cast<void>(platform);
     static_cast<void>(kind);

@@ -157,6 +157,18 @@ class Platform {
 
   /** Records a software-observable firmware event. */
   virtual void Trace(const TraceEvent& event) = 0;
+
+  /**
+   * False when nothing looks at the per-state events (no trace attached and the hardware
+   * model does not time the microcode by them): the engines then skip building them.
+   */
+  bool wants_state_events() const { return wants_state_events_; }
+
+ protected:
+  void set_wants_state_events(bool on) { wants_state_events_ = on; }
+
+ private:
+  bool wants_state_events_ = true;
 };
 
 }  // namespace nicsim::fw

@@ -29,6 +29,7 @@ AdapterModel::AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapte
       sram_bytes_(abi::SramBytesFor(microcode.rcxts)),
       microcode_(*this, microcode) {
   ClearSram();
+  set_wants_state_events(false);  // until a trace is attached (SetTraceSink)
   NICSIM_CHECK(abi::IsValidCacheLine(line_bytes), "cache line %u", line_bytes);
   NICSIM_CHECK(resources.dtbs > 0 && resources.header_buffers > 0, "adapter buffers");
   dtbs_.assign(resources.dtbs, std::vector<uint8_t>(abi::kRecvFrameBytes));

@@ -80,7 +80,10 @@ class AdapterModel : public fw::Platform, public LinkSink {
 
   /** Where transmitted frames go. Must be set before traffic flows. */
   void ConnectFabric(FabricPort* port) { fabric_ = port; }
-  void SetTraceSink(TraceSink* sink) { trace_ = sink; }
+  void SetTraceSink(TraceSink* sink) {
+    trace_ = sink;
+    set_wants_state_events(sink != nullptr || TimesMicrocodeStates());
+  }
 
   // Host-to-device: MMIO.
   void MmioWrite(uint64_t offset, uint64_t value);
@@ -142,6 +145,8 @@ class AdapterModel : public fw::Platform, public LinkSink {
   /** Records a hardware event in the trace (only when a trace sink is attached). */
   void TraceHardware(fw::TraceKind kind, fw::TaskId task, uint32_t state, uint64_t value);
 
+  /** True if the model charges time per microcode state (it needs every state event). */
+  virtual bool TimesMicrocodeStates() const { return false; }
   /** Timing hook: the current time as the hardware sees it. */
   virtual uint64_t NowPs() { return events_.now_ps(); }
   /** Timing hook: runs a microcode entry point (functional: at once, for free). */

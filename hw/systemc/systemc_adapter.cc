@@ -36,6 +36,7 @@ SystemcAdapter::SystemcAdapter(func::EventQueue& events, func::HostMemory& host,
       dma_(std::make_unique<DmaEngine>(Name("dma", adapter_id).c_str(), systemc.bus_latency_ps)),
       processor_(std::make_unique<Processor>(Name("microcode", adapter_id).c_str())) {
   dma_->socket.bind(bus_->socket);
+  set_wants_state_events(true);
 }
 
 uint64_t SystemcAdapter::NowPs() {

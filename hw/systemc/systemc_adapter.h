@@ -33,6 +33,8 @@ class SystemcAdapter : public func::AdapterModel {
   const DmaEngine& dma_engine() const { return *dma_; }
 
  protected:
+  /** Every microcode state costs cycles: the model needs every state event. */
+  bool TimesMicrocodeStates() const override { return true; }
   uint64_t NowPs() override;
   void Execute(std::function<void()> call) override {
     processor_->Post(std::move(call), NowPs());
