@@ -4,6 +4,8 @@
 // net_memif pair (shared memory, no root); ping-pong on net_memif; and the reliable transport
 // (ulp::Transport over each node's window) on net_memif.
 #include <gtest/gtest.h>
+
+#include <cstdio>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -106,7 +108,10 @@ void WaitBoth(const PortProcess& a, const PortProcess& b, int* code_a, int* code
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
     if (pid < 0) break;
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // A process killed by a signal reports minus the signal number.
+    const int code = WIFEXITED(status)     ? WEXITSTATUS(status)
+                     : WIFSIGNALED(status) ? -WTERMSIG(status)
+                                           : -1;
     if (pid == a.pid) *code_a = code;
     if (pid == b.pid) *code_b = code;
     if (pid != a.pid && pid != b.pid) continue;
@@ -223,6 +228,15 @@ PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::strin
               "\nclient stderr: " + ReadFile(c.err_path);
     if (out.code_server == 2 || out.code_client == 2) {
       out.skip_reason = "net_memif could not be set up: " + out.log;
+      continue;
+    }
+    // Known flake, not understood yet: once, under a loaded parallel ctest, the memif server
+    // died by a signal after its client had finished cleanly. The pair runs again once; a
+    // second death fails the test with both logs.
+    if ((out.code_server < 0 || out.code_client < 0) && attempt == 0) {
+      std::fprintf(stderr, "memif pair: a process died by signal (server %d, client %d); "
+                   "running the pair again\n%s\n", out.code_server, out.code_client,
+                   out.log.c_str());
       continue;
     }
     out.skip_reason.clear();
