@@ -22,7 +22,8 @@ Transport::Transport(Host& host, std::vector<Port*> ports, RegistrationCache& re
       port_failures_(ports_.size(), 0),
       regs_(regs),
       config_(config),
-      peer_of_(std::move(peer_of)) {
+      peer_of_(std::move(peer_of)),
+      landing_(host, 64 * 1024) {
   // Slots are striped over the ports; an RTS carries at most kMaxPipeline of them.
   const auto n = static_cast<uint32_t>(ports_.size());
   config_.rdma_pipeline = std::clamp<uint32_t>(config_.rdma_pipeline * n, n, kMaxPipeline);
@@ -387,22 +388,8 @@ void Transport::OnRts(uint32_t port, const Header& h, const uint8_t* body, uint3
   StartPull(h.src_task, h.seq, m);
 }
 
-Result<uint64_t> Transport::TakeLanding(uint64_t bytes) {
-  auto it = landing_pool_.lower_bound(bytes);
-  if (it != landing_pool_.end()) {
-    const uint64_t vaddr = it->second;
-    landing_pool_.erase(it);
-    return vaddr;
-  }
-  uint64_t size = 64 * 1024;
-  while (size < bytes) size *= 2;
-  Result<uint64_t> vaddr = host_.Map(size);
-  if (vaddr.ok()) landing_size_[*vaddr] = size;
-  return vaddr;
-}
-
 void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
-  Result<uint64_t> landing = TakeLanding(m.total);
+  Result<uint64_t> landing = landing_.Take(m.total);
   if (!landing.ok()) {
     FallBack(src, seq, m);
     return;
@@ -633,7 +620,7 @@ void Transport::FallBack(uint32_t src, uint32_t seq, InMsg& m) {
 
 void Transport::EndPull(InMsg& m) {
   if (m.landing_len > 0 && !m.landing_spans.empty()) regs_.Release(m.landing, m.landing_len);
-  if (m.landing != 0) landing_pool_.emplace(landing_size_[m.landing], m.landing);
+  if (m.landing != 0) landing_.Give(m.landing);
   m.landing = 0;
   m.landing_spans.clear();
   m.landing_len = 0;

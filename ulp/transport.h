@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ulp/buffer_pool.h"
 #include "ulp/port.h"
 #include "ulp/registration_cache.h"
 #include "ulp/wire.h"
@@ -266,11 +267,8 @@ class Transport {
   uint64_t chunk_size_ = 0;
   /** Measured time per byte in flight until a chunk completes (starts at the config value). */
   double pull_ps_per_byte_ = 0;
-  /** Landing areas no pull uses now, by size (they stay mapped and registered for reuse). */
-  std::multimap<uint64_t, uint64_t> landing_pool_;
-  /** Size of each landing area handed out, by address. */
-  std::unordered_map<uint64_t, uint64_t> landing_size_;
-  Result<uint64_t> TakeLanding(uint64_t bytes);
+  /** Landing areas of pulls (they stay mapped and registered for reuse). */
+  BufferPool landing_;
   TransportStats stats_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -194,7 +194,9 @@ TEST_P(CollectiveTest, EveryCollectiveMatchesASerialReference) {
       }
       std::vector<int> got(count, -7);
       m.Reduce(mine.data(), got.data(), count, kInt, op, 0, w);
-      if (r == 0) EXPECT_EQ(got, want);
+      if (r == 0) {
+        EXPECT_EQ(got, want);
+      }
       std::vector<int> all(count, -7);
       m.Allreduce(mine.data(), all.data(), count, kInt, op, w);
       EXPECT_EQ(all, want);
@@ -209,7 +211,9 @@ TEST_P(CollectiveTest, EveryCollectiveMatchesASerialReference) {
     m.Gather(pair.data(), 2, kInt, gathered.data(), 0, w);
     std::vector<int> want_g;
     for (int k = 0; k < n; ++k) want_g.insert(want_g.end(), {k, -k});
-    if (r == 0) EXPECT_EQ(gathered, want_g);
+    if (r == 0) {
+      EXPECT_EQ(gathered, want_g);
+    }
     std::vector<int> all_g(2 * n, 0);
     m.Allgather(pair.data(), 2, kInt, all_g.data(), w);
     EXPECT_EQ(all_g, want_g);

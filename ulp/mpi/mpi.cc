@@ -33,7 +33,8 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, ulp::Host& h
       transport_(transport),
       host_(host),
       blocker_(blocker),
-      config_(config) {
+      config_(config),
+      staging_(host, 4096) {
   world_.context = 0;
   world_.rank = world_rank;
   for (int r = 0; r < world_size; ++r) world_.group.push_back(r);
@@ -51,33 +52,15 @@ uint32_t Mpi::NewContext() {
   return c;
 }
 
-// ---- Staging ---------------------------------------------------------------------------------
-
-Result<uint64_t> Mpi::TakeStaging(uint64_t bytes) {
-  auto it = staging_pool_.lower_bound(bytes);
-  if (it != staging_pool_.end()) {
-    const uint64_t v = it->second;
-    staging_pool_.erase(it);
-    return v;
-  }
-  uint64_t size = 4096;
-  while (size < bytes) size *= 2;
-  Result<uint64_t> v = host_.Map(size);
-  if (v.ok()) staging_size_[*v] = size;
-  return v;
-}
-
-void Mpi::GiveStaging(uint64_t vaddr) { staging_pool_.emplace(staging_size_[vaddr], vaddr); }
-
 void Mpi::Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
                    const std::vector<uint8_t>& bytes, std::function<void()> on_done) {
-  Result<uint64_t> staging = TakeStaging(std::max<uint64_t>(bytes.size(), 1));
+  Result<uint64_t> staging = staging_.Take(std::max<uint64_t>(bytes.size(), 1));
   NICSIM_CHECK(staging.ok(), "MPI staging memory: %s", staging.status().message().c_str());
   const uint64_t vaddr = *staging;
   if (!bytes.empty()) host_.Write(vaddr, bytes.data(), bytes.size());
   transport_.Send(static_cast<uint32_t>(dest_world), Wire(static_cast<uint32_t>(kind), context),
                   tag, vaddr, bytes.size(), [this, vaddr, done = std::move(on_done)] {
-                    GiveStaging(vaddr);
+                    staging_.Give(vaddr);
                     if (done) done();
                   });
 }

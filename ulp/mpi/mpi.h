@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ulp/mpi/datatype.h"
+#include "ulp/buffer_pool.h"
 #include "ulp/port.h"
 #include "ulp/transport.h"
 
@@ -170,9 +171,6 @@ class Mpi {
   uint32_t NewContext();
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
 
-  // Staging memory in the task's address space, by size class.
-  Result<uint64_t> TakeStaging(uint64_t bytes);
-  void GiveStaging(uint64_t vaddr);
 
   int world_rank_;
   ulp::Transport& transport_;
@@ -187,8 +185,8 @@ class Mpi {
   std::map<uint64_t, PendingSend> pending_sends_;
   /** (source world rank, rendezvous id) -> the receive waiting for the data. */
   std::map<std::pair<int, uint64_t>, Request> pending_recvs_;
-  std::multimap<uint64_t, uint64_t> staging_pool_;
-  std::map<uint64_t, uint64_t> staging_size_;
+  /** Staging areas sends are copied into, in the task's address space. */
+  ulp::BufferPool staging_;
   Stats stats_;
 };
 
