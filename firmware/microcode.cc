@@ -205,6 +205,11 @@ void Microcode::OnDmaComplete(TaskId id, DmaStatus status) {
   Dispatch();
 }
 
+void Microcode::OnLinkRoom() {
+  scheduler_.Released(Resource::kLinkSlot);
+  Dispatch();
+}
+
 void Microcode::Dispatch() {
   TaskId id;
   while (scheduler_.Next(&id)) {

@@ -64,6 +64,8 @@ class Microcode {
   void OnPayloadArrived(TaskId task, DtbId dtb);
   /** A DMA tagged with `task` completed. */
   void OnDmaComplete(TaskId task, DmaStatus status);
+  /** A frame left the link's output queue: a task waiting for link room may transmit. */
+  void OnLinkRoom();
   /** The hardware reset the adapter: every task, CB and pending event is dropped. */
   void Reset();
 

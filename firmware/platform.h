@@ -142,6 +142,13 @@ class Platform {
   /** A header buffer's bytes (at least 64), readable and writable by the microcode. */
   virtual uint8_t* HeaderBuffer(HeaderBufferId id) = 0;
 
+  /**
+   * True if the link's output queue can take another data packet now. After it answers
+   * false the hardware calls Microcode::OnLinkRoom when a queued frame has gone out, so a
+   * transmit task holds its DTB while the link is backed up. Control packets (a few bytes)
+   * are not held back. A port with its own queueing (DPDK) always has room.
+   */
+  virtual bool LinkHasRoom() { return true; }
   /** Injects a packet: `header` followed by `len` payload bytes from `dtb`. */
   virtual void Transmit(const abi::WireHeader& header, DtbId dtb, uint32_t len) = 0;
   /**

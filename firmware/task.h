@@ -21,11 +21,12 @@ enum class Resource : uint8_t {
   kDtb,
   kHeaderBuffer,
   kChannelBuffer,
+  kLinkSlot,
   kCount,
 };
 
 inline constexpr std::array<std::string_view, static_cast<size_t>(Resource::kCount)>
-    kResourceNames = {"none", "dtb", "header_buffer", "channel_buffer"};
+    kResourceNames = {"none", "dtb", "header_buffer", "channel_buffer", "link_slot"};
 
 /** One hardware task: its registers and where it resumes. */
 struct Task {

@@ -130,6 +130,10 @@ TxEngine::Next TxEngine::FetchBody(Task& task) {
 
 TxEngine::Next TxEngine::Inject(Task& task) {
   if (ClosedUnderTask(ctx_, task)) return Abandon(task);
+  if (task.dma_status == DmaStatus::kOk && !ctx_.platform.LinkHasRoom()) {
+    ctx_.scheduler.WaitFor(task, Resource::kLinkSlot);  // the payload stays in its DTB
+    return Next{TxState::kInject, true};
+  }
   if (task.dma_status != DmaStatus::kOk) {
     CountDrop(ctx_, &task, DropReason::kDmaError, task.window);
     task.rejected = true;

@@ -197,6 +197,10 @@ TxEngine::Next TxEngine::RdmaInject(Task& task) {
     CountDrop(ctx_, &task, DropReason::kDmaError, task.window);
     return FailSource(task);
   }
+  if (!ctx_.platform.LinkHasRoom()) {
+    ctx_.scheduler.WaitFor(task, Resource::kLinkSlot);  // the data stays in its DTB
+    return Next{TxState::kRdmaInject, true};
+  }
   abi::RcxtRecord rec;
   ctx_.rdma.Load(task.rcxt, &rec);
   if (rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) && rec.tid == task.tid) {

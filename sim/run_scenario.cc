@@ -106,6 +106,7 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   c.microcode.interrupt_handlers = static_cast<uint32_t>(p.Int("adapter.interrupt_handlers"));
   c.resources.dtbs = static_cast<uint32_t>(p.Int("adapter.dtbs"));
   c.resources.header_buffers = static_cast<uint32_t>(p.Int("adapter.header_buffers"));
+  c.resources.link_queue_frames = static_cast<uint32_t>(p.Int("adapter.link_queue_frames"));
   if (c.microcode.rx_tasks > c.microcode.tasks || c.microcode.tx_tasks > c.microcode.tasks) {
     return Status::Error("adapter.rx_tasks and adapter.tx_tasks must each be at most adapter.tasks");
   }
@@ -345,6 +346,7 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
                         {"dma_bytes", hc.dma_bytes},
                         {"dma_address_errors", hc.dma_address_errors},
                         {"input_queue_peak", hc.input_queue_peak},
+                        {"link_queue_full", hc.link_queue_full},
                         {"rdma_packets_out", fc.rdma_packets_out},
                         {"rdma_bytes_out", fc.rdma_bytes_out},
                         {"rdma_packets_in", fc.rdma_packets_in},

@@ -27,11 +27,14 @@ AdapterModel::AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapte
       line_bytes_(line_bytes),
       timing_(timing),
       sram_bytes_(abi::SramBytesFor(microcode.rcxts)),
+      link_queue_frames_(resources.link_queue_frames),
       microcode_(*this, microcode) {
   ClearSram();
   set_wants_state_events(false);  // until a trace is attached (SetTraceSink)
   NICSIM_CHECK(abi::IsValidCacheLine(line_bytes), "cache line %u", line_bytes);
-  NICSIM_CHECK(resources.dtbs > 0 && resources.header_buffers > 0, "adapter buffers");
+  NICSIM_CHECK(resources.dtbs > 0 && resources.header_buffers > 0 &&
+                   resources.link_queue_frames > 0,
+               "adapter buffers");
   dtbs_.assign(resources.dtbs, std::vector<uint8_t>(abi::kRecvFrameBytes));
   free_dtbs_.Reset(resources.dtbs);
   header_buffers_.assign(resources.header_buffers, std::vector<uint8_t>(kHeaderBufferBytes));
@@ -81,6 +84,8 @@ void AdapterModel::ResetAdapter() {
   input_.clear();
   payload_waiters_.clear();
   dispatch_pending_ = false;
+  link_waiters_ = 0;  // the microcode drops its waiting tasks
+  link_wake_pending_ = false;
   free_dtbs_.Reset(static_cast<uint32_t>(dtbs_.size()));
   free_header_buffers_.Reset(static_cast<uint32_t>(header_buffers_.size()));
   // Every LMT reads closed until the driver reopens windows.
@@ -303,6 +308,39 @@ uint8_t* AdapterModel::HeaderBuffer(fw::HeaderBufferId id) {
   return header_buffers_[id].data();
 }
 
+bool AdapterModel::LinkHasRoom() {
+  const uint64_t now = NowPs();
+  while (!link_queue_.empty() && link_queue_.front() <= now) link_queue_.pop_front();
+  if (link_queue_.size() < link_queue_frames_) return true;
+  // The microcode suspends one task for each false answer; each gets one wake-up.
+  ++link_waiters_;
+  ++counters_.link_queue_full;
+  ScheduleLinkWake();
+  return false;
+}
+
+void AdapterModel::ScheduleLinkWake() {
+  if (link_wake_pending_) return;
+  link_wake_pending_ = true;
+  const auto gen = static_cast<uint32_t>(generation_);
+  // With every queued frame gone (a one-frame queue and several waiters), wake at once.
+  const uint64_t at = link_queue_.empty() ? NowPs() : link_queue_.front();
+  events_.At(at, [this, gen] {
+    if (gen != static_cast<uint32_t>(generation_)) return;
+    link_wake_pending_ = false;
+    const uint64_t now = NowPs();
+    while (!link_queue_.empty() && link_queue_.front() <= now) link_queue_.pop_front();
+    const auto room = static_cast<uint32_t>(link_queue_frames_ - link_queue_.size());
+    const uint32_t woken = std::min(room, link_waiters_);
+    link_waiters_ -= woken;
+    Execute([this, gen, woken] {
+      if (gen != static_cast<uint32_t>(generation_)) return;
+      for (uint32_t i = 0; i < woken; ++i) microcode_.OnLinkRoom();
+    });
+    if (link_waiters_ > 0) ScheduleLinkWake();
+  });
+}
+
 void AdapterModel::Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_t len) {
   Frame frame;
   frame.src_adapter = adapter_id_;
@@ -328,6 +366,8 @@ void AdapterModel::SendFrame(Frame frame, uint16_t dest_adapter) {
   const uint64_t start = std::max(NowPs(), link_busy_until_ps_);
   link_busy_until_ps_ =
       start + static_cast<uint64_t>(frame.bytes.size() * timing_.link_ps_per_byte);
+  while (!link_queue_.empty() && link_queue_.front() <= NowPs()) link_queue_.pop_front();
+  link_queue_.push_back(link_busy_until_ps_);
   ++counters_.frames_out;
   TraceHardware(fw::TraceKind::kLinkOut, fw::kNoTask, dest_adapter, frame.bytes.size());
   NICSIM_CHECK(fabric_ != nullptr, "adapter %u transmits with no fabric", adapter_id_);

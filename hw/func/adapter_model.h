@@ -27,6 +27,11 @@ struct AdapterResources {
   uint32_t dtbs = 8;
   /** Header buffers for outgoing packets. */
   uint32_t header_buffers = 16;
+  /**
+   * Frames the link's output queue holds (the one being serialised included); a transmit
+   * task waits for room rather than queue without bound.
+   */
+  uint32_t link_queue_frames = 4;
 };
 
 /** Nominal costs of the functional model (all deterministic). */
@@ -57,6 +62,8 @@ struct AdapterCounters {
   uint64_t frames_in = 0;
   uint64_t frames_out = 0;
   uint64_t input_queue_peak = 0;
+  /** Times a transmit task found the link's output queue full and waited. */
+  uint64_t link_queue_full = 0;
   uint64_t trace_events = 0;
 };
 
@@ -121,6 +128,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
   fw::HeaderBufferId AllocHeaderBuffer() override;
   void ReleaseHeaderBuffer(fw::HeaderBufferId id) override;
   uint8_t* HeaderBuffer(fw::HeaderBufferId id) override;
+  bool LinkHasRoom() override;
   void Transmit(const abi::WireHeader& header, fw::DtbId dtb, uint32_t len) override;
   void TransmitControl(const abi::WireHeader& header, const void* payload,
                        uint32_t len) override;
@@ -188,6 +196,8 @@ class AdapterModel : public fw::Platform, public LinkSink {
   void ServePayloadWaiters();
   /** Hardware reset: drops all in-flight work and closes every window. */
   void ResetAdapter();
+  /** Wakes link waiters when the oldest queued frame has gone out (once per batch). */
+  void ScheduleLinkWake();
   /** Puts a frame on the link and into the fabric. */
   void SendFrame(Frame frame, uint16_t dest_adapter);
   /** Fresh, zeroed SRAM. */
@@ -245,6 +255,12 @@ class AdapterModel : public fw::Platform, public LinkSink {
   bool dispatch_pending_ = false;
   uint64_t dma_busy_until_ps_ = 0;
   uint64_t link_busy_until_ps_ = 0;
+  /** When each frame in the link's output queue finishes going out, oldest first. */
+  std::deque<uint64_t> link_queue_;
+  uint32_t link_queue_frames_;
+  /** Transmit tasks told the link is full and not yet woken; whether a wake-up is due. */
+  uint32_t link_waiters_ = 0;
+  bool link_wake_pending_ = false;
   FabricPort* fabric_ = nullptr;
   TraceSink* trace_ = nullptr;
   InterruptFn interrupt_handler_;

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <queue>
+#include <memory>
 #include <vector>
+
+#include "base/check.h"
+#include "hw/func/event_action.h"
 
 namespace nicsim::hw::func {
 
@@ -27,7 +30,7 @@ class CoSimulator {
 /** Discrete-event scheduler with picosecond time. */
 class EventQueue {
  public:
-  using Action = std::function<void()>;
+  using Action = EventAction;
 
   /** Steps `cosim` together with the queue (nullptr: none). */
   void SetCoSimulator(CoSimulator* cosim) { cosim_ = cosim; }
@@ -42,37 +45,46 @@ class EventQueue {
   void After(uint64_t delay_ps, Action action) { At(now_ps_ + delay_ps, std::move(action)); }
   /** Runs `action` at absolute time `time_ps` (not before now). */
   void At(uint64_t time_ps, Action action) {
-    // Actions stay put in a slot; the heap orders small (time, seq, slot) keys only.
+    // Actions stay put in a slot (addresses never move, so an action runs in place); the
+    // heap orders 16-byte keys: time, then schedule order, with the slot in the low bits.
     uint32_t slot;
     if (free_slots_.empty()) {
-      slot = static_cast<uint32_t>(actions_.size());
-      actions_.push_back(std::move(action));
+      slot = slots_used_++;
+      NICSIM_CHECK(slot <= kSlotMask, "more than %u events pending", kSlotMask + 1);
+      if ((slot >> kChunkShift) == chunks_.size()) {
+        chunks_.push_back(std::make_unique<Action[]>(size_t{1} << kChunkShift));
+      }
     } else {
       slot = free_slots_.back();
       free_slots_.pop_back();
-      actions_[slot] = std::move(action);
     }
-    heap_.push(Key{time_ps < now_ps_ ? now_ps_ : time_ps, next_seq_++, slot});
+    SlotAction(slot) = std::move(action);
+    const uint64_t time = time_ps < now_ps_ ? now_ps_ : time_ps;
+    heap_.push_back((Key{time} << 64) | (Key{next_seq_++} << kSlotBits) | slot);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<Key>());
   }
 
   /** Runs the earliest event; false if none is left. */
   bool RunOne() {
     uint64_t cosim_ps;
     if (cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps) &&
-        (heap_.empty() || cosim_ps < heap_.top().time_ps)) {
+        (heap_.empty() || cosim_ps < TimeOf(heap_.front()))) {
       now_ps_ = std::max(now_ps_, cosim_ps);
       ++events_run_;
       cosim_->AdvanceTo(now_ps_);
       return true;
     }
     if (heap_.empty()) return false;
-    const Key key = heap_.top();
-    heap_.pop();
-    Action action = std::move(actions_[key.slot]);
-    free_slots_.push_back(key.slot);
-    now_ps_ = key.time_ps;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<Key>());
+    const Key key = heap_.back();
+    heap_.pop_back();
+    const auto slot = static_cast<uint32_t>(key) & kSlotMask;
+    now_ps_ = TimeOf(key);
     ++events_run_;
-    action();
+    Action& action = SlotAction(slot);
+    action();  // in place: the slot is not reused until it is freed below
+    action.Reset();
+    free_slots_.push_back(slot);
     return true;
   }
   /** Runs events while `keep_going()` is true and events remain. */
@@ -83,18 +95,19 @@ class EventQueue {
   }
 
  private:
-  struct Key {
-    uint64_t time_ps;
-    uint64_t seq;
-    uint32_t slot;
-  };
-  struct Later {
-    bool operator()(const Key& a, const Key& b) const {
-      return a.time_ps != b.time_ps ? a.time_ps > b.time_ps : a.seq > b.seq;
-    }
-  };
-  std::priority_queue<Key, std::vector<Key>, Later> heap_;
-  std::vector<Action> actions_;
+  using Key = unsigned __int128;
+  static constexpr uint32_t kSlotBits = 24;
+  static constexpr uint32_t kSlotMask = (1u << kSlotBits) - 1;
+  static constexpr uint32_t kChunkShift = 10;
+  static uint64_t TimeOf(Key key) { return static_cast<uint64_t>(key >> 64); }
+  Action& SlotAction(uint32_t slot) {
+    return chunks_[slot >> kChunkShift][slot & ((1u << kChunkShift) - 1)];
+  }
+
+  std::vector<Key> heap_;
+  /** Action storage in fixed chunks, so a running action's address stays valid. */
+  std::vector<std::unique_ptr<Action[]>> chunks_;
+  uint32_t slots_used_ = 0;
   std::vector<uint32_t> free_slots_;
   uint64_t now_ps_ = 0;
   uint64_t next_seq_ = 0;

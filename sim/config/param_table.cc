@@ -138,6 +138,8 @@ std::vector<ParamSpec> BuildTable() {
       Int("adapter.dtbs", 8, 1, 1024,
           "Data transfer buffers (payload staging, one receive frame each)"),
       Int("adapter.header_buffers", 16, 1, 1024, "Header buffers for outgoing packets"),
+      Int("adapter.link_queue_frames", 4, 1, 1024,
+          "Frames the link output queue holds; a transmit task waits for room beyond that"),
       Int("adapter.interrupt_handlers", 1, 1, 8,
           "Interrupt handlers registered with the adapter; events go to the next ready one"),
       Int("window.recv_frames", 256, 1, 65536, "Receive FIFO frames per window"),

@@ -229,5 +229,53 @@ TEST(TraceTest, ShowsEachTaskStateWithTaskWindowCbAndDtb) {
   EXPECT_EQ(tx[7], "a0 tx task=0 state=done window=0 cb=- dtb=- value=0");
 }
 
+/** Frames the sender puts on its link: when, and how many bytes. */
+class LinkOutTrace final : public hw::func::TraceSink {
+ public:
+  void Record(uint64_t t, uint16_t adapter, const fw::TraceEvent& e) override {
+    if (e.kind == fw::TraceKind::kLinkOut && adapter == 0) frames.push_back({t, e.value});
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> frames;
+};
+
+class LinkQueueTest : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(LinkQueueTest, SenderHoldsAtMostTheQueueDepthAndWaitsForRoom) {
+  const uint32_t depth = GetParam();
+  LinkOutTrace trace;
+  ClusterConfig config;
+  config.nodes = 2;
+  config.resources.link_queue_frames = depth;
+  config.trace = &trace;
+  auto cluster = Make(config);
+  StreamConfig stream;
+  stream.packets = 400;
+  stream.size = 1000;
+  Result<WorkloadResult> r = RunStream(*cluster, stream);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const std::string& e : r->errors) ADD_FAILURE() << e;
+  EXPECT_EQ(r->messages_delivered, 400u);
+  ASSERT_EQ(trace.frames.size(), 400u);
+  // Replay the link: frame i goes out after frame i-1 has; when a frame is handed over, fewer
+  // than `depth` earlier frames may still be queued or going out.
+  const double ps_per_byte = config.timing.link_ps_per_byte;
+  std::vector<uint64_t> done;
+  uint64_t busy_until = 0;
+  uint32_t deepest = 0;
+  for (const auto& [t, bytes] : trace.frames) {
+    uint32_t queued = 0;
+    for (uint64_t d : done) queued += d > t ? 1 : 0;
+    deepest = std::max(deepest, queued + 1);
+    busy_until = std::max(t, busy_until) + static_cast<uint64_t>(bytes * ps_per_byte);
+    done.push_back(busy_until);
+  }
+  EXPECT_EQ(deepest, depth);  // the host posts faster than the link drains: the queue fills
+  const uint64_t full = cluster->adapter(0).counters().link_queue_full;
+  EXPECT_GT(full, 0u);
+  EXPECT_EQ(cluster->adapter(0).firmware_counters().wait(fw::Resource::kLinkSlot), full);
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, LinkQueueTest, ::testing::Values(1u, 2u, 4u));
+
 }  // namespace
 }  // namespace nicsim::sim

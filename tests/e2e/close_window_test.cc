@@ -146,6 +146,11 @@ class CloseTraceChecker : public hw::func::TraceSink {
     if (tx && ev.state == static_cast<uint32_t>(TxState::kInject) && !closed) {
       ++injects_before_close;
     }
+    // A task that found the link's output queue full did not inject; it enters kInject again.
+    if (ev.kind == TraceKind::kWait && ev.value == static_cast<uint64_t>(fw::Resource::kLinkSlot) &&
+        !closed) {
+      --injects_before_close;
+    }
     if (rx && ev.state == static_cast<uint32_t>(RxState::kFinish)) {
       ++rx_finished;
       if (!closed) ++rx_finished_before_close;

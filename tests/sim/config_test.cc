@@ -89,6 +89,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "adapter.channel_buffers",
                                             "adapter.dtbs",
                                             "adapter.header_buffers",
+                                            "adapter.link_queue_frames",
                                             "adapter.interrupt_handlers",
                                             "window.recv_frames",
                                             "window.send_slots",
