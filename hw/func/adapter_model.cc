@@ -133,8 +133,8 @@ void AdapterModel::DispatchInput() {
     const fw::TaskId task =
         microcode_.OnHeaderArrived(frame.bytes.data(), header_len, payload_len, crc_ok);
     if (task == fw::kNoTask || payload_len == 0) continue;  // dropped: payload discarded
-    // The payload streams in behind the header and needs a DTB to land in.
-    frame.bytes.erase(frame.bytes.begin(), frame.bytes.begin() + sizeof(abi::WireHeader));
+    // The payload streams in behind the header and needs a DTB to land in (the frame is kept
+    // whole; the payload starts after its header).
     const uint64_t arrive =
         header_ps + static_cast<uint64_t>(payload_len * timing_.link_ps_per_byte);
     if (!payload_waiters_.empty() || free_dtbs_.empty()) ++counters_.payload_dtb_waits;
@@ -149,7 +149,8 @@ void AdapterModel::ServePayloadWaiters() {
     payload_waiters_.pop_front();
     const fw::DtbId dtb = free_dtbs_.Take();
     OnPayloadDtbTaken(dtb);
-    std::memcpy(dtbs_[dtb].data(), p.bytes.data(), p.bytes.size());
+    std::memcpy(dtbs_[dtb].data(), p.frame.data() + sizeof(abi::WireHeader),
+                p.frame.size() - sizeof(abi::WireHeader));
     const auto gen = static_cast<uint32_t>(generation_);  // small closures: no allocation
     events_.At(p.arrive_ps, [this, task = p.task, dtb, gen] {
       if (gen != static_cast<uint32_t>(generation_)) {

@@ -158,7 +158,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
   /** Timing hook: the current time as the hardware sees it. */
   virtual uint64_t NowPs() { return events_.now_ps(); }
   /** Timing hook: runs a microcode entry point (functional: at once, for free). */
-  virtual void Execute(std::function<void()> call) { call(); }
+  virtual void Execute(EventAction call) { call(); }
   /** Timing hook: runs every microcode call already handed to Execute (an MMIO read waits). */
   virtual void FlushExecution() {}
   /** Timing hook: moves a DMA through the engine and completes it (functional: serial engine). */
@@ -206,7 +206,8 @@ class AdapterModel : public fw::Platform, public LinkSink {
   /** A payload that arrived (or will) for an accepted header, waiting for a DTB. */
   struct PendingPayload {
     fw::TaskId task;
-    std::vector<uint8_t> bytes;
+    /** The whole frame: header, then payload. */
+    std::vector<uint8_t> frame;
     uint64_t arrive_ps;
   };
 

@@ -21,14 +21,16 @@ class EventAction {
   EventAction() = default;
   template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, EventAction>>>
   EventAction(F&& f) {  // NOLINT(google-explicit-constructor): used like std::function
-    using Fn = std::decay_t<F>;
-    if constexpr (sizeof(Fn) <= kInlineBytes && alignof(Fn) <= alignof(std::max_align_t) &&
-                  std::is_nothrow_move_constructible_v<Fn>) {
-      new (storage_) Fn(std::forward<F>(f));
-      ops_ = &kInlineOps<Fn>;
+    Construct(std::forward<F>(f));
+  }
+  /** Replaces the callable with `f`, built in place. */
+  template <typename F>
+  void Emplace(F&& f) {
+    if constexpr (std::is_same_v<std::decay_t<F>, EventAction>) {
+      *this = std::move(f);
     } else {
-      new (storage_) Fn*(new Fn(std::forward<F>(f)));
-      ops_ = &kHeapOps<Fn>;
+      Reset();
+      Construct(std::forward<F>(f));
     }
   }
   EventAction(EventAction&& other) noexcept : ops_(other.ops_) {
@@ -57,6 +59,19 @@ class EventAction {
   }
 
  private:
+  template <typename F>
+  void Construct(F&& f) {
+    using Fn = std::decay_t<F>;
+    if constexpr (sizeof(Fn) <= kInlineBytes && alignof(Fn) <= alignof(std::max_align_t) &&
+                  std::is_nothrow_move_constructible_v<Fn>) {
+      new (storage_) Fn(std::forward<F>(f));
+      ops_ = &kInlineOps<Fn>;
+    } else {
+      new (storage_) Fn*(new Fn(std::forward<F>(f)));
+      ops_ = &kHeapOps<Fn>;
+    }
+  }
+
   struct Ops {
     void (*invoke)(void* self);
     /** Move-constructs into `dst` and destroys the source. */

@@ -41,10 +41,14 @@ class EventQueue {
   uint64_t events_run() const { return events_run_; }
   bool empty() const { return heap_.empty(); }
 
-  /** Runs `action` at `now + delay_ps`. */
-  void After(uint64_t delay_ps, Action action) { At(now_ps_ + delay_ps, std::move(action)); }
-  /** Runs `action` at absolute time `time_ps` (not before now). */
-  void At(uint64_t time_ps, Action action) {
+  /** Runs `action` (a callable) at `now + delay_ps`. */
+  template <typename F>
+  void After(uint64_t delay_ps, F&& action) {
+    At(now_ps_ + delay_ps, std::forward<F>(action));
+  }
+  /** Runs `action` (a callable) at absolute time `time_ps` (not before now). */
+  template <typename F>
+  void At(uint64_t time_ps, F&& action) {
     // Actions stay put in a slot (addresses never move, so an action runs in place); the
     // heap orders 16-byte keys: time, then schedule order, with the slot in the low bits.
     uint32_t slot;
@@ -58,7 +62,7 @@ class EventQueue {
       slot = free_slots_.back();
       free_slots_.pop_back();
     }
-    SlotAction(slot) = std::move(action);
+    SlotAction(slot).Emplace(std::forward<F>(action));
     const uint64_t time = time_ps < now_ps_ ? now_ps_ : time_ps;
     heap_.push_back((Key{time} << 64) | (Key{next_seq_++} << kSlotBits) | slot);
     std::push_heap(heap_.begin(), heap_.end(), std::greater<Key>());

@@ -13,6 +13,14 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps)
 }
 
 void DmaEngine::Submit(Request request) {
+  // Temporal decoupling, as in Processor::Post: an idle engine that would start within a
+  // quantum of the request issues the transaction at once with its delay annotated.
+  const uint64_t quantum = tlm::tlm_global_quantum::instance().get().value();
+  if (quantum > 0 && queue_.empty() && free_at_ps_ < request.issue_ps + quantum) {
+    Transfer(request);
+    ++direct_transfers_;
+    return;
+  }
   queue_.push_back(std::move(request));
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -22,32 +30,36 @@ void DmaEngine::Run() {
     while (queue_.empty()) wait(wake_);
     Request r = std::move(queue_.front());
     queue_.pop_front();
-    const uint64_t now = sc_core::sc_time_stamp().value();
-    const uint64_t start = std::max({now, r.issue_ps, free_at_ps_});
-    tlm::tlm_generic_payload gp;
-    gp.set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    gp.set_address(r.addr);
-    gp.set_data_ptr(r.data);
-    gp.set_data_length(r.len);
-    gp.set_streaming_width(r.len);
-    gp.set_byte_enable_ptr(nullptr);
-    gp.set_dmi_allowed(false);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
-    socket->b_transport(gp, delay);
-    ++transactions_;
-    const uint64_t done_ps = now + delay.value();
-    free_at_ps_ = done_ps - bus_latency_ps_;
-    func::HostMemory::Access access = func::HostMemory::Access::kOk;
-    if (gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE) {
-      access = func::HostMemory::Access::kFreed;
-    } else if (!gp.is_response_ok()) {
-      access = func::HostMemory::Access::kOutOfRange;
-    }
-    r.done(access, done_ps);
-    qk_.set(sc_core::sc_time::from_value(free_at_ps_ - now));
+    Transfer(r);
     if (qk_.need_sync()) qk_.sync();
   }
+}
+
+void DmaEngine::Transfer(Request& r) {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t start = std::max({now, r.issue_ps, free_at_ps_});
+  tlm::tlm_generic_payload gp;
+  gp.set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  gp.set_address(r.addr);
+  gp.set_data_ptr(r.data);
+  gp.set_data_length(r.len);
+  gp.set_streaming_width(r.len);
+  gp.set_byte_enable_ptr(nullptr);
+  gp.set_dmi_allowed(false);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
+  socket->b_transport(gp, delay);
+  ++transactions_;
+  const uint64_t done_ps = now + delay.value();
+  free_at_ps_ = done_ps - bus_latency_ps_;
+  func::HostMemory::Access access = func::HostMemory::Access::kOk;
+  if (gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE) {
+    access = func::HostMemory::Access::kFreed;
+  } else if (!gp.is_response_ok()) {
+    access = func::HostMemory::Access::kOutOfRange;
+  }
+  r.done(access, done_ps);
+  qk_.set(sc_core::sc_time::from_value(free_at_ps_ - now));
 }
 
 }  // namespace nicsim::hw::systemc

@@ -36,9 +36,13 @@ class DmaEngine final : public sc_core::sc_module {
 
   void Submit(Request request);
   uint64_t transactions() const { return transactions_; }
+  /** Transactions issued on the submitter's stack (within the quantum, no thread switch). */
+  uint64_t direct_transfers() const { return direct_transfers_; }
 
  private:
   void Run();
+  /** Issues one transaction (SystemC time plus the annotated delay) and reports it done. */
+  void Transfer(Request& r);
 
   std::deque<Request> queue_;
   sc_core::sc_event wake_;
@@ -47,6 +51,7 @@ class DmaEngine final : public sc_core::sc_module {
   /** When the engine can start its next transfer (the bus latency is pipelined). */
   uint64_t free_at_ps_ = 0;
   uint64_t transactions_ = 0;
+  uint64_t direct_transfers_ = 0;
 };
 
 }  // namespace nicsim::hw::systemc

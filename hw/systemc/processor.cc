@@ -12,7 +12,18 @@ Processor::Processor(sc_core::sc_module_name name) : sc_core::sc_module(name) {
   SC_THREAD(Run);
 }
 
-void Processor::Post(std::function<void()> call, uint64_t at_ps) {
+void Processor::Post(func::EventAction call, uint64_t at_ps) {
+  // Temporal decoupling: an idle processor that would start the call within a quantum of the
+  // caller's time runs it at once, on the caller's stack, with its time annotated (as the
+  // thread would, without a context switch or a kernel step). Lock-step (quantum 0) always
+  // goes through the thread, which synchronises after every call.
+  const uint64_t quantum = tlm::tlm_global_quantum::instance().get().value();
+  if (quantum > 0 && inbox_.empty() && !in_step_ && busy_until_ps_ < at_ps + quantum) {
+    Call direct{std::move(call), at_ps};
+    Step(direct);
+    ++direct_steps_;
+    return;
+  }
   inbox_.push_back(Call{std::move(call), at_ps});
   wake_.notify(sc_core::SC_ZERO_TIME);
 }

@@ -12,6 +12,8 @@
 #include <tlm>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include "hw/func/event_action.h"
+
 namespace nicsim::hw::systemc {
 
 /** One microcode processor. */
@@ -24,7 +26,7 @@ class Processor final : public sc_core::sc_module {
    * Queues a microcode call that became due at `at_ps`; it runs when the processor is free,
    * and never before `at_ps` in the processor's (possibly decoupled) time.
    */
-  void Post(std::function<void()> call, uint64_t at_ps);
+  void Post(func::EventAction call, uint64_t at_ps);
   /** Inside a call: the call has taken `ps` more. */
   void Charge(uint64_t ps);
   /** True while a call runs. */
@@ -36,10 +38,12 @@ class Processor final : public sc_core::sc_module {
 
   uint64_t steps() const { return steps_; }
   uint64_t syncs() const { return syncs_; }
+  /** Calls run directly on the poster's stack (within the quantum, no thread switch). */
+  uint64_t direct_steps() const { return direct_steps_; }
 
  private:
   struct Call {
-    std::function<void()> fn;
+    func::EventAction fn;
     uint64_t at_ps;
   };
   void Run();
@@ -53,6 +57,7 @@ class Processor final : public sc_core::sc_module {
   bool in_step_ = false;
   uint64_t steps_ = 0;
   uint64_t syncs_ = 0;
+  uint64_t direct_steps_ = 0;
 };
 
 }  // namespace nicsim::hw::systemc

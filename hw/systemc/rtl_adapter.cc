@@ -447,7 +447,10 @@ void RtlAdapter::OnDmaCompleted(const DmaJob& job, fw::DmaStatus status) {
 }
 
 std::vector<std::pair<std::string_view, uint64_t>> RtlAdapter::ExtraCounters() const {
-  return {{"rtl_ops", rtl_ops_}, {"rtl_mismatches", rtl_mismatches_}};
+  std::vector<std::pair<std::string_view, uint64_t>> counters = SystemcAdapter::ExtraCounters();
+  counters.emplace_back("rtl_ops", rtl_ops_);
+  counters.emplace_back("rtl_mismatches", rtl_mismatches_);
+  return counters;
 }
 
 }  // namespace nicsim::hw::systemc

@@ -72,6 +72,14 @@ void SystemcAdapter::Trace(const fw::TraceEvent& event) {
   AdapterModel::Trace(event);
 }
 
+std::vector<std::pair<std::string_view, uint64_t>> SystemcAdapter::ExtraCounters() const {
+  return {{"processor_steps", processor_->steps()},
+          {"processor_direct_steps", processor_->direct_steps()},
+          {"processor_syncs", processor_->syncs()},
+          {"dma_transactions", dma_->transactions()},
+          {"dma_direct_transfers", dma_->direct_transfers()}};
+}
+
 void SystemcAdapter::RunDma(DmaJob job) {
   if (!job.to_host && job.len > job.room) {
     CompleteDma(job, DmaOutcome(func::HostMemory::Access::kOutOfRange));

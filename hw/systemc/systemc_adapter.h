@@ -28,6 +28,8 @@ class SystemcAdapter : public func::AdapterModel {
   void SramRead(uint32_t addr, void* dst, uint32_t len) override;
   void SramWrite(uint32_t addr, const void* src, uint32_t len) override;
   void Trace(const fw::TraceEvent& event) override;
+  /** Processor steps and DMA transactions, and how many ran decoupled on the caller's stack. */
+  std::vector<std::pair<std::string_view, uint64_t>> ExtraCounters() const override;
 
   const Processor& processor() const { return *processor_; }
   const DmaEngine& dma_engine() const { return *dma_; }
@@ -36,7 +38,7 @@ class SystemcAdapter : public func::AdapterModel {
   /** Every microcode state costs cycles: the model needs every state event. */
   bool TimesMicrocodeStates() const override { return true; }
   uint64_t NowPs() override;
-  void Execute(std::function<void()> call) override {
+  void Execute(func::EventAction call) override {
     processor_->Post(std::move(call), NowPs());
   }
   void FlushExecution() override { processor_->DrainNow(); }
