@@ -3,6 +3,7 @@
 // there means the whole frame is in memory. Zeroing it marks the frame as consumed.
 #include "hal/recv_fifo.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "abi/limits.h"
@@ -18,7 +19,8 @@ RecvFifo::RecvFifo(const driver::WindowInfo& window, driver::DeviceAccess& devic
       real_addr_(window.recv_fifo.real_addr),
       frames_(window.recv_frames),
       line_bytes_(window.line_bytes),
-      return_batch_(return_batch == 0 ? 1 : return_batch) {}
+      // At most half the FIFO is held back, so the adapter always has room for more.
+      return_batch_(std::max<uint32_t>(1, std::min(return_batch, window.recv_frames / 2))) {}
 
 uint8_t* RecvFifo::Frame(uint64_t seq) const {
   return base_ + (seq % frames_) * abi::kRecvFrameBytes;

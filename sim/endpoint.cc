@@ -71,7 +71,7 @@ void Endpoint::Poll() {
       TraceHost(host_trace_, events_.now_ps(), window_.info().adapter_id,
                 {HostTraceKind::kFrameConsumed, window_.info().window, seq});
     }
-    if (any) recv.ReturnFrames();
+    // Frames go back in the HAL's batches (hal.return_batch), not after every poll.
     if (recv.consumed() >= armed_for_) expecting_ = false;
     if (mode_ != WaitMode::kPoll) {
       if (expecting_ && events_.now_ps() < spin_until_ps_) {

@@ -145,7 +145,7 @@ std::vector<ParamSpec> BuildTable() {
       Int("window.recv_frames", 256, 1, 65536, "Receive FIFO frames per window"),
       Int("window.send_slots", 64, 1, 65536, "Send FIFO slots per window"),
       Int("hal.return_batch", 16, 1, 65536,
-          "Frames returned to the adapter per ReturnRecvFrames MMIO"),
+          "Frames returned to the adapter per ReturnRecvFrames MMIO (at most half the receive FIFO)"),
       Enum("hal.wait_mode", "poll", {"poll", "interrupt", "early_interrupt"},
            "How processes wait for packets: spin on the first cache line, sleep until the "
            "receive interrupt, or sleep with early interrupts (before the data is coherent)"),
