@@ -72,6 +72,8 @@ class Endpoint {
    */
   void PostRequest(abi::SlotType type, WindowAddr dest, const abi::RdmaRequest& request,
                    uint32_t ulp_word);
+  /** True if Send would post at once (no backlog, a free slot): nothing is copied aside. */
+  bool CanSendNow() const { return backlog_.empty() && window_.send().CanPost(); }
   /** Packets waiting in the user-side backlog. */
   size_t backlog() const { return backlog_.size(); }
 

@@ -158,7 +158,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
   /** Timing hook: the current time as the hardware sees it. */
   virtual uint64_t NowPs() { return events_.now_ps(); }
   /** Timing hook: runs a microcode entry point (functional: at once, for free). */
-  virtual void Execute(EventAction call) { call(); }
+  virtual void Execute(EventAction&& call) { call(); }
   /** Timing hook: runs every microcode call already handed to Execute (an MMIO read waits). */
   virtual void FlushExecution() {}
   /** Timing hook: moves a DMA through the engine and completes it (functional: serial engine). */

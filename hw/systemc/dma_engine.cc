@@ -7,8 +7,8 @@
 
 namespace nicsim::hw::systemc {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps)
-    : sc_core::sc_module(name), socket("socket"), bus_latency_ps_(bus_latency_ps) {
+DmaEngine::DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps, DmaClient& client)
+    : sc_core::sc_module(name), socket("socket"), client_(client), bus_latency_ps_(bus_latency_ps) {
   SC_THREAD(Run);
 }
 
@@ -38,7 +38,7 @@ void DmaEngine::Run() {
 void DmaEngine::Transfer(Request& r) {
   const uint64_t now = sc_core::sc_time_stamp().value();
   const uint64_t start = std::max({now, r.issue_ps, free_at_ps_});
-  tlm::tlm_generic_payload gp;
+  tlm::tlm_generic_payload& gp = gp_;
   gp.set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   gp.set_address(r.addr);
   gp.set_data_ptr(r.data);
@@ -58,7 +58,7 @@ void DmaEngine::Transfer(Request& r) {
   } else if (!gp.is_response_ok()) {
     access = func::HostMemory::Access::kOutOfRange;
   }
-  r.done(access, done_ps);
+  client_.DmaDone(r.cookie, access, done_ps);
   qk_.set(sc_core::sc_time::from_value(free_at_ps_ - now));
 }
 

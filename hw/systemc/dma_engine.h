@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 
 #include <systemc>
 #include <tlm>
@@ -16,23 +15,31 @@
 
 namespace nicsim::hw::systemc {
 
+/** Who hears of finished transfers. */
+class DmaClient {
+ public:
+  virtual ~DmaClient() = default;
+  /** Transfer `cookie` finished with `access`; its data is coherent at `done_ps`. */
+  virtual void DmaDone(uint64_t cookie, func::HostMemory::Access access, uint64_t done_ps) = 0;
+};
+
 /** The DMA engine. */
 class DmaEngine final : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
 
-  /** One transfer; `done` gets the outcome and the time the data is coherent. */
+  /** One transfer; the client's DmaDone gets `cookie` back. */
   struct Request {
     uint64_t issue_ps = 0;
     bool write = true;
     uint64_t addr = 0;
     uint8_t* data = nullptr;
     uint32_t len = 0;
-    std::function<void(func::HostMemory::Access, uint64_t done_ps)> done;
+    uint64_t cookie = 0;
   };
 
   SC_HAS_PROCESS(DmaEngine);
-  DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps);
+  DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps, DmaClient& client);
 
   void Submit(Request request);
   uint64_t transactions() const { return transactions_; }
@@ -44,6 +51,9 @@ class DmaEngine final : public sc_core::sc_module {
   /** Issues one transaction (SystemC time plus the annotated delay) and reports it done. */
   void Transfer(Request& r);
 
+  DmaClient& client_;
+  /** One payload object reused for every transaction (no allocation per transfer). */
+  tlm::tlm_generic_payload gp_;
   std::deque<Request> queue_;
   sc_core::sc_event wake_;
   tlm_utils::tlm_quantumkeeper qk_;

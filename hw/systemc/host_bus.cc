@@ -8,9 +8,9 @@
 namespace nicsim::hw::systemc {
 
 HostBus::HostBus(sc_core::sc_module_name name, func::HostMemory& memory, uint64_t latency_ps,
-                 double ps_per_byte, Defer defer, std::function<void()> on_late_freed)
+                 double ps_per_byte, CoherencePoint& coherence)
     : sc_core::sc_module(name), socket("socket"), memory_(memory), latency_ps_(latency_ps),
-      ps_per_byte_(ps_per_byte), defer_(std::move(defer)), on_late_freed_(std::move(on_late_freed)) {
+      ps_per_byte_(ps_per_byte), coherence_(coherence) {
   socket.register_b_transport(this, &HostBus::BTransport);
 }
 
@@ -24,12 +24,7 @@ void HostBus::BTransport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
     if (access == func::HostMemory::Access::kOk) {
       // The bytes land at the point of coherence, the end of the annotated time.
       const uint64_t coherent_ps = (sc_core::sc_time_stamp() + delay).value();
-      const uint8_t* data = trans.get_data_ptr();
-      defer_(coherent_ps, [this, addr, bytes = std::vector<uint8_t>(data, data + len)] {
-        if (memory_.DeviceWrite(addr, bytes.data(), bytes.size()) != func::HostMemory::Access::kOk) {
-          on_late_freed_();
-        }
-      });
+      coherence_.WriteAt(coherent_ps, addr, trans.get_data_ptr(), len);
     }
   } else if (trans.is_read()) {
     access = memory_.DeviceRead(addr, trans.get_data_ptr(), len);

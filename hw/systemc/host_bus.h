@@ -13,20 +13,28 @@
 
 namespace nicsim::hw::systemc {
 
+/** Where a bus write goes once it reaches the point of coherence. */
+class CoherencePoint {
+ public:
+  virtual ~CoherencePoint() = default;
+  /**
+   * Makes `len` bytes at `addr` visible in host memory at `at_ps`. The initiator keeps
+   * `data` unchanged until then (its transaction's annotated end).
+   */
+  virtual void WriteAt(uint64_t at_ps, uint64_t addr, const uint8_t* data, uint64_t len) = 0;
+};
+
 /** A PCIe-like host bus in front of a node's memory. */
 class HostBus final : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<HostBus> socket;
 
-  /** Runs a function at an absolute time (the cluster's event queue). */
-  using Defer = std::function<void(uint64_t at_ps, std::function<void()> fn)>;
-
   /**
    * Writes become visible in host memory when they reach the point of coherence (the end of
-   * their annotated time), not when the loosely timed call is made: `defer` schedules that.
+   * their annotated time), not when the loosely timed call is made: `coherence` does that.
    */
   HostBus(sc_core::sc_module_name name, func::HostMemory& memory, uint64_t latency_ps,
-          double ps_per_byte, Defer defer, std::function<void()> on_late_freed);
+          double ps_per_byte, CoherencePoint& coherence);
 
   /** Time one transaction of `bytes` occupies the bus (without the latency). */
   uint64_t TransferPs(uint64_t bytes) const {
@@ -40,9 +48,7 @@ class HostBus final : public sc_core::sc_module {
   func::HostMemory& memory_;
   uint64_t latency_ps_;
   double ps_per_byte_;
-  Defer defer_;
-  /** A write found its target freed by the time it became coherent. */
-  std::function<void()> on_late_freed_;
+  CoherencePoint& coherence_;
 };
 
 }  // namespace nicsim::hw::systemc

@@ -12,15 +12,14 @@ Processor::Processor(sc_core::sc_module_name name) : sc_core::sc_module(name) {
   SC_THREAD(Run);
 }
 
-void Processor::Post(func::EventAction call, uint64_t at_ps) {
+void Processor::Post(func::EventAction&& call, uint64_t at_ps) {
   // Temporal decoupling: an idle processor that would start the call within a quantum of the
   // caller's time runs it at once, on the caller's stack, with its time annotated (as the
   // thread would, without a context switch or a kernel step). Lock-step (quantum 0) always
   // goes through the thread, which synchronises after every call.
   const uint64_t quantum = tlm::tlm_global_quantum::instance().get().value();
   if (quantum > 0 && inbox_.empty() && !in_step_ && busy_until_ps_ < at_ps + quantum) {
-    Call direct{std::move(call), at_ps};
-    Step(direct);
+    Step(call, at_ps);
     ++direct_steps_;
     return;
   }
@@ -37,14 +36,14 @@ uint64_t Processor::NowPs() const {
   return in_step_ ? now + qk_.get_local_time().value() : now;
 }
 
-void Processor::Step(Call& call) {
+void Processor::Step(func::EventAction& fn, uint64_t at_ps) {
   // SystemC time may lag the cluster's clock while SystemC is idle: the call's own time and
   // the processor's backlog decide when it starts, as local (decoupled) time.
   const uint64_t now = sc_core::sc_time_stamp().value();
-  const uint64_t start = std::max({now, busy_until_ps_, call.at_ps});
+  const uint64_t start = std::max({now, busy_until_ps_, at_ps});
   qk_.set(sc_core::sc_time::from_value(start - now));
   in_step_ = true;
-  call.fn();
+  fn();
   in_step_ = false;
   busy_until_ps_ = now + qk_.get_local_time().value();
   ++steps_;
@@ -54,7 +53,7 @@ void Processor::DrainNow() {
   while (!inbox_.empty()) {
     Call call = std::move(inbox_.front());
     inbox_.pop_front();
-    Step(call);
+    Step(call.fn, call.at_ps);
   }
 }
 
@@ -63,7 +62,7 @@ void Processor::Run() {
     while (inbox_.empty()) wait(wake_);
     Call call = std::move(inbox_.front());
     inbox_.pop_front();
-    Step(call);
+    Step(call.fn, call.at_ps);
     if (qk_.need_sync()) {
       ++syncs_;
       qk_.sync();

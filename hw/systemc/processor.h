@@ -26,7 +26,7 @@ class Processor final : public sc_core::sc_module {
    * Queues a microcode call that became due at `at_ps`; it runs when the processor is free,
    * and never before `at_ps` in the processor's (possibly decoupled) time.
    */
-  void Post(func::EventAction call, uint64_t at_ps);
+  void Post(func::EventAction&& call, uint64_t at_ps);
   /** Inside a call: the call has taken `ps` more. */
   void Charge(uint64_t ps);
   /** True while a call runs. */
@@ -47,7 +47,7 @@ class Processor final : public sc_core::sc_module {
     uint64_t at_ps;
   };
   void Run();
-  void Step(Call& call);
+  void Step(func::EventAction& fn, uint64_t at_ps);
 
   std::deque<Call> inbox_;
   sc_core::sc_event wake_;

@@ -18,22 +18,10 @@ SystemcAdapter::SystemcAdapter(func::EventQueue& events, func::HostMemory& host,
                                const SystemcTiming& systemc)
     : AdapterModel(events, host, adapter_id, line_bytes, timing, microcode, resources),
       systemc_(systemc),
-      bus_(std::make_unique<HostBus>(
-          Name("host_bus", adapter_id).c_str(), host, systemc.bus_latency_ps,
-          systemc.bus_ps_per_byte,
-          // A write still on its way when the adapter is reset never lands (as in hw/func):
-          // the driver may already have reinitialised that memory.
-          [this, &events](uint64_t at_ps, std::function<void()> fn) {
-            events.At(at_ps, [this, gen = generation(), fn = std::move(fn)] {
-              if (gen != generation()) {
-                CountDroppedByReset();
-                return;
-              }
-              fn();
-            });
-          },
-          [this] { (void)DmaOutcome(func::HostMemory::Access::kFreed); })),
-      dma_(std::make_unique<DmaEngine>(Name("dma", adapter_id).c_str(), systemc.bus_latency_ps)),
+      bus_(std::make_unique<HostBus>(Name("host_bus", adapter_id).c_str(), host,
+                                     systemc.bus_latency_ps, systemc.bus_ps_per_byte, *this)),
+      dma_(std::make_unique<DmaEngine>(Name("dma", adapter_id).c_str(), systemc.bus_latency_ps,
+                                       *this)),
       processor_(std::make_unique<Processor>(Name("microcode", adapter_id).c_str())) {
   dma_->socket.bind(bus_->socket);
   set_wants_state_events(true);
@@ -80,28 +68,63 @@ std::vector<std::pair<std::string_view, uint64_t>> SystemcAdapter::ExtraCounters
           {"dma_direct_transfers", dma_->direct_transfers()}};
 }
 
+void SystemcAdapter::WriteAt(uint64_t at_ps, uint64_t addr, const uint8_t* data, uint64_t len) {
+  // The DMA engine's job keeps `data` until its completion, which is due at the same time and
+  // was scheduled after this. A write still on its way when the adapter is reset never lands
+  // (as in hw/func): the driver may already have reinitialised that memory.
+  const auto gen = static_cast<uint32_t>(generation());
+  events().At(at_ps, [this, gen, addr, data, len] {
+    if (gen != static_cast<uint32_t>(generation())) {
+      CountDroppedByReset();
+      return;
+    }
+    if (host().DeviceWrite(addr, data, len) != func::HostMemory::Access::kOk) {
+      (void)DmaOutcome(func::HostMemory::Access::kFreed);  // freed since the bus accepted it
+    }
+  });
+}
+
+void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, uint64_t done_ps) {
+  const auto slot = static_cast<uint32_t>(cookie);
+  const auto gen = static_cast<uint32_t>(cookie >> 32);
+  events().At(done_ps, [this, slot, gen, access] {
+    if (gen != static_cast<uint32_t>(generation())) {
+      CountDroppedByReset();
+    } else {
+      // CompleteDma may start new DMAs (growing jobs_): it gets a job of its own.
+      const DmaJob job = std::move(jobs_[slot]);
+      free_jobs_.push_back(slot);
+      CompleteDma(job, DmaOutcome(access));
+      return;
+    }
+    free_jobs_.push_back(slot);
+  });
+}
+
 void SystemcAdapter::RunDma(DmaJob job) {
   if (!job.to_host && job.len > job.room) {
     CompleteDma(job, DmaOutcome(func::HostMemory::Access::kOutOfRange));
     return;
   }
-  auto shared = std::make_shared<DmaJob>(std::move(job));
+  // The job waits in a reusable slot; the engine carries the slot and the reset generation.
+  uint32_t slot;
+  if (free_jobs_.empty()) {
+    slot = static_cast<uint32_t>(jobs_.size());
+    jobs_.emplace_back();
+  } else {
+    slot = free_jobs_.back();
+    free_jobs_.pop_back();
+  }
+  DmaJob& parked = jobs_[slot];
+  parked = std::move(job);
   DmaEngine::Request r;
   r.issue_ps = NowPs();
-  r.write = shared->to_host;
-  r.addr = shared->host_addr;
-  r.data = shared->to_host ? shared->data.data() : shared->dst;
-  r.len = shared->len;
-  const uint64_t gen = generation();
-  r.done = [this, shared, gen](func::HostMemory::Access access, uint64_t done_ps) {
-    events().At(done_ps, [this, shared, gen, access] {
-      if (gen != generation()) {
-        CountDroppedByReset();
-        return;
-      }
-      CompleteDma(*shared, DmaOutcome(access));
-    });
-  };
+  r.write = parked.to_host;
+  r.addr = parked.host_addr;
+  // A job's buffers stay put when jobs_ grows (vectors move their storage).
+  r.data = parked.to_host ? parked.data.data() : parked.dst;
+  r.len = parked.len;
+  r.cookie = (uint64_t{static_cast<uint32_t>(generation())} << 32) | slot;
   dma_->Submit(std::move(r));
 }
 

@@ -18,7 +18,7 @@ namespace nicsim::hw::systemc {
  * One adapter of the SystemC backend (RtlAdapter adds the RTL checkers). Construct during
  * elaboration only.
  */
-class SystemcAdapter : public func::AdapterModel {
+class SystemcAdapter : public func::AdapterModel, public DmaClient, public CoherencePoint {
  public:
   SystemcAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
                  uint32_t line_bytes, const func::AdapterTiming& timing,
@@ -31,6 +31,9 @@ class SystemcAdapter : public func::AdapterModel {
   /** Processor steps and DMA transactions, and how many ran decoupled on the caller's stack. */
   std::vector<std::pair<std::string_view, uint64_t>> ExtraCounters() const override;
 
+  void DmaDone(uint64_t cookie, func::HostMemory::Access access, uint64_t done_ps) override;
+  void WriteAt(uint64_t at_ps, uint64_t addr, const uint8_t* data, uint64_t len) override;
+
   const Processor& processor() const { return *processor_; }
   const DmaEngine& dma_engine() const { return *dma_; }
 
@@ -38,7 +41,7 @@ class SystemcAdapter : public func::AdapterModel {
   /** Every microcode state costs cycles: the model needs every state event. */
   bool TimesMicrocodeStates() const override { return true; }
   uint64_t NowPs() override;
-  void Execute(func::EventAction call) override {
+  void Execute(func::EventAction&& call) override {
     processor_->Post(std::move(call), NowPs());
   }
   void FlushExecution() override { processor_->DrainNow(); }
@@ -49,6 +52,9 @@ class SystemcAdapter : public func::AdapterModel {
   std::unique_ptr<HostBus> bus_;
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<Processor> processor_;
+  /** DMAs in the engine, by slot (the engine carries the slot in its cookie). */
+  std::vector<DmaJob> jobs_;
+  std::vector<uint32_t> free_jobs_;
 };
 
 }  // namespace nicsim::hw::systemc

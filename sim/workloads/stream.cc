@@ -25,7 +25,7 @@ Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config) {
   const uint64_t start_ps = cluster.events().now_ps();
   uint64_t end_ps = start_ps;
   auto pump = [&] {
-    while (sent < config.packets && a.backlog() == 0) {
+    while (sent < config.packets && a.CanSendNow()) {
       FillPattern(buf.data(), config.size, sent);
       a.Send(b.addr(), buf.data(), config.size, static_cast<uint32_t>(sent));
       ++sent;
