@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "base/crc32.h"
+#include "hw/common/byte_recycler.h"
 
 namespace nicsim::hw {
 
@@ -26,7 +27,7 @@ bool FrameCrcOk(const uint8_t* bytes, size_t size) {
 
 std::vector<uint8_t> EncodeFrameUnstamped(const abi::WireHeader& header, const uint8_t* payload,
                                           uint32_t len) {
-  std::vector<uint8_t> bytes(sizeof(header) + len);
+  std::vector<uint8_t> bytes = RecycledBytes(sizeof(header) + len);
   abi::WireHeader h = header;
   h.crc = 0;
   std::memcpy(bytes.data(), &h, sizeof(h));

@@ -11,6 +11,7 @@
 #include "abi/limits.h"
 #include "abi/mmio.h"
 #include "base/check.h"
+#include "hw/common/byte_recycler.h"
 #include "hw/common/frame_codec.h"
 
 namespace nicsim::hw::func {
@@ -151,6 +152,7 @@ void AdapterModel::ServePayloadWaiters() {
     OnPayloadDtbTaken(dtb);
     std::memcpy(dtbs_[dtb].data(), p.frame.data() + sizeof(abi::WireHeader),
                 p.frame.size() - sizeof(abi::WireHeader));
+    Recycle(std::move(p.frame));
     const auto gen = static_cast<uint32_t>(generation_);  // small closures: no allocation
     events_.At(p.arrive_ps, [this, task = p.task, dtb, gen] {
       if (gen != static_cast<uint32_t>(generation_)) {
@@ -195,7 +197,7 @@ void AdapterModel::StartDmaToHost(const fw::DmaToHost& req) {
   job.to_host = true;
   job.host_addr = req.host_addr;
   job.tag = req.tag;
-  job.data.resize(req.prefix_len + req.dtb_len);
+  job.data = RecycledBytes(req.prefix_len + req.dtb_len);
   std::memcpy(job.data.data(), req.prefix, req.prefix_len);
   if (req.dtb_len > 0) {
     NICSIM_CHECK(req.dtb < dtbs_.size() && req.dtb_offset + req.dtb_len <= abi::kRecvFrameBytes,
@@ -250,6 +252,7 @@ void AdapterModel::RunDma(DmaJob job) {
       const fw::DmaStatus status = PerformDma(pending.job);
       // CompleteDma may start new DMAs (growing dma_slots_) only in its last step.
       CompleteDma(pending.job, status);
+      Recycle(std::move(dma_slots_[slot].job.data));
     }
     free_dma_slots_.push_back(slot);
   });

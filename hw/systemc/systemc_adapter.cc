@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "hw/common/byte_recycler.h"
+
 namespace nicsim::hw::systemc {
 namespace {
 std::string Name(const char* what, uint16_t id) { return std::string(what) + std::to_string(id); }
@@ -92,9 +94,10 @@ void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, u
       CountDroppedByReset();
     } else {
       // CompleteDma may start new DMAs (growing jobs_): it gets a job of its own.
-      const DmaJob job = std::move(jobs_[slot]);
+      DmaJob job = std::move(jobs_[slot]);
       free_jobs_.push_back(slot);
       CompleteDma(job, DmaOutcome(access));
+      Recycle(std::move(job.data));
       return;
     }
     free_jobs_.push_back(slot);
