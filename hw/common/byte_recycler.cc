@@ -7,27 +7,40 @@
 
 namespace nicsim::hw {
 namespace {
-/** Buffers kept per thread, and the largest capacity worth keeping (a frame is ~2 KiB). */
-constexpr size_t kMaxPooled = 1024;
-constexpr size_t kMaxPooledCapacity = 16 * 1024;
-thread_local std::vector<std::vector<uint8_t>> pool;
+/**
+ * Two size classes, so a buffer is mostly reused for the same kind of thing (a cache line
+ * of DMA, or a frame) and seldom grows (growing zero-fills the new bytes).
+ */
+constexpr size_t kSmallBytes = 256;
+constexpr size_t kLargeBytes = 16 * 1024;
+/** Buffers kept per class and thread. */
+constexpr size_t kMaxPooled = 512;
+thread_local std::vector<std::vector<uint8_t>> small_pool;
+thread_local std::vector<std::vector<uint8_t>> large_pool;
+
+std::vector<std::vector<uint8_t>>* PoolFor(size_t bytes) {
+  if (bytes <= kSmallBytes) return &small_pool;
+  if (bytes <= kLargeBytes) return &large_pool;
+  return nullptr;
+}
 }  // namespace
 
 std::vector<uint8_t> RecycledBytes(size_t size) {
-  if (pool.empty()) return std::vector<uint8_t>(size);
-  std::vector<uint8_t> bytes = std::move(pool.back());
-  pool.pop_back();
+  std::vector<std::vector<uint8_t>>* pool = PoolFor(size);
+  if (pool == nullptr || pool->empty()) return std::vector<uint8_t>(size);
+  std::vector<uint8_t> bytes = std::move(pool->back());
+  pool->pop_back();
   bytes.resize(size);
   return bytes;
 }
 
 void Recycle(std::vector<uint8_t>&& bytes) {
-  if (pool.size() >= kMaxPooled || bytes.capacity() > kMaxPooledCapacity ||
-      bytes.capacity() == 0) {
+  std::vector<std::vector<uint8_t>>* pool = bytes.capacity() == 0 ? nullptr : PoolFor(bytes.capacity());
+  if (pool == nullptr || pool->size() >= kMaxPooled) {
     std::vector<uint8_t>().swap(bytes);
     return;
   }
-  pool.push_back(std::move(bytes));
+  pool->push_back(std::move(bytes));
 }
 
 }  // namespace nicsim::hw
