@@ -12,11 +12,12 @@ namespace {
  * of DMA, or a frame) and seldom grows (growing zero-fills the new bytes).
  */
 constexpr size_t kSmallBytes = 256;
-constexpr size_t kLargeBytes = 16 * 1024;
+constexpr size_t kLargeBytes = 4 * 1024;
 /** Buffers kept per class and thread. */
 constexpr size_t kMaxPooled = 512;
-thread_local std::vector<std::vector<uint8_t>> small_pool;
-thread_local std::vector<std::vector<uint8_t>> large_pool;
+// initial-exec: the pools live in the executable, so no TLS lookup call per access.
+[[gnu::tls_model("initial-exec")]] thread_local std::vector<std::vector<uint8_t>> small_pool;
+[[gnu::tls_model("initial-exec")]] thread_local std::vector<std::vector<uint8_t>> large_pool;
 
 std::vector<std::vector<uint8_t>>* PoolFor(size_t bytes) {
   if (bytes <= kSmallBytes) return &small_pool;
@@ -27,7 +28,14 @@ std::vector<std::vector<uint8_t>>* PoolFor(size_t bytes) {
 
 std::vector<uint8_t> RecycledBytes(size_t size) {
   std::vector<std::vector<uint8_t>>* pool = PoolFor(size);
-  if (pool == nullptr || pool->empty()) return std::vector<uint8_t>(size);
+  if (pool == nullptr) return std::vector<uint8_t>(size);
+  if (pool->empty()) {
+    // A new buffer gets its class's full capacity, so reuse never reallocates.
+    std::vector<uint8_t> bytes;
+    bytes.reserve(pool == &small_pool ? kSmallBytes : kLargeBytes);
+    bytes.resize(size);
+    return bytes;
+  }
   std::vector<uint8_t> bytes = std::move(pool->back());
   pool->pop_back();
   bytes.resize(size);

@@ -71,36 +71,45 @@ std::vector<std::pair<std::string_view, uint64_t>> SystemcAdapter::ExtraCounters
 }
 
 void SystemcAdapter::WriteAt(uint64_t at_ps, uint64_t addr, const uint8_t* data, uint64_t len) {
-  // The DMA engine's job keeps `data` until its completion, which is due at the same time and
-  // was scheduled after this. A write still on its way when the adapter is reset never lands
-  // (as in hw/func): the driver may already have reinitialised that memory.
-  const auto gen = static_cast<uint32_t>(generation());
-  events().At(at_ps, [this, gen, addr, data, len] {
-    if (gen != static_cast<uint32_t>(generation())) {
-      CountDroppedByReset();
-      return;
-    }
-    if (host().DeviceWrite(addr, data, len) != func::HostMemory::Access::kOk) {
-      (void)DmaOutcome(func::HostMemory::Access::kFreed);  // freed since the bus accepted it
-    }
-  });
+  // The engine reports the transaction done (DmaDone) as soon as b_transport returns, due at
+  // this same time; the write lands in that event, just before the microcode hears of it.
+  NICSIM_CHECK(!landing_.pending, "a bus write was not followed by its completion");
+  landing_ = Landing{true, at_ps, addr, data, len};
 }
 
 void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, uint64_t done_ps) {
   const auto slot = static_cast<uint32_t>(cookie);
   const auto gen = static_cast<uint32_t>(cookie >> 32);
-  events().At(done_ps, [this, slot, gen, access] {
+  const Landing landing = landing_;
+  landing_ = Landing{};
+  NICSIM_CHECK(!landing.pending || (landing.at_ps == done_ps && landing.len <= UINT32_MAX &&
+                                     landing.data == jobs_[slot].data.data()),
+               "a bus write (coherent at %llu ps) that is not its job's, completing at %llu ps",
+               static_cast<unsigned long long>(landing.at_ps),
+               static_cast<unsigned long long>(done_ps));
+  // A small closure (no allocation): the bytes are the job's own.
+  const bool lands = landing.pending;
+  const uint64_t addr = landing.addr;
+  const auto len = static_cast<uint32_t>(landing.len);
+  events().At(done_ps, [this, slot, gen, access, lands, addr, len] {
     if (gen != static_cast<uint32_t>(generation())) {
+      // Neither the write nor the completion happens: the driver may already have
+      // reinitialised that memory (as in hw/func).
+      if (lands) CountDroppedByReset();
       CountDroppedByReset();
-    } else {
-      // CompleteDma may start new DMAs (growing jobs_): it gets a job of its own.
-      DmaJob job = std::move(jobs_[slot]);
       free_jobs_.push_back(slot);
-      CompleteDma(job, DmaOutcome(access));
-      Recycle(std::move(job.data));
       return;
     }
+    // The job (in jobs_[slot]) still holds the written bytes.
+    if (lands && host().DeviceWrite(addr, jobs_[slot].data.data(), len) !=
+                     func::HostMemory::Access::kOk) {
+      (void)DmaOutcome(func::HostMemory::Access::kFreed);  // freed since the bus accepted it
+    }
+    // CompleteDma may start new DMAs (growing jobs_): it gets a job of its own.
+    DmaJob job = std::move(jobs_[slot]);
     free_jobs_.push_back(slot);
+    CompleteDma(job, DmaOutcome(access));
+    Recycle(std::move(job.data));
   });
 }
 

@@ -55,6 +55,15 @@ class SystemcAdapter : public func::AdapterModel, public DmaClient, public Coher
   /** DMAs in the engine, by slot (the engine carries the slot in its cookie). */
   std::vector<DmaJob> jobs_;
   std::vector<uint32_t> free_jobs_;
+  /** The write of the transaction in b_transport, landed with its completion. */
+  struct Landing {
+    bool pending = false;
+    uint64_t at_ps = 0;
+    uint64_t addr = 0;
+    const uint8_t* data = nullptr;
+    uint64_t len = 0;
+  };
+  Landing landing_;
 };
 
 }  // namespace nicsim::hw::systemc
