@@ -28,12 +28,12 @@ void Processor::Post(func::EventAction&& call, uint64_t at_ps) {
 }
 
 void Processor::Charge(uint64_t ps) {
-  if (in_step_) qk_.inc(sc_core::sc_time::from_value(ps));
+  if (in_step_) local_ps_ += ps;
 }
 
 uint64_t Processor::NowPs() const {
   const uint64_t now = sc_core::sc_time_stamp().value();
-  return in_step_ ? now + qk_.get_local_time().value() : now;
+  return in_step_ ? now + local_ps_ : now;
 }
 
 void Processor::Step(func::EventAction& fn, uint64_t at_ps) {
@@ -41,11 +41,11 @@ void Processor::Step(func::EventAction& fn, uint64_t at_ps) {
   // the processor's backlog decide when it starts, as local (decoupled) time.
   const uint64_t now = sc_core::sc_time_stamp().value();
   const uint64_t start = std::max({now, busy_until_ps_, at_ps});
-  qk_.set(sc_core::sc_time::from_value(start - now));
+  local_ps_ = start - now;
   in_step_ = true;
   fn();
   in_step_ = false;
-  busy_until_ps_ = now + qk_.get_local_time().value();
+  busy_until_ps_ = now + local_ps_;
   ++steps_;
 }
 
@@ -63,6 +63,8 @@ void Processor::Run() {
     Call call = std::move(inbox_.front());
     inbox_.pop_front();
     Step(call.fn, call.at_ps);
+    // The local time goes to the quantum keeper only here, where the thread may sync.
+    qk_.set(sc_core::sc_time::from_value(local_ps_));
     if (qk_.need_sync()) {
       ++syncs_;
       qk_.sync();

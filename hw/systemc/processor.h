@@ -52,6 +52,8 @@ class Processor final : public sc_core::sc_module {
   std::deque<Call> inbox_;
   sc_core::sc_event wake_;
   tlm_utils::tlm_quantumkeeper qk_;
+  /** Time the current call has used past SystemC time (the quantum keeper's local time). */
+  uint64_t local_ps_ = 0;
   /** When the processor finishes what it has started (absolute, ps). */
   uint64_t busy_until_ps_ = 0;
   bool in_step_ = false;
