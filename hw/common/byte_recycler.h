@@ -11,7 +11,14 @@ namespace nicsim::hw {
 
 /** A buffer of `size` bytes (contents unspecified), reusing a returned one when it can. */
 std::vector<uint8_t> RecycledBytes(size_t size);
-/** Gives a buffer back for reuse (large or surplus buffers are simply freed). */
+/**
+ * A staging buffer of at least `size` bytes (its size is its whole capacity, so reuse never
+ * grows it; the caller keeps the length it uses). Give it back with RecycleStaging.
+ */
+std::vector<uint8_t> RecycledStaging(size_t size);
+/** Gives a staging buffer back for reuse. */
+void RecycleStaging(std::vector<uint8_t>&& bytes);
+/** Gives a RecycledBytes buffer back for reuse (large or surplus buffers are simply freed). */
 void Recycle(std::vector<uint8_t>&& bytes);
 
 }  // namespace nicsim::hw

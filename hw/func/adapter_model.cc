@@ -197,7 +197,8 @@ void AdapterModel::StartDmaToHost(const fw::DmaToHost& req) {
   job.to_host = true;
   job.host_addr = req.host_addr;
   job.tag = req.tag;
-  job.data = RecycledBytes(req.prefix_len + req.dtb_len);
+  job.len = req.prefix_len + req.dtb_len;
+  job.data = RecycledStaging(job.len);
   std::memcpy(job.data.data(), req.prefix, req.prefix_len);
   if (req.dtb_len > 0) {
     NICSIM_CHECK(req.dtb < dtbs_.size() && req.dtb_offset + req.dtb_len <= abi::kRecvFrameBytes,
@@ -205,7 +206,6 @@ void AdapterModel::StartDmaToHost(const fw::DmaToHost& req) {
     std::memcpy(job.data.data() + req.prefix_len, dtbs_[req.dtb].data() + req.dtb_offset,
                 req.dtb_len);
   }
-  job.len = static_cast<uint32_t>(job.data.size());
   counters_.dma_bytes += job.len;
   TraceHardware(fw::TraceKind::kDmaStart, job.tag, 0, job.len);
   RunDma(std::move(job));
@@ -252,7 +252,7 @@ void AdapterModel::RunDma(DmaJob job) {
       const fw::DmaStatus status = PerformDma(pending.job);
       // CompleteDma may start new DMAs (growing dma_slots_) only in its last step.
       CompleteDma(pending.job, status);
-      Recycle(std::move(dma_slots_[slot].job.data));
+      RecycleStaging(std::move(dma_slots_[slot].job.data));
     }
     free_dma_slots_.push_back(slot);
   });

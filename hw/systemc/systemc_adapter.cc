@@ -109,7 +109,7 @@ void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, u
     DmaJob job = std::move(jobs_[slot]);
     free_jobs_.push_back(slot);
     CompleteDma(job, DmaOutcome(access));
-    Recycle(std::move(job.data));
+    RecycleStaging(std::move(job.data));
   });
 }
 
