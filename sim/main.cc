@@ -17,6 +17,7 @@
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
 #include "sim/port_command.h"
+#include "sim/port_scenario.h"
 #include "sim/progress.h"
 #include "sim/results_csv.h"
 #include "sim/run_scenario.h"
@@ -172,8 +173,11 @@ int main(int argc, char** argv) {
   CLI::App* check = trace->add_subcommand("check", "Replay DIR/scenario.toml against DIR/trace.txt");
   check->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
   sim::PortCommandOptions port_options;
+  std::string port_scenario;
   CLI::App* port = app.add_subcommand(
       "port", "Exchange checked messages with a peer nicsim process over a DPDK or verbs port");
+  port->add_option("--scenario", port_scenario,
+                   "Scenario file whose port.* parameters and seed set the flags not given");
   port->add_option("--eal", port_options.eal, "EAL options, blank separated (a DPDK port)");
   port->add_option("--verbs", port_options.verbs, "DEVICE[:PORT]: a UD QP on an RDMA device");
   port->add_option("--gid-index", port_options.gid_index, "Verbs: GID index (RoCE); -1: LIDs");
@@ -214,7 +218,18 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("params")) return CmdParams(markdown);
   if (app.got_subcommand("scenarios")) return CmdScenarios();
-  if (app.got_subcommand("port")) return sim::PortCommand(port_options);
+  if (app.got_subcommand("port")) {
+    if (!port_scenario.empty()) {
+      const Status s = sim::ApplyPortScenario(
+          port_scenario, [&](std::string_view flag) { return port->count(std::string(flag)) > 0; },
+          &port_options);
+      if (!s.ok()) {
+        std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
+        return kBadInput;
+      }
+    }
+    return sim::PortCommand(port_options);
+  }
   if (app.got_subcommand("trace")) {
     if (trace->got_subcommand("diff")) return sim::TraceDiffCommand(left, right);
     if (trace->got_subcommand("bless")) return sim::TraceBlessCommand(golden_dir);

@@ -330,8 +330,9 @@ int PortCommand(const PortCommandOptions& options) {
     PortNode node(events, static_cast<uint16_t>(options.node), link.port(), node_config);
     if (Status s = node.Open(); !s.ok()) return Fail(s);
     const PolledPort polled = link.Polled(&node.adapter());
-    // Opening the window is MMIO and DMA: let it finish before anything is sent.
-    Settle(events, {polled});
+    // Opening the window is MMIO and DMA: let it finish before anything is sent. (At the
+    // deadline the run below reports the time-out.)
+    SettleEvents(events, {polled}, deadline);
     if (options.mode == "pingpong") {
       ok = RunPingPong(node, polled, options, &summary);
     } else if (transport) {

@@ -192,8 +192,11 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
     (*summary)["error"] = rdma.status().message();
     return false;
   }
-  // Setting up the TCE tables is MMIO and DMA: let it finish first.
-  Settle(events, ports);
+  // Setting up the TCE tables is MMIO and DMA: let it finish first (the exchange below has
+  // the whole time limit; a port flooding frames does not hold this up).
+  SettleEvents(events, ports,
+               Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(options.timeout_s)));
   PortUlpPort port(node, **rdma, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));
   PortUlpHost host(**rdma);
   bool ok = false;

@@ -3,6 +3,7 @@
 // and Endpoint, as sim/cluster.cc builds them), and a run-to-completion loop of events and polls.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -113,5 +114,13 @@ Status RunWithPorts(hw::func::EventQueue& events, const std::vector<PolledPort>&
 
 /** Runs until no event is left and no port has a frame waiting. */
 void Settle(hw::func::EventQueue& events, const std::vector<PolledPort>& ports);
+
+/**
+ * Runs until no simulated event is left (the ports are polled meanwhile), or until
+ * `deadline`: the node's own work (opening a window, loading TCEs) finishes, and a port that
+ * never goes quiet (a flood of frames it drops) cannot hold it up. False at the deadline.
+ */
+bool SettleEvents(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+                  std::chrono::steady_clock::time_point deadline);
 
 }  // namespace nicsim::sim

@@ -165,7 +165,10 @@ uint32_t DpdkPort::DrainRx() {
   if (!started_) return 0;  // a stopped queue cannot be read
   uint32_t drained = 0;
   std::array<rte_mbuf*, kMaxRxBurst> burst;
-  while (true) {
+  // What the queue holds is bounded by its descriptors; a port that never goes quiet (a
+  // flood, net_null) stops the drain there instead of holding it forever.
+  const uint32_t limit = 2u * config_.rx_descriptors + kMaxRxBurst;
+  while (drained < limit) {
     const uint16_t n = rte_eth_rx_burst(port_id_, 0, burst.data(), kMaxRxBurst);
     if (n == 0) break;
     rte_pktmbuf_free_bulk(burst.data(), n);

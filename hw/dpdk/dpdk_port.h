@@ -152,7 +152,10 @@ class DpdkPort final : public FabricPort {
   uint32_t Poll(LinkSink& sink);
   /** Stops the device (no more traffic either way). Idempotent. */
   void Stop();
-  /** Frees every frame waiting in the receive queue without looking at it; returns them. */
+  /**
+   * Frees the frames waiting in the receive queue without looking at them (at most what its
+   * descriptors can hold, so a port that never goes quiet cannot hold it); returns them.
+   */
   uint32_t DrainRx();
 
   uint16_t port_id() const { return port_id_; }

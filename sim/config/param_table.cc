@@ -207,6 +207,23 @@ std::vector<ParamSpec> BuildTable() {
       Enum("rdma.page", "16MiB", {"4KiB", "64KiB", "16MiB"},
            "RDMA sweep: page size backing the buffers (which TCE tables map them)"),
       Int("rdma.rcxts", 100000, 1, 1000000, "rCxts per adapter (64 bytes each in adapter SRAM)"),
+      // `nicsim port --scenario FILE` reads these (and `seed`); its flags override them.
+      Typed("port.eal", T::kString, "",
+            "nicsim port: EAL options, blank separated (a DPDK port); --eal overrides"),
+      Typed("port.verbs", T::kString, "",
+            "nicsim port: DEVICE[:PORT] of an RDMA device (a verbs UD port); --verbs overrides"),
+      Enum("port.mode", "exchange", {"exchange", "pingpong", "transport"},
+           "nicsim port: checked exchange, ping-pong, or the reliable transport (RDMA included)"),
+      Int("port.messages", 20000, 1, kNoMax, "nicsim port: messages sent each way (ping-pong: timed rounds)"),
+      Int("port.size", 2, 0, 65535, "nicsim port: ping-pong payload bytes"),
+      Int("port.warmup", 1000, 0, kNoMax, "nicsim port: untimed ping-pong rounds"),
+      Int("port.max_size", -1, -1, int64_t{1} << 30,
+          "nicsim port: largest payload in bytes (-1: the largest single-packet payload)"),
+      Int("port.port_id", 0, 0, 1023, "nicsim port: DPDK ethdev port of the adapter"),
+      Typed("port.timeout", T::kDuration, "60s",
+            "nicsim port: wall-clock limit of the run, peer start-up included"),
+      Int("port.gid_index", -1, -1, 255, "nicsim port: verbs GID index (RoCE); -1 addresses by LID"),
+      Int("port.qkey", 0x6e730001, 0, 0xffffffff, "nicsim port: verbs Q_Key of both sides"),
   };
   // Cache lines come in two sizes only; the range above is for help text.
   for (ParamSpec& spec : table) {

@@ -112,6 +112,32 @@ TEST_F(CliTest, UnknownKeyIsReportedWithTheNearestName) {
                            "'fabric.loss'?\n");
 }
 
+TEST_F(CliTest, PortScenarioErrorsNameTheFileLineAndKey) {
+  // `nicsim port --scenario` reads port.* through the scenario loader: same messages, exit 2,
+  // and no port is started.
+  const std::string mode = WriteScenario("port_mode.toml", "seed = 3\n[port]\nmode = \"sideways\"\n");
+  Outcome o = Nicsim({"port", "--scenario", mode, "--node", "1", "--peer", "2"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err, "nicsim: " + mode +
+                       ":3:8: port.mode: 'sideways' is not one of exchange, pingpong, transport\n");
+  EXPECT_EQ(o.out, "");
+  const std::string key = WriteScenario("port_key.toml", "[port]\neall = \"-l 0\"\n");
+  o = Nicsim({"port", "--scenario", key, "--node", "1", "--peer", "2"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err, "nicsim: " + key + ":2:1: unknown key 'port.eall'; did you mean 'port.eal'?\n");
+  const std::string both =
+      WriteScenario("port_both.toml", "[port]\neal = \"-l 0\"\nverbs = \"mlx5_0\"\n");
+  o = Nicsim({"port", "--scenario", both, "--node", "1", "--peer", "2"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err, "nicsim: " + both +
+                       ": port.eal and port.verbs (or --eal and --verbs) are both set; a port is "
+                       "DPDK or verbs, not both\n");
+  const std::string missing = (dir_ / "absent.toml").string();
+  o = Nicsim({"port", "--scenario", missing, "--node", "1", "--peer", "2"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err, "nicsim: " + missing + ": cannot open file: No such file or directory\n");
+}
+
 TEST_F(CliTest, ValueOfTheWrongTypeIsRejected) {
   const std::string path = WriteScenario("type.toml", "nodes = \"two\"\n");
   ExpectBadRun({path}, "nicsim: " + path + ":1:9: nodes: expected an integer, got string\n");

@@ -206,14 +206,24 @@ struct PairOutcome {
  * both tries) is a skip reason, not a failure. `devargs` is appended to both memif vdevs.
  */
 PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::string& dir,
-                         const std::string& devargs = "") {
+                         const std::string& devargs = "",
+                         const std::string& server_scenario = "") {
   PairOutcome out;
   const int second_core = std::thread::hardware_concurrency() >= 2 ? 1 : 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     const std::string socket = dir + "/memif" + std::to_string(attempt) + ".sock";
     auto argv = [&](bool server) {
-      std::vector<std::string> a = {NICSIM_BINARY, "port", "--eal",
-                                    MemifEal(socket, server, server ? second_core : 0, devargs), "--node",
+      const std::string eal = MemifEal(socket, server, server ? second_core : 0, devargs);
+      if (server && !server_scenario.empty()) {
+        // The server's settings come from a scenario file; "{EAL}" in it is its EAL options.
+        std::string text = server_scenario;
+        text.replace(text.find("{EAL}"), 5, eal);
+        const std::string path = dir + "/server" + std::to_string(attempt) + ".toml";
+        std::ofstream(path) << text;
+        return std::vector<std::string>{NICSIM_BINARY, "port", "--scenario", path, "--node", "2",
+                                        "--peer", "1"};
+      }
+      std::vector<std::string> a = {NICSIM_BINARY, "port", "--eal", eal, "--node",
                                     server ? "2" : "1", "--peer", server ? "1" : "2",
                                     "--timeout-s", "60"};
       a.insert(a.end(), extra.begin(), extra.end());
@@ -268,6 +278,47 @@ TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverMemif) {
     }
     EXPECT_EQ((*summary)["drops"]["microcode"], nlohmann::json::object()) << r.log;
   }
+}
+
+TEST(DpdkTwoProcessTest, TheServerTakesItsEalAndSettingsFromAScenarioFile) {
+  constexpr int kScenarioMessages = 3000;
+  ScratchDir scratch("nicsim_memif_scenario");
+  ASSERT_FALSE(scratch.path().empty());
+  // Client: flags. Server: its EAL options, message count, time limit and seed from its file.
+  // Had the server kept its defaults (20,000 messages, seed 1), the two would disagree on the
+  // count and on every message's size, and both would fail.
+  const PairOutcome r = RunMemifPair(
+      {"--messages", std::to_string(kScenarioMessages), "--seed", "19"}, scratch.path().string(),
+      "", "seed = 19\n[port]\neal = \"{EAL}\"\nmessages = " +
+              std::to_string(kScenarioMessages) + "\ntimeout = \"60s\"\n");
+  if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
+  EXPECT_EQ(r.code_server, 0) << r.log;
+  EXPECT_EQ(r.code_client, 0) << r.log;
+  for (const nlohmann::json* summary : {&r.server, &r.client}) {
+    ASSERT_TRUE(summary->is_object()) << r.log;
+    EXPECT_EQ(summary->value("sent", 0), kScenarioMessages) << r.log;
+    EXPECT_EQ(summary->value("received", 0), kScenarioMessages) << r.log;
+    EXPECT_EQ(summary->value("errors", 1), 0) << r.log;
+  }
+}
+
+TEST(DpdkTwoProcessTest, APortThatNeverGoesQuietStillEndsAtTheTimeLimit) {
+  // net_null receives an endless stream of frames that are not ours: opening the window,
+  // the exchange and the shutdown drain must all give up at the limit (no hang), with the
+  // run reported as timed out and the frames counted as drops.
+  ScratchDir scratch("nicsim_null_flood");
+  ASSERT_FALSE(scratch.path().empty());
+  const nicsim::testing::CommandResult r = nicsim::testing::RunCommand(
+      {NICSIM_BINARY, "port", "--eal", "--no-huge -m 256 --no-pci --no-shconf -l 0 --vdev=net_null0",
+       "--node", "1", "--peer", "2", "--timeout-s", "1"},
+      scratch.path());
+  if (r.exit_code == 2) GTEST_SKIP() << "net_null could not be set up: " << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << r.out;
+  EXPECT_TRUE(summary.value("timed_out", false)) << r.out;
+  EXPECT_EQ(summary.value("received", -1), 0) << r.out;
+  EXPECT_GT(summary["drops"]["port"].value("wrong_ethertype", 0), 0) << r.out;
 }
 
 TEST(DpdkTwoProcessTest, TwoProcessesPingPongOverMemif) {

@@ -123,7 +123,18 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "rdma.sizes",
                                             "rdma.iterations",
                                             "rdma.page",
-                                            "rdma.rcxts"};
+                                            "rdma.rcxts",
+                                            "port.eal",
+                                            "port.verbs",
+                                            "port.mode",
+                                            "port.messages",
+                                            "port.size",
+                                            "port.warmup",
+                                            "port.max_size",
+                                            "port.port_id",
+                                            "port.timeout",
+                                            "port.gid_index",
+                                            "port.qkey"};
   EXPECT_EQ(ParamValues::Names(), expected);
   ASSERT_EQ(AllParams().size(), expected.size());
   EXPECT_EQ(FindParam("out"), nullptr);
