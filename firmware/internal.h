@@ -82,14 +82,8 @@ bool RunStates(Engine& engine, const std::array<Step<State> (Engine::*)(Task&), 
     task.state = static_cast<uint8_t>(state);
 #ifndef NICSIM_TRACE_COMPILED_OUT  // defined only by bench/trace_overhead's reference build
     if (platform.wants_state_events()) {
-      TraceEvent ev;
-      ev.kind = kind;
-      ev.task = task.id;
-      ev.state = static_cast<uint32_t>(state);
-      ev.window = task.window;
-      ev.cb = task.cb;
-      ev.dtb = task.dtb;
-      platform.Trace(ev);
+      platform.StateEntered(kind, task.id, static_cast<uint32_t>(state), task.window, task.cb,
+                            task.dtb);
     }
 #else
     static_cast<void>(platform);

@@ -164,6 +164,23 @@ class Platform {
 
   /** Records a software-observable firmware event. */
   virtual void Trace(const TraceEvent& event) = 0;
+  /**
+   * A task entered `state` of the engine `kind` names (kRxState or kTxState); called only
+   * when wants_state_events(). Records it as a trace event; a model that times the microcode
+   * by its states charges the state here (and may skip building the event when nothing
+   * records it).
+   */
+  virtual void StateEntered(TraceKind kind, TaskId task, uint32_t state, uint32_t window, CbId cb,
+                            DtbId dtb) {
+    TraceEvent ev;
+    ev.kind = kind;
+    ev.task = task;
+    ev.state = state;
+    ev.window = window;
+    ev.cb = cb;
+    ev.dtb = dtb;
+    Trace(ev);
+  }
 
   /**
    * False when nothing looks at the per-state events (no trace attached and the hardware

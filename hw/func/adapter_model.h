@@ -179,6 +179,10 @@ class AdapterModel : public fw::Platform, public LinkSink {
   /** Delivers a DMA completion to the microcode once the data is coherent. */
   void CompleteDma(const DmaJob& job, fw::DmaStatus status);
   uint64_t generation() const { return generation_; }
+  /** True while a trace sink records events. */
+  bool tracing() const { return trace_ != nullptr; }
+  /** Counts a firmware event that was not built because nothing records it. */
+  void CountTraceEvent() { ++counters_.trace_events; }
   void CountDroppedByReset() { ++counters_.dropped_by_reset; }
   fw::Microcode& mutable_microcode() { return microcode_; }
 

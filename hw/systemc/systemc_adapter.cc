@@ -43,23 +43,28 @@ void SystemcAdapter::SramWrite(uint32_t addr, const void* src, uint32_t len) {
   AdapterModel::SramWrite(addr, src, len);
 }
 
-void SystemcAdapter::Trace(const fw::TraceEvent& event) {
-  // Every state a task runs costs its cycles; the trace is where the microcode says so.
-  const uint32_t s = event.state;
-  if (event.kind == fw::TraceKind::kRxState) {
+void SystemcAdapter::StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t s,
+                                  uint32_t window, fw::CbId cb, fw::DtbId dtb) {
+  // Every state a task runs costs its cycles.
+  if (kind == fw::TraceKind::kRxState) {
     if (s < kRxCostStates) {
       processor_->Charge(systemc_.rx_cycles[s] * systemc_.cycle_ps);
     } else if (s < kRxCostStates + kRdmaRxCostStates) {
       processor_->Charge(systemc_.rdma_rx_cycles[s - kRxCostStates] * systemc_.cycle_ps);
     }
-  } else if (event.kind == fw::TraceKind::kTxState) {
+  } else if (kind == fw::TraceKind::kTxState) {
     if (s < kTxCostStates) {
       processor_->Charge(systemc_.tx_cycles[s] * systemc_.cycle_ps);
     } else if (s < kTxCostStates + kRdmaTxCostStates) {
       processor_->Charge(systemc_.rdma_tx_cycles[s - kTxCostStates] * systemc_.cycle_ps);
     }
   }
-  AdapterModel::Trace(event);
+  // The event itself is built only when a trace records it (it is counted either way).
+  if (tracing()) {
+    AdapterModel::StateEntered(kind, task, s, window, cb, dtb);
+  } else {
+    CountTraceEvent();
+  }
 }
 
 std::vector<std::pair<std::string_view, uint64_t>> SystemcAdapter::ExtraCounters() const {

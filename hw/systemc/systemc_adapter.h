@@ -27,7 +27,8 @@ class SystemcAdapter : public func::AdapterModel, public DmaClient, public Coher
 
   void SramRead(uint32_t addr, void* dst, uint32_t len) override;
   void SramWrite(uint32_t addr, const void* src, uint32_t len) override;
-  void Trace(const fw::TraceEvent& event) override;
+  void StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t state, uint32_t window,
+                    fw::CbId cb, fw::DtbId dtb) override;
   /** Processor steps and DMA transactions, and how many ran decoupled on the caller's stack. */
   std::vector<std::pair<std::string_view, uint64_t>> ExtraCounters() const override;
 
