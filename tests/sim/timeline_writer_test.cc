@@ -36,13 +36,24 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-/** A fresh scratch directory for one test. */
-fs::path ScratchDir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("nicsim_timeline_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+/** A fresh scratch directory for one test, removed with everything in it at scope exit. */
+class ScopedDir : public fs::path {
+ public:
+  explicit ScopedDir(const fs::path& dir) : fs::path(dir) {
+    fs::remove_all(*this);
+    fs::create_directories(*this);
+  }
+  ~ScopedDir() {
+    std::error_code ignored;
+    fs::remove_all(*this, ignored);
+  }
+  ScopedDir(const ScopedDir&) = delete;
+  ScopedDir& operator=(const ScopedDir&) = delete;
+};
+
+ScopedDir ScratchDir(const std::string& name) {
+  return ScopedDir(fs::temp_directory_path() /
+                   ("nicsim_timeline_" + name + "_" + std::to_string(::getpid())));
 }
 
 std::string ReadFile(const fs::path& path) {
@@ -185,14 +196,14 @@ struct OnePacket {
     EXPECT_TRUE(timeline.Finish());
     doc = Load(dir / "t.json");
   }
-  fs::path dir;
+  ScopedDir dir;
   TimelineWriter timeline;
   Recorder recorder;
   json doc;
 };
 
 TEST(TimelineWriterTest, ZeroEventsIsWellFormedJson) {
-  const fs::path dir = ScratchDir("empty");
+  const ScopedDir dir = ScratchDir("empty");
   {
     TimelineWriter timeline((dir / "t.json").string());
     ASSERT_TRUE(timeline.ok());
@@ -286,7 +297,7 @@ TEST(TimelineWriterTest, EveryDmaStartHasADmaSliceFromStartToDone) {
 }
 
 TEST(TimelineWriterTest, WaitIsASliceFromTheWaitToTheTasksNextState) {
-  const fs::path dir = ScratchDir("wait");
+  const ScopedDir dir = ScratchDir("wait");
   TimelineWriter timeline((dir / "t.json").string());
   timeline.Record(1'000, 0, Ev(fw::TraceKind::kTxState, 2, 0));  // select
   fw::TraceEvent wait = Ev(fw::TraceKind::kWait, 2, 0, static_cast<uint64_t>(fw::Resource::kDtb));
@@ -308,7 +319,7 @@ TEST(TimelineWriterTest, WaitIsASliceFromTheWaitToTheTasksNextState) {
 }
 
 TEST(TimelineWriterTest, DropIsAnInstantOnTheTaskTrackOrLinkInWithoutATask) {
-  const fs::path dir = ScratchDir("drop");
+  const ScopedDir dir = ScratchDir("drop");
   TimelineWriter timeline((dir / "t.json").string());
   timeline.Record(100, 1, Ev(fw::TraceKind::kRxState, 0, Rx(fw::RxState::kValidate)));
   timeline.Record(
@@ -330,7 +341,7 @@ TEST(TimelineWriterTest, DropIsAnInstantOnTheTaskTrackOrLinkInWithoutATask) {
 }
 
 TEST(TimelineWriterTest, OverlappingTransfersTakeSeparateDmaLanes) {
-  const fs::path dir = ScratchDir("lanes");
+  const ScopedDir dir = ScratchDir("lanes");
   TimelineWriter timeline((dir / "t.json").string());
   timeline.Record(0, 0, Ev(fw::TraceKind::kDmaStart, 0, 0, 64));
   timeline.Record(10, 0, Ev(fw::TraceKind::kDmaStart, 1, 1, 128));
@@ -354,7 +365,7 @@ TEST(TimelineWriterTest, OverlappingTransfersTakeSeparateDmaLanes) {
 }
 
 TEST(TimelineWriterTest, ResetClosesTheAdaptersOpenSlicesAndTransfers) {
-  const fs::path dir = ScratchDir("reset");
+  const ScopedDir dir = ScratchDir("reset");
   TimelineWriter timeline((dir / "t.json").string());
   timeline.Record(100, 0, Ev(fw::TraceKind::kRxState, 3, Rx(fw::RxState::kMoveBody)));
   timeline.Record(150, 0, Ev(fw::TraceKind::kDmaStart, 3, 0, 256));
@@ -380,7 +391,7 @@ TEST(TimelineWriterTest, ResetClosesTheAdaptersOpenSlicesAndTransfers) {
 }
 
 TEST(TimelineWriterTest, TimestampsKeepEveryPicosecond) {
-  const fs::path dir = ScratchDir("precision");
+  const ScopedDir dir = ScratchDir("precision");
   TimelineWriter timeline((dir / "t.json").string());
   timeline.Record(1'234'567'891, 0, Ev(fw::TraceKind::kRxState, 0, Rx(fw::RxState::kValidate)));
   timeline.Record(1'234'567'892, 0, Ev(fw::TraceKind::kRxState, 0, Rx(fw::RxState::kBind)));
@@ -418,9 +429,11 @@ int RunNicsim(const std::string& args) {
 
 TEST(TimelineCliTest, RunWritesATimelineThatParses) {
   NICSIM_SKIP_WITHOUT_SYSTEMC();
-  const fs::path dir = ScratchDir("cli");
+  const ScopedDir dir = ScratchDir("cli");
   const fs::path file = dir / "timeline.json";
-  ASSERT_EQ(RunNicsim("run --quiet --set pingpong.iterations=2 --set pingpong.stream_packets=2 "
+  // The packet-mode sweep, cut short (the default MPI run would write a timeline of a GiB).
+  ASSERT_EQ(RunNicsim("run pingpong --quiet --set pingpong.iterations=2 "
+                      "--set pingpong.stream_packets=2 "
                       "--timeline " +
                       file.string() + " --out " + dir.string()),
             0);
@@ -431,8 +444,8 @@ TEST(TimelineCliTest, RunWritesATimelineThatParses) {
 }
 
 TEST(TimelineCliTest, TraceAndTimelineTogetherBothSeeEveryEvent) {
-  const fs::path dir = ScratchDir("cli_both");
-  ASSERT_EQ(RunNicsim("run --quiet --set backend=func --set pingpong.iterations=2 "
+  const ScopedDir dir = ScratchDir("cli_both");
+  ASSERT_EQ(RunNicsim("run pingpong --quiet --set backend=func --set pingpong.iterations=2 "
                       "--set pingpong.stream_packets=2 --trace " +
                       (dir / "trace.txt").string() + " --timeline " +
                       (dir / "timeline.json").string() + " --out " + dir.string()),
@@ -453,8 +466,8 @@ TEST(TimelineCliTest, TraceAndTimelineTogetherBothSeeEveryEvent) {
 }
 
 TEST(TimelineCliTest, UnwritableTimelineExitsTwo) {
-  const fs::path dir = ScratchDir("cli_bad");
-  EXPECT_EQ(RunNicsim("run --quiet --timeline /nonexistent-dir/t.json --out " + dir.string() +
+  const ScopedDir dir = ScratchDir("cli_bad");
+  EXPECT_EQ(RunNicsim("run pingpong --quiet --timeline /nonexistent-dir/t.json --out " + dir.string() +
                       " 2>/dev/null"),
             2);
 }
