@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
+#include <string_view>
 #include <tuple>
 
 #include "abi/limits.h"
@@ -106,6 +108,64 @@ TEST(SystemcTimingTest, CyclesHiddenBehindThePayloadCostNothing) {
   c.systemc.rx_cycles[2] = 50;
   ASSERT_LT(50 * c.systemc.cycle_ps, static_cast<uint64_t>(1000 * c.timing.link_ps_per_byte));
   EXPECT_EQ(OneWayPs(c, 1000), ExpectedOneWayPs(c, 1000));
+}
+
+/** A backend counter of adapter `a` from ExtraCounters (absent: a failure, and 0). */
+uint64_t Extra(Cluster& cluster, uint32_t a, std::string_view name) {
+  for (const auto& [key, value] : cluster.adapter(a).ExtraCounters()) {
+    if (key == name) return value;
+  }
+  ADD_FAILURE() << "no counter " << name;
+  return 0;
+}
+
+/** Streams `packets` packets from adapter 0 to adapter 1; the cluster stays for inspection. */
+std::unique_ptr<Cluster> Stream(const ClusterConfig& config, uint64_t packets) {
+  Result<std::unique_ptr<Cluster>> made = Cluster::Create(config);
+  EXPECT_TRUE(made.ok()) << made.status().message();
+  StreamConfig s;
+  s.packets = packets;
+  s.size = 700;
+  Result<WorkloadResult> r = RunStream(**made, s);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->error_count, 0u);
+  EXPECT_EQ(r->messages_delivered, packets);
+  return std::move(*made);
+}
+
+TEST(SystemcDecouplingTest, WithAQuantumIdleUnitsRunCallsOnTheCallersStack) {
+  SKIP_IF_KERNEL_USED();
+  ClusterConfig c = SystemcConfig();
+  ASSERT_GT(c.systemc.quantum_ps, 0u);
+  std::unique_ptr<Cluster> cluster = Stream(c, 2000);
+  for (uint32_t a = 0; a < 2; ++a) {
+    const uint64_t steps = Extra(*cluster, a, "processor_steps");
+    EXPECT_GT(steps, 2000u) << "adapter " << a;
+    // A stream never backs a processor up by a quantum: every call runs directly.
+    EXPECT_EQ(Extra(*cluster, a, "processor_direct_steps"), steps) << "adapter " << a;
+    EXPECT_EQ(Extra(*cluster, a, "dma_direct_transfers"), Extra(*cluster, a, "dma_transactions"));
+  }
+}
+
+TEST(SystemcDecouplingTest, LockStepSendsEveryCallThroughTheThreadsWithTheSameTimes) {
+  SKIP_IF_KERNEL_USED();
+  ClusterConfig c = FreeMicrocode();
+  c.systemc.quantum_ps = 0;
+  // The exact idle latency holds in lock-step too: decoupling changes no simulated time.
+  EXPECT_EQ(OneWayPs(c, 1000), ExpectedOneWayPs(c, 1000));
+}
+
+TEST(SystemcDecouplingTest, LockStepStreamRunsNoCallDirectly) {
+  SKIP_IF_KERNEL_USED();
+  ClusterConfig c = SystemcConfig();
+  c.systemc.quantum_ps = 0;
+  std::unique_ptr<Cluster> cluster = Stream(c, 500);
+  for (uint32_t a = 0; a < 2; ++a) {
+    EXPECT_GT(Extra(*cluster, a, "processor_steps"), 500u);
+    EXPECT_EQ(Extra(*cluster, a, "processor_direct_steps"), 0u);
+    EXPECT_GT(Extra(*cluster, a, "processor_syncs"), 0u);
+    EXPECT_EQ(Extra(*cluster, a, "dma_direct_transfers"), 0u);
+  }
 }
 
 TEST(SystemcBandwidthTest, StreamReachesTheLinkRateLessHeaders) {
