@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -294,6 +295,11 @@ bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOpti
 }
 
 int PortCommand(const PortCommandOptions& options) {
+  // A PMD that talks to its peer over a socket (memif's control channel) must not be killed
+  // by SIGPIPE when the peer has already closed it at the end of a run: the write fails
+  // with EPIPE instead, which the PMD handles. (Suspected cause of a memif server that once
+  // died by a signal after its client had finished.)
+  std::signal(SIGPIPE, SIG_IGN);
   const uint32_t max_payload = abi::MaxPacketPayload(kNodeConfig.line_bytes);
   if (Status s = CheckOptions(options, max_payload); !s.ok()) return Fail(s);
   // Start-up (a verbs peer's address file included) counts against the same limit.

@@ -240,9 +240,10 @@ PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::strin
       out.skip_reason = "net_memif could not be set up: " + out.log;
       continue;
     }
-    // Known flake, not understood yet: once, under a loaded parallel ctest, the memif server
-    // died by a signal after its client had finished cleanly. The pair runs again once; a
-    // second death fails the test with both logs.
+    // Once, under a loaded parallel ctest, the memif server died by a signal after its client
+    // had finished cleanly (SIGPIPE on memif's control socket is suspected; nicsim port now
+    // ignores SIGPIPE). The pair runs again once; a second death fails the test with both
+    // logs and the signal numbers (negative codes).
     if ((out.code_server < 0 || out.code_client < 0) && attempt == 0) {
       std::fprintf(stderr, "memif pair: a process died by signal (server %d, client %d); "
                    "running the pair again\n%s\n", out.code_server, out.code_client,
