@@ -234,16 +234,8 @@ void AdapterModel::StartDmaFromHost(const fw::DmaFromHost& req) {
 
 void AdapterModel::RunDma(DmaJob job) {
   // Jobs wait in reusable slots, so the event is a small closure (no allocation per DMA).
-  uint32_t slot;
-  if (free_dma_slots_.empty()) {
-    slot = static_cast<uint32_t>(dma_slots_.size());
-    dma_slots_.emplace_back();
-  } else {
-    slot = free_dma_slots_.back();
-    free_dma_slots_.pop_back();
-  }
   const uint64_t done_ps = DmaDoneAt(job.len);
-  dma_slots_[slot] = PendingDma{std::move(job), generation_};
+  const uint32_t slot = dma_slots_.Park(PendingDma{std::move(job), generation_});
   events_.At(done_ps, [this, slot] {
     PendingDma& pending = dma_slots_[slot];
     if (pending.generation != generation_) {
@@ -254,7 +246,7 @@ void AdapterModel::RunDma(DmaJob job) {
       CompleteDma(pending.job, status);
       RecycleStaging(std::move(dma_slots_[slot].job.data));
     }
-    free_dma_slots_.push_back(slot);
+    dma_slots_.Release(slot);
   });
 }
 
@@ -312,9 +304,13 @@ uint8_t* AdapterModel::HeaderBuffer(fw::HeaderBufferId id) {
   return header_buffers_[id].data();
 }
 
-bool AdapterModel::LinkHasRoom() {
+void AdapterModel::DropSentFrames() {
   const uint64_t now = NowPs();
   while (!link_queue_.empty() && link_queue_.front() <= now) link_queue_.pop_front();
+}
+
+bool AdapterModel::LinkHasRoom() {
+  DropSentFrames();
   if (link_queue_.size() < link_queue_frames_) return true;
   // The microcode suspends one task for each false answer; each gets one wake-up.
   ++link_waiters_;
@@ -332,8 +328,7 @@ void AdapterModel::ScheduleLinkWake() {
   events_.At(at, [this, gen] {
     if (gen != static_cast<uint32_t>(generation_)) return;
     link_wake_pending_ = false;
-    const uint64_t now = NowPs();
-    while (!link_queue_.empty() && link_queue_.front() <= now) link_queue_.pop_front();
+    DropSentFrames();
     const auto room = static_cast<uint32_t>(link_queue_frames_ - link_queue_.size());
     const uint32_t woken = std::min(room, link_waiters_);
     link_waiters_ -= woken;
@@ -370,7 +365,7 @@ void AdapterModel::SendFrame(Frame frame, uint16_t dest_adapter) {
   const uint64_t start = std::max(NowPs(), link_busy_until_ps_);
   link_busy_until_ps_ =
       start + static_cast<uint64_t>(frame.bytes.size() * timing_.link_ps_per_byte);
-  while (!link_queue_.empty() && link_queue_.front() <= NowPs()) link_queue_.pop_front();
+  DropSentFrames();
   link_queue_.push_back(link_busy_until_ps_);
   ++counters_.frames_out;
   TraceHardware(fw::TraceKind::kLinkOut, fw::kNoTask, dest_adapter, frame.bytes.size());

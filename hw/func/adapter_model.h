@@ -16,6 +16,7 @@
 #include "firmware/platform.h"
 #include "hw/common/link.h"
 #include "hw/func/free_list.h"
+#include "hw/func/slot_pool.h"
 #include "hw/func/event_queue.h"
 #include "hw/func/host_memory.h"
 
@@ -200,6 +201,8 @@ class AdapterModel : public fw::Platform, public LinkSink {
   void ServePayloadWaiters();
   /** Hardware reset: drops all in-flight work and closes every window. */
   void ResetAdapter();
+  /** Forgets the frames in the link's output queue that have gone out by now. */
+  void DropSentFrames();
   /** Wakes link waiters when the oldest queued frame has gone out (once per batch). */
   void ScheduleLinkWake();
   /** Puts a frame on the link and into the fabric. */
@@ -238,8 +241,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
     DmaJob job;
     uint64_t generation = 0;
   };
-  std::vector<PendingDma> dma_slots_;
-  std::vector<uint32_t> free_dma_slots_;
+  SlotPool<PendingDma> dma_slots_;
   struct PendingMmio {
     uint64_t seq;
     uint64_t offset;

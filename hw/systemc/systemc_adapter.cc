@@ -102,7 +102,7 @@ void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, u
       // reinitialised that memory (as in hw/func).
       if (lands) CountDroppedByReset();
       CountDroppedByReset();
-      free_jobs_.push_back(slot);
+      jobs_.Release(slot);
       return;
     }
     // The job (in jobs_[slot]) still holds the written bytes.
@@ -112,7 +112,7 @@ void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, u
     }
     // CompleteDma may start new DMAs (growing jobs_): it gets a job of its own.
     DmaJob job = std::move(jobs_[slot]);
-    free_jobs_.push_back(slot);
+    jobs_.Release(slot);
     CompleteDma(job, DmaOutcome(access));
     RecycleStaging(std::move(job.data));
   });
@@ -124,16 +124,8 @@ void SystemcAdapter::RunDma(DmaJob job) {
     return;
   }
   // The job waits in a reusable slot; the engine carries the slot and the reset generation.
-  uint32_t slot;
-  if (free_jobs_.empty()) {
-    slot = static_cast<uint32_t>(jobs_.size());
-    jobs_.emplace_back();
-  } else {
-    slot = free_jobs_.back();
-    free_jobs_.pop_back();
-  }
+  const uint32_t slot = jobs_.Park(std::move(job));
   DmaJob& parked = jobs_[slot];
-  parked = std::move(job);
   DmaEngine::Request r;
   r.issue_ps = NowPs();
   r.write = parked.to_host;

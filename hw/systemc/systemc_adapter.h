@@ -54,8 +54,7 @@ class SystemcAdapter : public func::AdapterModel, public DmaClient, public Coher
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<Processor> processor_;
   /** DMAs in the engine, by slot (the engine carries the slot in its cookie). */
-  std::vector<DmaJob> jobs_;
-  std::vector<uint32_t> free_jobs_;
+  func::SlotPool<DmaJob> jobs_;
   /** The write of the transaction in b_transport, landed with its completion. */
   struct Landing {
     bool pending = false;
