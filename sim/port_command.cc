@@ -264,9 +264,7 @@ bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOpti
   const std::vector<PolledPort> ports = {polled};
   PortExchange exchange(node, options, max_size);
   const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double>(options.timeout_s));
+  const Clock::time_point deadline = start + TimeLimit(options);
   Clock::time_point next_hello = start;
   std::optional<Clock::time_point> done_at;
   bool timed_out = false;
@@ -303,9 +301,7 @@ int PortCommand(const PortCommandOptions& options) {
   const uint32_t max_payload = abi::MaxPacketPayload(kNodeConfig.line_bytes);
   if (Status s = CheckOptions(options, max_payload); !s.ok()) return Fail(s);
   // Start-up (a verbs peer's address file included) counts against the same limit.
-  const Clock::time_point deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(options.timeout_s));
+  const Clock::time_point deadline = Clock::now() + TimeLimit(options);
   Result<std::unique_ptr<CommandLink>> opened =
       options.verbs.empty() ? OpenDpdkLink(options) : OpenVerbsLink(options, deadline);
   if (!opened.ok()) return Fail(opened.status());

@@ -18,6 +18,12 @@ namespace nicsim::sim {
 
 using PortClock = std::chrono::steady_clock;
 
+/** --timeout-s as a PortClock duration: a run's deadline is its start plus this. */
+inline PortClock::duration TimeLimit(const PortCommandOptions& options) {
+  return std::chrono::duration_cast<PortClock::duration>(
+      std::chrono::duration<double>(options.timeout_s));
+}
+
 /** The ulp_word of a HELLO; message sequence numbers stay below it. */
 inline constexpr uint32_t kHelloUlpWord = 0xFFFF'FFFF;
 /** HELLO payload: the sender's count of distinct messages received, little endian. */

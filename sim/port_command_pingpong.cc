@@ -183,8 +183,7 @@ bool RunPingPong(PortNode& node, const PolledPort& polled, const PortCommandOpti
   const std::vector<PolledPort> ports = {polled};
   PingPong pingpong(node, options);
   const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                                 std::chrono::duration<double>(options.timeout_s));
+  const Clock::time_point deadline = start + TimeLimit(options);
   Clock::time_point next_hello = start;
   std::optional<Clock::time_point> done_at;
   bool timed_out = false;

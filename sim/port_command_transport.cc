@@ -194,9 +194,7 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
   }
   // Setting up the TCE tables is MMIO and DMA: let it finish first (the exchange below has
   // the whole time limit; a port flooding frames does not hold this up).
-  SettleEvents(events, ports,
-               Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(options.timeout_s)));
+  SettleEvents(events, ports, Clock::now() + TimeLimit(options));
   PortUlpPort port(node, **rdma, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));
   PortUlpHost host(**rdma);
   bool ok = false;
@@ -230,9 +228,7 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
     }
     TransportExchange exchange(host, transport, options, max_size, std::move(buffers));
     const Clock::time_point start = Clock::now();
-    const Clock::time_point deadline =
-        start + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>(options.timeout_s));
+    const Clock::time_point deadline = start + TimeLimit(options);
     std::optional<Clock::time_point> done_at;
     bool timed_out = false;
     while (true) {

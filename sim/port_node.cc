@@ -76,13 +76,9 @@ Status RunWithPorts(hw::func::EventQueue& events, const std::vector<PolledPort>&
   return Status();
 }
 
-bool SettleEvents(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+void SettleEvents(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
                   std::chrono::steady_clock::time_point deadline) {
-  while (!events.empty()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    Step(events, ports);
-  }
-  return true;
+  while (!events.empty() && std::chrono::steady_clock::now() < deadline) Step(events, ports);
 }
 
 void Settle(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {

@@ -118,9 +118,9 @@ void Settle(hw::func::EventQueue& events, const std::vector<PolledPort>& ports);
 /**
  * Runs until no simulated event is left (the ports are polled meanwhile), or until
  * `deadline`: the node's own work (opening a window, loading TCEs) finishes, and a port that
- * never goes quiet (a flood of frames it drops) cannot hold it up. False at the deadline.
+ * never goes quiet (a flood of frames it drops) cannot hold it up.
  */
-bool SettleEvents(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+void SettleEvents(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
                   std::chrono::steady_clock::time_point deadline);
 
 }  // namespace nicsim::sim

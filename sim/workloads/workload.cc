@@ -12,8 +12,8 @@ namespace nicsim::sim {
 namespace {
 /**
  * Per-word pattern: word i is (seed + i) times an odd constant, so every word depends on the
- * key, the length and its position, and words are independent of each other (the loops
- * vectorise; a message is filled or checked at memory speed).
+ * key, the length and its position, and words are independent of each other (no serial
+ * chain from one word to the next, unlike a running generator).
  */
 uint64_t PatternSeed(uint64_t key, uint32_t len) {
   uint64_t state = key * 0x2545F4914F6CDD1Dull + len;
