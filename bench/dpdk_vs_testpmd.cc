@@ -18,6 +18,11 @@
 //     in flight first and circulate, as testpmd --tx-first does.
 // The receive path alone (the host consumes, sends nothing) and the transmit path alone (the
 // host keeps the send FIFO full towards an absent adapter) are measured on net_null as well.
+// Each forwarding case runs twice: on one lcore (the host and the adapter's poll loop take
+// turns), and split, the adapter's loop on worker lcore 1 and the host on the main lcore,
+// joined by the lock-free MMIO ring (nicsim port --adapter-lcore). Split on net_null, the
+// adapter polls the port every turn, so it takes more than it can forward: what it cannot
+// place in the receive FIFO is dropped (and counted); forwarded frames are what it sends.
 //
 // NICSIM_BENCH_SECONDS (default 3) sets each measurement's length.
 #include <fcntl.h>
@@ -47,6 +52,7 @@
 #include "hw/common/frame_codec.h"
 #include "hw/dpdk/dpdk_port.h"
 #include "hw/dpdk/eal.h"
+#include "hw/dpdk/lcore_launcher.h"
 #include "sim/port_node.h"
 
 namespace nicsim::bench {
@@ -63,6 +69,8 @@ static_assert(kFrameBytes == 64);
 /** Frames between port and wire at once (net_null) or circulating (net_ring). */
 constexpr uint64_t kInFlight = 32;
 constexpr double kWarmupSeconds = 0.5;
+/** The worker lcore of the split runs. */
+constexpr unsigned kAdapterLcore = 1;
 constexpr double kTarget = 0.8;
 
 double BenchSeconds() {
@@ -203,9 +211,12 @@ struct Measured {
   uint64_t microcode_drops = 0;
 };
 
-/** Runs the adapter on ethdev `vdev_name` in `mode` and returns the packets per second. */
+/**
+ * Runs the adapter on ethdev `vdev_name` in `mode` and returns the packets per second; `split`:
+ * the adapter's loop on kAdapterLcore, the host on this one.
+ */
 Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loopback,
-                               double seconds) {
+                               double seconds, bool split = false) {
   uint16_t port_id = 0;
   if (rte_eth_dev_get_port_by_name(vdev_name.c_str(), &port_id) != 0) {
     return Status::Error("no ethdev " + vdev_name);
@@ -216,7 +227,9 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
   hw::func::EventQueue events;
   Measured result;
   {
-    sim::PortNode node(events, kAdapter, port);
+    sim::PortNodeConfig config;
+    config.adapter_core = split;
+    sim::PortNode node(events, kAdapter, port, config);
     if (Status s = node.Open(); !s.ok()) return s;
     const sim::PolledPort polled(&port, &node.adapter());
     // Opening the window is MMIO and DMA. Events only: net_null always has frames to take.
@@ -249,7 +262,15 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
       return port.counters().rx_frames -
              std::min(port.counters().rx_frames, done + MicrocodeDrops(node));
     };
-    auto count = [&] { return mode == Mode::kReceive ? ep.received() : port.counters().tx_frames; };
+    // Split, the port's counters belong to the adapter's lcore: count what the host received
+    // (in forwarding, every frame received is sent again).
+    auto count = [&] {
+      return mode == Mode::kReceive || split ? ep.received() : port.counters().tx_frames;
+    };
+    hw::dpdk::LcoreLauncher lcore(kAdapterLcore);
+    if (split) {
+      if (Status s = node.StartAdapterLoop({polled}, lcore); !s.ok()) return s;
+    }
     const Clock::time_point start = Clock::now();
     const Clock::time_point warm = start + std::chrono::duration_cast<Clock::duration>(
                                                std::chrono::duration<double>(kWarmupSeconds));
@@ -258,10 +279,14 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
     std::optional<uint64_t> count_at_warm;
     Clock::time_point measured_from;
     for (uint64_t iteration = 0;; ++iteration) {
-      for (int i = 0; i < 64 && events.RunOne(); ++i) {
+      if (split) {
+        node.Turn({});
+      } else {
+        for (int i = 0; i < 64 && events.RunOne(); ++i) {
+        }
+        // The loopback ring holds a fixed number of frames; net_null would flood the adapter.
+        if (mode != Mode::kTransmit && (loopback || in_flight() < kInFlight)) polled.Poll();
       }
-      // The loopback ring holds a fixed number of frames; net_null would flood the adapter.
-      if (mode != Mode::kTransmit && (loopback || in_flight() < kInFlight)) polled.Poll();
       if ((iteration & 255) != 0) continue;
       const Clock::time_point now = Clock::now();
       if (!count_at_warm && now >= warm) {
@@ -274,6 +299,7 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
         break;
       }
     }
+    node.StopAdapterLoop();
     ep.OnReceive(nullptr);
     ep.OnSendable(nullptr);
     port.Stop();
@@ -289,8 +315,8 @@ int Main() {
                 "64-byte frames/s through the microcode's receive and transmit paths vs "
                 "dpdk-testpmd io forwarding, net_null and net_ring");
   const std::string eal = std::string(kEalBase) +
-                          " -l 0 --vdev=net_null0,size=64 --vdev=net_null1,size=64"
-                          " --vdev=net_null2 --vdev=net_ring0";
+                          " -l 0-1 --vdev=net_null0,size=64 --vdev=net_null1,size=64"
+                          " --vdev=net_null2 --vdev=net_null3,size=64 --vdev=net_ring0 --vdev=net_ring1";
   if (Status s = hw::dpdk::InitEal(eal); !s.ok()) {
     std::fprintf(stderr, "dpdk_vs_testpmd: %s\n", s.message().c_str());
     return 2;
@@ -300,9 +326,11 @@ int Main() {
     const char* testpmd_vdev;
     bool loopback;
     const char* our_vdev;
+    /** A fresh port of the same kind for the split run. */
+    const char* split_vdev;
   };
-  const Case cases[] = {{"null", "net_null0,size=64", false, "net_null0"},
-                        {"ring", "net_ring0", true, "net_ring0"}};
+  const Case cases[] = {{"null", "net_null0,size=64", false, "net_null0", "net_null3"},
+                        {"ring", "net_ring0", true, "net_ring0", "net_ring1"}};
   const std::string testpmd = FindOnPath("dpdk-testpmd");
   if (testpmd.empty()) {
     std::printf(
@@ -333,6 +361,18 @@ int Main() {
     report.Figure("nicsim_" + key + "_fwd_drops",
                   static_cast<double>(fwd->port_drops + fwd->microcode_drops));
     if (reference > 0) report.Ratio(key + "_fwd_vs_testpmd_io", fwd->pps / reference, kTarget);
+    Result<Measured> split = MeasureNicsim(c.split_vdev, Mode::kForward, c.loopback, seconds, true);
+    if (!split.ok()) {
+      std::fprintf(stderr, "dpdk_vs_testpmd: %s split: %s\n", c.split_vdev,
+                   split.status().message().c_str());
+      return 2;
+    }
+    report.Figure("nicsim_" + key + "_fwd_split_pps", split->pps);
+    report.Figure("nicsim_" + key + "_fwd_split_drops",
+                  static_cast<double>(split->port_drops + split->microcode_drops));
+    if (reference > 0) {
+      report.Ratio(key + "_fwd_split_vs_testpmd_io", split->pps / reference, kTarget);
+    }
     if (!c.loopback) {
       // The two paths one at a time, on fresh net_null ports.
       Result<Measured> rx = MeasureNicsim("net_null1", Mode::kReceive, false, seconds);

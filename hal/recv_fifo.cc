@@ -34,7 +34,12 @@ uint64_t RecvFifo::fifo_bytes() const { return uint64_t{frames_} * abi::kRecvFra
 
 bool RecvFifo::Poll(RecvPacket* packet) const {
   const uint8_t* frame = Frame(head_);
-  if (frame[offsetof(abi::RecvFrameHeader, valid)] != abi::kRecvFrameValid) return false;
+  // An acquire load: once the valid marker (in the first line, which the adapter writes
+  // last) is seen, the rest of the frame is too, even with the adapter on another core.
+  if (__atomic_load_n(frame + offsetof(abi::RecvFrameHeader, valid), __ATOMIC_ACQUIRE) !=
+      abi::kRecvFrameValid) {
+    return false;
+  }
   std::memcpy(&packet->header, frame, sizeof(packet->header));
   packet->payload = frame + abi::kRecvHeaderBytes;
   return true;

@@ -24,7 +24,9 @@ SendFifo::SendFifo(const driver::WindowInfo& window, driver::DeviceAccess& devic
 uint8_t* SendFifo::Slot(uint64_t seq) const { return base_ + (seq % slots_) * slot_bytes_; }
 
 bool SendFifo::CanPost() const {
-  const uint8_t status = Slot(tail_)[offsetof(abi::SendSlotHeader, status)];
+  // Acquire: the adapter (maybe on another core) has finished reading a slot it marks done.
+  const uint8_t status =
+      __atomic_load_n(Slot(tail_) + offsetof(abi::SendSlotHeader, status), __ATOMIC_ACQUIRE);
   return status != static_cast<uint8_t>(abi::SendSlotStatus::kPosted);
 }
 

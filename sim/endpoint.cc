@@ -11,7 +11,9 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
     : window_(window), driver_(driver), events_(events), host_(host),
       poll_latency_ps_(poll_latency_ps), mode_(mode) {
   const auto& info = window.info();
-  // A spinning CPU sees the receive FIFO change; a sleeping one waits for the interrupt.
+  // A spinning CPU sees the receive FIFO change; a sleeping one waits for the interrupt;
+  // one on a core of its own looks for itself (Spin).
+  if (mode_ == WaitMode::kSpin) return;
   if (mode_ == WaitMode::kPoll) {
     recv_watch_ = host_.Watch(info.recv_fifo.real_addr, info.recv_fifo.bytes,
                               [this](uint64_t, uint64_t) { SchedulePoll(); });
@@ -32,8 +34,8 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
 
 Endpoint::~Endpoint() {
   if (recv_watch_ != 0) host_.Unwatch(recv_watch_);
-  host_.Unwatch(send_watch_);
-  if (mode_ != WaitMode::kPoll) driver_.SetWindowInterruptHandler(window_.info().window, nullptr);
+  if (send_watch_ != 0) host_.Unwatch(send_watch_);
+  if (mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt) driver_.SetWindowInterruptHandler(window_.info().window, nullptr);
 }
 
 void Endpoint::ArmInterrupt() {
@@ -73,7 +75,7 @@ void Endpoint::Poll() {
     }
     // Frames go back in the HAL's batches (hal.return_batch), not after every poll.
     if (recv.consumed() >= armed_for_) expecting_ = false;
-    if (mode_ != WaitMode::kPoll) {
+    if (mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt) {
       if (expecting_ && events_.now_ps() < spin_until_ps_) {
         // Early interrupt: the data is still on its way; spin on the first line.
         ++early_spins_;

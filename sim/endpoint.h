@@ -34,6 +34,11 @@ enum class WaitMode : uint8_t {
   kInterrupt,
   /** As kInterrupt, with the adapter interrupting before the data is coherent. */
   kEarlyInterrupt,
+  /**
+   * A CPU of its own spins on the FIFOs while the adapter runs on another core: nothing
+   * wakes the endpoint, its owner calls Spin() in a loop.
+   */
+  kSpin,
 };
 
 /** A process using one window. */
@@ -58,6 +63,11 @@ class Endpoint {
   void OnSendable(SendableFn fn) { on_sendable_ = std::move(fn); }
   /** Records host events (each receive frame consumed) here; null: none. */
   void SetHostTrace(HostTraceSink* sink) { host_trace_ = sink; }
+  /**
+   * kSpin: one turn of the spinning CPU: reads every frame that has arrived, posts what the
+   * send FIFO takes of the backlog, and calls OnSendable when the backlog is empty.
+   */
+  void Spin() { Poll(); }
   /** Stops draining the receive FIFO (a receiver that stops consuming), or resumes. */
   void SetConsuming(bool consuming);
 

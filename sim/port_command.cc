@@ -107,6 +107,13 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
     return Status::Error("--peer-addr: a verbs port needs the peer's LID:QPN, [GID]:QPN or @FILE");
   }
   if (!(o.timeout_s > 0)) return Status::Error("--timeout-s: must be positive");
+  if (o.adapter_lcore >= 0) {
+    if (!o.verbs.empty()) return Status::Error("--adapter-lcore: applies to a DPDK port (--eal)");
+    if (o.mode == "transport") {
+      return Status::Error("--adapter-lcore: transport mode runs the adapter on the main lcore");
+    }
+  }
+  if (o.adapter_lcore > INT32_MAX) return Status::Error("--adapter-lcore: not an lcore id");
   return Status();
 }
 
@@ -260,7 +267,6 @@ int Fail(const Status& s) {
 
 bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  uint32_t max_size, nlohmann::json* summary) {
-  hw::func::EventQueue& events = node.adapter().events();
   const std::vector<PolledPort> ports = {polled};
   PortExchange exchange(node, options, max_size);
   const Clock::time_point start = Clock::now();
@@ -268,8 +274,9 @@ bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOpti
   Clock::time_point next_hello = start;
   std::optional<Clock::time_point> done_at;
   bool timed_out = false;
-  // Run to completion on one thread: simulated events and port polls, with wall-clock
-  // HELLOs. An idle step is not a stall here: the peer may still be starting.
+  // Run to completion: simulated events and port polls (on this thread, or on the adapter's
+  // lcore while this one spins on the FIFOs), with wall-clock HELLOs. An idle turn is not a
+  // stall here: the peer may still be starting.
   while (true) {
     const Clock::time_point now = Clock::now();
     if (!done_at && exchange.Done()) done_at = now;
@@ -282,7 +289,7 @@ bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOpti
       exchange.SendHello();
       next_hello = now + kHelloInterval;
     }
-    Step(events, ports);
+    node.Turn(ports);
   }
   const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   *summary = exchange.Summary();
@@ -324,6 +331,14 @@ int PortCommand(const PortCommandOptions& options) {
                                                     : wire_payload;
   PortNodeConfig node_config = kNodeConfig;
   if (transport) node_config.rdma_host_bytes = TransportHostBytes(max_size);
+  node_config.adapter_core = options.adapter_lcore >= 0;
+  std::unique_ptr<hw::CoreLauncher> adapter_core;
+  if (node_config.adapter_core) {
+    Result<std::unique_ptr<hw::CoreLauncher>> core =
+        link.AdapterCore(static_cast<unsigned>(options.adapter_lcore));
+    if (!core.ok()) return Fail(core.status());
+    adapter_core = std::move(*core);
+  }
 
   hw::func::EventQueue events;
   nlohmann::json summary;
@@ -335,12 +350,26 @@ int PortCommand(const PortCommandOptions& options) {
     // Opening the window is MMIO and DMA: let it finish before anything is sent. (At the
     // deadline the run below reports the time-out.)
     SettleEvents(events, {polled}, deadline);
+    if (adapter_core) {
+      if (Status s = node.StartAdapterLoop({polled}, *adapter_core); !s.ok()) {
+        return Fail(Status::Error("--adapter-lcore: " + s.message()));
+      }
+    }
     if (options.mode == "pingpong") {
       ok = RunPingPong(node, polled, options, &summary);
     } else if (transport) {
       ok = RunTransport(node, polled, options, max_size, link.mtu_bytes(), &summary);
     } else {
       ok = RunExchange(node, polled, options, max_size, &summary);
+    }
+    // The adapter's counters are read on this thread once its loop has stopped.
+    node.StopAdapterLoop();
+    if (adapter_core) {
+      summary["adapter_lcore"] = options.adapter_lcore;
+      summary["mmio_ring"] = {{"commands", node.mmio_ring().commands_sent()},
+                              {"full_waits", node.mmio_ring().ring_full_waits()},
+                              {"interrupts_while_ringed",
+                               node.mmio_ring().interrupts_while_ringed()}};
     }
     summary["mode"] = options.mode;
     summary["link"] = link.Describe();

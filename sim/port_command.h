@@ -43,6 +43,12 @@ struct PortCommandOptions {
   /** DPDK: the ethdev port the adapter sits on. */
   int64_t port_id = 0;
   /**
+   * DPDK: the worker lcore (in the EAL's -l list) the adapter's poll loop runs on, while the
+   * host's process runs on the main lcore and reaches the adapter through a lock-free MMIO
+   * ring; negative: one thread runs both. Exchange and ping-pong modes.
+   */
+  int64_t adapter_lcore = -1;
+  /**
    * Largest payload in bytes; negative means the largest single-packet payload the window and
    * the port's MTU allow. Both sides derive each other's sizes from it: it must match.
    */

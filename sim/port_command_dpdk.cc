@@ -13,6 +13,7 @@
 #include "firmware/platform.h"
 #include "hw/dpdk/dpdk_port.h"
 #include "hw/dpdk/eal.h"
+#include "hw/dpdk/lcore_launcher.h"
 #include "sim/port_command_internal.h"
 
 namespace nicsim::sim {
@@ -44,6 +45,9 @@ class DpdkCommandLink final : public CommandLink {
     return drops;
   }
   std::string Describe() const override { return fmt::format("dpdk port {}", port_->port_id()); }
+  Result<std::unique_ptr<hw::CoreLauncher>> AdapterCore(unsigned lcore) override {
+    return std::unique_ptr<hw::CoreLauncher>(new hw::dpdk::LcoreLauncher(lcore));
+  }
 
  private:
   std::unique_ptr<hw::dpdk::DpdkPort> port_;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "hw/common/core_launcher.h"
 #include "hw/common/link.h"
 #include "sim/port_command.h"
 #include "sim/port_node.h"
@@ -45,6 +46,8 @@ class CommandLink {
   virtual nlohmann::json Drops() const = 0;
   /** What the link is, for the summary ("dpdk port 0", "verbs mlx5_0:1 ..."). */
   virtual std::string Describe() const = 0;
+  /** The core --adapter-lcore names, to run the adapter's poll loop on. */
+  virtual Result<std::unique_ptr<hw::CoreLauncher>> AdapterCore(unsigned lcore) = 0;
 };
 
 /**

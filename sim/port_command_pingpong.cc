@@ -179,7 +179,6 @@ class PingPong {
 
 bool RunPingPong(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  nlohmann::json* summary) {
-  hw::func::EventQueue& events = node.adapter().events();
   const std::vector<PolledPort> ports = {polled};
   PingPong pingpong(node, options);
   const Clock::time_point start = Clock::now();
@@ -200,7 +199,7 @@ bool RunPingPong(PortNode& node, const PolledPort& polled, const PortCommandOpti
       next_hello = now + kHelloInterval;
     }
     pingpong.ResendIfLate(now);
-    Step(events, ports);
+    node.Turn(ports);
   }
   *summary = pingpong.Summary();
   (*summary)["timed_out"] = timed_out;

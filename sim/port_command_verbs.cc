@@ -37,6 +37,9 @@ class VerbsCommandLink final : public CommandLink {
   std::string Describe() const override {
     return fmt::format("verbs {} qp {}", device_, hw::verbs::FormatAddress(port_->local_address()));
   }
+  Result<std::unique_ptr<hw::CoreLauncher>> AdapterCore(unsigned) override {
+    return Status::Error("--adapter-lcore: applies to a DPDK port (--eal)");
+  }
 
  private:
   std::unique_ptr<hw::verbs::VerbsPort> port_;

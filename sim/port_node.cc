@@ -16,12 +16,14 @@ PortNode::PortNode(hw::func::EventQueue& events, uint16_t adapter_id, hw::Fabric
       host_(HostBytes(config)),
       adapter_(events, host_, adapter_id, config.line_bytes, hw::func::AdapterTiming{},
                fw::MicrocodeConfig{}, hw::func::AdapterResources{}),
-      access_(adapter_),
-      driver_(access_) {
+      direct_(adapter_),
+      ringed_(direct_, host_events_),
+      driver_(ringed_) {
   adapter_.ConnectFabric(&port);
 }
 
 PortNode::~PortNode() {
+  StopAdapterLoop();
   endpoint_.reset();
   window_.reset();
 }
@@ -34,10 +36,61 @@ Status PortNode::Open() {
   req.send_slots = config_.send_slots;
   Result<driver::WindowInfo> info = driver_.OpenWindow(0, req);
   if (!info.ok()) return info.status();
-  window_ = std::make_unique<hal::Window>(*info, access_, config_.return_batch);
-  endpoint_ = std::make_unique<Endpoint>(*window_, driver_, adapter_.events(), host_,
-                                         config_.poll_latency_ps, WaitMode::kPoll);
+  window_ = std::make_unique<hal::Window>(*info, ringed_, config_.return_batch);
+  if (config_.adapter_core) {
+    endpoint_ = std::make_unique<Endpoint>(*window_, driver_, host_events_, host_,
+                                           config_.poll_latency_ps, WaitMode::kSpin);
+  } else {
+    endpoint_ = std::make_unique<Endpoint>(*window_, driver_, adapter_.events(), host_,
+                                           config_.poll_latency_ps, WaitMode::kPoll);
+  }
   return Status();
+}
+
+Status PortNode::StartAdapterLoop(std::vector<PolledPort> ports, hw::CoreLauncher& core) {
+  if (!config_.adapter_core) {
+    return Status::Error("this node was built to run its adapter on the caller's thread");
+  }
+  if (!endpoint_) return Status::Error("open the window before starting the adapter loop");
+  if (core_ != nullptr) return Status::Error("the adapter loop is already running");
+  loop_ports_ = std::move(ports);
+  stop_loop_.store(false, std::memory_order_relaxed);
+  ringed_.StartRing();
+  hw::func::EventQueue& events = adapter_.events();
+  Status launched = core.Launch([this, &events] {
+    // Run to completion: MMIO commands, the adapter's events, the port. The stop flag is read
+    // only between turns, and every command posted before it is served before the loop ends.
+    while (!stop_loop_.load(std::memory_order_acquire)) {
+      ringed_.ServeCommands(kEventsPerPoll);
+      Step(events, loop_ports_);
+    }
+    while (ringed_.ServeCommands(UINT32_MAX) > 0) {
+    }
+  });
+  if (!launched.ok()) {
+    ringed_.StopRing();
+    return launched;
+  }
+  core_ = &core;
+  return Status();
+}
+
+void PortNode::StopAdapterLoop() {
+  if (core_ == nullptr) return;
+  stop_loop_.store(true, std::memory_order_release);
+  core_->Join();
+  core_ = nullptr;
+  ringed_.StopRing();
+}
+
+bool PortNode::Turn(const std::vector<PolledPort>& ports) {
+  if (core_ == nullptr) return Step(adapter_.events(), ports);
+  // The host's own timers (the driver's), then the CPU's look at its FIFOs.
+  for (int i = 0; i < kEventsPerPoll && host_events_.RunOne(); ++i) {
+  }
+  const uint64_t before = endpoint_->received();
+  endpoint_->Spin();
+  return endpoint_->received() != before;
 }
 
 uint64_t PortNode::HostBytes(const PortNodeConfig& c) {

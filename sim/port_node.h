@@ -3,6 +3,7 @@
 // and Endpoint, as sim/cluster.cc builds them), and a run-to-completion loop of events and polls.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -13,11 +14,13 @@
 #include "driver/adapter_driver.h"
 #include "driver/tce_tables.h"
 #include "hal/window.h"
+#include "hw/common/core_launcher.h"
 #include "hw/common/link.h"
 #include "hw/func/event_queue.h"
 #include "hw/func/func_adapter.h"
 #include "hw/func/func_device_access.h"
 #include "hw/func/host_memory.h"
+#include "hw/func/ringed_device_access.h"
 #include "sim/endpoint.h"
 
 namespace nicsim::sim {
@@ -34,40 +37,12 @@ struct PortNodeConfig {
   uint64_t rdma_host_bytes = 0;
   /** TCE table geometry, counted in the host memory when rdma_host_bytes > 0. */
   driver::TceConfig tce;
-};
-
-/** An adapter with its own host memory, driver and window 0, sending through `port`. */
-class PortNode {
- public:
-  PortNode(hw::func::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
-           const PortNodeConfig& config = {});
-  /** The process goes before its window, the window before the hardware. */
-  ~PortNode();
-  PortNode(const PortNode&) = delete;
-  PortNode& operator=(const PortNode&) = delete;
-
-  /** Initialises the driver and opens window 0 with a HAL and an Endpoint. */
-  Status Open();
-
-  hw::func::FuncAdapter& adapter() { return adapter_; }
-  /** Window 0's process; valid after Open. */
-  Endpoint& endpoint() { return *endpoint_; }
-  const PortNodeConfig& config() const { return config_; }
-  hw::func::HostMemory& host() { return host_; }
-  hw::func::FuncDeviceAccess& access() { return access_; }
-  driver::AdapterDriver& driver() { return driver_; }
-
- private:
-  /** Room for one window's FIFOs plus a margin, like Cluster's per-node sizing. */
-  static uint64_t HostBytes(const PortNodeConfig& c);
-
-  PortNodeConfig config_;
-  hw::func::HostMemory host_;
-  hw::func::FuncAdapter adapter_;
-  hw::func::FuncDeviceAccess access_;
-  driver::AdapterDriver driver_;
-  std::unique_ptr<hal::Window> window_;
-  std::unique_ptr<Endpoint> endpoint_;
+  /**
+   * The adapter's poll loop runs on a core of its own (StartAdapterLoop) and the host's
+   * process spins on its FIFOs on the caller's core: MMIO from the HAL goes through a
+   * lock-free ring. Set-up (driver, window) still runs on one thread before the loop starts.
+   */
+  bool adapter_core = false;
 };
 
 /**
@@ -90,6 +65,65 @@ class PolledPort {
   void* port_;
   hw::LinkSink* sink_;
   uint32_t (*poll_)(void*, hw::LinkSink&);
+};
+
+/** An adapter with its own host memory, driver and window 0, sending through `port`. */
+class PortNode {
+ public:
+  PortNode(hw::func::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
+           const PortNodeConfig& config = {});
+  /** The process goes before its window, the window before the hardware. */
+  ~PortNode();
+  PortNode(const PortNode&) = delete;
+  PortNode& operator=(const PortNode&) = delete;
+
+  /** Initialises the driver and opens window 0 with a HAL and an Endpoint. */
+  Status Open();
+
+  /**
+   * Starts the adapter's loop on `core`: it serves the MMIO ring, runs the adapter's events
+   * and polls `ports` until StopAdapterLoop. Needs config().adapter_core and an opened window
+   * whose set-up has settled (SettleEvents).
+   */
+  Status StartAdapterLoop(std::vector<PolledPort> ports, hw::CoreLauncher& core);
+  /** Stops the loop (after it has served every MMIO command) and joins it; idempotent. */
+  void StopAdapterLoop();
+  /**
+   * One turn of the caller's run loop. With the adapter on a core of its own: the host's
+   * timers and one Spin of the endpoint; true if the endpoint received anything. Otherwise
+   * Step(events, ports): the adapter and the host on this thread.
+   */
+  bool Turn(const std::vector<PolledPort>& ports);
+
+  hw::func::FuncAdapter& adapter() { return adapter_; }
+  /** Window 0's process; valid after Open. */
+  Endpoint& endpoint() { return *endpoint_; }
+  const PortNodeConfig& config() const { return config_; }
+  hw::func::HostMemory& host() { return host_; }
+  /** The device as the driver and the HAL reach it (through the MMIO ring when split). */
+  driver::DeviceAccess& access() { return ringed_; }
+  /** The MMIO ring's end points and counters. */
+  const hw::func::RingedDeviceAccess& mmio_ring() const { return ringed_; }
+  driver::AdapterDriver& driver() { return driver_; }
+
+ private:
+  /** Room for one window's FIFOs plus a margin, like Cluster's per-node sizing. */
+  static uint64_t HostBytes(const PortNodeConfig& c);
+
+  PortNodeConfig config_;
+  hw::func::HostMemory host_;
+  hw::func::FuncAdapter adapter_;
+  hw::func::FuncDeviceAccess direct_;
+  /** The host side's own timers when the adapter runs on another core. */
+  hw::func::EventQueue host_events_;
+  hw::func::RingedDeviceAccess ringed_;
+  driver::AdapterDriver driver_;
+  /** The adapter loop's core while it runs; null otherwise. */
+  hw::CoreLauncher* core_ = nullptr;
+  std::vector<PolledPort> loop_ports_;
+  std::atomic<bool> stop_loop_{false};
+  std::unique_ptr<hal::Window> window_;
+  std::unique_ptr<Endpoint> endpoint_;
 };
 
 /**

@@ -27,6 +27,7 @@ Status ApplyPortScenario(const std::string& path,
   integer("--warmup", "port.warmup", &out.warmup);
   integer("--max-size", "port.max_size", &out.max_size);
   integer("--port-id", "port.port_id", &out.port_id);
+  integer("--adapter-lcore", "port.adapter_lcore", &out.adapter_lcore);
   integer("--gid-index", "port.gid_index", &out.gid_index);
   integer("--qkey", "port.qkey", &out.qkey);
   integer("--seed", "seed", &out.seed);

@@ -3,6 +3,7 @@
 // bounds-checked translation, and device-write watches.
 #include "hw/func/host_memory.h"
 
+#include <atomic>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -101,7 +102,22 @@ HostMemory::Access HostMemory::CheckDeviceWrite(uint64_t addr, uint64_t len) {
 
 HostMemory::Access HostMemory::DeviceWrite(uint64_t addr, const uint8_t* src, uint64_t len) {
   const Access access = CheckDeviceWrite(addr, len);
-  if (access == Access::kOk) std::memcpy(Translate(addr, len), src, len);
+  if (access != Access::kOk) return access;
+  uint8_t* dst = Translate(addr, len);
+  // The write lands as a cache-line write does for a CPU on another core that polls it: never
+  // partly. The HAL polls the first word of a line (a receive frame's valid byte, a send
+  // slot's status), so that word is stored last, behind a store fence; the fence also orders
+  // this write after every earlier one (a frame's body before its first line). A plain
+  // memcpy stores its pieces in no set order. (On x86 stores are ordered; the fences keep
+  // the compiler from reordering them.)
+  std::atomic_thread_fence(std::memory_order_release);
+  if (len > kPolledWordBytes) {
+    std::memcpy(dst + kPolledWordBytes, src + kPolledWordBytes, len - kPolledWordBytes);
+    std::atomic_thread_fence(std::memory_order_release);
+    std::memcpy(dst, src, kPolledWordBytes);
+  } else {
+    std::memcpy(dst, src, len);
+  }
   return access;
 }
 

@@ -48,11 +48,17 @@ class HostMemory {
   };
   /** What DeviceWrite would answer now, without writing. */
   Access CheckDeviceWrite(uint64_t addr, uint64_t len);
-  /** A device (DMA) write: copies only if every byte is allocated memory. */
+  /**
+   * A device (DMA) write: copies only if every byte is allocated memory. The first
+   * kPolledWordBytes are stored last, after a store fence, so a CPU polling them on another
+   * thread sees the whole write once it sees them.
+   */
   Access DeviceWrite(uint64_t addr, const uint8_t* src, uint64_t len);
   /** A device (DMA) read. Reading freed memory is allowed (it reads poison). */
   Access DeviceRead(uint64_t addr, uint8_t* dst, uint64_t len);
 
+  /** The word at the start of a write that a host CPU polls: stored last. */
+  static constexpr uint64_t kPolledWordBytes = 8;
   /** Byte written over freed memory, so stale reads stand out. */
   static constexpr uint8_t kPoison = 0xDB;
 

@@ -220,6 +220,9 @@ std::vector<ParamSpec> BuildTable() {
       Int("port.max_size", -1, -1, int64_t{1} << 30,
           "nicsim port: largest payload in bytes (-1: the largest single-packet payload)"),
       Int("port.port_id", 0, 0, 1023, "nicsim port: DPDK ethdev port of the adapter"),
+      Int("port.adapter_lcore", -1, -1, 1023,
+          "nicsim port: worker lcore of the adapter's poll loop, the host on the main lcore "
+          "(-1: one thread runs both)"),
       Typed("port.timeout", T::kDuration, "60s",
             "nicsim port: wall-clock limit of the run, peer start-up included"),
       Int("port.gid_index", -1, -1, 255, "nicsim port: verbs GID index (RoCE); -1 addresses by LID"),

@@ -138,6 +138,24 @@ TEST_F(CliTest, PortScenarioErrorsNameTheFileLineAndKey) {
   EXPECT_EQ(o.err, "nicsim: " + missing + ": cannot open file: No such file or directory\n");
 }
 
+TEST_F(CliTest, AdapterLcoreErrorsAreBadInput) {
+  // Checked before any port starts: exit 2, one line naming the flag.
+  Outcome o = Nicsim({"port", "--eal", "-l 0-1", "--node", "1", "--peer", "2", "--mode",
+                      "transport", "--adapter-lcore", "1"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err,
+            "nicsim port: --adapter-lcore: transport mode runs the adapter on the main lcore\n");
+  o = Nicsim({"port", "--verbs", "mlx5_0", "--peer-addr", "1:2", "--node", "1", "--peer", "2",
+              "--adapter-lcore", "1"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err, "nicsim port: --adapter-lcore: applies to a DPDK port (--eal)\n");
+  const std::string bad = WriteScenario("port_lcore.toml", "[port]\nadapter_lcore = 5000\n");
+  o = Nicsim({"port", "--scenario", bad, "--node", "1", "--peer", "2"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find(bad + ":2:17: port.adapter_lcore"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "");
+}
+
 TEST_F(CliTest, ValueOfTheWrongTypeIsRejected) {
   const std::string path = WriteScenario("type.toml", "nodes = \"two\"\n");
   ExpectBadRun({path}, "nicsim: " + path + ":1:9: nodes: expected an integer, got string\n");

@@ -22,8 +22,9 @@
 #include "hw/dpdk/dpdk_port.h"
 #include "hw/dpdk/eal.h"
 #include "hw/dpdk/ring_link.h"
-#include "sim/workloads/workload.h"
 #include "sim/port_node.h"
+#include "sim/workloads/workload.h"
+#include "tests/dpdk/checked_exchange.h"
 
 namespace nicsim::hw::dpdk {
 namespace {
@@ -281,86 +282,23 @@ class DpdkLinkTest : public ::testing::Test {
   static inline uint32_t pool_sequence_ = 0;
 };
 
-/** What a sender has sent: per sequence number, the size, and how often it arrived. */
-struct SenderLog {
-  std::vector<uint16_t> size;
-  std::vector<uint8_t> arrivals;
-};
-
-uint64_t MessageKey(size_t src, uint32_t seq) { return (uint64_t{src} << 32) | seq; }
-
 TEST_F(DpdkLinkTest, TwoAdaptersExchange100kMessagesExactlyOnce) {
   constexpr uint64_t kMessages = 100'000;
   const uint64_t seed = TestSeed();
-  sim::Endpoint* eps[2] = {&node0_->endpoint(), &node1_->endpoint()};
-  const uint32_t max_payload = eps[0]->max_payload();
-  std::vector<Rng> rngs = {Rng(seed, "dpdk_exchange/0"), Rng(seed, "dpdk_exchange/1")};
-  std::vector<SenderLog> logs(2);
-  const uint64_t quota = kMessages / 2;
-  std::vector<uint8_t> buf(max_payload);
-  sim::WorkloadResult out;
-
-  auto pump = [&](size_t src) {
-    sim::Endpoint& ep = *eps[src];
-    SenderLog& log = logs[src];
-    while (log.size.size() < quota && ep.backlog() == 0) {
-      const auto size = static_cast<uint32_t>(rngs[src].Between(0, max_payload));
-      const auto seq = static_cast<uint32_t>(log.size.size());
-      log.size.push_back(static_cast<uint16_t>(size));
-      log.arrivals.push_back(0);
-      sim::FillPattern(buf.data(), size, MessageKey(src, seq));
-      ep.Send(eps[1 - src]->addr(), buf.data(), size, seq);
-      ++out.messages_sent;
-    }
-  };
-  for (size_t i = 0; i < 2; ++i) {
-    eps[i]->OnSendable([&pump, i] { pump(i); });
-    eps[i]->OnReceive([&, i](const hal::RecvPacket& p) {
-      const size_t src = 1 - i;
-      const uint32_t seq = p.header.ulp_word;
-      if (p.header.src_adapter != eps[src]->addr().adapter || p.header.src_window != 0 ||
-          seq >= logs[src].size.size()) {
-        out.AddError("window " + std::to_string(i) + " got a message from " +
-                     std::to_string(p.header.src_adapter) + ":" +
-                     std::to_string(p.header.src_window) + " seq " + std::to_string(seq));
-        return;
-      }
-      SenderLog& log = logs[src];
-      if (p.header.len_bytes != log.size[seq] ||
-          !sim::CheckPattern(p.payload, p.header.len_bytes, MessageKey(src, seq))) {
-        out.AddError("message " + std::to_string(src) + ":" + std::to_string(seq) +
-                     " arrived with wrong bytes (" + std::to_string(p.header.len_bytes) + " of " +
-                     std::to_string(log.size[seq]) + ")");
-      } else if (log.arrivals[seq]++ > 0) {
-        out.AddError("message " + std::to_string(src) + ":" + std::to_string(seq) +
-                     " delivered twice");
-      } else {
-        ++out.messages_delivered;
-        out.bytes_delivered += p.header.len_bytes;
-      }
-    });
-  }
-  pump(0);
-  pump(1);
-  const Status run = sim::RunWithPorts(
-      events_, ports_, [&] { return out.messages_delivered + out.error_count >= kMessages; });
+  test::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages, seed);
+  exchange.Start();
+  const Status run = sim::RunWithPorts(events_, ports_, [&] { return exchange.Finished(); });
   // Let everything still in flight land, so a late duplicate is caught too.
   Settle();
-  for (sim::Endpoint* ep : eps) {
-    ep->OnSendable(nullptr);
-    ep->OnReceive(nullptr);
-  }
   ASSERT_TRUE(run.ok()) << run.message() << " (seed " << seed << ")";
-  uint64_t lost = 0;
-  for (const SenderLog& log : logs) {
-    for (uint8_t a : log.arrivals) lost += a == 0;
-  }
+  const sim::WorkloadResult& out = exchange.result();
   for (const std::string& e : out.errors) ADD_FAILURE() << e << " (seed " << seed << ")";
   EXPECT_EQ(out.error_count, 0u);
-  EXPECT_EQ(lost, 0u);
+  EXPECT_EQ(exchange.Lost(), 0u);
   EXPECT_EQ(out.messages_sent, kMessages);
   EXPECT_EQ(out.messages_delivered, kMessages);
   // Every message crossed the real ports once, and nothing was dropped anywhere.
+  const uint64_t quota = exchange.quota();
   EXPECT_EQ(link_->a().counters().tx_frames, quota);
   EXPECT_EQ(link_->b().counters().tx_frames, quota);
   EXPECT_EQ(link_->a().counters().rx_frames, quota);

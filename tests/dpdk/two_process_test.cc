@@ -182,11 +182,11 @@ TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverVeth) {
  * EAL options of one end of a net_memif pair: the server makes the socket (a file, so a test
  * can wait for it), the client connects to it and fails to start if it is not there yet.
  */
-std::string MemifEal(const std::string& socket, bool server, int core,
+std::string MemifEal(const std::string& socket, bool server, const std::string& cores,
                      const std::string& devargs = "") {
   return "--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level=lib.eal:warning"
          " --file-prefix=nsm" + std::string(server ? "s" : "c") + std::to_string(getpid()) +
-         " -l " + std::to_string(core) + " --vdev=net_memif0,role=" +
+         " -l " + cores + " --vdev=net_memif0,role=" +
          (server ? "server" : "client") + ",socket=" + socket + ",socket-abstract=no" + devargs;
 }
 
@@ -204,16 +204,19 @@ struct PairOutcome {
  * Runs a memif server (node 2) and then a client (node 1), each `nicsim port` with `extra`
  * flags, the client once the server's socket exists. A memif PMD that cannot start (exit 2 on
  * both tries) is a skip reason, not a failure. `devargs` is appended to both memif vdevs.
+ * `cores`: both processes' EAL core list; empty: the server on core 1, the client on core 0.
  */
 PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::string& dir,
                          const std::string& devargs = "",
-                         const std::string& server_scenario = "") {
+                         const std::string& server_scenario = "",
+                         const std::string& cores = "") {
   PairOutcome out;
-  const int second_core = std::thread::hardware_concurrency() >= 2 ? 1 : 0;
+  const std::string second_core = std::thread::hardware_concurrency() >= 2 ? "1" : "0";
   for (int attempt = 0; attempt < 2; ++attempt) {
     const std::string socket = dir + "/memif" + std::to_string(attempt) + ".sock";
     auto argv = [&](bool server) {
-      const std::string eal = MemifEal(socket, server, server ? second_core : 0, devargs);
+      const std::string eal = MemifEal(
+          socket, server, !cores.empty() ? cores : server ? second_core : "0", devargs);
       if (server && !server_scenario.empty()) {
         // The server's settings come from a scenario file; "{EAL}" in it is its EAL options.
         std::string text = server_scenario;
@@ -277,6 +280,30 @@ TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverMemif) {
       EXPECT_EQ(reason, "tx_ring_full") << r.log;
       EXPECT_LE(count.get<int>(), summary->value("hellos_sent", 0)) << r.log;
     }
+    EXPECT_EQ((*summary)["drops"]["microcode"], nlohmann::json::object()) << r.log;
+  }
+}
+
+TEST(DpdkTwoProcessTest, AdaptersOnTheirOwnLcoresExchangeOverMemif) {
+  // Each process: the host on lcore 0, the adapter's poll loop on lcore 1 behind the MMIO ring.
+  constexpr int kSplitMessages = 5000;
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two cores";
+  ScratchDir scratch("nicsim_memif_lcores");
+  ASSERT_FALSE(scratch.path().empty());
+  const PairOutcome r = RunMemifPair(
+      {"--messages", std::to_string(kSplitMessages), "--seed", "23", "--adapter-lcore", "1"},
+      scratch.path().string(), "", "", "0-1");
+  if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
+  EXPECT_EQ(r.code_server, 0) << r.log;
+  EXPECT_EQ(r.code_client, 0) << r.log;
+  for (const nlohmann::json* summary : {&r.server, &r.client}) {
+    ASSERT_TRUE(summary->is_object()) << r.log;
+    EXPECT_EQ(summary->value("sent", 0), kSplitMessages) << r.log;
+    EXPECT_EQ(summary->value("received", 0), kSplitMessages) << r.log;
+    EXPECT_EQ(summary->value("errors", 1), 0) << r.log;
+    EXPECT_EQ(summary->value("adapter_lcore", -1), 1) << r.log;
+    // Every send and every return batch went through the ring.
+    EXPECT_GE((*summary)["mmio_ring"].value("commands", 0), kSplitMessages) << r.log;
     EXPECT_EQ((*summary)["drops"]["microcode"], nlohmann::json::object()) << r.log;
   }
 }

@@ -132,6 +132,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "port.warmup",
                                             "port.max_size",
                                             "port.port_id",
+                                            "port.adapter_lcore",
                                             "port.timeout",
                                             "port.gid_index",
                                             "port.qkey"};
