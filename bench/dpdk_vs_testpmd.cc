@@ -171,6 +171,40 @@ Result<double> RunTestpmd(const std::string& testpmd, const std::string& vdev, b
   return samples[samples.size() / 2];
 }
 
+/**
+ * A rate over a wall-clock window that opens kWarmupSeconds after construction and lasts
+ * `seconds`: Sample(count) the running total now and then; once the window has closed it
+ * returns the count per second inside it.
+ */
+class RateWindow {
+ public:
+  explicit RateWindow(double seconds)
+      : warm_(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(kWarmupSeconds))),
+        end_(warm_ + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(seconds))) {}
+
+  /** The rate once the window has closed; nothing before. */
+  std::optional<double> Sample(uint64_t count) {
+    const Clock::time_point now = Clock::now();
+    if (!warmed_ && now >= warm_) {
+      warmed_ = true;
+      count_at_warm_ = count;
+      measured_from_ = now;
+    }
+    if (now < end_) return std::nullopt;  // end_ is after warm_: warmed_ holds from here on
+    return static_cast<double>(count - count_at_warm_) /
+           std::chrono::duration<double>(now - measured_from_).count();
+  }
+
+ private:
+  Clock::time_point warm_;
+  Clock::time_point end_;
+  bool warmed_ = false;
+  uint64_t count_at_warm_ = 0;
+  Clock::time_point measured_from_;
+};
+
 /** The 64-byte frame the adapter sends to itself: Ethernet, wire header (CRC stamped), payload. */
 std::vector<uint8_t> SelfFrame(uint32_t job_key) {
   abi::WireHeader h{};
@@ -220,17 +254,22 @@ struct Measured {
   uint64_t microcode_drops = 0;
 };
 
+/** A DpdkPort on the ethdev the EAL made for vdev `vdev_name`. */
+Result<std::unique_ptr<hw::dpdk::DpdkPort>> OpenVdev(const std::string& vdev_name) {
+  uint16_t port_id = 0;
+  if (rte_eth_dev_get_port_by_name(vdev_name.c_str(), &port_id) != 0) {
+    return Status::Error("no ethdev " + vdev_name);
+  }
+  return hw::dpdk::DpdkPort::Create(port_id);
+}
+
 /**
  * Runs the adapter on ethdev `vdev_name` in `mode` and returns the packets per second; `split`:
  * the adapter's loop on kAdapterLcore, the host on this one.
  */
 Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loopback,
                                double seconds, bool split = false) {
-  uint16_t port_id = 0;
-  if (rte_eth_dev_get_port_by_name(vdev_name.c_str(), &port_id) != 0) {
-    return Status::Error("no ethdev " + vdev_name);
-  }
-  Result<std::unique_ptr<hw::dpdk::DpdkPort>> created = hw::dpdk::DpdkPort::Create(port_id);
+  Result<std::unique_ptr<hw::dpdk::DpdkPort>> created = OpenVdev(vdev_name);
   if (!created.ok()) return created.status();
   hw::dpdk::DpdkPort& port = **created;
   hw::func::EventQueue events;
@@ -280,13 +319,7 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
     if (split) {
       if (Status s = node.StartAdapterLoop({polled}, lcore); !s.ok()) return s;
     }
-    const Clock::time_point start = Clock::now();
-    const Clock::time_point warm = start + std::chrono::duration_cast<Clock::duration>(
-                                               std::chrono::duration<double>(kWarmupSeconds));
-    const Clock::time_point end =
-        warm + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    std::optional<uint64_t> count_at_warm;
-    Clock::time_point measured_from;
+    RateWindow window(seconds);
     for (uint64_t iteration = 0;; ++iteration) {
       if (split) {
         node.Turn({});
@@ -297,14 +330,8 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
         if (mode != Mode::kTransmit && (loopback || in_flight() < kInFlight)) polled.Poll();
       }
       if ((iteration & 255) != 0) continue;
-      const Clock::time_point now = Clock::now();
-      if (!count_at_warm && now >= warm) {
-        count_at_warm = count();
-        measured_from = now;
-      }
-      if (now >= end) {
-        result.pps = static_cast<double>(count() - *count_at_warm) /
-                     std::chrono::duration<double>(now - measured_from).count();
+      if (const std::optional<double> pps = window.Sample(count())) {
+        result.pps = *pps;
         break;
       }
     }
@@ -323,13 +350,10 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
  * slot, send FIFO slot, new mbuf), tx_burst. Returns frames sent per second.
  */
 Result<double> MeasureCopyFloor(const std::string& vdev_name, double seconds) {
-  uint16_t port_id = 0;
-  if (rte_eth_dev_get_port_by_name(vdev_name.c_str(), &port_id) != 0) {
-    return Status::Error("no ethdev " + vdev_name);
-  }
-  Result<std::unique_ptr<hw::dpdk::DpdkPort>> created = hw::dpdk::DpdkPort::Create(port_id);
+  Result<std::unique_ptr<hw::dpdk::DpdkPort>> created = OpenVdev(vdev_name);
   if (!created.ok()) return created.status();
   hw::dpdk::DpdkPort& port = **created;
+  const uint16_t port_id = port.port_id();
   FillPool(port.pool(), SelfFrame(0));
   constexpr uint32_t kBurst = 32;
   constexpr uint32_t kSlots = 256;
@@ -340,13 +364,7 @@ Result<double> MeasureCopyFloor(const std::string& vdev_name, double seconds) {
   std::array<rte_mbuf*, kBurst> tx{};
   uint64_t slot = 0;
   uint64_t sent = 0;
-  uint64_t sent_at_warm = 0;
-  const Clock::time_point start = Clock::now();
-  const auto warm = start + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double>(kWarmupSeconds));
-  const auto end = warm + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(seconds));
-  std::optional<Clock::time_point> measured_from;
+  RateWindow window(seconds);
   for (uint64_t iteration = 0;; ++iteration) {
     const uint16_t n = rte_eth_rx_burst(port_id, 0, rx.data(), kBurst);
     uint16_t out = 0;
@@ -364,15 +382,9 @@ Result<double> MeasureCopyFloor(const std::string& vdev_name, double seconds) {
     if (done < out) rte_pktmbuf_free_bulk(tx.data() + done, out - done);
     sent += done;
     if ((iteration & 1023) != 0) continue;
-    const Clock::time_point now = Clock::now();
-    if (!measured_from && now >= warm) {
-      measured_from = now;
-      sent_at_warm = sent;
-    }
-    if (now >= end) {
+    if (const std::optional<double> pps = window.Sample(sent)) {
       port.Stop();
-      return static_cast<double>(sent - sent_at_warm) /
-             std::chrono::duration<double>(now - *measured_from).count();
+      return *pps;
     }
   }
 }

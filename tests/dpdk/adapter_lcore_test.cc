@@ -18,6 +18,7 @@
 #include "hw/dpdk/ring_link.h"
 #include "sim/port_node.h"
 #include "tests/dpdk/checked_exchange.h"
+#include "tests/support/test_seed.h"
 
 namespace nicsim::hw::dpdk {
 namespace {
@@ -25,10 +26,7 @@ namespace {
 using sim::PolledPort;
 using sim::PortNode;
 
-uint64_t TestSeed() {
-  const char* env = std::getenv("NICSIM_TEST_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 1;
-}
+using nicsim::testing::TestSeed;
 
 /** As kUnprivilegedEalArgs, with worker lcore 1 for the adapter's loop. */
 constexpr const char* kTwoLcoreEal =
@@ -82,7 +80,7 @@ TEST_F(AdapterLcoreTest, ExchangesFiftyThousandMessagesExactlyOnce) {
   LcoreLauncher lcore(kAdapterLcore);
   // Half a receive FIFO per direction in flight: the adapters run at their own speeds now.
   const uint64_t window = node0_->config().recv_frames / 2;
-  test::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages, seed, window);
+  nicsim::testing::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages, seed, window);
   ASSERT_TRUE(node0_->StartAdapterLoop(ports0_, lcore).ok());
   exchange.Start();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);

@@ -11,7 +11,7 @@
 #include "sim/endpoint.h"
 #include "sim/workloads/workload.h"
 
-namespace nicsim::test {
+namespace nicsim::testing {
 
 /**
  * `messages` in all, half from each endpoint, sizes drawn from `seed` up to the largest payload.
@@ -124,4 +124,4 @@ class CheckedExchange {
   sim::WorkloadResult out_;
 };
 
-}  // namespace nicsim::test
+}  // namespace nicsim::testing

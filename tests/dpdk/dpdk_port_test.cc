@@ -25,6 +25,7 @@
 #include "sim/port_node.h"
 #include "sim/workloads/workload.h"
 #include "tests/dpdk/checked_exchange.h"
+#include "tests/support/test_seed.h"
 
 namespace nicsim::hw::dpdk {
 namespace {
@@ -32,11 +33,7 @@ namespace {
 using sim::PolledPort;
 using sim::PortNode;
 
-/** The seed for randomized tests: NICSIM_TEST_SEED replays a failure exactly. */
-uint64_t TestSeed() {
-  const char* env = std::getenv("NICSIM_TEST_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 1;
-}
+using nicsim::testing::TestSeed;
 
 /** Bytes of the test's own pool's mbufs: room for frames well over the port's MTU. */
 constexpr uint16_t kInjectRoomBytes = 4096;
@@ -285,7 +282,7 @@ class DpdkLinkTest : public ::testing::Test {
 TEST_F(DpdkLinkTest, TwoAdaptersExchange100kMessagesExactlyOnce) {
   constexpr uint64_t kMessages = 100'000;
   const uint64_t seed = TestSeed();
-  test::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages, seed);
+  nicsim::testing::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages, seed);
   exchange.Start();
   const Status run = sim::RunWithPorts(events_, ports_, [&] { return exchange.Finished(); });
   // Let everything still in flight land, so a late duplicate is caught too.

@@ -26,6 +26,7 @@
 #include "sim/cluster.h"
 #include "sim/trace_writer.h"
 #include "sim/workloads/workload.h"
+#include "tests/support/test_seed.h"
 
 namespace nicsim::sim {
 namespace {
@@ -46,11 +47,7 @@ constexpr uint32_t kReopenPackets = 5;
 /** Failing runs reported in full; later ones are only counted. */
 constexpr uint32_t kReportedFailures = 5;
 
-/** The seed for randomized tests: NICSIM_TEST_SEED replays a failure exactly. */
-uint64_t TestSeed() {
-  const char* env = std::getenv("NICSIM_TEST_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 1;
-}
+using nicsim::testing::TestSeed;
 
 /** NICSIM_CLOSE_WINDOW_RUN=i runs only close point i (with the same NICSIM_TEST_SEED). */
 int64_t OnlyRun() {

@@ -12,15 +12,12 @@
 #include "hw/common/frame_codec.h"
 #include "sim/cluster.h"
 #include "sim/workloads/workload.h"
+#include "tests/support/test_seed.h"
 
 namespace nicsim::sim {
 namespace {
 
-/** The seed for randomized tests: NICSIM_TEST_SEED replays a failure exactly. */
-uint64_t TestSeed() {
-  const char* env = std::getenv("NICSIM_TEST_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 1;
-}
+using nicsim::testing::TestSeed;
 
 std::string ReplayHint(uint64_t seed) {
   return "seed=" + std::to_string(seed) + " (replay: NICSIM_TEST_SEED=" + std::to_string(seed) + ")";

@@ -11,13 +11,11 @@
 #include <string>
 #include <utility>
 
+#include "tests/support/test_seed.h"
+
 namespace nicsim::hw::rtl::testing {
 
-/** The seed for randomized tests: NICSIM_TEST_SEED replays a failure exactly (default 1). */
-inline uint64_t TestSeed() {
-  const char* env = std::getenv("NICSIM_TEST_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 1;
-}
+using nicsim::testing::TestSeed;
 
 /** "seed=N (replay: NICSIM_TEST_SEED=N)", for failure messages. */
 inline std::string ReplayHint(uint64_t seed) {

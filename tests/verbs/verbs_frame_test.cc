@@ -25,15 +25,12 @@
 #include "hw/verbs/verbs_config.h"
 #include "sim/port_node.h"
 #include "sim/workloads/workload.h"
+#include "tests/support/test_seed.h"
 
 namespace nicsim::hw::verbs {
 namespace {
 
-/** The seed for randomized tests: NICSIM_TEST_SEED replays a failure exactly. */
-uint64_t TestSeed() {
-  const char* env = std::getenv("NICSIM_TEST_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 1;
-}
+using nicsim::testing::TestSeed;
 
 /** A nicsim frame with its CRC stamped, for adapter `dest` window 0. */
 std::vector<uint8_t> NicsimFrame(uint16_t dest, uint32_t payload_bytes, uint32_t key) {
