@@ -94,7 +94,8 @@ void Endpoint::Poll() {
 bool Endpoint::Send(WindowAddr dest, const uint8_t* data, uint32_t len, uint32_t ulp_word) {
   if (len > max_payload()) return false;
   if (backlog_.empty() &&
-      window_.send().Send(dest.adapter, dest.window, data, len, ulp_word) == hal::SendResult::kOk) {
+      window_.send().Post(dest.adapter, dest.window, data, len, ulp_word) == hal::SendResult::kOk) {
+    RingDoorbell();
     return true;
   }
   backlog_.push_back(Pending{dest, std::vector<uint8_t>(data, data + len), ulp_word});
@@ -111,7 +112,7 @@ void Endpoint::PostRequest(abi::SlotType type, WindowAddr dest, const abi::RdmaR
   p.request = request;
   if (backlog_.empty() && window_.send().CanPost()) {
     PostPending(p);
-    window_.send().Flush();
+    RingDoorbell();
     return;
   }
   backlog_.push_back(std::move(p));
@@ -127,6 +128,16 @@ void Endpoint::PostPending(const Pending& p) {
   }
 }
 
+void Endpoint::RingDoorbell() {
+  // A spinning CPU rings once per turn, for every slot it posted in it (Spin).
+  if (mode_ != WaitMode::kSpin) window_.send().Flush();
+}
+
+void Endpoint::Spin() {
+  Poll();
+  window_.send().Flush();
+}
+
 void Endpoint::DrainBacklog() {
   hal::SendFifo& send = window_.send();
   bool posted = false;
@@ -135,7 +146,7 @@ void Endpoint::DrainBacklog() {
     backlog_.pop_front();
     posted = true;
   }
-  if (posted) send.Flush();
+  if (posted) RingDoorbell();
   if (backlog_.empty() && on_sendable_) on_sendable_();
 }
 

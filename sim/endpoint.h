@@ -65,9 +65,11 @@ class Endpoint {
   void SetHostTrace(HostTraceSink* sink) { host_trace_ = sink; }
   /**
    * kSpin: one turn of the spinning CPU: reads every frame that has arrived, posts what the
-   * send FIFO takes of the backlog, and calls OnSendable when the backlog is empty.
+   * send FIFO takes of the backlog, calls OnSendable when the backlog is empty, then rings the
+   * doorbell once (StartTransmit) for every slot posted since the last turn, its callbacks'
+   * sends included. (In the other modes every send rings at once.)
    */
-  void Spin() { Poll(); }
+  void Spin();
   /** Stops draining the receive FIFO (a receiver that stops consuming), or resumes. */
   void SetConsuming(bool consuming);
 
@@ -110,6 +112,8 @@ class Endpoint {
   /** Interrupt modes: asks for an interrupt when the next unread frame is written. */
   void ArmInterrupt();
   void DrainBacklog();
+  /** StartTransmit for the slots just posted; kSpin leaves it to the end of the turn. */
+  void RingDoorbell();
 
   hal::Window& window_;
   driver::AdapterDriver& driver_;

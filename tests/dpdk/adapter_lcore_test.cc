@@ -102,8 +102,8 @@ TEST_F(AdapterLcoreTest, ExchangesFiftyThousandMessagesExactlyOnce) {
   EXPECT_EQ(link_->a().counters().tx_frames, exchange.quota());
   EXPECT_EQ(link_->b().counters().rx_frames, exchange.quota());
   EXPECT_EQ(link_->a().counters().total_drops() + link_->b().counters().total_drops(), 0u);
-  // The host reached its adapter only through the ring: a StartTransmit per send at most, a
-  // ReturnRecvFrames per return batch, nothing else.
+  // The host reached its adapter only through the ring: a StartTransmit per turn that sent
+  // (at most one per send), a ReturnRecvFrames per return batch, nothing else.
   const hw::func::RingedDeviceAccess& ring = node0_->mmio_ring();
   EXPECT_GT(ring.commands_sent(), exchange.quota() / 16);
   EXPECT_LE(ring.commands_sent(), exchange.quota() + exchange.quota() / 8 + 1);
