@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "base/rng.h"
-#include "sim/progress.h"
 
 namespace nicsim::sim {
 
@@ -82,18 +81,9 @@ bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key) {
   return diff == 0;
 }
 
-Status RunUntil(Cluster& cluster, const std::function<bool()>& done, const std::string& what) {
-  hw::func::EventQueue& events = cluster.events();
-  uint64_t n = 0;
-  events.RunWhile([&] {
-    if ((++n & 0xFFFF) == 0) Progress::Tick(events.now_ps(), events.events_run());
-    return !done();
-  });
-  if (!done()) {
-    return Status::Error(what + ": stalled with no events left at t=" +
-                         std::to_string(events.now_ps() / 1000) + "ns");
-  }
-  return Status();
+Status StalledError(const hw::func::EventQueue& events, const std::string& what) {
+  return Status::Error(what + ": stalled with no events left at t=" +
+                       std::to_string(events.now_ps() / 1000) + "ns");
 }
 
 Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster) {
