@@ -52,8 +52,8 @@ void Endpoint::SchedulePoll() {
   if (poll_pending_) return;
   poll_pending_ = true;
   // The process may exit (its window closes) before the poll runs.
-  events_.After(poll_latency_ps_, [this, alive = std::weak_ptr<bool>(alive_)] {
-    if (alive.expired()) return;
+  events_.After(poll_latency_ps_, [this, life = life_.watch()] {
+    if (!life.alive()) return;
     poll_pending_ = false;
     Poll();
   });

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <memory>
 #include <vector>
 
 #include "abi/rdma.h"
+#include "base/life_token.h"
 #include "driver/adapter_driver.h"
 #include "hal/window.h"
 #include "hw/func/event_queue.h"
@@ -139,8 +139,8 @@ class Endpoint {
   uint64_t received_ = 0;
   uint64_t wakeups_ = 0;
   uint64_t early_spins_ = 0;
-  /** Expires with the endpoint, so events scheduled for it become no-ops. */
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  /** Ends with the endpoint, so events scheduled for it become no-ops. */
+  LifeToken life_;
 };
 
 }  // namespace nicsim::sim

@@ -60,7 +60,7 @@ void AdapterModel::ApplyMmioThrough(uint64_t seq) {
     if (cmd.offset == abi::GlobalCommandOffset(abi::GlobalCommand::kResetAdapter)) {
       ResetAdapter();
     } else {
-      Execute([this, cmd] { microcode_.OnMmioCommand(cmd.offset, cmd.value); });
+      RunMicrocode([this, cmd] { microcode_.OnMmioCommand(cmd.offset, cmd.value); });
     }
   }
 }
@@ -108,7 +108,7 @@ void AdapterModel::Receive(Frame frame) {
   input_.push_back(Arrived{std::move(frame), events_.now_ps()});
   if (input_.size() > 1 || !HeadAcceptable()) ++counters_.header_task_waits;
   counters_.input_queue_peak = std::max<uint64_t>(counters_.input_queue_peak, input_.size());
-  Execute([this] { DispatchInput(); });
+  RunMicrocode([this] { DispatchInput(); });
 }
 
 bool AdapterModel::HeadAcceptable() const {
@@ -159,7 +159,7 @@ void AdapterModel::ServePayloadWaiters() {
         ++counters_.dropped_by_reset;
         return;
       }
-      Execute([this, task, dtb, gen] {
+      RunMicrocode([this, task, dtb, gen] {
         if (gen == static_cast<uint32_t>(generation_)) microcode_.OnPayloadArrived(task, dtb);
       });
     });
@@ -274,7 +274,7 @@ void AdapterModel::CompleteDma(const DmaJob& job, fw::DmaStatus status) {
                 static_cast<uint64_t>(status));
   // A 32-bit generation keeps the closure small enough to need no allocation.
   const auto gen = static_cast<uint32_t>(generation_);
-  Execute([this, tag = job.tag, status, gen] {
+  RunMicrocode([this, tag = job.tag, status, gen] {
     if (gen == static_cast<uint32_t>(generation_)) microcode_.OnDmaComplete(tag, status);
   });
 }
@@ -332,7 +332,7 @@ void AdapterModel::ScheduleLinkWake() {
     const auto room = static_cast<uint32_t>(link_queue_frames_ - link_queue_.size());
     const uint32_t woken = std::min(room, link_waiters_);
     link_waiters_ -= woken;
-    Execute([this, gen, woken] {
+    RunMicrocode([this, gen, woken] {
       if (gen != static_cast<uint32_t>(generation_)) return;
       for (uint32_t i = 0; i < woken; ++i) microcode_.OnLinkRoom();
     });
@@ -389,32 +389,24 @@ void AdapterModel::RxResourcesFreed() {
   events_.At(NowPs(), [this, gen] {
     if (gen != generation_) return;
     dispatch_pending_ = false;
-    Execute([this, gen] {
+    RunMicrocode([this, gen] {
       if (gen == generation_) DispatchInput();
     });
   });
 }
 
-// NICSIM_TRACE_COMPILED_OUT is defined only by bench/trace_overhead's reference build, which
-// measures what tracing costs when it is off: there, neither function does anything.
-void AdapterModel::TraceHardware(fw::TraceKind kind, fw::TaskId task, uint32_t state,
-                                 uint64_t value) {
-#ifndef NICSIM_TRACE_COMPILED_OUT
-  if (trace_ == nullptr) return;  // hardware events cost nothing when tracing is off
+void AdapterModel::RecordHardware(fw::TraceKind kind, fw::TaskId task, uint32_t state,
+                                  uint64_t value) {
   fw::TraceEvent ev;
   ev.kind = kind;
   ev.task = task;
   ev.state = state;
   ev.value = value;
   trace_->Record(NowPs(), adapter_id_, ev);
-#else
-  static_cast<void>(kind);
-  static_cast<void>(task);
-  static_cast<void>(state);
-  static_cast<void>(value);
-#endif
 }
 
+// NICSIM_TRACE_COMPILED_OUT is defined only by bench/trace_overhead's reference build, which
+// measures what tracing costs when it is off: there, Trace does nothing.
 void AdapterModel::Trace(const fw::TraceEvent& event) {
 #ifndef NICSIM_TRACE_COMPILED_OUT
   ++counters_.trace_events;

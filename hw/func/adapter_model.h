@@ -75,6 +75,19 @@ class TraceSink {
   virtual void Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) = 0;
 };
 
+/**
+ * Runs microcode entry points for a timed model (hw/systemc: a processor that charges each
+ * call its cycles and may queue it). Without one, the functional model runs them at once.
+ */
+class MicrocodeExecutor {
+ public:
+  virtual ~MicrocodeExecutor() = default;
+  /** Runs or queues `call`, a microcode entry point that became due now. */
+  virtual void Execute(EventAction&& call) = 0;
+  /** Runs every call already queued (an MMIO read waits for them). */
+  virtual void Flush() = 0;
+};
+
 /** One adapter; functional timing unless a subclass overrides the hooks. */
 class AdapterModel : public fw::Platform, public LinkSink {
  public:
@@ -152,16 +165,27 @@ class AdapterModel : public fw::Platform, public LinkSink {
   };
 
   /** Records a hardware event in the trace (only when a trace sink is attached). */
-  void TraceHardware(fw::TraceKind kind, fw::TaskId task, uint32_t state, uint64_t value);
+  void TraceHardware(fw::TraceKind kind, fw::TaskId task, uint32_t state, uint64_t value) {
+#ifndef NICSIM_TRACE_COMPILED_OUT  // defined only by bench/trace_overhead's reference build
+    // Inline, so a hardware event costs one test when tracing is off.
+    if (trace_ != nullptr) RecordHardware(kind, task, state, value);
+#else
+    static_cast<void>(kind);
+    static_cast<void>(task);
+    static_cast<void>(state);
+    static_cast<void>(value);
+#endif
+  }
 
   /** True if the model charges time per microcode state (it needs every state event). */
   virtual bool TimesMicrocodeStates() const { return false; }
   /** Timing hook: the current time as the hardware sees it. */
   virtual uint64_t NowPs() { return events_.now_ps(); }
-  /** Timing hook: runs a microcode entry point (functional: at once, for free). */
-  virtual void Execute(EventAction&& call) { call(); }
-  /** Timing hook: runs every microcode call already handed to Execute (an MMIO read waits). */
-  virtual void FlushExecution() {}
+  /**
+   * Timing hook: microcode entry points go to `executor` from now on. Without one (the
+   * functional model) they run at once, for free, with no callable built or dispatched.
+   */
+  void SetExecutor(MicrocodeExecutor* executor) { executor_ = executor; }
   /** Timing hook: moves a DMA through the engine and completes it (functional: serial engine). */
   virtual void RunDma(DmaJob job);
   /** Observer hook: a receive payload was given DTB `dtb` from the free list. */
@@ -188,6 +212,21 @@ class AdapterModel : public fw::Platform, public LinkSink {
   fw::Microcode& mutable_microcode() { return microcode_; }
 
  private:
+  /** Builds a hardware trace event and hands it to the trace sink (which is attached). */
+  void RecordHardware(fw::TraceKind kind, fw::TaskId task, uint32_t state, uint64_t value);
+  /** Runs a microcode entry point: at once, or through the executor when there is one. */
+  template <typename F>
+  void RunMicrocode(F&& call) {
+    if (executor_ == nullptr) {
+      call();
+    } else {
+      executor_->Execute(EventAction(std::forward<F>(call)));
+    }
+  }
+  /** Runs every microcode call already handed to the executor (an MMIO read waits). */
+  void FlushExecution() {
+    if (executor_ != nullptr) executor_->Flush();
+  }
   /** True if the microcode can take the header at the head of the input queue now. */
   bool HeadAcceptable() const;
   /** Hands queued headers to the microcode while it has free receive tasks. */
@@ -270,6 +309,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
   bool link_wake_pending_ = false;
   FabricPort* fabric_ = nullptr;
   TraceSink* trace_ = nullptr;
+  MicrocodeExecutor* executor_ = nullptr;
   InterruptFn interrupt_handler_;
   AdapterCounters counters_;
   fw::Microcode microcode_;

@@ -52,6 +52,15 @@ class EventAction {
 
   explicit operator bool() const { return ops_ != nullptr; }
   void operator()() { ops_->invoke(storage_); }
+  /**
+   * Runs the callable, then destroys it (leaving this empty): one indirect call instead of
+   * two, for the event queue's run-and-forget. The callable stays in place while it runs.
+   */
+  void RunOnce() {
+    const Ops* ops = ops_;
+    ops->run_once(storage_);
+    ops_ = nullptr;
+  }
   /** Destroys the callable (and what it captured). */
   void Reset() {
     if (ops_ != nullptr) ops_->destroy(storage_);
@@ -74,6 +83,8 @@ class EventAction {
 
   struct Ops {
     void (*invoke)(void* self);
+    /** invoke, then destroy. */
+    void (*run_once)(void* self);
     /** Move-constructs into `dst` and destroys the source. */
     void (*relocate)(void* dst, void* src);
     void (*destroy)(void* self);
@@ -81,6 +92,11 @@ class EventAction {
   template <typename Fn>
   static constexpr Ops kInlineOps = {
       [](void* self) { (*static_cast<Fn*>(self))(); },
+      [](void* self) {
+        Fn& fn = *static_cast<Fn*>(self);
+        fn();
+        fn.~Fn();
+      },
       [](void* dst, void* src) {
         new (dst) Fn(std::move(*static_cast<Fn*>(src)));
         static_cast<Fn*>(src)->~Fn();
@@ -89,6 +105,11 @@ class EventAction {
   template <typename Fn>
   static constexpr Ops kHeapOps = {
       [](void* self) { (**static_cast<Fn**>(self))(); },
+      [](void* self) {
+        Fn* fn = *static_cast<Fn**>(self);
+        (*fn)();
+        delete fn;
+      },
       [](void* dst, void* src) { new (dst) Fn*(*static_cast<Fn**>(src)); },
       [](void* self) { delete *static_cast<Fn**>(self); }};
 

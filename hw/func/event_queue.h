@@ -85,9 +85,8 @@ class EventQueue {
     const auto slot = static_cast<uint32_t>(key) & kSlotMask;
     now_ps_ = TimeOf(key);
     ++events_run_;
-    Action& action = SlotAction(slot);
-    action();  // in place: the slot is not reused until it is freed below
-    action.Reset();
+    // In place: the slot is not reused until it is freed below.
+    SlotAction(slot).RunOnce();
     free_slots_.push_back(slot);
     return true;
   }

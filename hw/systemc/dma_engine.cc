@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "hw/systemc/kernel.h"
+
 namespace nicsim::hw::systemc {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps, DmaClient& client)
@@ -15,7 +17,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps, DmaC
 void DmaEngine::Submit(Request request) {
   // Temporal decoupling, as in Processor::Post: an idle engine that would start within a
   // quantum of the request issues the transaction at once with its delay annotated.
-  const uint64_t quantum = tlm::tlm_global_quantum::instance().get().value();
+  const uint64_t quantum = quantum_.get().value();
   if (quantum > 0 && queue_.empty() && free_at_ps_ < request.issue_ps + quantum) {
     Transfer(request);
     ++direct_transfers_;
@@ -23,6 +25,7 @@ void DmaEngine::Submit(Request request) {
   }
   queue_.push_back(std::move(request));
   wake_.notify(sc_core::SC_ZERO_TIME);
+  Kernel::ActivityAdded();
 }
 
 void DmaEngine::Run() {

@@ -52,6 +52,8 @@ class DmaEngine final : public sc_core::sc_module {
   void Transfer(Request& r);
 
   DmaClient& client_;
+  /** The global quantum (read on every submit; the reference saves the singleton lookup). */
+  const tlm::tlm_global_quantum& quantum_ = tlm::tlm_global_quantum::instance();
   /** One payload object reused for every transaction (no allocation per transfer). */
   tlm::tlm_generic_payload gp_;
   std::deque<Request> queue_;

@@ -30,15 +30,22 @@ void Kernel::Start(uint64_t quantum_ps) {
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(static_cast<double>(quantum_ps),
                                                            sc_core::SC_PS));
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  next_event_known_ = false;
 }
 
 bool Kernel::NextEventPs(uint64_t* time_ps) {
-  if (!sc_core::sc_pending_activity()) return false;
-  const uint64_t now = sc_core::sc_time_stamp().value();
-  *time_ps = sc_core::sc_pending_activity_at_current_time()
-                 ? now
-                 : now + sc_core::sc_time_to_pending_activity().value();
-  return true;
+  if (!next_event_known_) {
+    next_event_known_ = true;
+    next_event_pending_ = sc_core::sc_pending_activity();
+    if (next_event_pending_) {
+      const uint64_t now = sc_core::sc_time_stamp().value();
+      next_event_ps_ = sc_core::sc_pending_activity_at_current_time()
+                           ? now
+                           : now + sc_core::sc_time_to_pending_activity().value();
+    }
+  }
+  *time_ps = next_event_ps_;
+  return next_event_pending_;
 }
 
 void Kernel::AdvanceTo(uint64_t time_ps) {
@@ -47,6 +54,7 @@ void Kernel::AdvanceTo(uint64_t time_ps) {
     sc_core::sc_start(sc_core::sc_time::from_value(time_ps - now));
   }
   while (sc_core::sc_pending_activity_at_current_time()) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  next_event_known_ = false;
 }
 
 }  // namespace nicsim::hw::systemc

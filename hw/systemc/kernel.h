@@ -23,8 +23,22 @@ class Kernel final : public func::CoSimulator {
   bool NextEventPs(uint64_t* time_ps) override;
   void AdvanceTo(uint64_t time_ps) override;
 
+  /**
+   * Code outside the kernel's own stepping notified a SystemC event (a module waking its
+   * thread). SystemC's pending activity changes only that way or inside sc_start, which only
+   * AdvanceTo calls in a cluster, so NextEventPs keeps its answer until either happens: the
+   * event queue asks before every event, and asking SystemC costs several library calls.
+   * Every notify outside sc_start must be followed by this call.
+   */
+  static void ActivityAdded() { next_event_known_ = false; }
+
  private:
   Kernel() = default;
+
+  /** NextEventPs's last answer (whether SystemC has activity, and when), while valid. */
+  static inline bool next_event_known_ = false;
+  static inline bool next_event_pending_ = false;
+  static inline uint64_t next_event_ps_ = 0;
 };
 
 }  // namespace nicsim::hw::systemc

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "hw/systemc/kernel.h"
+
 namespace nicsim::hw::systemc {
 
 Processor::Processor(sc_core::sc_module_name name) : sc_core::sc_module(name) {
@@ -17,7 +19,7 @@ void Processor::Post(func::EventAction&& call, uint64_t at_ps) {
   // caller's time runs it at once, on the caller's stack, with its time annotated (as the
   // thread would, without a context switch or a kernel step). Lock-step (quantum 0) always
   // goes through the thread, which synchronises after every call.
-  const uint64_t quantum = tlm::tlm_global_quantum::instance().get().value();
+  const uint64_t quantum = quantum_.get().value();
   if (quantum > 0 && inbox_.empty() && !in_step_ && busy_until_ps_ < at_ps + quantum) {
     Step(call, at_ps);
     ++direct_steps_;
@@ -25,6 +27,7 @@ void Processor::Post(func::EventAction&& call, uint64_t at_ps) {
   }
   inbox_.push_back(Call{std::move(call), at_ps});
   wake_.notify(sc_core::SC_ZERO_TIME);
+  Kernel::ActivityAdded();
 }
 
 void Processor::Charge(uint64_t ps) {

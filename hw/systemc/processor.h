@@ -49,6 +49,8 @@ class Processor final : public sc_core::sc_module {
   void Run();
   void Step(func::EventAction& fn, uint64_t at_ps);
 
+  /** The global quantum (read on every post; the reference saves the singleton lookup). */
+  const tlm::tlm_global_quantum& quantum_ = tlm::tlm_global_quantum::instance();
   std::deque<Call> inbox_;
   sc_core::sc_event wake_;
   tlm_utils::tlm_quantumkeeper qk_;

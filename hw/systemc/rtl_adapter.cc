@@ -14,6 +14,7 @@
 #include "abi/limits.h"
 #include "hw/rtl/rx_dma_sequencer_model.h"
 #include "hw/rtl/task_buffer_allocator_model.h"
+#include "hw/systemc/kernel.h"
 #include "systemc.h"
 #include "verilated.h"
 #include "verilated_vcd_sc.h"
@@ -352,7 +353,10 @@ RtlAdapter::~RtlAdapter() {
   blocks_->sequencer.final();
 }
 
-void RtlAdapter::Wake() { blocks_->wake.notify(sc_core::SC_ZERO_TIME); }
+void RtlAdapter::Wake() {
+  blocks_->wake.notify(sc_core::SC_ZERO_TIME);
+  Kernel::ActivityAdded();
+}
 
 void RtlAdapter::Mismatch(const std::string& what) {
   if (rtl_mismatches_++ == 0) first_mismatch_ = what;

@@ -27,6 +27,7 @@ SystemcAdapter::SystemcAdapter(func::EventQueue& events, func::HostMemory& host,
       processor_(std::make_unique<Processor>(Name("microcode", adapter_id).c_str())) {
   dma_->socket.bind(bus_->socket);
   set_wants_state_events(true);
+  SetExecutor(this);
 }
 
 uint64_t SystemcAdapter::NowPs() {

@@ -18,7 +18,10 @@ namespace nicsim::hw::systemc {
  * One adapter of the SystemC backend (RtlAdapter adds the RTL checkers). Construct during
  * elaboration only.
  */
-class SystemcAdapter : public func::AdapterModel, public DmaClient, public CoherencePoint {
+class SystemcAdapter : public func::AdapterModel,
+                       public func::MicrocodeExecutor,
+                       public DmaClient,
+                       public CoherencePoint {
  public:
   SystemcAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
                  uint32_t line_bytes, const func::AdapterTiming& timing,
@@ -32,6 +35,10 @@ class SystemcAdapter : public func::AdapterModel, public DmaClient, public Coher
   /** Processor steps and DMA transactions, and how many ran decoupled on the caller's stack. */
   std::vector<std::pair<std::string_view, uint64_t>> ExtraCounters() const override;
 
+  /** Microcode calls go to the processor, which charges their cycles (set as the executor). */
+  void Execute(func::EventAction&& call) override { processor_->Post(std::move(call), NowPs()); }
+  void Flush() override { processor_->DrainNow(); }
+
   void DmaDone(uint64_t cookie, func::HostMemory::Access access, uint64_t done_ps) override;
   void WriteAt(uint64_t at_ps, uint64_t addr, const uint8_t* data, uint64_t len) override;
 
@@ -42,10 +49,6 @@ class SystemcAdapter : public func::AdapterModel, public DmaClient, public Coher
   /** Every microcode state costs cycles: the model needs every state event. */
   bool TimesMicrocodeStates() const override { return true; }
   uint64_t NowPs() override;
-  void Execute(func::EventAction&& call) override {
-    processor_->Post(std::move(call), NowPs());
-  }
-  void FlushExecution() override { processor_->DrainNow(); }
   void RunDma(DmaJob job) override;
 
  private:

@@ -5,15 +5,15 @@
 #include <cstring>
 
 #include "base/rng.h"
-#include "sim/progress.h"
 
 namespace nicsim::sim {
 
 namespace {
 /**
  * Per-word pattern: word i is (seed + i) times an odd constant, so every word depends on the
- * key, the length and its position, and words are independent of each other (no serial
- * chain from one word to the next, unlike a running generator).
+ * key, the length and its position. Modulo 2^64 that is seed * K + i * K, so the loops step
+ * each block of words from the one before by adding a multiple of K: vector adds (GCC and
+ * Clang vector extensions; at -O2 GCC does not vectorise the plain loop itself).
  */
 uint64_t PatternSeed(uint64_t key, uint32_t len) {
   uint64_t state = key * 0x2545F4914F6CDD1Dull + len;
@@ -23,49 +23,67 @@ constexpr uint64_t kPatternMultiplier = 0x9E3779B97F4A7C15ull;
 uint64_t PatternWord(uint64_t seed, uint32_t index) {
   return (seed + index) * kPatternMultiplier;
 }
+/** Pattern words handled per block step (one SSE2 register). */
+constexpr uint32_t kBlockWords = 2;
+using WordBlock = uint64_t __attribute__((vector_size(8 * kBlockWords)));
+/** Words 0 .. kBlockWords - 1 of the pattern of `seed`. */
+WordBlock FirstBlock(uint64_t seed) {
+  WordBlock block;
+  for (uint32_t i = 0; i < kBlockWords; ++i) block[i] = PatternWord(seed, i);
+  return block;
+}
+constexpr WordBlock kBlockStep = {kBlockWords * kPatternMultiplier,
+                                  kBlockWords * kPatternMultiplier};
+static_assert(kBlockWords == 2, "kBlockStep lists one step per word");
 }  // namespace
 
 void FillPattern(uint8_t* dst, uint32_t len, uint64_t key) {
   const uint64_t seed = PatternSeed(key, len);
   const uint32_t words = len / 8;
-  for (uint32_t i = 0; i < words; ++i) {
+  const uint32_t block_words = words - words % kBlockWords;
+  WordBlock block = FirstBlock(seed);
+  for (uint32_t i = 0; i < block_words; i += kBlockWords, block += kBlockStep) {
+    std::memcpy(dst + 8 * i, &block, sizeof(block));
+  }
+  for (uint32_t i = block_words; i < words; ++i) {
     const uint64_t word = PatternWord(seed, i);
     std::memcpy(dst + 8 * i, &word, 8);
   }
   if (len % 8 != 0) {
-    const uint64_t word = PatternWord(seed, words);
-    std::memcpy(dst + 8 * words, &word, len % 8);
+    const uint64_t tail = PatternWord(seed, words);
+    std::memcpy(dst + 8 * words, &tail, len % 8);
   }
 }
 
 bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key) {
   const uint64_t seed = PatternSeed(key, len);
   const uint32_t words = len / 8;
-  uint64_t diff = 0;  // branch-free over the words, so the loop vectorises
-  for (uint32_t i = 0; i < words; ++i) {
+  const uint32_t block_words = words - words % kBlockWords;
+  // Branch-free over the words: differences accumulate, tested once at the end.
+  WordBlock block = FirstBlock(seed);
+  WordBlock diff_block = {};
+  for (uint32_t i = 0; i < block_words; i += kBlockWords, block += kBlockStep) {
+    WordBlock got;
+    std::memcpy(&got, data + 8 * i, sizeof(got));
+    diff_block |= got ^ block;
+  }
+  uint64_t diff = 0;
+  for (uint32_t i = 0; i < kBlockWords; ++i) diff |= diff_block[i];
+  for (uint32_t i = block_words; i < words; ++i) {
     uint64_t got;
     std::memcpy(&got, data + 8 * i, 8);
     diff |= got ^ PatternWord(seed, i);
   }
   if (len % 8 != 0) {
-    const uint64_t word = PatternWord(seed, words);
-    if (std::memcmp(data + 8 * words, &word, len % 8) != 0) return false;
+    const uint64_t tail = PatternWord(seed, words);
+    if (std::memcmp(data + 8 * words, &tail, len % 8) != 0) return false;
   }
   return diff == 0;
 }
 
-Status RunUntil(Cluster& cluster, const std::function<bool()>& done, const std::string& what) {
-  hw::func::EventQueue& events = cluster.events();
-  uint64_t n = 0;
-  events.RunWhile([&] {
-    if ((++n & 0xFFFF) == 0) Progress::Tick(events.now_ps(), events.events_run());
-    return !done();
-  });
-  if (!done()) {
-    return Status::Error(what + ": stalled with no events left at t=" +
-                         std::to_string(events.now_ps() / 1000) + "ns");
-  }
-  return Status();
+Status StalledError(const hw::func::EventQueue& events, const std::string& what) {
+  return Status::Error(what + ": stalled with no events left at t=" +
+                       std::to_string(events.now_ps() / 1000) + "ns");
 }
 
 Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster) {

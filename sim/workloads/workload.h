@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "sim/cluster.h"
+#include "sim/progress.h"
 
 namespace nicsim::sim {
 
@@ -40,8 +41,23 @@ void FillPattern(uint8_t* dst, uint32_t len, uint64_t key);
 /** True if `data` holds exactly FillPattern(key, len). */
 bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key);
 
-/** Runs events until `done()`; an error if the event queue empties first (a stall). */
-Status RunUntil(Cluster& cluster, const std::function<bool()>& done, const std::string& what);
+/** The error RunUntil reports when the event queue empties before `what` is done. */
+Status StalledError(const hw::func::EventQueue& events, const std::string& what);
+
+/**
+ * Runs events until `done()`; an error if the event queue empties first (a stall). A template,
+ * so the test after every event is an inline call rather than a std::function's.
+ */
+template <typename Done>
+Status RunUntil(Cluster& cluster, Done&& done, const std::string& what) {
+  hw::func::EventQueue& events = cluster.events();
+  uint64_t n = 0;
+  events.RunWhile([&] {
+    if ((++n & 0xFFFF) == 0) Progress::Tick(events.now_ps(), events.events_run());
+    return !done();
+  });
+  return done() ? Status() : StalledError(events, what);
+}
 
 /** Ping-pong latency and one-way bandwidth per message size between two windows. */
 struct PingPongConfig {

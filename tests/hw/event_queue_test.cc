@@ -105,5 +105,23 @@ TEST(EventActionTest, MovingTransfersTheCallableAndEmptiesTheSource) {
   EXPECT_EQ(token.use_count(), 1);
 }
 
+TEST(EventActionTest, RunOnceRunsThenDestroysInlineAndHeapCaptures) {
+  auto token = std::make_shared<int>(5);
+  std::array<uint64_t, 32> big{};  // beyond the inline room: held on the heap
+  big[0] = 10;
+  int sum = 0;
+  EventAction small([token, &sum] { sum += *token; });
+  EventAction large([token, big, &sum] { sum += *token + static_cast<int>(big[0]); });
+  EXPECT_EQ(token.use_count(), 3);
+  small.RunOnce();
+  EXPECT_EQ(sum, 5);
+  EXPECT_EQ(token.use_count(), 2);  // the capture went with the run
+  EXPECT_FALSE(static_cast<bool>(small));
+  large.RunOnce();
+  EXPECT_EQ(sum, 5 + 5 + 10);
+  EXPECT_EQ(token.use_count(), 1);
+  EXPECT_FALSE(static_cast<bool>(large));
+}
+
 }  // namespace
 }  // namespace nicsim::hw::func
