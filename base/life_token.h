@@ -24,23 +24,23 @@ class LifeToken {
   /** A copyable observer of one token. */
   class Watch {
    public:
-    Watch(const Watch &other) : cell_(other.cell_) { ++cell_->refs; }
-    Watch(Watch &&other) noexcept : cell_(other.cell_) { other.cell_ = nullptr; }
-    Watch &operator=(const Watch &) = delete;
-    Watch &operator=(Watch &&) = delete;
+    Watch(const Watch& other) : cell_(other.cell_) { ++cell_->refs; }
+    Watch(Watch&& other) noexcept : cell_(other.cell_) { other.cell_ = nullptr; }
+    Watch& operator=(const Watch&) = delete;
+    Watch& operator=(Watch&&) = delete;
     ~Watch() { Drop(cell_); }
     /** True while the token this watch was taken from exists. */
     bool alive() const { return cell_->alive; }
 
    private:
     friend class LifeToken;
-    explicit Watch(Cell *cell) : cell_(cell) { ++cell_->refs; }
-    Cell *cell_;
+    explicit Watch(Cell* cell) : cell_(cell) { ++cell_->refs; }
+    Cell* cell_;
   };
 
   LifeToken() : cell_(new Cell) {}
-  LifeToken(const LifeToken &) = delete;
-  LifeToken &operator=(const LifeToken &) = delete;
+  LifeToken(const LifeToken&) = delete;
+  LifeToken& operator=(const LifeToken&) = delete;
   ~LifeToken() {
     cell_->alive = false;
     Drop(cell_);
@@ -49,10 +49,10 @@ class LifeToken {
   Watch watch() const { return Watch(cell_); }
 
  private:
-  static void Drop(Cell *cell) {
+  static void Drop(Cell* cell) {
     if (cell != nullptr && --cell->refs == 0) delete cell;
   }
-  Cell *cell_;
+  Cell* cell_;
 };
 
 }  // namespace nicsim
