@@ -35,7 +35,7 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
 Endpoint::~Endpoint() {
   if (recv_watch_ != 0) host_.Unwatch(recv_watch_);
   if (send_watch_ != 0) host_.Unwatch(send_watch_);
-  if (mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt) driver_.SetWindowInterruptHandler(window_.info().window, nullptr);
+  if (WaitsForInterrupts()) driver_.SetWindowInterruptHandler(window_.info().window, nullptr);
 }
 
 void Endpoint::ArmInterrupt() {
@@ -75,7 +75,7 @@ void Endpoint::Poll() {
     }
     // Frames go back in the HAL's batches (hal.return_batch), not after every poll.
     if (recv.consumed() >= armed_for_) expecting_ = false;
-    if (mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt) {
+    if (WaitsForInterrupts()) {
       if (expecting_ && events_.now_ps() < spin_until_ps_) {
         // Early interrupt: the data is still on its way; spin on the first line.
         ++early_spins_;

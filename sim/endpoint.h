@@ -112,6 +112,10 @@ class Endpoint {
   /** Interrupt modes: asks for an interrupt when the next unread frame is written. */
   void ArmInterrupt();
   void DrainBacklog();
+  /** kInterrupt or kEarlyInterrupt: the process sleeps until its window interrupts. */
+  bool WaitsForInterrupts() const {
+    return mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt;
+  }
   /** StartTransmit for the slots just posted; kSpin leaves it to the end of the turn. */
   void RingDoorbell();
 

@@ -112,8 +112,8 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
     if (o.mode == "transport") {
       return Status::Error("--adapter-lcore: transport mode runs the adapter on the main lcore");
     }
+    if (o.adapter_lcore > INT32_MAX) return Status::Error("--adapter-lcore: not an lcore id");
   }
-  if (o.adapter_lcore > INT32_MAX) return Status::Error("--adapter-lcore: not an lcore id");
   return Status();
 }
 
