@@ -24,8 +24,9 @@ namespace nicsim::hw::func {
  *    thread calls ServeCommands in its loop. Host timers run on `host_events`, which the host
  *    thread advances. A host on its own core polls: interrupts the adapter raises meanwhile
  *    are counted (interrupts_while_ringed), not handed to the driver on the adapter's thread.
- * Only the host thread calls the DeviceAccess methods and StartRing/StopRing, and only while the
- * adapter loop is not running; only the adapter thread calls ServeCommands.
+ * Threads: the host thread calls the DeviceAccess methods, and StartRing/StopRing while the
+ * adapter loop is not running (SetInterruptHandler too); the adapter thread calls only
+ * ServeCommands.
  */
 class RingedDeviceAccess final : public driver::DeviceAccess {
  public:
