@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
   port->add_option("--port-id", port_options.port_id, "Ethdev port of the adapter (default 0)");
   port->add_option("--adapter-lcore", port_options.adapter_lcore,
                    "Run the adapter's poll loop on this worker lcore (in --eal's -l), the host "
-                   "on the main lcore, joined by a lock-free MMIO ring (exchange, pingpong)");
+                   "on the main lcore, joined by a lock-free MMIO ring");
   port->add_option("--max-size", port_options.max_size,
                    "Largest payload in bytes (default: the largest single-packet payload)");
   port->add_option("--timeout-s", port_options.timeout_s,

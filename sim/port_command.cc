@@ -109,9 +109,6 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   if (!(o.timeout_s > 0)) return Status::Error("--timeout-s: must be positive");
   if (o.adapter_lcore >= 0) {
     if (!o.verbs.empty()) return Status::Error("--adapter-lcore: applies to a DPDK port (--eal)");
-    if (o.mode == "transport") {
-      return Status::Error("--adapter-lcore: transport mode runs the adapter on the main lcore");
-    }
     if (o.adapter_lcore > INT32_MAX) return Status::Error("--adapter-lcore: not an lcore id");
   }
   return Status();
@@ -350,7 +347,8 @@ int PortCommand(const PortCommandOptions& options) {
     // Opening the window is MMIO and DMA: let it finish before anything is sent. (At the
     // deadline the run below reports the time-out.)
     SettleEvents(events, {polled}, deadline);
-    if (adapter_core) {
+    // Transport mode moves the adapter itself, once its RDMA set-up has settled.
+    if (adapter_core && !transport) {
       if (Status s = node.StartAdapterLoop({polled}, *adapter_core); !s.ok()) {
         return Fail(Status::Error("--adapter-lcore: " + s.message()));
       }
@@ -358,7 +356,8 @@ int PortCommand(const PortCommandOptions& options) {
     if (options.mode == "pingpong") {
       ok = RunPingPong(node, polled, options, &summary);
     } else if (transport) {
-      ok = RunTransport(node, polled, options, max_size, link.mtu_bytes(), &summary);
+      ok = RunTransport(node, polled, options, max_size, link.mtu_bytes(), adapter_core.get(),
+                        &summary);
     } else {
       ok = RunExchange(node, polled, options, max_size, &summary);
     }

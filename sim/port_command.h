@@ -45,7 +45,7 @@ struct PortCommandOptions {
   /**
    * DPDK: the worker lcore (in the EAL's -l list) the adapter's poll loop runs on, while the
    * host's process runs on the main lcore and reaches the adapter through a lock-free MMIO
-   * ring; negative: one thread runs both. Exchange and ping-pong modes.
+   * ring; negative: one thread runs both. Every mode (transport: once its RDMA set-up is done).
    */
   int64_t adapter_lcore = -1;
   /**

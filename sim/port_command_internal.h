@@ -74,11 +74,13 @@ uint64_t TransportHostBytes(uint32_t max_size);
 /**
  * Runs the reliable transport (--mode transport) over an opened node whose config has RDMA host
  * memory: --messages checked messages each way, up to `max_size` bytes, large ones by RDMA.
+ * With `adapter_core` the adapter's loop moves there once the RDMA set-up has settled.
  * `link_mtu` (the link's largest nicsim frame) caps its packets and decides whether RDMA
  * packets fit. Fills `summary`; true if all ours were acknowledged and all the peer's delivered once, intact.
  */
 bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
-                  uint32_t max_size, uint32_t link_mtu, nlohmann::json* summary);
+                  uint32_t max_size, uint32_t link_mtu, hw::CoreLauncher* adapter_core,
+                  nlohmann::json* summary);
 
 /**
  * Runs a ping-pong (--mode pingpong): the side with the lower adapter id sends one message of

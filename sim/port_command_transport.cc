@@ -183,7 +183,8 @@ uint64_t TransportHostBytes(uint32_t max_size) {
 }
 
 bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
-                  uint32_t max_size, uint32_t link_mtu, nlohmann::json* summary) {
+                  uint32_t max_size, uint32_t link_mtu, hw::CoreLauncher* adapter_core,
+                  nlohmann::json* summary) {
   hw::func::EventQueue& events = node.adapter().events();
   const std::vector<PolledPort> ports = {polled};
   Result<std::unique_ptr<PortRdma>> rdma =
@@ -195,6 +196,12 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
   // Setting up the TCE tables is MMIO and DMA: let it finish first (the exchange below has
   // the whole time limit; a port flooding frames does not hold this up).
   SettleEvents(events, ports, Clock::now() + TimeLimit(options));
+  if (adapter_core != nullptr) {
+    if (Status s = node.StartAdapterLoop(ports, *adapter_core); !s.ok()) {
+      (*summary)["error"] = "--adapter-lcore: " + s.message();
+      return false;
+    }
+  }
   PortUlpPort port(node, **rdma, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));
   PortUlpHost host(**rdma);
   bool ok = false;
@@ -241,7 +248,7 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
       }
       exchange.Pump();
       host.RunDueTimers();
-      Step(events, ports);
+      node.Turn(ports);
     }
     const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
     *summary = exchange.Summary();

@@ -56,6 +56,7 @@ Status PortNode::StartAdapterLoop(std::vector<PolledPort> ports, hw::CoreLaunche
   loop_ports_ = std::move(ports);
   stop_loop_.store(false, std::memory_order_relaxed);
   ringed_.StartRing();
+  host_.SetDeviceThread(true);
   hw::func::EventQueue& events = adapter_.events();
   Status launched = core.Launch([this, &events] {
     // Run to completion: MMIO commands, the adapter's events, the port. The stop flag is read
@@ -68,6 +69,7 @@ Status PortNode::StartAdapterLoop(std::vector<PolledPort> ports, hw::CoreLaunche
     }
   });
   if (!launched.ok()) {
+    host_.SetDeviceThread(false);
     ringed_.StopRing();
     return launched;
   }
@@ -80,6 +82,7 @@ void PortNode::StopAdapterLoop() {
   stop_loop_.store(true, std::memory_order_release);
   core_->Join();
   core_ = nullptr;
+  host_.SetDeviceThread(false);
   ringed_.StopRing();
 }
 

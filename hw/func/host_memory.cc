@@ -31,6 +31,7 @@ Result<driver::HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t ali
   }
   if (align < kAlign) align = kAlign;
   const uint64_t need = RoundUp(bytes);
+  const std::unique_lock<std::mutex> lock = LockAllocator();
   // First fit: the lowest free block that holds `need` bytes from an aligned real address.
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     const uint64_t block = it->first;
@@ -55,6 +56,7 @@ Result<driver::HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t ali
 void HostMemory::Free(const driver::HostRegion& block) {
   uint64_t offset = block.real_addr - kBaseAddr;
   uint64_t len = block.bytes;
+  const std::unique_lock<std::mutex> lock = LockAllocator();
   in_use_ -= len;
   std::memset(&mem_[offset], kPoison, len);
   // Merge with the neighbours so large blocks can be allocated again.
@@ -86,6 +88,7 @@ bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {
   const uint64_t offset = addr - kBaseAddr;
   if (offset > bytes_ || len > bytes_ - offset) return false;
   // The free block starting at or before the range, and the next one, must not overlap it.
+  const std::unique_lock<std::mutex> lock = LockAllocator();
   auto next = free_.upper_bound(offset);
   if (next != free_.end() && next->first < offset + len) return false;
   if (next != free_.begin()) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "base/status.h"
@@ -70,6 +71,13 @@ class HostMemory {
   /** Tells watchers that a device wrote [addr, addr + len). */
   void NotifyDeviceWrite(uint64_t addr, uint64_t len);
 
+  /**
+   * A device thread of its own (the adapter's loop on another core) checks allocations while
+   * the host allocates and frees: from now on the allocator's map is locked around every use.
+   * Off (the default), one thread does everything and nothing is locked.
+   */
+  void SetDeviceThread(bool on) { device_thread_ = on; }
+
   uint64_t bytes_in_use() const { return in_use_; }
   /** Total bytes of memory; real addresses are [kBaseAddr, kBaseAddr + size()). */
   uint64_t size() const { return bytes_; }
@@ -82,8 +90,16 @@ class HostMemory {
   };
   uint64_t bytes_;
   std::vector<uint8_t> mem_;
+  /** A lock on free_ and in_use_ when SetDeviceThread is on; not locked otherwise. */
+  std::unique_lock<std::mutex> LockAllocator() const {
+    return device_thread_ ? std::unique_lock<std::mutex>(alloc_mutex_)
+                          : std::unique_lock<std::mutex>();
+  }
+
   /** Free blocks: offset -> length. */
   std::map<uint64_t, uint64_t> free_;
+  bool device_thread_ = false;
+  mutable std::mutex alloc_mutex_;
   uint64_t in_use_ = 0;
   std::map<int, WatchEntry> watches_;
   int next_watch_ = 1;

@@ -140,13 +140,8 @@ TEST_F(CliTest, PortScenarioErrorsNameTheFileLineAndKey) {
 
 TEST_F(CliTest, AdapterLcoreErrorsAreBadInput) {
   // Checked before any port starts: exit 2, one line naming the flag.
-  Outcome o = Nicsim({"port", "--eal", "-l 0-1", "--node", "1", "--peer", "2", "--mode",
-                      "transport", "--adapter-lcore", "1"});
-  EXPECT_EQ(o.exit_code, 2);
-  EXPECT_EQ(o.err,
-            "nicsim port: --adapter-lcore: transport mode runs the adapter on the main lcore\n");
-  o = Nicsim({"port", "--verbs", "mlx5_0", "--peer-addr", "1:2", "--node", "1", "--peer", "2",
-              "--adapter-lcore", "1"});
+  Outcome o = Nicsim({"port", "--verbs", "mlx5_0", "--peer-addr", "1:2", "--node", "1",
+                      "--peer", "2", "--adapter-lcore", "1"});
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err, "nicsim port: --adapter-lcore: applies to a DPDK port (--eal)\n");
   const std::string bad = WriteScenario("port_lcore.toml", "[port]\nadapter_lcore = 5000\n");
