@@ -20,9 +20,8 @@
 // host keeps the send FIFO full towards an absent adapter) are measured on net_null as well.
 // Each forwarding case runs twice: on one lcore (the host and the adapter's poll loop take
 // turns), and split, the adapter's loop on worker lcore 1 and the host on the main lcore,
-// joined by the lock-free MMIO ring (nicsim port --adapter-lcore). Split on net_null, the
-// adapter polls the port every turn, so it takes more than it can forward: what it cannot
-// place in the receive FIFO is dropped (and counted); forwarded frames are what it sends.
+// joined by the lock-free MMIO ring (nicsim port --adapter-lcore); the net_null limit of
+// kInFlight frames is then checked on the adapter's lcore, before each poll.
 //
 // The copy floor. testpmd io forwarding never touches a packet. A forwarder that keeps this
 // architecture's rules (DMA is a copy into host memory; the HAL copies a packet into a send
@@ -254,6 +253,16 @@ struct Measured {
   uint64_t microcode_drops = 0;
 };
 
+/**
+ * A port polled only while `open()` says so: the forwarder keeps at most kInFlight frames
+ * between port and wire on net_null, as a NIC stops at its descriptors (net_null never does).
+ */
+struct GatedPort {
+  hw::dpdk::DpdkPort* port;
+  std::function<bool()> open;
+  uint32_t Poll(hw::LinkSink& sink) { return open() ? port->Poll(sink) : 0; }
+};
+
 /** A DpdkPort on the ethdev the EAL made for vdev `vdev_name`. */
 Result<std::unique_ptr<hw::dpdk::DpdkPort>> OpenVdev(const std::string& vdev_name) {
   uint16_t port_id = 0;
@@ -279,7 +288,6 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
     config.adapter_core = split;
     sim::PortNode node(events, kAdapter, port, config);
     if (Status s = node.Open(); !s.ok()) return s;
-    const sim::PolledPort polled(&port, &node.adapter());
     // Opening the window is MMIO and DMA. Events only: net_null always has frames to take.
     while (events.RunOne()) {
     }
@@ -310,6 +318,10 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
       return port.counters().rx_frames -
              std::min(port.counters().rx_frames, done + MicrocodeDrops(node));
     };
+    // The loopback ring holds a fixed number of frames; net_null would flood the adapter. (Split,
+    // the gate runs on the adapter's lcore, which owns every counter it reads.)
+    GatedPort gated{&port, [&] { return loopback || in_flight() < kInFlight; }};
+    const sim::PolledPort polled(&gated, &node.adapter());
     // Split, the port's counters belong to the adapter's lcore: count what the host received
     // (in forwarding, every frame received is sent again).
     auto count = [&] {
@@ -326,8 +338,7 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
       } else {
         for (int i = 0; i < 64 && events.RunOne(); ++i) {
         }
-        // The loopback ring holds a fixed number of frames; net_null would flood the adapter.
-        if (mode != Mode::kTransmit && (loopback || in_flight() < kInFlight)) polled.Poll();
+        if (mode != Mode::kTransmit) polled.Poll();
       }
       if ((iteration & 255) != 0) continue;
       if (const std::optional<double> pps = window.Sample(count())) {
