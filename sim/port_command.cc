@@ -334,6 +334,10 @@ int PortCommand(const PortCommandOptions& options) {
     Result<std::unique_ptr<hw::CoreLauncher>> core =
         link.AdapterCore(static_cast<unsigned>(options.adapter_lcore));
     if (!core.ok()) return Fail(core.status());
+    // Checked now for every mode (transport moves the adapter only after its RDMA set-up).
+    if (Status s = (*core)->Usable(); !s.ok()) {
+      return Fail(Status::Error("--adapter-lcore: " + s.message()));
+    }
     adapter_core = std::move(*core);
   }
 

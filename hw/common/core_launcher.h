@@ -14,6 +14,8 @@ namespace nicsim::hw {
 class CoreLauncher {
  public:
   virtual ~CoreLauncher() = default;
+  /** Whether Launch could start a function now; if not, why. */
+  virtual Status Usable() const = 0;
   /** Starts `fn`; fails, naming why, if the core cannot take it. */
   virtual Status Launch(std::function<void()> fn) = 0;
   /** Waits until the launched function has returned (at once if none runs). */
@@ -24,8 +26,11 @@ class CoreLauncher {
 class ThreadLauncher final : public CoreLauncher {
  public:
   ~ThreadLauncher() override { Join(); }
+  Status Usable() const override {
+    return thread_.joinable() ? Status::Error("a loop already runs on this thread") : Status();
+  }
   Status Launch(std::function<void()> fn) override {
-    if (thread_.joinable()) return Status::Error("a loop already runs on this thread");
+    if (Status s = Usable(); !s.ok()) return s;
     thread_ = std::thread(std::move(fn));
     return Status();
   }

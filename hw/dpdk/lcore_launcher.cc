@@ -17,7 +17,7 @@ int LcoreLauncher::Trampoline(void* self) {
   return 0;
 }
 
-Status LcoreLauncher::Launch(std::function<void()> fn) {
+Status LcoreLauncher::Usable() const {
   const std::string which = "lcore " + std::to_string(lcore_);
   if (!EalReady()) return Status::Error(which + ": the EAL is not started");
   if (lcore_ >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore_)) {
@@ -29,6 +29,12 @@ Status LcoreLauncher::Launch(std::function<void()> fn) {
   if (launched_ || rte_eal_get_lcore_state(lcore_) != WAIT) {
     return Status::Error(which + " is busy");
   }
+  return Status();
+}
+
+Status LcoreLauncher::Launch(std::function<void()> fn) {
+  if (Status s = Usable(); !s.ok()) return s;
+  const std::string which = "lcore " + std::to_string(lcore_);
   fn_ = std::move(fn);
   const int rc = rte_eal_remote_launch(&LcoreLauncher::Trampoline, this, lcore_);
   if (rc != 0) return Status::Error(which + ": rte_eal_remote_launch failed (" + std::to_string(rc) + ")");

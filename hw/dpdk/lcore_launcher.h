@@ -19,9 +19,11 @@ class LcoreLauncher final : public CoreLauncher {
   LcoreLauncher& operator=(const LcoreLauncher&) = delete;
 
   /**
-   * Starts `fn` on the lcore. Fails if the EAL is not up, the lcore is not in its core list,
-   * is the main lcore (the caller's), or is busy.
+   * Fails if the EAL is not up, or the lcore is not in its core list, is the main lcore (the
+   * caller's), or is busy.
    */
+  Status Usable() const override;
+  /** Starts `fn` on the lcore if Usable. */
   Status Launch(std::function<void()> fn) override;
   void Join() override;
 
