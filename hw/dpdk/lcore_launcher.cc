@@ -37,7 +37,9 @@ Status LcoreLauncher::Launch(std::function<void()> fn) {
   const std::string which = "lcore " + std::to_string(lcore_);
   fn_ = std::move(fn);
   const int rc = rte_eal_remote_launch(&LcoreLauncher::Trampoline, this, lcore_);
-  if (rc != 0) return Status::Error(which + ": rte_eal_remote_launch failed (" + std::to_string(rc) + ")");
+  if (rc != 0) {
+    return Status::Error(which + ": rte_eal_remote_launch failed (" + std::to_string(rc) + ")");
+  }
   launched_ = true;
   return Status();
 }
