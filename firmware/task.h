@@ -95,7 +95,10 @@ class TaskPool {
     for (Task& t : tasks_) {
       if (t.busy) continue;
       const TaskId id = t.id;
-      t = Task{};
+      // A copy of a blank task: plain vector stores, where `Task{}` zeroes a temporary with
+      // `rep stos` and then copies it (a hot path: one task per packet).
+      static const Task kBlank{};
+      t = kBlank;
       t.id = id;
       t.kind = kind;
       t.busy = true;
