@@ -75,11 +75,11 @@ void RdmaState::Enqueue(abi::LmtEntry& lmt, uint32_t index) {
   Load(index, &rec);
   rec.next = abi::kNoRcxt;
   platform_.SramWrite(abi::RcxtAddr(index), &rec, sizeof(rec));
+  abi::RcxtRecord tail;
+  if (lmt.rcxt_count > 0 && !Load(lmt.rcxt_tail, &tail)) DropList(lmt);
   if (lmt.rcxt_count == 0) {
     lmt.rcxt_head = index;
   } else {
-    abi::RcxtRecord tail;
-    Load(lmt.rcxt_tail, &tail);
     tail.next = index;
     platform_.SramWrite(abi::RcxtAddr(lmt.rcxt_tail), &tail, sizeof(tail));
   }
@@ -92,7 +92,10 @@ void RdmaState::Unlink(abi::LmtEntry& lmt, uint32_t index) {
   uint32_t at = lmt.rcxt_head;
   for (uint32_t n = 0; n < lmt.rcxt_count; ++n) {
     abi::RcxtRecord rec;
-    Load(at, &rec);
+    if (!Load(at, &rec)) {
+      DropList(lmt);
+      return;
+    }
     if (at == index) {
       if (prev == abi::kNoRcxt) {
         lmt.rcxt_head = rec.next;
@@ -109,6 +112,16 @@ void RdmaState::Unlink(abi::LmtEntry& lmt, uint32_t index) {
     prev = at;
     at = rec.next;
   }
+}
+
+void RdmaState::PopHead(abi::LmtEntry& lmt, uint32_t next) {
+  lmt.rcxt_head = next;
+  if (--lmt.rcxt_count == 0) lmt.rcxt_head = lmt.rcxt_tail = abi::kNoRcxt;
+}
+
+void RdmaState::DropList(abi::LmtEntry& lmt) {
+  lmt.rcxt_head = lmt.rcxt_tail = abi::kNoRcxt;
+  lmt.rcxt_count = 0;
 }
 
 Inbound& RdmaState::BeginInbound(uint32_t index) {

@@ -77,6 +77,13 @@ class RdmaState {
   void Enqueue(abi::LmtEntry& lmt, uint32_t index);
   /** Takes rCxt `index` off the window's send list if it is on it. */
   void Unlink(abi::LmtEntry& lmt, uint32_t index);
+  /** Takes the head off the window's send list; `next` is the head record's link. */
+  static void PopHead(abi::LmtEntry& lmt, uint32_t next);
+  /**
+   * Empties the window's send list. For a list the host has cut: its LMT or a record on it
+   * (host-writable SRAM) names an rCxt beyond the pool.
+   */
+  static void DropList(abi::LmtEntry& lmt);
 
   /** Starts tracking a new incoming transfer on rCxt `index` (forgets any old one). */
   Inbound& BeginInbound(uint32_t index);

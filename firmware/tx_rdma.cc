@@ -86,7 +86,22 @@ TxEngine::Next TxEngine::LoadPiece(Task& task, const abi::SendSlotHeader& slot,
 TxEngine::Next TxEngine::ClaimRdmaPacket(Task& task, abi::LmtEntry& lmt) {
   const uint32_t index = lmt.rcxt_head;
   abi::RcxtRecord rec;
-  ctx_.rdma.Load(index, &rec);
+  const bool loaded = ctx_.rdma.Load(index, &rec);
+  if (!loaded || rec.state != static_cast<uint8_t>(abi::RcxtState::kSending) ||
+      rec.window != task.window || rec.sent > rec.length) {
+    // Only this window's sending rCxts belong on its list, but the host owns the records
+    // and may free or reuse one before its cancel is seen. Such an rCxt leaves the list,
+    // counted; a list that names no rCxt at all is emptied. Then the window is looked at
+    // again.
+    CountDrop(ctx_, &task, DropReason::kRdmaBadRcxt, task.window);
+    if (loaded) {
+      RdmaState::PopHead(lmt, rec.next);
+    } else {
+      RdmaState::DropList(lmt);
+    }
+    UnbindTaskCb(ctx_, task);
+    return Next{TxState::kSelect, false};
+  }
   const uint32_t max = (rec.flags & abi::kToFifo)
                            ? abi::MaxFifoRdmaPayload(ctx_.platform.CacheLineBytes())
                            : abi::kRdmaPacketBytes;
@@ -99,11 +114,8 @@ TxEngine::Next TxEngine::ClaimRdmaPacket(Task& task, abi::LmtEntry& lmt) {
   task.rejected = false;
   rec.sent += len;
   ++rec.in_flight;
-  if (rec.sent == rec.length) {
-    // Every packet is claimed: the rCxt leaves the send list.
-    lmt.rcxt_head = rec.next;
-    if (--lmt.rcxt_count == 0) lmt.rcxt_tail = abi::kNoRcxt;
-  }
+  // Every packet is claimed: the rCxt leaves the send list.
+  if (rec.sent == rec.length) RdmaState::PopHead(lmt, rec.next);
   ctx_.rdma.Store(index, rec, task.id);
   ctx_.work.Claimed(task.window, lmt.ready_to_send + lmt.rcxt_count);
   ctx_.scheduler.BeginOperation(task.id);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hw/common/frame_codec.h"
+#include "tests/e2e/rdma_expect.h"
 #include "tests/e2e/rdma_harness.h"
 
 namespace nicsim::sim {
@@ -34,54 +35,6 @@ ClusterConfig Nodes(uint32_t nodes, uint32_t windows = 1) {
 std::vector<uint8_t> Filled(uint64_t len, uint8_t value = kFill) {
   return std::vector<uint8_t>(len, value);
 }
-
-/**
- * Every drop counter of `adapter` grew by exactly `expected` since `before` (reasons not
- * listed: by zero).
- */
-void ExpectDropsSince(RdmaHarness& h, uint32_t adapter, const fw::Counters& before,
-                      const std::map<DropReason, uint64_t>& expected) {
-  for (size_t i = 0; i < static_cast<size_t>(DropReason::kCount); ++i) {
-    const auto reason = static_cast<DropReason>(i);
-    const auto it = expected.find(reason);
-    const uint64_t want = it == expected.end() ? 0 : it->second;
-    EXPECT_EQ(h.Drops(adapter, reason) - before.drop(reason), want)
-        << "drop reason " << fw::ToString(reason) << " on adapter " << adapter;
-  }
-}
-
-/** Every drop counter of `adapter` is exactly `expected` (reasons not listed: zero). */
-void ExpectDrops(RdmaHarness& h, uint32_t adapter,
-                 const std::map<DropReason, uint64_t>& expected = {}) {
-  ExpectDropsSince(h, adapter, fw::Counters{}, expected);
-}
-
-/** The window's LMT as the microcode has it (its channel buffer written back first). */
-abi::LmtEntry Lmt(RdmaHarness& h, uint32_t adapter, uint32_t window = 0) {
-  driver::AdapterDriver& drv = h.cluster().driver(adapter);
-  drv.FlushLmt(window);
-  return drv.ReadLmt(window);  // the read orders after the flush
-}
-
-void ExpectWindowOpen(RdmaHarness& h, uint32_t adapter, uint32_t window = 0) {
-  const abi::LmtEntry lmt = Lmt(h, adapter, window);
-  EXPECT_EQ(lmt.state, static_cast<uint32_t>(abi::WindowState::kOpen))
-      << "adapter " << adapter << " window " << window;
-  EXPECT_EQ(lmt.address_exceptions, 0u) << "adapter " << adapter << " window " << window;
-}
-
-void ExpectWindowFatal(RdmaHarness& h, uint32_t adapter, uint32_t exceptions, uint32_t window = 0) {
-  const abi::LmtEntry lmt = Lmt(h, adapter, window);
-  EXPECT_EQ(lmt.state, static_cast<uint32_t>(abi::WindowState::kFatal))
-      << "adapter " << adapter << " window " << window;
-  EXPECT_EQ(lmt.address_exceptions, exceptions) << "adapter " << adapter << " window " << window;
-}
-
-uint8_t RcxtState(RdmaHarness& h, uint32_t adapter, uint32_t ref) {
-  return h.cluster().rcxts(adapter).Read(abi::RcxtIndex(ref)).state;
-}
-
-constexpr uint8_t State(abi::RcxtState s) { return static_cast<uint8_t>(s); }
 
 /** The same PVO with its key bit 0 flipped: no TCE of the registration accepts it. */
 uint64_t WrongKey(uint64_t pvo) {
