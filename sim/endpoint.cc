@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Endpoint: device writes into a window's FIFOs wake one poll after the CPU's poll latency,
-// standing in for a CPU spinning on the next frame's first cache line.
+// standing in for a CPU spinning on the next frame's first cache line (receive writes that
+// miss every frame's first line wake nothing).
 #include "sim/endpoint.h"
 
 namespace nicsim::sim {
+
+bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len) {
+  const uint64_t offset = addr - fifo_base;
+  const uint64_t next_start =
+      (offset + abi::kRecvFrameBytes - 1) / abi::kRecvFrameBytes * abi::kRecvFrameBytes;
+  return next_start < offset + len;
+}
 
 Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
                    hw::func::EventQueue& events, hw::func::HostMemory& host,
@@ -16,7 +24,9 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
   if (mode_ == WaitMode::kSpin) return;
   if (mode_ == WaitMode::kPoll) {
     recv_watch_ = host_.Watch(info.recv_fifo.real_addr, info.recv_fifo.bytes,
-                              [this](uint64_t, uint64_t) { SchedulePoll(); });
+                              [this, base = info.recv_fifo.real_addr](uint64_t addr, uint64_t len) {
+                                if (CoversFrameStart(base, addr, len)) SchedulePoll();
+                              });
   } else {
     driver_.SetWindowInterruptHandler(info.window, [this](uint32_t) {
       ++wakeups_;

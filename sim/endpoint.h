@@ -19,6 +19,13 @@
 
 namespace nicsim::sim {
 
+/**
+ * True if a device write of [addr, addr + len) into a receive FIFO at `fifo_base` covers the
+ * first byte of a frame, where the valid marker a spinning CPU watches lives. The adapter
+ * writes a frame's first line last, so a write of payload lines alone shows the CPU nothing.
+ */
+bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len);
+
 /** Address of one window on the fabric. */
 struct WindowAddr {
   uint16_t adapter = 0;
