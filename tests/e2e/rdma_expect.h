@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Expectations shared by the RDMA end-to-end tests: exact drop counters, the LMT as the
-// microcode has it, window state and rCxt state.
+// Set-up and expectations shared by the RDMA validation tests: the cluster, request flags,
+// exact drop counters, the LMT as the microcode has it, window state and rCxt state.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +11,19 @@
 #include "tests/e2e/rdma_harness.h"
 
 namespace nicsim::sim {
+
+/** Request flags asking for a completion on both sides. */
+constexpr uint8_t kBoth = abi::kReqNotifyInitiator | abi::kReqNotifyTarget;
+/** What target buffers hold before anything lands. */
+constexpr uint8_t kFill = 0x5A;
+
+/** A cluster of `nodes` nodes, one adapter each, with `windows` windows per adapter. */
+inline ClusterConfig Nodes(uint32_t nodes, uint32_t windows = 1) {
+  ClusterConfig c;
+  c.nodes = nodes;
+  c.windows_per_adapter = windows;
+  return c;
+}
 
 /**
  * Every drop counter of `adapter` grew by exactly `expected` since `before` (reasons not

@@ -15,17 +15,8 @@ namespace {
 using abi::SlotType;
 using fw::DropReason;
 
-constexpr uint8_t kBoth = abi::kReqNotifyInitiator | abi::kReqNotifyTarget;
-constexpr uint8_t kFill = 0x5A;
-
-ClusterConfig TwoNodes() {
-  ClusterConfig c;
-  c.nodes = 2;
-  return c;
-}
-
 TEST(RdmaHostRewriteTest, ReleasingAnRcxtOnTheSendListDropsItAndTheCutTailButNotTheAdapter) {
-  RdmaHarness h(TwoNodes());
+  RdmaHarness h(Nodes(2));
   // Three writes queue on window 0's send list in order A, B, C; A is long enough to still
   // be sending when the host releases B.
   const uint32_t len_a = 256 << 10, len = 64 << 10;

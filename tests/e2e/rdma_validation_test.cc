@@ -22,16 +22,6 @@ namespace {
 using abi::SlotType;
 using fw::DropReason;
 
-constexpr uint8_t kBoth = abi::kReqNotifyInitiator | abi::kReqNotifyTarget;
-constexpr uint8_t kFill = 0x5A;
-
-ClusterConfig Nodes(uint32_t nodes, uint32_t windows = 1) {
-  ClusterConfig c;
-  c.nodes = nodes;
-  c.windows_per_adapter = windows;
-  return c;
-}
-
 std::vector<uint8_t> Filled(uint64_t len, uint8_t value = kFill) {
   return std::vector<uint8_t>(len, value);
 }
