@@ -29,7 +29,6 @@ Transport::Transport(Host& host, std::vector<Port*> ports, RegistrationCache& re
   config_.rdma_pipeline = std::clamp<uint32_t>(config_.rdma_pipeline * n, n, kMaxPipeline);
   config_.rdma_pipeline -= config_.rdma_pipeline % n;
   config_.rdma_chunk = std::max<uint32_t>(config_.rdma_chunk, abi::kRdmaPacketBytes);
-  pull_ps_per_byte_ = config_.rdma_timeout_ps_per_byte / 4;
   chunk_size_ = config_.rdma_chunk;
   Reattach();
 }
@@ -574,13 +573,8 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     return;  // a completion of an attempt already given up
   }
   port_failures_[port] = 0;
-  {
-    // The pace of the reads: time per byte that was in flight when this chunk was posted.
-    const Chunk& done = m.in_flight[ref.slot];
-    const double sample = static_cast<double>(host_.NowPs() - done.posted_ps) /
-                          static_cast<double>(std::max<uint64_t>(done.inflight_at_post, 1));
-    pull_ps_per_byte_ = 0.75 * pull_ps_per_byte_ + 0.25 * sample;
-    if (done.len >= chunk_size_) chunk_size_ = std::min<uint64_t>(config_.rdma_chunk, chunk_size_ * 2);
+  if (m.in_flight[ref.slot].len >= chunk_size_) {
+    chunk_size_ = std::min<uint64_t>(config_.rdma_chunk, chunk_size_ * 2);
   }
   m.landed += m.in_flight[ref.slot].len;
   ChunkLanded(m.in_flight[ref.slot].len);

@@ -48,8 +48,9 @@ struct TransportConfig {
   uint64_t rto_ps = 200'000'000;
   uint64_t rto_min_ps = 20'000'000;
   uint64_t rto_max_ps = 2'000'000'000;
-  /** RDMA chunk timeout: base plus four times the measured (initially this many)
-   *  picoseconds per byte in flight when the chunk was posted. */
+  /** RDMA chunk timeout: base plus this many picoseconds per byte of RDMA reads in flight
+   *  when the chunk was posted, doubled per attempt (a fixed pace: a measured one swings
+   *  with what happened to be in flight and made timeouts run away). */
   uint64_t rdma_timeout_base_ps = 60'000'000;
   double rdma_timeout_ps_per_byte = 2'000.0;
   /** Unacknowledged packets in flight per destination. */
@@ -179,9 +180,6 @@ class Transport {
     uint64_t offset = 0;
     uint64_t len = 0;
     uint32_t attempts = 0;
-    /** When it was posted and the bytes in flight then (this chunk's included). */
-    uint64_t posted_ps = 0;
-    uint64_t inflight_at_post = 0;
   };
   struct InMsg {
     uint32_t context = 0;
@@ -265,8 +263,6 @@ class Transport {
   /** Size new pulls are cut into: halved when a chunk times out, doubled when one lands
    *  (up to rdma_chunk), so chunks settle where they get through the loss there is. */
   uint64_t chunk_size_ = 0;
-  /** Measured time per byte in flight until a chunk completes (starts at the config value). */
-  double pull_ps_per_byte_ = 0;
   /** Landing areas of pulls (they stay mapped and registered for reuse). */
   BufferPool landing_;
   TransportStats stats_;

@@ -7,10 +7,12 @@
 
 namespace nicsim::testing {
 
-/** NICSIM_TEST_SEED if set, else 1. A failing randomized test prints the seed it used. */
-inline uint64_t TestSeed() {
+/**
+ * NICSIM_TEST_SEED if set, else `fallback`. A failing randomized test prints the seed it used.
+ */
+inline uint64_t TestSeed(uint64_t fallback = 1) {
   const char* env = std::getenv("NICSIM_TEST_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 1;
+  return env != nullptr ? std::strtoull(env, nullptr, 10) : fallback;
 }
 
 }  // namespace nicsim::testing

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "abi/mmio.h"
+#include "tests/support/test_seed.h"
 #include "tests/ulp/transport_harness.h"
 
 namespace nicsim::sim {
@@ -26,7 +27,7 @@ TransportCell Base() {
   c.messages = 10'000;
   c.max_size = 8u << 20;
   c.small_heavy = true;
-  c.seed = 42;
+  c.seed = nicsim::testing::TestSeed(42);
   return c;
 }
 
