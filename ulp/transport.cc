@@ -11,6 +11,11 @@
 
 namespace nicsim::ulp {
 
+namespace {
+/** Later chunks of a message on its port that complete before a chunk, before it is redriven. */
+constexpr uint32_t kOvertakesToRedrive = 1;
+}  // namespace
+
 bool Transport::PacketKey::operator<(const PacketKey& o) const {
   return std::tie(dest, kind, seq, offset) < std::tie(o.dest, o.kind, o.seq, o.offset);
 }
@@ -478,6 +483,8 @@ void Transport::ChunkLanded(uint64_t len) {
 }
 
 void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
+  m.in_flight[slot].order = ++m.posted;
+  m.in_flight[slot].overtaken = 0;
   const Chunk& c = m.in_flight[slot];
   uint64_t remote_pvo = 0, local_pvo = 0;
   for (uint32_t i = 0; i < m.rts.spans; ++i) {
@@ -578,11 +585,25 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
   }
   m.landed += m.in_flight[ref.slot].len;
   ChunkLanded(m.in_flight[ref.slot].len);
+  const uint32_t done_order = m.in_flight[ref.slot].order;
   m.in_flight[ref.slot] = Chunk{};
   ++m.slot_generation[ref.slot];
+  // A chunk posted on the same port before this one and overtaken by it has most likely lost
+  // a packet (the source serves a window's reads in order): redrive it now rather than at its
+  // timeout, the way duplicate acks end a TCP wait. Ports complete independently.
+  std::vector<std::pair<uint32_t, uint32_t>> lagging;  // slot, generation
+  for (uint32_t k = 0; k < m.in_flight.size(); ++k) {
+    Chunk& other = m.in_flight[k];
+    if (other.len > 0 && SlotPort(k) == port && other.order < done_order &&
+        ++other.overtaken >= kOvertakesToRedrive) {
+      lagging.emplace_back(k, m.slot_generation[k]);
+    }
+  }
   const bool busy = std::any_of(m.in_flight.begin(), m.in_flight.end(),
                                 [](const Chunk& k) { return k.len > 0; });
   if (m.landed < m.total || !m.todo.empty() || busy) {
+    const uint32_t src = ref.src, seq = ref.seq;
+    for (const auto& [slot, generation] : lagging) ChunkTimedOut(src, seq, slot, generation);
     IssueAllPulls();
     return;
   }

@@ -180,6 +180,9 @@ class Transport {
     uint64_t offset = 0;
     uint64_t len = 0;
     uint32_t attempts = 0;
+    /** Post order within its message, and how many later chunks completed before it. */
+    uint32_t order = 0;
+    uint32_t overtaken = 0;
   };
   struct InMsg {
     uint32_t context = 0;
@@ -201,6 +204,8 @@ class Transport {
     /** Chunk in flight per pipeline slot (len 0: slot free). */
     std::vector<Chunk> in_flight;
     std::vector<uint32_t> slot_generation;
+    /** Chunks of this message posted so far (the next one's order). */
+    uint32_t posted = 0;
     std::deque<Chunk> todo;
     uint64_t landed = 0;
   };
