@@ -11,11 +11,6 @@
 
 namespace nicsim::ulp {
 
-namespace {
-/** Later chunks of a message on its port that complete before a chunk, before it is redriven. */
-constexpr uint32_t kOvertakesToRedrive = 1;
-}  // namespace
-
 bool Transport::PacketKey::operator<(const PacketKey& o) const {
   return std::tie(dest, kind, seq, offset) < std::tie(o.dest, o.kind, o.seq, o.offset);
 }
@@ -484,7 +479,6 @@ void Transport::ChunkLanded(uint64_t len) {
 
 void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
   m.in_flight[slot].order = ++m.posted;
-  m.in_flight[slot].overtaken = 0;
   const Chunk& c = m.in_flight[slot];
   uint64_t remote_pvo = 0, local_pvo = 0;
   for (uint32_t i = 0; i < m.rts.spans; ++i) {
@@ -593,9 +587,8 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
   // timeout, the way duplicate acks end a TCP wait. Ports complete independently.
   std::vector<std::pair<uint32_t, uint32_t>> lagging;  // slot, generation
   for (uint32_t k = 0; k < m.in_flight.size(); ++k) {
-    Chunk& other = m.in_flight[k];
-    if (other.len > 0 && SlotPort(k) == port && other.order < done_order &&
-        ++other.overtaken >= kOvertakesToRedrive) {
+    const Chunk& other = m.in_flight[k];
+    if (other.len > 0 && SlotPort(k) == port && other.order < done_order) {
       lagging.emplace_back(k, m.slot_generation[k]);
     }
   }

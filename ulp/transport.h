@@ -180,9 +180,8 @@ class Transport {
     uint64_t offset = 0;
     uint64_t len = 0;
     uint32_t attempts = 0;
-    /** Post order within its message, and how many later chunks completed before it. */
+    /** Post order within its message (a later chunk completing first overtakes it). */
     uint32_t order = 0;
-    uint32_t overtaken = 0;
   };
   struct InMsg {
     uint32_t context = 0;
