@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "sim/cluster.h"
 #include "sim/workloads/workload.h"
@@ -19,8 +20,10 @@ struct TimedStream {
   uint64_t events;
 };
 
-inline TimedStream RunTimedStream(const sim::ClusterConfig& config, uint64_t packets,
-                                  uint32_t size) {
+/** Runs and times the stream; `schedule`, if given, receives every scheduling call. */
+inline TimedStream RunTimedStream(
+    const sim::ClusterConfig& config, uint64_t packets, uint32_t size,
+    std::vector<hw::func::EventQueue::Scheduled>* schedule = nullptr) {
   Result<std::unique_ptr<sim::Cluster>> cluster = sim::Cluster::Create(config);
   if (!cluster.ok()) {
     std::fprintf(stderr, "bench: %s\n", cluster.status().message().c_str());
@@ -29,6 +32,7 @@ inline TimedStream RunTimedStream(const sim::ClusterConfig& config, uint64_t pac
   sim::StreamConfig stream;
   stream.packets = packets;
   stream.size = size;
+  (*cluster)->events().RecordSchedule(schedule);
   const auto start = std::chrono::steady_clock::now();
   Result<sim::WorkloadResult> r = sim::RunStream(**cluster, stream);
   const double wall_s =

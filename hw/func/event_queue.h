@@ -32,6 +32,17 @@ class EventQueue {
  public:
   using Action = EventAction;
 
+  /** One scheduling call: the time it was made and the time its event is due. */
+  struct Scheduled {
+    uint64_t made_ps;
+    uint64_t due_ps;
+  };
+  /**
+   * Appends every scheduling call from now on to `log` (nullptr: stop), so a benchmark can
+   * replay a run's own schedule through the queue alone.
+   */
+  void RecordSchedule(std::vector<Scheduled>* log) { schedule_log_ = log; }
+
   /** Steps `cosim` together with the queue (nullptr: none). */
   void SetCoSimulator(CoSimulator* cosim) { cosim_ = cosim; }
 
@@ -64,6 +75,7 @@ class EventQueue {
     }
     SlotAction(slot).Emplace(std::forward<F>(action));
     const uint64_t time = time_ps < now_ps_ ? now_ps_ : time_ps;
+    if (schedule_log_ != nullptr) schedule_log_->push_back(Scheduled{now_ps_, time});
     heap_.push_back((Key{time} << 64) | (Key{next_seq_++} << kSlotBits) | slot);
     std::push_heap(heap_.begin(), heap_.end(), std::greater<Key>());
   }
@@ -116,6 +128,7 @@ class EventQueue {
   uint64_t next_seq_ = 0;
   uint64_t events_run_ = 0;
   CoSimulator* cosim_ = nullptr;
+  std::vector<Scheduled>* schedule_log_ = nullptr;
 };
 
 }  // namespace nicsim::hw::func

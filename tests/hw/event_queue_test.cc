@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The event queue and its in-place actions: time order with ties in schedule order, small
 // and large captures (run once, destroyed once), move-only captures, and an action that
-// schedules thousands of events while it runs.
+// schedules thousands of events while it runs; the schedule log benchmarks replay.
 #include "hw/func/event_queue.h"
 
 #include <gtest/gtest.h>
@@ -39,6 +39,28 @@ TEST(EventQueueTest, APastTimeRunsNowNotBefore) {
   q.At(100, [&] { q.At(5, [&] { seen = q.now_ps(); }); });
   q.RunWhile([] { return true; });
   EXPECT_EQ(seen, 100u);
+}
+
+TEST(EventQueueTest, RecordScheduleLogsEachCallWithItsDueTimeUntilStopped) {
+  EventQueue q;
+  std::vector<EventQueue::Scheduled> log;
+  q.At(40, [] {});  // before recording: not logged
+  q.RecordSchedule(&log);
+  q.At(100, [&] {
+    q.After(25, [] {});
+    q.At(7, [] {});  // in the past: due now, and logged so
+    q.RecordSchedule(nullptr);
+    q.After(1, [] {});
+  });
+  q.RunWhile([] { return true; });
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0].made_ps, 0u);
+  EXPECT_EQ(log[0].due_ps, 100u);
+  EXPECT_EQ(log[1].made_ps, 100u);
+  EXPECT_EQ(log[1].due_ps, 125u);
+  EXPECT_EQ(log[2].made_ps, 100u);
+  EXPECT_EQ(log[2].due_ps, 100u);
+  EXPECT_EQ(q.events_run(), 5u);
 }
 
 TEST(EventQueueTest, SmallAndLargeCapturesRunOnceAndAreDestroyedOnce) {
