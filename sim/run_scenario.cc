@@ -132,6 +132,12 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
       PathOutagesFromList(p.IntList("fabric.path_down"), c.fabric.paths);
   if (!outages.ok()) return outages.status();
   c.fabric.outages = std::move(*outages);
+  Result<std::vector<FaultRule>> rules = ParseFaultRules(p.String("fabric.faults"));
+  if (!rules.ok()) return Status::Error("fabric.faults: " + rules.status().message());
+  const Status scopes = CheckFaultRuleScopes(*rules, c.fabric.paths,
+                                             c.nodes * c.adapters_per_node);
+  if (!scopes.ok()) return Status::Error("fabric.faults: " + scopes.message());
+  c.fabric.fault_rules = std::move(*rules);
   c.microcode.rcxts = static_cast<uint32_t>(p.Int("rdma.rcxts"));
   // The RDMA workload turns RDMA on with room for its buffers.
   if (p.String("workload") == "rdma_sweep") {
@@ -228,7 +234,7 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
 
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options) {
   Result<ClusterConfig> config = ClusterConfigFromParams(scenario.params);
-  if (!config.ok()) return config.status();
+  if (!config.ok()) return LocateParamError(scenario, config.status());
   std::unique_ptr<TraceWriter> trace;
   if (!options.trace_path.empty()) {
     Result<TraceFilter> filter = TraceFilter::Parse(options.trace_filter);
@@ -263,7 +269,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   Cluster* cluster = nullptr;
   if (IsMpiWorkload(scenario.params)) {
     Result<MpiJobConfig> jc = MpiJobConfigFromParams(scenario.params);
-    if (!jc.ok()) return jc.status();
+    if (!jc.ok()) return LocateParamError(scenario, jc.status());
     jc->cluster.trace = config->trace;
     jc->cluster.host_trace = config->host_trace;
     Result<std::unique_ptr<MpiJob>> made = MpiJob::Create(*jc);
@@ -302,8 +308,10 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   nlohmann::json drops = nlohmann::json::object();
   for (std::string_view name : fw::kDropReasonNames) drops[std::string(name)] = 0;
   drops["fabric_loss"] = 0;
+  drops["link_loss"] = 0;
   drops["no_route"] = 0;
   drops["path_down"] = 0;
+  drops["path_loss"] = 0;
   drops["port_buffer_full"] = 0;
   uint64_t packets_delivered = 0;
   nlohmann::json adapters = nlohmann::json::array();

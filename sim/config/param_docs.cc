@@ -33,7 +33,7 @@ std::string AllowedText(const ParamSpec& spec) {
     case ParamType::kEnum:
       return Join(spec.choices, " \\| ");
     case ParamType::kString:
-      return "any";
+      return spec.check == nullptr ? "any" : "see description";
     case ParamType::kDuration:
     case ParamType::kSize:
       return ">= 0";

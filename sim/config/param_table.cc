@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "base/check.h"
+#include "sim/config/fault_rules.h"
 #include "sim/config/units.h"
 
 namespace nicsim::sim {
@@ -43,6 +44,12 @@ ParamSpec Enum(std::string name, std::string def, std::vector<std::string> choic
                std::string description) {
   ParamSpec spec = Typed(std::move(name), ParamType::kEnum, std::move(def), std::move(description));
   spec.choices = std::move(choices);
+  return spec;
+}
+
+ParamSpec Checked(std::string name, std::string description, Status (*check)(std::string_view)) {
+  ParamSpec spec = Typed(std::move(name), ParamType::kString, "", std::move(description));
+  spec.check = check;
   return spec;
 }
 
@@ -84,6 +91,12 @@ std::vector<ParamSpec> BuildTable() {
           "Probability that a packet is held back by fabric.reorder_delay (arrives out of order)"),
       Typed("fabric.corrupt", T::kProbability, "0.0",
             "Probability that a packet arrives with a corrupted payload (bad CRC)"),
+      Checked("fabric.faults",
+              "Faults of one path or one adapter's links, on top of the fabric-wide ones: rules "
+              "'SCOPE: KIND=P, ...' separated by ';', SCOPE = path N, link A (adapter A's links "
+              "into every plane) or link A/P (into plane P only), KIND = loss, duplicate, "
+              "reorder or corrupt; '' = none",
+              [](std::string_view text) { return ParseFaultRules(text).status(); }),
       Typed("fabric.hop_latency", T::kDuration, "300ns", "Latency of one hop through the fabric"),
       Typed("fabric.link_delay", T::kDuration, "50ns",
             "Propagation delay of one fabric link (a frame crosses two: adapter-switch-adapter)"),
@@ -450,6 +463,10 @@ Status ParamValues::SetString(std::string_view name, std::string value) {
       std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
     return Status::Error(
         fmt::format("{}: '{}' is not one of {}", name, value, Join(spec.choices, ", ", ", ")));
+  }
+  if (spec.check != nullptr) {
+    Status status = spec.check(value);
+    if (!status.ok()) return Status::Error(fmt::format("{}: {}", name, status.message()));
   }
   values_[index] = std::move(value);
   return Status();

@@ -44,6 +44,8 @@ struct ParamSpec {
   int64_t max = std::numeric_limits<int64_t>::max();
   /** kEnum: the allowed strings. kInt: when non-empty, the only allowed values (as decimal). */
   std::vector<std::string> choices;
+  /** kString: checks a value's syntax (nullptr: any text); the message gets the name. */
+  Status (*check)(std::string_view value) = nullptr;
 };
 
 /** Every parameter nicsim knows, in one table (the order `nicsim params` prints). */

@@ -115,6 +115,8 @@ class Loader {
         continue;
       }
       if (const ParamSpec* spec = FindParam(name)) {
+        const toml::source_position& at = node.source().begin;
+        scenario_->origins[name] = fmt::format("{}:{}:{}", source_, at.line, at.column);
         Apply(*spec, node);
       } else if (const toml::table* sub = node.as_table();
                  sub && (!sub->empty() || IsTablePrefix(name))) {
@@ -264,7 +266,7 @@ class Loader {
 }  // namespace
 
 Result<Scenario> ParseScenario(std::string_view toml_text, std::string source_name) {
-  Scenario scenario{NameFromSource(source_name), source_name, ParamValues::Defaults(), ""};
+  Scenario scenario{NameFromSource(source_name), source_name, ParamValues::Defaults(), "", {}};
   toml::table document;
   try {
     document = toml::parse(toml_text, source_name);
@@ -312,7 +314,18 @@ Status ApplySetFlag(Scenario& scenario, std::string_view assignment) {
   if (!status.ok()) {
     return Status::Error(fmt::format("--set {}: {}", assignment, status.message()));
   }
+  scenario.origins[std::string(key)] = fmt::format("--set {}", assignment);
   return Status();
+}
+
+Status LocateParamError(const Scenario& scenario, const Status& status) {
+  if (status.ok()) return status;
+  const std::string& message = status.message();
+  // "fabric.path_down[0]: ..." and "fabric.faults: ..." both name fabric.*.
+  const std::string_view name = std::string_view(message).substr(0, message.find_first_of(":[ "));
+  const auto origin = scenario.origins.find(name);
+  if (origin == scenario.origins.end()) return status;
+  return Status::Error(fmt::format("{}: {}", origin->second, message));
 }
 
 }  // namespace nicsim::sim

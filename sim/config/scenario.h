@@ -3,6 +3,8 @@
 // Every error names the source, line, column and key: "run.toml:3:9: nodes must be in [1, 4096]".
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,11 @@ struct Scenario {
   ParamValues params;
   /** The TOML `description` key, or empty. */
   std::string description;
+  /**
+   * Where each parameter the text or a --set flag gave was written: "run.toml:3:9" or
+   * "--set fabric.paths=2" (the last one that set it).
+   */
+  std::map<std::string, std::string, std::less<>> origins;
 };
 
 /**
@@ -40,5 +47,12 @@ Result<Scenario> LoadScenarioFile(const std::string& path);
  * "--set fabric.loss=2: fabric.loss must be in [0, 1], got 2"; on error nothing changes.
  */
 Status ApplySetFlag(Scenario& scenario, std::string_view assignment);
+
+/**
+ * Some errors show only when values are combined (a plane beyond fabric.paths, say); their
+ * messages start with the parameter at fault. This puts where that parameter was written in
+ * front: "run.toml:4:10: fabric.faults: rule 1 (...)". Other messages come back as they were.
+ */
+Status LocateParamError(const Scenario& scenario, const Status& status);
 
 }  // namespace nicsim::sim

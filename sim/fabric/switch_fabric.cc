@@ -95,6 +95,12 @@ SwitchFabric::SwitchFabric(hw::func::EventQueue& events, const FabricConfig& con
                "fabric paths must be in [1, %u], got %u", kMaxFabricPaths, config_.paths);
   planes_.resize(config_.paths);
   counters_.frames_per_path.assign(config_.paths, 0);
+  path_faults_.resize(config_.paths);
+  for (const FaultRule& r : config_.fault_rules) {
+    NICSIM_CHECK(r.scope != FaultRule::Scope::kPath || r.id < config_.paths,
+                 "fault rule for path %u of %u", r.id, config_.paths);
+    if (r.scope == FaultRule::Scope::kPath) path_faults_[r.id].Combine(r.rates);
+  }
   for (const PathOutage& o : config_.outages) {
     NICSIM_CHECK(o.plane < config_.paths && o.up_at_ps > o.down_at_ps,
                  "bad outage: plane %u down at %llu ps up at %llu ps", o.plane,
@@ -113,6 +119,13 @@ hw::FabricPort* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
   sinks_.push_back(sink);
   for (Plane& plane : planes_) plane.out.emplace_back();
   next_plane_.push_back(0);
+  std::vector<FaultRates>& links = link_faults_.emplace_back(planes_.size());
+  for (const FaultRule& r : config_.fault_rules) {
+    if (r.scope != FaultRule::Scope::kLink || r.id != adapter_id) continue;
+    for (uint32_t p = 0; p < links.size(); ++p) {
+      if (r.plane == FaultRule::kAllPlanes || r.plane == p) links[p].Combine(r.rates);
+    }
+  }
   ports_.push_back(std::make_unique<Port>(*this, adapter_id));
   return ports_.back().get();
 }
@@ -228,18 +241,10 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
     return;
   }
   Faults faults;
-  if (rng_.Chance(config_.corrupt) && !frame.bytes.empty()) {
-    // Flip one bit somewhere in the frame; the receiving link's CRC check catches it.
-    if (frame.crc_deferred) {
-      hw::StampCrc(frame.bytes);
-      frame.crc_deferred = false;
-    }
-    const uint64_t bit = rng_.Below(frame.bytes.size() * 8);
-    frame.bytes[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
-    faults.corrupted = true;
-  }
+  if (rng_.Chance(config_.corrupt)) Corrupt(frame, faults);
   faults.duplicate = rng_.Chance(config_.duplicate);
   faults.reorder = rng_.Chance(config_.reorder);
+  if (!config_.fault_rules.empty() && !DrawScopedFaults(frame, plane, faults)) return;
   ++counters_.frames_routed;
   ++counters_.frames_per_path[plane];
   // Store and forward: the switch has the whole frame one link delay after its last byte
@@ -258,6 +263,39 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   events_.At(at_output, [this, plane, faults, f = std::move(frame)]() mutable {
     Forward(plane, std::move(f), faults);
   });
+}
+
+void SwitchFabric::Corrupt(hw::Frame& frame, Faults& faults) {
+  if (frame.bytes.empty()) return;
+  // Flip one bit somewhere in the frame; the receiving link's CRC check catches it.
+  if (frame.crc_deferred) {
+    hw::StampCrc(frame.bytes);
+    frame.crc_deferred = false;
+  }
+  const uint64_t bit = rng_.Below(frame.bytes.size() * 8);
+  frame.bytes[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+  faults.corrupted = true;
+}
+
+bool SwitchFabric::DrawScopedFaults(hw::Frame& frame, uint32_t plane, Faults& faults) {
+  // The frame crosses its source's link into the plane, the plane's switch, then the link
+  // out to its destination. Rates of 0 draw nothing (Rng::Chance).
+  const FaultRates* crossed[3] = {&link_faults_[frame.src_adapter][plane], &path_faults_[plane],
+                                  &link_faults_[frame.dest_adapter][plane]};
+  constexpr const char* kLossReason[3] = {"link_loss", "path_loss", "link_loss"};
+  for (int i = 0; i < 3; ++i) {
+    if (rng_.Chance(crossed[i]->loss)) {
+      Drop(kLossReason[i]);
+      return false;
+    }
+  }
+  for (const FaultRates* rates : crossed) {
+    // One flipped bit per frame is enough for its CRC to fail.
+    if (rng_.Chance(rates->corrupt) && !faults.corrupted) Corrupt(frame, faults);
+    faults.duplicate = rng_.Chance(rates->duplicate) || faults.duplicate;
+    faults.reorder = rng_.Chance(rates->reorder) || faults.reorder;
+  }
+  return true;
 }
 
 void SwitchFabric::Forward(uint32_t plane, hw::Frame frame, Faults faults) {

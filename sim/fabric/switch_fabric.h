@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "hw/common/link.h"
 #include "hw/func/event_queue.h"
+#include "sim/config/fault_rules.h"
 
 namespace nicsim::sim {
 
@@ -88,13 +89,18 @@ struct FabricConfig {
   double duplicate = 0;
   double reorder = 0;
   double corrupt = 0;
+  /**
+   * Faults of single paths and single adapters' links, drawn after the fabric-wide ones (and
+   * only where a rate is set, so without rules the draws are as before).
+   */
+  std::vector<FaultRule> fault_rules;
   uint64_t reorder_delay_ps = 2'000'000;
   uint64_t seed = 1;
 };
 
 /**
- * Fabric counters; drops are keyed by reason ("no_route", "fabric_loss", "path_down",
- * "port_buffer_full") and hold only reasons that happened.
+ * Fabric counters; drops are keyed by reason ("no_route", "fabric_loss", "path_loss",
+ * "link_loss", "path_down", "port_buffer_full") and hold only reasons that happened.
  */
 struct FabricCounters {
   /** Frames that entered a plane (not lost to loss or a down plane at routing). */
@@ -214,6 +220,13 @@ class SwitchFabric {
   void Broadcast(const hw::Frame& frame, uint64_t depart_ps);
   /** One frame to one adapter: draws routing and faults, then crosses the uplink. */
   void RouteUnicast(hw::Frame frame, uint64_t depart_ps);
+  /** Flips one seeded bit of the frame (its CRC then fails at the receiver). */
+  void Corrupt(hw::Frame& frame, Faults& faults);
+  /**
+   * Draws the faults of the rules covering this frame's source link, plane and destination
+   * link, in that order; false if the frame is lost (counted).
+   */
+  bool DrawScopedFaults(hw::Frame& frame, uint32_t plane, Faults& faults);
   /** The plane for this frame, or kNoPlane when the policy finds none that is up. */
   uint32_t ChoosePlane(uint16_t src, uint16_t dest);
   /** At the plane's output port: hold the frame back (SetHoldFraction) or Transmit it. */
@@ -231,6 +244,9 @@ class SwitchFabric {
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<hw::LinkSink*> sinks_;
   std::vector<Plane> planes_;
+  /** fabric.faults rates per plane (path rules), and per adapter and plane (link rules). */
+  std::vector<FaultRates> path_faults_;
+  std::vector<std::vector<FaultRates>> link_faults_;
   /** Round-robin policy: the next plane each source adapter tries. */
   std::vector<uint32_t> next_plane_;
   FabricCounters counters_;

@@ -191,6 +191,19 @@ TEST_F(CliTest, SetWithProbabilityAboveOneIsRejected) {
                "nicsim: --set fabric.loss=2: fabric.loss must be in [0, 1], got 2\n");
 }
 
+TEST_F(CliTest, BadFaultRulesAreRejectedWithTheRuleAndTheLine) {
+  ExpectBadRun({"--set", "fabric.faults=path 0: lose=1"},
+               "nicsim: --set fabric.faults=path 0: lose=1: fabric.faults: rule 1 ('path 0: "
+               "lose=1'): 'lose' is not a fault: expected loss, duplicate, reorder or corrupt\n");
+  // A rule that parses but names a plane the fabric does not have is found when the run is
+  // built; the message still points at the line that wrote it.
+  const std::string path = WriteScenario(
+      "faults.toml", "workload = \"stream\"\n[fabric]\nfaults = \"link 0/7: loss=1\"\n");
+  ExpectBadRun({path}, "nicsim: " + path +
+                           ":3:10: fabric.faults: rule 1 ('link 0/7: loss=1'): plane 7 is not in "
+                           "[0, fabric.paths) = [0, 4) (seed 1)\n");
+}
+
 TEST_F(CliTest, UnknownFlagExitsTwo) {
   ExpectBadRun({"--bogus"},
                "nicsim: The following argument was not expected: --bogus\n"

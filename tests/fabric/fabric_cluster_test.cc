@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fabric end to end through a cluster: reordered streams over skewed paths, random
-// exchanges over random paths, a path outage mid-stream, and the fabric's stats.
+// exchanges over random paths, a path outage mid-stream, the fabric's stats, and MPI over
+// fault rules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -138,6 +140,33 @@ TEST(FabricClusterTest, StatsJsonReportsPerPathFramesAndFabricDrops) {
   EXPECT_EQ(stats["drops"]["port_buffer_full"], 0);
   EXPECT_EQ(stats["params"]["fabric.routing"], "round_robin");
   EXPECT_EQ(stats["params"]["fabric.path_down"], "[-1]");
+}
+
+TEST(FabricClusterTest, MpiCompletesOverALossyPathAndACorruptingLink) {
+  // Fault rules on one path and on one link of adapter 1: the transport repairs every loss,
+  // and every corrupted frame is caught by the receiving adapter's CRC check.
+  Result<Scenario> scenario = ParseScenario(
+      "workload = \"mpi_pingpong\"\nnodes = 2\n[mpi]\nsizes = [8, 65536, 262144]\n"
+      "iterations = 20\n[fabric]\nfaults = \"path 1: loss=0.2; link 1/2: corrupt=0.2\"\n",
+      "t.toml");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+  Result<RunOutcome> run = RunScenario(*scenario);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const nlohmann::json& stats = run->stats;
+  EXPECT_EQ(stats["errors"], 0);
+  EXPECT_EQ(stats["messages_delivered"], stats["messages_sent"]);
+  const uint64_t corrupted = stats["fabric"]["frames_corrupted"];
+  EXPECT_GT(corrupted, 0u);
+  EXPECT_EQ(stats["drops"]["bad_crc"], corrupted);
+  EXPECT_GT(stats["drops"]["path_loss"].get<uint64_t>(), 0u);
+  EXPECT_EQ(stats["drops"]["link_loss"], 0);
+  EXPECT_EQ(stats["drops"]["fabric_loss"], 0);
+  // Each source's round robin gives every plane its turn (counts differ by at most one per
+  // source); plane 1 routed only the frames it did not lose.
+  const std::vector<uint64_t> per_path = stats["fabric"]["frames_per_path"];
+  const uint64_t plane1_turns = per_path[1] + stats["drops"]["path_loss"].get<uint64_t>();
+  EXPECT_LE(std::max(plane1_turns, per_path[0]) - std::min(plane1_turns, per_path[0]), 2u);
+  EXPECT_LT(per_path[1], per_path[0]);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ std::string ParseError(std::string_view toml) {
 Scenario ParseOk(std::string_view toml) {
   Result<Scenario> scenario = ParseScenario(toml, "t.toml");
   EXPECT_TRUE(scenario.ok()) << scenario.status().message();
-  return scenario.ok() ? scenario.value() : Scenario{"", "", ParamValues::Defaults(), ""};
+  return scenario.ok() ? scenario.value() : Scenario{"", "", ParamValues::Defaults(), "", {}};
 }
 
 /** Writes `text` to a fresh file under the test temp dir and returns its path. */
@@ -62,6 +62,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "fabric.duplicate",
                                             "fabric.reorder",
                                             "fabric.corrupt",
+                                            "fabric.faults",
                                             "fabric.hop_latency",
                                             "fabric.link_delay",
                                             "fabric.port_buffer",
@@ -149,7 +150,9 @@ TEST(ParamTableTest, EveryRowIsComplete) {
     SCOPED_TRACE(spec.name);
     EXPECT_FALSE(spec.description.empty());
     // Only a string may default to empty (rtl.vcd: no waveforms); the docs show it as "".
-    if (spec.type != ParamType::kString) EXPECT_FALSE(spec.default_value.empty());
+    if (spec.type != ParamType::kString) {
+      EXPECT_FALSE(spec.default_value.empty());
+    }
     EXPECT_NE(ParamTypeName(spec.type), "?");
     if (spec.type == ParamType::kEnum) {
       EXPECT_FALSE(spec.choices.empty());
@@ -618,6 +621,25 @@ TEST(ParamDocsTest, ScenariosMdHoldsTheGeneratedParameterTable) {
   ASSERT_NE(end, std::string::npos);
   EXPECT_EQ(text.substr(at + begin.size(), end - at - begin.size()), ParamsMarkdownTable())
       << "regenerate with: build/nicsim params --markdown";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors found when values are combined
+
+TEST(LocateParamErrorTest, PointsAtWhereTheParameterAtFaultWasWritten) {
+  Scenario scenario = ParseOk("nodes = 2\n[fabric]\npaths = 2\nfaults = \"path 3: loss=1\"\n");
+  EXPECT_EQ(scenario.origins.at("fabric.faults"), "t.toml:4:10");
+  EXPECT_EQ(LocateParamError(scenario, Status::Error("fabric.faults: rule 1: bad")).message(),
+            "t.toml:4:10: fabric.faults: rule 1: bad");
+  // Indexed names ("fabric.path_down[0]") are found too; --set overrides the origin.
+  ASSERT_TRUE(ApplySetFlag(scenario, "fabric.path_down=[5, 0, 1]").ok());
+  EXPECT_EQ(LocateParamError(scenario, Status::Error("fabric.path_down[0]: plane 5")).message(),
+            "--set fabric.path_down=[5, 0, 1]: fabric.path_down[0]: plane 5");
+  // A parameter left at its default, or a message naming none, comes back unchanged.
+  EXPECT_EQ(LocateParamError(scenario, Status::Error("fabric.loss: x")).message(),
+            "fabric.loss: x");
+  EXPECT_EQ(LocateParamError(scenario, Status::Error("stalled")).message(), "stalled");
+  EXPECT_TRUE(LocateParamError(scenario, Status()).ok());
 }
 
 }  // namespace

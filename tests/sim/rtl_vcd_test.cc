@@ -178,9 +178,10 @@ TEST(RtlVcdTest, OtherBackendsRefuseIt) {
                                   "rtl.vcd=waves", "--out", (scratch.path() / "out").string()},
                                  scratch.path());
   EXPECT_EQ(r.exit_code, 2);
+  // The error points at the flag that set the parameter.
   EXPECT_EQ(r.err,
-            "nicsim: rtl.vcd: only the rtl backend has Verilated blocks to trace (backend is "
-            "'func') (seed 1)\n");
+            "nicsim: --set rtl.vcd=waves: rtl.vcd: only the rtl backend has Verilated blocks to "
+            "trace (backend is 'func') (seed 1)\n");
 }
 
 }  // namespace

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parsing of `fabric.faults`: rules "SCOPE: KIND=P, KIND=P" separated by ';', where SCOPE is
+// "path N", "link A" or "link A/P" and KIND one of loss, duplicate, reorder, corrupt.
+#include "sim/config/fault_rules.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iterator>
+
+namespace nicsim::sim {
+namespace {
+
+constexpr const char* kKinds[] = {"loss", "duplicate", "reorder", "corrupt"};
+
+std::string_view Trim(std::string_view s) {
+  const size_t first = s.find_first_not_of(" \t\n\r");
+  if (first == std::string_view::npos) return {};
+  const size_t last = s.find_last_not_of(" \t\n\r");
+  return s.substr(first, last - first + 1);
+}
+
+/** A whole non-negative decimal integer below 2^32, or false. */
+bool ParseIndex(std::string_view s, uint32_t* out) {
+  if (s.empty()) return false;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+double* RateOf(FaultRates& rates, std::string_view kind) {
+  if (kind == "loss") return &rates.loss;
+  if (kind == "duplicate") return &rates.duplicate;
+  if (kind == "reorder") return &rates.reorder;
+  if (kind == "corrupt") return &rates.corrupt;
+  return nullptr;
+}
+
+/** "path N", "link A" or "link A/P" into `rule`; an error message otherwise. */
+std::string ParseScope(std::string_view scope, FaultRule& rule) {
+  const size_t space = scope.find_first_of(" \t");
+  const std::string_view word = scope.substr(0, space);
+  const std::string_view where = space == std::string_view::npos ? "" : Trim(scope.substr(space));
+  if (word == "path") {
+    rule.scope = FaultRule::Scope::kPath;
+    if (!ParseIndex(where, &rule.id)) return fmt::format("path '{}' is not a number", where);
+    return {};
+  }
+  if (word == "link") {
+    rule.scope = FaultRule::Scope::kLink;
+    const size_t slash = where.find('/');
+    const std::string_view adapter = Trim(where.substr(0, slash));
+    if (!ParseIndex(adapter, &rule.id)) return fmt::format("adapter '{}' is not a number", adapter);
+    if (slash != std::string_view::npos) {
+      const std::string_view plane = Trim(where.substr(slash + 1));
+      if (!ParseIndex(plane, &rule.plane) || rule.plane == FaultRule::kAllPlanes) {
+        return fmt::format("plane '{}' is not a number", plane);
+      }
+    }
+    return {};
+  }
+  return fmt::format("'{}' is not a scope: expected 'path N', 'link A' or 'link A/P'", scope);
+}
+
+/** "KIND=P, KIND=P" into `rates`; an error message otherwise. */
+std::string ParseFaults(std::string_view list, FaultRates& rates) {
+  bool seen[std::size(kKinds)] = {};
+  size_t count = 0;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    const std::string_view fault = Trim(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    const size_t eq = fault.find('=');
+    if (eq == std::string_view::npos) {
+      return fmt::format("'{}' is not KIND=PROBABILITY", fault);
+    }
+    const std::string_view kind = Trim(fault.substr(0, eq));
+    double* rate = RateOf(rates, kind);
+    if (rate == nullptr) {
+      return fmt::format("'{}' is not a fault: expected loss, duplicate, reorder or corrupt",
+                         kind);
+    }
+    const size_t k = static_cast<size_t>(std::find(std::begin(kKinds), std::end(kKinds), kind) -
+                                         std::begin(kKinds));
+    if (seen[k]) return fmt::format("{} is given twice", kind);
+    seen[k] = true;
+    const std::string_view value = Trim(fault.substr(eq + 1));
+    double p = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), p);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
+        !std::isfinite(p) || p < 0 || p > 1) {
+      return fmt::format("{} must be a probability in [0, 1], got '{}'", kind, value);
+    }
+    *rate = p;
+    ++count;
+  }
+  if (count == 0) return "no faults after ':'";
+  return {};
+}
+
+std::string RuleLabel(size_t number, std::string_view text) {
+  return fmt::format("rule {} ('{}')", number, text);
+}
+
+}  // namespace
+
+void FaultRates::Combine(const FaultRates& o) {
+  // Independent draws: the fault happens unless both sets spare the frame.
+  auto either = [](double a, double b) { return 1 - (1 - a) * (1 - b); };
+  loss = either(loss, o.loss);
+  duplicate = either(duplicate, o.duplicate);
+  reorder = either(reorder, o.reorder);
+  corrupt = either(corrupt, o.corrupt);
+}
+
+Result<std::vector<FaultRule>> ParseFaultRules(std::string_view text) {
+  std::vector<FaultRule> rules;
+  size_t number = 0;
+  while (!Trim(text).empty()) {
+    const size_t semi = text.find(';');
+    const std::string_view rule_text = Trim(text.substr(0, semi));
+    text = semi == std::string_view::npos ? std::string_view() : text.substr(semi + 1);
+    if (rule_text.empty()) continue;  // "a; ; b" and a trailing ';' hold no rule
+    ++number;
+    const std::string label = RuleLabel(number, rule_text);
+    const size_t colon = rule_text.find(':');
+    if (colon == std::string_view::npos) {
+      return Status::Error(label + ": expected 'SCOPE: KIND=PROBABILITY, ...'");
+    }
+    FaultRule rule;
+    rule.text = std::string(rule_text);
+    std::string error = ParseScope(Trim(rule_text.substr(0, colon)), rule);
+    if (error.empty()) error = ParseFaults(rule_text.substr(colon + 1), rule.rates);
+    if (!error.empty()) return Status::Error(label + ": " + error);
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+Status CheckFaultRuleScopes(const std::vector<FaultRule>& rules, uint32_t paths,
+                            uint32_t adapters) {
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const FaultRule& r = rules[i];
+    const std::string label = RuleLabel(i + 1, r.text);
+    if (r.scope == FaultRule::Scope::kPath && r.id >= paths) {
+      return Status::Error(fmt::format("{}: path {} is not in [0, fabric.paths) = [0, {})", label,
+                                       r.id, paths));
+    }
+    if (r.scope == FaultRule::Scope::kLink) {
+      if (r.id >= adapters) {
+        return Status::Error(
+            fmt::format("{}: adapter {} is not in [0, {}) (the cluster's adapters)", label, r.id,
+                        adapters));
+      }
+      if (r.plane != FaultRule::kAllPlanes && r.plane >= paths) {
+        return Status::Error(fmt::format("{}: plane {} is not in [0, fabric.paths) = [0, {})",
+                                         label, r.plane, paths));
+      }
+    }
+  }
+  return Status();
+}
+
+}  // namespace nicsim::sim
