@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Parsing of `fabric.faults`: rules "SCOPE: KIND=P, KIND=P" separated by ';', where SCOPE is
-// "path N", "link A" or "link A/P" and KIND one of loss, duplicate, reorder, corrupt.
+// "path N", "link A" or "link A/P" and KIND one of loss, duplicate, reorder, corrupt (each a
+// probability) or reorder_delay (a duration).
 #include "sim/config/fault_rules.h"
 
 #include <fmt/format.h>
@@ -10,10 +11,12 @@
 #include <cmath>
 #include <iterator>
 
+#include "sim/config/units.h"
+
 namespace nicsim::sim {
 namespace {
 
-constexpr const char* kKinds[] = {"loss", "duplicate", "reorder", "corrupt"};
+constexpr const char* kKinds[] = {"loss", "duplicate", "reorder", "corrupt", "reorder_delay"};
 
 std::string_view Trim(std::string_view s) {
   const size_t first = s.find_first_not_of(" \t\n\r");
@@ -27,14 +30,6 @@ bool ParseIndex(std::string_view s, uint32_t* out) {
   if (s.empty()) return false;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && end == s.data() + s.size();
-}
-
-double* RateOf(FaultRates& rates, std::string_view kind) {
-  if (kind == "loss") return &rates.loss;
-  if (kind == "duplicate") return &rates.duplicate;
-  if (kind == "reorder") return &rates.reorder;
-  if (kind == "corrupt") return &rates.corrupt;
-  return nullptr;
 }
 
 /** "path N", "link A" or "link A/P" into `rule`; an error message otherwise. */
@@ -63,7 +58,19 @@ std::string ParseScope(std::string_view scope, FaultRule& rule) {
   return fmt::format("'{}' is not a scope: expected 'path N', 'link A' or 'link A/P'", scope);
 }
 
-/** "KIND=P, KIND=P" into `rates`; an error message otherwise. */
+/** Parses a probability in [0, 1] for `kind`; an error message otherwise. */
+std::string ParseProbability(std::string_view kind, std::string_view value, double* out) {
+  double p = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), p);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
+      !std::isfinite(p) || p < 0 || p > 1) {
+    return fmt::format("{} must be a probability in [0, 1], got '{}'", kind, value);
+  }
+  *out = p;
+  return {};
+}
+
+/** "KIND=VALUE, KIND=VALUE" into `rates`; an error message otherwise. */
 std::string ParseFaults(std::string_view list, FaultRates& rates) {
   bool seen[std::size(kKinds)] = {};
   size_t count = 0;
@@ -72,30 +79,35 @@ std::string ParseFaults(std::string_view list, FaultRates& rates) {
     const std::string_view fault = Trim(list.substr(0, comma));
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     const size_t eq = fault.find('=');
-    if (eq == std::string_view::npos) {
-      return fmt::format("'{}' is not KIND=PROBABILITY", fault);
-    }
+    if (eq == std::string_view::npos) return fmt::format("'{}' is not KIND=VALUE", fault);
     const std::string_view kind = Trim(fault.substr(0, eq));
-    double* rate = RateOf(rates, kind);
-    if (rate == nullptr) {
-      return fmt::format("'{}' is not a fault: expected loss, duplicate, reorder or corrupt",
-                         kind);
-    }
+    const std::string_view value = Trim(fault.substr(eq + 1));
     const size_t k = static_cast<size_t>(std::find(std::begin(kKinds), std::end(kKinds), kind) -
                                          std::begin(kKinds));
+    if (k == std::size(kKinds)) {
+      return fmt::format(
+          "'{}' is not a fault: expected loss, duplicate, reorder, corrupt or reorder_delay",
+          kind);
+    }
     if (seen[k]) return fmt::format("{} is given twice", kind);
     seen[k] = true;
-    const std::string_view value = Trim(fault.substr(eq + 1));
-    double p = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), p);
-    if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
-        !std::isfinite(p) || p < 0 || p > 1) {
-      return fmt::format("{} must be a probability in [0, 1], got '{}'", kind, value);
-    }
-    *rate = p;
     ++count;
+    if (kind == "reorder_delay") {
+      Result<int64_t> ps = ParseDuration(value);
+      if (!ps.ok()) return fmt::format("reorder_delay: {}", ps.status().message());
+      if (*ps == 0) return "reorder_delay must be above 0 (leave it out for fabric.reorder_delay)";
+      rates.reorder_delay_ps = static_cast<uint64_t>(*ps);
+      continue;
+    }
+    double* rate = kind == "loss"        ? &rates.loss
+                   : kind == "duplicate" ? &rates.duplicate
+                   : kind == "reorder"   ? &rates.reorder
+                                         : &rates.corrupt;
+    std::string error = ParseProbability(kind, value, rate);
+    if (!error.empty()) return error;
   }
   if (count == 0) return "no faults after ':'";
+  if (rates.reorder_delay_ps != 0 && !seen[2]) return "reorder_delay needs reorder in the rule";
   return {};
 }
 
@@ -112,6 +124,7 @@ void FaultRates::Combine(const FaultRates& o) {
   duplicate = either(duplicate, o.duplicate);
   reorder = either(reorder, o.reorder);
   corrupt = either(corrupt, o.corrupt);
+  reorder_delay_ps = std::max(reorder_delay_ps, o.reorder_delay_ps);
 }
 
 Result<std::vector<FaultRule>> ParseFaultRules(std::string_view text) {

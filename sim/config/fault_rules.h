@@ -2,7 +2,8 @@
 // Fault rules: fault probabilities for one fabric path or for one adapter's links, written
 // in the `fabric.faults` parameter as text, e.g.
 //   "path 2: loss=0.1, corrupt=0.01; link 3: duplicate=0.05; link 1/0: reorder=0.2"
-// (rules are separated by ';'; "link A/P" is adapter A's link into plane P only).
+// (rules are separated by ';'; "link A/P" is adapter A's link into plane P only). A rule that
+// reorders may hold frames back for its own time: "path 1: reorder=0.5, reorder_delay=10us".
 #pragma once
 
 #include <cstdint>
@@ -21,12 +22,17 @@ struct FaultRates {
   double duplicate = 0;
   double reorder = 0;
   double corrupt = 0;
+  /** How long a frame this reorders is held back; 0: fabric.reorder_delay. */
+  uint64_t reorder_delay_ps = 0;
 
-  /** Both sets of faults applied one after the other, drawn independently. */
+  /**
+   * Both sets of faults applied one after the other, drawn independently; a frame either
+   * reorders is held back for the longer of the two delays.
+   */
   void Combine(const FaultRates& other);
   bool operator==(const FaultRates& o) const {
     return loss == o.loss && duplicate == o.duplicate && reorder == o.reorder &&
-           corrupt == o.corrupt;
+           corrupt == o.corrupt && reorder_delay_ps == o.reorder_delay_ps;
   }
 };
 

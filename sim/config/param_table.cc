@@ -95,7 +95,7 @@ std::vector<ParamSpec> BuildTable() {
               "Faults of one path or one adapter's links, on top of the fabric-wide ones: rules "
               "'SCOPE: KIND=P, ...' separated by ';', SCOPE = path N, link A (adapter A's links "
               "into every plane) or link A/P (into plane P only), KIND = loss, duplicate, "
-              "reorder or corrupt; '' = none",
+              "reorder or corrupt (probabilities) or reorder_delay (duration); '' = none",
               [](std::string_view text) { return ParseFaultRules(text).status(); }),
       Typed("fabric.hop_latency", T::kDuration, "300ns", "Latency of one hop through the fabric"),
       Typed("fabric.link_delay", T::kDuration, "50ns",

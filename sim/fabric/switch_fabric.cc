@@ -99,7 +99,7 @@ SwitchFabric::SwitchFabric(hw::func::EventQueue& events, const FabricConfig& con
   for (const FaultRule& r : config_.fault_rules) {
     NICSIM_CHECK(r.scope != FaultRule::Scope::kPath || r.id < config_.paths,
                  "fault rule for path %u of %u", r.id, config_.paths);
-    if (r.scope == FaultRule::Scope::kPath) path_faults_[r.id].Combine(r.rates);
+    if (r.scope == FaultRule::Scope::kPath) path_faults_[r.id].Combine(Resolved(r.rates));
   }
   for (const PathOutage& o : config_.outages) {
     NICSIM_CHECK(o.plane < config_.paths && o.up_at_ps > o.down_at_ps,
@@ -123,7 +123,7 @@ hw::FabricPort* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
   for (const FaultRule& r : config_.fault_rules) {
     if (r.scope != FaultRule::Scope::kLink || r.id != adapter_id) continue;
     for (uint32_t p = 0; p < links.size(); ++p) {
-      if (r.plane == FaultRule::kAllPlanes || r.plane == p) links[p].Combine(r.rates);
+      if (r.plane == FaultRule::kAllPlanes || r.plane == p) links[p].Combine(Resolved(r.rates));
     }
   }
   ports_.push_back(std::make_unique<Port>(*this, adapter_id));
@@ -244,6 +244,7 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   if (rng_.Chance(config_.corrupt)) Corrupt(frame, faults);
   faults.duplicate = rng_.Chance(config_.duplicate);
   faults.reorder = rng_.Chance(config_.reorder);
+  if (faults.reorder) faults.reorder_delay_ps = config_.reorder_delay_ps;
   if (!config_.fault_rules.empty() && !DrawScopedFaults(frame, plane, faults)) return;
   ++counters_.frames_routed;
   ++counters_.frames_per_path[plane];
@@ -263,6 +264,12 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   events_.At(at_output, [this, plane, faults, f = std::move(frame)]() mutable {
     Forward(plane, std::move(f), faults);
   });
+}
+
+FaultRates SwitchFabric::Resolved(const FaultRates& rates) const {
+  FaultRates r = rates;
+  if (r.reorder_delay_ps == 0) r.reorder_delay_ps = config_.reorder_delay_ps;
+  return r;
 }
 
 void SwitchFabric::Corrupt(hw::Frame& frame, Faults& faults) {
@@ -293,7 +300,10 @@ bool SwitchFabric::DrawScopedFaults(hw::Frame& frame, uint32_t plane, Faults& fa
     // One flipped bit per frame is enough for its CRC to fail.
     if (rng_.Chance(rates->corrupt) && !faults.corrupted) Corrupt(frame, faults);
     faults.duplicate = rng_.Chance(rates->duplicate) || faults.duplicate;
-    faults.reorder = rng_.Chance(rates->reorder) || faults.reorder;
+    if (rng_.Chance(rates->reorder)) {
+      faults.reorder = true;
+      faults.reorder_delay_ps = std::max(faults.reorder_delay_ps, rates->reorder_delay_ps);
+    }
   }
   return true;
 }
@@ -331,7 +341,7 @@ void SwitchFabric::Transmit(uint32_t plane, hw::Frame frame, Faults faults) {
   // Deliver at header arrival: the receiver models the payload streaming in behind it.
   uint64_t arrive = start + config_.link_delay_ps;
   if (faults.reorder) {
-    arrive += config_.reorder_delay_ps;
+    arrive += faults.reorder_delay_ps;
     ++counters_.frames_reordered;
   }
   if (faults.duplicate) {

@@ -206,6 +206,8 @@ class SwitchFabric {
     bool corrupted = false;
     bool duplicate = false;
     bool reorder = false;
+    /** How long a reordered frame is held back (the longest of the faults that fired). */
+    uint64_t reorder_delay_ps = 0;
   };
   /** A frame the trickle hold kept aside at one plane's output port. */
   struct HeldFrame {
@@ -220,6 +222,8 @@ class SwitchFabric {
   void Broadcast(const hw::Frame& frame, uint64_t depart_ps);
   /** One frame to one adapter: draws routing and faults, then crosses the uplink. */
   void RouteUnicast(hw::Frame frame, uint64_t depart_ps);
+  /** A rule's rates with its reorder delay filled in (fabric.reorder_delay if it has none). */
+  FaultRates Resolved(const FaultRates& rates) const;
   /** Flips one seeded bit of the frame (its CRC then fails at the receiver). */
   void Corrupt(hw::Frame& frame, Faults& faults);
   /**

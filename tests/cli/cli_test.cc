@@ -194,7 +194,8 @@ TEST_F(CliTest, SetWithProbabilityAboveOneIsRejected) {
 TEST_F(CliTest, BadFaultRulesAreRejectedWithTheRuleAndTheLine) {
   ExpectBadRun({"--set", "fabric.faults=path 0: lose=1"},
                "nicsim: --set fabric.faults=path 0: lose=1: fabric.faults: rule 1 ('path 0: "
-               "lose=1'): 'lose' is not a fault: expected loss, duplicate, reorder or corrupt\n");
+               "lose=1'): 'lose' is not a fault: expected loss, duplicate, reorder, corrupt or "
+               "reorder_delay\n");
   // A rule that parses but names a plane the fabric does not have is found when the run is
   // built; the message still points at the line that wrote it.
   const std::string path = WriteScenario(

@@ -22,7 +22,8 @@ namespace {
 
 TEST(FaultRulesTest, ParsesPathAndLinkRulesWithEveryKind) {
   Result<std::vector<FaultRule>> rules = ParseFaultRules(
-      " path 2: loss=0.1, corrupt = 0.01 ;link 3: duplicate=0.5; link 1/0: reorder=1, loss=0;");
+      " path 2: loss=0.1, corrupt = 0.01 ;link 3: duplicate=0.5; link 1/0: reorder=1, loss=0, "
+      "reorder_delay=2.5us;");
   ASSERT_TRUE(rules.ok()) << rules.status().message();
   ASSERT_EQ(rules->size(), 3u);
   EXPECT_EQ((*rules)[0].scope, FaultRule::Scope::kPath);
@@ -35,7 +36,7 @@ TEST(FaultRulesTest, ParsesPathAndLinkRulesWithEveryKind) {
   EXPECT_EQ((*rules)[1].rates, (FaultRates{0, 0.5, 0, 0}));
   EXPECT_EQ((*rules)[2].id, 1u);
   EXPECT_EQ((*rules)[2].plane, 0u);
-  EXPECT_EQ((*rules)[2].rates, (FaultRates{0, 0, 1, 0}));
+  EXPECT_EQ((*rules)[2].rates, (FaultRates{0, 0, 1, 0, 2'500'000}));
 }
 
 TEST(FaultRulesTest, BlankTextIsNoRules) {
@@ -57,13 +58,21 @@ TEST(FaultRulesTest, ErrorsNameTheRuleAndWhatIsWrong) {
       {"link 3/x: loss=0.1", "rule 1 ('link 3/x: loss=0.1'): plane 'x' is not a number"},
       {"link : loss=0.1", "rule 1 ('link : loss=0.1'): adapter '' is not a number"},
       {"path 0: drop=0.1",
-       "rule 1 ('path 0: drop=0.1'): 'drop' is not a fault: expected loss, duplicate, reorder or "
-       "corrupt"},
+       "rule 1 ('path 0: drop=0.1'): 'drop' is not a fault: expected loss, duplicate, reorder, "
+       "corrupt or reorder_delay"},
       {"path 0: loss=1.5", "rule 1 ('path 0: loss=1.5'): loss must be a probability in [0, 1], "
                            "got '1.5'"},
       {"path 0: loss=nan", "rule 1 ('path 0: loss=nan'): loss must be a probability in [0, 1], "
                            "got 'nan'"},
-      {"path 0: loss", "rule 1 ('path 0: loss'): 'loss' is not KIND=PROBABILITY"},
+      {"path 0: loss", "rule 1 ('path 0: loss'): 'loss' is not KIND=VALUE"},
+      {"path 0: reorder=1, reorder_delay=5",
+       "rule 1 ('path 0: reorder=1, reorder_delay=5'): reorder_delay: bad duration '5': missing "
+       "unit (expected ps, ns, us, ms or s)"},
+      {"path 0: reorder=1, reorder_delay=0ns",
+       "rule 1 ('path 0: reorder=1, reorder_delay=0ns'): reorder_delay must be above 0 (leave it "
+       "out for fabric.reorder_delay)"},
+      {"path 0: loss=1, reorder_delay=1us",
+       "rule 1 ('path 0: loss=1, reorder_delay=1us'): reorder_delay needs reorder in the rule"},
       {"path 0: loss=0.1, loss=0.2", "rule 1 ('path 0: loss=0.1, loss=0.2'): loss is given twice"},
       {"path 0:", "rule 1 ('path 0:'): no faults after ':'"},
   };
@@ -93,7 +102,7 @@ TEST(FaultRulesTest, TheParameterRefusesBadRulesAndTheConfigChecksScopes) {
   ParamValues p = ParamValues::Defaults();
   EXPECT_EQ(p.SetFromText("fabric.faults", "path 0: lose=1").message(),
             "fabric.faults: rule 1 ('path 0: lose=1'): 'lose' is not a fault: expected loss, "
-            "duplicate, reorder or corrupt");
+            "duplicate, reorder, corrupt or reorder_delay");
   EXPECT_EQ(p.String("fabric.faults"), "");  // unchanged by the refused value
   ASSERT_TRUE(p.SetFromText("fabric.faults", "path 3: loss=0.5; link 1/2: corrupt=1").ok());
   Result<ClusterConfig> c = ClusterConfigFromParams(p);
@@ -119,10 +128,10 @@ TEST(FaultRulesTest, ARunReportsAScopeErrorAtTheLineThatWroteTheRules) {
             "fabric.paths) = [0, 2)");
 }
 
-TEST(FaultRatesTest, CombiningDrawsIndependently) {
-  FaultRates a{0.5, 0, 1, 0};
-  a.Combine(FaultRates{0.5, 0.25, 0, 0});
-  EXPECT_EQ(a, (FaultRates{0.75, 0.25, 1, 0}));
+TEST(FaultRatesTest, CombiningDrawsIndependentlyAndKeepsTheLongerDelay) {
+  FaultRates a{0.5, 0, 1, 0, 3000};
+  a.Combine(FaultRates{0.5, 0.25, 0, 0, 2000});
+  EXPECT_EQ(a, (FaultRates{0.75, 0.25, 1, 0, 3000}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -207,6 +216,23 @@ TEST(FabricFaultRulesTest, ReorderRuleDelaysOnlyItsPathsFrames) {
   // Frames 1 and 5 (plane 1) come last, in order.
   EXPECT_EQ(b.sinks[1]->arrivals[6].seq, 1u);
   EXPECT_EQ(b.sinks[1]->arrivals[7].seq, 5u);
+}
+
+TEST(FabricFaultRulesTest, ARuleCanHoldItsReorderedFramesForItsOwnTime) {
+  // Plane 1 holds its frames back 10 us, plane 2 for fabric.reorder_delay (20 us).
+  FabricConfig c = FourPaths("path 1: reorder=1, reorder_delay=10us; path 2: reorder=1");
+  c.reorder_delay_ps = 20'000 * kNs;
+  Bench b(c, 2);
+  b.SendAt(0, 0, 1, 0, 256);                 // plane 0
+  b.SendAt(100'000 * kNs, 0, 1, 1, 256);     // plane 1
+  b.SendAt(200'000 * kNs, 0, 1, 2, 256);     // plane 2
+  b.RunAll();
+  ASSERT_EQ(b.sinks[1]->arrivals.size(), 3u);
+  const uint64_t idle = b.WirePs(256) + b.IdleTransitPs(0);
+  EXPECT_EQ(b.sinks[1]->arrivals[0].time_ps, idle);
+  EXPECT_EQ(b.sinks[1]->arrivals[1].time_ps, 100'000 * kNs + idle + 10'000 * kNs);
+  EXPECT_EQ(b.sinks[1]->arrivals[2].time_ps, 200'000 * kNs + idle + 20'000 * kNs);
+  EXPECT_EQ(b.fabric.counters().frames_reordered, 2u);
 }
 
 TEST(FabricFaultRulesTest, WithoutRulesEveryDrawIsAsBefore) {
