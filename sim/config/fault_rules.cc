@@ -17,6 +17,8 @@ namespace nicsim::sim {
 namespace {
 
 constexpr const char* kKinds[] = {"loss", "duplicate", "reorder", "corrupt", "reorder_delay"};
+/** kKinds[kReorder] is "reorder" (reorder_delay needs it). */
+constexpr size_t kReorder = 2;
 
 std::string_view Trim(std::string_view s) {
   const size_t first = s.find_first_not_of(" \t\n\r");
@@ -107,7 +109,9 @@ std::string ParseFaults(std::string_view list, FaultRates& rates) {
     if (!error.empty()) return error;
   }
   if (count == 0) return "no faults after ':'";
-  if (rates.reorder_delay_ps != 0 && !seen[2]) return "reorder_delay needs reorder in the rule";
+  if (rates.reorder_delay_ps != 0 && !seen[kReorder]) {
+    return "reorder_delay needs reorder in the rule";
+  }
   return {};
 }
 
