@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <iterator>
 
+#include "sim/config/text.h"
 #include "sim/config/units.h"
 
 namespace nicsim::sim {
@@ -20,25 +20,23 @@ constexpr const char* kKinds[] = {"loss", "duplicate", "reorder", "corrupt", "re
 /** kKinds[kReorder] is "reorder" (reorder_delay needs it). */
 constexpr size_t kReorder = 2;
 
-std::string_view Trim(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t\n\r");
-  if (first == std::string_view::npos) return {};
-  const size_t last = s.find_last_not_of(" \t\n\r");
-  return s.substr(first, last - first + 1);
-}
+/** Trim for rule text, which may run over several lines of a TOML string. */
+std::string_view TrimBlanks(std::string_view s) { return Trim(s, " \t\r\n"); }
 
 /** A whole non-negative decimal integer below 2^32, or false. */
 bool ParseIndex(std::string_view s, uint32_t* out) {
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && end == s.data() + s.size();
+  const std::optional<int64_t> value = ParseInt64(s);
+  if (!value || *value < 0 || *value > int64_t{UINT32_MAX}) return false;
+  *out = static_cast<uint32_t>(*value);
+  return true;
 }
 
 /** "path N", "link A" or "link A/P" into `rule`; an error message otherwise. */
 std::string ParseScope(std::string_view scope, FaultRule& rule) {
   const size_t space = scope.find_first_of(" \t");
   const std::string_view word = scope.substr(0, space);
-  const std::string_view where = space == std::string_view::npos ? "" : Trim(scope.substr(space));
+  const std::string_view where =
+      space == std::string_view::npos ? std::string_view() : TrimBlanks(scope.substr(space));
   if (word == "path") {
     rule.scope = FaultRule::Scope::kPath;
     if (!ParseIndex(where, &rule.id)) return fmt::format("path '{}' is not a number", where);
@@ -47,10 +45,10 @@ std::string ParseScope(std::string_view scope, FaultRule& rule) {
   if (word == "link") {
     rule.scope = FaultRule::Scope::kLink;
     const size_t slash = where.find('/');
-    const std::string_view adapter = Trim(where.substr(0, slash));
+    const std::string_view adapter = TrimBlanks(where.substr(0, slash));
     if (!ParseIndex(adapter, &rule.id)) return fmt::format("adapter '{}' is not a number", adapter);
     if (slash != std::string_view::npos) {
-      const std::string_view plane = Trim(where.substr(slash + 1));
+      const std::string_view plane = TrimBlanks(where.substr(slash + 1));
       if (!ParseIndex(plane, &rule.plane) || rule.plane == FaultRule::kAllPlanes) {
         return fmt::format("plane '{}' is not a number", plane);
       }
@@ -62,13 +60,11 @@ std::string ParseScope(std::string_view scope, FaultRule& rule) {
 
 /** Parses a probability in [0, 1] for `kind`; an error message otherwise. */
 std::string ParseProbability(std::string_view kind, std::string_view value, double* out) {
-  double p = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), p);
-  if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
-      !std::isfinite(p) || p < 0 || p > 1) {
+  const std::optional<double> p = ParseDouble(value);
+  if (!p || !std::isfinite(*p) || *p < 0 || *p > 1) {
     return fmt::format("{} must be a probability in [0, 1], got '{}'", kind, value);
   }
-  *out = p;
+  *out = *p;
   return {};
 }
 
@@ -78,12 +74,12 @@ std::string ParseFaults(std::string_view list, FaultRates& rates) {
   size_t count = 0;
   while (!list.empty()) {
     const size_t comma = list.find(',');
-    const std::string_view fault = Trim(list.substr(0, comma));
+    const std::string_view fault = TrimBlanks(list.substr(0, comma));
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     const size_t eq = fault.find('=');
     if (eq == std::string_view::npos) return fmt::format("'{}' is not KIND=VALUE", fault);
-    const std::string_view kind = Trim(fault.substr(0, eq));
-    const std::string_view value = Trim(fault.substr(eq + 1));
+    const std::string_view kind = TrimBlanks(fault.substr(0, eq));
+    const std::string_view value = TrimBlanks(fault.substr(eq + 1));
     const size_t k = static_cast<size_t>(std::find(std::begin(kKinds), std::end(kKinds), kind) -
                                          std::begin(kKinds));
     if (k == std::size(kKinds)) {
@@ -134,9 +130,9 @@ void FaultRates::Combine(const FaultRates& o) {
 Result<std::vector<FaultRule>> ParseFaultRules(std::string_view text) {
   std::vector<FaultRule> rules;
   size_t number = 0;
-  while (!Trim(text).empty()) {
+  while (!TrimBlanks(text).empty()) {
     const size_t semi = text.find(';');
-    const std::string_view rule_text = Trim(text.substr(0, semi));
+    const std::string_view rule_text = TrimBlanks(text.substr(0, semi));
     text = semi == std::string_view::npos ? std::string_view() : text.substr(semi + 1);
     if (rule_text.empty()) continue;  // "a; ; b" and a trailing ';' hold no rule
     ++number;
@@ -147,7 +143,7 @@ Result<std::vector<FaultRule>> ParseFaultRules(std::string_view text) {
     }
     FaultRule rule;
     rule.text = std::string(rule_text);
-    std::string error = ParseScope(Trim(rule_text.substr(0, colon)), rule);
+    std::string error = ParseScope(TrimBlanks(rule_text.substr(0, colon)), rule);
     if (error.empty()) error = ParseFaults(rule_text.substr(colon + 1), rule.rates);
     if (!error.empty()) return Status::Error(label + ": " + error);
     rules.push_back(std::move(rule));

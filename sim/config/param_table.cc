@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <initializer_list>
 #include <optional>
@@ -16,6 +15,7 @@
 
 #include "base/check.h"
 #include "sim/config/fault_rules.h"
+#include "sim/config/text.h"
 #include "sim/config/units.h"
 
 namespace nicsim::sim {
@@ -296,21 +296,6 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
-/** Parses a whole string as a decimal int64. */
-std::optional<int64_t> ParseInt64(std::string_view text) {
-  text = Trim(text);
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 std::string Join(const std::vector<std::string>& items, std::string_view separator,
                  std::string_view last_separator) {
   std::string out;
@@ -519,12 +504,9 @@ Status ParamValues::SetFromText(std::string_view name, std::string_view text) {
       return SetInt(name, *value);
     }
     case ParamType::kProbability: {
-      double value = 0;
-      auto [end, ec] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), value);
-      if (trimmed.empty() || ec != std::errc() || end != trimmed.data() + trimmed.size()) {
-        return Status::Error(fmt::format("{}: expected a number, got '{}'", name, text));
-      }
-      return SetProbability(name, value);
+      std::optional<double> value = ParseDouble(trimmed);
+      if (!value) return Status::Error(fmt::format("{}: expected a number, got '{}'", name, text));
+      return SetProbability(name, *value);
     }
     case ParamType::kBool:
       if (trimmed == "true") return SetBool(name, true);

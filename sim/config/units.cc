@@ -12,6 +12,8 @@
 #include <optional>
 #include <utility>
 
+#include "sim/config/text.h"
+
 namespace nicsim::sim {
 namespace {
 
@@ -31,13 +33,6 @@ struct NumberAndUnit {
 };
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsSpace(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && IsSpace(text.front())) text.remove_prefix(1);
-  while (!text.empty() && IsSpace(text.back())) text.remove_suffix(1);
-  return text;
-}
 
 /**
  * Splits "<decimal>[e[+-]<digits>] <unit>" into an exact Decimal and the unit text.

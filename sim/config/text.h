@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// Text helpers shared by the configuration parsers (parameter values, units, fault rules).
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <system_error>
+
+namespace nicsim::sim {
+
+/** `text` without leading and trailing characters from `blanks` (spaces and tabs by default). */
+inline std::string_view Trim(std::string_view text, std::string_view blanks = " \t") {
+  const size_t first = text.find_first_not_of(blanks);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(blanks) - first + 1);
+}
+
+/** A whole string (after Trim) as a decimal int64; nothing if it is not exactly one. */
+inline std::optional<int64_t> ParseInt64(std::string_view text) {
+  text = Trim(text);
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+/** A whole string (no blanks) as a decimal double; nothing if it is not exactly one. */
+inline std::optional<double> ParseDouble(std::string_view text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace nicsim::sim
