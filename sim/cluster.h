@@ -40,6 +40,8 @@ struct ClusterConfig {
   uint32_t return_batch = 16;
   uint64_t poll_latency_ps = 50'000;
   uint64_t seed = 1;
+  /** Simulated time after which a workload that is not done has stalled (run.time_limit). */
+  uint64_t time_limit_ps = UINT64_MAX;
   /** The hardware model that runs the microcode. */
   BackendKind backend = BackendKind::kFunc;
   hw::func::AdapterTiming timing;
@@ -72,6 +74,7 @@ class Cluster {
   ~Cluster();
 
   hw::func::EventQueue& events() { return events_; }
+  const hw::func::EventQueue& events() const { return events_; }
   SwitchFabric& fabric() { return *fabric_; }
   const ClusterConfig& config() const { return config_; }
   /** Facts about the backend for stats.json (kernel, quantum). */

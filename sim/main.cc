@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +34,20 @@ namespace sim = nicsim::sim;
 constexpr int kBadInput = Status::kBadInputExit;
 constexpr int kRunFailed = 1;
 
+/** Creates `dir` if needed and checks a file can be written in it, before a run starts. */
+Status PrepareOutDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::Error("--out " + dir + ": cannot create the directory: " + ec.message());
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return Status::Error("--out " + dir + ": not a directory");
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    return Status::Error("--out " + dir + ": the directory is not writable");
+  }
+  return Status();
+}
+
 /** A file path if one exists there, else a built-in name. */
 Result<sim::Scenario> LoadScenario(const std::string& what) {
   if (what.empty()) {
@@ -58,8 +74,23 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
     }
   }
   const int64_t seed = scenario->params.Int("seed");
+  // The output directory is checked before the run, not after it.
+  if (Status s = PrepareOutDir(out_dir); !s.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
+    return kBadInput;
+  }
   sim::Progress::Enable(!quiet);
-  Result<sim::RunOutcome> outcome = sim::RunScenario(*scenario, options);
+  Result<sim::RunOutcome> outcome = Status::Error("");
+  try {
+    outcome = sim::RunScenario(*scenario, options);
+  } catch (const std::bad_alloc&) {
+    sim::Progress::Finish();
+    std::fprintf(stderr,
+                 "nicsim: out of memory: the scenario needs more host memory than this machine "
+                 "gives (lower the sizes, counts or nodes) (seed %lld)\n",
+                 static_cast<long long>(seed));
+    return kRunFailed;
+  }
   sim::Progress::Finish();
   if (!outcome.ok()) {
     std::fprintf(stderr, "nicsim: %s (seed %lld)\n", outcome.status().message().c_str(),
@@ -67,8 +98,6 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
     return kBadInput;
   }
   const nlohmann::json& stats = outcome->stats;
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
   const std::string path = (std::filesystem::path(out_dir) / "stats.json").string();
   std::ofstream out(path);
   if (!out) {
@@ -101,11 +130,20 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
         }());
     std::cout << "stats: " << path << "\n";
   }
-  if (outcome->workload.error_count > 0) {
-    for (const std::string& e : outcome->workload.errors) std::fprintf(stderr, "nicsim: %s\n", e.c_str());
+  const sim::WorkloadResult& w = outcome->workload;
+  if (!w.passed()) {
+    std::fprintf(stderr,
+                 "nicsim: FAILED: %llu messages sent, %llu delivered once intact, %llu lost, "
+                 "%llu duplicated, %llu damaged%s (seed %lld)\n",
+                 static_cast<unsigned long long>(w.messages_sent),
+                 static_cast<unsigned long long>(w.messages_delivered),
+                 static_cast<unsigned long long>(w.messages_lost),
+                 static_cast<unsigned long long>(w.messages_duplicated),
+                 static_cast<unsigned long long>(w.messages_damaged),
+                 w.stalled ? ", the run stalled" : "", static_cast<long long>(seed));
+    for (const std::string& e : w.errors) std::fprintf(stderr, "nicsim: %s\n", e.c_str());
     std::fprintf(stderr, "nicsim: %llu verification errors (seed %lld)\n",
-                 static_cast<unsigned long long>(outcome->workload.error_count),
-                 static_cast<long long>(seed));
+                 static_cast<unsigned long long>(w.error_count), static_cast<long long>(seed));
     return kRunFailed;
   }
   return 0;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/progress.h"
+
 namespace nicsim::sim {
 namespace {
 /** Thrown on a rank's thread to unwind its program when the job is abandoned. */
@@ -56,6 +58,10 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
     rank->transport = std::make_unique<ulp::Transport>(
         *rank->host, std::move(ports), *rank->regs, tc,
         [self](uint32_t task, uint32_t port) { return self->PeerOf(task, port); });
+    rank->transport->OnUnreachable(
+        [self, r](uint32_t dest, const std::vector<ulp::FailedMessage>& failed) {
+          self->NoteUnreachable(r, dest, failed);
+        });
     rank->blocker = std::make_unique<RankBlocker>(*job, r);
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
                                            *rank->transport, *rank->host, *rank->blocker,
@@ -96,6 +102,45 @@ void MpiJob::Block(uint32_t rank, const std::function<bool()>& ready) {
   if (abort_) throw Abandoned{};
 }
 
+void MpiJob::NoteUnreachable(uint32_t rank, uint32_t dest,
+                             const std::vector<ulp::FailedMessage>& failed) {
+  std::string which;
+  for (size_t i = 0; i < failed.size() && i < 8; ++i) {
+    which += fmt::format("{}{} ({} B)", i == 0 ? "" : ", ", failed[i].seq, failed[i].len);
+  }
+  if (failed.size() > 8) which += fmt::format(" and {} more", failed.size() - 8);
+  if (!unreachable_.empty()) unreachable_ += "; ";
+  unreachable_ += fmt::format(
+      "rank {} gave up on rank {} after {} unacknowledged sends of a packet: {} message{} "
+      "failed{}{}",
+      rank, dest, config_.transport.max_retransmits, failed.size(),
+      failed.size() == 1 ? "" : "s", failed.empty() ? "" : ", seq ", which);
+}
+
+std::string MpiJob::Unfinished() const {
+  std::string list;
+  for (uint32_t r = 0; r < ranks_.size(); ++r) {
+    if (!ranks_[r]->finished) list += (list.empty() ? "" : ", ") + std::to_string(r);
+  }
+  return list;
+}
+
+Status MpiJob::Abandon(const std::string& why, std::unique_lock<std::mutex>& lock) {
+  abort_ = true;
+  for (uint32_t r = 0; r < ranks_.size(); ++r) {
+    if (!ranks_[r]->finished) Resume(r, lock);
+  }
+  for (auto& rank : ranks_) {
+    lock.unlock();
+    rank->thread.join();
+    lock.lock();
+  }
+  // The programs' buffers are gone with their stacks: what still arrives lands nowhere.
+  for (auto& rank : ranks_) rank->mpi->AbandonRequests();
+  abort_ = false;
+  return Status::Error(why);
+}
+
 Status MpiJob::Run(const Program& program) {
   std::unique_lock<std::mutex> lock(mu_);
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
@@ -120,6 +165,7 @@ Status MpiJob::Run(const Program& program) {
     Resume(r, lock);  // runs until its first wait (or to the end)
   }
   hw::func::EventQueue& events = cluster_->events();
+  uint64_t steps = 0;
   for (;;) {
     bool all_done = true;
     bool resumed = false;
@@ -133,28 +179,27 @@ Status MpiJob::Run(const Program& program) {
       }
     }
     if (all_done) break;
+    if (!unreachable_.empty()) {
+      return Abandon(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,
+                                 unreachable_),
+                     lock);
+    }
     if (resumed) continue;
+    if (events.now_ps() > cluster_->config().time_limit_ps) {
+      return Abandon(fmt::format("MPI job not done when simulated time passed run.time_limit "
+                                 "({} ns) at t={} ns: ranks {} still wait",
+                                 cluster_->config().time_limit_ps / 1000,
+                                 events.now_ps() / 1000, Unfinished()),
+                     lock);
+    }
     lock.unlock();
     const bool ran = events.RunOne();
+    if ((++steps & 0xFFFF) == 0) Progress::Tick(events.now_ps(), events.events_run());
     lock.lock();
     if (!ran) {
-      std::string blocked;
-      for (uint32_t r = 0; r < ranks_.size(); ++r) {
-        if (!ranks_[r]->finished) blocked += (blocked.empty() ? "" : ", ") + std::to_string(r);
-      }
-      abort_ = true;
-      for (uint32_t r = 0; r < ranks_.size(); ++r) {
-        if (!ranks_[r]->finished) Resume(r, lock);
-      }
-      for (auto& rank : ranks_) {
-        lock.unlock();
-        rank->thread.join();
-        lock.lock();
-      }
-      abort_ = false;
-      return Status::Error(fmt::format(
-          "MPI job deadlocked at t={} ns: ranks {} wait with no event left",
-          events.now_ps() / 1000, blocked));
+      return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
+                                 events.now_ps() / 1000, Unfinished()),
+                     lock);
     }
   }
   lock.unlock();

@@ -39,7 +39,11 @@ class MpiJob {
   ~MpiJob();
 
   using Program = std::function<void(mpi::Mpi& mpi)>;
-  /** Runs `program` on every rank until all return; an error names blocked ranks on deadlock. */
+  /**
+   * Runs `program` on every rank until all return. An error when the job cannot finish:
+   * ranks wait with no event left (a deadlock), a transport gave up on an unreachable rank
+   * (the error names the ranks and messages), or simulated time passed run.time_limit.
+   */
   Status Run(const Program& program);
 
   Cluster& cluster() { return *cluster_; }
@@ -69,6 +73,15 @@ class MpiJob {
   void Resume(uint32_t rank, std::unique_lock<std::mutex>& lock);
   /** Called on a rank's thread: waits until `ready` holds. */
   void Block(uint32_t rank, const std::function<bool()>& ready);
+  /** Unwinds every rank still running and returns `why` as the job's error. */
+  Status Abandon(const std::string& why, std::unique_lock<std::mutex>& lock);
+  /** Records that `rank`'s transport gave up on `dest` and the messages that failed. */
+  void NoteUnreachable(uint32_t rank, uint32_t dest,
+                       const std::vector<ulp::FailedMessage>& failed);
+  /** The ranks that have not finished, as "0, 3, 5". */
+  std::string Unfinished() const;
+  /** Why the job cannot finish, once a transport has given up on a rank (empty: it can). */
+  std::string unreachable_;
 
   MpiJobConfig config_;
   std::unique_ptr<Cluster> cluster_;

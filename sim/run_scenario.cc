@@ -54,6 +54,7 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
               : backend == "systemc" ? BackendKind::kSystemc
                                      : BackendKind::kRtl;
   c.seed = static_cast<uint64_t>(p.Int("seed"));
+  c.time_limit_ps = static_cast<uint64_t>(p.DurationPs("run.time_limit"));
   c.nodes = static_cast<uint32_t>(p.Int("nodes"));
   c.adapters_per_node = static_cast<uint32_t>(p.Int("adapters_per_node"));
   c.windows_per_adapter = static_cast<uint32_t>(p.Int("windows_per_adapter"));
@@ -216,6 +217,7 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
       std::min<uint64_t>(p.SizeBytes("ulp.rdma_chunk"), uint64_t{1} << 30));
   c.transport.send_overhead_ps = static_cast<uint64_t>(p.DurationPs("ulp.send_overhead"));
   c.transport.recv_overhead_ps = static_cast<uint64_t>(p.DurationPs("ulp.recv_overhead"));
+  c.transport.max_retransmits = static_cast<uint32_t>(p.Int("ulp.max_retransmits"));
   c.mpi.eager_limit = p.SizeBytes("mpi.eager_limit");
   // Room for the ranks' staging and landing areas and the workloads' buffers.
   const uint64_t largest = static_cast<uint64_t>(std::max<int64_t>(
@@ -287,7 +289,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
                                       : RunWorkload(*cluster, scenario.params);
   if (!result.ok()) return result.status();
   // Let the adapters finish what they started (completion steps after the last delivery).
-  cluster->events().RunWhile([] { return true; });
+  RunToQuiet(*cluster);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   // Written after the clock stops: rendering the timeline is not simulation time.
@@ -313,6 +315,8 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   drops["path_down"] = 0;
   drops["path_loss"] = 0;
   drops["port_buffer_full"] = 0;
+  // Copies of a message already delivered, discarded by the workload that received them.
+  drops["duplicate_delivery"] = result.messages_duplicated;
   uint64_t packets_delivered = 0;
   nlohmann::json adapters = nlohmann::json::array();
   for (uint32_t id = 0; id < cluster.adapter_count(); ++id) {
@@ -392,6 +396,11 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
       {"packets_delivered", packets_delivered},
       {"messages_sent", result.messages_sent},
       {"messages_delivered", result.messages_delivered},
+      {"messages_lost", result.messages_lost},
+      {"messages_duplicated", result.messages_duplicated},
+      {"messages_damaged", result.messages_damaged},
+      {"stalled", result.stalled},
+      {"verdict", result.passed() ? "pass" : "fail"},
       {"bytes_delivered", result.bytes_delivered},
       {"sim_bandwidth_mbps", sim_s > 0 ? result.bytes_delivered / sim_s / 1e6 : 0},
       {"drops", drops},

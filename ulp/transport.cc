@@ -79,6 +79,15 @@ void Transport::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vad
   m.on_done = std::move(on_done);
   ++stats_.messages_sent;
   const uint64_t key = MsgKey(dest, seq);
+  if (unreachable_.count(dest) > 0) {
+    // Nothing reaches that task any more: the message fails now, reported like the others.
+    const FailedMessage f{dest, seq, len};
+    failed_.push_back(f);
+    ++stats_.messages_failed;
+    out_msgs_.erase(key);
+    if (unreachable_fn_) unreachable_fn_(dest, {f});
+    return;
+  }
   if (config_.send_overhead_ps == 0) {
     StartSend(key);
     return;
@@ -213,6 +222,10 @@ void Transport::ArmRetransmit(const PacketKey& key, const OutPacket& p) {
       return;
     }
     OutPacket& packet = it->second;
+    if (packet.generation + 1 >= config_.max_retransmits) {
+      GiveUp(packet.dest);
+      return;
+    }
     ++packet.generation;
     packet.rto_ps = std::min(packet.rto_ps * 2, config_.rto_max_ps);
     ++stats_.retransmits;
@@ -273,15 +286,46 @@ void Transport::FinishOut(uint64_t msg_key) {
       ++p;
     }
   }
-  if (m.rdma) {
-    regs_.Release(m.vaddr, m.len);
-    for (uint32_t i = 0; i < m.rcxts.size(); ++i) ports_[SlotPort(i)]->ReleaseRcxt(m.rcxts[i]);
-  }
+  if (m.rdma) ReleaseRdma(m);
   std::function<void()> done = std::move(m.on_done);
   const uint32_t dest = m.dest;
   out_msgs_.erase(it);
   PumpWindow(dest);
   if (done) done();
+}
+
+void Transport::ReleaseRdma(OutMsg& m) {
+  regs_.Release(m.vaddr, m.len);
+  for (uint32_t i = 0; i < m.rcxts.size(); ++i) ports_[SlotPort(i)]->ReleaseRcxt(m.rcxts[i]);
+  m.rcxts.clear();
+}
+
+void Transport::GiveUp(uint32_t dest) {
+  if (!unreachable_.insert(dest).second) return;
+  // No more packets to it: queued, in flight and control packets alike.
+  for (auto p = out_packets_.lower_bound(PacketKey{dest, 0, 0, 0});
+       p != out_packets_.end() && p->first.dest == dest;) {
+    p = out_packets_.erase(p);
+  }
+  waiting_.erase(dest);
+  in_flight_.erase(dest);
+  std::vector<FailedMessage> failed;
+  for (auto it = out_msgs_.begin(); it != out_msgs_.end();) {
+    if (it->second.dest != dest) {
+      ++it;
+      continue;
+    }
+    OutMsg& m = it->second;
+    if (m.rdma) ReleaseRdma(m);
+    failed.push_back(FailedMessage{dest, m.seq, m.len});
+    it = out_msgs_.erase(it);
+  }
+  // Reported in send order (the map's order is not).
+  std::sort(failed.begin(), failed.end(),
+            [](const FailedMessage& a, const FailedMessage& b) { return a.seq < b.seq; });
+  stats_.messages_failed += failed.size();
+  failed_.insert(failed_.end(), failed.begin(), failed.end());
+  if (unreachable_fn_) unreachable_fn_(dest, failed);
 }
 
 // ---- Receiver ------------------------------------------------------------------------------
@@ -510,11 +554,12 @@ void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
                              config_.rdma_timeout_ps_per_byte))
       << std::min<uint32_t>(c.attempts, 6);
   host_.After(timeout, [this, alive = alive_, src, seq, slot, generation] {
-    if (*alive) ChunkTimedOut(src, seq, slot, generation);
+    if (*alive) Redrive(src, seq, slot, generation, RedriveCause::kTimeout);
   });
 }
 
-void Transport::ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation) {
+void Transport::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
+                        RedriveCause cause) {
   auto conn = in_.find(src);
   if (conn == in_.end()) return;
   auto it = conn->second.msgs.find(seq);
@@ -525,6 +570,8 @@ void Transport::ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_
     return;
   }
   ++stats_.rdma_redrives;
+  ++(cause == RedriveCause::kTimeout ? stats_.rdma_redrives_timeout
+                                     : stats_.rdma_redrives_overtaken);
   const uint32_t port = SlotPort(slot);
   ++port_failures_[port];
   // Whatever of this attempt still arrives must not count: cancel, then redrive higher.
@@ -596,7 +643,9 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
                                 [](const Chunk& k) { return k.len > 0; });
   if (m.landed < m.total || !m.todo.empty() || busy) {
     const uint32_t src = ref.src, seq = ref.seq;
-    for (const auto& [slot, generation] : lagging) ChunkTimedOut(src, seq, slot, generation);
+    for (const auto& [slot, generation] : lagging) {
+      Redrive(src, seq, slot, generation, RedriveCause::kOvertaken);
+    }
     IssueAllPulls();
     return;
   }

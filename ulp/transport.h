@@ -48,6 +48,11 @@ struct TransportConfig {
   uint64_t rto_ps = 200'000'000;
   uint64_t rto_min_ps = 20'000'000;
   uint64_t rto_max_ps = 2'000'000'000;
+  /**
+   * Sends of one reliable packet without an acknowledgement after which its destination is
+   * unreachable: every message to it fails (OnUnreachable) and nothing more is sent there.
+   */
+  uint32_t max_retransmits = 64;
   /** RDMA chunk timeout: base plus this many picoseconds per byte of RDMA reads in flight
    *  when the chunk was posted, doubled per attempt (a fixed pace: a measured one swings
    *  with what happened to be in flight and made timeouts run away). */
@@ -69,9 +74,23 @@ struct TransportStats {
   uint64_t duplicates = 0;
   uint64_t rdma_messages = 0;
   uint64_t rdma_chunks = 0;
+  /** RDMA chunks given up and posted again, all causes; then by cause. */
   uint64_t rdma_redrives = 0;
+  /** Its completion did not come within the chunk timeout. */
+  uint64_t rdma_redrives_timeout = 0;
+  /** A chunk posted after it on the same port completed first (a lost packet is likely). */
+  uint64_t rdma_redrives_overtaken = 0;
   uint64_t rdma_splits = 0;
   uint64_t fallbacks = 0;
+  /** Messages given up because their destination stopped answering. */
+  uint64_t messages_failed = 0;
+};
+
+/** A message the transport gave up on: its destination never acknowledged a packet of it. */
+struct FailedMessage {
+  uint32_t dest_task = 0;
+  uint32_t seq = 0;
+  uint64_t len = 0;
 };
 
 class Transport {
@@ -96,6 +115,17 @@ class Transport {
   using DeliverFn = std::function<void(uint32_t src_task, uint32_t context, uint32_t tag,
                                        std::vector<uint8_t> data)>;
   void OnDeliver(DeliverFn fn) { deliver_ = std::move(fn); }
+
+  /**
+   * Called once per destination that stops answering (a packet sent max_retransmits times
+   * without an acknowledgement), with every message to it that had not completed: those
+   * messages never complete, and later sends to that destination fail at once.
+   */
+  using UnreachableFn = std::function<void(uint32_t dest_task,
+                                           const std::vector<FailedMessage>& failed)>;
+  void OnUnreachable(UnreachableFn fn) { unreachable_fn_ = std::move(fn); }
+  /** Every message given up so far, in the order they failed. */
+  const std::vector<FailedMessage>& failed() const { return failed_; }
 
   /**
    * Sends `len` bytes at `vaddr` of the task's memory. The buffer must stay unchanged until
@@ -174,6 +204,10 @@ class Transport {
   void OnAck(const Header& h);
   void MaybeFinish(uint64_t msg_key);
   void FinishOut(uint64_t msg_key);
+  /** `dest` stopped answering: its messages fail and its packets are dropped. */
+  void GiveUp(uint32_t dest);
+  /** Releases what an RDMA message holds (registration, rCxts). */
+  void ReleaseRdma(OutMsg& m);
 
   // ---- Receiver side ----------------------------------------------------------------------
   struct Chunk {
@@ -229,7 +263,10 @@ class Transport {
   /** A chunk left flight (completed, split or given up): its bytes leave the budget. */
   void ChunkLanded(uint64_t len);
   void PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot);
-  void ChunkTimedOut(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation);
+  enum class RedriveCause { kTimeout, kOvertaken };
+  /** Gives up the chunk in `slot` (if still the attempt `generation`) and posts it again. */
+  void Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
+               RedriveCause cause);
   void FallBack(uint32_t src, uint32_t seq, InMsg& m);
   void EndPull(InMsg& m);
   void TryDeliver(uint32_t src);
@@ -247,6 +284,10 @@ class Transport {
   TransportConfig config_;
   PeerFn peer_of_;
   DeliverFn deliver_;
+  UnreachableFn unreachable_fn_;
+  /** Destinations given up on. */
+  std::set<uint32_t> unreachable_;
+  std::vector<FailedMessage> failed_;
   std::unordered_map<uint32_t, uint32_t> next_seq_;
   std::map<PacketKey, OutPacket> out_packets_;
   std::unordered_map<uint32_t, std::deque<PacketKey>> waiting_;

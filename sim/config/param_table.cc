@@ -66,6 +66,9 @@ std::vector<ParamSpec> BuildTable() {
   using T = ParamType;
   std::vector<ParamSpec> table = {
       Int("seed", 1, 0, kNoMax, "The one seed that drives every random choice in a run"),
+      Typed("run.time_limit", T::kDuration, "60s",
+            "Simulated time after which a workload that is not done has stalled: the run "
+            "stops and fails (exit 1)"),
       Enum("backend", "systemc", {"func", "systemc", "rtl", "dpdk"},
            "Adapter model that runs the firmware: functional C++, SystemC, RTL or DPDK"),
       Enum("preset", "hps", {"hps", "pushpull-fe"},
@@ -197,6 +200,10 @@ std::vector<ParamSpec> BuildTable() {
             "Host CPU time of the LAPI/MPI software path per message sent"),
       Typed("ulp.recv_overhead", T::kDuration, "0ns",
             "Host CPU time of the LAPI/MPI software path per message delivered"),
+      Int("ulp.max_retransmits", 64, 1, 100000,
+          "Reliable transport: sends of one packet without an acknowledgement after which its "
+          "destination is unreachable and its messages fail (the timeout doubles per retry up "
+          "to 2 ms)"),
       Int("mpi.ranks", 2, 1, 4096,
           "MPI workloads: ranks (rank r on node r % nodes, one window per rank on each adapter "
           "of its node)"),

@@ -65,9 +65,15 @@ class LifecycleRun {
         [&] { return !status_.ok() || (settled_ && sent_[0] == config_.packets && SenderIdle()); },
         Name());
     if (s.ok()) s = status_;
-    if (!s.ok()) return s;
+    if (!s.ok()) {
+      out_.Stall(s);
+      return Report(start_ps, dst_hw.firmware_counters().rx_packets - rx_at_start,
+                    event_ == LifecycleEvent::kClose
+                        ? ClosedDrops() - closed_at_start
+                        : dst_hw.counters().dropped_by_reset - reset_drops_at_start);
+    }
     // Let every packet of the first stream land or be dropped before the window is used again.
-    cluster_.events().RunWhile([] { return true; });
+    RunToQuiet(cluster_);
     if (delivered_before_event_ == config_.packets) {
       return Status::Error(fmt::format(
           "lifecycle.at: all {} packets had arrived before the {} at {}ns; lower lifecycle.at "
@@ -108,23 +114,32 @@ class LifecycleRun {
     Pump();
     s = RunUntil(
         cluster_, [&] { return delivered_[1] == config_.packets; }, Name());
-    if (!s.ok()) out_.AddError(s.message());
-    cluster_.events().RunWhile([] { return true; });
+    if (!s.ok()) out_.Stall(s);
+    RunToQuiet(cluster_);
     if (delivered_[1] != config_.packets) {
       out_.AddError(fmt::format("{}: {} of {} packets sent after the {} arrived", Name(),
                                 delivered_[1], config_.packets, EventName()));
     }
 
+    return Report(start_ps, written, event_ == LifecycleEvent::kClose ? closed : reset_drops);
+  }
+
+ private:
+  /**
+   * The outcome. The first stream may lose packets (the event drops them, and they are
+   * accounted for above); the second must arrive whole, so its missing packets are lost.
+   */
+  WorkloadResult Report(uint64_t start_ps, uint64_t written, uint64_t dropped) {
     out_.messages_sent = sent_[0] + sent_[1];
     out_.messages_delivered = delivered_[0] + delivered_[1];
+    out_.messages_lost = sent_[1] - delivered_[1];
     const uint64_t lost = config_.packets - delivered_[0];
     out_.table = fmt::format(
         "{:>9}  {:>9}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}  {:>6}  {:>6}\n"
         "{:>9}  {:>9.3f}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}  {:>6}  {:>6}\n",
         "event", "at_us", "size_B", "packets", "delivered", "written", "dropped", "lost", "after",
         EventName(), static_cast<double>(event_ps_ - start_ps) / 1e6, config_.size, config_.packets,
-        delivered_[0], written, event_ == LifecycleEvent::kClose ? closed : reset_drops, lost,
-        delivered_[1]);
+        delivered_[0], written, dropped, lost, delivered_[1]);
     out_.results = {{"workload", Name()},
                     {"size_bytes", config_.size},
                     {"packets", config_.packets},
@@ -132,19 +147,18 @@ class LifecycleRun {
                     {"delivered_before_event", delivered_before_event_},
                     {"delivered", delivered_[0]},
                     {"written", written},
-                    {"dropped_closed", closed},
+                    {"dropped_closed", event_ == LifecycleEvent::kClose ? dropped : 0},
                     {"lost", lost},
                     {"delivered_after", delivered_[1]},
                     {"errors", out_.error_count}};
     if (event_ == LifecycleEvent::kClose) {
       out_.results["released_ns"] = (released_ps_ - start_ps) / 1000;
     } else {
-      out_.results["dropped_by_reset"] = reset_drops;
+      out_.results["dropped_by_reset"] = dropped;
     }
     return std::move(out_);
   }
 
- private:
   const char* Name() const {
     return event_ == LifecycleEvent::kClose ? "close_under_load" : "recovery_under_load";
   }
@@ -198,11 +212,13 @@ class LifecycleRun {
       return;
     }
     if (p.header.len_bytes != config_.size || !CheckPattern(p.payload, config_.size, tag)) {
+      ++out_.messages_damaged;
       out_.AddError(fmt::format("{}: packet {:#x} arrived damaged ({} bytes)", Name(), tag,
                                 p.header.len_bytes));
       return;
     }
     if (seen_[phase][seq]++ > 0) {
+      ++out_.messages_duplicated;
       out_.AddError(fmt::format("{}: packet {:#x} arrived twice", Name(), tag));
       return;
     }

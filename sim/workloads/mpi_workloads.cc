@@ -24,11 +24,97 @@ Status NeedRanks(MpiJob& job, uint32_t n, const char* what) {
   return Status();
 }
 
-/** Counts messages and bytes the way the other workloads do. */
-void Count(WorkloadResult& out, uint64_t messages, uint64_t bytes) {
-  out.messages_sent += messages;
-  out.messages_delivered += messages;
-  out.bytes_delivered += bytes;
+/** One message a rank sent, counted where it is sent. */
+void CountSent(WorkloadResult& out) { ++out.messages_sent; }
+
+/**
+ * One message received: delivered if its `len` bytes hold the pattern of `key`, else damaged
+ * (`what()` names it). Ranks run one at a time, so they share `out` without a lock.
+ */
+template <typename What>
+void CheckReceived(WorkloadResult& out, const uint8_t* data, size_t len, uint64_t key,
+                   What&& what) {
+  if (CheckPattern(data, static_cast<uint32_t>(len), key)) {
+    ++out.messages_delivered;
+    out.bytes_delivered += len;
+    return;
+  }
+  ++out.messages_damaged;
+  out.AddError(what() + " arrived damaged");
+}
+
+/**
+ * At the end of a workload, once the cluster is quiet: every message a transport accepted
+ * (the MPI layer's own included) must have been delivered exactly once; a message a transport
+ * gave up on is lost. A workload whose messages are collectives counts the transports'
+ * messages as its own (`count_messages`).
+ */
+nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages = false) {
+  RunToQuiet(job.cluster());
+  ulp::TransportStats sum;
+  for (uint32_t r = 0; r < job.ranks(); ++r) {
+    const ulp::TransportStats& t = job.transport(r).stats();
+    sum.messages_sent += t.messages_sent;
+    sum.messages_delivered += t.messages_delivered;
+    sum.messages_failed += t.messages_failed;
+    sum.packets_sent += t.packets_sent;
+    sum.retransmits += t.retransmits;
+    sum.duplicates += t.duplicates;
+    sum.rdma_messages += t.rdma_messages;
+    sum.rdma_chunks += t.rdma_chunks;
+    sum.rdma_redrives += t.rdma_redrives;
+    sum.rdma_redrives_timeout += t.rdma_redrives_timeout;
+    sum.rdma_redrives_overtaken += t.rdma_redrives_overtaken;
+    sum.rdma_splits += t.rdma_splits;
+    sum.fallbacks += t.fallbacks;
+  }
+  const uint64_t sent = sum.messages_sent, delivered = sum.messages_delivered,
+                 failed = sum.messages_failed;
+  if (count_messages) {
+    out.messages_sent = sent;
+    out.messages_delivered = delivered;
+    out.messages_lost = failed;
+  } else {
+    // A message is lost when its receiver never checked it: the transport gave up on it, or
+    // the job ended before the receiver got it.
+    out.messages_lost =
+        out.messages_sent - std::min(out.messages_sent, out.messages_delivered + out.messages_damaged);
+  }
+  if (!out.stalled && sent != delivered) {
+    out.AddError(fmt::format("the transports delivered {} of the {} messages they accepted",
+                             delivered, sent));
+  }
+  return {{"messages_sent", sum.messages_sent},
+          {"messages_delivered", sum.messages_delivered},
+          {"messages_failed", sum.messages_failed},
+          {"packets_sent", sum.packets_sent},
+          {"retransmits", sum.retransmits},
+          {"duplicates_suppressed", sum.duplicates},
+          {"rdma_messages", sum.rdma_messages},
+          {"rdma_chunks", sum.rdma_chunks},
+          {"rdma_redrives", sum.rdma_redrives},
+          {"rdma_redrives_timeout", sum.rdma_redrives_timeout},
+          {"rdma_redrives_overtaken", sum.rdma_redrives_overtaken},
+          {"rdma_splits", sum.rdma_splits},
+          {"fallbacks", sum.fallbacks}};
+}
+
+/** Collective inputs: small enough that a sum over 4096 ranks stays within int32. */
+int32_t CollectiveValue(int rank, size_t j) {
+  return static_cast<int32_t>((static_cast<uint64_t>(rank) * 7919 + j * 31 + 1) % 100003);
+}
+int32_t AlltoallValue(int from, int to, size_t j) {
+  return static_cast<int32_t>(((static_cast<uint64_t>(from) << 40) ^
+                               (static_cast<uint64_t>(to) << 20) ^ j) %
+                              2147483647);
+}
+constexpr const char* kCollectiveNames[5] = {"barrier", "bcast", "allreduce", "allgather",
+                                             "alltoall"};
+
+/** Pattern key of a ping-pong message: size, phase, index and sender all differ. */
+uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
+  return (uint64_t{static_cast<uint32_t>(size)} << 32) ^ (uint64_t{phase} << 28) ^
+         (index << 1) ^ static_cast<uint64_t>(rank);
 }
 
 }  // namespace
@@ -46,32 +132,58 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
       const auto& w = m.world();
       if (w.rank > 1) return;
       const int peer = 1 - w.rank;
-      std::vector<uint8_t> buf(std::max<size_t>(size, 1));
+      const std::string label = fmt::format("mpi_pingpong size {}", size);
+      // Every message carries its own pattern; every one received is checked.
+      std::vector<uint8_t> out_buf(std::max<size_t>(size, 1)), in_buf(out_buf.size());
       double t0 = 0;
       for (int i = -3; i < static_cast<int>(config.iterations); ++i) {
         if (i == 0) t0 = m.Wtime();
-        if (w.rank == 0) {
-          m.Send(buf.data(), size, kByte, peer, 1, w);
-          m.Recv(buf.data(), size, kByte, peer, 1, w);
-        } else {
-          m.Recv(buf.data(), size, kByte, peer, 1, w);
-          m.Send(buf.data(), size, kByte, peer, 1, w);
+        const auto round = static_cast<uint64_t>(i + 3);
+        const bool first = w.rank == 0;
+        for (int turn = 0; turn < 2; ++turn) {
+          if ((turn == 0) == first) {
+            FillPattern(out_buf.data(), static_cast<uint32_t>(size),
+                        PingPongKey(size, 0, round, w.rank));
+            m.Send(out_buf.data(), size, kByte, peer, 1, w);
+            CountSent(out);
+          } else {
+            m.Recv(in_buf.data(), size, kByte, peer, 1, w);
+            CheckReceived(out, in_buf.data(), size, PingPongKey(size, 0, round, peer), [&] {
+              return fmt::format("{}: round {} from rank {}", label, round, peer);
+            });
+          }
         }
       }
       if (w.rank == 0) latency_us = (m.Wtime() - t0) * 1e6 / config.iterations / 2;
       // Bandwidth: a window of messages in flight, one way and then both ways.
-      std::vector<std::vector<uint8_t>> bufs(config.window, std::vector<uint8_t>(std::max<size_t>(size, 1)));
+      const size_t slot = std::max<size_t>(size, 1);
+      std::vector<uint8_t> sends(slot * config.window), recvs(slot * config.window);
       for (int both = 0; both < 2; ++both) {
         int one = 0;
         m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);  // line up
         const double start = m.Wtime();
+        const bool sending = w.rank == 0 || both;
+        const bool receiving = w.rank == 1 || both;
         for (uint32_t done = 0; done < config.bandwidth_messages; done += config.window) {
           std::vector<mpi::Mpi::Request> rs;
           for (uint32_t k = 0; k < config.window; ++k) {
-            if (w.rank == 1 || both) rs.push_back(m.Irecv(bufs[k].data(), size, kByte, peer, 3, w));
-            if (w.rank == 0 || both) rs.push_back(m.Isend(bufs[k].data(), size, kByte, peer, 3, w));
+            const uint64_t index = done + k;
+            if (receiving) rs.push_back(m.Irecv(&recvs[k * slot], size, kByte, peer, 3, w));
+            if (sending) {
+              FillPattern(&sends[k * slot], static_cast<uint32_t>(size),
+                          PingPongKey(size, 1 + both, index, w.rank));
+              rs.push_back(m.Isend(&sends[k * slot], size, kByte, peer, 3, w));
+              CountSent(out);
+            }
           }
           m.Waitall(rs);
+          for (uint32_t k = 0; receiving && k < config.window; ++k) {
+            CheckReceived(out, &recvs[k * slot], size,
+                          PingPongKey(size, 1 + both, done + k, peer), [&] {
+                            return fmt::format("{}: bandwidth message {} from rank {}", label,
+                                               done + k, peer);
+                          });
+          }
         }
         m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);
         const double seconds = m.Wtime() - start;
@@ -80,9 +192,10 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
         if (w.rank == 0) (both ? bidir : oneway) = mbps;
       }
     });
-    if (!s.ok()) return s;
-    Count(out, 2ull * (config.iterations + 3) + 3ull * config.bandwidth_messages,
-          size * (2ull * (config.iterations + 3) + 3ull * config.bandwidth_messages));
+    if (!s.ok()) {
+      out.Stall(s);
+      break;
+    }
     out.table += fmt::format("{:>10}  {:>12.3f}  {:>14.1f}  {:>14.1f}\n", size, latency_us, oneway,
                              bidir);
     points.push_back({{"size_bytes", size},
@@ -90,7 +203,9 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
                       {"oneway_mbps", oneway},
                       {"bidirectional_mbps", bidir}});
   }
-  out.results = {{"workload", "mpi_pingpong"}, {"iterations", config.iterations}, {"points", points}};
+  nlohmann::json transport = SettleTransports(job, out);
+  out.results = {{"workload", "mpi_pingpong"}, {"iterations", config.iterations},
+                 {"points", points}, {"transport", transport}};
   return out;
 }
 
@@ -106,8 +221,21 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
     Status s = job.Run([&](mpi::Mpi& m) {
       const auto& w = m.world();
       const size_t ints = std::max<size_t>(size / 4, 1);
-      std::vector<int32_t> a(ints, w.rank), b(ints * n), c(ints * n, 1);
       const Datatype kInt = Datatype::Of(Base::kInt32);
+      std::vector<int32_t> a(ints), b(ints * n), c(ints * n);
+      // Each call's inputs are set before its timed loop (every call is idempotent, so the
+      // result after the loop is the result of one call) and its result checked after.
+      const std::function<void()> setup[5] = {
+          [] {},
+          [&] { for (size_t j = 0; j < ints; ++j) a[j] = CollectiveValue(w.rank, j); },
+          [&] { for (size_t j = 0; j < ints; ++j) a[j] = CollectiveValue(w.rank, j); },
+          [&] { for (size_t j = 0; j < ints; ++j) a[j] = CollectiveValue(w.rank, j); },
+          [&] {
+            for (int d = 0; d < n; ++d) {
+              for (size_t j = 0; j < ints; ++j) c[d * ints + j] = AlltoallValue(w.rank, d, j);
+            }
+          },
+      };
       const std::function<void()> calls[5] = {
           [&] { m.Barrier(w); },
           [&] { m.Bcast(a.data(), ints, kInt, 0, w); },
@@ -115,7 +243,22 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
           [&] { m.Allgather(a.data(), ints, kInt, b.data(), w); },
           [&] { m.Alltoall(c.data(), ints, kInt, b.data(), w); },
       };
+      // What a serial computation of each call gives this rank.
+      const std::function<int32_t(size_t)> expect[5] = {
+          nullptr,
+          [&](size_t j) { return CollectiveValue(0, j); },
+          [&](size_t j) {
+            int64_t sum = 0;
+            for (int r = 0; r < n; ++r) sum += CollectiveValue(r, j);
+            return static_cast<int32_t>(sum);
+          },
+          [&](size_t j) { return CollectiveValue(static_cast<int>(j / ints), j % ints); },
+          [&](size_t j) { return AlltoallValue(static_cast<int>(j / ints), w.rank, j % ints); },
+      };
+      const std::vector<int32_t>* result[5] = {nullptr, &a, &b, &b, &b};
+      const size_t result_len[5] = {0, ints, ints, ints * n, ints * n};
       for (int k = 0; k < 5; ++k) {
+        setup[k]();
         m.Barrier(w);
         const double start = m.Wtime();
         for (uint32_t i = 0; i < config.iterations; ++i) calls[k]();
@@ -124,16 +267,28 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
         double slowest = 0;
         m.Reduce(&mine, &slowest, 1, Datatype::Of(Base::kDouble), mpi::Op::kMax, 0, w);
         if (w.rank == 0) t[k] = slowest;
+        if (result[k] == nullptr) continue;
+        size_t wrong = 0;
+        for (size_t j = 0; j < result_len[k]; ++j) wrong += (*result[k])[j] != expect[k](j);
+        if (wrong > 0) {
+          out.AddError(fmt::format("mpi_collectives size {}: {} on rank {}: {} of {} values "
+                                   "differ from the serial result",
+                                   size, kCollectiveNames[k], w.rank, wrong, result_len[k]));
+        }
       }
     });
-    if (!s.ok()) return s;
-    Count(out, 0, 0);
+    if (!s.ok()) {
+      out.Stall(s);
+      break;
+    }
     out.table += fmt::format("{:>10}  {:>10.2f}  {:>10.2f}  {:>10.2f}  {:>10.2f}  {:>10.2f}\n", size,
                              t[0], t[1], t[2], t[3], t[4]);
     points.push_back({{"size_bytes", size}, {"barrier_us", t[0]}, {"bcast_us", t[1]},
                       {"allreduce_us", t[2]}, {"allgather_us", t[3]}, {"alltoall_us", t[4]}});
   }
-  out.results = {{"workload", "mpi_collectives"}, {"ranks", n}, {"points", points}};
+  nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
+  out.results = {{"workload", "mpi_collectives"}, {"ranks", n}, {"points", points},
+                 {"transport", transport}};
   return out;
 }
 
@@ -184,27 +339,28 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
       sends.emplace_back(all[i].len);
       FillPattern(sends.back().data(), static_cast<uint32_t>(all[i].len), i);
       rs.push_back(m.Isend(sends.back().data(), all[i].len, kByte, all[i].dst, static_cast<int>(i % (1 << 20)), w));
+      CountSent(out);
     }
     m.Waitall(rs);
     m.Barrier(w);
     if (w.rank == 0) seconds = m.Wtime() - start;
     for (size_t k = 0; k < recvs.size(); ++k) {
       const size_t i = recv_index[k];
-      if (!CheckPattern(recvs[k].data(), static_cast<uint32_t>(all[i].len), i)) {
-        out.AddError(fmt::format("mpi_alltoall: message {} ({} -> {}, {} B) arrived damaged", i,
-                                 all[i].src, all[i].dst, all[i].len));
-      }
+      CheckReceived(out, recvs[k].data(), all[i].len, i, [&] {
+        return fmt::format("mpi_alltoall: message {} ({} -> {}, {} B)", i, all[i].src,
+                           all[i].dst, all[i].len);
+      });
       bytes += all[i].len;
     }
   });
-  if (!s.ok()) return s;
-  Count(out, all.size(), bytes);
+  if (!s.ok()) out.Stall(s);
+  nlohmann::json transport = SettleTransports(job, out);
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
   out.table = fmt::format("{:>8}  {:>10}  {:>12}  {:>16}\n{:>8}  {:>10}  {:>12}  {:>16.1f}\n",
                           "ranks", "messages", "bytes", "aggregate_MB/s", n, all.size(), bytes,
                           mbps);
   out.results = {{"workload", "mpi_alltoall"}, {"ranks", n}, {"messages", all.size()},
-                 {"bytes", bytes}, {"aggregate_mbps", mbps}};
+                 {"bytes", bytes}, {"aggregate_mbps", mbps}, {"transport", transport}};
   return out;
 }
 

@@ -82,9 +82,11 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
                                  log.dest[seq], i));
       } else if (p.header.len_bytes != log.size[seq] ||
                  !CheckPattern(p.payload, p.header.len_bytes, MessageKey(src, seq))) {
+        ++out.messages_damaged;
         out.AddError(fmt::format("message {}:{} arrived with wrong bytes ({} of {})", src, seq,
                                  p.header.len_bytes, log.size[seq]));
       } else if (log.arrivals[seq]++ > 0) {
+        ++out.messages_duplicated;
         out.AddError(fmt::format("message {}:{} delivered twice", src, seq));
       } else {
         ++out.messages_delivered;
@@ -97,16 +99,17 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   Status s = RunUntil(cluster, [&] { return out.messages_delivered + out.error_count >= config.messages; },
                       "random_exchange");
   // Let every packet still in flight land, so late duplicates are caught too.
-  cluster.events().RunWhile([] { return true; });
+  RunToQuiet(cluster);
   for (Endpoint* ep : eps) {
     ep->OnSendable(nullptr);
     ep->OnReceive(nullptr);
   }
-  if (!s.ok()) out.AddError(s.message());
+  if (!s.ok()) out.Stall(s);
   uint64_t lost = 0;
   for (const SenderLog& log : logs) {
     for (uint8_t a : log.arrivals) lost += a == 0;
   }
+  out.messages_lost = lost;
   if (lost > 0) out.AddError(fmt::format("{} messages never arrived", lost));
   out.table = fmt::format("{:>10}  {:>10}  {:>12}  {:>8}\n{:>10}  {:>10}  {:>12}  {:>8}\n",
                           "windows", "messages", "bytes", "errors", eps.size(),

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "abi/rdma.h"
@@ -65,10 +66,19 @@ Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& con
   const Region& target = config.read ? *at_a : *at_b;
 
   WorkloadResult out;
+  // Completions per tid: the transfer with the current tid is done at its first one.
   uint64_t completions = 0;
+  uint64_t stray_completions = 0;
+  uint32_t tid = 0;
   uint64_t done_ps = 0;
   a.OnReceive([&](const hal::RecvPacket& p) {
     if (p.header.type != static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) return;
+    abi::CompletionRecord c{};
+    std::memcpy(&c, p.payload, std::min<size_t>(sizeof(c), p.header.len_bytes));
+    if (c.tid != tid || completions >= tid) {
+      ++stray_completions;
+      return;
+    }
     ++completions;
     done_ps = cluster.events().now_ps();
   });
@@ -77,7 +87,6 @@ Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& con
   out.table = fmt::format("{:>10}  {:>12}  {:>14}\n", "size_B", "latency_us", "bandwidth_MB/s");
   nlohmann::json points = nlohmann::json::array();
   std::vector<uint8_t> buf;
-  uint32_t tid = 0;
   Status status;
   for (int64_t size64 : config.sizes) {
     const auto size = static_cast<uint32_t>(size64);
@@ -99,6 +108,7 @@ Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& con
       if (fifo.PostRequest(config.read ? abi::SlotType::kRdmaRead : abi::SlotType::kRdmaWrite,
                            b.addr().adapter, b.addr().window, r, tid) != hal::SendResult::kOk) {
         status = Status::Error("rdma_sweep: the send FIFO is full");
+        out.Stall(status);
         break;
       }
       const uint64_t start_ps = cluster.events().now_ps();
@@ -107,15 +117,21 @@ Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& con
       ++out.messages_sent;
       status = RunUntil(cluster, [&] { return completions >= want; },
                         fmt::format("rdma_sweep ({} B, transfer {})", size, i));
-      if (!status.ok()) break;
+      if (!status.ok()) {
+        out.Stall(status);
+        ++out.messages_lost;
+        break;
+      }
       total_ps += static_cast<double>(done_ps - start_ps);
       std::vector<uint8_t> landed(size);
       if (size > 0) cluster.address_space(target.node).Read(target.vaddr, landed.data(), size);
       if (!CheckPattern(landed.data(), size, key)) {
+        ++out.messages_damaged;
         out.AddError(fmt::format("rdma_sweep: {} B transfer {} landed damaged", size, i));
+      } else {
+        ++out.messages_delivered;
+        out.bytes_delivered += size;
       }
-      ++out.messages_delivered;
-      out.bytes_delivered += size;
     }
     if (!status.ok()) break;
     const double latency_us = total_ps / config.iterations / 1e6;
@@ -123,9 +139,15 @@ Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& con
     out.table += fmt::format("{:>10}  {:>12.3f}  {:>14.1f}\n", size, latency_us, mbps);
     points.push_back({{"size_bytes", size}, {"latency_us", latency_us}, {"bandwidth_mbps", mbps}});
   }
+  // A completion of a transfer already complete, still in flight, would be a duplicate.
+  if (status.ok()) RunToQuiet(cluster);
+  if (stray_completions > 0) {
+    out.messages_duplicated += stray_completions;
+    out.AddError(fmt::format("rdma_sweep: {} completions of transfers already complete",
+                             stray_completions));
+  }
   a.OnReceive(nullptr);
   b.OnReceive(nullptr);
-  if (!status.ok()) return status;
   out.results = {{"workload", "rdma_sweep"},
                  {"op", config.read ? "read" : "write"},
                  {"iterations", config.iterations},

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "sim/workloads/delivery_ledger.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
@@ -19,35 +20,36 @@ Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config) {
                                      config.size, a.max_payload()));
   }
   WorkloadResult out;
+  DeliveryLedger ledger("stream packet");
   std::vector<uint8_t> buf(config.size);
   uint64_t sent = 0;
-  uint64_t received = 0;
   const uint64_t start_ps = cluster.events().now_ps();
   uint64_t end_ps = start_ps;
   auto pump = [&] {
     while (sent < config.packets && a.CanSendNow()) {
       FillPattern(buf.data(), config.size, sent);
       a.Send(b.addr(), buf.data(), config.size, static_cast<uint32_t>(sent));
+      ledger.Sent(sent, out);
       ++sent;
     }
   };
   a.OnSendable(pump);
   b.OnReceive([&](const hal::RecvPacket& p) {
-    if (p.header.len_bytes != config.size ||
-        !CheckPattern(p.payload, config.size, p.header.ulp_word)) {
-      out.AddError(fmt::format("stream: packet {} arrived damaged", p.header.ulp_word));
+    const bool intact = p.header.len_bytes == config.size &&
+                        CheckPattern(p.payload, config.size, p.header.ulp_word);
+    if (ledger.Arrived(p.header.ulp_word, intact, p.header.len_bytes, out)) {
+      end_ps = cluster.events().now_ps();
     }
-    ++received;
-    out.bytes_delivered += p.header.len_bytes;
-    end_ps = cluster.events().now_ps();
   });
   pump();
-  Status s = RunUntil(cluster, [&] { return received >= config.packets; }, "stream");
+  Status s = RunUntil(cluster, [&] { return ledger.delivered() >= config.packets; }, "stream");
+  // Whatever is still in flight lands now, so a late duplicate is caught too.
+  RunToQuiet(cluster);
   a.OnSendable(nullptr);
   b.OnReceive(nullptr);
-  if (!s.ok()) return s;
-  out.messages_sent = sent;
-  out.messages_delivered = received;
+  if (!s.ok()) out.Stall(s);
+  ledger.Settle(out);
+  const uint64_t received = ledger.delivered();
   const double seconds = static_cast<double>(end_ps - start_ps) * 1e-12;
   const double mbps = seconds > 0 ? static_cast<double>(out.bytes_delivered) / seconds / 1e6 : 0;
   const double mpps = seconds > 0 ? static_cast<double>(received) / seconds / 1e6 : 0;

@@ -84,9 +84,20 @@ NICSIM_PATTERN_CLONES bool CheckPattern(const uint8_t* data, uint32_t len, uint6
   return diff == 0;
 }
 
-Status StalledError(const hw::func::EventQueue& events, const std::string& what) {
-  return Status::Error(what + ": stalled with no events left at t=" +
-                       std::to_string(events.now_ps() / 1000) + "ns");
+Status StalledError(const Cluster& cluster, const std::string& what) {
+  const hw::func::EventQueue& events = cluster.events();
+  const std::string at = std::to_string(events.now_ps() / 1000) + "ns";
+  if (events.now_ps() > cluster.config().time_limit_ps) {
+    return Status::Error(what + ": not done when simulated time passed run.time_limit (" +
+                         std::to_string(cluster.config().time_limit_ps / 1000) + "ns) at t=" +
+                         at);
+  }
+  return Status::Error(what + ": stalled with no events left at t=" + at);
+}
+
+void RunToQuiet(Cluster& cluster) {
+  uint64_t n = 0;
+  cluster.events().RunWhile([&] { return (++n & 0xFFF) != 0 || !PastTimeLimit(cluster); });
 }
 
 Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster) {

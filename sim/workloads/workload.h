@@ -16,11 +16,23 @@
 
 namespace nicsim::sim {
 
-/** A workload's outcome. */
+/**
+ * A workload's outcome. The verdict rule is the same for every workload: the run passes only
+ * if every message sent was delivered exactly once with its bytes intact (no error was added).
+ */
 struct WorkloadResult {
   uint64_t messages_sent = 0;
+  /** Distinct messages that arrived intact (a second copy is a duplicate, not a delivery). */
   uint64_t messages_delivered = 0;
   uint64_t bytes_delivered = 0;
+  /** Messages sent that never arrived intact. */
+  uint64_t messages_lost = 0;
+  /** Extra copies of messages already delivered. */
+  uint64_t messages_duplicated = 0;
+  /** Arrivals with wrong bytes or length. */
+  uint64_t messages_damaged = 0;
+  /** The run stopped before the workload was done (no events left, or run.time_limit). */
+  bool stalled = false;
   /** Per-workload figures for stats.json. */
   nlohmann::json results = nlohmann::json::object();
   /** Human-readable summary table. */
@@ -34,6 +46,12 @@ struct WorkloadResult {
     ++error_count;
     if (errors.size() < 20) errors.push_back(std::move(message));
   }
+  /** Records a run that could not finish: `why` says where it stopped. */
+  void Stall(const Status& why) {
+    stalled = true;
+    AddError(why.message());
+  }
+  bool passed() const { return error_count == 0; }
 };
 
 /** Fills `dst` with bytes determined by `key` (a message's identity) and its length. */
@@ -41,23 +59,38 @@ void FillPattern(uint8_t* dst, uint32_t len, uint64_t key);
 /** True if `data` holds exactly FillPattern(key, len). */
 bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key);
 
-/** The error RunUntil reports when the event queue empties before `what` is done. */
-Status StalledError(const hw::func::EventQueue& events, const std::string& what);
+/**
+ * The error RunUntil reports when `what` is not done: the event queue emptied, or simulated
+ * time passed the cluster's time limit.
+ */
+Status StalledError(const Cluster& cluster, const std::string& what);
+
+/** True once simulated time has passed the cluster's limit (run.time_limit). */
+inline bool PastTimeLimit(const Cluster& cluster) {
+  return cluster.events().now_ps() > cluster.config().time_limit_ps;
+}
 
 /**
- * Runs events until `done()`; an error if the event queue empties first (a stall). A template,
- * so the test after every event is an inline call rather than a std::function's.
+ * Runs events until `done()`; an error if the event queue empties first or simulated time
+ * passes run.time_limit (a stall). A template, so the test after every event is an inline
+ * call rather than a std::function's.
  */
 template <typename Done>
 Status RunUntil(Cluster& cluster, Done&& done, const std::string& what) {
   hw::func::EventQueue& events = cluster.events();
   uint64_t n = 0;
   events.RunWhile([&] {
-    if ((++n & 0xFFFF) == 0) Progress::Tick(events.now_ps(), events.events_run());
+    if ((++n & 0xFFFF) == 0) {
+      Progress::Tick(events.now_ps(), events.events_run());
+      if (PastTimeLimit(cluster)) return false;
+    }
     return !done();
   });
-  return done() ? Status() : StalledError(events, what);
+  return done() ? Status() : StalledError(cluster, what);
 }
+
+/** Runs what the adapters and hosts still have to do (up to run.time_limit). */
+void RunToQuiet(Cluster& cluster);
 
 /** Ping-pong latency and one-way bandwidth per message size between two windows. */
 struct PingPongConfig {

@@ -49,6 +49,7 @@ std::string WriteTempFile(const std::string& name, const std::string& text) {
 
 TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
   std::vector<std::string_view> expected = {"seed",
+                                            "run.time_limit",
                                             "backend",
                                             "preset",
                                             "nodes",
@@ -112,6 +113,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "ulp.rdma_chunk",
                                             "ulp.send_overhead",
                                             "ulp.recv_overhead",
+                                            "ulp.max_retransmits",
                                             "mpi.ranks",
                                             "mpi.eager_limit",
                                             "mpi.sizes",

@@ -124,12 +124,14 @@ TEST_F(PcapDissectorTest, PingPongCaptureDecodesToTheExactPacketSequence) {
 
   const std::vector<std::string> rows = Decode(
       pcap, {"nicsim.src_adapter", "nicsim.dest_adapter", "nicsim.len_bytes", "nicsim.ulp_word"});
-  // Per size: two round trips (ping 0->1, pong 1->0, ulp_word = iteration), then a two-packet
-  // stream 0->1 (ulp_word = packet number). No faults: nothing else is on the fabric.
+  // Per size: two round trips (ping 0->1, pong 1->0), then a two-packet stream 0->1. Every
+  // message of the sweep has its own ulp_word (a pong echoes its ping's), counting up over
+  // the phases, so a late copy is told from a new message. No faults: nothing else is on the
+  // fabric.
   const std::vector<std::string> expected = {
       "0\t1\t0\t0",   "1\t0\t0\t0",   "0\t1\t0\t1",   "1\t0\t0\t1",
-      "0\t1\t0\t0",   "0\t1\t0\t1",   "0\t1\t100\t0", "1\t0\t100\t0",
-      "0\t1\t100\t1", "1\t0\t100\t1", "0\t1\t100\t0", "0\t1\t100\t1",
+      "0\t1\t0\t2",   "0\t1\t0\t3",   "0\t1\t100\t4", "1\t0\t100\t4",
+      "0\t1\t100\t5", "1\t0\t100\t5", "0\t1\t100\t6", "0\t1\t100\t7",
   };
   EXPECT_EQ(rows.size(), stats["packets_delivered"].get<uint64_t>())
       << "one captured frame per delivered packet";

@@ -46,6 +46,11 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, ulp::Host& h
 
 Mpi::~Mpi() { transport_.OnDeliver(nullptr); }
 
+void Mpi::AbandonRequests() {
+  posted_.clear();
+  pending_recvs_.clear();
+}
+
 uint32_t Mpi::NewContext() {
   const uint32_t c = next_context_;
   next_context_ += 2;  // even: point to point; odd: the same communicator's collectives
@@ -54,15 +59,31 @@ uint32_t Mpi::NewContext() {
 
 void Mpi::Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
                    const std::vector<uint8_t>& bytes, std::function<void()> on_done) {
-  Result<uint64_t> staging = staging_.Take(std::max<uint64_t>(bytes.size(), 1));
-  NICSIM_CHECK(staging.ok(), "MPI staging memory: %s", staging.status().message().c_str());
-  const uint64_t vaddr = *staging;
-  if (!bytes.empty()) host_.Write(vaddr, bytes.data(), bytes.size());
-  transport_.Send(static_cast<uint32_t>(dest_world), Wire(static_cast<uint32_t>(kind), context),
-                  tag, vaddr, bytes.size(), [this, vaddr, done = std::move(on_done)] {
-                    staging_.Give(vaddr);
-                    if (done) done();
-                  });
+  outgoing_.push_back(Outgoing{dest_world, kind, context, tag, bytes, std::move(on_done)});
+  DrainOutgoing();
+}
+
+void Mpi::DrainOutgoing() {
+  while (!outgoing_.empty()) {
+    Outgoing& o = outgoing_.front();
+    Result<uint64_t> staging = staging_.Take(std::max<uint64_t>(o.bytes.size(), 1));
+    // Out of staging memory: a send in flight gives its area back when it completes.
+    if (!staging.ok()) {
+      ++stats_.staging_waits;
+      return;
+    }
+    const uint64_t vaddr = *staging;
+    if (!o.bytes.empty()) host_.Write(vaddr, o.bytes.data(), o.bytes.size());
+    Outgoing out = std::move(o);
+    outgoing_.pop_front();
+    transport_.Send(static_cast<uint32_t>(out.dest_world),
+                    Wire(static_cast<uint32_t>(out.kind), out.context), out.tag, vaddr,
+                    out.bytes.size(), [this, vaddr, done = std::move(out.on_done)] {
+                      staging_.Give(vaddr);
+                      if (done) done();
+                      DrainOutgoing();
+                    });
+  }
 }
 
 // ---- Sending ---------------------------------------------------------------------------------

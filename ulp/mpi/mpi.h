@@ -117,8 +117,16 @@ class Mpi {
     uint64_t rendezvous_sends = 0;
     uint64_t unexpected = 0;
     uint64_t unexpected_peak = 0;
+    /** Times a message had to wait for staging memory. */
+    uint64_t staging_waits = 0;
   };
   const Stats& stats() const { return stats_; }
+  /**
+   * Forgets every receive posted: the program that posted them was unwound (its job was
+   * abandoned), so nothing may be written into its buffers any more. Messages that still
+   * arrive are kept as unexpected.
+   */
+  void AbandonRequests();
   /** Messages that arrived with no matching receive posted yet. */
   size_t unexpected_queued() const { return unexpected_.size(); }
 
@@ -157,10 +165,25 @@ class Mpi {
     int tag;
     std::vector<uint8_t> data;
   };
+  /** A message for the transport, waiting for staging memory. */
+  struct Outgoing {
+    int dest_world;
+    Kind kind;
+    uint32_t context;
+    uint32_t tag;
+    std::vector<uint8_t> bytes;
+    std::function<void()> on_done;
+  };
   void OnMessage(uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data);
-  /** Sends bytes through the transport from a staging area of the task's memory. */
+  /**
+   * Sends bytes through the transport from a staging area of the task's memory. When the
+   * staging memory is used up the message waits, in order behind any other waiting one, for
+   * a send in flight to complete and give its area back.
+   */
   void Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
                 const std::vector<uint8_t>& bytes, std::function<void()> on_done);
+  /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
+  void DrainOutgoing();
   bool Matches(const RequestState& r, uint32_t context, int source_world, int tag) const;
   void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
   void ClearToSend(int source_world, uint64_t rdv_id, const Request& r);
@@ -187,6 +210,8 @@ class Mpi {
   std::map<std::pair<int, uint64_t>, Request> pending_recvs_;
   /** Staging areas sends are copied into, in the task's address space. */
   ulp::BufferPool staging_;
+  /** Messages waiting for staging memory, in the order they were sent. */
+  std::deque<Outgoing> outgoing_;
   Stats stats_;
 };
 

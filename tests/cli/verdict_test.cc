@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// The verdict contract of `nicsim run`, run as a subprocess: exit 0 only when every message
+// sent was delivered exactly once with its bytes intact; a loss, a duplicate, damage or a
+// stall exits 1 with the seed printed and stats.json written; exit 2 is for bad input only.
+// The numbered cases replay the runs of issue 16 that got the verdict wrong.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/support/process.h"
+
+#ifndef NICSIM_BINARY
+#error "NICSIM_BINARY must name the nicsim executable"
+#endif
+
+namespace nicsim {
+namespace {
+
+namespace fs = std::filesystem;
+using nicsim::testing::ReadFile;
+
+struct Verdict {
+  int exit_code = -1;
+  std::string err;
+  nlohmann::json stats;
+};
+
+class VerdictTest : public ::testing::Test {
+ protected:
+  /** `nicsim run --quiet --out DIR ARGS`; stats is null when no stats.json was written. */
+  Verdict Run(const std::vector<std::string>& sets) {
+    const fs::path out_dir = dir_ / ("out" + std::to_string(runs_++));
+    std::vector<std::string> argv = {NICSIM_BINARY, "run", "--quiet", "--out", out_dir.string()};
+    for (const std::string& s : sets) {
+      argv.push_back("--set");
+      argv.push_back(s);
+    }
+    const nicsim::testing::CommandResult r = nicsim::testing::RunCommand(argv, dir_);
+    Verdict v{r.exit_code, r.err, nullptr};
+    if (fs::exists(out_dir / "stats.json")) {
+      v.stats = nlohmann::json::parse(ReadFile(out_dir / "stats.json"), nullptr, false);
+    }
+    return v;
+  }
+
+  /** A failed run: exit 1, the seed on stderr, stats.json written with the verdict "fail". */
+  static void ExpectFailed(const Verdict& v, const std::string& seed) {
+    EXPECT_EQ(v.exit_code, 1) << v.err;
+    EXPECT_NE(v.err.find("(seed " + seed + ")"), std::string::npos) << v.err;
+    ASSERT_TRUE(v.stats.is_object()) << "no stats.json: " << v.err;
+    EXPECT_EQ(v.stats["verdict"], "fail");
+    EXPECT_GT(v.stats["errors"].get<uint64_t>(), 0u);
+  }
+
+  /** Sent = delivered + lost + (damaged arrivals never replaced): nothing is unaccounted. */
+  static void ExpectAccounted(const nlohmann::json& s) {
+    EXPECT_EQ(s["messages_sent"].get<uint64_t>(),
+              s["messages_delivered"].get<uint64_t>() + s["messages_lost"].get<uint64_t>())
+        << s.dump();
+    EXPECT_EQ(s["drops"]["duplicate_delivery"], s["messages_duplicated"]);
+  }
+
+  nicsim::testing::ScratchDir scratch_{"nicsim_verdict"};
+  const fs::path dir_ = scratch_.path();
+  int runs_ = 0;
+};
+
+// 1. Duplicates used to count as deliveries and hide losses.
+TEST_F(VerdictTest, StreamThatLosesPacketsFailsEvenWhenDuplicatesMakeUpTheCount) {
+  const Verdict v = Run({"backend=func", "workload=stream", "stream.packets=5000",
+                         "fabric.loss=0.1", "fabric.duplicate=0.2", "seed=3064953477"});
+  ExpectFailed(v, "3064953477");
+  EXPECT_EQ(v.stats["messages_sent"], 5000);
+  EXPECT_GT(v.stats["messages_lost"].get<uint64_t>(), 0u);
+  EXPECT_GT(v.stats["messages_duplicated"].get<uint64_t>(), 0u);
+  EXPECT_EQ(v.stats["stalled"], true);
+  EXPECT_LT(v.stats["messages_delivered"].get<uint64_t>(), 5000u);
+  ExpectAccounted(v.stats);
+}
+
+// 2. The same for the ping-pong sweep; delivered never exceeds sent.
+TEST_F(VerdictTest, PingPongSweepThatLosesPacketsFails) {
+  const Verdict v = Run({"workload=pingpong_sweep", "backend=func", "pingpong.sizes=[1024]",
+                         "pingpong.iterations=1", "fabric.loss=0.02", "fabric.duplicate=0.05",
+                         "seed=860963260"});
+  ExpectFailed(v, "860963260");
+  EXPECT_GT(v.stats["messages_lost"].get<uint64_t>(), 0u);
+  ExpectAccounted(v.stats);
+}
+
+TEST_F(VerdictTest, PingPongSweepOverSeveralSizesNeverDeliversMoreThanItSent) {
+  const Verdict v = Run({"workload=pingpong_sweep", "backend=func",
+                         "pingpong.sizes=[0, 64, 1024, 2032]", "pingpong.iterations=20",
+                         "fabric.duplicate=0.05", "seed=860963260"});
+  ExpectFailed(v, "860963260");
+  EXPECT_LE(v.stats["messages_delivered"].get<uint64_t>(),
+            v.stats["messages_sent"].get<uint64_t>());
+  EXPECT_GT(v.stats["messages_duplicated"].get<uint64_t>(), 0u);
+  EXPECT_EQ(v.stats["messages_damaged"], 0) << "a duplicate is not damage";
+  EXPECT_EQ(v.stats["messages_lost"], 0);
+}
+
+// 3. MPI jobs used to hang forever when a peer could not be reached.
+TEST_F(VerdictTest, MpiPingPongWithEveryPacketLostGivesUpAndNamesTheRanks) {
+  const Verdict v = Run({"workload=mpi_pingpong", "backend=func", "fabric.loss=1",
+                         "ulp.max_retransmits=8"});
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("rank 0 gave up on rank 1 after 8 unacknowledged sends"),
+            std::string::npos)
+      << v.err;
+  EXPECT_EQ(v.stats["stalled"], true);
+  EXPECT_EQ(v.stats["messages_lost"], 1);
+}
+
+TEST_F(VerdictTest, MpiAlltoallOverAPathThatStaysDownGivesUp) {
+  const Verdict v =
+      Run({"workload=mpi_alltoall", "mpi.ranks=8", "nodes=8", "mpi.alltoall_messages=10",
+           "fabric.routing=fixed", "fabric.path_down=[0,0,40000,1,10000,90000,2,30000,-1,3,5000,6000]",
+           "seed=2771163654"});
+  ExpectFailed(v, "2771163654");
+  EXPECT_NE(v.err.find("gave up on rank"), std::string::npos) << v.err;
+  ExpectAccounted(v.stats);
+}
+
+TEST_F(VerdictTest, RunThatPassesItsTimeLimitFailsAsAStall) {
+  const Verdict v = Run({"workload=stream", "backend=func", "stream.packets=100000",
+                         "run.time_limit=10us"});
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("stream: not done when simulated time passed run.time_limit (10000ns)"),
+            std::string::npos)
+      << v.err;
+  EXPECT_EQ(v.stats["stalled"], true);
+}
+
+TEST_F(VerdictTest, MpiJobThatPassesItsTimeLimitFailsAsAStall) {
+  const Verdict v = Run({"workload=mpi_alltoall", "backend=func", "run.time_limit=20us"});
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("MPI job not done when simulated time passed run.time_limit (20000 ns)"),
+            std::string::npos)
+      << v.err;
+}
+
+// 4. A stall used to exit 2 (the bad-input code) without stats.json.
+TEST_F(VerdictTest, RdmaSweepStallExitsOneWithStats) {
+  const Verdict v = Run({"workload=rdma_sweep", "fabric.loss=0.2", "seed=1311377944"});
+  ExpectFailed(v, "1311377944");
+  EXPECT_EQ(v.stats["stalled"], true);
+  EXPECT_EQ(v.stats["messages_lost"], 1);
+}
+
+// 5. The MPI workloads count what they really received and check every byte.
+TEST_F(VerdictTest, MpiPingPongCountsEveryCheckedMessage) {
+  const Verdict v = Run({"workload=mpi_pingpong", "backend=func", "mpi.sizes=[0, 100, 70000]",
+                         "mpi.iterations=5", "mpi.bandwidth_messages=8", "mpi.window=4"});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  // Per size: 2 * (5 + 3 warm-up) round-trip messages, 8 one way, 2 * 8 both ways.
+  EXPECT_EQ(v.stats["messages_sent"], 3 * (16 + 8 + 16));
+  EXPECT_EQ(v.stats["messages_delivered"], 3 * (16 + 8 + 16));
+  EXPECT_EQ(v.stats["bytes_delivered"], (100 + 70000) * (16 + 8 + 16));
+  EXPECT_EQ(v.stats["verdict"], "pass");
+}
+
+TEST_F(VerdictTest, MpiCollectivesMatchTheSerialResultOnFiveRanks) {
+  const Verdict v = Run({"workload=mpi_collectives", "backend=func", "mpi.ranks=5", "nodes=3",
+                         "mpi.sizes=[4, 4096, 100000]", "mpi.iterations=2"});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_EQ(v.stats["errors"], 0);
+  EXPECT_GT(v.stats["messages_delivered"].get<uint64_t>(), 0u);
+  EXPECT_EQ(v.stats["messages_sent"], v.stats["messages_delivered"]);
+}
+
+// Every workload: injected loss or duplication that reaches the workload exits 1 with stats.
+struct FaultyRun {
+  const char* name;
+  std::vector<std::string> sets;
+};
+
+class EveryWorkloadVerdictTest : public VerdictTest,
+                                 public ::testing::WithParamInterface<FaultyRun> {};
+
+TEST_P(EveryWorkloadVerdictTest, InjectedFaultExitsOneAndWritesStats) {
+  std::vector<std::string> sets = GetParam().sets;
+  sets.push_back("seed=7");
+  const Verdict v = Run(sets);
+  ExpectFailed(v, "7");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Workloads, EveryWorkloadVerdictTest,
+    ::testing::Values(
+        FaultyRun{"pingpong_sweep_loss", {"workload=pingpong_sweep", "backend=func", "fabric.loss=0.05"}},
+        FaultyRun{"pingpong_sweep_dup", {"workload=pingpong_sweep", "backend=func", "fabric.duplicate=0.05"}},
+        FaultyRun{"stream_loss", {"workload=stream", "backend=func", "stream.packets=2000", "fabric.loss=0.01"}},
+        FaultyRun{"stream_dup", {"workload=stream", "backend=func", "stream.packets=2000", "fabric.duplicate=0.01"}},
+        FaultyRun{"exchange_loss", {"workload=random_exchange", "backend=func", "exchange.messages=2000", "fabric.loss=0.01"}},
+        FaultyRun{"exchange_dup", {"workload=random_exchange", "backend=func", "exchange.messages=2000", "fabric.duplicate=0.01"}},
+        FaultyRun{"rdma_sweep_loss", {"workload=rdma_sweep", "backend=func", "fabric.loss=0.3"}},
+        FaultyRun{"close_under_load_loss", {"workload=close_under_load", "backend=func", "fabric.loss=0.05"}},
+        FaultyRun{"recovery_under_load_dup", {"workload=recovery_under_load", "backend=func", "fabric.duplicate=0.1"}},
+        FaultyRun{"mpi_pingpong_loss", {"workload=mpi_pingpong", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
+        FaultyRun{"mpi_collectives_loss", {"workload=mpi_collectives", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
+        FaultyRun{"mpi_alltoall_loss", {"workload=mpi_alltoall", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}}),
+    [](const ::testing::TestParamInfo<FaultyRun>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace nicsim
