@@ -227,8 +227,17 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
   uint64_t message = std::max<uint64_t>(largest, p.SizeBytes("mpi.alltoall_max_size"));
   uint64_t pow2 = 4096;
   while (pow2 < message) pow2 *= 2;
-  const uint64_t per_rank =
+  uint64_t per_rank =
       (4 * static_cast<uint64_t>(p.Int("mpi.window")) + 8) * pow2 + (uint64_t{64} << 20);
+  if (p.String("workload") == "mpi_alltoall") {
+    // Every message of a rank is sent at once: each is staged at the sender and, once its
+    // request to send arrives, given a landing area at the receiver. Room for all of them
+    // (host memory is only touched where it is used), so no pull falls back to packet mode
+    // for want of memory.
+    uint64_t area = 4096;
+    while (area < p.SizeBytes("mpi.alltoall_max_size")) area *= 2;
+    per_rank += 2 * static_cast<uint64_t>(p.Int("mpi.alltoall_messages")) * area;
+  }
   const uint64_t ranks_per_node = (c.ranks + c.cluster.nodes - 1) / c.cluster.nodes;
   c.cluster.rdma_host_bytes = std::max<uint64_t>(c.cluster.rdma_host_bytes, per_rank * ranks_per_node);
   return c;

@@ -643,8 +643,13 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
                                 [](const Chunk& k) { return k.len > 0; });
   if (m.landed < m.total || !m.todo.empty() || busy) {
     const uint32_t src = ref.src, seq = ref.seq;
+    // Packets of one chunk may take other paths than the chunk that overtook it: the
+    // lagging chunk gets a reordering window to complete before it counts as lost.
     for (const auto& [slot, generation] : lagging) {
-      Redrive(src, seq, slot, generation, RedriveCause::kOvertaken);
+      host_.After(config_.rdma_reorder_window_ps,
+                  [this, alive = alive_, src, seq, slot = slot, generation = generation] {
+                    if (*alive) Redrive(src, seq, slot, generation, RedriveCause::kOvertaken);
+                  });
     }
     IssueAllPulls();
     return;

@@ -80,7 +80,7 @@ uint8_t* HostMemory::Translate(uint64_t addr, uint64_t len) {
   if (addr < kBaseAddr) return nullptr;
   const uint64_t offset = addr - kBaseAddr;
   if (offset > bytes_ || len > bytes_ - offset) return nullptr;
-  return mem_.data() + offset;
+  return mem_.get() + offset;
 }
 
 bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "base/status.h"
@@ -20,7 +23,13 @@ class HostMemory {
   /** Real addresses start here, so address 0 is never valid. */
   static constexpr uint64_t kBaseAddr = 0x1000'0000;
 
-  explicit HostMemory(uint64_t bytes) : bytes_(bytes), mem_(bytes, 0) {
+  /**
+   * `bytes` of memory, zero. The bytes come from calloc, so pages never allocated to anyone
+   * are never touched and cost no real memory (a node can be given room for a large job).
+   */
+  explicit HostMemory(uint64_t bytes)
+      : bytes_(bytes), mem_(static_cast<uint8_t*>(std::calloc(bytes, 1))) {
+    if (mem_ == nullptr) throw std::bad_alloc();
     free_[0] = bytes;
   }
 
@@ -89,7 +98,10 @@ class HostMemory {
     WatchFn fn;
   };
   uint64_t bytes_;
-  std::vector<uint8_t> mem_;
+  struct FreeBytes {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t[], FreeBytes> mem_;
   /** A lock on free_ and in_use_ when SetDeviceThread is on; not locked otherwise. */
   std::unique_lock<std::mutex> LockAllocator() const {
     return device_thread_ ? std::unique_lock<std::mutex>(alloc_mutex_)
