@@ -11,6 +11,7 @@
 #include "firmware/counters.h"
 #include "firmware/rx_engine.h"
 #include "firmware/tx_engine.h"
+#include "sim/config/text.h"
 
 namespace nicsim::sim {
 namespace {
@@ -76,7 +77,8 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
-      return Status::Error(fmt::format("--trace-filter: '{}': expected key=value", item));
+      return Status::Error(
+          fmt::format("--trace-filter: '{}': expected key=value", Printable(item)));
     }
     const std::string_view key = item.substr(0, eq);
     std::string_view values = item.substr(eq + 1);
@@ -89,13 +91,17 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
         for (HostTraceKind kind : kHostTraceKinds) {
           known = known || value == HostTraceKindName(kind);
         }
-        if (!known) return Status::Error(fmt::format("--trace-filter: unknown kind '{}'", value));
+        if (!known) {
+          return Status::Error(
+              fmt::format("--trace-filter: unknown kind '{}'", Printable(value)));
+        }
         f.kinds.push_back(value);
       } else if (key == "adapter" || key == "window") {
         char* end = nullptr;
         const unsigned long n = std::strtoul(value.c_str(), &end, 10);
         if (value.empty() || *end != '\0' || n > 0xFFFFFFFFul) {
-          return Status::Error(fmt::format("--trace-filter: {}: '{}' is not a number", key, value));
+          return Status::Error(
+              fmt::format("--trace-filter: {}: '{}' is not a number", key, Printable(value)));
         }
         if (key == "adapter") {
           f.adapters.push_back(static_cast<uint16_t>(n));
@@ -104,7 +110,8 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
         }
       } else {
         return Status::Error(
-            fmt::format("--trace-filter: unknown key '{}' (adapter, window or kind)", key));
+            fmt::format("--trace-filter: unknown key '{}' (adapter, window or kind)",
+                        Printable(key)));
       }
       if (bar == std::string_view::npos) break;
       values = values.substr(bar + 1);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/config/presets.h"
+#include "sim/config/text.h"
 #include "sim/config/units.h"
 
 namespace nicsim::sim {
@@ -312,9 +313,9 @@ Status ApplySetFlag(Scenario& scenario, std::string_view assignment) {
   Status status = key == "preset" ? ApplyPreset(scenario.params, value)
                                   : scenario.params.SetFromText(key, value);
   if (!status.ok()) {
-    return Status::Error(fmt::format("--set {}: {}", assignment, status.message()));
+    return Status::Error(fmt::format("--set {}: {}", Printable(assignment), status.message()));
   }
-  scenario.origins[std::string(key)] = fmt::format("--set {}", assignment);
+  scenario.origins[std::string(key)] = fmt::format("--set {}", Printable(assignment));
   return Status();
 }
 

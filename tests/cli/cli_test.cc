@@ -233,6 +233,15 @@ TEST_F(CliTest, PingpongSizeAboveTheMaxPayloadIsRejected) {
                "payload for host.cache_line=128 (seed 1)\n");
 }
 
+TEST_F(CliTest, AnEmbeddedNulInAValueShowsInTheMessage) {
+  // TOML's \u0000 puts a NUL in the string; the message used to end there ("workload: 'a").
+  const std::string path = WriteScenario("nul.toml", "workload = \"a\\u0000b\"\n");
+  ExpectBadRun({path}, "nicsim: " + path +
+                           ":1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
+                           "random_exchange, rdma_sweep, close_under_load, recovery_under_load, "
+                           "mpi_pingpong, mpi_collectives, mpi_alltoall\n");
+}
+
 TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
   NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path out_dir = dir_ / "out";
