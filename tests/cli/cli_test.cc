@@ -242,6 +242,37 @@ TEST_F(CliTest, AnEmbeddedNulInAValueShowsInTheMessage) {
                            "mpi_pingpong, mpi_collectives, mpi_alltoall\n");
 }
 
+TEST_F(CliTest, PortFlagsOutOfRangeAreBadInputBeforeAnyPortStarts) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--timeout-s", "1e300"}, "--timeout-s: must be 1..86400 seconds, got 1e+300"},
+      {{"--timeout-s", "0.5"}, "--timeout-s: must be 1..86400 seconds, got 0.5"},
+      {{"--max-size", "-5"}, "--max-size: must be -1 (the default size) or 0 and more, got -5"},
+      {{"--messages", "0"}, "--messages: must be 1..10000000, got 0"},
+      {{"--messages", "4294967294"}, "--messages: must be 1..10000000, got 4294967294"},
+      {{"--warmup", "2000000000"}, "--warmup: must be 0..1000000000, got 2000000000"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"port", "--eal", "-l 0 --no-pci", "--node", "1", "--peer",
+                                     "2"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const Outcome o = Nicsim(args);
+    EXPECT_EQ(o.exit_code, 2) << flags[0];
+    EXPECT_EQ(o.err, "nicsim port: " + message + "\n");
+    EXPECT_EQ(o.out, "");
+  }
+  // Their scenario twins have the same ranges, reported where they are written.
+  const std::string messages = WriteScenario("port_messages.toml", "[port]\nmessages = 0\n");
+  Outcome o = Nicsim({"port", "--scenario", messages, "--node", "1", "--peer", "2"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err,
+            "nicsim: " + messages + ":2:12: port.messages must be in [1, 10000000], got 0\n");
+  const std::string timeout = WriteScenario("port_timeout.toml", "[port]\ntimeout = \"0.5s\"\n");
+  o = Nicsim({"port", "--scenario", timeout, "--node", "1", "--peer", "2"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err,
+            "nicsim: " + timeout + ":2:11: port.timeout must be in [1s, 86400s], got 500ms\n");
+}
+
 TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
   NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path out_dir = dir_ / "out";
