@@ -239,7 +239,9 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!options.trace_path.empty()) {
     Result<TraceFilter> filter = TraceFilter::Parse(options.trace_filter);
     if (!filter.ok()) return filter.status();
-    trace = std::make_unique<TraceWriter>(options.trace_path, std::move(*filter));
+    trace = std::make_unique<TraceWriter>(options.trace_path, std::move(*filter),
+                                          options.trace_create_new ? TraceWriter::Open::kCreateNew
+                                                                   : TraceWriter::Open::kTruncate);
     if (!trace->ok()) return Status::Error("--trace " + options.trace_path + ": cannot open for writing");
   }
   std::unique_ptr<TimelineWriter> timeline;

@@ -3,7 +3,9 @@
 // the same columns: time_ps adapter kind task state window cb dtb value.
 #include "sim/trace_writer.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -146,8 +148,22 @@ std::string FormatHostTraceEvent(uint64_t time_ps, uint16_t adapter, const HostT
                      HostTraceKindName(e.kind), e.window, e.value);
 }
 
-TraceWriter::TraceWriter(const std::string& path, TraceFilter filter)
-    : file_(std::fopen(path.c_str(), "w")), filter_(std::move(filter)) {}
+namespace {
+
+std::FILE* OpenTraceFile(const std::string& path, TraceWriter::Open open) {
+  if (open == TraceWriter::Open::kTruncate) return std::fopen(path.c_str(), "w");
+  // O_EXCL fails on any existing name, a dangling symlink included; O_NOFOLLOW says so twice.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return nullptr;
+  std::FILE* file = ::fdopen(fd, "w");
+  if (file == nullptr) ::close(fd);
+  return file;
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(const std::string& path, TraceFilter filter, Open open)
+    : file_(OpenTraceFile(path, open)), filter_(std::move(filter)) {}
 
 TraceWriter::~TraceWriter() {
   if (file_ != nullptr) std::fclose(file_);

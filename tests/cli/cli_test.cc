@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -271,6 +272,93 @@ TEST_F(CliTest, PortFlagsOutOfRangeAreBadInputBeforeAnyPortStarts) {
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err,
             "nicsim: " + timeout + ":2:11: port.timeout must be in [1s, 86400s], got 500ms\n");
+}
+
+/** Sets an environment variable for a scope (the nicsim it runs inherits it). */
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+class TraceCheckTest : public CliTest {
+ protected:
+  /** A small functional-model golden, blessed here: DIR/golden/{scenario.toml,trace.txt}. */
+  fs::path BlessGolden() {
+    const fs::path golden = dir_ / "golden";
+    fs::create_directories(golden);
+    std::ofstream(golden / "scenario.toml")
+        << "backend = \"func\"\nworkload = \"stream\"\n[stream]\npackets = 3\nsize = 16\n";
+    const Outcome o = Nicsim({"trace", "bless", golden.string()});
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    return golden;
+  }
+
+  /** The names in `dir`. */
+  static std::set<std::string> Names(const fs::path& dir) {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename());
+    return names;
+  }
+
+  const fs::path tmp_ = dir_ / "tmp";
+};
+
+TEST_F(TraceCheckTest, ASymlinkPlantedInTheTempDirIsNotFollowed) {
+  const fs::path golden = BlessGolden();
+  // Links at the names the check used to write ($TMPDIR/nicsim-trace-<dir>.txt, and with a
+  // trailing slash nicsim-trace-.txt), pointing at a file of the user's.
+  fs::create_directories(tmp_);
+  const fs::path victim = dir_ / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  fs::create_symlink(victim, tmp_ / "nicsim-trace-golden.txt");
+  fs::create_symlink(victim, tmp_ / "nicsim-trace-.txt");
+  ScopedEnv tmpdir("TMPDIR", tmp_.string());
+  for (const std::string& dir : {golden.string(), golden.string() + "/"}) {
+    const Outcome o = Nicsim({"trace", "check", dir});
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(o.out.rfind("traces are identical (", 0), 0u) << o.out;
+    EXPECT_EQ(o.err, "");
+  }
+  EXPECT_EQ(ReadFile(victim), "precious\n");
+  // The check's own directory is gone; the planted links are left alone.
+  EXPECT_EQ(Names(tmp_), (std::set<std::string>{"nicsim-trace-.txt", "nicsim-trace-golden.txt"}));
+}
+
+TEST_F(TraceCheckTest, AFailedCheckKeepsTheFreshTraceAndSaysWhere) {
+  const fs::path golden = BlessGolden();
+  const std::string blessed = ReadFile(golden / "trace.txt");
+  ASSERT_FALSE(blessed.empty());
+  std::ofstream(golden / "trace.txt", std::ios::app) << "0 a0 rx task=0 state=- window=0\n";
+  fs::create_directories(tmp_);
+  ScopedEnv tmpdir("TMPDIR", tmp_.string());
+  const Outcome o = Nicsim({"trace", "check", golden.string() + "/"});
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  const std::string marker = "fresh trace kept in ";
+  const size_t at = o.out.find(marker);
+  ASSERT_NE(at, std::string::npos) << o.out;
+  const fs::path kept = o.out.substr(at + marker.size(), o.out.size() - at - marker.size() - 1);
+  EXPECT_EQ(o.out.substr(at + marker.size() + kept.string().size()), "\n");
+  EXPECT_EQ(kept.filename(), "trace.txt");
+  EXPECT_EQ(kept.parent_path().parent_path(), tmp_);
+  EXPECT_EQ(kept.parent_path().filename().string().rfind("nicsim-trace-golden-", 0), 0u) << kept;
+  EXPECT_EQ(fs::status(kept.parent_path()).permissions(), fs::perms::owner_all);
+  EXPECT_EQ(ReadFile(kept), blessed);
 }
 
 TEST_F(CliTest, RunPrintsTheTableAndWritesStatsJson) {
