@@ -228,10 +228,67 @@ TEST_F(CliTest, MissingCommandIsRejected) {
 }
 
 TEST_F(CliTest, PingpongSizeAboveTheMaxPayloadIsRejected) {
-  NICSIM_SKIP_WITHOUT_SYSTEMC();
+  // Checked before the cluster is built, so the message says which flag set the size.
   ExpectBadRun({"pingpong", "--set", "pingpong.sizes=[5000]"},
-               "nicsim: pingpong.sizes: 5000 is outside [0, 2032], the largest single-packet "
-               "payload for host.cache_line=128 (seed 1)\n");
+               "nicsim: --set pingpong.sizes=[5000]: pingpong.sizes: 5000 is outside [0, 2032], "
+               "the largest single-packet payload for host.cache_line=128 (seed 1)\n");
+}
+
+TEST_F(CliTest, TasksAboveAdapterTasksNameTheirOwnParameter) {
+  // adapter.tx_tasks too large used to blame adapter.rx_tasks (and so point at its line).
+  ExpectBadRun({"--set", "adapter.tx_tasks=20"},
+               "nicsim: --set adapter.tx_tasks=20: adapter.tx_tasks must be at most "
+               "adapter.tasks (16), got 20 (seed 1)\n");
+  ExpectBadRun({"--set", "adapter.rx_tasks=17"},
+               "nicsim: --set adapter.rx_tasks=17: adapter.rx_tasks must be at most "
+               "adapter.tasks (16), got 17 (seed 1)\n");
+  const std::string path = WriteScenario(
+      "tasks.toml", "[adapter]\ntasks = 8\nrx_tasks = 4\ntx_tasks = 9\n");
+  ExpectBadRun({path}, "nicsim: " + path +
+                           ":4:12: adapter.tx_tasks must be at most adapter.tasks (8), got 9 "
+                           "(seed 1)\n");
+}
+
+TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
+  ExpectBadRun({"--set", "workload=random_exchange", "--set", "exchange.max_size=65535"},
+               "nicsim: --set exchange.max_size=65535: exchange.max_size: 65535 exceeds the "
+               "largest single-packet payload 2032 (seed 1)\n");
+  ExpectBadRun({"--set", "workload=stream", "--set", "host.cache_line=64", "--set",
+                "stream.size=2000"},
+               "nicsim: --set stream.size=2000: stream.size: 2000 exceeds the largest "
+               "single-packet payload 1008 (seed 1)\n");
+  const std::string lifecycle = WriteScenario(
+      "lifecycle.toml", "workload = \"close_under_load\"\n[lifecycle]\nsize = 4000\n");
+  ExpectBadRun({lifecycle}, "nicsim: " + lifecycle +
+                                ":3:8: lifecycle.size: 4000 exceeds the largest single-packet "
+                                "payload 2032 (seed 1)\n");
+  const std::string ranks =
+      WriteScenario("ranks.toml", "workload = \"mpi_pingpong\"\n[mpi]\nranks = 1\n");
+  ExpectBadRun({ranks}, "nicsim: " + ranks +
+                            ":3:9: mpi.ranks: mpi_pingpong needs at least 2 ranks, got 1 "
+                            "(seed 1)\n");
+  ExpectBadRun({"--set", "workload=mpi_alltoall", "--set", "mpi.ranks=1"},
+               "nicsim: --set mpi.ranks=1: mpi.ranks: mpi_alltoall needs at least 2 ranks, got 1 "
+               "(seed 1)\n");
+  const std::string one_node =
+      WriteScenario("one_node.toml", "nodes = 1\nworkload = \"stream\"\n");
+  ExpectBadRun({one_node}, "nicsim: " + one_node +
+                               ":1:9: nodes: stream needs two windows, the cluster has one: "
+                               "raise nodes, adapters_per_node or windows_per_adapter (seed 1)\n");
+  // All-to-all traffic is planned and buffered at once: bounded in messages and in bytes.
+  ExpectBadRun({"--set", "workload=mpi_alltoall", "--set", "mpi.alltoall_max_size=256MiB"},
+               "nicsim: --set mpi.alltoall_max_size=256MiB: mpi.alltoall_max_size: mpi.ranks x "
+               "mpi.alltoall_messages x mpi.alltoall_max_size = 2 x 200 x 268435456 bytes = "
+               "102400 MiB of message buffers, more than 8192 MiB (seed 1)\n");
+  ExpectBadRun({"--set", "workload=mpi_alltoall", "--set", "nodes=8", "--set", "mpi.ranks=64",
+                "--set", "mpi.alltoall_messages=200000"},
+               "nicsim: --set mpi.alltoall_messages=200000: mpi.alltoall_messages: mpi.ranks x "
+               "mpi.alltoall_messages = 64 x 200000 = 12800000 messages, more than 10000000 "
+               "(seed 1)\n");
+  ExpectBadRun({"--set", "workload=mpi_collectives", "--set", "mpi.ranks=300"},
+               "nicsim: --set mpi.ranks=300: mpi.ranks: 300 ranks on 2 nodes need 150 windows "
+               "per adapter, more than the 128 an adapter has: raise nodes or lower mpi.ranks "
+               "(seed 1)\n");
 }
 
 TEST_F(CliTest, AnEmbeddedNulInAValueShowsInTheMessage) {
