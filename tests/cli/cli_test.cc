@@ -300,6 +300,14 @@ TEST_F(CliTest, AnEmbeddedNulInAValueShowsInTheMessage) {
                            "mpi_pingpong, mpi_collectives, mpi_alltoall\n");
 }
 
+TEST_F(CliTest, AScenarioFileAboveFourMebibytesIsRefusedUnread) {
+  // Bad at line 1, then 5 MB of unknown keys: this took half a minute to reject.
+  std::string text = "nodes = 0\n";
+  for (int i = 0; text.size() < 5'000'000; ++i) text += "key_" + std::to_string(i) + " = 1\n";
+  const std::string path = WriteScenario("huge.toml", text);
+  ExpectBadRun({path}, "nicsim: " + path + ": too large for a scenario file (more than 4MiB)\n");
+}
+
 TEST_F(CliTest, PortFlagsOutOfRangeAreBadInputBeforeAnyPortStarts) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--timeout-s", "1e300"}, "--timeout-s: must be 1..86400 seconds, got 1e+300"},

@@ -616,6 +616,39 @@ TEST(ScenarioFileTest, ErrorsNameThePathLineAndColumn) {
   std::remove(path.c_str());
 }
 
+TEST(ScenarioFileTest, AFileAboveTheSizeLimitIsRejectedBeforeParsing) {
+  // Bad at line 1 and followed by megabytes of keys: refused for its size, without parsing.
+  std::string text = "nodes = 0\n";
+  for (int i = 0; text.size() <= kMaxScenarioFileBytes; ++i) {
+    text += "key_" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  }
+  std::string path = WriteTempFile("huge.toml", text);
+  EXPECT_EQ(LoadScenarioFile(path).status().message(),
+            path + ": too large for a scenario file (more than 4MiB)");
+  std::remove(path.c_str());
+  // Exactly at the limit is read and parsed (a comment here).
+  path = WriteTempFile("at_limit.toml", "#" + std::string(kMaxScenarioFileBytes - 2, 'x') + "\n");
+  Result<Scenario> at_limit = LoadScenarioFile(path);
+  EXPECT_TRUE(at_limit.ok()) << at_limit.status().message();
+  std::remove(path.c_str());
+}
+
+TEST(ScenarioFileTest, TheFirstErrorOfAFileOfManyBadKeysIsReported) {
+  // A megabyte of unknown keys after a bad first line: the first line's error, and only keys
+  // before the earliest error so far get a did-you-mean suggestion worked out.
+  std::string text = "nodes = 0\n";
+  for (int i = 0; text.size() < (size_t{1} << 20); ++i) {
+    text += "fabric.los" + std::to_string(i) + " = 1\n";
+  }
+  const std::string path = WriteTempFile("many_keys.toml", text);
+  EXPECT_EQ(LoadScenarioFile(path).status().message(),
+            path + ":1:9: nodes must be in [1, 4096], got 0");
+  std::remove(path.c_str());
+  EXPECT_EQ(ParseError("zzz = 1\nfabric.los = 0.1\n"), "t.toml:1:1: unknown key 'zzz'");
+  EXPECT_EQ(ParseError("fabric.los = 0.1\nzzz = 1\n"),
+            "t.toml:1:8: unknown key 'fabric.los'; did you mean 'fabric.loss'?");
+}
+
 TEST(ScenarioFileTest, MissingFileIsAnErrorNamingThePath) {
   std::string path = ::testing::TempDir() + "nicsim_config_test_does_not_exist.toml";
   EXPECT_EQ(LoadScenarioFile(path).status().message(),
