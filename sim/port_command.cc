@@ -31,6 +31,8 @@
 #include "base/status.h"
 #include "firmware/counters.h"
 #include "hw/func/event_queue.h"
+#include "sim/config/param_table.h"
+#include "sim/config/text.h"
 #include "sim/port_command_internal.h"
 #include "sim/port_node.h"
 #include "sim/workloads/workload.h"
@@ -40,8 +42,9 @@ namespace {
 
 using Clock = PortClock;
 
-/** Most messages per direction: every sequence number must differ from kHelloUlpWord. */
-constexpr int64_t kMaxMessages = kHelloUlpWord;
+/** --timeout-s's range (port.timeout's too): a second to a day. */
+constexpr double kMinTimeoutS = 1;
+constexpr double kMaxTimeoutS = 86400;
 /** Messages a sender may have beyond the peer's last report (half the receive FIFO). */
 constexpr uint64_t kCreditWindow = 128;
 /** A receiver reports its count after this many new messages, besides the periodic HELLO. */
@@ -72,6 +75,18 @@ std::vector<uint16_t> MessageSizes(uint64_t seed, uint16_t sender, uint64_t coun
   return sizes;
 }
 
+/** `value` is in the range of the scenario parameter `param` (the flag's twin). */
+bool InParamRange(int64_t value, const char* param) {
+  const ParamSpec* spec = FindParam(param);
+  return value >= spec->min && value <= spec->max;
+}
+
+/** "1..10000000": the range of the scenario parameter `param`. */
+std::string ParamRange(const char* param) {
+  const ParamSpec* spec = FindParam(param);
+  return fmt::format("{}..{}", spec->min, spec->max);
+}
+
 Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   if (o.eal.empty() == o.verbs.empty()) {
     return Status::Error("--eal or --verbs: give exactly one (a DPDK port or a verbs UD QP)");
@@ -80,12 +95,22 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   if (o.peer < 0 || o.peer > UINT16_MAX) return Status::Error("--peer: must be 0..65535");
   if (o.node == o.peer) return Status::Error("--peer: must differ from --node");
   if (o.mode != "exchange" && o.mode != "pingpong" && o.mode != "transport") {
-    return Status::Error("--mode: '" + o.mode + "' is not exchange, pingpong or transport");
+    return Status::Error("--mode: '" + Printable(o.mode) +
+                         "' is not exchange, pingpong or transport");
   }
-  if (o.messages < 0 || o.messages >= kMaxMessages) {
-    return Status::Error(fmt::format("--messages: must be 0..{}", kMaxMessages - 1));
+  // At least one message: a run of none would report success without hearing from the peer.
+  // At most what each side can keep a record of (port.messages has the same range). Both
+  // ranges keep every sequence number (warm-up rounds included) below kHelloUlpWord.
+  if (!InParamRange(o.messages, "port.messages")) {
+    return Status::Error(
+        fmt::format("--messages: must be {}, got {}", ParamRange("port.messages"), o.messages));
   }
   if (o.port_id < 0 || o.port_id > UINT16_MAX) return Status::Error("--port-id: must be 0..65535");
+  if (o.max_size < -1) {
+    return Status::Error(
+        fmt::format("--max-size: must be -1 (the default size) or 0 and more, got {}",
+                    o.max_size));
+  }
   if (o.mode == "transport") {
     if (o.max_size > kMaxTransportSize) {
       return Status::Error(fmt::format("--max-size: at most {} in transport mode",
@@ -99,14 +124,21 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   if (o.size < 0 || o.size > static_cast<int64_t>(max_payload)) {
     return Status::Error(fmt::format("--size: must be 0..{}", max_payload));
   }
-  if (o.warmup < 0 || o.warmup >= kMaxMessages) return Status::Error("--warmup: must be 0 or more");
+  if (!InParamRange(o.warmup, "port.warmup")) {
+    return Status::Error(
+        fmt::format("--warmup: must be {}, got {}", ParamRange("port.warmup"), o.warmup));
+  }
   if (o.verbs.empty() && (!o.peer_addr.empty() || !o.addr_file.empty() || o.gid_index != -1)) {
     return Status::Error("--peer-addr, --addr-file and --gid-index apply to --verbs only");
   }
   if (!o.verbs.empty() && o.peer_addr.empty()) {
     return Status::Error("--peer-addr: a verbs port needs the peer's LID:QPN, [GID]:QPN or @FILE");
   }
-  if (!(o.timeout_s > 0)) return Status::Error("--timeout-s: must be positive");
+  // Bounded so that the deadline (now + timeout as a clock duration) cannot overflow.
+  if (!(o.timeout_s >= kMinTimeoutS && o.timeout_s <= kMaxTimeoutS)) {
+    return Status::Error(fmt::format("--timeout-s: must be {}..{} seconds, got {}", kMinTimeoutS,
+                                     kMaxTimeoutS, o.timeout_s));
+  }
   if (o.adapter_lcore >= 0) {
     if (!o.verbs.empty()) return Status::Error("--adapter-lcore: applies to a DPDK port (--eal)");
     if (o.adapter_lcore > INT32_MAX) return Status::Error("--adapter-lcore: not an lcore id");

@@ -11,6 +11,7 @@
 #include "sim/fabric/pcap_writer.h"
 #include "sim/timeline_writer.h"
 #include "sim/trace_writer.h"
+#include "sim/workload_params.h"
 #include "sim/workloads/mpi_workloads.h"
 
 namespace nicsim::sim {
@@ -108,8 +109,15 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   c.resources.dtbs = static_cast<uint32_t>(p.Int("adapter.dtbs"));
   c.resources.header_buffers = static_cast<uint32_t>(p.Int("adapter.header_buffers"));
   c.resources.link_queue_frames = static_cast<uint32_t>(p.Int("adapter.link_queue_frames"));
-  if (c.microcode.rx_tasks > c.microcode.tasks || c.microcode.tx_tasks > c.microcode.tasks) {
-    return Status::Error("adapter.rx_tasks and adapter.tx_tasks must each be at most adapter.tasks");
+  // Each its own message, naming the parameter at fault (LocateParamError adds where it was set).
+  const std::string tasks = "adapter.tasks (" + std::to_string(c.microcode.tasks) + "), got ";
+  if (c.microcode.rx_tasks > c.microcode.tasks) {
+    return Status::Error("adapter.rx_tasks must be at most " + tasks +
+                         std::to_string(c.microcode.rx_tasks));
+  }
+  if (c.microcode.tx_tasks > c.microcode.tasks) {
+    return Status::Error("adapter.tx_tasks must be at most " + tasks +
+                         std::to_string(c.microcode.tx_tasks));
   }
   const std::string& wait = p.String("hal.wait_mode");
   c.wait_mode = wait == "poll"        ? WaitMode::kPoll
@@ -246,11 +254,15 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options) {
   Result<ClusterConfig> config = ClusterConfigFromParams(scenario.params);
   if (!config.ok()) return LocateParamError(scenario, config.status());
+  const Status workload = CheckWorkloadParams(scenario);
+  if (!workload.ok()) return LocateParamError(scenario, workload);
   std::unique_ptr<TraceWriter> trace;
   if (!options.trace_path.empty()) {
     Result<TraceFilter> filter = TraceFilter::Parse(options.trace_filter);
     if (!filter.ok()) return filter.status();
-    trace = std::make_unique<TraceWriter>(options.trace_path, std::move(*filter));
+    trace = std::make_unique<TraceWriter>(options.trace_path, std::move(*filter),
+                                          options.trace_create_new ? TraceWriter::Open::kCreateNew
+                                                                   : TraceWriter::Open::kTruncate);
     if (!trace->ok()) return Status::Error("--trace " + options.trace_path + ": cannot open for writing");
   }
   std::unique_ptr<TimelineWriter> timeline;

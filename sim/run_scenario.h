@@ -30,6 +30,8 @@ struct RunOutcome {
 struct RunOptions {
   /** Write every firmware trace event to this file (empty: no trace). */
   std::string trace_path;
+  /** Create trace_path as a new file, never following a symlink (TraceWriter::Open::kCreateNew). */
+  bool trace_create_new = false;
   /** Which events the --trace file keeps ("adapter=1,window=0,kind=rx|tx"; empty: all). */
   std::string trace_filter;
   /** Write a Chrome trace-event JSON timeline (ui.perfetto.dev) to this file (empty: none). */

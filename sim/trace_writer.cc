@@ -3,7 +3,9 @@
 // the same columns: time_ps adapter kind task state window cb dtb value.
 #include "sim/trace_writer.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include "firmware/counters.h"
 #include "firmware/rx_engine.h"
 #include "firmware/tx_engine.h"
+#include "sim/config/text.h"
 
 namespace nicsim::sim {
 namespace {
@@ -76,7 +79,8 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
-      return Status::Error(fmt::format("--trace-filter: '{}': expected key=value", item));
+      return Status::Error(
+          fmt::format("--trace-filter: '{}': expected key=value", Printable(item)));
     }
     const std::string_view key = item.substr(0, eq);
     std::string_view values = item.substr(eq + 1);
@@ -89,13 +93,17 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
         for (HostTraceKind kind : kHostTraceKinds) {
           known = known || value == HostTraceKindName(kind);
         }
-        if (!known) return Status::Error(fmt::format("--trace-filter: unknown kind '{}'", value));
+        if (!known) {
+          return Status::Error(
+              fmt::format("--trace-filter: unknown kind '{}'", Printable(value)));
+        }
         f.kinds.push_back(value);
       } else if (key == "adapter" || key == "window") {
         char* end = nullptr;
         const unsigned long n = std::strtoul(value.c_str(), &end, 10);
         if (value.empty() || *end != '\0' || n > 0xFFFFFFFFul) {
-          return Status::Error(fmt::format("--trace-filter: {}: '{}' is not a number", key, value));
+          return Status::Error(
+              fmt::format("--trace-filter: {}: '{}' is not a number", key, Printable(value)));
         }
         if (key == "adapter") {
           f.adapters.push_back(static_cast<uint16_t>(n));
@@ -104,7 +112,8 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
         }
       } else {
         return Status::Error(
-            fmt::format("--trace-filter: unknown key '{}' (adapter, window or kind)", key));
+            fmt::format("--trace-filter: unknown key '{}' (adapter, window or kind)",
+                        Printable(key)));
       }
       if (bar == std::string_view::npos) break;
       values = values.substr(bar + 1);
@@ -139,8 +148,22 @@ std::string FormatHostTraceEvent(uint64_t time_ps, uint16_t adapter, const HostT
                      HostTraceKindName(e.kind), e.window, e.value);
 }
 
-TraceWriter::TraceWriter(const std::string& path, TraceFilter filter)
-    : file_(std::fopen(path.c_str(), "w")), filter_(std::move(filter)) {}
+namespace {
+
+std::FILE* OpenTraceFile(const std::string& path, TraceWriter::Open open) {
+  if (open == TraceWriter::Open::kTruncate) return std::fopen(path.c_str(), "w");
+  // O_EXCL fails on any existing name, a dangling symlink included; O_NOFOLLOW says so twice.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return nullptr;
+  std::FILE* file = ::fdopen(fd, "w");
+  if (file == nullptr) ::close(fd);
+  return file;
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(const std::string& path, TraceFilter filter, Open open)
+    : file_(OpenTraceFile(path, open)), filter_(std::move(filter)) {}
 
 TraceWriter::~TraceWriter() {
   if (file_ != nullptr) std::fclose(file_);

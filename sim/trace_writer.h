@@ -42,8 +42,19 @@ std::string FormatHostTraceEvent(uint64_t time_ps, uint16_t adapter, const HostT
 /** A TraceSink (firmware and hardware events) and HostTraceSink writing to one file. */
 class TraceWriter final : public hw::func::TraceSink, public HostTraceSink {
  public:
+  /** How the file is opened. */
+  enum class Open {
+    /** Create or truncate (a symlink is followed, as for any output file the user names). */
+    kTruncate,
+    /**
+     * Create a new file (O_CREAT | O_EXCL, mode 0600): fails if anything, a symlink included,
+     * is already at the path. For files nicsim names itself in a shared directory.
+     */
+    kCreateNew,
+  };
   /** Opens `path` for writing; check ok() before use. */
-  explicit TraceWriter(const std::string& path, TraceFilter filter = {});
+  explicit TraceWriter(const std::string& path, TraceFilter filter = {},
+                       Open open = Open::kTruncate);
   ~TraceWriter() override;
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;

@@ -39,30 +39,35 @@ std::string ParseScope(std::string_view scope, FaultRule& rule) {
       space == std::string_view::npos ? std::string_view() : TrimBlanks(scope.substr(space));
   if (word == "path") {
     rule.scope = FaultRule::Scope::kPath;
-    if (!ParseIndex(where, &rule.id)) return fmt::format("path '{}' is not a number", where);
+    if (!ParseIndex(where, &rule.id)) {
+      return fmt::format("path '{}' is not a number", Printable(where));
+    }
     return {};
   }
   if (word == "link") {
     rule.scope = FaultRule::Scope::kLink;
     const size_t slash = where.find('/');
     const std::string_view adapter = TrimBlanks(where.substr(0, slash));
-    if (!ParseIndex(adapter, &rule.id)) return fmt::format("adapter '{}' is not a number", adapter);
+    if (!ParseIndex(adapter, &rule.id)) {
+      return fmt::format("adapter '{}' is not a number", Printable(adapter));
+    }
     if (slash != std::string_view::npos) {
       const std::string_view plane = TrimBlanks(where.substr(slash + 1));
       if (!ParseIndex(plane, &rule.plane) || rule.plane == FaultRule::kAllPlanes) {
-        return fmt::format("plane '{}' is not a number", plane);
+        return fmt::format("plane '{}' is not a number", Printable(plane));
       }
     }
     return {};
   }
-  return fmt::format("'{}' is not a scope: expected 'path N', 'link A' or 'link A/P'", scope);
+  return fmt::format("'{}' is not a scope: expected 'path N', 'link A' or 'link A/P'",
+                     Printable(scope));
 }
 
 /** Parses a probability in [0, 1] for `kind`; an error message otherwise. */
 std::string ParseProbability(std::string_view kind, std::string_view value, double* out) {
   const std::optional<double> p = ParseDouble(value);
   if (!p || !std::isfinite(*p) || *p < 0 || *p > 1) {
-    return fmt::format("{} must be a probability in [0, 1], got '{}'", kind, value);
+    return fmt::format("{} must be a probability in [0, 1], got '{}'", kind, Printable(value));
   }
   *out = *p;
   return {};
@@ -77,7 +82,9 @@ std::string ParseFaults(std::string_view list, FaultRates& rates) {
     const std::string_view fault = TrimBlanks(list.substr(0, comma));
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     const size_t eq = fault.find('=');
-    if (eq == std::string_view::npos) return fmt::format("'{}' is not KIND=VALUE", fault);
+    if (eq == std::string_view::npos) {
+      return fmt::format("'{}' is not KIND=VALUE", Printable(fault));
+    }
     const std::string_view kind = TrimBlanks(fault.substr(0, eq));
     const std::string_view value = TrimBlanks(fault.substr(eq + 1));
     const size_t k = static_cast<size_t>(std::find(std::begin(kKinds), std::end(kKinds), kind) -
@@ -85,7 +92,7 @@ std::string ParseFaults(std::string_view list, FaultRates& rates) {
     if (k == std::size(kKinds)) {
       return fmt::format(
           "'{}' is not a fault: expected loss, duplicate, reorder, corrupt or reorder_delay",
-          kind);
+          Printable(kind));
     }
     if (seen[k]) return fmt::format("{} is given twice", kind);
     seen[k] = true;
@@ -94,6 +101,10 @@ std::string ParseFaults(std::string_view list, FaultRates& rates) {
       Result<int64_t> ps = ParseDuration(value);
       if (!ps.ok()) return fmt::format("reorder_delay: {}", ps.status().message());
       if (*ps == 0) return "reorder_delay must be above 0 (leave it out for fabric.reorder_delay)";
+      if (*ps > kMaxDurationPs) {
+        return fmt::format("reorder_delay must be at most {}, got {}",
+                           FormatDuration(kMaxDurationPs), FormatDuration(*ps));
+      }
       rates.reorder_delay_ps = static_cast<uint64_t>(*ps);
       continue;
     }
@@ -112,7 +123,7 @@ std::string ParseFaults(std::string_view list, FaultRates& rates) {
 }
 
 std::string RuleLabel(size_t number, std::string_view text) {
-  return fmt::format("rule {} ('{}')", number, text);
+  return fmt::format("rule {} ('{}')", number, Printable(text));
 }
 
 }  // namespace

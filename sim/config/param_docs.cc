@@ -6,6 +6,8 @@
 
 #include <limits>
 
+#include "sim/config/units.h"
+
 namespace nicsim::sim {
 namespace {
 
@@ -35,10 +37,12 @@ std::string AllowedText(const ParamSpec& spec) {
     case ParamType::kString:
       return spec.check == nullptr ? "any" : "see description";
     case ParamType::kDuration:
+      return fmt::format("[{}, {}]", FormatDuration(spec.min), FormatDuration(spec.max));
     case ParamType::kSize:
-      return ">= 0";
+      if (spec.max == std::numeric_limits<int64_t>::max()) return ">= 0";
+      return fmt::format("[0, {}]", FormatSize(static_cast<uint64_t>(spec.max)));
     case ParamType::kRate:
-      return "> 0";
+      return ">= " + FormatRate(kMinRateBytesPerSec);
     case ParamType::kIntList:
       return "each " + Range(spec.min, spec.max);
   }

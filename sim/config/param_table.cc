@@ -22,6 +22,9 @@ namespace nicsim::sim {
 namespace {
 
 constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
+/** port.timeout's range, the same as --timeout-s's: a second to a day. */
+constexpr int64_t kPortTimeoutMinPs = int64_t{1'000'000'000'000};
+constexpr int64_t kPortTimeoutMaxPs = int64_t{86400} * 1'000'000'000'000;
 
 ParamSpec Typed(std::string name, ParamType type, std::string def, std::string description) {
   ParamSpec spec;
@@ -29,6 +32,19 @@ ParamSpec Typed(std::string name, ParamType type, std::string def, std::string d
   spec.type = type;
   spec.default_value = std::move(def);
   spec.description = std::move(description);
+  if (type == ParamType::kDuration) {
+    spec.min = 0;
+    spec.max = kMaxDurationPs;
+  } else if (type == ParamType::kSize) {
+    spec.min = 0;
+  }
+  return spec;
+}
+
+/** `spec` with its range replaced (a duration in picoseconds, a size in bytes). */
+ParamSpec Ranged(ParamSpec spec, int64_t min, int64_t max) {
+  spec.min = min;
+  spec.max = max;
   return spec;
 }
 
@@ -174,19 +190,23 @@ std::vector<ParamSpec> BuildTable() {
       IntList("pingpong.sizes", "[0, 16, 64, 256, 1024, 2032]", 0, 65535,
               "Payload sizes in bytes that the ping-pong sweep measures"),
       Int("pingpong.iterations", 200, 1, 10000000, "Round trips timed per payload size"),
-      Int("pingpong.stream_packets", 2000, 1, kNoMax,
-          "One-way packets sent per payload size for the bandwidth column"),
-      Int("stream.packets", 100000, 1, kNoMax, "Packets the stream workload sends"),
+      Int("pingpong.stream_packets", 2000, 1, 1000000000,
+          "One-way packets sent per payload size for the bandwidth column (at most 1e9: "
+          "packets are numbered in 32 bits)"),
+      Int("stream.packets", 100000, 1, 1000000000,
+          "Packets the stream workload sends (at most 1e9: packets are numbered in 32 bits)"),
       Int("stream.size", 1024, 0, 65535, "Payload bytes per stream packet"),
-      Int("exchange.messages", 20000, 1, kNoMax, "Messages the random exchange sends in total"),
+      Int("exchange.messages", 20000, 1, 10000000,
+          "Messages the random exchange sends in total (at most 1e7: the checker keeps 7 bytes "
+          "per message)"),
       Int("exchange.max_size", -1, -1, 65535,
           "Largest message payload in bytes (-1 = largest single-packet payload)"),
       Typed("lifecycle.at", T::kDuration, "20us",
             "close_under_load / recovery_under_load: simulated time after the stream starts at "
             "which the receiving window closes or its adapter is recovered"),
-      Int("lifecycle.packets", 200, 1, 1 << 30,
+      Int("lifecycle.packets", 200, 1, 10000000,
           "close_under_load / recovery_under_load: packets in the stream before the event, and "
-          "again in the stream after it"),
+          "again in the stream after it (at most 1e7: the checker keeps 2 bytes per packet)"),
       Int("lifecycle.size", 1024, 0, 65535,
           "close_under_load / recovery_under_load: payload bytes per packet"),
       Typed("ulp.rdma", T::kBool, "true",
@@ -217,9 +237,12 @@ std::vector<ParamSpec> BuildTable() {
           "mpi_pingpong: messages per size for the bandwidth columns"),
       Int("mpi.window", 8, 1, 4096, "mpi_pingpong: bandwidth messages in flight at once"),
       Int("mpi.alltoall_messages", 200, 1, 10000000,
-          "mpi_alltoall: messages each rank sends to random ranks"),
-      Typed("mpi.alltoall_max_size", T::kSize, "1MiB",
-            "mpi_alltoall: largest message (sizes are uniform up to it)"),
+          "mpi_alltoall: messages each rank sends to random ranks (all ranks' messages are "
+          "planned and buffered at once: mpi.ranks x this at most 1e7, and x "
+          "mpi.alltoall_max_size at most 8GiB)"),
+      Ranged(Typed("mpi.alltoall_max_size", T::kSize, "1MiB",
+                   "mpi_alltoall: largest message (sizes are uniform up to it)"),
+             0, 256 << 20),
       Enum("rdma.op", "write", {"write", "read"}, "RDMA sweep: the operation timed"),
       IntList("rdma.sizes", "[0, 4096, 65536, 1048576]", 0, 256 << 20,
               "RDMA sweep: transfer sizes in bytes"),
@@ -234,17 +257,21 @@ std::vector<ParamSpec> BuildTable() {
             "nicsim port: DEVICE[:PORT] of an RDMA device (a verbs UD port); --verbs overrides"),
       Enum("port.mode", "exchange", {"exchange", "pingpong", "transport"},
            "nicsim port: checked exchange, ping-pong, or the reliable transport (RDMA included)"),
-      Int("port.messages", 20000, 1, kNoMax, "nicsim port: messages sent each way (ping-pong: timed rounds)"),
+      Int("port.messages", 20000, 1, 10000000,
+          "nicsim port: messages sent each way (ping-pong: timed rounds); at most 1e7, each "
+          "side keeps up to 9 bytes per message"),
       Int("port.size", 2, 0, 65535, "nicsim port: ping-pong payload bytes"),
-      Int("port.warmup", 1000, 0, kNoMax, "nicsim port: untimed ping-pong rounds"),
+      Int("port.warmup", 1000, 0, 1000000000,
+          "nicsim port: untimed ping-pong rounds (at most 1e9: rounds are numbered in 32 bits)"),
       Int("port.max_size", -1, -1, int64_t{1} << 30,
           "nicsim port: largest payload in bytes (-1: the largest single-packet payload)"),
       Int("port.port_id", 0, 0, 1023, "nicsim port: DPDK ethdev port of the adapter"),
       Int("port.adapter_lcore", -1, -1, 1023,
           "nicsim port: worker lcore of the adapter's poll loop, the host on the main lcore "
           "(-1: one thread runs both)"),
-      Typed("port.timeout", T::kDuration, "60s",
-            "nicsim port: wall-clock limit of the run, peer start-up included"),
+      Ranged(Typed("port.timeout", T::kDuration, "60s",
+                   "nicsim port: wall-clock limit of the run, peer start-up included"),
+             kPortTimeoutMinPs, kPortTimeoutMaxPs),
       Int("port.gid_index", -1, -1, 255, "nicsim port: verbs GID index (RoCE); -1 addresses by LID"),
       Int("port.qkey", 0x6e730001, 0, 0xffffffff, "nicsim port: verbs Q_Key of both sides"),
   };
@@ -313,6 +340,12 @@ std::string Join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
+/** A duration parameter's range in words: "at most 3600s" or "in [1s, 86400s]". */
+std::string AllowedDurations(const ParamSpec& spec) {
+  if (spec.min == 0) return "at most " + FormatDuration(spec.max);
+  return fmt::format("in [{}, {}]", FormatDuration(spec.min), FormatDuration(spec.max));
+}
+
 }  // namespace
 
 std::string_view ParamTypeName(ParamType type) {
@@ -350,7 +383,7 @@ const ParamSpec* FindParam(std::string_view name) {
 }
 
 std::string UnknownKeyMessage(std::string_view name) {
-  std::string message = fmt::format("unknown key '{}'", name);
+  std::string message = fmt::format("unknown key '{}'", Printable(name));
   const ParamSpec* best = nullptr;
   size_t best_distance = 3;  // suggest only within edit distance 2
   for (const ParamSpec& spec : AllParams()) {
@@ -454,7 +487,8 @@ Status ParamValues::SetString(std::string_view name, std::string value) {
   if (spec.type == ParamType::kEnum &&
       std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
     return Status::Error(
-        fmt::format("{}: '{}' is not one of {}", name, value, Join(spec.choices, ", ", ", ")));
+        fmt::format("{}: '{}' is not one of {}", name, Printable(value),
+                    Join(spec.choices, ", ", ", ")));
   }
   if (spec.check != nullptr) {
     Status status = spec.check(value);
@@ -469,21 +503,34 @@ Status ParamValues::SetDurationPs(std::string_view name, int64_t ps) {
   if (ps < 0) {
     return Status::Error(fmt::format("{} must not be negative, got {}", name, FormatDuration(ps)));
   }
+  const ParamSpec& spec = AllParams()[index];
+  if (ps < spec.min || ps > spec.max) {
+    return Status::Error(fmt::format("{} must be {}, got {}", name, AllowedDurations(spec),
+                                     FormatDuration(ps)));
+  }
   values_[index] = ps;
   return Status();
 }
 
 Status ParamValues::SetRateBytesPerSec(std::string_view name, double bytes_per_sec) {
   size_t index = IndexChecked(name, {ParamType::kRate});
-  if (!(bytes_per_sec > 0.0) || !std::isfinite(bytes_per_sec)) {
-    return Status::Error(fmt::format("{} must be > 0, got {}", name, FormatRate(bytes_per_sec)));
+  if (!(bytes_per_sec >= kMinRateBytesPerSec) || !std::isfinite(bytes_per_sec)) {
+    return Status::Error(fmt::format("{} must be at least {}, got {}", name,
+                                     FormatRate(kMinRateBytesPerSec), FormatRate(bytes_per_sec)));
   }
   values_[index] = bytes_per_sec;
   return Status();
 }
 
 Status ParamValues::SetSizeBytes(std::string_view name, uint64_t bytes) {
-  values_[IndexChecked(name, {ParamType::kSize})] = bytes;
+  size_t index = IndexChecked(name, {ParamType::kSize});
+  const ParamSpec& spec = AllParams()[index];
+  if (bytes > static_cast<uint64_t>(spec.max)) {
+    return Status::Error(fmt::format("{} must be at most {}, got {}", name,
+                                     FormatSize(static_cast<uint64_t>(spec.max)),
+                                     FormatSize(bytes)));
+  }
+  values_[index] = bytes;
   return Status();
 }
 
@@ -506,19 +553,24 @@ Status ParamValues::SetFromText(std::string_view name, std::string_view text) {
     case ParamType::kInt: {
       std::optional<int64_t> value = ParseInt64(trimmed);
       if (!value) {
-        return Status::Error(fmt::format("{}: expected an integer, got '{}'", name, text));
+        return Status::Error(
+            fmt::format("{}: expected an integer, got '{}'", name, Printable(text)));
       }
       return SetInt(name, *value);
     }
     case ParamType::kProbability: {
       std::optional<double> value = ParseDouble(trimmed);
-      if (!value) return Status::Error(fmt::format("{}: expected a number, got '{}'", name, text));
+      if (!value) {
+        return Status::Error(
+            fmt::format("{}: expected a number, got '{}'", name, Printable(text)));
+      }
       return SetProbability(name, *value);
     }
     case ParamType::kBool:
       if (trimmed == "true") return SetBool(name, true);
       if (trimmed == "false") return SetBool(name, false);
-      return Status::Error(fmt::format("{}: expected true or false, got '{}'", name, text));
+      return Status::Error(
+          fmt::format("{}: expected true or false, got '{}'", name, Printable(text)));
     case ParamType::kString:
     case ParamType::kEnum:
       return SetString(name, std::string(trimmed));
@@ -547,15 +599,17 @@ Status ParamValues::SetFromText(std::string_view name, std::string_view text) {
         size_t comma = body.find(',');
         std::optional<int64_t> value = ParseInt64(body.substr(0, comma));
         if (!value) {
-          return Status::Error(fmt::format(
-              "{}: expected a list of integers like [0, 16, 64], got '{}'", name, text));
+          return Status::Error(
+              fmt::format("{}: expected a list of integers like [0, 16, 64], got '{}'", name,
+                          Printable(text)));
         }
         values.push_back(*value);
         if (comma == std::string_view::npos) break;
         body.remove_prefix(comma + 1);
         if (Trim(body).empty()) {  // a trailing comma leaves an empty element
-          return Status::Error(fmt::format(
-              "{}: expected a list of integers like [0, 16, 64], got '{}'", name, text));
+          return Status::Error(
+              fmt::format("{}: expected a list of integers like [0, 16, 64], got '{}'", name,
+                          Printable(text)));
         }
       }
       return SetIntList(name, std::move(values));

@@ -14,6 +14,13 @@
 
 namespace nicsim::sim {
 
+/**
+ * The slowest rate a parameter may hold: 1 B/s (a byte per second, so a largest frame takes
+ * about 35 minutes). Slower rates give frames wire times beyond the duration limit, and a rate
+ * near zero an infinite one, which the timing models turned into zero.
+ */
+inline constexpr double kMinRateBytesPerSec = 1.0;
+
 /** The type of a parameter: decides how text and TOML values are parsed and checked. */
 enum class ParamType {
   kInt,
@@ -39,7 +46,10 @@ struct ParamSpec {
   std::string default_value;
   /** One line, with units. */
   std::string description;
-  /** Inclusive range for kInt and for each element of kIntList. */
+  /**
+   * Inclusive range for kInt and for each element of kIntList; for kDuration in picoseconds
+   * (by default [0, kMaxDurationPs]) and for kSize in bytes (by default unbounded).
+   */
   int64_t min = std::numeric_limits<int64_t>::min();
   int64_t max = std::numeric_limits<int64_t>::max();
   /** kEnum: the allowed strings. kInt: when non-empty, the only allowed values (as decimal). */
@@ -101,11 +111,11 @@ class ParamValues {
   Status SetBool(std::string_view name, bool value);
   /** Sets a kString, or a kEnum after checking it is one of the choices. */
   Status SetString(std::string_view name, std::string value);
-  /** Sets a kDuration; it must not be negative. */
+  /** Sets a kDuration; it must not be negative and must be in its range. */
   Status SetDurationPs(std::string_view name, int64_t ps);
-  /** Sets a kRate; it must be finite and greater than zero. */
+  /** Sets a kRate; it must be finite and at least kMinRateBytesPerSec. */
   Status SetRateBytesPerSec(std::string_view name, double bytes_per_sec);
-  /** Sets a kSize. */
+  /** Sets a kSize after checking its range. */
   Status SetSizeBytes(std::string_view name, uint64_t bytes);
   /** Sets a kIntList after checking it is non-empty and every element is in range. */
   Status SetIntList(std::string_view name, std::vector<int64_t> values);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/config/presets.h"
+#include "sim/config/text.h"
 #include "sim/config/units.h"
 
 namespace nicsim::sim {
@@ -122,7 +123,9 @@ class Loader {
                  sub && (!sub->empty() || IsTablePrefix(name))) {
         // Keys inside an unknown table are reported one by one, with suggestions.
         Walk(*sub, name);
-      } else {
+      } else if (Precedes(key.source().begin)) {
+        // Only a key before the earliest error so far gets its (costly) suggestion: a file of
+        // a million unknown keys is rejected as fast as it is parsed.
         AddError(key.source(), UnknownKeyMessage(name));
       }
     }
@@ -141,13 +144,15 @@ class Loader {
     std::string message;
   };
 
+  /** True if an error at `at` would come before every error found so far. */
+  bool Precedes(const toml::source_position& at) const {
+    return !error_ || at.line < error_->position.line ||
+           (at.line == error_->position.line && at.column < error_->position.column);
+  }
+
   void AddError(const toml::source_region& where, std::string message) {
-    const toml::source_position& at = where.begin;
-    if (error_ && (error_->position.line < at.line ||
-                   (error_->position.line == at.line && error_->position.column <= at.column))) {
-      return;  // keep the first error in document order (tables iterate by key, not position)
-    }
-    error_ = Located{at, std::move(message)};
+    // Keep the first error in document order (tables iterate by key, not position).
+    if (Precedes(where.begin)) error_ = Located{where.begin, std::move(message)};
   }
 
   void AddStatus(const toml::node& node, const Status& status) {
@@ -290,12 +295,20 @@ Result<Scenario> LoadScenarioFile(const std::string& path) {
   std::string text;
   char buffer[8192];
   size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, got);
+  // Read one byte past the limit at most: a huge file (or an endless pipe) is refused at once.
+  while (text.size() <= kMaxScenarioFileBytes &&
+         (got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
+    text.append(buffer, got);
+  }
   // fread on a directory fails with EISDIR; report it like any other unreadable file.
   int read_errno = std::ferror(file) ? (errno != 0 ? errno : EIO) : 0;
   std::fclose(file);
   if (read_errno != 0) {
     return Status::Error(fmt::format("{}: cannot read file: {}", path, std::strerror(read_errno)));
+  }
+  if (text.size() > kMaxScenarioFileBytes) {
+    return Status::Error(fmt::format("{}: too large for a scenario file (more than {})", path,
+                                     FormatSize(kMaxScenarioFileBytes)));
   }
   return ParseScenario(text, path);
 }
@@ -312,9 +325,9 @@ Status ApplySetFlag(Scenario& scenario, std::string_view assignment) {
   Status status = key == "preset" ? ApplyPreset(scenario.params, value)
                                   : scenario.params.SetFromText(key, value);
   if (!status.ok()) {
-    return Status::Error(fmt::format("--set {}: {}", assignment, status.message()));
+    return Status::Error(fmt::format("--set {}: {}", Printable(assignment), status.message()));
   }
-  scenario.origins[std::string(key)] = fmt::format("--set {}", assignment);
+  scenario.origins[std::string(key)] = fmt::format("--set {}", Printable(assignment));
   return Status();
 }
 

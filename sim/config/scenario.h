@@ -3,6 +3,7 @@
 // Every error names the source, line, column and key: "run.toml:3:9: nodes must be in [1, 4096]".
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>
@@ -39,7 +40,13 @@ struct Scenario {
  */
 Result<Scenario> ParseScenario(std::string_view toml_text, std::string source_name);
 
-/** Reads and parses a file; a missing or unreadable file is "path: cannot open file: <why>". */
+/** The largest scenario file LoadScenarioFile reads (4 MiB; real ones are a few KiB). */
+inline constexpr size_t kMaxScenarioFileBytes = size_t{4} << 20;
+
+/**
+ * Reads and parses a file; a missing or unreadable file is "path: cannot open file: <why>", one
+ * above kMaxScenarioFileBytes "path: too large for a scenario file (more than 4MiB)".
+ */
 Result<Scenario> LoadScenarioFile(const std::string& path);
 
 /**

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -15,6 +16,28 @@ inline std::string_view Trim(std::string_view text, std::string_view blanks = " 
   const size_t first = text.find_first_not_of(blanks);
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(blanks) - first + 1);
+}
+
+/**
+ * `text` as it may be quoted in a message: control bytes (below 0x20, and 0x7f) are written
+ * as \xNN, so an embedded NUL or newline shows instead of cutting or splitting the message.
+ * Other bytes (UTF-8 included) and the backslash are kept as they are.
+ */
+inline std::string Printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 /** A whole string (after Trim) as a decimal int64; nothing if it is not exactly one. */

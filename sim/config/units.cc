@@ -169,14 +169,15 @@ constexpr char kRateUnits[] =
 constexpr char kSizeUnits[] = "B, KB, MB, GB, TB, KiB, MiB, GiB or TiB";
 
 Status BadValue(std::string_view kind, std::string_view text, std::string_view reason) {
-  return Status::Error(fmt::format("bad {} '{}': {}", kind, text, reason));
+  return Status::Error(fmt::format("bad {} '{}': {}", kind, Printable(text), reason));
 }
 
 Status UnitError(std::string_view kind, std::string_view text, std::string_view unit,
                  std::string_view expected) {
   if (unit.empty())
     return BadValue(kind, text, fmt::format("missing unit (expected {})", expected));
-  return BadValue(kind, text, fmt::format("unknown unit '{}' (expected {})", unit, expected));
+  return BadValue(kind, text,
+                  fmt::format("unknown unit '{}' (expected {})", Printable(unit), expected));
 }
 
 }  // namespace

@@ -12,6 +12,14 @@
 namespace nicsim::sim {
 
 /**
+ * The longest duration a parameter (or a fault rule's reorder_delay) may hold: one hour,
+ * 3.6e15 ps. A run adds durations (latencies, delays, overheads) to its simulated clock, a
+ * uint64 count of picoseconds; with every term at most an hour, thousands of them add up
+ * without overflowing it (2^64 ps is about 5124 hours).
+ */
+inline constexpr int64_t kMaxDurationPs = int64_t{3600} * 1'000'000'000'000;
+
+/**
  * Parses a duration such as "750ps", "500ns", "4.3us", "1ms" or "2s" into picoseconds.
  * The number is decimal (optional fraction and exponent, no sign); the unit is required.
  * Errors: missing or unknown unit, negative value, a fraction of a picosecond, overflow.

@@ -13,6 +13,8 @@
 #include "sim/config/param_docs.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
+#include "sim/config/text.h"
+#include "sim/config/units.h"
 
 namespace nicsim::sim {
 namespace {
@@ -251,17 +253,97 @@ TEST(ParamTableTest, SetFromTextRejectsOutOfRangeValues) {
   EXPECT_EQ(SetError("nodes", "4097"), "nodes must be in [1, 4096], got 4097");
   EXPECT_EQ(SetError("adapter.rx_tasks", "-3"), "adapter.rx_tasks must be in [1, 64], got -3");
   EXPECT_EQ(SetError("seed", "-1"), "seed must be >= 0, got -1");
-  EXPECT_EQ(SetError("stream.packets", "0"), "stream.packets must be >= 1, got 0");
+  EXPECT_EQ(SetError("stream.packets", "0"), "stream.packets must be in [1, 1000000000], got 0");
   EXPECT_EQ(SetError("exchange.max_size", "-2"),
             "exchange.max_size must be in [-1, 65535], got -2");
   EXPECT_EQ(SetError("host.cache_line", "96"), "host.cache_line must be 64 or 128, got 96");
   EXPECT_EQ(SetError("fabric.loss", "2"), "fabric.loss must be in [0, 1], got 2");
   EXPECT_EQ(SetError("fabric.loss", "-0.5"), "fabric.loss must be in [0, 1], got -0.5");
   EXPECT_EQ(SetError("fabric.loss", "nan"), "fabric.loss must be in [0, 1], got nan");
-  EXPECT_EQ(SetError("link.bandwidth", "0GB/s"), "link.bandwidth must be > 0, got 0B/s");
+  EXPECT_EQ(SetError("link.bandwidth", "0GB/s"), "link.bandwidth must be at least 1B/s, got 0B/s");
   EXPECT_EQ(SetError("pingpong.sizes", "[0, 70000]"),
             "pingpong.sizes[1] must be in [0, 65535], got 70000");
   EXPECT_EQ(SetError("pingpong.sizes", "[]"), "pingpong.sizes must not be empty");
+}
+
+TEST(ParamTableTest, RatesBelowOneBytePerSecondAreRejected) {
+  // Below 1 B/s a frame's wire time outgrows the duration limit; near zero it became infinite
+  // and the timing models ran such a link as infinitely fast.
+  EXPECT_EQ(SetError("link.bandwidth", "0.5B/s"),
+            "link.bandwidth must be at least 1B/s, got 0.5B/s");
+  EXPECT_EQ(SetError("dma.bandwidth", "7b/s"), "dma.bandwidth must be at least 1B/s, got 0.875B/s");
+  EXPECT_EQ(SetError("dma.bandwidth", "1e-300B/s"),
+            "dma.bandwidth must be at least 1B/s, got 1e-300B/s");
+  EXPECT_EQ(SetError("link.bandwidth", "1B/s"), "");
+  EXPECT_EQ(SetError("link.bandwidth", "8b/s"), "");
+  EXPECT_EQ(ParseError("[link]\nbandwidth = 0.5\n"),
+            "t.toml:2:13: link.bandwidth must be at least 1B/s, got 0.5B/s");
+  EXPECT_EQ(ParseError("dma.bandwidth = \"0.1B/s\"\n"),
+            "t.toml:1:17: dma.bandwidth must be at least 1B/s, got 0.1B/s");
+}
+
+TEST(ParamTableTest, DurationsAreAtMostAnHour) {
+  EXPECT_EQ(kMaxDurationPs, 3'600'000'000'000'000);
+  EXPECT_EQ(SetError("fabric.hop_latency", "3600s"), "");
+  EXPECT_EQ(SetError("fabric.hop_latency", "3600.000000000001s"),
+            "fabric.hop_latency must be at most 3600s, got 3600.000000000001s");
+  EXPECT_EQ(SetError("lifecycle.at", "9000000s"),
+            "lifecycle.at must be at most 3600s, got 9000000s");
+  // The largest duration that parses at all (about 106 days) is refused too.
+  EXPECT_EQ(SetError("ulp.send_overhead", "9223372036854775807ps"),
+            "ulp.send_overhead must be at most 3600s, got 9223372.036854775807s");
+  // A TOML number is nanoseconds: 3.6e12 ns is the hour, one more is out.
+  EXPECT_EQ(ParseError("lifecycle.at = 3600000000000\n"), "OK");
+  EXPECT_EQ(ParseError("[host]\npoll_latency = 3600000000001\n"),
+            "t.toml:2:16: host.poll_latency must be at most 3600s, got 3600.000000001s");
+  EXPECT_EQ(SetError("fabric.faults", "path 0: reorder=0.5, reorder_delay=3601s"),
+            "fabric.faults: rule 1 ('path 0: reorder=0.5, reorder_delay=3601s'): reorder_delay "
+            "must be at most 3600s, got 3601s");
+  // Every duration has the bound (port.timeout, wall-clock time, has the range of --timeout-s).
+  for (const ParamSpec& spec : AllParams()) {
+    if (spec.type != ParamType::kDuration) continue;
+    ParamValues p = ParamValues::Defaults();
+    const bool wall_clock = spec.name == "port.timeout";
+    EXPECT_EQ(p.SetDurationPs(spec.name, kMaxDurationPs).ok(), true) << spec.name;
+    EXPECT_EQ(p.SetDurationPs(spec.name, kMaxDurationPs + 1).ok(), wall_clock) << spec.name;
+  }
+  EXPECT_EQ(SetError("port.timeout", "86400s"), "");
+  EXPECT_EQ(SetError("port.timeout", "86401s"),
+            "port.timeout must be in [1s, 86400s], got 86401s");
+  EXPECT_EQ(SetError("port.timeout", "0.5s"), "port.timeout must be in [1s, 86400s], got 500ms");
+}
+
+TEST(ParamTableTest, CountsAndBufferSizesAreBounded) {
+  // Counts the workloads keep per-message state for, or number in 32 bits.
+  EXPECT_EQ(SetError("exchange.messages", "10000000"), "");
+  EXPECT_EQ(SetError("exchange.messages", "10000001"),
+            "exchange.messages must be in [1, 10000000], got 10000001");
+  EXPECT_EQ(SetError("exchange.messages", "9223372036854775807"),
+            "exchange.messages must be in [1, 10000000], got 9223372036854775807");
+  EXPECT_EQ(SetError("stream.packets", "1000000001"),
+            "stream.packets must be in [1, 1000000000], got 1000000001");
+  EXPECT_EQ(SetError("pingpong.stream_packets", "4294967296"),
+            "pingpong.stream_packets must be in [1, 1000000000], got 4294967296");
+  EXPECT_EQ(SetError("lifecycle.packets", "1073741824"),
+            "lifecycle.packets must be in [1, 10000000], got 1073741824");
+  EXPECT_EQ(SetError("port.messages", "0"), "port.messages must be in [1, 10000000], got 0");
+  EXPECT_EQ(SetError("port.messages", "10000001"),
+            "port.messages must be in [1, 10000000], got 10000001");
+  EXPECT_EQ(SetError("port.warmup", "1000000001"),
+            "port.warmup must be in [0, 1000000000], got 1000000001");
+  EXPECT_EQ(SetError("mpi.alltoall_max_size", "256MiB"), "");
+  EXPECT_EQ(SetError("mpi.alltoall_max_size", "16TiB"),
+            "mpi.alltoall_max_size must be at most 256MiB, got 16TiB");
+  EXPECT_EQ(SetError("mpi.alltoall_max_size", "257MiB"),
+            "mpi.alltoall_max_size must be at most 256MiB, got 257MiB");
+  EXPECT_EQ(ParseError("[exchange]\nmessages = 100000000\n"),
+            "t.toml:2:12: exchange.messages must be in [1, 10000000], got 100000000");
+  // Every integer parameter has an upper bound but the seed (any 63-bit value).
+  for (const ParamSpec& spec : AllParams()) {
+    if (spec.type == ParamType::kInt && spec.name != "seed") {
+      EXPECT_LT(spec.max, std::numeric_limits<int64_t>::max()) << spec.name;
+    }
+  }
 }
 
 TEST(ParamTableTest, SetFromTextRejectsWrongTypes) {
@@ -459,7 +541,7 @@ TEST(ScenarioTest, ReportsOutOfRangeValues) {
   EXPECT_EQ(ParseError("  windows_per_adapter = -4\n"),
             "t.toml:1:25: windows_per_adapter must be in [1, 128], got -4");
   EXPECT_EQ(ParseError("[stream]\npackets = 0\n"),
-            "t.toml:2:11: stream.packets must be >= 1, got 0");
+            "t.toml:2:11: stream.packets must be in [1, 1000000000], got 0");
   EXPECT_EQ(ParseError("[host]\ncache_line = 32\n"),
             "t.toml:2:14: host.cache_line must be 64 or 128, got 32");
   EXPECT_EQ(ParseError("[fabric]\nloss = 1.5\n"),
@@ -470,7 +552,7 @@ TEST(ScenarioTest, ReportsOutOfRangeValues) {
             "t.toml:2:17: pingpong.sizes[2] must be in [0, 65535], got 70000");
   EXPECT_EQ(ParseError("[pingpong]\nsizes = []\n"), "t.toml:2:9: pingpong.sizes must not be empty");
   EXPECT_EQ(ParseError("link.bandwidth = 0\n"),
-            "t.toml:1:18: link.bandwidth must be > 0, got 0B/s");
+            "t.toml:1:18: link.bandwidth must be at least 1B/s, got 0B/s");
 }
 
 TEST(ScenarioTest, ReportsBadEnumsAndUnits) {
@@ -536,6 +618,39 @@ TEST(ScenarioFileTest, ErrorsNameThePathLineAndColumn) {
   std::remove(path.c_str());
 }
 
+TEST(ScenarioFileTest, AFileAboveTheSizeLimitIsRejectedBeforeParsing) {
+  // Bad at line 1 and followed by megabytes of keys: refused for its size, without parsing.
+  std::string text = "nodes = 0\n";
+  for (int i = 0; text.size() <= kMaxScenarioFileBytes; ++i) {
+    text += "key_" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  }
+  std::string path = WriteTempFile("huge.toml", text);
+  EXPECT_EQ(LoadScenarioFile(path).status().message(),
+            path + ": too large for a scenario file (more than 4MiB)");
+  std::remove(path.c_str());
+  // Exactly at the limit is read and parsed (a comment here).
+  path = WriteTempFile("at_limit.toml", "#" + std::string(kMaxScenarioFileBytes - 2, 'x') + "\n");
+  Result<Scenario> at_limit = LoadScenarioFile(path);
+  EXPECT_TRUE(at_limit.ok()) << at_limit.status().message();
+  std::remove(path.c_str());
+}
+
+TEST(ScenarioFileTest, TheFirstErrorOfAFileOfManyBadKeysIsReported) {
+  // A megabyte of unknown keys after a bad first line: the first line's error, and only keys
+  // before the earliest error so far get a did-you-mean suggestion worked out.
+  std::string text = "nodes = 0\n";
+  for (int i = 0; text.size() < (size_t{1} << 20); ++i) {
+    text += "fabric.los" + std::to_string(i) + " = 1\n";
+  }
+  const std::string path = WriteTempFile("many_keys.toml", text);
+  EXPECT_EQ(LoadScenarioFile(path).status().message(),
+            path + ":1:9: nodes must be in [1, 4096], got 0");
+  std::remove(path.c_str());
+  EXPECT_EQ(ParseError("zzz = 1\nfabric.los = 0.1\n"), "t.toml:1:1: unknown key 'zzz'");
+  EXPECT_EQ(ParseError("fabric.los = 0.1\nzzz = 1\n"),
+            "t.toml:1:8: unknown key 'fabric.los'; did you mean 'fabric.loss'?");
+}
+
 TEST(ScenarioFileTest, MissingFileIsAnErrorNamingThePath) {
   std::string path = ::testing::TempDir() + "nicsim_config_test_does_not_exist.toml";
   EXPECT_EQ(LoadScenarioFile(path).status().message(),
@@ -569,6 +684,42 @@ TEST(ApplySetFlagTest, ErrorsQuoteTheFlag) {
             "--set backend=verilog: backend: 'verilog' is not one of func, systemc, rtl, dpdk");
   EXPECT_EQ(ApplySetFlag(scenario, "pingpong.sizes=[0, -1]").message(),
             "--set pingpong.sizes=[0, -1]: pingpong.sizes[1] must be in [0, 65535], got -1");
+  EXPECT_EQ(scenario.params, ParamValues::Defaults());
+}
+
+TEST(ControlBytesTest, PrintableEscapesControlBytesOnly) {
+  EXPECT_EQ(Printable(std::string_view("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(Printable("line\nnext\ttab\x7f\x1b"), "line\\x0anext\\x09tab\\x7f\\x1b");
+  EXPECT_EQ(Printable("caf\xc3\xa9 C:\\dir 'q'"), "caf\xc3\xa9 C:\\dir 'q'");
+  EXPECT_EQ(Printable(Printable(std::string_view("\0", 1))), "\\x00");  // idempotent
+}
+
+TEST(ControlBytesTest, AnEmbeddedNulShowsInTheMessage) {
+  // A NUL used to end the message where it was printed: "workload: 'a".
+  const std::string_view flag("workload=a\0b", 12);
+  Scenario scenario = ParseOk("");
+  EXPECT_EQ(ApplySetFlag(scenario, flag).message(),
+            "--set workload=a\\x00b: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
+            "random_exchange, rdma_sweep, close_under_load, recovery_under_load, mpi_pingpong, "
+            "mpi_collectives, mpi_alltoall");
+  EXPECT_EQ(ApplySetFlag(scenario, std::string_view("nodes=2\0", 8)).message(),
+            "--set nodes=2\\x00: nodes: expected an integer, got '2\\x00'");
+  EXPECT_EQ(ApplySetFlag(scenario, std::string_view("no\0des=2", 8)).message(),
+            "--set no\\x00des=2: unknown key 'no\\x00des'; did you mean 'nodes'?");
+  EXPECT_EQ(ParseError("workload = \"a\\u0000b\"\n"),
+            "t.toml:1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
+            "random_exchange, rdma_sweep, close_under_load, recovery_under_load, mpi_pingpong, "
+            "mpi_collectives, mpi_alltoall");
+  EXPECT_EQ(ParseError("\"a\\u0000b\" = 1\n"), "t.toml:1:1: unknown key 'a\\x00b'");
+  EXPECT_EQ(ParseError("fabric.hop_latency = \"3\\u0000ns\"\n"),
+            "t.toml:1:22: fabric.hop_latency: bad duration '3\\x00ns': unknown unit '\\x00ns' "
+            "(expected ps, ns, us, ms or s)");
+  EXPECT_EQ(ParseError("fabric.faults = \"path 0: lo\\u0000ss=1\"\n"),
+            "t.toml:1:17: fabric.faults: rule 1 ('path 0: lo\\x00ss=1'): 'lo\\x00ss' is not a "
+            "fault: expected loss, duplicate, reorder, corrupt or reorder_delay");
+  // A raw NUL byte in the file: toml++ rejects it and shows it escaped its own way.
+  EXPECT_EQ(ParseError(std::string_view("nodes = 2\0\n", 11)),
+            "t.toml:1:10: Error while parsing decimal integer: expected digit, saw '\\u0000'");
   EXPECT_EQ(scenario.params, ParamValues::Defaults());
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host events in the text trace: frame_consumed lines have the fixed columns, pass through the
-// --trace-filter like firmware events, and follow each frame's rx finish one for one.
+// --trace-filter like firmware events, and follow each frame's rx finish one for one. And where
+// `trace check` writes: a new file in a private directory, never through a planted symlink.
 #include "sim/trace_writer.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,9 @@
 
 #include "firmware/rx_engine.h"
 #include "sim/cluster.h"
+#include "sim/trace_commands.h"
 #include "sim/workloads/workload.h"
+#include "tests/support/process.h"
 
 namespace nicsim::sim {
 namespace {
@@ -126,6 +129,65 @@ TEST(HostTraceTest, TraceWriterWritesHostEventsThroughItsFilter) {
                        "a1 frame_consumed task=- state=- window=0 cb=- dtb=- value=0",
                        "a1 frame_consumed task=- state=- window=0 cb=- dtb=- value=1",
                        "a1 frame_consumed task=- state=- window=0 cb=- dtb=- value=2"}));
+}
+
+TEST(TraceCheckDirTest, ChecksOfDirectoriesWithTrailingSlashesGetTheirOwnDirectories) {
+  // "traces/a/" and "traces/b/" both used to write $TMPDIR/nicsim-trace-.txt.
+  nicsim::testing::ScratchDir scratch("nicsim_trace_dir");
+  ASSERT_FALSE(scratch.path().empty());
+  const std::string root = scratch.path().string();
+  Result<std::string> a = MakeTraceCheckDir("traces/a/", root);
+  Result<std::string> b = MakeTraceCheckDir("traces/b//", root);
+  Result<std::string> a_again = MakeTraceCheckDir("traces/a", root);
+  ASSERT_TRUE(a.ok() && b.ok() && a_again.ok()) << a.status().message();
+  EXPECT_NE(*a, *b);
+  EXPECT_NE(*a, *a_again);  // two checks of one golden at once do not collide either
+  for (const std::string* dir : {&*a, &*b, &*a_again}) {
+    EXPECT_EQ(std::filesystem::path(*dir).parent_path(), scratch.path());
+    EXPECT_TRUE(std::filesystem::is_directory(*dir)) << *dir;
+    EXPECT_EQ(std::filesystem::status(*dir).permissions(), std::filesystem::perms::owner_all);
+  }
+  EXPECT_EQ(std::filesystem::path(*a).filename().string().rfind("nicsim-trace-a-", 0), 0u) << *a;
+  EXPECT_EQ(std::filesystem::path(*b).filename().string().rfind("nicsim-trace-b-", 0), 0u) << *b;
+  Result<std::string> dot = MakeTraceCheckDir(".", root);
+  ASSERT_TRUE(dot.ok());
+  EXPECT_EQ(std::filesystem::path(*dot).filename().string().rfind("nicsim-trace-golden-", 0), 0u);
+  EXPECT_EQ(MakeTraceCheckDir("x", root + "/absent").status().message(),
+            "trace check: cannot make a directory like " + root +
+                "/absent/nicsim-trace-x-XXXXXX: No such file or directory");
+}
+
+TEST(TraceCheckDirTest, ANewTraceFileIsNeverWrittenThroughWhatIsAlreadyThere) {
+  nicsim::testing::ScratchDir scratch("nicsim_trace_new");
+  ASSERT_FALSE(scratch.path().empty());
+  const std::filesystem::path victim = scratch.path() / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  const std::filesystem::path link = scratch.path() / "link.txt";
+  const std::filesystem::path dangling = scratch.path() / "dangling.txt";
+  std::filesystem::create_symlink(victim, link);
+  std::filesystem::create_symlink(scratch.path() / "nowhere.txt", dangling);
+  for (const std::filesystem::path& path : {link, dangling, victim}) {
+    TraceWriter writer(path.string(), {}, TraceWriter::Open::kCreateNew);
+    EXPECT_FALSE(writer.ok()) << path;
+  }
+  EXPECT_FALSE(std::filesystem::exists(scratch.path() / "nowhere.txt"));
+  EXPECT_EQ(nicsim::testing::ReadFile(victim), "precious\n");
+  const std::filesystem::path fresh = scratch.path() / "fresh.txt";
+  {
+    TraceWriter writer(fresh.string(), {}, TraceWriter::Open::kCreateNew);
+    ASSERT_TRUE(writer.ok());
+    writer.RecordHost(5, 1, Consumed(0, 9));
+  }
+  EXPECT_EQ(std::filesystem::status(fresh).permissions(),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  EXPECT_EQ(nicsim::testing::ReadFile(fresh),
+            "5 a1 frame_consumed task=- state=- window=0 cb=- dtb=- value=9\n");
+  // The default (the user's own --trace path) still follows a link, as any output file does.
+  {
+    TraceWriter writer(link.string());
+    EXPECT_TRUE(writer.ok());
+  }
+  EXPECT_EQ(nicsim::testing::ReadFile(victim), "");
 }
 
 }  // namespace
