@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # Writes the seed corpora under tests/fuzz/corpus/<target>/: small valid inputs of each fuzz
 # target's format (fuzz/*_fuzz.cc). Run it again after a format changes; review the diff.
-"""Generates tests/fuzz/corpus/. Frames use abi/packet.h's WireHeader (48 bytes, little
+"""Generates tests/fuzz/corpus/ and tests/fuzz/dict/. Frames use abi/packet.h's WireHeader (48 bytes, little
 endian) and the IEEE CRC-32 (zlib's), which base/crc32.cc computes."""
 
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -108,6 +109,36 @@ def trace_diff():
     write("trace_diff", "shorter", b"\x05" + left + b"\x00" + b"".join(lines[:10]))
 
 
+def scenario_dict():
+    """libFuzzer dictionary: every parameter name and enum choice in sim/config/param_table.cc,
+    units and TOML punctuation, for the scenario and set_flag targets."""
+    table = (ROOT / "sim" / "config" / "param_table.cc").read_text()
+    names = re.findall(r'\b(?:Int|Typed|IntList|Checked|Enum|Bool)\("([a-z_]+(?:\.[a-z_0-9]+)*)",',
+                       table)
+    choices = set()
+    for m in re.finditer(r'Enum\("[^"]+",\s*"[^"]*",\s*\{([^}]*)\}', table):
+        choices.update(re.findall(r'"([^"]+)"', m.group(1)))
+    tokens = names + sorted(choices) + [
+        "ns", "us", "ms", "s", "ps", "B/s", "KB/s", "MB/s", "GB/s", "Gb/s", "B", "KiB", "MiB",
+        "GiB", "KB", "MB", "GB", "=", " = ", "[", "]", "[[", "]]", "{", "}", ",", ".", "\"",
+        "'", "#", "\n", "true", "false", "inf", "nan", "-", "+", "0x", "1e309", "path ", "link ",
+        "/", ": ", "; ", "loss=", "duplicate=", "reorder=", "corrupt=", "reorder_delay=",
+        "name", "description", "preset"]
+    lines = ["# SPDX-License-Identifier: Apache-2.0",
+             "# libFuzzer dictionary of the scenario and set_flag targets: parameter names, enum",
+             "# choices, units and TOML punctuation. Written by tests/fuzz/make_seeds.py."]
+    seen = set()
+    for token in tokens:
+        if token in seen:
+            continue
+        seen.add(token)
+        escaped = token.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\x0A")
+        lines.append(f'"{escaped}"')
+    path = ROOT / "tests" / "fuzz" / "dict" / "scenario.dict"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
-    for make in (frame_codec, rdma_rx, ether_frame, scenario, set_flag, trace_diff):
+    for make in (frame_codec, rdma_rx, ether_frame, scenario, set_flag, trace_diff, scenario_dict):
         make()
