@@ -27,7 +27,7 @@ namespace {
 
 // The input is a sequence of records, each one frame arriving on the link:
 //
-//   fix:u8  sel:u8  len:u16 (little endian)  frame bytes[len] (fewer if the input ends)
+//   fix:u8  sel:u8  len:u16 (little endian)  frame bytes[len & 0x1FFF] (fewer if the input ends)
 //
 // A frame of at least a WireHeader has these fields rewritten first, for each bit of `fix`
 // that is set, so that the fuzzer reaches the checks behind the ones it cannot guess:
@@ -39,6 +39,18 @@ constexpr uint8_t kFixLength = 0x10;  // len_bytes: the payload bytes the frame 
 constexpr uint8_t kFixType = 0x20;    // type: one of the three RDMA packet types
 constexpr uint8_t kFixCrc = 0x40;     // the CRC computed (otherwise the bytes go as they are)
 constexpr uint8_t kDrain = 0x80;      // run the adapter until idle before this frame arrives
+// The top three bits of len (frames are shorter than 8 KiB) name what the host does first:
+constexpr uint16_t kLenMask = 0x1FFF;
+constexpr uint32_t kActionShift = 13;
+enum class HostAction : uint8_t {
+  kNone = 0,
+  /** Returns `sel` receive frames of the window kFixAim would pick (refused if too many). */
+  kReturnFrames = 1,
+  /** Closes that window; it is opened again, with fresh FIFOs, once the close completes. */
+  kCloseWindow = 2,
+  /** Recovers the adapter (a reset under traffic); windows, TCE descriptors and rCxts return. */
+  kRecoverAdapter = 3,
+};
 
 constexpr uint16_t kAdapterId = 3;
 constexpr uint32_t kLineBytes = 128;
@@ -77,13 +89,7 @@ class Harness {
         space_(host_, 1) {
     adapter_.ConnectFabric(&port_);
     NICSIM_CHECK(driver_.Init().ok(), "driver init");
-    driver::WindowRequest request;
-    request.job_key = kJobKey;
-    request.recv_frames = kRecvFrames;
-    request.send_slots = 4;
-    for (uint32_t w = 0; w < 2; ++w) {
-      NICSIM_CHECK(driver_.OpenWindow(w, request).ok(), "open window %u", w);
-    }
+    for (uint32_t w = 0; w < 2; ++w) Open(w);
     driver::TceConfig tce;
     tce.tables_16m = 1;
     tce.entries_16m = 1;
@@ -107,19 +113,44 @@ class Harness {
     NICSIM_CHECK(reg.ok(), "register: %s", reg.status().message().c_str());
     reg_ = *reg;
 
-    // References by sel % 8: window 1 holds rCxts 0-3 (idle, idle, awaiting tid 1, awaiting
-    // tid 1 with a conditional completion), window 0 holds 4 and 5; 6 names an index outside
-    // the pool and 7 a held rCxt with a stale key.
-    for (uint32_t i = 0; i < 6; ++i) {
-      Result<uint32_t> ref = rcxts_.Acquire(i < 4 ? 1 : 0);
-      NICSIM_CHECK(ref.ok(), "rcxt");
-      refs_.push_back(*ref);
-    }
-    SetAwaiting(refs_[2], 0);
-    SetAwaiting(refs_[3], abi::kRcxtConditional);
-    refs_.push_back(abi::MakeRcxtRef(kRcxts + 1, 0));
-    refs_.push_back(refs_[0] ^ (1u << abi::kRcxtIndexBits));
+    AcquireRcxts();
     Drain();
+  }
+
+  /** What the host does before the next frame arrives; `sel` as for the frame. */
+  void Act(HostAction action, uint8_t sel) {
+    // A window whose close completed is opened again before anything else happens.
+    for (uint32_t w = 0; w < 2; ++w) {
+      if (!driver_.IsOpen(w) && !driver_.IsClosing(w)) Open(w);
+    }
+    const uint32_t window = (sel & 0x10) ? 0 : 1;
+    switch (action) {
+      case HostAction::kReturnFrames:
+        access_.MmioWrite(abi::WindowCommandOffset(window, abi::MmioCommand::kReturnRecvFrames),
+                          sel & 0x0F);
+        break;
+      case HostAction::kCloseWindow:
+        if (driver_.IsOpen(window)) {
+          NICSIM_CHECK(driver_.CloseWindow(window).ok(), "close window %u", window);
+        }
+        break;
+      case HostAction::kRecoverAdapter:
+        // As Cluster::RecoverAdapter: SRAM is cleared, so descriptors and rCxts come back.
+        driver_.RecoverAdapter();
+        rcxts_.OnRecovery();
+        tables_->AttachAdapter(access_);
+        for (uint32_t w = 0; w < 2; ++w) {
+          if (driver_.IsOpen(w)) {
+            NICSIM_CHECK(driver_.ReopenWindow(w).ok(), "reopen window %u", w);
+          } else {
+            Open(w);
+          }
+        }
+        AcquireRcxts();
+        break;
+      default:
+        break;
+    }
   }
 
   /** One frame from the link, rewritten as `fix` asks. */
@@ -214,6 +245,34 @@ class Harness {
 
   static unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
 
+  void Open(uint32_t window) {
+    driver::WindowRequest request;
+    request.job_key = kJobKey;
+    request.recv_frames = kRecvFrames;
+    request.send_slots = 4;
+    Result<driver::WindowInfo> info = driver_.OpenWindow(window, request);
+    NICSIM_CHECK(info.ok(), "open window %u: %s", window, info.status().message().c_str());
+  }
+
+  /**
+   * The rCxt references a frame can name, by sel % 8: window 1 holds the first four (idle,
+   * idle, awaiting tid 1, awaiting tid 1 with a conditional completion), window 0 the next
+   * two; 6 names an index outside the pool and 7 a held rCxt with a stale key. After a
+   * recovery the old references are stale and new ones are taken.
+   */
+  void AcquireRcxts() {
+    refs_.clear();
+    for (uint32_t i = 0; i < 6; ++i) {
+      Result<uint32_t> ref = rcxts_.Acquire(i < 4 ? 1 : 0);
+      NICSIM_CHECK(ref.ok(), "rcxt: %s", ref.status().message().c_str());
+      refs_.push_back(*ref);
+    }
+    SetAwaiting(refs_[2], 0);
+    SetAwaiting(refs_[3], abi::kRcxtConditional);
+    refs_.push_back(abi::MakeRcxtRef(kRcxts + 1, 0));
+    refs_.push_back(refs_[0] ^ (1u << abi::kRcxtIndexBits));
+  }
+
   /** Marks an rCxt as an initiator waiting for the completion of tid 1. */
   void SetAwaiting(uint32_t ref, uint8_t flags) {
     abi::RcxtRecord rec;
@@ -247,8 +306,9 @@ int FuzzRdmaRx(const uint8_t* data, size_t size) {
   while (in.left() >= 4) {
     const uint8_t fix = in.U8();
     const uint8_t sel = in.U8();
-    const uint32_t len = std::min<uint32_t>(in.U16(), kMaxFrameBytes);
-    harness.Deliver(fix, sel, in.Bytes(len));
+    const uint16_t len = in.U16();
+    harness.Act(static_cast<HostAction>(len >> kActionShift), sel);
+    harness.Deliver(fix, sel, in.Bytes(std::min<uint32_t>(len & kLenMask, kMaxFrameBytes)));
   }
   harness.CheckIdle();
   static const bool verbose = std::getenv("NICSIM_FUZZ_VERBOSE") != nullptr;

@@ -52,8 +52,9 @@ def rdma_rx():
     # drain (aim, key, rCxt, PVO, length, RDMA type, CRC); sel 1 names an idle rCxt of window 1,
     # sel 2 the one awaiting the completion of tid 1. With kFixType, type % 3 picks
     # write (0), read request (1) or completion (2).
-    def record(fix, sel, data):
-        return struct.pack("<BBH", fix, sel, len(data)) + data
+    def record(fix, sel, data, action=0):
+        # action (the top three bits of len): 1 return frames, 2 close window, 3 recover.
+        return struct.pack("<BBH", fix, sel, len(data) | action << 13) + data
     data = bytes(range(256))
     write_packet = header(ptype=0, tid=1, flags=LAST_PACKET | NOTIFY_SENDER | NOTIFY_SINK,
                           pvo=0x100) + data
@@ -70,6 +71,10 @@ def rdma_rx():
           record(0x7F, 3, header(ptype=2, tid=1)))
     fifo = frame(bytes(64), dest_window=1, key=0x5EED01)
     write("rdma_rx", "fifo_packet", record(0x00, 1, fifo))
+    # The window closes, then the adapter recovers, while a transfer's packets arrive.
+    write("rdma_rx", "close_and_recover_under_traffic",
+          record(0x7F, 1, first) + record(0x7F, 1, last, action=2) +
+          record(0xFF, 1, write_packet, action=3) + record(0x7F, 1, write_packet, action=1))
 
 
 def ether_frame():
