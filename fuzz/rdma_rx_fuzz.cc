@@ -76,6 +76,24 @@ class NullPort final : public hw::FabricPort {
   uint64_t frames = 0;
 };
 
+/** NICSIM_FUZZ_VERBOSE=1: what happens to each input is printed (for writing seeds, debugging). */
+bool Verbose() {
+  static const bool verbose = std::getenv("NICSIM_FUZZ_VERBOSE") != nullptr;
+  return verbose;
+}
+
+/** Prints every firmware and hardware trace event (verbose runs only). */
+class PrintingTrace final : public hw::func::TraceSink {
+ public:
+  void Record(uint64_t time_ps, uint16_t /*adapter*/, const fw::TraceEvent& e) override {
+    std::fprintf(
+        stderr, "rdma_rx: %12llu kind=%u task=%d state=%u window=%u cb=%d dtb=%d value=%llu\n",
+        static_cast<unsigned long long>(time_ps), static_cast<unsigned>(e.kind),
+        e.task == fw::kNoTask ? -1 : e.task, e.state, e.window, e.cb == fw::kNoCb ? -1 : e.cb,
+        e.dtb == fw::kNoDtb ? -1 : e.dtb, static_cast<unsigned long long>(e.value));
+  }
+};
+
 /** One adapter with two open windows of one job, rCxts, and a registered buffer. */
 class Harness {
  public:
@@ -88,6 +106,7 @@ class Harness {
         rcxts_(access_, kRcxts, [this] { return driver_.recovery_count(); }),
         space_(host_, 1) {
     adapter_.ConnectFabric(&port_);
+    if (Verbose()) adapter_.SetTraceSink(&trace_);
     NICSIM_CHECK(driver_.Init().ok(), "driver init");
     for (uint32_t w = 0; w < 2; ++w) Open(w);
     driver::TceConfig tce;
@@ -119,6 +138,9 @@ class Harness {
 
   /** What the host does before the next frame arrives; `sel` as for the frame. */
   void Act(HostAction action, uint8_t sel) {
+    if (Verbose() && action != HostAction::kNone) {
+      std::fprintf(stderr, "rdma_rx: host action %u sel %u\n", static_cast<unsigned>(action), sel);
+    }
     // A window whose close completed is opened again before anything else happens.
     for (uint32_t w = 0; w < 2; ++w) {
       if (!driver_.IsOpen(w) && !driver_.IsClosing(w)) Open(w);
@@ -174,6 +196,14 @@ class Harness {
       }
       std::memcpy(bytes.data(), &h, sizeof(h));
       if (fix & kFixCrc) hw::StampCrc(bytes);
+      if (Verbose()) {
+        std::fprintf(stderr,
+                     "rdma_rx: frame fix=%02x dest=%u/%u type=%u flags=%02x key=%x rcxt=%x tid=%u "
+                     "offset=%u pvo=%llx len=%u (payload %zu) aux=%x ulp=%x\n",
+                     fix, h.dest_adapter, h.dest_window, h.type, h.flags, h.protection_key,
+                     h.rcxt_id, h.tid, h.msg_offset, static_cast<unsigned long long>(h.pvo),
+                     h.len_bytes, bytes.size() - sizeof(h), h.aux, h.ulp_word);
+      }
     }
     hw::Frame frame;
     frame.bytes = std::move(bytes);
@@ -287,6 +317,7 @@ class Harness {
   hw::func::EventQueue events_;
   hw::func::HostMemory host_;
   NullPort port_;
+  PrintingTrace trace_;
   hw::func::FuncAdapter adapter_;
   hw::func::FuncDeviceAccess access_;
   driver::AdapterDriver driver_;
@@ -311,8 +342,7 @@ int FuzzRdmaRx(const uint8_t* data, size_t size) {
     harness.Deliver(fix, sel, in.Bytes(std::min<uint32_t>(len & kLenMask, kMaxFrameBytes)));
   }
   harness.CheckIdle();
-  static const bool verbose = std::getenv("NICSIM_FUZZ_VERBOSE") != nullptr;
-  if (verbose) harness.Report();
+  if (Verbose()) harness.Report();
   return 0;
 }
 
