@@ -44,7 +44,7 @@ constexpr uint16_t kLenMask = 0x1FFF;
 constexpr uint32_t kActionShift = 13;
 enum class HostAction : uint8_t {
   kNone = 0,
-  /** Returns `sel` receive frames of the window kFixAim would pick (refused if too many). */
+  /** Returns sel & 15 receive frames of the window kFixAim picks (refused if too many). */
   kReturnFrames = 1,
   /** Closes that window; it is opened again, with fresh FIFOs, once the close completes. */
   kCloseWindow = 2,

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ std::vector<uint8_t> ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
+
+}  // namespace
+
+/** Test names and ctest entries show the target's name, not the bytes of the struct. */
+void PrintTo(const FuzzTarget& target, std::ostream* os) { *os << target.name; }
+
+namespace {
 
 class FuzzRegressionTest : public ::testing::TestWithParam<FuzzTarget> {};
 
