@@ -124,18 +124,28 @@ Status AdapterDriver::CloseWindow(uint32_t window, std::function<void()> done) {
     return Status();
   }
   open_[window]->phase = WindowPhase::kClosing;
+  open_[window]->close_id = ++closes_started_;
   device_.MmioWrite(abi::GlobalCommandOffset(abi::GlobalCommand::kCloseWindow), window);
-  PollClose(window, std::move(done));
+  PollClose(window, closes_started_, std::move(done));
   return Status();
 }
 
-void AdapterDriver::PollClose(uint32_t window, std::function<void()> done) {
+void AdapterDriver::PollClose(uint32_t window, uint64_t close_id, std::function<void()> done) {
+  // A recovery released the window while this close waited (RecoverAdapter): its memory is
+  // gone already, and the window number may belong to a window opened since. Releasing
+  // "the window" here would free that new window's FIFOs under the adapter.
+  if (!open_[window] || open_[window]->phase != WindowPhase::kClosing ||
+      open_[window]->close_id != close_id) {
+    if (done) done();
+    return;
+  }
   // The read is ordered after the close command, so a zero here means every task that could
   // still hold the window's old state has finished.
   if (ReadSnapshot() != 0) {
-    device_.HostTimer(kSnapshotPollPs, [this, window, done = std::move(done)]() mutable {
-      PollClose(window, std::move(done));
-    });
+    device_.HostTimer(kSnapshotPollPs,
+                      [this, window, close_id, done = std::move(done)]() mutable {
+                        PollClose(window, close_id, std::move(done));
+                      });
     return;
   }
   Release(window);

@@ -64,7 +64,8 @@ class AdapterDriver {
   /**
    * Closes `window`: the adapter stops its traffic at once. The window's memory is freed
    * (and poisoned) only when the snapshot view reads zero, i.e. when every task that was
-   * working at the time of the close has finished; then `done` runs.
+   * working at the time of the close has finished; then `done` runs. A recovery while the
+   * close waits releases the memory itself; `done` then runs at the next poll.
    */
   Status CloseWindow(uint32_t window, std::function<void()> done = nullptr);
   /** True from CloseWindow until its memory has been released. */
@@ -103,10 +104,17 @@ class AdapterDriver {
   struct Slot {
     WindowInfo info;
     WindowPhase phase = WindowPhase::kOpen;
+    /** While closing: which close (CloseWindow numbers them); its poll acts only for it. */
+    uint64_t close_id = 0;
   };
   void WriteLmt(uint32_t window, const abi::LmtEntry& lmt);
   void WriteOpenLmt(const WindowInfo& info);
-  void PollClose(uint32_t window, std::function<void()> done);
+  /**
+   * Polls the snapshot view for close `close_id` of `window`. A recovery may have released
+   * the window meanwhile (and the number may be open again, with new memory): then the close
+   * is over, and only `done` runs.
+   */
+  void PollClose(uint32_t window, uint64_t close_id, std::function<void()> done);
   void Release(uint32_t window);
   void OnInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events);
 
@@ -116,6 +124,7 @@ class AdapterDriver {
   uint64_t interrupts_delivered_ = 0;
   uint64_t interrupt_events_delivered_ = 0;
   uint64_t recovery_count_ = 0;
+  uint64_t closes_started_ = 0;
 };
 
 }  // namespace nicsim::driver

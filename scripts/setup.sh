@@ -12,6 +12,7 @@ PACKAGES=(
   dpdk dpdk-dev libdpdk-dev libibverbs-dev  # dpdk-dev: dpdk-testpmd for bench/run dpdk_vs_testpmd
   openmpi-bin libopenmpi-dev
   tshark iproute2
+  clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer and the sanitizer runtimes
 )
 
 missing=()

@@ -5,5 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
+# A short fuzzing smoke run (5 s per target, about a minute with its build) where clang is. A
+# crash fails the run, but only after ctest, so ctest's summary is still the last thing printed.
+fuzz_rc=0
+if command -v clang++ >/dev/null; then
+  scripts/fuzz.sh 5 || fuzz_rc=$?
+fi
 cd build
 ctest --output-on-failure -j"$(nproc)" --timeout 600
+exit "$fuzz_rc"

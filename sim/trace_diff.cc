@@ -30,6 +30,10 @@ TraceDivergence FirstDivergence(const std::vector<std::string>& left,
 Result<std::vector<std::string>> ReadTraceLines(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Status::Error(fmt::format("{}: cannot open file: {}", path, std::strerror(errno)));
+  return ReadTraceLines(in);
+}
+
+std::vector<std::string> ReadTraceLines(std::istream& in) {
   std::vector<std::string> lines;
   std::string line;
   while (std::getline(in, line)) lines.push_back(line);

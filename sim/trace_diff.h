@@ -3,6 +3,7 @@
 // change in microcode behaviour reads as a short report instead of a wall of diff.
 #pragma once
 
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ TraceDivergence FirstDivergence(const std::vector<std::string>& left,
 
 /** Reads a trace file as lines; an error names the file. */
 Result<std::vector<std::string>> ReadTraceLines(const std::string& path);
+
+/**
+ * Reads trace text as lines, split at '\n' (a last line without one counts; nothing else is
+ * stripped). ReadTraceLines(path) reads a file through this.
+ */
+std::vector<std::string> ReadTraceLines(std::istream& in);
 
 /** The human-readable report for a divergence between `left_name` and `right_name`. */
 std::string FormatDivergence(const TraceDivergence& d, const std::string& left_name,

@@ -33,23 +33,12 @@ Status DpdkError(uint16_t port_id, const std::string& step, int rc) {
                        " failed: " + rte_strerror(rc < 0 ? -rc : rc));
 }
 
-/** The adapter id in the last two bytes of a MAC made by AdapterMac. */
-uint16_t AdapterOfMac(const rte_ether_addr& mac) {
-  return static_cast<uint16_t>((mac.addr_bytes[4] << 8) | mac.addr_bytes[5]);
-}
-
 void SetMac(rte_ether_addr* dst, uint16_t adapter) {
   const std::array<uint8_t, 6> mac = AdapterMac(adapter);
   std::memcpy(dst->addr_bytes, mac.data(), mac.size());
 }
 
 }  // namespace
-
-std::array<uint8_t, 6> AdapterMac(uint16_t adapter) {
-  const auto hi = static_cast<uint8_t>(adapter >> 8);
-  const auto lo = static_cast<uint8_t>(adapter & 0xFF);
-  return {0x02, 0x6e, 0x73, 0x00, hi, lo};
-}
 
 uint64_t DpdkPortCounters::total_drops() const {
   uint64_t total = 0;
@@ -234,29 +223,12 @@ bool DpdkPort::Decode(const rte_mbuf* m, Frame* frame) {
     CountDrop(PortDrop::kMultiSegment);
     return false;
   }
-  const uint32_t len = m->pkt_len;
-  if (len < kEthernetHeaderBytes) {
-    CountDrop(PortDrop::kRunt);
+  PortDrop drop;
+  if (!DecodeEthernetFrame(rte_pktmbuf_mtod(m, const uint8_t*), m->pkt_len, config_.mtu_bytes,
+                           frame, &drop)) {
+    CountDrop(drop);
     return false;
   }
-  // Size before type, as a MAC checks a giant frame before any filter looks at it.
-  if (len - kEthernetHeaderBytes > config_.mtu_bytes) {
-    CountDrop(PortDrop::kOverMtu);
-    return false;
-  }
-  const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
-  rte_ether_hdr eth;
-  std::memcpy(&eth, data, sizeof(eth));
-  if (eth.ether_type != rte_cpu_to_be_16(kNicsimEtherType)) {
-    CountDrop(PortDrop::kWrongEtherType);
-    return false;
-  }
-  // Whatever follows goes to the adapter, even if shorter than a wire header: the microcode
-  // counts that as truncated_header, and a bad CRC as bad_crc, as on the simulated fabric.
-  frame->bytes.assign(data + kEthernetHeaderBytes, data + len);
-  frame->src_adapter = AdapterOfMac(eth.src_addr);
-  frame->dest_adapter = AdapterOfMac(eth.dst_addr);
-  frame->crc_deferred = false;
   return true;
 }
 

@@ -6,72 +6,15 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <string_view>
 
-#include "abi/limits.h"
-#include "abi/packet.h"
 #include "base/status.h"
 #include "hw/common/link.h"
+#include "hw/dpdk/ether_frame.h"
 
 struct rte_mempool;
 struct rte_mbuf;
 
 namespace nicsim::hw::dpdk {
-
-/**
- * EtherType of a nicsim frame: 0x88B5, IEEE Std 802 "Local Experimental EtherType 1",
- * reserved for private and experimental protocols, so it never collides with a registered
- * protocol on a shared link and needs no registration.
- */
-inline constexpr uint16_t kNicsimEtherType = 0x88B5;
-/** Destination MAC, source MAC and EtherType; no VLAN tag, no FCS (the NIC adds it). */
-inline constexpr uint32_t kEthernetHeaderBytes = 14;
-/**
- * Default MTU of a nicsim port: the largest nicsim frame, a WireHeader and the largest
- * single-packet payload (128-byte lines). The Ethernet header is not part of the MTU.
- */
-inline constexpr uint32_t kDefaultMtuBytes = sizeof(abi::WireHeader) + abi::MaxPacketPayload(128);
-
-/**
- * The MAC address of adapter `adapter`: 02:6e:73:00:hi:lo, a locally administered unicast
- * address ("ns" for nicsim) ending in the adapter id, big endian.
- */
-std::array<uint8_t, 6> AdapterMac(uint16_t adapter);
-
-/** Why a port dropped a frame; the names are stats keys. */
-enum class PortDrop : uint8_t {
-  /** Received: shorter than an Ethernet header. */
-  kRunt,
-  /** Received: more than MTU bytes after the Ethernet header. */
-  kOverMtu,
-  /** Received: not EtherType 0x88B5 (VLAN-tagged frames included). */
-  kWrongEtherType,
-  /**
-   * Received: a chained (multi-segment) mbuf, or one whose packet length disagrees with its
-   * data length. The port never enables scatter and its MTU fits one mbuf, so a chain is
-   * something the port did not ask for; it is dropped rather than linearised.
-   */
-  kMultiSegment,
-  /** Sent: the frame is larger than the MTU (a model bug; the wire would refuse it). */
-  kTxOverMtu,
-  /** Sent: no free mbuf in the port's pool. */
-  kTxNoMbuf,
-  /** Sent: the transmit queue stayed full through every retry. */
-  kTxRingFull,
-  /** Sent: the port was stopped. */
-  kTxPortStopped,
-  kCount,
-};
-
-/** Stats names of PortDrop, in enum order. */
-inline constexpr std::array<std::string_view, static_cast<size_t>(PortDrop::kCount)>
-    kPortDropNames = {"runt",        "over_mtu",   "wrong_ethertype", "multi_segment",
-                      "tx_over_mtu", "tx_no_mbuf", "tx_ring_full",    "tx_port_stopped"};
-
-/** The stats name of a port drop reason. */
-constexpr std::string_view ToString(PortDrop reason) {
-  return kPortDropNames[static_cast<size_t>(reason)];
-}
 
 /** What a port counts. Frames that reach the adapter are checked further by the microcode. */
 struct DpdkPortCounters {

@@ -9,6 +9,7 @@
 
 #include "abi/fifo.h"
 #include "abi/mmio.h"
+#include "hw/common/frame_codec.h"
 #include "hw/func/func_adapter.h"
 #include "hw/func/func_device_access.h"
 #include "tests/support/loopback_port.h"
@@ -73,6 +74,37 @@ TEST_F(AdapterDriverTest, CloseFreesMemoryAndClosesTheLmt) {
   EXPECT_EQ(host_.bytes_in_use(), 0u);
   EXPECT_FALSE(driver_.CloseWindow(3).ok());
   EXPECT_TRUE(driver_.OpenWindow(3, {5, 8, 8}).ok());
+}
+
+// Found by fuzz/rdma_rx (tests/fuzz/crashes/rdma_rx/close_then_recovery_then_reopen): the
+// poll of a close that a recovery cut short used to release whatever held the window number
+// when it next fired, i.e. the FIFOs of the window opened again after the recovery, and the
+// adapter then wrote into freed memory.
+TEST_F(AdapterDriverTest, CloseCutShortByRecoveryDoesNotFreeTheWindowReopenedSince) {
+  ASSERT_TRUE(driver_.OpenWindow(3, {5, 8, 8}).ok());
+  // A packet whose payload is still on the link keeps a receive task busy, so the close waits.
+  abi::WireHeader h{};
+  h.dest_window = 3;
+  h.len_bytes = 1000;
+  h.type = static_cast<uint8_t>(abi::PacketType::kFifo);
+  h.protection_key = 5;
+  const std::vector<uint8_t> payload(1000, 0xAB);
+  hw::Frame frame;
+  frame.bytes = hw::EncodeFrame(h, payload.data(), 1000);
+  adapter_.Receive(std::move(frame));
+  int done = 0;
+  ASSERT_TRUE(driver_.CloseWindow(3, [&] { ++done; }).ok());
+  ASSERT_TRUE(driver_.IsClosing(3));
+  driver_.RecoverAdapter();
+  EXPECT_FALSE(driver_.IsOpen(3));
+  EXPECT_EQ(host_.bytes_in_use(), 0u);
+  Result<WindowInfo> again = driver_.OpenWindow(3, {5, 8, 8});
+  ASSERT_TRUE(again.ok());
+  events_.RunWhile([] { return true; });
+  EXPECT_EQ(done, 1);
+  EXPECT_TRUE(driver_.IsOpen(3));
+  EXPECT_EQ(host_.bytes_in_use(), again->recv_fifo.bytes + again->send_fifo.bytes);
+  EXPECT_EQ(driver_.ReadLmt(3).recv_fifo_addr, again->recv_fifo.real_addr);
 }
 
 TEST_F(AdapterDriverTest, RoutesInterruptsToTheWindowHandler) {

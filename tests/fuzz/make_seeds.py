@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Writes the seed corpora under tests/fuzz/corpus/<target>/: small valid inputs of each fuzz
+# target's format (fuzz/*_fuzz.cc). Run it again after a format changes; review the diff.
+"""Generates tests/fuzz/corpus/ and tests/fuzz/dict/. Frames use abi/packet.h's WireHeader (48 bytes, little
+endian) and the IEEE CRC-32 (zlib's), which base/crc32.cc computes."""
+
+import re
+import struct
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CORPUS = ROOT / "tests" / "fuzz" / "corpus"
+
+# abi/packet.h PacketType and abi/rdma.h wire flags.
+FIFO, RDMA_WRITE, RDMA_READ_REQUEST, RDMA_COMPLETION = 1, 2, 3, 4
+NOTIFY_SENDER, NOTIFY_SINK, TO_FIFO, LAST_PACKET = 0x01, 0x02, 0x04, 0x08
+
+
+def header(dest_adapter=3, dest_window=1, src_adapter=7, src_window=0, len_bytes=0, ptype=FIFO,
+           flags=0, key=0, ulp_word=0, rcxt=0, tid=0, msg_offset=0, pvo=0, crc=0, aux=0):
+    return struct.pack("<HHHHHBBIIIIIQII", dest_adapter, dest_window, src_adapter, src_window,
+                       len_bytes, ptype, flags, key, ulp_word, rcxt, tid, msg_offset, pvo, crc,
+                       aux)
+
+
+def frame(payload=b"", **fields):
+    """A frame with its CRC stamped (computed with the crc field zero)."""
+    fields["len_bytes"] = fields.get("len_bytes", len(payload))
+    raw = header(**fields) + payload
+    crc = zlib.crc32(raw) & 0xFFFFFFFF
+    return raw[:40] + struct.pack("<I", crc) + raw[44:]
+
+
+def write(target, name, data):
+    path = CORPUS / target / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def frame_codec():
+    write("frame_codec", "fifo_100", frame(bytes(range(100)), ulp_word=0x12345678, key=0xBEEF01))
+    write("frame_codec", "rdma_write_header_only",
+          frame(ptype=RDMA_WRITE, rcxt=5, tid=9, pvo=0x1234_5678_9ABC, flags=LAST_PACKET))
+    write("frame_codec", "completion",
+          frame(ptype=RDMA_COMPLETION, rcxt=2, tid=1, msg_offset=4096))
+
+
+def rdma_rx():
+    # fuzz/rdma_rx_fuzz.cc: fix:u8 sel:u8 len:u16 frame. 0x7F applies every fix-up but the
+    # drain (aim, key, rCxt, PVO, length, RDMA type, CRC); sel 1 names an idle rCxt of window 1,
+    # sel 2 the one awaiting the completion of tid 1. With kFixType, type % 3 picks
+    # write (0), read request (1) or completion (2).
+    def record(fix, sel, data, action=0):
+        # action (the top three bits of len): 1 return frames, 2 close window, 3 recover.
+        return struct.pack("<BBH", fix, sel, len(data) | action << 13) + data
+    data = bytes(range(256))
+    write_packet = header(ptype=0, tid=1, flags=LAST_PACKET | NOTIFY_SENDER | NOTIFY_SINK,
+                          pvo=0x100) + data
+    write("rdma_rx", "write_one_packet", record(0x7F, 1, write_packet))
+    first = header(ptype=0, tid=2, msg_offset=0, pvo=0) + data
+    last = header(ptype=0, tid=2, msg_offset=256, pvo=256, flags=LAST_PACKET | NOTIFY_SINK) + data
+    write("rdma_rx", "write_two_packets_out_of_order",
+          record(0x7F, 1, last) + record(0x7F, 1, first) + record(0xFF, 1, first))
+    # A read request: 16 bytes of ReadRequestExt (sink PVO, adapter, window, rCxt).
+    ext = struct.pack("<QHHI", 0x2000, 7, 0, 0x55)
+    read = header(ptype=1, tid=3, msg_offset=512, pvo=0, flags=NOTIFY_SENDER) + ext
+    write("rdma_rx", "read_request", record(0x7F, 1, read))
+    write("rdma_rx", "completion", record(0x7F, 2, header(ptype=2, tid=1, msg_offset=100)) +
+          record(0x7F, 3, header(ptype=2, tid=1)))
+    fifo = frame(bytes(64), dest_window=1, key=0x5EED01)
+    write("rdma_rx", "fifo_packet", record(0x00, 1, fifo))
+    # The window closes, then the adapter recovers, while a transfer's packets arrive.
+    write("rdma_rx", "close_and_recover_under_traffic",
+          record(0x7F, 1, first) + record(0x7F, 1, last, action=2) +
+          record(0xFF, 1, write_packet, action=3) + record(0x7F, 1, write_packet, action=1))
+
+
+def ether_frame():
+    # fuzz/ether_frame_fuzz.cc: mtu:u16, then the Ethernet frame (hw/dpdk/ether_frame.h).
+    def mac(adapter):
+        return bytes([0x02, 0x6E, 0x73, 0x00, adapter >> 8, adapter & 0xFF])
+    inner = frame(bytes(range(64)), key=0xBEEF01)
+    eth = mac(1) + mac(0) + b"\x88\xb5"
+    write("ether_frame", "nicsim_frame", struct.pack("<H", 2096) + eth + inner)
+    write("ether_frame", "vlan_tagged", struct.pack("<H", 2096) + mac(1) + mac(0) +
+          b"\x81\x00\x00\x01\x88\xb5" + inner)
+    write("ether_frame", "over_mtu", struct.pack("<H", 60) + eth + inner)
+
+
+def scenario():
+    for name in ("packet_mode", "rdma_write", "fabric_faults"):
+        text = (ROOT / "traces" / name / "scenario.toml").read_bytes()
+        write("scenario", name + ".toml", text)
+    write("scenario", "preset.toml", b'preset = "hps"\nnodes = 4\n[fabric]\nloss = 0.01\n')
+
+
+def set_flag():
+    write("set_flag", "several", b"nodes=4\nfabric.loss=0.1\nfabric.latency=300ns\n"
+          b"preset=hps\nfabric.path_down=0,1\n")
+    write("set_flag", "faults", b"fabric.paths=2\nfabric.faults=path 1: loss=0.5; link 0/1: "
+          b"duplicate=0.1, reorder=0.2, reorder_delay=1us\n")
+    write("set_flag", "errors", b"nodes\nnodes=0\nbogus.key=1\n fabric.loss = 2\n")
+
+
+def trace_diff():
+    lines = (ROOT / "traces" / "packet_mode" / "trace.txt").read_bytes().splitlines(True)[:24]
+    left = b"".join(lines)
+    changed = list(lines)
+    changed[17] = changed[17].replace(b"value=", b"value=9")
+    write("trace_diff", "same", b"\x03" + left + b"\x00" + left)
+    write("trace_diff", "one_line_differs", b"\x03" + left + b"\x00" + b"".join(changed))
+    write("trace_diff", "shorter", b"\x05" + left + b"\x00" + b"".join(lines[:10]))
+
+
+def scenario_dict():
+    """libFuzzer dictionary: every parameter name and enum choice in sim/config/param_table.cc,
+    units and TOML punctuation, for the scenario and set_flag targets."""
+    table = (ROOT / "sim" / "config" / "param_table.cc").read_text()
+    names = re.findall(r'\b(?:Int|Typed|IntList|Checked|Enum|Bool)\("([a-z_]+(?:\.[a-z_0-9]+)*)",',
+                       table)
+    choices = set()
+    for m in re.finditer(r'Enum\("[^"]+",\s*"[^"]*",\s*\{([^}]*)\}', table):
+        choices.update(re.findall(r'"([^"]+)"', m.group(1)))
+    tokens = names + sorted(choices) + [
+        "ns", "us", "ms", "s", "ps", "B/s", "KB/s", "MB/s", "GB/s", "Gb/s", "B", "KiB", "MiB",
+        "GiB", "KB", "MB", "GB", "=", " = ", "[", "]", "[[", "]]", "{", "}", ",", ".", "\"",
+        "'", "#", "\n", "true", "false", "inf", "nan", "-", "+", "0x", "1e309", "path ", "link ",
+        "/", ": ", "; ", "loss=", "duplicate=", "reorder=", "corrupt=", "reorder_delay=",
+        "name", "description", "preset"]
+    lines = ["# SPDX-License-Identifier: Apache-2.0",
+             "# libFuzzer dictionary of the scenario and set_flag targets: parameter names, enum",
+             "# choices, units and TOML punctuation. Written by tests/fuzz/make_seeds.py."]
+    seen = set()
+    for token in tokens:
+        if token in seen:
+            continue
+        seen.add(token)
+        escaped = token.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\x0A")
+        lines.append(f'"{escaped}"')
+    path = ROOT / "tests" / "fuzz" / "dict" / "scenario.dict"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    for make in (frame_codec, rdma_rx, ether_frame, scenario, set_flag, trace_diff, scenario_dict):
+        make()
