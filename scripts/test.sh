@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Sets up, builds and runs every test. ctest's summary is the last thing printed.
+#   scripts/test.sh --sanitize   every test built and run under ASan + UBSan instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+if [ "${1:-}" = "--sanitize" ]; then
+  exec scripts/sanitize.sh --all
+fi
 scripts/build.sh
 # A short fuzzing smoke run (5 s per target, about a minute with its build) where clang is. A
 # crash fails the run, but only after ctest, so ctest's summary is still the last thing printed.
