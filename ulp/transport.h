@@ -94,6 +94,24 @@ struct TransportStats {
   uint64_t fallbacks = 0;
   /** Messages given up because their destination stopped answering. */
   uint64_t messages_failed = 0;
+
+  /** Adds another task's figures (job totals). */
+  TransportStats& operator+=(const TransportStats& o) {
+    messages_sent += o.messages_sent;
+    messages_delivered += o.messages_delivered;
+    packets_sent += o.packets_sent;
+    retransmits += o.retransmits;
+    duplicates += o.duplicates;
+    rdma_messages += o.rdma_messages;
+    rdma_chunks += o.rdma_chunks;
+    rdma_redrives += o.rdma_redrives;
+    rdma_redrives_timeout += o.rdma_redrives_timeout;
+    rdma_redrives_overtaken += o.rdma_redrives_overtaken;
+    rdma_splits += o.rdma_splits;
+    fallbacks += o.fallbacks;
+    messages_failed += o.messages_failed;
+    return *this;
+  }
 };
 
 /** A message the transport gave up on: its destination never acknowledged a packet of it. */

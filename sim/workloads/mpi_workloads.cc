@@ -52,22 +52,7 @@ void CheckReceived(WorkloadResult& out, const uint8_t* data, size_t len, uint64_
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages = false) {
   RunToQuiet(job.cluster());
   ulp::TransportStats sum;
-  for (uint32_t r = 0; r < job.ranks(); ++r) {
-    const ulp::TransportStats& t = job.transport(r).stats();
-    sum.messages_sent += t.messages_sent;
-    sum.messages_delivered += t.messages_delivered;
-    sum.messages_failed += t.messages_failed;
-    sum.packets_sent += t.packets_sent;
-    sum.retransmits += t.retransmits;
-    sum.duplicates += t.duplicates;
-    sum.rdma_messages += t.rdma_messages;
-    sum.rdma_chunks += t.rdma_chunks;
-    sum.rdma_redrives += t.rdma_redrives;
-    sum.rdma_redrives_timeout += t.rdma_redrives_timeout;
-    sum.rdma_redrives_overtaken += t.rdma_redrives_overtaken;
-    sum.rdma_splits += t.rdma_splits;
-    sum.fallbacks += t.fallbacks;
-  }
+  for (uint32_t r = 0; r < job.ranks(); ++r) sum += job.transport(r).stats();
   const uint64_t sent = sum.messages_sent, delivered = sum.messages_delivered,
                  failed = sum.messages_failed;
   if (count_messages) {
