@@ -15,6 +15,13 @@ fuzz_rc=0
 if command -v clang++ >/dev/null; then
   scripts/fuzz.sh 5 || fuzz_rc=$?
 fi
+# The sanitizer subset (ASan + UBSan, build-debug/); like the fuzz run, a failure fails the
+# run after ctest.
+sanitize_rc=0
+scripts/sanitize.sh || sanitize_rc=$?
 cd build
 ctest --output-on-failure -j"$(nproc)" --timeout 600
-exit "$fuzz_rc"
+if [ "$fuzz_rc" -ne 0 ] || [ "$sanitize_rc" -ne 0 ]; then
+  echo "test.sh: fuzz smoke exit $fuzz_rc, sanitizer subset exit $sanitize_rc" >&2
+  exit 1
+fi
