@@ -21,7 +21,5 @@ sanitize_rc=0
 scripts/sanitize.sh || sanitize_rc=$?
 cd build
 ctest --output-on-failure -j"$(nproc)" --timeout 600
-if [ "$fuzz_rc" -ne 0 ] || [ "$sanitize_rc" -ne 0 ]; then
-  echo "test.sh: fuzz smoke exit $fuzz_rc, sanitizer subset exit $sanitize_rc" >&2
-  exit 1
-fi
+# Nothing is printed after ctest's summary: the fuzz and sanitizer runs said above what failed.
+[ "$fuzz_rc" -eq 0 ] && [ "$sanitize_rc" -eq 0 ]
