@@ -172,6 +172,25 @@ TEST_F(VerdictTest, MpiCollectivesMatchTheSerialResultOnFiveRanks) {
   EXPECT_EQ(v.stats["messages_sent"], v.stats["messages_delivered"]);
 }
 
+// Running out of memory used to end in an uncaught std::bad_alloc (exit 134, no seed).
+TEST_F(VerdictTest, OutOfMemoryIsReportedWithTheSeed) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#endif
+  // Each node's host memory for the all-to-all is about 500 MiB: the second cannot be had.
+  const fs::path out_dir = dir_ / "oom";
+  const nicsim::testing::CommandResult r = nicsim::testing::RunCommand(
+      {"/bin/sh", "-c",
+       std::string("ulimit -v 700000 && exec ") + NICSIM_BINARY +
+           " run --quiet --set workload=mpi_alltoall --set backend=func --set seed=5 --out " +
+           out_dir.string()},
+      dir_);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err,
+            "nicsim: out of memory: the scenario needs more host memory than this machine gives "
+            "(lower the sizes, counts or nodes) (seed 5)\n");
+}
+
 // Every workload: injected loss or duplication that reaches the workload exits 1 with stats.
 struct FaultyRun {
   const char* name;
