@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ulp/buffer_pool.h"
@@ -142,7 +143,8 @@ class Transport {
   /** A whole message, delivered once, in order per source. */
   using DeliverFn = std::function<void(uint32_t src_task, uint32_t context, uint32_t tag,
                                        std::vector<uint8_t> data)>;
-  void OnDeliver(DeliverFn fn) { deliver_ = std::move(fn); }
+  /** Sets the delivery callback; returns the one it replaces (so a caller can wrap it). */
+  DeliverFn OnDeliver(DeliverFn fn) { return std::exchange(deliver_, std::move(fn)); }
 
   /**
    * Called once per destination that stops answering (a packet sent max_retransmits times

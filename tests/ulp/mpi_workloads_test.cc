@@ -33,6 +33,31 @@ TEST(MpiWorkloadsTest, PingPongReportsLatencyAndBandwidthPerSize) {
   EXPECT_GT(points[2]["bidirectional_mbps"].get<double>(), points[2]["oneway_mbps"].get<double>());
 }
 
+TEST(MpiWorkloadsTest, PingPongChecksTheBytesOfEveryMessageReceived) {
+  auto job = Job(2);
+  // Rank 1 gets every 100-byte message with its first byte flipped after the transport
+  // delivered it intact: only the workload's own check can notice.
+  ulp::Transport::DeliverFn mpi = job->transport(1).OnDeliver(nullptr);
+  job->transport(1).OnDeliver(
+      [mpi](uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data) {
+        if (data.size() == 100) data[0] ^= 1;
+        mpi(src, context, tag, std::move(data));
+      });
+  MpiPingPongConfig c;
+  c.sizes = {100};
+  c.iterations = 5;
+  c.bandwidth_messages = 8;
+  c.window = 4;
+  Result<WorkloadResult> r = RunMpiPingPong(*job, c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // Rank 1 receives 5 + 3 warm-up round-trip messages, 8 one way and 8 both ways; rank 0's
+  // 8 + 8 arrive intact.
+  EXPECT_EQ(r->messages_sent, 40u);
+  EXPECT_EQ(r->messages_damaged, 24u);
+  EXPECT_EQ(r->messages_delivered, 16u);
+  EXPECT_FALSE(r->passed());
+}
+
 TEST(MpiWorkloadsTest, CollectiveTimingsForEachCollective) {
   auto job = Job(4);
   MpiCollectivesConfig c;
