@@ -187,8 +187,12 @@ TEST_P(CollectiveTest, EveryCollectiveMatchesASerialReference) {
         int acc = op == mpi::Op::kSum ? 0 : op == mpi::Op::kProd ? 1 : (op == mpi::Op::kMax ? INT32_MIN : INT32_MAX);
         for (int k = 0; k < n; ++k) {
           const int v = i == 0 ? k + 1 : i == 1 ? 2 * k : (k % 3) + 1;
-          acc = op == mpi::Op::kSum ? acc + v : op == mpi::Op::kProd ? acc * v
-                : op == mpi::Op::kMax ? std::max(acc, v) : std::min(acc, v);
+          // Sums and products wrap on overflow (16! does not fit an int).
+          const auto u = static_cast<uint32_t>(acc), uv = static_cast<uint32_t>(v);
+          acc = op == mpi::Op::kSum    ? static_cast<int>(u + uv)
+                : op == mpi::Op::kProd ? static_cast<int>(u * uv)
+                : op == mpi::Op::kMax  ? std::max(acc, v)
+                                       : std::min(acc, v);
         }
         want[i] = acc;
       }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace nicsim::mpi {
@@ -83,7 +84,22 @@ inline void Unpack(const uint8_t* data, size_t bytes, void* buf, size_t count, c
 /** Reduction operations. */
 enum class Op : uint8_t { kSum, kProd, kMax, kMin };
 
-/** acc[i] = acc[i] op in[i] over `n` packed base elements. */
+/**
+ * `f(a, b)` for integers in two's complement, wrapping on overflow (computed on the unsigned
+ * type: an overflowing signed sum or product is undefined in C++, and MPI leaves it to the
+ * machine, which wraps); floating point as it is.
+ */
+template <typename T, typename F>
+T Wrapping(T a, T b, F f) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(f(static_cast<U>(a), static_cast<U>(b))));
+  } else {
+    return f(a, b);
+  }
+}
+
+/** acc[i] = acc[i] op in[i] over `n` packed base elements (integers wrap on overflow). */
 inline void Reduce(Op op, Base base, uint8_t* acc, const uint8_t* in, size_t n) {
   auto apply = [&](auto zero) {
     using T = decltype(zero);
@@ -92,8 +108,8 @@ inline void Reduce(Op op, Base base, uint8_t* acc, const uint8_t* in, size_t n) 
       std::memcpy(&a, acc + i * sizeof(T), sizeof(T));
       std::memcpy(&b, in + i * sizeof(T), sizeof(T));
       switch (op) {
-        case Op::kSum: a = a + b; break;
-        case Op::kProd: a = a * b; break;
+        case Op::kSum: a = Wrapping<T>(a, b, [](auto x, auto y) { return x + y; }); break;
+        case Op::kProd: a = Wrapping<T>(a, b, [](auto x, auto y) { return x * y; }); break;
         case Op::kMax: a = a < b ? b : a; break;
         case Op::kMin: a = b < a ? b : a; break;
       }
