@@ -104,13 +104,16 @@ void Transport::StartSend(uint64_t key) {
   if (config_.rdma && len > config_.rdma_threshold) {
     Result<std::vector<RegistrationCache::Span>> spans = regs_.Acquire(vaddr, len);
     if (spans.ok() && spans->size() <= kMaxRtsSpans) {
-      for (uint32_t i = 0; i < config_.rdma_pipeline; ++i) {
+      // A slot and its spare (slot + pipeline) are on the same port: the pipeline is a
+      // multiple of the ports.
+      for (uint32_t i = 0; i < 2 * config_.rdma_pipeline; ++i) {
         Result<uint32_t> r = ports_[SlotPort(i)]->AcquireRcxt();
         if (!r.ok()) break;
         m.rcxts.push_back(*r);
       }
-      if (m.rcxts.size() == config_.rdma_pipeline) {
+      if (m.rcxts.size() == 2 * config_.rdma_pipeline) {
         m.rdma = true;
+        ++rdma_open_[m.dest];
         ++stats_.rdma_messages;
         SendRts(m, *spans);
         return;
@@ -153,6 +156,7 @@ void Transport::SendRts(OutMsg& m, const std::vector<RegistrationCache::Span>& s
   }
   body.rcxts = static_cast<uint32_t>(m.rcxts.size());
   for (size_t i = 0; i < m.rcxts.size(); ++i) body.rcxt[i] = m.rcxts[i];
+  body.readers = static_cast<uint32_t>(rdma_open_.size());
   Header h{};
   h.kind = static_cast<uint8_t>(Kind::kRts);
   h.src_task = config_.task;
@@ -195,9 +199,12 @@ void Transport::PumpWindow(uint32_t dest) {
 
 uint64_t Transport::RtoFor(uint32_t dest) const {
   auto it = rtt_.find(dest);
-  if (it == rtt_.end() || !it->second.valid) return config_.rto_ps;
-  const double rto = it->second.srtt_ps + 4 * it->second.rttvar_ps;
-  return std::clamp<uint64_t>(static_cast<uint64_t>(rto), config_.rto_min_ps, config_.rto_max_ps);
+  if (it == rtt_.end()) return config_.rto_ps;
+  const RttEstimate& e = it->second;
+  const uint64_t estimate =
+      e.rtt.valid ? static_cast<uint64_t>(e.rtt.Bound()) : config_.rto_ps;
+  return std::clamp<uint64_t>(std::max(estimate, e.backoff_ps), config_.rto_min_ps,
+                              config_.rto_max_ps);
 }
 
 void Transport::Transmit(const PacketKey& key, OutPacket& p) {
@@ -228,6 +235,8 @@ void Transport::ArmRetransmit(const PacketKey& key, const OutPacket& p) {
     }
     ++packet.generation;
     packet.rto_ps = std::min(packet.rto_ps * 2, config_.rto_max_ps);
+    uint64_t& backoff = rtt_[packet.dest].backoff_ps;
+    backoff = std::max(backoff, packet.rto_ps);
     ++stats_.retransmits;
     Transmit(key, packet);
   });
@@ -241,14 +250,8 @@ void Transport::OnAck(const Header& h) {
     // Karn: only packets sent once give a round-trip sample.
     const double sample = static_cast<double>(host_.NowPs() - it->second.sent_ps);
     RttEstimate& e = rtt_[h.src_task];
-    if (!e.valid) {
-      e.srtt_ps = sample;
-      e.rttvar_ps = sample / 2;
-      e.valid = true;
-    } else {
-      e.rttvar_ps = 0.75 * e.rttvar_ps + 0.25 * std::abs(e.srtt_ps - sample);
-      e.srtt_ps = 0.875 * e.srtt_ps + 0.125 * sample;
-    }
+    e.backoff_ps = 0;
+    e.rtt.Add(sample);
   }
   out_packets_.erase(it);
   uint32_t& flying = in_flight_[h.src_task];
@@ -295,6 +298,8 @@ void Transport::FinishOut(uint64_t msg_key) {
 }
 
 void Transport::ReleaseRdma(OutMsg& m) {
+  auto open = rdma_open_.find(m.dest);
+  if (open != rdma_open_.end() && --open->second == 0) rdma_open_.erase(open);
   regs_.Release(m.vaddr, m.len);
   for (uint32_t i = 0; i < m.rcxts.size(); ++i) ports_[SlotPort(i)]->ReleaseRcxt(m.rcxts[i]);
   m.rcxts.clear();
@@ -423,8 +428,9 @@ void Transport::OnRts(uint32_t port, const Header& h, const uint8_t* body, uint3
   m.tag = h.tag;
   m.total = h.total;
   std::memcpy(&m.rts, body, sizeof(m.rts));
+  source_readers_[h.src_task] = m.rts.readers;
   if (!config_.rdma || m.rts.spans == 0 || m.rts.spans > kMaxRtsSpans || m.rts.rcxts == 0 ||
-      m.rts.rcxts > kMaxPipeline) {
+      m.rts.rcxts > 2 * kMaxPipeline || m.rts.rcxts % 2 != 0) {
     FallBack(h.src_task, h.seq, m);
     return;
   }
@@ -446,7 +452,7 @@ void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
     return;
   }
   m.landing_spans = *spans;
-  const uint32_t slots = std::min(config_.rdma_pipeline, m.rts.rcxts);
+  const uint32_t slots = std::min(config_.rdma_pipeline, m.rts.rcxts / 2);
   for (uint32_t i = 0; i < slots; ++i) {
     Result<uint32_t> r = ports_[SlotPort(i)]->AcquireRcxt();
     if (!r.ok()) break;
@@ -460,6 +466,7 @@ void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
   m.slot_tid.assign(m.local_rcxts.size(), 0);
   m.in_flight.assign(m.local_rcxts.size(), Chunk{});
   m.slot_generation.assign(m.local_rcxts.size(), 0);
+  m.slot_spare.assign(m.local_rcxts.size(), 0);
   // Chunks never cross a fragment of either side's buffer (each has its own PVO).
   uint64_t at = 0;
   while (at < m.total) {
@@ -476,10 +483,10 @@ void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
     at = end;
   }
   pulls_.emplace_back(src, seq);
-  IssueChunks(src, seq, m);
+  IssueAllPulls();
 }
 
-void Transport::IssueChunks(uint32_t src, uint32_t seq, InMsg& m) {
+bool Transport::IssueChunk(uint32_t src, uint32_t seq, InMsg& m) {
   for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
     if (m.in_flight[slot].len > 0 || m.todo.empty()) continue;
     // A port whose chunks keep timing out gets none while another port still works.
@@ -491,29 +498,38 @@ void Transport::IssueChunks(uint32_t src, uint32_t seq, InMsg& m) {
     // Stay within the in-flight budget (but always let one chunk go, so a pull progresses).
     if (pull_bytes_in_flight_ > 0 &&
         pull_bytes_in_flight_ + m.todo.front().len > config_.rdma_inflight_bytes) {
-      return;
+      return false;
     }
     m.in_flight[slot] = m.todo.front();
     m.todo.pop_front();
     pull_bytes_in_flight_ += m.in_flight[slot].len;
     PostChunk(src, seq, m, slot);
+    return true;
   }
+  return false;
 }
 
 void Transport::IssueAllPulls() {
-  for (auto it = pulls_.begin(); it != pulls_.end();) {
-    auto conn = in_.find(it->first);
-    InMsg* m = nullptr;
-    if (conn != in_.end()) {
-      auto found = conn->second.msgs.find(it->second);
-      if (found != conn->second.msgs.end()) m = &found->second;
+  // One chunk per pull per round, oldest pull first: the budget is shared among the
+  // messages (and so the sources) being pulled, rather than spent on the oldest alone while
+  // the other sources sit idle.
+  bool issued = true;
+  while (issued) {
+    issued = false;
+    for (auto it = pulls_.begin(); it != pulls_.end();) {
+      auto conn = in_.find(it->first);
+      InMsg* m = nullptr;
+      if (conn != in_.end()) {
+        auto found = conn->second.msgs.find(it->second);
+        if (found != conn->second.msgs.end()) m = &found->second;
+      }
+      if (m == nullptr || !m->rdma || m->fallback || m->complete) {
+        it = pulls_.erase(it);
+        continue;
+      }
+      issued |= IssueChunk(it->first, it->second, *m);
+      ++it;
     }
-    if (m == nullptr || !m->rdma || m->fallback || m->complete) {
-      it = pulls_.erase(it);
-      continue;
-    }
-    IssueChunks(it->first, it->second, *m);
-    ++it;
   }
 }
 
@@ -522,7 +538,7 @@ void Transport::ChunkLanded(uint64_t len) {
 }
 
 void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
-  m.in_flight[slot].order = ++m.posted;
+  m.in_flight[slot].order = ++source_posts_[src];
   const Chunk& c = m.in_flight[slot];
   uint64_t remote_pvo = 0, local_pvo = 0;
   for (uint32_t i = 0; i < m.rts.spans; ++i) {
@@ -535,7 +551,7 @@ void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
   }
   abi::RdmaRequest r{};
   r.local_rcxt = m.local_rcxts[slot];
-  r.remote_rcxt = m.rts.rcxt[slot];
+  r.remote_rcxt = m.rts.rcxt[slot + m.slot_spare[slot] * (m.rts.rcxts / 2)];
   r.tid = ++m.slot_tid[slot];
   r.length = static_cast<uint32_t>(c.len);
   r.local_pvo = local_pvo;
@@ -545,17 +561,40 @@ void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
   ports_[port]->Post(abi::SlotType::kRdmaRead, peer_of_(src, port), r, seq);
   ++stats_.rdma_chunks;
   const uint32_t generation = ++m.slot_generation[slot];
-  // The timeout grows with the chunk and doubles with every attempt.
-  // Everything in flight is ahead of (or beside) this chunk: the timeout covers it all, and
-  // doubles with every attempt.
-  const uint64_t timeout =
-      (config_.rdma_timeout_base_ps +
-       static_cast<uint64_t>(static_cast<double>(pull_bytes_in_flight_) *
-                             config_.rdma_timeout_ps_per_byte))
-      << std::min<uint32_t>(c.attempts, 6);
+  m.in_flight[slot].posted_ps = host_.NowPs();
+  m.in_flight[slot].inflight_at_post = pull_bytes_in_flight_;
+  // Everything this task has in flight is ahead of (or beside) this chunk, and the source
+  // serves every reader it offered messages to: the timeout covers all of it, and doubles
+  // with every attempt.
+  const uint64_t timeout = (config_.rdma_timeout_base_ps + SourcePaceTime(src, m, pull_bytes_in_flight_))
+                           << std::min<uint32_t>(c.attempts, 6);
   host_.After(timeout, [this, alive = alive_, src, seq, slot, generation] {
     if (*alive) Redrive(src, seq, slot, generation, RedriveCause::kTimeout);
   });
+}
+
+double Transport::SourcePace(uint32_t src, const InMsg& m) const {
+  double pace = config_.rdma_timeout_ps_per_byte;
+  auto measured = pace_.find(src);
+  if (measured != pace_.end() && measured->second.valid) {
+    return std::max(pace, measured->second.Bound());
+  }
+  uint32_t readers = std::max<uint32_t>(1, m.rts.readers);
+  auto latest = source_readers_.find(src);
+  if (latest != source_readers_.end()) readers = std::max(readers, latest->second);
+  return pace * readers;
+}
+
+uint64_t Transport::SourcePaceTime(uint32_t src, const InMsg& m, uint64_t bytes) const {
+  return static_cast<uint64_t>(static_cast<double>(bytes) * SourcePace(src, m));
+}
+
+void Transport::SamplePace(uint32_t src, const Chunk& c) {
+  if (c.inflight_at_post == 0) return;
+  // Every attempt has its own tid, so a completion times exactly one post (no Karn rule).
+  const double sample = static_cast<double>(host_.NowPs() - c.posted_ps) /
+                        static_cast<double>(c.inflight_at_post);
+  pace_[src].Add(sample);
 }
 
 void Transport::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
@@ -578,6 +617,7 @@ void Transport::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gene
   abi::RdmaRequest cancel{};
   cancel.local_rcxt = m.local_rcxts[slot];
   ports_[port]->Post(abi::SlotType::kRcxtCancel, ports_[port]->self(), cancel, seq);
+  m.slot_spare[slot] ^= 1;
   Chunk c = m.in_flight[slot];
   ++c.attempts;
   ChunkLanded(c.len);
@@ -621,17 +661,20 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     return;  // a completion of an attempt already given up
   }
   port_failures_[port] = 0;
+  SamplePace(ref.src, m.in_flight[ref.slot]);
   if (m.in_flight[ref.slot].len >= chunk_size_) {
     chunk_size_ = std::min<uint64_t>(config_.rdma_chunk, chunk_size_ * 2);
   }
   m.landed += m.in_flight[ref.slot].len;
   ChunkLanded(m.in_flight[ref.slot].len);
-  const uint32_t done_order = m.in_flight[ref.slot].order;
+  const uint64_t done_order = m.in_flight[ref.slot].order;
   m.in_flight[ref.slot] = Chunk{};
   ++m.slot_generation[ref.slot];
-  // A chunk posted on the same port before this one and overtaken by it has most likely lost
-  // a packet (the source serves a window's reads in order): redrive it now rather than at its
-  // timeout, the way duplicate acks end a TCP wait. Ports complete independently.
+  // A chunk of this message posted on the same port before this one and overtaken by it has
+  // most likely lost a packet (the source serves a window's reads in order): redrive it soon
+  // rather than at its timeout, the way duplicate acks end a TCP wait. Ports complete
+  // independently. (Only chunks of one message: those of other messages from the same
+  // source queue behind other readers' reads and overtake each other without any loss.)
   std::vector<std::pair<uint32_t, uint32_t>> lagging;  // slot, generation
   for (uint32_t k = 0; k < m.in_flight.size(); ++k) {
     const Chunk& other = m.in_flight[k];
@@ -643,13 +686,15 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
                                 [](const Chunk& k) { return k.len > 0; });
   if (m.landed < m.total || !m.todo.empty() || busy) {
     const uint32_t src = ref.src, seq = ref.seq;
-    // Packets of one chunk may take other paths than the chunk that overtook it: the
-    // lagging chunk gets a reordering window to complete before it counts as lost.
+    // Requests and packets may take different paths, and the source sends one chunk whole
+    // before the next: the lagging chunk gets the fabric's reordering window plus its own
+    // time at the source to complete before it counts as lost.
     for (const auto& [slot, generation] : lagging) {
-      host_.After(config_.rdma_reorder_window_ps,
-                  [this, alive = alive_, src, seq, slot = slot, generation = generation] {
-                    if (*alive) Redrive(src, seq, slot, generation, RedriveCause::kOvertaken);
-                  });
+      const uint64_t window =
+          config_.rdma_reorder_window_ps + SourcePaceTime(src, m, m.in_flight[slot].len);
+      host_.After(window, [this, alive = alive_, src, seq, slot = slot, generation = generation] {
+        if (*alive) Redrive(src, seq, slot, generation, RedriveCause::kOvertaken);
+      });
     }
     IssueAllPulls();
     return;

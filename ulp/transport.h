@@ -10,6 +10,7 @@
 // (source, destination).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -54,19 +55,17 @@ struct TransportConfig {
    * unreachable: every message to it fails (OnUnreachable) and nothing more is sent there.
    */
   uint32_t max_retransmits = 64;
-  /** RDMA chunk timeout: base plus this many picoseconds per byte of RDMA reads in flight
-   *  when the chunk was posted, doubled per attempt (a fixed pace: a measured one swings
-   *  with what happened to be in flight and made timeouts run away). The pace counts only
-   *  this task's reads, while a source's link also carries what every other reader asked
-   *  of it: under all-to-all incast, chunks time out with no fault at all (an 8-rank
-   *  all-to-all of 50 messages per rank: 2,938 timeouts at 2 ns per byte, 9 at 4 ns), but
-   *  a slower pace slows the recovery of real losses in the same proportion
-   *  (TransportLivenessTest: 10% loss takes 14.6 times the clean time at 4 ns, 17.6 at 8). */
+  /** RDMA chunk timeout: base plus this task's bytes of RDMA reads in flight times a pace,
+   *  doubled per attempt. The pace is measured per source from its completed chunks and
+   *  never below rdma_timeout_ps_per_byte; before a source's first completion it is that
+   *  pace times the readers the source serves (its RTS says how many): under all-to-all
+   *  incast the source's link carries every reader's reads, not only this task's. */
   uint64_t rdma_timeout_base_ps = 60'000'000;
   double rdma_timeout_ps_per_byte = 2000.0;
   /**
    * A chunk overtaken by a later chunk of its message on the same port is redriven if it
-   * has not completed this long after (the fabric's paths reorder packets by less).
+   * has not completed this long after plus its own time at the source's pace (the
+   * fabric's paths reorder packets by less).
    */
   uint64_t rdma_reorder_window_ps = 20'000'000;
   /** Unacknowledged packets in flight per destination. */
@@ -189,11 +188,32 @@ class Transport {
     uint64_t sent_ps = 0;
     bool retransmitted = false;
   };
-  /** Round-trip estimate per destination (Jacobson/Karels). */
-  struct RttEstimate {
-    double srtt_ps = 0;
-    double rttvar_ps = 0;
+  /** A smoothed mean and mean deviation (Jacobson/Karels: gains 1/8 and 1/4). */
+  struct Smoothed {
+    double mean = 0;
+    double dev = 0;
     bool valid = false;
+    void Add(double sample) {
+      if (!valid) {
+        mean = sample;
+        dev = sample / 2;
+        valid = true;
+        return;
+      }
+      dev = 0.75 * dev + 0.25 * std::abs(mean - sample);
+      mean = 0.875 * mean + 0.125 * sample;
+    }
+    /** The mean plus four deviations: what a timeout allows for. */
+    double Bound() const { return mean + 4 * dev; }
+  };
+  /** Round-trip estimate per destination, in picoseconds. */
+  struct RttEstimate {
+    Smoothed rtt;
+    /** The timeout a retransmission backed off to: new packets to the destination wait at
+     *  least this long until an ack of a packet sent once gives a new sample (RFC 6298 5.5;
+     *  without it, queueing longer than the estimate retransmits every packet, and those
+     *  give no samples under Karn's rule, so the estimate never catches up). */
+    uint64_t backoff_ps = 0;
   };
   /** The retransmit timeout for a first transmission to `dest`. */
   uint64_t RtoFor(uint32_t dest) const;
@@ -244,8 +264,13 @@ class Transport {
     uint64_t offset = 0;
     uint64_t len = 0;
     uint32_t attempts = 0;
-    /** Post order within its message (a later chunk completing first overtakes it). */
-    uint32_t order = 0;
+    /** Post order among the chunks read from its source (a later chunk on the same port
+     *  completing first overtakes it). */
+    uint64_t order = 0;
+    /** When it was posted, and this task's reads in flight then (itself included): its
+     *  completion samples how long its source takes per byte in flight. */
+    uint64_t posted_ps = 0;
+    uint64_t inflight_at_post = 0;
   };
   struct InMsg {
     uint32_t context = 0;
@@ -267,8 +292,8 @@ class Transport {
     /** Chunk in flight per pipeline slot (len 0: slot free). */
     std::vector<Chunk> in_flight;
     std::vector<uint32_t> slot_generation;
-    /** Chunks of this message posted so far (the next one's order). */
-    uint32_t posted = 0;
+    /** Per slot: 1 when its reads name the slot's spare rCxt at the sender (see RtsBody). */
+    std::vector<uint8_t> slot_spare;
     std::deque<Chunk> todo;
     uint64_t landed = 0;
   };
@@ -287,7 +312,9 @@ class Transport {
   /** Owner-map key of a local rCxt of a port. */
   static uint64_t RcxtKey(uint32_t port, uint32_t ref) { return (uint64_t{port} << 32) | ref; }
   void StartPull(uint32_t src, uint32_t seq, InMsg& m);
-  void IssueChunks(uint32_t src, uint32_t seq, InMsg& m);
+  /** Posts the next chunk of `m` on a free slot if the in-flight budget allows; true if
+   *  one was posted. */
+  bool IssueChunk(uint32_t src, uint32_t seq, InMsg& m);
   /** Issues chunks of every pull in progress, oldest first, within the in-flight budget. */
   void IssueAllPulls();
   /** A chunk left flight (completed, split or given up): its bytes leave the budget. */
@@ -295,6 +322,14 @@ class Transport {
   void PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot);
   enum class RedriveCause { kTimeout, kOvertaken };
   /** Gives up the chunk in `slot` (if still the attempt `generation`) and posts it again. */
+  /** How long `bytes` of reads in flight may take from `src`: at the pace measured from its
+   *  completions (never below rdma_timeout_ps_per_byte); before the first one, at that pace
+   *  times the readers it serves through its one link (its RTSs say how many). */
+  uint64_t SourcePaceTime(uint32_t src, const InMsg& m, uint64_t bytes) const;
+  /** Picoseconds per byte of SourcePaceTime. */
+  double SourcePace(uint32_t src, const InMsg& m) const;
+  /** A chunk from `src` completed: its time per byte in flight updates the pace. */
+  void SamplePace(uint32_t src, const Chunk& c);
   void Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
                RedriveCause cause);
   void FallBack(uint32_t src, uint32_t seq, InMsg& m);
@@ -323,6 +358,16 @@ class Transport {
   std::unordered_map<uint32_t, std::deque<PacketKey>> waiting_;
   std::unordered_map<uint32_t, uint32_t> in_flight_;
   std::unordered_map<uint32_t, RttEstimate> rtt_;
+  /** RDMA messages open (offered, not finished) per receiver. */
+  std::map<uint32_t, uint32_t> rdma_open_;
+  /** Readers each source said it serves in its latest RTS. */
+  std::unordered_map<uint32_t, uint32_t> source_readers_;
+  /** Per source: picoseconds per byte of this task's RDMA reads in flight that its chunks
+   *  took to complete. A source that other readers also pull from serves each of them
+   *  slower than its link. */
+  std::unordered_map<uint32_t, Smoothed> pace_;
+  /** Chunks posted so far per source (the next one's order). */
+  std::unordered_map<uint32_t, uint64_t> source_posts_;
   std::unordered_map<uint64_t, OutMsg> out_msgs_;
   std::unordered_map<uint32_t, InConn> in_;
   /** Local rCxt reference -> (source, seq, slot) of the pull it serves. */

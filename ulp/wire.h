@@ -57,8 +57,15 @@ struct RtsBody {
   uint32_t spans;
   uint32_t rcxts;
   RtsSpan span[kMaxRtsSpans];
-  /** The sender's rCxts the receiver's reads may name, one per pipeline slot. */
-  uint32_t rcxt[kMaxPipeline];
+  /**
+   * The sender's rCxts the receiver's reads may name: one per pipeline slot, then a spare
+   * per slot. A read redriven on a slot names the other of its two, since the one it named
+   * may still be sending the attempt given up on (a busy rCxt drops read requests).
+   */
+  uint32_t rcxt[2 * kMaxPipeline];
+  /** Receivers the sender has RDMA messages open to when it sent this, this one included:
+   *  they all pull through its one link, so each is served that many times slower. */
+  uint32_t readers;
 };
 
 }  // namespace nicsim::ulp
