@@ -281,7 +281,7 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
   Result<std::unique_ptr<hw::dpdk::DpdkPort>> created = OpenVdev(vdev_name);
   if (!created.ok()) return created.status();
   hw::dpdk::DpdkPort& port = **created;
-  hw::func::EventQueue events;
+  kernel::EventQueue events;
   Measured result;
   {
     sim::PortNodeConfig config;

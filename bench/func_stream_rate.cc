@@ -12,7 +12,7 @@
 #include "base/crc32.h"
 #include "bench/bench_report.h"
 #include "bench/timed_stream.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 
 namespace {
 
@@ -50,8 +50,8 @@ double ReferencePacketsPerSecond() {
  * when it was due) through a fresh queue whose actions do nothing but carry a 24-byte
  * capture, the size of the model's small closures. Returns wall nanoseconds per event.
  */
-double QueueNsPerEvent(const std::vector<nicsim::hw::func::EventQueue::Scheduled>& schedule) {
-  nicsim::hw::func::EventQueue queue;
+double QueueNsPerEvent(const std::vector<nicsim::kernel::EventQueue::Scheduled>& schedule) {
+  nicsim::kernel::EventQueue queue;
   uint64_t sink = 0;
   const auto start = Clock::now();
   for (const auto& s : schedule) {
@@ -97,7 +97,7 @@ int main() {
     events = f.events;
   }
   // Recorded after the timed runs, so its 16 bytes per event do not disturb them.
-  std::vector<nicsim::hw::func::EventQueue::Scheduled> schedule;
+  std::vector<nicsim::kernel::EventQueue::Scheduled> schedule;
   nicsim::bench::RunTimedStream(nicsim::sim::ClusterConfig{}, kPackets, kSize, &schedule);
   for (int i = 0; i < kRepeats; ++i) queue_ns.push_back(QueueNsPerEvent(schedule));
   nicsim::bench::Report report("func_stream_rate",

@@ -91,9 +91,9 @@ Result<WindowInfo> AdapterDriver::OpenWindow(uint32_t window, const WindowReques
   if (req.recv_frames == 0) return Status::Error(where + "recv_frames must be positive");
   if (req.send_slots == 0) return Status::Error(where + "send_slots must be positive");
   const uint32_t line = device_.CacheLineBytes();
-  Result<HostRegion> recv = device_.AllocContiguous(uint64_t{req.recv_frames} * abi::kRecvFrameBytes);
+  Result<host::HostRegion> recv = device_.AllocContiguous(uint64_t{req.recv_frames} * abi::kRecvFrameBytes);
   if (!recv.ok()) return Status::Error(where + recv.status().message());
-  Result<HostRegion> send = device_.AllocContiguous(uint64_t{req.send_slots} * abi::SendSlotBytes(line));
+  Result<host::HostRegion> send = device_.AllocContiguous(uint64_t{req.send_slots} * abi::SendSlotBytes(line));
   if (!send.ok()) {
     device_.FreeContiguous(*recv);
     return Status::Error(where + send.status().message());

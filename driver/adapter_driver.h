@@ -40,9 +40,9 @@ struct WindowInfo {
   uint16_t adapter_id = 0;
   uint32_t line_bytes = 0;
   uint32_t job_key = 0;
-  HostRegion recv_fifo;
+  host::HostRegion recv_fifo;
   uint32_t recv_frames = 0;
-  HostRegion send_fifo;
+  host::HostRegion send_fifo;
   uint32_t send_slots = 0;
 };
 

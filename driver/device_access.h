@@ -9,15 +9,9 @@
 
 #include "abi/mmio.h"
 #include "base/status.h"
+#include "host/host_region.h"
 
 namespace nicsim::driver {
-
-/** Contiguous real memory: the bus address the adapter uses and the CPU's pointer to it. */
-struct HostRegion {
-  uint64_t real_addr = 0;
-  uint8_t* ptr = nullptr;
-  uint64_t bytes = 0;
-};
 
 /** Host-to-device access to one adapter. */
 class DeviceAccess {
@@ -35,9 +29,9 @@ class DeviceAccess {
   virtual uint64_t MmioRead(uint64_t offset) = 0;
 
   /** Pinned, contiguous, zeroed host memory the adapter may DMA to and from. */
-  virtual Result<HostRegion> AllocContiguous(uint64_t bytes) = 0;
+  virtual Result<host::HostRegion> AllocContiguous(uint64_t bytes) = 0;
   /** Frees (and poisons) memory from AllocContiguous. */
-  virtual void FreeContiguous(const HostRegion& region) = 0;
+  virtual void FreeContiguous(const host::HostRegion& region) = 0;
 
   /** Device-to-host interrupts: (handler, the events pending when it was presented). */
   using InterruptHandler =

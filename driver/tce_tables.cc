@@ -85,7 +85,7 @@ Result<std::unique_ptr<TceTables>> TceTables::Create(DeviceAccess& memory,
       } else {
         t.slot = per_slot == 0 || i / per_slot >= config.job_slots ? kUnassigned : i / per_slot;
       }
-      Result<HostRegion> region =
+      Result<host::HostRegion> region =
           memory.AllocContiguous(uint64_t{k.entries} * sizeof(abi::TceEntry));
       if (!region.ok()) {
         return Status::Error("tce tables: " + region.status().message());  // ~TceTables frees
@@ -206,7 +206,7 @@ uint32_t TceTables::NextKey() {
   return key;
 }
 
-Result<Registration> TceTables::Register(uint32_t job, const PageTable& pages, uint64_t vaddr,
+Result<Registration> TceTables::Register(uint32_t job, const host::PageTable& pages, uint64_t vaddr,
                                          uint64_t len, uint32_t fixed_key) {
   const std::string what = "register " + Hex(vaddr) + "+" + std::to_string(len) + " for job " +
                            std::to_string(job) + ": ";
@@ -215,7 +215,7 @@ Result<Registration> TceTables::Register(uint32_t job, const PageTable& pages, u
   }
   if (len == 0) return Status::Error(what + "length 0");
   if (len > ~uint64_t{0} - vaddr) return Status::Error(what + "wraps the address space");
-  const std::optional<PageMapping> first = pages.Lookup(vaddr);
+  const std::optional<host::PageMapping> first = pages.Lookup(vaddr);
   if (!first) return Status::Error(what + "page at " + Hex(vaddr) + " is not mapped");
   const uint32_t shift = first->page_shift;
   if (shift != abi::kPageShift4K && shift != abi::kPageShift64K && shift != abi::kPageShift16M) {
@@ -238,7 +238,7 @@ Result<Registration> TceTables::Register(uint32_t job, const PageTable& pages, u
   const uint64_t base = vaddr - in_page;
   for (uint64_t i = 0; i < count; ++i) {
     const uint64_t v = base + i * page;
-    const std::optional<PageMapping> m = i == 0 ? first : pages.Lookup(v);
+    const std::optional<host::PageMapping> m = i == 0 ? first : pages.Lookup(v);
     if (!m) return Status::Error(what + "page at " + Hex(v) + " is not mapped");
     if (m->page_shift != shift) {
       return Status::Error(what + "mixes page sizes (" + PageName(shift) + " at " + Hex(base) +
@@ -310,8 +310,8 @@ Status TceTables::Deregister(const Registration& reg) {
   return Status();
 }
 
-HostRegion TceTables::table_region(uint32_t t) const {
-  return t < tables_.size() ? tables_[t].region : HostRegion{};
+host::HostRegion TceTables::table_region(uint32_t t) const {
+  return t < tables_.size() ? tables_[t].region : host::HostRegion{};
 }
 
 uint32_t TceTables::page_shift(uint32_t t) const {

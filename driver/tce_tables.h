@@ -13,7 +13,7 @@
 #include "base/rng.h"
 #include "base/status.h"
 #include "driver/device_access.h"
-#include "driver/page_table.h"
+#include "host/page_table.h"
 
 namespace nicsim::driver {
 
@@ -96,13 +96,13 @@ class TceTables {
    * `fixed_key` replaces the generated key: a broadcast or multicast group agrees on one key
    * so that the same PVO is valid on every member node.
    */
-  Result<Registration> Register(uint32_t job, const PageTable& pages, uint64_t vaddr, uint64_t len,
+  Result<Registration> Register(uint32_t job, const host::PageTable& pages, uint64_t vaddr, uint64_t len,
                                 uint32_t fixed_key = 0);
   /** Invalidates the registration's TCEs (flags = 0) and frees them for reuse. */
   Status Deregister(const Registration& reg);
 
   /** Where table t's entries live (empty for an unused table index). */
-  HostRegion table_region(uint32_t t) const;
+  host::HostRegion table_region(uint32_t t) const;
   /** log2 of the page size table t maps; 0 for an unused table index. */
   uint32_t page_shift(uint32_t t) const;
   /** JOBID owning table t (kNoJob when free or unused). */
@@ -112,7 +112,7 @@ class TceTables {
 
  private:
   struct Table {
-    HostRegion region;
+    host::HostRegion region;
     uint32_t entries = 0;
     uint32_t page_shift = 0;
     uint32_t owner = abi::kNoJob;

@@ -18,7 +18,7 @@
 #include "fuzz/fuzz_input.h"
 #include "fuzz/fuzz_targets.h"
 #include "hw/common/frame_codec.h"
-#include "hw/func/address_space.h"
+#include "host/address_space.h"
 #include "hw/func/func_adapter.h"
 #include "hw/func/func_device_access.h"
 
@@ -314,15 +314,15 @@ class Harness {
     adapter_.SramWrite(abi::RcxtAddr(abi::RcxtIndex(ref)), &rec, sizeof(rec));
   }
 
-  hw::func::EventQueue events_;
-  hw::func::HostMemory host_;
+  kernel::EventQueue events_;
+  host::HostMemory host_;
   NullPort port_;
   PrintingTrace trace_;
   hw::func::FuncAdapter adapter_;
   hw::func::FuncDeviceAccess access_;
   driver::AdapterDriver driver_;
   driver::RcxtPool rcxts_;
-  hw::func::AddressSpace space_;
+  host::AddressSpace space_;
   std::unique_ptr<driver::TceTables> tables_;
   uint64_t base_ = 0;
   driver::Registration reg_{};

@@ -68,7 +68,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   c->job_key_ = static_cast<uint32_t>(keys.Next() | 1);
 
   for (uint32_t n = 0; n < config.nodes; ++n) {
-    c->hosts_.push_back(std::make_unique<hw::func::HostMemory>(node_bytes));
+    c->hosts_.push_back(std::make_unique<host::HostMemory>(node_bytes));
     for (uint32_t a = 0; a < config.adapters_per_node; ++a) {
       const auto id = static_cast<uint16_t>(n * config.adapters_per_node + a);
       auto slot = std::make_unique<AdapterSlot>();
@@ -94,7 +94,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
     if (config.rdma_host_bytes > 0) {
       c->rdma_.push_back(std::make_unique<NodeRdma>());
       c->rdma_.back()->space =
-          std::make_unique<hw::func::AddressSpace>(*c->hosts_.back(), config.seed + n);
+          std::make_unique<host::AddressSpace>(*c->hosts_.back(), config.seed + n);
       if (Status s = c->SetUpTces(n); !s.ok()) return s;
     }
   }

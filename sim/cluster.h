@@ -16,11 +16,11 @@
 #include "driver/tce_tables.h"
 #include "firmware/microcode.h"
 #include "hal/window.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "hw/func/adapter_model.h"
-#include "hw/func/address_space.h"
+#include "host/address_space.h"
 #include "hw/func/func_device_access.h"
-#include "hw/func/host_memory.h"
+#include "host/host_memory.h"
 #include "hw/systemc/systemc_timing.h"
 #include "sim/backends/backend.h"
 #include "sim/endpoint.h"
@@ -73,8 +73,8 @@ class Cluster {
   static Result<std::unique_ptr<Cluster>> Create(const ClusterConfig& config);
   ~Cluster();
 
-  hw::func::EventQueue& events() { return events_; }
-  const hw::func::EventQueue& events() const { return events_; }
+  kernel::EventQueue& events() { return events_; }
+  const kernel::EventQueue& events() const { return events_; }
   SwitchFabric& fabric() { return *fabric_; }
   const ClusterConfig& config() const { return config_; }
   /** Facts about the backend for stats.json (kernel, quantum). */
@@ -84,7 +84,7 @@ class Cluster {
   hw::func::AdapterModel& adapter(uint32_t id) { return *adapters_[id]->hw; }
   driver::AdapterDriver& driver(uint32_t id) { return *adapters_[id]->driver; }
   /** Host memory of a node. */
-  hw::func::HostMemory& host(uint32_t node) { return *hosts_[node]; }
+  host::HostMemory& host(uint32_t node) { return *hosts_[node]; }
   /** Node that holds an adapter. */
   uint32_t NodeOf(uint32_t adapter_id) const { return adapter_id / config_.adapters_per_node; }
 
@@ -108,7 +108,7 @@ class Cluster {
   // RDMA (only when ClusterConfig::rdma_host_bytes > 0).
   bool rdma_enabled() const { return !rdma_.empty(); }
   /** The job's virtual memory on a node. */
-  hw::func::AddressSpace& address_space(uint32_t node) { return *rdma_[node]->space; }
+  host::AddressSpace& address_space(uint32_t node) { return *rdma_[node]->space; }
   /** The node-global TCE tables of a node. */
   driver::TceTables& tce_tables(uint32_t node) { return *rdma_[node]->tables; }
   /** The rCxt pool of an adapter. */
@@ -136,7 +136,7 @@ class Cluster {
   };
   /** A node's RDMA host state. */
   struct NodeRdma {
-    std::unique_ptr<hw::func::AddressSpace> space;
+    std::unique_ptr<host::AddressSpace> space;
     std::unique_ptr<driver::TceTables> tables;
     uint32_t boots = 0;
   };
@@ -145,9 +145,9 @@ class Cluster {
 
   ClusterConfig config_;
   std::unique_ptr<Backend> backend_;
-  hw::func::EventQueue events_;
+  kernel::EventQueue events_;
   std::unique_ptr<SwitchFabric> fabric_;
-  std::vector<std::unique_ptr<hw::func::HostMemory>> hosts_;
+  std::vector<std::unique_ptr<host::HostMemory>> hosts_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
   std::vector<Endpoint*> endpoints_;
   /** After adapters_: the TCE tables free their memory through an adapter. */

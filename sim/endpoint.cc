@@ -14,7 +14,7 @@ bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len) {
 }
 
 Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
-                   hw::func::EventQueue& events, hw::func::HostMemory& host,
+                   kernel::EventQueue& events, host::HostMemory& host,
                    uint64_t poll_latency_ps, WaitMode mode)
     : window_(window), driver_(driver), events_(events), host_(host),
       poll_latency_ps_(poll_latency_ps), mode_(mode) {

@@ -13,8 +13,8 @@
 #include "base/life_token.h"
 #include "driver/adapter_driver.h"
 #include "hal/window.h"
-#include "hw/func/event_queue.h"
-#include "hw/func/host_memory.h"
+#include "kernel/event_queue.h"
+#include "host/host_memory.h"
 #include "sim/host_trace.h"
 
 namespace nicsim::sim {
@@ -54,8 +54,8 @@ class Endpoint {
   using ReceiveFn = std::function<void(const hal::RecvPacket&)>;
   using SendableFn = std::function<void()>;
 
-  Endpoint(hal::Window& window, driver::AdapterDriver& driver, hw::func::EventQueue& events,
-           hw::func::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode);
+  Endpoint(hal::Window& window, driver::AdapterDriver& driver, kernel::EventQueue& events,
+           host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode);
   ~Endpoint();
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
@@ -128,8 +128,8 @@ class Endpoint {
 
   hal::Window& window_;
   driver::AdapterDriver& driver_;
-  hw::func::EventQueue& events_;
-  hw::func::HostMemory& host_;
+  kernel::EventQueue& events_;
+  host::HostMemory& host_;
   uint64_t poll_latency_ps_;
   WaitMode mode_;
   /** Early mode: an interrupt came and its frame has not been seen yet. */

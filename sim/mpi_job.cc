@@ -164,7 +164,7 @@ Status MpiJob::Run(const Program& program) {
     });
     Resume(r, lock);  // runs until its first wait (or to the end)
   }
-  hw::func::EventQueue& events = cluster_->events();
+  kernel::EventQueue& events = cluster_->events();
   uint64_t steps = 0;
   for (;;) {
     bool all_done = true;

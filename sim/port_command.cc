@@ -30,7 +30,7 @@
 #include "base/rng.h"
 #include "base/status.h"
 #include "firmware/counters.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "sim/config/param_table.h"
 #include "sim/config/text.h"
 #include "sim/port_command_internal.h"
@@ -373,7 +373,7 @@ int PortCommand(const PortCommandOptions& options) {
     adapter_core = std::move(*core);
   }
 
-  hw::func::EventQueue events;
+  kernel::EventQueue events;
   nlohmann::json summary;
   bool ok = false;
   {

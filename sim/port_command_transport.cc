@@ -185,7 +185,7 @@ uint64_t TransportHostBytes(uint32_t max_size) {
 bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
                   uint32_t max_size, uint32_t link_mtu, hw::CoreLauncher* adapter_core,
                   nlohmann::json* summary) {
-  hw::func::EventQueue& events = node.adapter().events();
+  kernel::EventQueue& events = node.adapter().events();
   const std::vector<PolledPort> ports = {polled};
   Result<std::unique_ptr<PortRdma>> rdma =
       PortRdma::Create(node, static_cast<uint64_t>(options.seed) * 65537 + options.node);

@@ -10,7 +10,7 @@
 
 namespace nicsim::sim {
 
-PortNode::PortNode(hw::func::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
+PortNode::PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
                    const PortNodeConfig& config)
     : config_(config),
       host_(HostBytes(config)),
@@ -57,7 +57,7 @@ Status PortNode::StartAdapterLoop(std::vector<PolledPort> ports, hw::CoreLaunche
   stop_loop_.store(false, std::memory_order_relaxed);
   ringed_.StartRing();
   host_.SetDeviceThread(true);
-  hw::func::EventQueue& events = adapter_.events();
+  kernel::EventQueue& events = adapter_.events();
   Status launched = core.Launch([this, &events] {
     // Run to completion: MMIO commands, the adapter's events, the port. The stop flag is read
     // only between turns, and every command posted before it is served before the loop ends.
@@ -113,7 +113,7 @@ uint64_t PortNode::HostBytes(const PortNodeConfig& c) {
   return bytes;
 }
 
-bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {
+bool Step(kernel::EventQueue& events, const std::vector<PolledPort>& ports) {
   bool ran = false;
   for (int i = 0; i < kEventsPerPoll && events.RunOne(); ++i) ran = true;
   uint32_t taken = 0;
@@ -121,7 +121,7 @@ bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {
   return ran || taken > 0;
 }
 
-Status RunWithPorts(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+Status RunWithPorts(kernel::EventQueue& events, const std::vector<PolledPort>& ports,
                     const std::function<bool()>& done) {
   while (!done()) {
     if (!Step(events, ports)) {
@@ -132,12 +132,12 @@ Status RunWithPorts(hw::func::EventQueue& events, const std::vector<PolledPort>&
   return Status();
 }
 
-void SettleEvents(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+void SettleEvents(kernel::EventQueue& events, const std::vector<PolledPort>& ports,
                   std::chrono::steady_clock::time_point deadline) {
   while (!events.empty() && std::chrono::steady_clock::now() < deadline) Step(events, ports);
 }
 
-void Settle(hw::func::EventQueue& events, const std::vector<PolledPort>& ports) {
+void Settle(kernel::EventQueue& events, const std::vector<PolledPort>& ports) {
   while (Step(events, ports)) {
   }
 }

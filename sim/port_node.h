@@ -16,10 +16,10 @@
 #include "hal/window.h"
 #include "hw/common/core_launcher.h"
 #include "hw/common/link.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "hw/func/func_adapter.h"
 #include "hw/func/func_device_access.h"
-#include "hw/func/host_memory.h"
+#include "host/host_memory.h"
 #include "hw/func/ringed_device_access.h"
 #include "sim/endpoint.h"
 
@@ -70,7 +70,7 @@ class PolledPort {
 /** An adapter with its own host memory, driver and window 0, sending through `port`. */
 class PortNode {
  public:
-  PortNode(hw::func::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
+  PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
            const PortNodeConfig& config = {});
   /** The process goes before its window, the window before the hardware. */
   ~PortNode();
@@ -99,7 +99,7 @@ class PortNode {
   /** Window 0's process; valid after Open. */
   Endpoint& endpoint() { return *endpoint_; }
   const PortNodeConfig& config() const { return config_; }
-  hw::func::HostMemory& host() { return host_; }
+  host::HostMemory& host() { return host_; }
   /** The device as the driver and the HAL reach it (through the MMIO ring when split). */
   driver::DeviceAccess& access() { return ringed_; }
   /** The MMIO ring's end points and counters. */
@@ -111,11 +111,11 @@ class PortNode {
   static uint64_t HostBytes(const PortNodeConfig& c);
 
   PortNodeConfig config_;
-  hw::func::HostMemory host_;
+  host::HostMemory host_;
   hw::func::FuncAdapter adapter_;
   hw::func::FuncDeviceAccess direct_;
   /** The host side's own timers when the adapter runs on another core. */
-  hw::func::EventQueue host_events_;
+  kernel::EventQueue host_events_;
   hw::func::RingedDeviceAccess ringed_;
   driver::AdapterDriver driver_;
   /** The adapter loop's core while it runs; null otherwise. */
@@ -136,25 +136,25 @@ inline constexpr int kEventsPerPoll = 16;
  * Up to kEventsPerPoll events (fewer if the queue empties), then one poll of every port; false
  * if neither found anything to do.
  */
-bool Step(hw::func::EventQueue& events, const std::vector<PolledPort>& ports);
+bool Step(kernel::EventQueue& events, const std::vector<PolledPort>& ports);
 
 /**
  * Run to completion: Step until `done()`. A step that runs no event and takes no frame means
  * nothing can ever happen again when every port's peer lives on this thread: a stall. (With a
  * peer in another process, loop on Step with a wall-clock deadline instead.)
  */
-Status RunWithPorts(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+Status RunWithPorts(kernel::EventQueue& events, const std::vector<PolledPort>& ports,
                     const std::function<bool()>& done);
 
 /** Runs until no event is left and no port has a frame waiting. */
-void Settle(hw::func::EventQueue& events, const std::vector<PolledPort>& ports);
+void Settle(kernel::EventQueue& events, const std::vector<PolledPort>& ports);
 
 /**
  * Runs until no simulated event is left (the ports are polled meanwhile), or until
  * `deadline`: the node's own work (opening a window, loading TCEs) finishes, and a port that
  * never goes quiet (a flood of frames it drops) cannot hold it up.
  */
-void SettleEvents(hw::func::EventQueue& events, const std::vector<PolledPort>& ports,
+void SettleEvents(kernel::EventQueue& events, const std::vector<PolledPort>& ports,
                   std::chrono::steady_clock::time_point deadline);
 
 }  // namespace nicsim::sim

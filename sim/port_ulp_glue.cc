@@ -16,7 +16,7 @@ Result<std::unique_ptr<PortRdma>> PortRdma::Create(PortNode& node, uint64_t seed
   }
   std::unique_ptr<PortRdma> r(new PortRdma());
   r->job_key_ = node.config().job_key;
-  r->space_ = std::make_unique<hw::func::AddressSpace>(node.host(), seed);
+  r->space_ = std::make_unique<host::AddressSpace>(node.host(), seed);
   driver::TceConfig tce = node.config().tce;
   Rng seeds(seed, "tce_key_seed");
   tce.key_seed = seeds.Next();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reliable transport's view of a PortNode (as sim/ulp_glue.h is of a simulated cluster):
 // the node's window 0 through its Endpoint, and the task's host on the node's host memory with
-// RDMA set up as Cluster does for a node (an AddressSpace, TCE tables attached to the adapter
+// RDMA set up as Cluster does for a node (an host::AddressSpace, TCE tables attached to the adapter
 // with the job reserved, an rCxt pool). Timers run on the wall clock: the peer is another
 // process, so a retransmit timeout must mean real time, not the local event queue's time
 // (which jumps ahead whenever this node has nothing to do).
@@ -16,7 +16,7 @@
 
 #include "driver/rcxt_pool.h"
 #include "driver/tce_tables.h"
-#include "hw/func/address_space.h"
+#include "host/address_space.h"
 #include "sim/port_node.h"
 #include "ulp/port.h"
 
@@ -28,14 +28,14 @@ class PortRdma {
   /** Sets up the address space, TCE tables (job reserved) and rCxt pool of an opened node. */
   static Result<std::unique_ptr<PortRdma>> Create(PortNode& node, uint64_t seed);
 
-  hw::func::AddressSpace& space() { return *space_; }
+  host::AddressSpace& space() { return *space_; }
   driver::TceTables& tables() { return *tables_; }
   driver::RcxtPool& rcxts() { return *rcxts_; }
   uint32_t job_key() const { return job_key_; }
 
  private:
   PortRdma() = default;
-  std::unique_ptr<hw::func::AddressSpace> space_;
+  std::unique_ptr<host::AddressSpace> space_;
   std::unique_ptr<driver::TceTables> tables_;
   std::unique_ptr<driver::RcxtPool> rcxts_;
   uint32_t job_key_ = 0;
@@ -76,7 +76,7 @@ class PortUlpHost final : public ulp::Host {
     return rdma_.space().Write(vaddr, src, len);
   }
   Result<uint64_t> Map(uint64_t bytes) override;
-  const driver::PageTable& pages() override { return rdma_.space(); }
+  const host::PageTable& pages() override { return rdma_.space(); }
   Result<driver::Registration> Register(uint64_t vaddr, uint64_t len) override {
     return rdma_.tables().Register(rdma_.job_key(), rdma_.space(), vaddr, len);
   }

@@ -46,7 +46,7 @@ class SimHost final : public ulp::Host {
     return cluster_.address_space(node_).Write(vaddr, src, len);
   }
   Result<uint64_t> Map(uint64_t bytes) override;
-  const driver::PageTable& pages() override { return cluster_.address_space(node_); }
+  const host::PageTable& pages() override { return cluster_.address_space(node_); }
   Result<driver::Registration> Register(uint64_t vaddr, uint64_t len) override {
     return cluster_.tce_tables(node_).Register(cluster_.job_key(), cluster_.address_space(node_),
                                                vaddr, len);

@@ -10,7 +10,7 @@
 #include "abi/fifo.h"
 #include "abi/rdma.h"
 #include "base/status.h"
-#include "driver/page_table.h"
+#include "host/page_table.h"
 #include "driver/tce_tables.h"
 
 namespace nicsim::ulp {
@@ -54,7 +54,7 @@ class Host {
   /** Maps fresh virtual memory (receive landing areas). */
   virtual Result<uint64_t> Map(uint64_t bytes) = 0;
   /** The task's page tables. */
-  virtual const driver::PageTable& pages() = 0;
+  virtual const host::PageTable& pages() = 0;
   /** Pins and maps [vaddr, vaddr + len) for RDMA (the driver call). */
   virtual Result<driver::Registration> Register(uint64_t vaddr, uint64_t len) = 0;
   virtual Status Deregister(const driver::Registration& reg) = 0;

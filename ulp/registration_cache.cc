@@ -30,8 +30,8 @@ bool RegistrationCache::IsRegistered(uint64_t vaddr) const {
 
 Result<std::unique_ptr<RegistrationCache::Run>> RegistrationCache::RegisterRun(uint64_t vaddr,
                                                                               uint64_t len) {
-  const driver::PageTable& pages = host_.pages();
-  const std::optional<driver::PageMapping> first = pages.Lookup(vaddr);
+  const host::PageTable& pages = host_.pages();
+  const std::optional<host::PageMapping> first = pages.Lookup(vaddr);
   if (!first) return Status::Error("registration: address not mapped");
   const uint32_t shift = first->page_shift;
   const uint64_t page = uint64_t{1} << shift;
@@ -40,13 +40,13 @@ Result<std::unique_ptr<RegistrationCache::Run>> RegistrationCache::RegisterRun(u
   // Grow the run page by page while the pages are mapped, of the same size, in the fragment.
   uint64_t begin = std::max(frag_begin, vaddr & ~(page - 1));
   while (begin > frag_begin) {
-    const std::optional<driver::PageMapping> m = pages.Lookup(begin - 1);
+    const std::optional<host::PageMapping> m = pages.Lookup(begin - 1);
     if (!m || m->page_shift != shift) break;
     begin -= page;
   }
   uint64_t end = std::min(frag_end, (vaddr & ~(page - 1)) + page);
   while (end < frag_end) {
-    const std::optional<driver::PageMapping> m = pages.Lookup(end);
+    const std::optional<host::PageMapping> m = pages.Lookup(end);
     if (!m || m->page_shift != shift) break;
     end += page;
   }
@@ -66,7 +66,7 @@ bool RegistrationCache::StillMapped(const Run& f) {
   const uint64_t page = uint64_t{1} << f.page_shift;
   size_t i = 0;
   for (uint64_t v = f.begin; v < f.end; v += page, ++i) {
-    const std::optional<driver::PageMapping> m = host_.pages().Lookup(v);
+    const std::optional<host::PageMapping> m = host_.pages().Lookup(v);
     if (!m || m->page_shift != f.page_shift || m->real_addr != f.real_pages[i]) return false;
   }
   return true;

@@ -19,7 +19,7 @@ namespace {
 constexpr uint32_t kHeaderBufferBytes = 128;
 }  // namespace
 
-AdapterModel::AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapter_id,
+AdapterModel::AdapterModel(kernel::EventQueue& events, host::HostMemory& host, uint16_t adapter_id,
                          uint32_t line_bytes, const AdapterTiming& timing,
                          const fw::MicrocodeConfig& microcode, const AdapterResources& resources)
     : events_(events),
@@ -251,18 +251,18 @@ void AdapterModel::RunDma(DmaJob job) {
 }
 
 fw::DmaStatus AdapterModel::PerformDma(DmaJob& job) {
-  if (!job.to_host && job.len > job.room) return DmaFailed(HostMemory::Access::kOutOfRange);
+  if (!job.to_host && job.len > job.room) return DmaFailed(host::HostMemory::Access::kOutOfRange);
   return DmaOutcome(job.to_host ? host_.DeviceWrite(job.host_addr, job.data.data(), job.len)
                                 : host_.DeviceRead(job.host_addr, job.dst, job.len));
 }
 
-fw::DmaStatus AdapterModel::DmaOutcome(HostMemory::Access access) {
-  return access == HostMemory::Access::kOk ? fw::DmaStatus::kOk : DmaFailed(access);
+fw::DmaStatus AdapterModel::DmaOutcome(host::HostMemory::Access access) {
+  return access == host::HostMemory::Access::kOk ? fw::DmaStatus::kOk : DmaFailed(access);
 }
 
-fw::DmaStatus AdapterModel::DmaFailed(HostMemory::Access access) {
+fw::DmaStatus AdapterModel::DmaFailed(host::HostMemory::Access access) {
   ++counters_.dma_address_errors;
-  if (access == HostMemory::Access::kFreed) ++counters_.dma_to_freed_memory;
+  if (access == host::HostMemory::Access::kFreed) ++counters_.dma_to_freed_memory;
   return fw::DmaStatus::kAddressError;
 }
 

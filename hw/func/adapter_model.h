@@ -17,8 +17,8 @@
 #include "hw/common/link.h"
 #include "hw/func/free_list.h"
 #include "hw/func/slot_pool.h"
-#include "hw/func/event_queue.h"
-#include "hw/func/host_memory.h"
+#include "kernel/event_queue.h"
+#include "host/host_memory.h"
 
 namespace nicsim::hw::func {
 
@@ -83,7 +83,7 @@ class MicrocodeExecutor {
  public:
   virtual ~MicrocodeExecutor() = default;
   /** Runs or queues `call`, a microcode entry point that became due now. */
-  virtual void Execute(EventAction&& call) = 0;
+  virtual void Execute(kernel::EventAction&& call) = 0;
   /** Runs every call already queued (an MMIO read waits for them). */
   virtual void Flush() = 0;
 };
@@ -91,7 +91,7 @@ class MicrocodeExecutor {
 /** One adapter; functional timing unless a subclass overrides the hooks. */
 class AdapterModel : public fw::Platform, public LinkSink {
  public:
-  AdapterModel(EventQueue& events, HostMemory& host, uint16_t adapter_id, uint32_t line_bytes,
+  AdapterModel(kernel::EventQueue& events, host::HostMemory& host, uint16_t adapter_id, uint32_t line_bytes,
               const AdapterTiming& timing, const fw::MicrocodeConfig& microcode,
               const AdapterResources& resources = AdapterResources{});
 
@@ -115,8 +115,8 @@ class AdapterModel : public fw::Platform, public LinkSink {
   // LinkSink.
   void Receive(Frame frame) override;
 
-  HostMemory& host() { return host_; }
-  EventQueue& events() { return events_; }
+  host::HostMemory& host() { return host_; }
+  kernel::EventQueue& events() { return events_; }
   const fw::Counters& firmware_counters() const { return microcode_.counters(); }
   const fw::Microcode& microcode() const { return microcode_; }
   const AdapterCounters& counters() const { return counters_; }
@@ -200,7 +200,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
   /** Does the host memory access of a DMA; counts errors. */
   fw::DmaStatus PerformDma(DmaJob& job);
   /** The DMA status for a host memory access outcome; counts errors. */
-  fw::DmaStatus DmaOutcome(HostMemory::Access access);
+  fw::DmaStatus DmaOutcome(host::HostMemory::Access access);
   /** Delivers a DMA completion to the microcode once the data is coherent. */
   void CompleteDma(const DmaJob& job, fw::DmaStatus status);
   uint64_t generation() const { return generation_; }
@@ -220,7 +220,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
     if (executor_ == nullptr) {
       call();
     } else {
-      executor_->Execute(EventAction(std::forward<F>(call)));
+      executor_->Execute(kernel::EventAction(std::forward<F>(call)));
     }
   }
   /** Runs every microcode call already handed to the executor (an MMIO read waits). */
@@ -235,7 +235,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
   uint64_t DmaDoneAt(uint64_t bytes);
   /** Delivers posted MMIO commands up to and including sequence number `seq`, in order. */
   void ApplyMmioThrough(uint64_t seq);
-  fw::DmaStatus DmaFailed(HostMemory::Access access);
+  fw::DmaStatus DmaFailed(host::HostMemory::Access access);
   /** Gives a free DTB to the oldest payload waiting for one. */
   void ServePayloadWaiters();
   /** Hardware reset: drops all in-flight work and closes every window. */
@@ -257,8 +257,8 @@ class AdapterModel : public fw::Platform, public LinkSink {
     uint64_t arrive_ps;
   };
 
-  EventQueue& events_;
-  HostMemory& host_;
+  kernel::EventQueue& events_;
+  host::HostMemory& host_;
   uint16_t adapter_id_;
   uint32_t line_bytes_;
   AdapterTiming timing_;

@@ -20,10 +20,10 @@ class FuncDeviceAccess final : public driver::DeviceAccess {
   void HostTimer(uint64_t delay_ps, std::function<void()> fn) override {
     adapter_.events().After(delay_ps, std::move(fn));
   }
-  Result<driver::HostRegion> AllocContiguous(uint64_t bytes) override {
+  Result<host::HostRegion> AllocContiguous(uint64_t bytes) override {
     return adapter_.host().AllocContiguous(bytes);
   }
-  void FreeContiguous(const driver::HostRegion& region) override {
+  void FreeContiguous(const host::HostRegion& region) override {
     adapter_.host().Free(region);
   }
   void SetInterruptHandler(InterruptHandler handler) override {

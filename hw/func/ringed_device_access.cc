@@ -11,7 +11,7 @@
 
 namespace nicsim::hw::func {
 
-RingedDeviceAccess::RingedDeviceAccess(driver::DeviceAccess& device, EventQueue& host_events,
+RingedDeviceAccess::RingedDeviceAccess(driver::DeviceAccess& device, kernel::EventQueue& host_events,
                                        uint32_t ring_commands)
     : device_(device), host_events_(host_events), ring_(ring_commands) {}
 

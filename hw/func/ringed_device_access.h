@@ -9,7 +9,7 @@
 
 #include "driver/device_access.h"
 #include "hw/common/spsc_ring.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 
 namespace nicsim::hw::func {
 
@@ -33,7 +33,7 @@ class RingedDeviceAccess final : public driver::DeviceAccess {
   /** Commands the ring holds: a full ring makes MmioWrite spin until the adapter catches up. */
   static constexpr uint32_t kDefaultRingCommands = 1024;
 
-  RingedDeviceAccess(driver::DeviceAccess& device, EventQueue& host_events,
+  RingedDeviceAccess(driver::DeviceAccess& device, kernel::EventQueue& host_events,
                      uint32_t ring_commands = kDefaultRingCommands);
 
   uint16_t AdapterId() const override { return device_.AdapterId(); }
@@ -41,10 +41,10 @@ class RingedDeviceAccess final : public driver::DeviceAccess {
   void MmioWrite(uint64_t offset, uint64_t value) override;
   uint64_t MmioRead(uint64_t offset) override;
   /** Host memory belongs to the host: allocation never goes through the adapter. */
-  Result<driver::HostRegion> AllocContiguous(uint64_t bytes) override {
+  Result<host::HostRegion> AllocContiguous(uint64_t bytes) override {
     return device_.AllocContiguous(bytes);
   }
-  void FreeContiguous(const driver::HostRegion& region) override { device_.FreeContiguous(region); }
+  void FreeContiguous(const host::HostRegion& region) override { device_.FreeContiguous(region); }
   void SetInterruptHandler(InterruptHandler handler) override;
   void HostTimer(uint64_t delay_ps, std::function<void()> fn) override;
 
@@ -80,7 +80,7 @@ class RingedDeviceAccess final : public driver::DeviceAccess {
   void Push(const Command& c);
 
   driver::DeviceAccess& device_;
-  EventQueue& host_events_;
+  kernel::EventQueue& host_events_;
   SpscRing<Command> ring_;
   bool ringed_ = false;
   /** The driver's handler, reinstalled on the device by StopRing. */

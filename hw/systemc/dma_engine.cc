@@ -55,11 +55,11 @@ void DmaEngine::Transfer(Request& r) {
   ++transactions_;
   const uint64_t done_ps = now + delay.value();
   free_at_ps_ = done_ps - bus_latency_ps_;
-  func::HostMemory::Access access = func::HostMemory::Access::kOk;
+  host::HostMemory::Access access = host::HostMemory::Access::kOk;
   if (gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE) {
-    access = func::HostMemory::Access::kFreed;
+    access = host::HostMemory::Access::kFreed;
   } else if (!gp.is_response_ok()) {
-    access = func::HostMemory::Access::kOutOfRange;
+    access = host::HostMemory::Access::kOutOfRange;
   }
   client_.DmaDone(r.cookie, access, done_ps);
   qk_.set(sc_core::sc_time::from_value(free_at_ps_ - now));

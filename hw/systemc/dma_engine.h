@@ -11,7 +11,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
-#include "hw/func/host_memory.h"
+#include "host/host_memory.h"
 
 namespace nicsim::hw::systemc {
 
@@ -20,7 +20,7 @@ class DmaClient {
  public:
   virtual ~DmaClient() = default;
   /** Transfer `cookie` finished with `access`; its data is coherent at `done_ps`. */
-  virtual void DmaDone(uint64_t cookie, func::HostMemory::Access access, uint64_t done_ps) = 0;
+  virtual void DmaDone(uint64_t cookie, host::HostMemory::Access access, uint64_t done_ps) = 0;
 };
 
 /** The DMA engine. */

@@ -7,7 +7,7 @@
 
 namespace nicsim::hw::systemc {
 
-HostBus::HostBus(sc_core::sc_module_name name, func::HostMemory& memory, uint64_t latency_ps,
+HostBus::HostBus(sc_core::sc_module_name name, host::HostMemory& memory, uint64_t latency_ps,
                  double ps_per_byte, CoherencePoint& coherence)
     : sc_core::sc_module(name), socket("socket"), memory_(memory), latency_ps_(latency_ps),
       ps_per_byte_(ps_per_byte), coherence_(coherence) {
@@ -17,11 +17,11 @@ HostBus::HostBus(sc_core::sc_module_name name, func::HostMemory& memory, uint64_
 void HostBus::BTransport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   const uint64_t addr = trans.get_address();
   const uint64_t len = trans.get_data_length();
-  func::HostMemory::Access access;
+  host::HostMemory::Access access;
   delay += sc_core::sc_time::from_value(latency_ps_ + TransferPs(len));
   if (trans.is_write()) {
     access = memory_.CheckDeviceWrite(addr, len);
-    if (access == func::HostMemory::Access::kOk) {
+    if (access == host::HostMemory::Access::kOk) {
       // The bytes land at the point of coherence, the end of the annotated time.
       const uint64_t coherent_ps = (sc_core::sc_time_stamp() + delay).value();
       coherence_.WriteAt(coherent_ps, addr, trans.get_data_ptr(), len);
@@ -33,13 +33,13 @@ void HostBus::BTransport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
     return;
   }
   switch (access) {
-    case func::HostMemory::Access::kOk:
+    case host::HostMemory::Access::kOk:
       trans.set_response_status(tlm::TLM_OK_RESPONSE);
       break;
-    case func::HostMemory::Access::kOutOfRange:
+    case host::HostMemory::Access::kOutOfRange:
       trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
       break;
-    case func::HostMemory::Access::kFreed:
+    case host::HostMemory::Access::kFreed:
       trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
       break;
   }

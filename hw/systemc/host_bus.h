@@ -9,7 +9,7 @@
 
 #include <functional>
 
-#include "hw/func/host_memory.h"
+#include "host/host_memory.h"
 
 namespace nicsim::hw::systemc {
 
@@ -33,7 +33,7 @@ class HostBus final : public sc_core::sc_module {
    * Writes become visible in host memory when they reach the point of coherence (the end of
    * their annotated time), not when the loosely timed call is made: `coherence` does that.
    */
-  HostBus(sc_core::sc_module_name name, func::HostMemory& memory, uint64_t latency_ps,
+  HostBus(sc_core::sc_module_name name, host::HostMemory& memory, uint64_t latency_ps,
           double ps_per_byte, CoherencePoint& coherence);
 
   /** Time one transaction of `bytes` occupies the bus (without the latency). */
@@ -45,7 +45,7 @@ class HostBus final : public sc_core::sc_module {
  private:
   void BTransport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
 
-  func::HostMemory& memory_;
+  host::HostMemory& memory_;
   uint64_t latency_ps_;
   double ps_per_byte_;
   CoherencePoint& coherence_;

@@ -6,12 +6,12 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 
 namespace nicsim::hw::systemc {
 
 /** The process's SystemC kernel. SystemC elaborates once per process: one cluster only. */
-class Kernel final : public func::CoSimulator {
+class Kernel final : public kernel::CoSimulator {
  public:
   /** The kernel, set to picosecond resolution; an error if a cluster already used it. */
   static Result<Kernel*> Claim();

@@ -14,7 +14,7 @@ Processor::Processor(sc_core::sc_module_name name) : sc_core::sc_module(name) {
   SC_THREAD(Run);
 }
 
-void Processor::Post(func::EventAction&& call, uint64_t at_ps) {
+void Processor::Post(kernel::EventAction&& call, uint64_t at_ps) {
   // Temporal decoupling: an idle processor that would start the call within a quantum of the
   // caller's time runs it at once, on the caller's stack, with its time annotated (as the
   // thread would, without a context switch or a kernel step). Lock-step (quantum 0) always
@@ -39,7 +39,7 @@ uint64_t Processor::NowPs() const {
   return in_step_ ? now + local_ps_ : now;
 }
 
-void Processor::Step(func::EventAction& fn, uint64_t at_ps) {
+void Processor::Step(kernel::EventAction& fn, uint64_t at_ps) {
   // SystemC time may lag the cluster's clock while SystemC is idle: the call's own time and
   // the processor's backlog decide when it starts, as local (decoupled) time.
   const uint64_t now = sc_core::sc_time_stamp().value();

@@ -12,7 +12,7 @@
 #include <tlm>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
-#include "hw/func/event_action.h"
+#include "kernel/event_action.h"
 
 namespace nicsim::hw::systemc {
 
@@ -26,7 +26,7 @@ class Processor final : public sc_core::sc_module {
    * Queues a microcode call that became due at `at_ps`; it runs when the processor is free,
    * and never before `at_ps` in the processor's (possibly decoupled) time.
    */
-  void Post(func::EventAction&& call, uint64_t at_ps);
+  void Post(kernel::EventAction&& call, uint64_t at_ps);
   /** Inside a call: the call has taken `ps` more. */
   void Charge(uint64_t ps);
   /** True while a call runs. */
@@ -43,11 +43,11 @@ class Processor final : public sc_core::sc_module {
 
  private:
   struct Call {
-    func::EventAction fn;
+    kernel::EventAction fn;
     uint64_t at_ps;
   };
   void Run();
-  void Step(func::EventAction& fn, uint64_t at_ps);
+  void Step(kernel::EventAction& fn, uint64_t at_ps);
 
   /** The global quantum (read on every post; the reference saves the singleton lookup). */
   const tlm::tlm_global_quantum& quantum_ = tlm::tlm_global_quantum::instance();

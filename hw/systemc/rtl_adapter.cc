@@ -333,7 +333,7 @@ struct RtlAdapter::Blocks : sc_core::sc_module {
   bool first_acked = false;
 };
 
-RtlAdapter::RtlAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
+RtlAdapter::RtlAdapter(kernel::EventQueue& events, host::HostMemory& host, uint16_t adapter_id,
                        uint32_t line_bytes, const func::AdapterTiming& timing,
                        const fw::MicrocodeConfig& microcode,
                        const func::AdapterResources& resources, const SystemcTiming& systemc,

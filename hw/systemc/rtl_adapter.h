@@ -30,7 +30,7 @@ namespace nicsim::hw::systemc {
  */
 class RtlAdapter final : public SystemcAdapter {
  public:
-  RtlAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
+  RtlAdapter(kernel::EventQueue& events, host::HostMemory& host, uint16_t adapter_id,
              uint32_t line_bytes, const func::AdapterTiming& timing,
              const fw::MicrocodeConfig& microcode, const func::AdapterResources& resources,
              const SystemcTiming& systemc, const std::string& vcd_prefix = "");

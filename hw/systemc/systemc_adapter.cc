@@ -12,7 +12,7 @@ std::string Name(const char* what, uint16_t id) { return std::string(what) + std
 uint64_t Words(uint32_t len) { return (len + 7) / 8; }
 }  // namespace
 
-SystemcAdapter::SystemcAdapter(func::EventQueue& events, func::HostMemory& host,
+SystemcAdapter::SystemcAdapter(kernel::EventQueue& events, host::HostMemory& host,
                                uint16_t adapter_id, uint32_t line_bytes,
                                const func::AdapterTiming& timing,
                                const fw::MicrocodeConfig& microcode,
@@ -83,7 +83,7 @@ void SystemcAdapter::WriteAt(uint64_t at_ps, uint64_t addr, const uint8_t* data,
   landing_ = Landing{true, at_ps, addr, data, len};
 }
 
-void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, uint64_t done_ps) {
+void SystemcAdapter::DmaDone(uint64_t cookie, host::HostMemory::Access access, uint64_t done_ps) {
   const auto slot = static_cast<uint32_t>(cookie);
   const auto gen = static_cast<uint32_t>(cookie >> 32);
   const Landing landing = landing_;
@@ -108,8 +108,8 @@ void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, u
     }
     // The job (in jobs_[slot]) still holds the written bytes.
     if (lands && host().DeviceWrite(addr, jobs_[slot].data.data(), len) !=
-                     func::HostMemory::Access::kOk) {
-      (void)DmaOutcome(func::HostMemory::Access::kFreed);  // freed since the bus accepted it
+                     host::HostMemory::Access::kOk) {
+      (void)DmaOutcome(host::HostMemory::Access::kFreed);  // freed since the bus accepted it
     }
     // CompleteDma may start new DMAs (growing jobs_): it gets a job of its own.
     DmaJob job = std::move(jobs_[slot]);
@@ -121,7 +121,7 @@ void SystemcAdapter::DmaDone(uint64_t cookie, func::HostMemory::Access access, u
 
 void SystemcAdapter::RunDma(DmaJob job) {
   if (!job.to_host && job.len > job.room) {
-    CompleteDma(job, DmaOutcome(func::HostMemory::Access::kOutOfRange));
+    CompleteDma(job, DmaOutcome(host::HostMemory::Access::kOutOfRange));
     return;
   }
   // The job waits in a reusable slot; the engine carries the slot and the reset generation.

@@ -23,7 +23,7 @@ class SystemcAdapter : public func::AdapterModel,
                        public DmaClient,
                        public CoherencePoint {
  public:
-  SystemcAdapter(func::EventQueue& events, func::HostMemory& host, uint16_t adapter_id,
+  SystemcAdapter(kernel::EventQueue& events, host::HostMemory& host, uint16_t adapter_id,
                  uint32_t line_bytes, const func::AdapterTiming& timing,
                  const fw::MicrocodeConfig& microcode, const func::AdapterResources& resources,
                  const SystemcTiming& systemc);
@@ -36,10 +36,10 @@ class SystemcAdapter : public func::AdapterModel,
   std::vector<std::pair<std::string_view, uint64_t>> ExtraCounters() const override;
 
   /** Microcode calls go to the processor, which charges their cycles (set as the executor). */
-  void Execute(func::EventAction&& call) override { processor_->Post(std::move(call), NowPs()); }
+  void Execute(kernel::EventAction&& call) override { processor_->Post(std::move(call), NowPs()); }
   void Flush() override { processor_->DrainNow(); }
 
-  void DmaDone(uint64_t cookie, func::HostMemory::Access access, uint64_t done_ps) override;
+  void DmaDone(uint64_t cookie, host::HostMemory::Access access, uint64_t done_ps) override;
   void WriteAt(uint64_t at_ps, uint64_t addr, const uint8_t* data, uint64_t len) override;
 
   const Processor& processor() const { return *processor_; }

@@ -11,14 +11,14 @@ namespace {
 class FuncBackend final : public Backend {
  public:
   explicit FuncBackend(const ClusterConfig& config) : config_(config) {}
-  std::unique_ptr<hw::func::AdapterModel> MakeAdapter(hw::func::EventQueue& events,
-                                                      hw::func::HostMemory& host,
+  std::unique_ptr<hw::func::AdapterModel> MakeAdapter(kernel::EventQueue& events,
+                                                      host::HostMemory& host,
                                                       uint16_t adapter_id) override {
     return std::make_unique<hw::func::FuncAdapter>(events, host, adapter_id, config_.line_bytes,
                                                    config_.timing, config_.microcode,
                                                    config_.resources);
   }
-  Status Start(hw::func::EventQueue&) override { return Status(); }
+  Status Start(kernel::EventQueue&) override { return Status(); }
   nlohmann::json Describe() const override { return {{"kernel", "func"}, {"quantum_ns", 0}}; }
 
  private:

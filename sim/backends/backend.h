@@ -11,8 +11,8 @@
 
 #include "base/status.h"
 #include "hw/func/adapter_model.h"
-#include "hw/func/event_queue.h"
-#include "hw/func/host_memory.h"
+#include "kernel/event_queue.h"
+#include "host/host_memory.h"
 
 namespace nicsim::sim {
 
@@ -26,11 +26,11 @@ class Backend {
  public:
   virtual ~Backend() = default;
   /** One adapter, attached to the node's host memory and the cluster's event queue. */
-  virtual std::unique_ptr<hw::func::AdapterModel> MakeAdapter(hw::func::EventQueue& events,
-                                                               hw::func::HostMemory& host,
+  virtual std::unique_ptr<hw::func::AdapterModel> MakeAdapter(kernel::EventQueue& events,
+                                                               host::HostMemory& host,
                                                                uint16_t adapter_id) = 0;
   /** Called once every adapter exists, before any traffic. */
-  virtual Status Start(hw::func::EventQueue& events) = 0;
+  virtual Status Start(kernel::EventQueue& events) = 0;
   /** Facts for stats.json (the quantum, the kernel). */
   virtual nlohmann::json Describe() const = 0;
 };

@@ -25,8 +25,8 @@ class SystemcBackend final : public Backend {
   SystemcBackend(const ClusterConfig& config, hw::systemc::Kernel* kernel, bool rtl)
       : config_(config), kernel_(kernel), rtl_(rtl) {}
 
-  std::unique_ptr<hw::func::AdapterModel> MakeAdapter(hw::func::EventQueue& events,
-                                                      hw::func::HostMemory& host,
+  std::unique_ptr<hw::func::AdapterModel> MakeAdapter(kernel::EventQueue& events,
+                                                      host::HostMemory& host,
                                                       uint16_t adapter_id) override {
 #if NICSIM_HAVE_RTL_ADAPTER
     if (rtl_) {
@@ -40,7 +40,7 @@ class SystemcBackend final : public Backend {
         config_.resources, config_.systemc);
   }
 
-  Status Start(hw::func::EventQueue& events) override {
+  Status Start(kernel::EventQueue& events) override {
     kernel_->Start(config_.systemc.quantum_ps);
     events.SetCoSimulator(kernel_);
     return Status();

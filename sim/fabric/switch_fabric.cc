@@ -86,7 +86,7 @@ class SwitchFabric::Port final : public hw::FabricPort {
   uint16_t adapter_id_;
 };
 
-SwitchFabric::SwitchFabric(hw::func::EventQueue& events, const FabricConfig& config)
+SwitchFabric::SwitchFabric(kernel::EventQueue& events, const FabricConfig& config)
     : events_(events),
       config_(config),
       rng_(config.seed, "fabric"),

@@ -16,7 +16,7 @@
 #include "base/rng.h"
 #include "base/status.h"
 #include "hw/common/link.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "sim/config/fault_rules.h"
 
 namespace nicsim::sim {
@@ -133,7 +133,7 @@ struct FabricCounters {
  */
 class SwitchFabric {
  public:
-  SwitchFabric(hw::func::EventQueue& events, const FabricConfig& config);
+  SwitchFabric(kernel::EventQueue& events, const FabricConfig& config);
   ~SwitchFabric();
 
   /**
@@ -242,7 +242,7 @@ class SwitchFabric {
 
   static constexpr uint32_t kNoPlane = std::numeric_limits<uint32_t>::max();
 
-  hw::func::EventQueue& events_;
+  kernel::EventQueue& events_;
   FabricConfig config_;
   Rng rng_;
   std::vector<std::unique_ptr<Port>> ports_;

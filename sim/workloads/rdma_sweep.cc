@@ -24,7 +24,7 @@ struct Region {
 
 Result<Region> MapAndRegister(Cluster& cluster, uint32_t node, uint64_t bytes,
                               uint32_t page_shift) {
-  hw::func::AddressSpace& space = cluster.address_space(node);
+  host::AddressSpace& space = cluster.address_space(node);
   Result<uint64_t> vaddr = space.Map(bytes, page_shift);
   if (!vaddr.ok()) return Status::Error("rdma_sweep: " + vaddr.status().message());
   Result<driver::Registration> reg =

@@ -85,7 +85,7 @@ NICSIM_PATTERN_CLONES bool CheckPattern(const uint8_t* data, uint32_t len, uint6
 }
 
 Status StalledError(const Cluster& cluster, const std::string& what) {
-  const hw::func::EventQueue& events = cluster.events();
+  const kernel::EventQueue& events = cluster.events();
   const std::string at = std::to_string(events.now_ps() / 1000) + "ns";
   if (events.now_ps() > cluster.config().time_limit_ps) {
     return Status::Error(what + ": not done when simulated time passed run.time_limit (" +

@@ -77,7 +77,7 @@ inline bool PastTimeLimit(const Cluster& cluster) {
  */
 template <typename Done>
 Status RunUntil(Cluster& cluster, Done&& done, const std::string& what) {
-  hw::func::EventQueue& events = cluster.events();
+  kernel::EventQueue& events = cluster.events();
   uint64_t n = 0;
   events.RunWhile([&] {
     if ((++n & 0xFFFF) == 0) {

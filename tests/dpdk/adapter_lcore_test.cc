@@ -64,8 +64,8 @@ class AdapterLcoreTest : public ::testing::Test {
     link_.reset();
   }
 
-  hw::func::EventQueue events0_;
-  hw::func::EventQueue events1_;
+  kernel::EventQueue events0_;
+  kernel::EventQueue events1_;
   std::unique_ptr<RingLink> link_;
   std::unique_ptr<PortNode> node0_;
   std::unique_ptr<PortNode> node1_;

@@ -269,7 +269,7 @@ class DpdkLinkTest : public ::testing::Test {
   uint32_t job_key() const { return node1_->config().job_key; }
   uint32_t mtu() const { return link_->b().config().mtu_bytes; }
 
-  hw::func::EventQueue events_;
+  kernel::EventQueue events_;
   std::unique_ptr<RingLink> link_;
   std::unique_ptr<PortNode> node0_;
   std::unique_ptr<PortNode> node1_;

@@ -26,8 +26,8 @@ class AdapterDriverTest : public ::testing::Test {
         driver_(access_) {
     EXPECT_TRUE(driver_.Init().ok());
   }
-  hw::func::EventQueue events_;
-  hw::func::HostMemory host_;
+  kernel::EventQueue events_;
+  host::HostMemory host_;
   hw::func::FuncAdapter adapter_;
   hw::func::FuncDeviceAccess access_;
   AdapterDriver driver_;

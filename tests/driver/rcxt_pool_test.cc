@@ -36,8 +36,8 @@ class RcxtPoolTest : public ::testing::Test {
     return ref.ok() ? abi::RcxtIndex(*ref) : abi::kNoRcxt;
   }
 
-  hw::func::EventQueue events_;
-  hw::func::HostMemory host_;
+  kernel::EventQueue events_;
+  host::HostMemory host_;
   hw::func::FuncAdapter adapter_;
   hw::func::FuncDeviceAccess access_;
   AdapterDriver driver_;

@@ -16,7 +16,7 @@
 
 #include "abi/rdma.h"
 #include "driver/adapter_driver.h"
-#include "hw/func/address_space.h"
+#include "host/address_space.h"
 #include "hw/func/func_adapter.h"
 #include "hw/func/func_device_access.h"
 
@@ -33,11 +33,11 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
-/** A page table written by hand, for layouts an AddressSpace never makes. */
-class FakePageTable final : public PageTable {
+/** A page table written by hand, for layouts an host::AddressSpace never makes. */
+class FakePageTable final : public host::PageTable {
  public:
   void Add(uint64_t vaddr, uint64_t real, uint32_t shift) { pages_[vaddr] = {real, shift}; }
-  std::optional<PageMapping> Lookup(uint64_t vaddr) const override {
+  std::optional<host::PageMapping> Lookup(uint64_t vaddr) const override {
     for (const auto& [v, m] : pages_) {
       if (vaddr >= v && vaddr - v < (uint64_t{1} << m.page_shift)) return m;
     }
@@ -45,7 +45,7 @@ class FakePageTable final : public PageTable {
   }
 
  private:
-  std::map<uint64_t, PageMapping> pages_;
+  std::map<uint64_t, host::PageMapping> pages_;
 };
 
 class TceTablesTest : public ::testing::Test {
@@ -103,14 +103,14 @@ class TceTablesTest : public ::testing::Test {
     return v.ok() ? *v : 0;
   }
 
-  hw::func::EventQueue events_;
-  hw::func::HostMemory host_;
+  kernel::EventQueue events_;
+  host::HostMemory host_;
   hw::func::FuncAdapter adapter0_;
   hw::func::FuncAdapter adapter1_;
   hw::func::FuncDeviceAccess access0_;
   hw::func::FuncDeviceAccess access1_;
   AdapterDriver driver0_;
-  hw::func::AddressSpace space_;
+  host::AddressSpace space_;
   std::unique_ptr<TceTables> tce_;
 };
 
@@ -118,7 +118,7 @@ TEST_F(TceTablesTest, DescribesEveryTableInEveryAdapterWithNoOwner) {
   ASSERT_EQ(tce_->table_count(), 32u);
   std::map<uint32_t, uint32_t> per_shift;
   for (uint32_t t = 0; t < abi::kTceTables; ++t) {
-    const HostRegion region = tce_->table_region(t);
+    const host::HostRegion region = tce_->table_region(t);
     const uint32_t entries = tce_->page_shift(t) == abi::kPageShift16M   ? 256
                              : tce_->page_shift(t) == abi::kPageShift64K ? 4096
                                                                          : 32768;
@@ -316,7 +316,7 @@ TEST_F(TceTablesTest, SixteenMegabytePagesGoInTheJobsSixteenMegabyteTables) {
 TEST_F(TceTablesTest, RegisterRefusesBadBuffers) {
   ASSERT_TRUE(tce_->ReserveJob(7).ok());
   const uint64_t v = Map(2 * k4K, abi::kPageShift4K);
-  const auto error = [&](uint32_t job, const PageTable& pages, uint64_t vaddr, uint64_t len) {
+  const auto error = [&](uint32_t job, const host::PageTable& pages, uint64_t vaddr, uint64_t len) {
     Result<Registration> r = tce_->Register(job, pages, vaddr, len);
     EXPECT_FALSE(r.ok());
     return r.ok() ? std::string() : r.status().message();

@@ -136,7 +136,7 @@ TEST(StaleLmtTest, SramReadLagsTheChannelBufferUntilFlushed) {
   // simplest holder is a stream that keeps receive tasks busy; stop with tasks in flight.
   std::vector<uint8_t> buf(2000, 7);
   for (int i = 0; i < 20; ++i) cluster->endpoint(0, 0).Send(b.addr(), buf.data(), 2000, i);
-  hw::func::EventQueue& ev = cluster->events();
+  kernel::EventQueue& ev = cluster->events();
   driver::AdapterDriver& drv = cluster->driver(1);
   bool saw_stale = false;
   while (ev.RunOne()) {

@@ -274,7 +274,7 @@ class CloseRun {
     for (uint32_t a = 0; a < kAdapters; ++a) {
       for (uint32_t w = 0; w < kWindows; ++w) Pump(a, w, cluster_->endpoint(a, w));
     }
-    hw::func::EventQueue& events = cluster_->events();
+    kernel::EventQueue& events = cluster_->events();
     if (plan_.close) {
       while (events.events_run() < plan_.close_after_events && events.RunOne()) {
       }

@@ -172,8 +172,8 @@ class BadFrameTest : public ::testing::Test {
     Inject(hw::EncodeFrame(h, payload.data(), payload_len));
   }
   std::vector<uint8_t> Node1Memory() {
-    hw::func::HostMemory& m = cluster_->host(1);
-    const uint8_t* p = m.Translate(hw::func::HostMemory::kBaseAddr, m.size());
+    host::HostMemory& m = cluster_->host(1);
+    const uint8_t* p = m.Translate(host::HostMemory::kBaseAddr, m.size());
     return std::vector<uint8_t>(p, p + m.size());
   }
   void RunAll() { cluster_->events().RunWhile([] { return true; }); }

@@ -74,7 +74,7 @@ class RdmaHarness {
    */
   RdmaBuffer Alloc(uint32_t node, uint64_t len, uint32_t page_shift = abi::kPageShift4K,
                    uint64_t align = 0, uint8_t fill = 0, uint32_t fixed_key = 0) {
-    hw::func::AddressSpace& space = cluster_->address_space(node);
+    host::AddressSpace& space = cluster_->address_space(node);
     const uint64_t total = align + kCanaryBytes + len + kCanaryBytes;
     Result<uint64_t> base = space.Map(total, page_shift);
     NICSIM_CHECK(base.ok(), "map: %s", base.status().message().c_str());
@@ -116,7 +116,7 @@ class RdmaHarness {
   bool CanariesIntact() {
     for (const RdmaBuffer& b : canaried_) {
       std::vector<uint8_t> before(kCanaryBytes), after(kCanaryBytes);
-      hw::func::AddressSpace& space = cluster_->address_space(b.node);
+      host::AddressSpace& space = cluster_->address_space(b.node);
       if (!space.Read(b.vaddr - kCanaryBytes, before.data(), kCanaryBytes)) return false;
       if (!space.Read(b.vaddr + b.len, after.data(), kCanaryBytes)) return false;
       for (uint8_t x : before) if (x != kCanary) return false;
@@ -150,7 +150,7 @@ class RdmaHarness {
 
   /** Runs the simulation until nothing is left to do (or `limit_ps` of simulated time). */
   void Run(uint64_t limit_ps = uint64_t{20} * 1'000'000'000'000ull) {
-    hw::func::EventQueue& q = cluster_->events();
+    kernel::EventQueue& q = cluster_->events();
     q.RunWhile([&] { return q.now_ps() < limit_ps; });
   }
 

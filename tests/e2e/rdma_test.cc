@@ -372,7 +372,7 @@ TEST(RdmaTest, SlotIsAcceptedLongBeforeTheDataIsDelivered) {
   const uint64_t slot = h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
                                Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), dst.pvo(), len,
                                        abi::kReqNotifyInitiator));
-  hw::func::EventQueue& q = h.cluster().events();
+  kernel::EventQueue& q = h.cluster().events();
   q.RunWhile([&] {
     return h.Slot(0, 0, slot).status == static_cast<uint8_t>(abi::SendSlotStatus::kPosted);
   });
@@ -393,7 +393,7 @@ TEST(RdmaTest, CancelledReadDeliversNothingAndARetryCompletes) {
   h.Post(0, 0, SlotType::kRdmaRead, 1, 0,
          Request(li, rs, 1, local.pvo(), remote.pvo(), len, abi::kReqNotifyInitiator));
   // Cancel while the data streams in: what has landed stays, the rest is refused.
-  hw::func::EventQueue& q = h.cluster().events();
+  kernel::EventQueue& q = h.cluster().events();
   q.RunWhile([&] { return h.fw(0).rdma_packets_in < 100; });
   abi::RdmaRequest cancel{};
   cancel.local_rcxt = li;

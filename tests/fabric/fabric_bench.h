@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hw/common/frame_codec.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "sim/fabric/switch_fabric.h"
 
 namespace nicsim::sim {
@@ -36,7 +36,7 @@ struct Arrival {
 /** A LinkSink that records every frame with its arrival time. */
 class RecordingSink final : public hw::LinkSink {
  public:
-  explicit RecordingSink(hw::func::EventQueue& events) : events_(events) {}
+  explicit RecordingSink(kernel::EventQueue& events) : events_(events) {}
   void Receive(hw::Frame frame) override {
     Arrival a{events_.now_ps(), frame.src_adapter, 0, 0, frame.bytes, frame.dest_adapter};
     if (frame.bytes.size() >= 12) {
@@ -48,7 +48,7 @@ class RecordingSink final : public hw::LinkSink {
   std::vector<Arrival> arrivals;
 
  private:
-  hw::func::EventQueue& events_;
+  kernel::EventQueue& events_;
 };
 
 /** A fabric on a bare event queue with `adapters` recording sinks attached. */
@@ -106,7 +106,7 @@ class Bench {
     return 2 * c.link_delay_ps + c.hop_latency_ps + plane * c.path_skew_ps;
   }
 
-  hw::func::EventQueue events;
+  kernel::EventQueue events;
   SwitchFabric fabric;
   std::vector<std::unique_ptr<RecordingSink>> sinks;
   std::vector<hw::FabricPort*> ports;

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "sim/fabric/switch_fabric.h"
 
 namespace nicsim::sim {
@@ -245,21 +245,21 @@ TEST_F(PcapWriterTest, WriteAfterCloseIsRefused) {
 /** A LinkSink that records what reaches it and when. */
 class RecordingSink final : public hw::LinkSink {
  public:
-  explicit RecordingSink(hw::func::EventQueue& events) : events_(events) {}
+  explicit RecordingSink(kernel::EventQueue& events) : events_(events) {}
   void Receive(hw::Frame frame) override {
     arrivals.push_back({events_.now_ps() / 1000, frame.bytes});
   }
   std::vector<Packet> arrivals;
 
  private:
-  hw::func::EventQueue& events_;
+  kernel::EventQueue& events_;
 };
 
 TEST_F(PcapWriterTest, FabricCapturesEveryHandOverAtArrivalWithDuplicatesAndCorruption) {
   FabricConfig config;
   config.duplicate = 1.0;
   config.corrupt = 1.0;
-  hw::func::EventQueue events;
+  kernel::EventQueue events;
   SwitchFabric fabric(events, config);
   RecordingSink to0(events);
   RecordingSink to1(events);
@@ -298,7 +298,7 @@ TEST_F(PcapWriterTest, FabricCapturesEveryHandOverAtArrivalWithDuplicatesAndCorr
 }
 
 TEST_F(PcapWriterTest, FabricCapturesRawInjectionsUntilCaptureIsCleared) {
-  hw::func::EventQueue events;
+  kernel::EventQueue events;
   SwitchFabric fabric(events, FabricConfig{});
   RecordingSink sink(events);
   fabric.Attach(0, &sink);

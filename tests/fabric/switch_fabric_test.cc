@@ -16,7 +16,7 @@
 
 #include "base/rng.h"
 #include "hw/common/frame_codec.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "sim/run_scenario.h"
 #include "tests/fabric/fabric_bench.h"
 

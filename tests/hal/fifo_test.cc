@@ -22,10 +22,10 @@
 #include "hal/recv_fifo.h"
 #include "hal/send_fifo.h"
 #include "hal/window.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "hw/func/func_adapter.h"
 #include "hw/func/func_device_access.h"
-#include "hw/func/host_memory.h"
+#include "host/host_memory.h"
 #include "tests/support/loopback_port.h"
 
 namespace nicsim::hal {
@@ -118,8 +118,8 @@ class HalFifoFixture : public ::testing::Test {
   }
 
   RigOptions options_;
-  hw::func::EventQueue events_;
-  hw::func::HostMemory host_;
+  kernel::EventQueue events_;
+  host::HostMemory host_;
   std::unique_ptr<hw::func::FuncAdapter> adapter_;
   std::unique_ptr<hw::func::FuncDeviceAccess> access_;
   std::unique_ptr<driver::AdapterDriver> driver_;

@@ -24,10 +24,10 @@ class RecordingDevice final : public driver::DeviceAccess {
     reads.push_back(offset);
     return 1000 + writes.size();
   }
-  Result<driver::HostRegion> AllocContiguous(uint64_t) override {
+  Result<host::HostRegion> AllocContiguous(uint64_t) override {
     return Status::Error("no memory here");
   }
-  void FreeContiguous(const driver::HostRegion&) override {}
+  void FreeContiguous(const host::HostRegion&) override {}
   void SetInterruptHandler(InterruptHandler h) override { handler = std::move(h); }
   void HostTimer(uint64_t, std::function<void()> fn) override { timers.push_back(std::move(fn)); }
 
@@ -45,7 +45,7 @@ class RecordingDevice final : public driver::DeviceAccess {
 class RingedDeviceAccessTest : public ::testing::Test {
  protected:
   RecordingDevice device_;
-  EventQueue host_events_;
+  kernel::EventQueue host_events_;
   RingedDeviceAccess access_{device_, host_events_, 8};
 };
 

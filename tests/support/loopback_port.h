@@ -4,7 +4,7 @@
 #pragma once
 
 #include "hw/common/link.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "hw/func/adapter_model.h"
 
 namespace nicsim::testing {
@@ -12,7 +12,7 @@ namespace nicsim::testing {
 /** Delivers every frame back to the adapter it left, at its departure time. */
 class LoopbackPort final : public hw::FabricPort {
  public:
-  LoopbackPort(hw::func::AdapterModel& adapter, hw::func::EventQueue& events)
+  LoopbackPort(hw::func::AdapterModel& adapter, kernel::EventQueue& events)
       : adapter_(adapter), events_(events) {}
   void Send(hw::Frame frame, uint64_t depart_ps) override {
     events_.At(depart_ps,
@@ -21,7 +21,7 @@ class LoopbackPort final : public hw::FabricPort {
 
  private:
   hw::func::AdapterModel& adapter_;
-  hw::func::EventQueue& events_;
+  kernel::EventQueue& events_;
 };
 
 }  // namespace nicsim::testing

@@ -32,7 +32,7 @@ class RegistrationCacheTest : public ::testing::Test {
   /** The TCE behind a PVO, read from the node's tables. */
   abi::TceEntry Tce(uint64_t pvo) {
     const uint32_t t = abi::PvoTable(pvo);
-    const driver::HostRegion r = cluster_->tce_tables(0).table_region(t);
+    const host::HostRegion r = cluster_->tce_tables(0).table_region(t);
     const uint64_t index = abi::PvoOffset(pvo) >> cluster_->tce_tables(0).page_shift(t);
     abi::TceEntry e;
     std::memcpy(&e, r.ptr + index * sizeof(e), sizeof(e));

@@ -115,7 +115,7 @@ class TransportHarness {
       tasks_[src].transport->Send(dst, 7, tag, tasks_[src].source + offset, len,
                                   [this] { ++done_; });
     }
-    hw::func::EventQueue& q = cluster_->events();
+    kernel::EventQueue& q = cluster_->events();
     bool flapped = false, recovered = false;
     q.RunWhile([&] {
       if (cell_.path_flap && !flapped && delivered_ >= cell_.messages / 4) {

@@ -21,7 +21,7 @@
 #include "base/rng.h"
 #include "firmware/counters.h"
 #include "hw/common/frame_codec.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "hw/verbs/verbs_config.h"
 #include "sim/port_node.h"
 #include "sim/workloads/workload.h"
@@ -244,7 +244,7 @@ class VerbsFramingLinkTest : public ::testing::Test {
     return out;
   }
 
-  hw::func::EventQueue events_;
+  kernel::EventQueue events_;
   FakeUdPort a_;
   FakeUdPort b_;
   std::unique_ptr<sim::PortNode> node0_;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "firmware/counters.h"
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 #include "sim/port_node.h"
 #include "sim/workloads/workload.h"
 #include "tests/support/process.h"
@@ -101,7 +101,7 @@ class VerbsDeviceTest : public ::testing::Test {
     ASSERT_TRUE(b_->AddPeer({0, a_->local_address()}).ok());
   }
 
-  hw::func::EventQueue events_;
+  kernel::EventQueue events_;
   std::unique_ptr<VerbsPort> a_;
   std::unique_ptr<VerbsPort> b_;
 };

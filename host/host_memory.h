@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "base/status.h"
-#include "driver/device_access.h"
+#include "host/host_region.h"
 
-namespace nicsim::hw::func {
+namespace nicsim::host {
 
 /** Host memory of one node. */
 class HostMemory {
@@ -34,14 +34,14 @@ class HostMemory {
   }
 
   /** Allocates `bytes` of contiguous memory aligned to 4 KiB, zeroed. */
-  Result<driver::HostRegion> AllocContiguous(uint64_t bytes);
+  Result<HostRegion> AllocContiguous(uint64_t bytes);
   /**
    * Allocates `bytes` (rounded up to whole 4 KiB pages) of contiguous, zeroed memory whose
    * real address is a multiple of `align` (a power of two; below 4 KiB means 4 KiB).
    */
-  Result<driver::HostRegion> AllocAligned(uint64_t bytes, uint64_t align);
+  Result<HostRegion> AllocAligned(uint64_t bytes, uint64_t align);
   /** Returns a block from AllocContiguous or AllocAligned. */
-  void Free(const driver::HostRegion& block);
+  void Free(const HostRegion& block);
 
   /** CPU pointer for [addr, addr + len), or nullptr if any byte is outside memory. */
   uint8_t* Translate(uint64_t addr, uint64_t len);
@@ -117,4 +117,4 @@ class HostMemory {
   int next_watch_ = 1;
 };
 
-}  // namespace nicsim::hw::func
+}  // namespace nicsim::host

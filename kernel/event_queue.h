@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "base/check.h"
-#include "hw/func/event_action.h"
+#include "kernel/event_action.h"
 
-namespace nicsim::hw::func {
+namespace nicsim::kernel {
 
 /**
  * Another simulation kernel stepped in lock-step with the queue (the SystemC kernel): the
@@ -44,7 +44,7 @@ class EventQueue {
   void RecordSchedule(std::vector<Scheduled>* log) { schedule_log_ = log; }
 
   /** Steps `cosim` together with the queue (nullptr: none). */
-  void SetCoSimulator(CoSimulator* cosim) { cosim_ = cosim; }
+  void SetCoSimulator(kernel::CoSimulator* cosim) { cosim_ = cosim; }
 
   /** Current simulated time in picoseconds. */
   uint64_t now_ps() const { return now_ps_; }
@@ -127,8 +127,8 @@ class EventQueue {
   uint64_t now_ps_ = 0;
   uint64_t next_seq_ = 0;
   uint64_t events_run_ = 0;
-  CoSimulator* cosim_ = nullptr;
+  kernel::CoSimulator* cosim_ = nullptr;
   std::vector<Scheduled>* schedule_log_ = nullptr;
 };
 
-}  // namespace nicsim::hw::func
+}  // namespace nicsim::kernel

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace nicsim::hw::func {
+namespace nicsim::kernel {
 
 class EventAction {
  public:
@@ -117,4 +117,4 @@ class EventAction {
   const Ops* ops_ = nullptr;
 };
 
-}  // namespace nicsim::hw::func
+}  // namespace nicsim::kernel

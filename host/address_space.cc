@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Address space: mappings of whole pages at fresh virtual addresses, real pages allocated
 // aligned to their size and assigned in a seeded shuffled order, and CPU access through them.
-#include "hw/func/address_space.h"
+#include "host/address_space.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +10,7 @@
 
 #include "abi/rdma.h"
 
-namespace nicsim::hw::func {
+namespace nicsim::host {
 namespace {
 
 /** Virtual addresses stay below this (a 47-bit user address space). */
@@ -29,7 +29,7 @@ std::string Hex(uint64_t v) {
 }
 
 /** True if some virtual page is followed by the real page right after its own. */
-bool HasAscendingRun(const std::vector<driver::HostRegion>& pages, uint64_t page_bytes) {
+bool HasAscendingRun(const std::vector<HostRegion>& pages, uint64_t page_bytes) {
   for (size_t i = 1; i < pages.size(); ++i) {
     if (pages[i].real_addr == pages[i - 1].real_addr + page_bytes) return true;
   }
@@ -62,7 +62,7 @@ Result<uint64_t> AddressSpace::Map(uint64_t bytes, uint32_t page_shift) {
   if (vaddr >= kEndVaddr || count + 1 > (kEndVaddr - vaddr) / page) {
     return Status::Error("map: virtual address space exhausted");
   }
-  Result<std::vector<driver::HostRegion>> pages = AllocPages(count, page_shift);
+  Result<std::vector<HostRegion>> pages = AllocPages(count, page_shift);
   if (!pages.ok()) return Status::Error("map: " + pages.status().message());
   mappings_[vaddr] = Mapping{page_shift, std::move(*pages)};
   next_vaddr_ = vaddr + (count + 1) * page;
@@ -81,7 +81,7 @@ Status AddressSpace::Remap(uint64_t vaddr) {
   auto it = mappings_.find(vaddr);
   if (it == mappings_.end()) return Status::Error("remap: no mapping starts at " + Hex(vaddr));
   // New pages first, so none of the old real pages comes back behind the same address.
-  Result<std::vector<driver::HostRegion>> pages =
+  Result<std::vector<HostRegion>> pages =
       AllocPages(it->second.pages.size(), it->second.page_shift);
   if (!pages.ok()) return Status::Error("remap: " + pages.status().message());
   FreePages(it->second.pages);
@@ -89,13 +89,13 @@ Status AddressSpace::Remap(uint64_t vaddr) {
   return Status();
 }
 
-Result<std::vector<driver::HostRegion>> AddressSpace::AllocPages(uint64_t count,
+Result<std::vector<HostRegion>> AddressSpace::AllocPages(uint64_t count,
                                                                  uint32_t page_shift) {
   const uint64_t page = uint64_t{1} << page_shift;
-  std::vector<driver::HostRegion> pages;
+  std::vector<HostRegion> pages;
   pages.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
-    Result<driver::HostRegion> region = mem_.AllocAligned(page, page);
+    Result<HostRegion> region = mem_.AllocAligned(page, page);
     if (!region.ok()) {
       FreePages(pages);
       return region.status();
@@ -109,14 +109,14 @@ Result<std::vector<driver::HostRegion>> AddressSpace::AllocPages(uint64_t count,
     if (!HasAscendingRun(pages, page)) return pages;
   }
   std::sort(pages.begin(), pages.end(),
-            [](const driver::HostRegion& a, const driver::HostRegion& b) {
+            [](const HostRegion& a, const HostRegion& b) {
               return a.real_addr > b.real_addr;
             });
   return pages;
 }
 
-void AddressSpace::FreePages(const std::vector<driver::HostRegion>& pages) {
-  for (const driver::HostRegion& p : pages) mem_.Free(p);
+void AddressSpace::FreePages(const std::vector<HostRegion>& pages) {
+  for (const HostRegion& p : pages) mem_.Free(p);
 }
 
 const AddressSpace::Mapping* AddressSpace::Find(uint64_t vaddr, uint64_t* start) const {
@@ -129,12 +129,12 @@ const AddressSpace::Mapping* AddressSpace::Find(uint64_t vaddr, uint64_t* start)
   return &it->second;
 }
 
-std::optional<driver::PageMapping> AddressSpace::Lookup(uint64_t vaddr) const {
+std::optional<PageMapping> AddressSpace::Lookup(uint64_t vaddr) const {
   uint64_t start = 0;
   const Mapping* m = Find(vaddr, &start);
   if (m == nullptr) return std::nullopt;
-  const driver::HostRegion& page = m->pages[(vaddr - start) >> m->page_shift];
-  return driver::PageMapping{page.real_addr, m->page_shift};
+  const HostRegion& page = m->pages[(vaddr - start) >> m->page_shift];
+  return PageMapping{page.real_addr, m->page_shift};
 }
 
 uint8_t* AddressSpace::Locate(uint64_t vaddr, uint64_t* page_left) const {
@@ -176,4 +176,4 @@ bool AddressSpace::Read(uint64_t vaddr, void* dst, uint64_t len) const {
   return true;
 }
 
-}  // namespace nicsim::hw::func
+}  // namespace nicsim::host

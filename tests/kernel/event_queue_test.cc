@@ -2,7 +2,7 @@
 // The event queue and its in-place actions: time order with ties in schedule order, small
 // and large captures (run once, destroyed once), move-only captures, and an action that
 // schedules thousands of events while it runs; the schedule log benchmarks replay.
-#include "hw/func/event_queue.h"
+#include "kernel/event_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@ namespace nicsim::hw::func {
 namespace {
 
 TEST(EventQueueTest, RunsInTimeOrderWithTiesInScheduleOrder) {
-  EventQueue q;
+  kernel::EventQueue q;
   std::string order;
   q.At(30, [&] { order += 'c'; });
   q.At(10, [&] { order += 'a'; });
@@ -34,7 +34,7 @@ TEST(EventQueueTest, RunsInTimeOrderWithTiesInScheduleOrder) {
 }
 
 TEST(EventQueueTest, APastTimeRunsNowNotBefore) {
-  EventQueue q;
+  kernel::EventQueue q;
   uint64_t seen = 0;
   q.At(100, [&] { q.At(5, [&] { seen = q.now_ps(); }); });
   q.RunWhile([] { return true; });
@@ -42,8 +42,8 @@ TEST(EventQueueTest, APastTimeRunsNowNotBefore) {
 }
 
 TEST(EventQueueTest, RecordScheduleLogsEachCallWithItsDueTimeUntilStopped) {
-  EventQueue q;
-  std::vector<EventQueue::Scheduled> log;
+  kernel::EventQueue q;
+  std::vector<kernel::EventQueue::Scheduled> log;
   q.At(40, [] {});  // before recording: not logged
   q.RecordSchedule(&log);
   q.At(100, [&] {
@@ -64,7 +64,7 @@ TEST(EventQueueTest, RecordScheduleLogsEachCallWithItsDueTimeUntilStopped) {
 }
 
 TEST(EventQueueTest, SmallAndLargeCapturesRunOnceAndAreDestroyedOnce) {
-  EventQueue q;
+  kernel::EventQueue q;
   auto token = std::make_shared<int>(7);
   std::array<uint64_t, 32> big{};  // 256 bytes: beyond the inline room, so on the heap
   big[31] = 99;
@@ -78,7 +78,7 @@ TEST(EventQueueTest, SmallAndLargeCapturesRunOnceAndAreDestroyedOnce) {
 }
 
 TEST(EventQueueTest, MoveOnlyCapturesAreAccepted) {
-  EventQueue q;
+  kernel::EventQueue q;
   auto owned = std::make_unique<int>(41);
   int got = 0;
   q.After(3, [p = std::move(owned), &got] { got = *p + 1; });
@@ -88,7 +88,7 @@ TEST(EventQueueTest, MoveOnlyCapturesAreAccepted) {
 
 TEST(EventQueueTest, AnActionSchedulingThousandsOfEventsKeepsItsOwnCapture) {
   // Growing the action storage while an action runs must not move the running action.
-  EventQueue q;
+  kernel::EventQueue q;
   std::vector<int> ran;
   const std::string label = "the running action's own capture";
   std::string seen_after;
@@ -103,7 +103,7 @@ TEST(EventQueueTest, AnActionSchedulingThousandsOfEventsKeepsItsOwnCapture) {
 }
 
 TEST(EventQueueTest, SlotsAreReusedSoAStreamOfEventsDoesNotGrowMemory) {
-  EventQueue q;
+  kernel::EventQueue q;
   uint64_t count = 0;
   // One event pending at a time, a million times: the same slot serves them all.
   std::function<void()> next = [&] {
@@ -117,9 +117,9 @@ TEST(EventQueueTest, SlotsAreReusedSoAStreamOfEventsDoesNotGrowMemory) {
 
 TEST(EventActionTest, MovingTransfersTheCallableAndEmptiesTheSource) {
   auto token = std::make_shared<int>(1);
-  EventAction a([token] {});
+  kernel::EventAction a([token] {});
   EXPECT_EQ(token.use_count(), 2);
-  EventAction b(std::move(a));
+  kernel::EventAction b(std::move(a));
   EXPECT_FALSE(static_cast<bool>(a));  // NOLINT(bugprone-use-after-move): checked on purpose
   EXPECT_TRUE(static_cast<bool>(b));
   EXPECT_EQ(token.use_count(), 2);
@@ -132,8 +132,8 @@ TEST(EventActionTest, RunOnceRunsThenDestroysInlineAndHeapCaptures) {
   std::array<uint64_t, 32> big{};  // beyond the inline room: held on the heap
   big[0] = 10;
   int sum = 0;
-  EventAction small([token, &sum] { sum += *token; });
-  EventAction large([token, big, &sum] { sum += *token + static_cast<int>(big[0]); });
+  kernel::EventAction small([token, &sum] { sum += *token; });
+  kernel::EventAction large([token, big, &sum] { sum += *token + static_cast<int>(big[0]); });
   EXPECT_EQ(token.use_count(), 3);
   small.RunOnce();
   EXPECT_EQ(sum, 5);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host page tables: page-aligned mappings with guard gaps, scattered real pages, CPU access
 // across page boundaries, unmap and remap, bad input; aligned host memory allocation.
-#include "hw/func/address_space.h"
+#include "host/address_space.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ constexpr uint64_t k64K = uint64_t{1} << abi::kPageShift64K;
 constexpr uint64_t k16M = uint64_t{1} << abi::kPageShift16M;
 
 /** The real page behind each virtual page of [vaddr, vaddr + pages * page). */
-std::vector<uint64_t> RealPages(const AddressSpace& as, uint64_t vaddr, uint64_t pages,
+std::vector<uint64_t> RealPages(const host::AddressSpace& as, uint64_t vaddr, uint64_t pages,
                                 uint64_t page) {
   std::vector<uint64_t> reals;
   for (uint64_t i = 0; i < pages; ++i) {
@@ -33,20 +33,20 @@ std::vector<uint64_t> RealPages(const AddressSpace& as, uint64_t vaddr, uint64_t
 }
 
 TEST(HostMemoryTest, AllocAlignedAlignsTheRealAddressAndKeepsTheSkippedGap) {
-  HostMemory mem(1 << 20);
-  Result<driver::HostRegion> small = mem.AllocContiguous(100);
+  host::HostMemory mem(1 << 20);
+  Result<host::HostRegion> small = mem.AllocContiguous(100);
   ASSERT_TRUE(small.ok());
-  EXPECT_EQ(small->real_addr, HostMemory::kBaseAddr);
+  EXPECT_EQ(small->real_addr, host::HostMemory::kBaseAddr);
   EXPECT_EQ(small->bytes, k4K);
-  Result<driver::HostRegion> big = mem.AllocAligned(k64K, k64K);
+  Result<host::HostRegion> big = mem.AllocAligned(k64K, k64K);
   ASSERT_TRUE(big.ok());
-  EXPECT_EQ(big->real_addr, HostMemory::kBaseAddr + k64K);
+  EXPECT_EQ(big->real_addr, host::HostMemory::kBaseAddr + k64K);
   EXPECT_EQ(big->bytes, k64K);
   EXPECT_EQ(big->ptr, mem.Translate(big->real_addr, k64K));
   // The 60 KiB skipped for alignment is still free: the next 4 KiB block comes from it.
-  Result<driver::HostRegion> next = mem.AllocContiguous(k4K);
+  Result<host::HostRegion> next = mem.AllocContiguous(k4K);
   ASSERT_TRUE(next.ok());
-  EXPECT_EQ(next->real_addr, HostMemory::kBaseAddr + k4K);
+  EXPECT_EQ(next->real_addr, host::HostMemory::kBaseAddr + k4K);
   EXPECT_EQ(mem.bytes_in_use(), 2 * k4K + k64K);
   mem.Free(*big);
   mem.Free(*small);
@@ -56,7 +56,7 @@ TEST(HostMemoryTest, AllocAlignedAlignsTheRealAddressAndKeepsTheSkippedGap) {
 }
 
 TEST(HostMemoryTest, AllocAlignedRejectsBadAlignmentAndExhaustion) {
-  HostMemory mem(1 << 20);
+  host::HostMemory mem(1 << 20);
   EXPECT_EQ(mem.AllocAligned(k4K, 3 * k4K).status().message(),
             "host memory alignment 12288 is not a power of two");
   EXPECT_FALSE(mem.AllocAligned(k4K, 0).ok());
@@ -64,18 +64,18 @@ TEST(HostMemoryTest, AllocAlignedRejectsBadAlignmentAndExhaustion) {
   EXPECT_NE(mem.AllocAligned(2 << 20, k4K).status().message().find("host memory exhausted"),
             std::string::npos);
   // Below 4 KiB means 4 KiB.
-  Result<driver::HostRegion> r = mem.AllocAligned(10, 8);
+  Result<host::HostRegion> r = mem.AllocAligned(10, 8);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->real_addr % k4K, 0u);
   EXPECT_EQ(mem.bytes_in_use(), k4K);
 }
 
 TEST(AddressSpaceTest, MapsWholePagesAtFreshAlignedAddressesWithAGuardPage) {
-  HostMemory mem(1 << 20);
-  AddressSpace as(mem, 1);
+  host::HostMemory mem(1 << 20);
+  host::AddressSpace as(mem, 1);
   Result<uint64_t> a = as.Map(10000, abi::kPageShift4K);  // 3 pages
   ASSERT_TRUE(a.ok()) << a.status().message();
-  EXPECT_EQ(*a, AddressSpace::kBaseVaddr);
+  EXPECT_EQ(*a, host::AddressSpace::kBaseVaddr);
   EXPECT_EQ(mem.bytes_in_use(), 3 * k4K);
   for (uint64_t off : {uint64_t{0}, k4K + 17, 3 * k4K - 1}) {
     const auto m = as.Lookup(*a + off);
@@ -97,8 +97,8 @@ TEST(AddressSpaceTest, MapsWholePagesAtFreshAlignedAddressesWithAGuardPage) {
 }
 
 TEST(AddressSpaceTest, SixteenMegabytePagesAreAlignedToTheirSize) {
-  HostMemory mem(64 << 20);
-  AddressSpace as(mem, 1);
+  host::HostMemory mem(64 << 20);
+  host::AddressSpace as(mem, 1);
   ASSERT_TRUE(as.Map(k4K, abi::kPageShift4K).ok());
   Result<uint64_t> v = as.Map(2 * k16M, abi::kPageShift16M);
   ASSERT_TRUE(v.ok()) << v.status().message();
@@ -110,8 +110,8 @@ TEST(AddressSpaceTest, SixteenMegabytePagesAreAlignedToTheirSize) {
 }
 
 TEST(AddressSpaceTest, BacksAVirtuallyContiguousBufferWithScatteredRealPages) {
-  HostMemory mem(1 << 20);
-  AddressSpace as(mem, 7);
+  host::HostMemory mem(1 << 20);
+  host::AddressSpace as(mem, 7);
   constexpr uint64_t kPages = 16;
   Result<uint64_t> v = as.Map(kPages * k4K, abi::kPageShift4K);
   ASSERT_TRUE(v.ok());
@@ -129,8 +129,8 @@ TEST(AddressSpaceTest, BacksAVirtuallyContiguousBufferWithScatteredRealPages) {
 }
 
 TEST(AddressSpaceTest, TheSeedDecidesThePageOrder) {
-  HostMemory m1(1 << 20), m2(1 << 20), m3(1 << 20);
-  AddressSpace a1(m1, 5), a2(m2, 5), a3(m3, 6);
+  host::HostMemory m1(1 << 20), m2(1 << 20), m3(1 << 20);
+  host::AddressSpace a1(m1, 5), a2(m2, 5), a3(m3, 6);
   const uint64_t v1 = *a1.Map(32 * k4K, abi::kPageShift4K);
   const uint64_t v2 = *a2.Map(32 * k4K, abi::kPageShift4K);
   const uint64_t v3 = *a3.Map(32 * k4K, abi::kPageShift4K);
@@ -139,8 +139,8 @@ TEST(AddressSpaceTest, TheSeedDecidesThePageOrder) {
 }
 
 TEST(AddressSpaceTest, CpuAccessCrossesPagesThroughTheirRealAddresses) {
-  HostMemory mem(1 << 20);
-  AddressSpace as(mem, 3);
+  host::HostMemory mem(1 << 20);
+  host::AddressSpace as(mem, 3);
   const uint64_t v = *as.Map(4 * k4K, abi::kPageShift4K);
   std::vector<uint8_t> data(2 * k4K + 100);
   std::iota(data.begin(), data.end(), uint8_t{1});
@@ -158,8 +158,8 @@ TEST(AddressSpaceTest, CpuAccessCrossesPagesThroughTheirRealAddresses) {
 }
 
 TEST(AddressSpaceTest, AccessTouchingAnUnmappedByteFailsAndWritesNothing) {
-  HostMemory mem(1 << 20);
-  AddressSpace as(mem, 3);
+  host::HostMemory mem(1 << 20);
+  host::AddressSpace as(mem, 3);
   const uint64_t v = *as.Map(k4K, abi::kPageShift4K);
   const std::vector<uint8_t> data(16, 0xAB);
   EXPECT_FALSE(as.Write(v + k4K - 8, data.data(), data.size()));  // runs into the guard page
@@ -174,8 +174,8 @@ TEST(AddressSpaceTest, AccessTouchingAnUnmappedByteFailsAndWritesNothing) {
 }
 
 TEST(AddressSpaceTest, UnmapFreesTheRealPages) {
-  HostMemory mem(1 << 20);
-  AddressSpace as(mem, 3);
+  host::HostMemory mem(1 << 20);
+  host::AddressSpace as(mem, 3);
   const uint64_t v = *as.Map(5 * k4K, abi::kPageShift4K);
   const uint64_t w = *as.Map(k4K, abi::kPageShift4K);
   const uint64_t real = as.Lookup(v)->real_addr;
@@ -191,8 +191,8 @@ TEST(AddressSpaceTest, UnmapFreesTheRealPages) {
 }
 
 TEST(AddressSpaceTest, RemapPutsNewRealPagesBehindTheSameAddresses) {
-  HostMemory mem(1 << 20);
-  AddressSpace as(mem, 3);
+  host::HostMemory mem(1 << 20);
+  host::AddressSpace as(mem, 3);
   const uint64_t v = *as.Map(4 * k4K, abi::kPageShift4K);
   const uint32_t word = 0xFEEDF00D;
   ASSERT_TRUE(as.Write(v + 8, &word, sizeof(word)));
@@ -212,8 +212,8 @@ TEST(AddressSpaceTest, RemapPutsNewRealPagesBehindTheSameAddresses) {
 }
 
 TEST(AddressSpaceTest, RejectsBadInput) {
-  HostMemory mem(1 << 20);
-  AddressSpace as(mem, 3);
+  host::HostMemory mem(1 << 20);
+  host::AddressSpace as(mem, 3);
   EXPECT_EQ(as.Map(k4K, 13).status().message(),
             "map: page shift 13 is not 12 (4 KiB), 16 (64 KiB) or 24 (16 MiB)");
   EXPECT_EQ(as.Map(0, abi::kPageShift4K).status().message(), "map: cannot map 0 bytes");

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace nicsim::driver {
+namespace nicsim::host {
 
 /** One virtual page as the operating system maps it. */
 struct PageMapping {
@@ -24,4 +24,4 @@ class PageTable {
   virtual std::optional<PageMapping> Lookup(uint64_t vaddr) const = 0;
 };
 
-}  // namespace nicsim::driver
+}  // namespace nicsim::host

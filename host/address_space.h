@@ -10,11 +10,10 @@
 
 #include "base/rng.h"
 #include "base/status.h"
-#include "driver/device_access.h"
-#include "driver/page_table.h"
-#include "hw/func/host_memory.h"
+#include "host/page_table.h"
+#include "host/host_memory.h"
 
-namespace nicsim::hw::func {
+namespace nicsim::host {
 
 /**
  * Virtual memory of one process. Each mapping is a run of whole pages of one size at a
@@ -22,7 +21,7 @@ namespace nicsim::hw::func {
  * are allocated separately and assigned in a shuffled order, so a virtually contiguous
  * buffer is never one physically contiguous run (as on a real, fragmented machine).
  */
-class AddressSpace final : public driver::PageTable {
+class AddressSpace final : public PageTable {
  public:
   /** The first virtual address handed out. */
   static constexpr uint64_t kBaseVaddr = 0x7000'0000'0000;
@@ -53,17 +52,17 @@ class AddressSpace final : public driver::PageTable {
   bool Read(uint64_t vaddr, void* dst, uint64_t len) const;
 
   /** The real page behind `vaddr`, or nullopt if unmapped. */
-  std::optional<driver::PageMapping> Lookup(uint64_t vaddr) const override;
+  std::optional<PageMapping> Lookup(uint64_t vaddr) const override;
 
  private:
   struct Mapping {
     uint32_t page_shift = 0;
     /** Real page behind each virtual page, in virtual order. */
-    std::vector<driver::HostRegion> pages;
+    std::vector<HostRegion> pages;
   };
   /** Allocates `count` pages of 1 << page_shift bytes in a scattered order. */
-  Result<std::vector<driver::HostRegion>> AllocPages(uint64_t count, uint32_t page_shift);
-  void FreePages(const std::vector<driver::HostRegion>& pages);
+  Result<std::vector<HostRegion>> AllocPages(uint64_t count, uint32_t page_shift);
+  void FreePages(const std::vector<HostRegion>& pages);
   /** The mapping holding `vaddr` and its start, or nullptr. */
   const Mapping* Find(uint64_t vaddr, uint64_t* start) const;
   /** CPU pointer for the byte at `vaddr` and the bytes left in its page; nullptr if unmapped. */
@@ -76,4 +75,4 @@ class AddressSpace final : public driver::PageTable {
   uint64_t next_vaddr_ = kBaseVaddr;
 };
 
-}  // namespace nicsim::hw::func
+}  // namespace nicsim::host

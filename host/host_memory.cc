@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host memory: first-fit contiguous allocation (aligned to 4 KiB or more) over a byte array,
 // bounds-checked translation, and device-write watches.
-#include "hw/func/host_memory.h"
+#include "host/host_memory.h"
 
 #include <atomic>
 #include <cstring>
 #include <iterator>
 #include <string>
 
-namespace nicsim::hw::func {
+namespace nicsim::host {
 namespace {
 constexpr uint64_t kAlign = 4096;
 uint64_t RoundUp(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
-Result<driver::HostRegion> HostMemory::AllocContiguous(uint64_t bytes) {
+Result<HostRegion> HostMemory::AllocContiguous(uint64_t bytes) {
   return AllocAligned(bytes, kAlign);
 }
 
-Result<driver::HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t align) {
+Result<HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t align) {
   if (bytes == 0) return Status::Error("cannot allocate 0 bytes of host memory");
   if (align == 0 || (align & (align - 1)) != 0) {
     return Status::Error("host memory alignment " + std::to_string(align) +
@@ -46,14 +46,14 @@ Result<driver::HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t ali
     if (rest > 0) free_[offset + need] = rest;
     in_use_ += need;
     std::memset(&mem_[offset], 0, need);
-    return driver::HostRegion{kBaseAddr + offset, &mem_[offset], need};
+    return HostRegion{kBaseAddr + offset, &mem_[offset], need};
   }
   return Status::Error("host memory exhausted: " + std::to_string(need) +
                        " contiguous bytes aligned to " + std::to_string(align) + " wanted, " +
                        std::to_string(bytes_ - in_use_) + " free in all");
 }
 
-void HostMemory::Free(const driver::HostRegion& block) {
+void HostMemory::Free(const HostRegion& block) {
   uint64_t offset = block.real_addr - kBaseAddr;
   uint64_t len = block.bytes;
   const std::unique_lock<std::mutex> lock = LockAllocator();
@@ -145,4 +145,4 @@ void HostMemory::NotifyDeviceWrite(uint64_t addr, uint64_t len) {
   }
 }
 
-}  // namespace nicsim::hw::func
+}  // namespace nicsim::host
