@@ -198,6 +198,21 @@ Status Cluster::RebootNode(uint32_t node) {
   return SetUpTces(node);
 }
 
+std::unique_ptr<hal::Port> Cluster::MakePort(uint32_t adapter_id, uint32_t window) {
+  return std::make_unique<hal::Port>(
+      hal::Peer{static_cast<uint16_t>(adapter_id), static_cast<uint16_t>(window)},
+      [this, adapter_id, window]() -> hal::Endpoint* {
+        return HasEndpoint(adapter_id, window) ? &endpoint(adapter_id, window) : nullptr;
+      },
+      [this, adapter_id] { return &rcxts(adapter_id); });
+}
+
+std::unique_ptr<hal::TaskHost> Cluster::MakeTaskHost(uint32_t node) {
+  return std::make_unique<hal::TaskHost>(
+      clock_, address_space(node), [this, node]() -> driver::TceTables& { return tce_tables(node); },
+      job_key_);
+}
+
 bool Cluster::HasEndpoint(uint32_t adapter_id, uint32_t window) const {
   return adapter_id < adapters_.size() && window < adapters_[adapter_id]->endpoints.size() &&
          adapters_[adapter_id]->endpoints[window] != nullptr;

@@ -15,7 +15,10 @@
 #include "driver/rcxt_pool.h"
 #include "driver/tce_tables.h"
 #include "firmware/microcode.h"
+#include "hal/port.h"
+#include "hal/task_host.h"
 #include "hal/window.h"
+#include "kernel/clock.h"
 #include "kernel/event_queue.h"
 #include "hw/func/adapter_model.h"
 #include "host/address_space.h"
@@ -114,6 +117,13 @@ class Cluster {
   /** The rCxt pool of an adapter. */
   driver::RcxtPool& rcxts(uint32_t adapter_id) { return *adapters_[adapter_id]->rcxts; }
   /**
+   * The HAL port of a window for a task's transport: its endpoint and rCxt pool are looked up
+   * on every use (a recovery reopens the window; a closed window loses what is sent).
+   */
+  std::unique_ptr<hal::Port> MakePort(uint32_t adapter_id, uint32_t window);
+  /** A task's host on `node`: simulated time, the job's address space and TCE tables. */
+  std::unique_ptr<hal::TaskHost> MakeTaskHost(uint32_t node);
+  /**
    * Reboots a node's operating system: its TCE tables are rebuilt with a new key seed (the
    * job's registrations are gone) and its adapters are recovered.
    */
@@ -146,6 +156,7 @@ class Cluster {
   ClusterConfig config_;
   std::unique_ptr<Backend> backend_;
   kernel::EventQueue events_;
+  kernel::QueueClock clock_{events_};
   std::unique_ptr<SwitchFabric> fabric_;
   std::vector<std::unique_ptr<host::HostMemory>> hosts_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;

@@ -16,8 +16,10 @@ bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len) {
 Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
                    kernel::EventQueue& events, host::HostMemory& host,
                    uint64_t poll_latency_ps, WaitMode mode)
-    : window_(window), driver_(driver), events_(events), host_(host),
+    : hal::Endpoint(window), driver_(driver), events_(events), host_(host),
       poll_latency_ps_(poll_latency_ps), mode_(mode) {
+  // A spinning CPU rings once per turn, for every slot it posted in it (Spin).
+  SetRingEachPost(mode_ != WaitMode::kSpin);
   const auto& info = window.info();
   // A spinning CPU sees the receive FIFO change; a sleeping one waits for the interrupt;
   // one on a core of its own looks for itself (Spin).
@@ -31,11 +33,11 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
     driver_.SetWindowInterruptHandler(info.window, [this](uint32_t) {
       ++wakeups_;
       // The frame this interrupt announces may already have been read by an earlier poll.
-      expecting_ = window_.recv().consumed() < armed_for_;
+      expecting_ = this->window().recv().consumed() < armed_for_;
       spin_until_ps_ = events_.now_ps() + kMaxSpinPolls * poll_latency_ps_;
       SchedulePoll();
     });
-    window_.SetInterruptMode(mode_ == WaitMode::kEarlyInterrupt ? abi::kEarlyInterrupt : 0);
+    window.SetInterruptMode(mode_ == WaitMode::kEarlyInterrupt ? abi::kEarlyInterrupt : 0);
     ArmInterrupt();
   }
   send_watch_ = host_.Watch(info.send_fifo.real_addr, info.send_fifo.bytes,
@@ -45,17 +47,29 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
 Endpoint::~Endpoint() {
   if (recv_watch_ != 0) host_.Unwatch(recv_watch_);
   if (send_watch_ != 0) host_.Unwatch(send_watch_);
-  if (WaitsForInterrupts()) driver_.SetWindowInterruptHandler(window_.info().window, nullptr);
+  if (WaitsForInterrupts()) driver_.SetWindowInterruptHandler(window().info().window, nullptr);
+}
+
+void Endpoint::SetHostTrace(HostTraceSink* sink) {
+  host_trace_ = sink;
+  if (sink == nullptr) {
+    OnConsumed(nullptr);
+    return;
+  }
+  OnConsumed([this](uint64_t seq) {
+    TraceHost(host_trace_, events_.now_ps(), window().info().adapter_id,
+              {HostTraceKind::kFrameConsumed, window().info().window, seq});
+  });
 }
 
 void Endpoint::ArmInterrupt() {
-  armed_for_ = window_.recv().consumed() + 1;
-  window_.recv().SetInterruptThreshold(static_cast<uint32_t>(armed_for_));
+  armed_for_ = window().recv().consumed() + 1;
+  window().recv().SetInterruptThreshold(static_cast<uint32_t>(armed_for_));
 }
 
 void Endpoint::SetConsuming(bool consuming) {
-  consuming_ = consuming;
-  if (consuming_) SchedulePoll();
+  hal::Endpoint::SetConsuming(consuming);
+  if (consuming) SchedulePoll();
 }
 
 void Endpoint::SchedulePoll() {
@@ -70,21 +84,9 @@ void Endpoint::SchedulePoll() {
 }
 
 void Endpoint::Poll() {
-  if (consuming_) {
-    hal::RecvFifo& recv = window_.recv();
-    hal::RecvPacket packet;
-    bool any = false;
-    while (consuming_ && recv.Poll(&packet)) {
-      ++received_;
-      any = true;
-      if (on_receive_) on_receive_(packet);
-      const uint64_t seq = recv.consumed();  // the frame's sequence number on the window
-      recv.Consume();
-      TraceHost(host_trace_, events_.now_ps(), window_.info().adapter_id,
-                {HostTraceKind::kFrameConsumed, window_.info().window, seq});
-    }
-    // Frames go back in the HAL's batches (hal.return_batch), not after every poll.
-    if (recv.consumed() >= armed_for_) expecting_ = false;
+  if (consuming()) {
+    const bool any = ReadFrames() > 0;
+    if (window().recv().consumed() >= armed_for_) expecting_ = false;
     if (WaitsForInterrupts()) {
       if (expecting_ && events_.now_ps() < spin_until_ps_) {
         // Early interrupt: the data is still on its way; spin on the first line.
@@ -101,63 +103,9 @@ void Endpoint::Poll() {
   DrainBacklog();
 }
 
-bool Endpoint::Send(WindowAddr dest, const uint8_t* data, uint32_t len, uint32_t ulp_word) {
-  if (len > max_payload()) return false;
-  if (backlog_.empty() &&
-      window_.send().Post(dest.adapter, dest.window, data, len, ulp_word) == hal::SendResult::kOk) {
-    RingDoorbell();
-    return true;
-  }
-  backlog_.push_back(Pending{dest, std::vector<uint8_t>(data, data + len), ulp_word});
-  return true;
-}
-
-void Endpoint::PostRequest(abi::SlotType type, WindowAddr dest, const abi::RdmaRequest& request,
-                           uint32_t ulp_word) {
-  Pending p;
-  p.dest = dest;
-  p.ulp_word = ulp_word;
-  p.is_request = true;
-  p.type = type;
-  p.request = request;
-  if (backlog_.empty() && window_.send().CanPost()) {
-    PostPending(p);
-    RingDoorbell();
-    return;
-  }
-  backlog_.push_back(std::move(p));
-}
-
-void Endpoint::PostPending(const Pending& p) {
-  hal::SendFifo& send = window_.send();
-  if (p.is_request) {
-    send.PostRequest(p.type, p.dest.adapter, p.dest.window, p.request, p.ulp_word);
-  } else {
-    send.Post(p.dest.adapter, p.dest.window, p.data.data(), static_cast<uint32_t>(p.data.size()),
-              p.ulp_word);
-  }
-}
-
-void Endpoint::RingDoorbell() {
-  // A spinning CPU rings once per turn, for every slot it posted in it (Spin).
-  if (mode_ != WaitMode::kSpin) window_.send().Flush();
-}
-
 void Endpoint::Spin() {
   Poll();
-  window_.send().Flush();
-}
-
-void Endpoint::DrainBacklog() {
-  hal::SendFifo& send = window_.send();
-  bool posted = false;
-  while (!backlog_.empty() && send.CanPost()) {
-    PostPending(backlog_.front());
-    backlog_.pop_front();
-    posted = true;
-  }
-  if (posted) RingDoorbell();
-  if (backlog_.empty() && on_sendable_) on_sendable_();
+  Flush();
 }
 
 }  // namespace nicsim::sim

@@ -24,9 +24,9 @@ class MpiJob::RankBlocker final : public mpi::Blocker {
 
 MpiJob::MpiJob(const MpiJobConfig& config) : config_(config) {}
 
-ulp::Peer MpiJob::PeerOf(uint32_t rank, uint32_t port) const {
+hal::Peer MpiJob::PeerOf(uint32_t rank, uint32_t port) const {
   const uint32_t nodes = config_.cluster.nodes;
-  return ulp::Peer{
+  return hal::Peer{
       static_cast<uint16_t>((rank % nodes) * config_.cluster.adapters_per_node + port),
       static_cast<uint16_t>(rank / nodes)};
 }
@@ -44,13 +44,13 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   job->cluster_ = std::move(*cluster);
   for (uint32_t r = 0; r < config.ranks; ++r) {
     auto rank = std::make_unique<Rank>();
-    std::vector<ulp::Port*> ports;
+    std::vector<hal::Port*> ports;
     for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
-      const ulp::Peer at = job->PeerOf(r, a);
-      rank->ports.push_back(std::make_unique<SimPort>(*job->cluster_, at.adapter, at.window));
+      const hal::Peer at = job->PeerOf(r, a);
+      rank->ports.push_back(job->cluster_->MakePort(at.adapter, at.window));
       ports.push_back(rank->ports.back().get());
     }
-    rank->host = std::make_unique<SimHost>(*job->cluster_, r % cc.nodes);
+    rank->host = job->cluster_->MakeTaskHost(r % cc.nodes);
     rank->regs = std::make_unique<ulp::RegistrationCache>(*rank->host, config.registration_idle_s);
     ulp::TransportConfig tc = config.transport;
     tc.task = r;

@@ -17,7 +17,6 @@
 
 #include "base/status.h"
 #include "sim/cluster.h"
-#include "sim/ulp_glue.h"
 #include "ulp/mpi/mpi.h"
 #include "ulp/registration_cache.h"
 #include "ulp/transport.h"
@@ -52,14 +51,14 @@ class MpiJob {
   mpi::Mpi& mpi(uint32_t rank) { return *ranks_[rank]->mpi; }
   ulp::RegistrationCache& registrations(uint32_t rank) { return *ranks_[rank]->regs; }
   /** The window rank `rank` uses on the `port`-th adapter of its node. */
-  ulp::Peer PeerOf(uint32_t rank, uint32_t port = 0) const;
+  hal::Peer PeerOf(uint32_t rank, uint32_t port = 0) const;
 
  private:
   explicit MpiJob(const MpiJobConfig& config);
   class RankBlocker;
   struct Rank {
-    std::vector<std::unique_ptr<SimPort>> ports;
-    std::unique_ptr<SimHost> host;
+    std::vector<std::unique_ptr<hal::Port>> ports;
+    std::unique_ptr<hal::TaskHost> host;
     std::unique_ptr<ulp::RegistrationCache> regs;
     std::unique_ptr<ulp::Transport> transport;
     std::unique_ptr<RankBlocker> blocker;

@@ -5,7 +5,8 @@
 // (RDMA reads through both adapters' microcode over the port when above the RDMA threshold).
 // Every byte delivered is checked, and every message must arrive exactly once. The transport
 // retransmits, so no start-up handshake is needed: what is sent before the peer is up is lost
-// and sent again. Its timers run on the wall clock (see sim/port_ulp_glue.h).
+// and sent again. Its timers run on the wall clock (kernel::WallClock): the peer is another
+// process, so a retransmit timeout must mean real time.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,7 +21,10 @@
 #include "base/rng.h"
 #include "firmware/platform.h"
 #include "sim/port_command_internal.h"
-#include "sim/port_ulp_glue.h"
+#include "hal/port.h"
+#include "hal/task_host.h"
+#include "kernel/clock.h"
+#include "sim/port_node.h"
 #include "sim/workloads/workload.h"
 #include "ulp/registration_cache.h"
 #include "ulp/transport.h"
@@ -60,7 +64,7 @@ std::vector<uint32_t> TransportSizes(uint64_t seed, uint16_t sender, uint64_t co
 
 class TransportExchange {
  public:
-  TransportExchange(PortUlpHost& host, ulp::Transport& transport, const PortCommandOptions& o,
+  TransportExchange(hal::TaskHost& host, ulp::Transport& transport, const PortCommandOptions& o,
                     uint32_t max_size, std::vector<uint64_t> buffers)
       : host_(host),
         transport_(transport),
@@ -155,7 +159,7 @@ class TransportExchange {
     if (errors_.size() < kErrorSamples) errors_.push_back(std::move(message));
   }
 
-  PortUlpHost& host_;
+  hal::TaskHost& host_;
   ulp::Transport& transport_;
   uint16_t node_;
   uint16_t peer_;
@@ -202,8 +206,13 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
       return false;
     }
   }
-  PortUlpPort port(node, **rdma, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));
-  PortUlpHost host(**rdma);
+  PortRdma& r = **rdma;
+  hal::Port port(
+      node.endpoint().addr(), [&node]() -> hal::Endpoint* { return &node.endpoint(); },
+      [&r] { return &r.rcxts(); }, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));
+  kernel::WallClock wall;
+  hal::TaskHost host(wall, r.space(), [&r]() -> driver::TceTables& { return r.tables(); },
+                     r.job_key());
   bool ok = false;
   {
     ulp::RegistrationCache regs(host, kRegistrationIdleS);
@@ -222,7 +231,7 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
     const bool rdma_fits = link_mtu >= RdmaFrameBytes();
     tc.rdma = rdma_fits;
     ulp::Transport transport(host, port, regs, tc, [](uint32_t task) {
-      return ulp::Peer{static_cast<uint16_t>(task), 0};
+      return hal::Peer{static_cast<uint16_t>(task), 0};
     });
     std::vector<uint64_t> buffers;
     for (uint32_t i = 0; i < kSendsInFlight; ++i) {
@@ -247,7 +256,7 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
         break;
       }
       exchange.Pump();
-      host.RunDueTimers();
+      wall.RunDue();
       node.Turn(ports);
     }
     const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
@@ -259,7 +268,7 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
     const ulp::RegistrationCache::Stats& rs = regs.stats();
     (*summary)["registrations"] = {{"hits", rs.hits}, {"misses", rs.misses}};
     ok = !timed_out && exchange.error_count() == 0 && exchange.Done();
-    host.ClearTimers();
+    wall.Clear();
     port.OnReceive(nullptr);
   }
   return ok;

@@ -3,6 +3,10 @@
 // simulated events with polls of real ports.
 #include "sim/port_node.h"
 
+#include "firmware/microcode.h"
+
+#include "base/rng.h"
+
 #include <string>
 
 #include "abi/limits.h"
@@ -140,6 +144,28 @@ void SettleEvents(kernel::EventQueue& events, const std::vector<PolledPort>& por
 void Settle(kernel::EventQueue& events, const std::vector<PolledPort>& ports) {
   while (Step(events, ports)) {
   }
+}
+
+Result<std::unique_ptr<PortRdma>> PortRdma::Create(PortNode& node, uint64_t seed) {
+  if (node.config().rdma_host_bytes == 0) {
+    return Status::Error("RDMA on a port node needs rdma_host_bytes");
+  }
+  std::unique_ptr<PortRdma> r(new PortRdma());
+  r->job_key_ = node.config().job_key;
+  r->space_ = std::make_unique<host::AddressSpace>(node.host(), seed);
+  driver::TceConfig tce = node.config().tce;
+  Rng seeds(seed, "tce_key_seed");
+  tce.key_seed = seeds.Next();
+  Result<std::unique_ptr<driver::TceTables>> tables =
+      driver::TceTables::Create(node.access(), tce);
+  if (!tables.ok()) return tables.status();
+  r->tables_ = std::move(*tables);
+  r->tables_->AttachAdapter(node.access());
+  if (Status s = r->tables_->ReserveJob(r->job_key_); !s.ok()) return s;
+  driver::AdapterDriver* drv = &node.driver();
+  r->rcxts_ = std::make_unique<driver::RcxtPool>(node.access(), fw::MicrocodeConfig{}.rcxts,
+                                                 [drv] { return drv->recovery_count(); });
+  return Result<std::unique_ptr<PortRdma>>(std::move(r));
 }
 
 }  // namespace nicsim::sim

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "host/address_space.h"
+#include "driver/rcxt_pool.h"
 #include "driver/adapter_driver.h"
 #include "driver/tce_tables.h"
 #include "hal/window.h"
@@ -156,5 +158,24 @@ void Settle(kernel::EventQueue& events, const std::vector<PolledPort>& ports);
  */
 void SettleEvents(kernel::EventQueue& events, const std::vector<PolledPort>& ports,
                   std::chrono::steady_clock::time_point deadline);
+
+/** RDMA state of a PortNode (its config's rdma_host_bytes must be non-zero). */
+class PortRdma {
+ public:
+  /** Sets up the address space, TCE tables (job reserved) and rCxt pool of an opened node. */
+  static Result<std::unique_ptr<PortRdma>> Create(PortNode& node, uint64_t seed);
+
+  host::AddressSpace& space() { return *space_; }
+  driver::TceTables& tables() { return *tables_; }
+  driver::RcxtPool& rcxts() { return *rcxts_; }
+  uint32_t job_key() const { return job_key_; }
+
+ private:
+  PortRdma() = default;
+  std::unique_ptr<host::AddressSpace> space_;
+  std::unique_ptr<driver::TceTables> tables_;
+  std::unique_ptr<driver::RcxtPool> rcxts_;
+  uint32_t job_key_ = 0;
+};
 
 }  // namespace nicsim::sim

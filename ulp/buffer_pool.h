@@ -8,14 +8,14 @@
 #include <unordered_map>
 
 #include "base/status.h"
-#include "ulp/port.h"
+#include "hal/task_host.h"
 
 namespace nicsim::ulp {
 
 class BufferPool {
  public:
   /** Areas are at least `min_bytes` (a power of two). */
-  BufferPool(Host& host, uint64_t min_bytes) : host_(host), min_bytes_(min_bytes) {}
+  BufferPool(hal::TaskHost& host, uint64_t min_bytes) : host_(host), min_bytes_(min_bytes) {}
 
   /** The smallest free area of at least `bytes`, or a fresh one mapped for it. */
   Result<uint64_t> Take(uint64_t bytes) {
@@ -35,7 +35,7 @@ class BufferPool {
   void Give(uint64_t vaddr) { free_.emplace(size_.at(vaddr), vaddr); }
 
  private:
-  Host& host_;
+  hal::TaskHost& host_;
   uint64_t min_bytes_;
   /** Free areas by size. */
   std::multimap<uint64_t, uint64_t> free_;

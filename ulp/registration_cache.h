@@ -17,7 +17,8 @@
 #include <vector>
 
 #include "base/status.h"
-#include "ulp/port.h"
+#include "hal/port.h"
+#include "hal/task_host.h"
 
 namespace nicsim::ulp {
 
@@ -28,7 +29,7 @@ class RegistrationCache {
   static constexpr uint32_t kFragmentsPerSegment = 1u << (kSegmentShift - kFragmentShift);
 
   /** `idle_limit_s`: seconds a fragment may stay unused before it is deregistered. */
-  RegistrationCache(Host& host, uint32_t idle_limit_s) : host_(host), idle_limit_s_(idle_limit_s) {}
+  RegistrationCache(hal::TaskHost& host, uint32_t idle_limit_s) : host_(host), idle_limit_s_(idle_limit_s) {}
   ~RegistrationCache();
   RegistrationCache(const RegistrationCache&) = delete;
   RegistrationCache& operator=(const RegistrationCache&) = delete;
@@ -87,7 +88,7 @@ class RegistrationCache {
   /** Deregisters run `i` of the fragment. */
   void Drop(Segment& seg, uint32_t index, size_t i);
 
-  Host& host_;
+  hal::TaskHost& host_;
   uint32_t idle_limit_s_;
   std::unordered_map<uint64_t, Segment> segments_;
   uint64_t aged_at_ps_ = 0;

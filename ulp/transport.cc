@@ -15,7 +15,7 @@ bool Transport::PacketKey::operator<(const PacketKey& o) const {
   return std::tie(dest, kind, seq, offset) < std::tie(o.dest, o.kind, o.seq, o.offset);
 }
 
-Transport::Transport(Host& host, std::vector<Port*> ports, RegistrationCache& regs,
+Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, RegistrationCache& regs,
                      const TransportConfig& config, PeerFn peer_of)
     : host_(host),
       ports_(std::move(ports)),
@@ -33,14 +33,14 @@ Transport::Transport(Host& host, std::vector<Port*> ports, RegistrationCache& re
   Reattach();
 }
 
-Transport::Transport(Host& host, Port& port, RegistrationCache& regs,
-                     const TransportConfig& config, std::function<Peer(uint32_t)> peer_of)
-    : Transport(host, std::vector<Port*>{&port}, regs, config,
+Transport::Transport(hal::TaskHost& host, hal::Port& port, RegistrationCache& regs,
+                     const TransportConfig& config, std::function<hal::Peer(uint32_t)> peer_of)
+    : Transport(host, std::vector<hal::Port*>{&port}, regs, config,
                 [peer_of = std::move(peer_of)](uint32_t task, uint32_t) { return peer_of(task); }) {}
 
 Transport::~Transport() {
   *alive_ = false;
-  for (Port* p : ports_) p->OnReceive(nullptr);
+  for (hal::Port* p : ports_) p->OnReceive(nullptr);
 }
 
 void Transport::Reattach() {
@@ -52,7 +52,7 @@ void Transport::Reattach() {
 
 uint32_t Transport::FragmentBytes() const {
   uint32_t payload = ports_[0]->max_payload();
-  for (const Port* p : ports_) payload = std::min(payload, p->max_payload());
+  for (const hal::Port* p : ports_) payload = std::min(payload, p->max_payload());
   return payload - static_cast<uint32_t>(sizeof(Header));
 }
 
@@ -714,7 +714,7 @@ void Transport::FallBack(uint32_t src, uint32_t seq, InMsg& m) {
     if (m.in_flight[slot].len == 0) continue;
     abi::RdmaRequest cancel{};
     cancel.local_rcxt = m.local_rcxts[slot];
-    Port& p = *ports_[SlotPort(slot)];
+    hal::Port& p = *ports_[SlotPort(slot)];
     p.Post(abi::SlotType::kRcxtCancel, p.self(), cancel, seq);
   }
   m.fallback = true;

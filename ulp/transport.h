@@ -22,7 +22,8 @@
 #include <vector>
 
 #include "ulp/buffer_pool.h"
-#include "ulp/port.h"
+#include "hal/port.h"
+#include "hal/task_host.h"
 #include "ulp/registration_cache.h"
 #include "ulp/wire.h"
 
@@ -124,17 +125,17 @@ struct FailedMessage {
 class Transport {
  public:
   /** `peer_of(task, i)` names the window task `task` receives on through its port i. */
-  using PeerFn = std::function<Peer(uint32_t task, uint32_t port)>;
+  using PeerFn = std::function<hal::Peer(uint32_t task, uint32_t port)>;
   /**
    * One port per adapter the task uses (all on the same node): messages are spread over the
    * ports, a large message's RDMA chunks are striped over them, and traffic moves off a
    * port that stops working.
    */
-  Transport(Host& host, std::vector<Port*> ports, RegistrationCache& regs,
+  Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, RegistrationCache& regs,
             const TransportConfig& config, PeerFn peer_of);
   /** A task with one port. */
-  Transport(Host& host, Port& port, RegistrationCache& regs, const TransportConfig& config,
-            std::function<Peer(uint32_t task)> peer_of);
+  Transport(hal::TaskHost& host, hal::Port& port, RegistrationCache& regs, const TransportConfig& config,
+            std::function<hal::Peer(uint32_t task)> peer_of);
   ~Transport();
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
@@ -341,8 +342,8 @@ class Transport {
   static uint64_t MsgKey(uint32_t dest, uint32_t seq) { return (uint64_t{dest} << 32) | seq; }
   uint32_t FragmentBytes() const;
 
-  Host& host_;
-  std::vector<Port*> ports_;
+  hal::TaskHost& host_;
+  std::vector<hal::Port*> ports_;
   /** Consecutive RDMA chunk timeouts per port: a port that keeps failing gets no chunks. */
   std::vector<uint32_t> port_failures_;
   RegistrationCache& regs_;

@@ -9,7 +9,7 @@
 
 #include "abi/rdma.h"
 #include "sim/cluster.h"
-#include "sim/ulp_glue.h"
+#include "sim/cluster.h"
 #include "ulp/registration_cache.h"
 
 namespace nicsim::sim {
@@ -23,7 +23,7 @@ class RegistrationCacheTest : public ::testing::Test {
     c.rdma_host_bytes = uint64_t{128} << 20;
     c.microcode.rcxts = 64;
     cluster_ = std::move(*Cluster::Create(c));
-    host_ = std::make_unique<SimHost>(*cluster_, 0);
+    host_ = cluster_->MakeTaskHost(0);
     cache_ = std::make_unique<ulp::RegistrationCache>(*host_, 3);
   }
   uint64_t Map(uint64_t bytes, uint32_t shift = abi::kPageShift64K) {
@@ -44,7 +44,7 @@ class RegistrationCacheTest : public ::testing::Test {
   }
 
   std::unique_ptr<Cluster> cluster_;
-  std::unique_ptr<SimHost> host_;
+  std::unique_ptr<hal::TaskHost> host_;
   std::unique_ptr<ulp::RegistrationCache> cache_;
 };
 

@@ -14,7 +14,6 @@
 #include "base/crc32.h"
 #include "base/rng.h"
 #include "sim/cluster.h"
-#include "sim/ulp_glue.h"
 #include "ulp/transport.h"
 
 namespace nicsim::sim {
@@ -60,13 +59,13 @@ class TransportHarness {
     tc.rdma = cell.rdma;
     for (uint32_t n = 0; n < cell.nodes; ++n) {
       Task t;
-      t.port = std::make_unique<SimPort>(*cluster_, n, 0);
-      t.host = std::make_unique<SimHost>(*cluster_, n);
+      t.port = cluster_->MakePort(n, 0);
+      t.host = cluster_->MakeTaskHost(n);
       t.regs = std::make_unique<ulp::RegistrationCache>(*t.host, 10);
       tc.task = n;
       t.transport = std::make_unique<ulp::Transport>(
           *t.host, *t.port, *t.regs, tc,
-          [](uint32_t task) { return ulp::Peer{static_cast<uint16_t>(task), 0}; });
+          [](uint32_t task) { return hal::Peer{static_cast<uint16_t>(task), 0}; });
       // The source buffer: seeded bytes on 16 MiB pages (few TCEs, registered lazily).
       Result<uint64_t> v = cluster_->address_space(n).Map(kSourceBytes, 24);
       NICSIM_CHECK(v.ok(), "map");
@@ -142,8 +141,8 @@ class TransportHarness {
 
  private:
   struct Task {
-    std::unique_ptr<SimPort> port;
-    std::unique_ptr<SimHost> host;
+    std::unique_ptr<hal::Port> port;
+    std::unique_ptr<hal::TaskHost> host;
     std::unique_ptr<ulp::RegistrationCache> regs;
     std::unique_ptr<ulp::Transport> transport;
     uint64_t source = 0;

@@ -27,7 +27,7 @@ int RankIn(const std::vector<int>& group, int world) {
 
 }  // namespace
 
-Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, ulp::Host& host,
+Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHost& host,
          Blocker& blocker, const MpiConfig& config)
     : world_rank_(world_rank),
       transport_(transport),

@@ -18,7 +18,8 @@
 
 #include "ulp/mpi/datatype.h"
 #include "ulp/buffer_pool.h"
-#include "ulp/port.h"
+#include "hal/port.h"
+#include "hal/task_host.h"
 #include "ulp/transport.h"
 
 namespace nicsim::mpi {
@@ -65,7 +66,7 @@ class Mpi {
   struct RequestState;
   using Request = std::shared_ptr<RequestState>;
 
-  Mpi(int world_rank, int world_size, ulp::Transport& transport, ulp::Host& host,
+  Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHost& host,
       Blocker& blocker, const MpiConfig& config = MpiConfig{});
   ~Mpi();
   Mpi(const Mpi&) = delete;
@@ -197,7 +198,7 @@ class Mpi {
 
   int world_rank_;
   ulp::Transport& transport_;
-  ulp::Host& host_;
+  hal::TaskHost& host_;
   Blocker& blocker_;
   MpiConfig config_;
   Comm world_;

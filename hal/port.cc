@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hal/port.h"
+
+#include <algorithm>
+
+#include "base/check.h"
+
+namespace nicsim::hal {
+
+uint32_t Port::max_payload() const {
+  Endpoint* e = endpoint_();
+  NICSIM_CHECK(e != nullptr, "window %u on adapter %u is not open", self_.window, self_.adapter);
+  return std::min(e->max_payload(), payload_cap_);
+}
+
+void Port::Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_word) {
+  if (Endpoint* e = endpoint_()) e->Send(dest, data, len, ulp_word);  // else: a lost packet
+}
+
+void Port::Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request,
+                uint32_t ulp_word) {
+  if (Endpoint* e = endpoint_()) e->PostRequest(type, dest, request, ulp_word);
+}
+
+void Port::OnReceive(ReceiveFn fn) {
+  Endpoint* e = endpoint_();
+  if (e == nullptr) return;
+  if (!fn) {
+    e->OnReceive(nullptr);
+    return;
+  }
+  e->OnReceive([fn = std::move(fn)](const RecvPacket& p) { fn(p.header, p.payload); });
+}
+
+Result<uint32_t> Port::AcquireRcxt() { return rcxts_()->Acquire(self_.window); }
+
+void Port::ReleaseRcxt(uint32_t ref) {
+  // After an adapter recovery the reference is stale; the pool refuses it, which is fine.
+  static_cast<void>(rcxts_()->Release(ref));
+}
+
+}  // namespace nicsim::hal

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// The window a reliable transport sends and receives through, and the rCxts of that window.
+// The endpoint behind it is looked up afresh on every call: an adapter recovery reopens the
+// window with a new endpoint, and a closed window makes sends vanish like lost packets.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "abi/fifo.h"
+#include "abi/rdma.h"
+#include "base/status.h"
+#include "driver/rcxt_pool.h"
+#include "hal/endpoint.h"
+#include "hal/peer.h"
+
+namespace nicsim::hal {
+
+class Port {
+ public:
+  /** The window's endpoint now; null when the window is not open. */
+  using EndpointFn = std::function<Endpoint*()>;
+  /** The pool of the window's adapter now. */
+  using RcxtPoolFn = std::function<driver::RcxtPool*()>;
+  /** Every frame the window receives: packets and RDMA completion records. */
+  using ReceiveFn = std::function<void(const abi::RecvFrameHeader&, const uint8_t* payload)>;
+
+  /** `payload_cap`: the largest payload the link under the window carries in one frame. */
+  Port(Peer self, EndpointFn endpoint, RcxtPoolFn rcxts, uint32_t payload_cap = UINT32_MAX)
+      : self_(self), endpoint_(std::move(endpoint)), rcxts_(std::move(rcxts)),
+        payload_cap_(payload_cap) {}
+
+  Peer self() const { return self_; }
+  /** Largest packet-mode payload. */
+  uint32_t max_payload() const;
+  /** Queues a packet-mode packet (copied); it leaves when the send FIFO has room. */
+  void Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_word);
+  /** Queues an RDMA request behind earlier sends. */
+  void Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request, uint32_t ulp_word);
+  void OnReceive(ReceiveFn fn);
+  /** An rCxt of this window (from the driver's pool). */
+  Result<uint32_t> AcquireRcxt();
+  void ReleaseRcxt(uint32_t ref);
+
+ private:
+  Peer self_;
+  EndpointFn endpoint_;
+  RcxtPoolFn rcxts_;
+  uint32_t payload_cap_;
+};
+
+}  // namespace nicsim::hal

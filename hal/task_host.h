@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a task's process offers the layers above the HAL: time and timers, its virtual memory,
+// and buffer registration for RDMA (the driver call that pins and maps pages in the node's
+// TCE tables).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "base/status.h"
+#include "driver/tce_tables.h"
+#include "host/address_space.h"
+#include "kernel/clock.h"
+
+namespace nicsim::hal {
+
+class TaskHost {
+ public:
+  /** The node's TCE tables now (a node reboot builds new ones). */
+  using TablesFn = std::function<driver::TceTables&()>;
+
+  TaskHost(kernel::Clock& clock, host::AddressSpace& space, TablesFn tables, uint32_t job_key)
+      : clock_(clock), space_(space), tables_(std::move(tables)), job_key_(job_key) {}
+
+  uint64_t NowPs() { return clock_.NowPs(); }
+  /** Runs `fn` after `delay_ps` (a timer). */
+  void After(uint64_t delay_ps, std::function<void()> fn) { clock_.After(delay_ps, std::move(fn)); }
+  bool Read(uint64_t vaddr, void* dst, uint64_t len) { return space_.Read(vaddr, dst, len); }
+  bool Write(uint64_t vaddr, const void* src, uint64_t len) { return space_.Write(vaddr, src, len); }
+  /** Maps fresh virtual memory (receive landing areas): large areas on 16 MiB pages (few
+   *  TCEs), smaller ones on 64 KiB pages. */
+  Result<uint64_t> Map(uint64_t bytes);
+  /** The task's page tables. */
+  const host::PageTable& pages() { return space_; }
+  /** Pins and maps [vaddr, vaddr + len) for RDMA. */
+  Result<driver::Registration> Register(uint64_t vaddr, uint64_t len) {
+    return tables_().Register(job_key_, space_, vaddr, len);
+  }
+  Status Deregister(const driver::Registration& reg) { return tables_().Deregister(reg); }
+
+ private:
+  kernel::Clock& clock_;
+  host::AddressSpace& space_;
+  TablesFn tables_;
+  uint32_t job_key_;
+};
+
+}  // namespace nicsim::hal

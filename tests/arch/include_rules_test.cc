@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// The house's import rules, read from the sources themselves: every room includes only the
+// rooms beneath it (a message goes down ulp -> hal -> driver -> the device seam, never back),
+// and nothing below sim/ includes sim/. A rule broken here names the file, line and header.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#ifndef NICSIM_SOURCE_DIR
+#error "NICSIM_SOURCE_DIR must name the source tree"
+#endif
+
+namespace nicsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/** Room -> rooms (top-level directories) its files may include, besides itself. */
+const std::map<std::string, std::set<std::string>>& Rules() {
+  static const std::map<std::string, std::set<std::string>> rules = {
+      {"base", {}},
+      {"abi", {"base"}},
+      {"firmware", {"abi", "base"}},
+      {"kernel", {"base"}},
+      {"host", {"abi", "base"}},
+      {"driver", {"host", "abi", "base"}},
+      {"hal", {"driver", "host", "kernel", "abi", "base"}},
+      {"ulp", {"hal", "abi", "base"}},
+      {"hw", {"firmware", "driver", "host", "kernel", "abi", "base"}},
+  };
+  return rules;
+}
+
+/** Hardware models reach the driver only through its device seam. */
+bool HwMaySee(const std::string& header) {
+  return header.rfind("driver/", 0) != 0 || header == "driver/device_access.h";
+}
+
+struct Violation {
+  std::string file;
+  int line;
+  std::string header;
+};
+
+std::vector<Violation> Check(const std::string& room, const std::set<std::string>& allowed) {
+  std::vector<Violation> found;
+  const fs::path root = fs::path(NICSIM_SOURCE_DIR) / room;
+  static const std::regex include(R"re(^\s*#\s*include\s+"([a-z_]+)/([^"]+)")re");
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(root)) {
+    const std::string ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+    std::ifstream in(e.path());
+    std::string text;
+    for (int line = 1; std::getline(in, text); ++line) {
+      std::smatch m;
+      if (!std::regex_search(text, m, include)) continue;
+      const std::string target = m[1];
+      const std::string header = target + "/" + std::string(m[2]);
+      if (target == room) continue;
+      const bool ok = allowed.count(target) > 0 && (room != "hw" || HwMaySee(header));
+      if (!ok) {
+        found.push_back({fs::relative(e.path(), NICSIM_SOURCE_DIR).string(), line, header});
+      }
+    }
+  }
+  return found;
+}
+
+TEST(IncludeRulesTest, EveryRoomIncludesOnlyTheRoomsBelowIt) {
+  for (const auto& [room, allowed] : Rules()) {
+    for (const Violation& v : Check(room, allowed)) {
+      ADD_FAILURE() << v.file << ":" << v.line << ": " << room << "/ may not include "
+                    << v.header;
+    }
+  }
+}
+
+TEST(IncludeRulesTest, TheCheckerSeesAViolation) {
+  // sim/ includes ulp/ and hal/: held to the firmware's rules it must fail, or the check above
+  // could pass by reading nothing.
+  EXPECT_FALSE(Check("sim", Rules().at("firmware")).empty());
+}
+
+}  // namespace
+}  // namespace nicsim
