@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -170,6 +171,12 @@ class Transport {
   size_t pending_sends() const { return out_msgs_.size(); }
   /** True when nothing is in flight either way (no unacked packet, no RDMA in progress). */
   bool Idle() const;
+  /**
+   * Messages in progress by state, named "out.<state>" for those being sent (eager, offered,
+   * pushed, done) and "in.<state>" for those being received (fragments, pulling, pushed,
+   * complete); states with none are left out.
+   */
+  std::map<std::string, uint32_t> MessagesByState() const;
   const TransportStats& stats() const { return stats_; }
   const TransportConfig& config() const { return config_; }
 
@@ -226,6 +233,28 @@ class Transport {
     uint32_t offset;
     bool operator<(const PacketKey& o) const;
   };
+  /** Where a message being sent is in its life. */
+  enum class OutState : uint8_t {
+    /** Its fragments go in packet mode; it ends when all are acknowledged. */
+    kEager,
+    /** Its RTS offers the registered buffer; the receiver pulls it by RDMA. */
+    kOffered,
+    /** The receiver gave up pulling: its fragments are pushed in packet mode. */
+    kPushed,
+    /** The receiver said its pull is done. */
+    kDone,
+  };
+  /** Where a message being received is in its life. */
+  enum class InState : uint8_t {
+    /** Its fragments arrive in packet mode. */
+    kFragments,
+    /** An RTS came: it is pulled by RDMA reads. */
+    kPulling,
+    /** The pull was given up: the sender pushes the fragments. */
+    kPushed,
+    /** Every byte is here; it waits for its turn to be delivered. */
+    kComplete,
+  };
   struct OutMsg {
     uint32_t dest = 0;
     uint32_t seq = 0;
@@ -235,10 +264,7 @@ class Transport {
     uint64_t len = 0;
     /** Packets of this message not yet acknowledged. */
     uint32_t unacked = 0;
-    bool rdma = false;
-    /** RDMA: the receiver said done (or all fallback data was acknowledged). */
-    bool finished = false;
-    bool fell_back = false;
+    OutState state = OutState::kEager;
     /** RDMA: the rCxt of each pipeline slot (slot s on port s % ports). */
     std::vector<uint32_t> rcxts;
     std::function<void()> on_done;
@@ -278,12 +304,10 @@ class Transport {
     uint32_t tag = 0;
     uint64_t total = 0;
     std::vector<uint8_t> data;
+    InState state = InState::kFragments;
     std::set<uint32_t> fragments;
     uint64_t received = 0;
-    bool complete = false;
     // RDMA pull.
-    bool rdma = false;
-    bool fallback = false;
     RtsBody rts{};
     uint64_t landing = 0;
     uint64_t landing_len = 0;

@@ -134,6 +134,10 @@ class TransportHarness {
   Cluster& cluster() { return *cluster_; }
   const TransportCell& cell() const { return cell_; }
   ulp::Transport& transport(uint32_t n) { return *tasks_[n].transport; }
+  /** Virtual address of node n's seeded source buffer (kSourceBytes). */
+  uint64_t source(uint32_t n) const { return tasks_[n].source; }
+  /** The bytes of that buffer. */
+  const std::vector<uint8_t>& source_bytes(uint32_t n) const { return tasks_[n].bytes; }
   uint64_t delivered() const { return delivered_; }
   uint64_t done() const { return done_; }
   const std::vector<std::string>& errors() const { return errors_; }

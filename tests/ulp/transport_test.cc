@@ -27,6 +27,35 @@ TEST(TransportTest, DeliversEveryMessageOnceInOrderWithoutFaults) {
   EXPECT_GT(rdma, 50u);
 }
 
+TEST(TransportTest, AnRdmaMessageIsOfferedPulledAndDeliveredThroughNamedStates) {
+  using States = std::map<std::string, uint32_t>;
+  TransportCell cell;
+  cell.nodes = 2;
+  cell.messages = 0;
+  TransportHarness h(cell);
+  ulp::Transport& tx = h.transport(0);
+  ulp::Transport& rx = h.transport(1);
+  std::vector<uint8_t> got;
+  rx.OnDeliver([&got](uint32_t, uint32_t, uint32_t, std::vector<uint8_t> d) { got = std::move(d); });
+  bool done = false;
+  tx.Send(1, 7, 0, h.source(0), 1 << 20, [&done] { done = true; });
+  kernel::EventQueue& q = h.cluster().events();
+  // The send starts after the (zero) software overhead: the RTS offers the buffer.
+  q.RunWhile([&tx] { return tx.MessagesByState().count("out.offered") == 0; });
+  EXPECT_EQ(tx.MessagesByState(), (States{{"out.offered", 1}}));
+  EXPECT_EQ(rx.MessagesByState(), States{});
+  // The RTS arrives: the receiver pulls.
+  q.RunWhile([&rx] { return rx.MessagesByState().empty(); });
+  EXPECT_EQ(rx.MessagesByState(), (States{{"in.pulling", 1}}));
+  EXPECT_EQ(tx.MessagesByState(), (States{{"out.offered", 1}}));
+  // The last chunk lands: delivered at once, and the sender is done when its word arrives.
+  q.RunWhile([&done] { return !done; });
+  EXPECT_EQ(rx.MessagesByState(), States{});
+  EXPECT_EQ(tx.MessagesByState(), States{});
+  ASSERT_EQ(got.size(), size_t{1} << 20);
+  EXPECT_EQ(Crc32(0, got.data(), got.size()), Crc32(0, h.source_bytes(0).data(), got.size()));
+}
+
 TEST(TransportTest, PacketModeOnlyWhenRdmaIsOff) {
   TransportCell cell;
   cell.messages = 100;
