@@ -11,16 +11,10 @@
 #include "abi/lmt.h"
 #include "firmware/counters.h"
 #include "firmware/platform.h"
+#include "firmware/states.h"
 #include "firmware/task.h"
 
 namespace nicsim::fw {
-
-/** The buffer manager response for a window: its CB and the tasks bound to it. */
-struct BufferManagerResponse {
-  CbId cb = kNoCb;
-  uint32_t rx_tasks = 0;
-  uint32_t tx_tasks = 0;
-};
 
 /** The pool of channel buffers. */
 class ChannelBuffers {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "firmware/task.h"
+#include "firmware/states.h"
 
 namespace nicsim::fw {
 

@@ -10,21 +10,55 @@
 #include "abi/limits.h"
 #include "abi/lmt.h"
 #include "base/check.h"
+#include "firmware/channel_buffers.h"
+#include "firmware/internal.h"
+#include "firmware/interrupts.h"
+#include "firmware/rdma_state.h"
+#include "firmware/rx_engine.h"
+#include "firmware/scheduler.h"
+#include "firmware/task.h"
+#include "firmware/tx_engine.h"
+#include "firmware/work_manager.h"
 
 namespace nicsim::fw {
+
+struct Microcode::Engines {
+  Engines(Platform& platform, const MicrocodeConfig& config)
+      : tasks(config.tasks, config.rx_tasks, config.tx_tasks),
+        scheduler(platform, counters),
+        cbs(platform, counters, config.channel_buffers),
+        work(platform, config.tx_switch_every),
+        irq(platform, counters, config.interrupt_handlers),
+        rdma(platform, config.rcxts),
+        ctx{platform, counters, tasks, scheduler, cbs, work, irq, rdma},
+        rx(ctx),
+        tx(ctx) {}
+  Counters counters;
+  TaskPool tasks;
+  Scheduler scheduler;
+  ChannelBuffers cbs;
+  WorkManager work;
+  InterruptController irq;
+  RdmaState rdma;
+  Context ctx;
+  RxEngine rx;
+  TxEngine tx;
+};
 
 Microcode::Microcode(Platform& platform, const MicrocodeConfig& config)
     : platform_(platform),
       config_(config),
-      tasks_(config.tasks, config.rx_tasks, config.tx_tasks),
-      scheduler_(platform, counters_),
-      cbs_(platform, counters_, config.channel_buffers),
-      work_(platform, config.tx_switch_every),
-      irq_(platform, counters_, config.interrupt_handlers),
-      rdma_(platform, config.rcxts),
-      ctx_{platform, counters_, tasks_, scheduler_, cbs_, work_, irq_, rdma_},
-      rx_(ctx_),
-      tx_(ctx_) {
+      engines_(std::make_unique<Engines>(platform, config)),
+      counters_(engines_->counters),
+      tasks_(engines_->tasks),
+      scheduler_(engines_->scheduler),
+      cbs_(engines_->cbs),
+      work_(engines_->work),
+      irq_(engines_->irq),
+      rdma_(engines_->rdma),
+      ctx_(engines_->ctx),
+      rx_(engines_->rx),
+      tx_(engines_->tx) {
   NICSIM_CHECK(config.tasks > 0 && config.tasks <= abi::kMaxTasks, "tasks %u", config.tasks);
   NICSIM_CHECK(config.rx_tasks > 0 && config.tx_tasks > 0 && config.tx_switch_every > 0,
                "microcode needs at least one task of each kind and k >= 1");
@@ -34,6 +68,14 @@ Microcode::Microcode(Platform& platform, const MicrocodeConfig& config)
                    config.interrupt_handlers <= abi::kMaxInterruptHandlers,
                "interrupt handlers %u", config.interrupt_handlers);
 }
+
+Microcode::~Microcode() = default;
+
+uint32_t Microcode::active_tasks(TaskKind kind) const { return tasks_.active(kind); }
+
+uint32_t Microcode::conditional_counter(uint32_t queue) const { return rdma_.counter(queue); }
+
+BufferManagerResponse Microcode::Bmr(uint32_t window) const { return cbs_.Bmr(window); }
 
 void Microcode::OnMmioCommand(uint64_t offset, uint64_t value) {
   TraceEvent ev;

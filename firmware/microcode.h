@@ -4,22 +4,25 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "abi/rdma.h"
-#include "firmware/channel_buffers.h"
 #include "firmware/counters.h"
-#include "firmware/interrupts.h"
-#include "firmware/internal.h"
 #include "firmware/platform.h"
-#include "firmware/rdma_state.h"
-#include "firmware/rx_engine.h"
-#include "firmware/scheduler.h"
-#include "firmware/task.h"
-#include "firmware/tx_engine.h"
-#include "firmware/work_manager.h"
+#include "firmware/states.h"
 
 namespace nicsim::fw {
+
+class TaskPool;
+class Scheduler;
+class ChannelBuffers;
+class WorkManager;
+class InterruptController;
+class RdmaState;
+struct Context;
+class RxEngine;
+class TxEngine;
 
 /** Tunables of the microcode image and the adapter resources it manages. */
 struct MicrocodeConfig {
@@ -43,6 +46,9 @@ struct MicrocodeConfig {
 class Microcode {
  public:
   Microcode(Platform& platform, const MicrocodeConfig& config);
+  ~Microcode();
+  Microcode(const Microcode&) = delete;
+  Microcode& operator=(const Microcode&) = delete;
 
   /** A command written by the host (the hardware passes offset and data through). */
   void OnMmioCommand(uint64_t offset, uint64_t value);
@@ -81,11 +87,11 @@ class Microcode {
   /** Every busy task. */
   std::vector<TaskInfo> BusyTasks() const;
   /** Tasks of `kind` active now. */
-  uint32_t active_tasks(TaskKind kind) const { return tasks_.active(kind); }
+  uint32_t active_tasks(TaskKind kind) const;
   /** A conditional counter's value (for tests and diagnostics). */
-  uint32_t conditional_counter(uint32_t queue) const { return rdma_.counter(queue); }
+  uint32_t conditional_counter(uint32_t queue) const;
   /** The buffer manager response register for a window. */
-  BufferManagerResponse Bmr(uint32_t window) const { return cbs_.Bmr(window); }
+  BufferManagerResponse Bmr(uint32_t window) const;
   const Counters& counters() const { return counters_; }
   const MicrocodeConfig& config() const { return config_; }
 
@@ -97,16 +103,20 @@ class Microcode {
 
   Platform& platform_;
   MicrocodeConfig config_;
-  Counters counters_;
-  TaskPool tasks_;
-  Scheduler scheduler_;
-  ChannelBuffers cbs_;
-  WorkManager work_;
-  InterruptController irq_;
-  RdmaState rdma_;
-  Context ctx_;
-  RxEngine rx_;
-  TxEngine tx_;
+  /** The engines and their shared state, defined in microcode.cc: nothing of them is part
+   *  of this header. The references below name its members. */
+  struct Engines;
+  std::unique_ptr<Engines> engines_;
+  Counters& counters_;
+  TaskPool& tasks_;
+  Scheduler& scheduler_;
+  ChannelBuffers& cbs_;
+  WorkManager& work_;
+  InterruptController& irq_;
+  RdmaState& rdma_;
+  Context& ctx_;
+  RxEngine& rx_;
+  TxEngine& tx_;
 };
 
 }  // namespace nicsim::fw

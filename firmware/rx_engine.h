@@ -9,37 +9,11 @@
 
 #include "abi/lmt.h"
 #include "firmware/internal.h"
+#include "firmware/states.h"
 #include "firmware/task.h"
 
 namespace nicsim::fw {
 
-/** Receive task states, in the order a packet passes through them. */
-enum class RxState : uint8_t {
-  kValidate,   // header in task registers: checks that need no window state
-  kBind,       // bind the window's channel buffer (may wait for a free CB)
-  kAdmit,      // window checks against the LMT; reserve a frame; early interrupt
-  kMoveBody,   // payload staged: DMA all but the first cache line
-  kSignal,     // body coherent: DMA the first cache line (header + first bytes)
-  kFinish,     // all coherent: advance the tail, maybe interrupt
-  kDiscard,    // dropped after the header was accepted: wait for the payload, then free it
-  kRdmaAdmit,  // RDMA: rCxt, tid and duplicate checks; read requests and completions end here
-  kRdmaTranslate,  // RDMA data: check the PVO's table; fetch its TCEs
-  kRdmaPlace,  // RDMA data: check the TCEs; wait for the payload
-  kRdmaMove,   // RDMA data: DMA the payload to its real pages
-  kRdmaLanded, // RDMA data coherent: maybe the transfer is complete
-  kRdmaNotify, // write a completion record into the window's receive FIFO
-  kRdmaNotified,  // the completion record is coherent
-  kDone,       // released; not a runnable state
-  kCount,
-};
-
-inline constexpr std::array<std::string_view, static_cast<size_t>(RxState::kCount)>
-    kRxStateNames = {"validate",       "bind",        "admit",        "move_body",
-                     "signal",         "finish",      "discard",      "rdma_admit",
-                     "rdma_translate", "rdma_place",  "rdma_move",    "rdma_landed",
-                     "rdma_notify",    "rdma_notified", "done"};
-
-constexpr std::string_view ToString(RxState s) { return kRxStateNames[static_cast<size_t>(s)]; }
 
 /** Runs receive tasks through RxState. */
 class RxEngine {

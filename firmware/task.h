@@ -10,23 +10,10 @@
 
 #include "abi/packet.h"
 #include "firmware/platform.h"
+#include "firmware/states.h"
 
 namespace nicsim::fw {
 
-enum class TaskKind : uint8_t { kRx, kTx };
-
-/** Resources a task can wait for. */
-enum class Resource : uint8_t {
-  kNone,
-  kDtb,
-  kHeaderBuffer,
-  kChannelBuffer,
-  kLinkSlot,
-  kCount,
-};
-
-inline constexpr std::array<std::string_view, static_cast<size_t>(Resource::kCount)>
-    kResourceNames = {"none", "dtb", "header_buffer", "channel_buffer", "link_slot"};
 
 /** One hardware task: its registers and where it resumes. */
 struct Task {

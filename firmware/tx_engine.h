@@ -12,33 +12,11 @@
 #include "abi/lmt.h"
 #include "abi/rdma.h"
 #include "firmware/internal.h"
+#include "firmware/states.h"
 #include "firmware/task.h"
 
 namespace nicsim::fw {
 
-/** Transmit task states. */
-enum class TxState : uint8_t {
-  kSelect,       // take the next ready window, bind its CB and claim a slot
-  kFetchHeader,  // get a header buffer; DMA the slot header into it
-  kFetchBody,    // check the slot header; get a DTB; DMA the payload into it
-  kInject,       // build the wire header (with the window's key) and transmit
-  kMarkDone,     // rewrite the slot header with a completion status
-  kFinish,       // count the completion, maybe interrupt, release, look for more work
-  kPost,         // RDMA request slot: act on the request (or load a write piece's data)
-  kRdmaTranslate,  // RDMA data packet: check the source PVO's table; fetch its TCEs
-  kRdmaCheck,    // check the TCEs; find the real pages
-  kRdmaLoad,     // get a DTB; DMA the packet's data from its real pages
-  kRdmaInject,   // build the self-describing header and transmit
-  kDone,         // no ready window: the task goes back to the pool
-  kCount,
-};
-
-inline constexpr std::array<std::string_view, static_cast<size_t>(TxState::kCount)>
-    kTxStateNames = {"select",     "fetch_header",   "fetch_body", "inject",
-                     "mark_done",  "finish",         "post",       "rdma_translate",
-                     "rdma_check", "rdma_load",      "rdma_inject", "done"};
-
-constexpr std::string_view ToString(TxState s) { return kTxStateNames[static_cast<size_t>(s)]; }
 
 /** Runs transmit tasks through TxState. */
 class TxEngine {

@@ -9,9 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "firmware/counters.h"
-#include "firmware/rx_engine.h"
-#include "firmware/task.h"
-#include "firmware/tx_engine.h"
+#include "firmware/states.h"
 #include "sim/trace_writer.h"
 
 namespace nicsim::sim {

@@ -11,8 +11,7 @@
 #include <cstdlib>
 
 #include "firmware/counters.h"
-#include "firmware/rx_engine.h"
-#include "firmware/tx_engine.h"
+#include "firmware/states.h"
 #include "sim/config/text.h"
 
 namespace nicsim::sim {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "firmware/counters.h"
-#include "firmware/rx_engine.h"
+#include "firmware/states.h"
 #include "sim/cluster.h"
 #include "sim/config/scenario.h"
 #include "sim/run_scenario.h"

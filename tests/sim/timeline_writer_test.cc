@@ -22,8 +22,7 @@
 #include <vector>
 
 #include "firmware/counters.h"
-#include "firmware/rx_engine.h"
-#include "firmware/task.h"
+#include "firmware/states.h"
 #include "sim/cluster.h"
 
 #ifndef NICSIM_BINARY

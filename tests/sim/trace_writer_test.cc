@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "firmware/rx_engine.h"
+#include "firmware/states.h"
 #include "sim/cluster.h"
 #include "sim/trace_commands.h"
 #include "sim/workloads/workload.h"
