@@ -61,7 +61,7 @@
 #include "hw/dpdk/dpdk_port.h"
 #include "hw/dpdk/eal.h"
 #include "hw/dpdk/lcore_launcher.h"
-#include "sim/port_node.h"
+#include "sim/port/node.h"
 
 namespace nicsim::bench {
 namespace {

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,11 +19,12 @@
 #include "abi/rdma.h"
 #include "base/rng.h"
 #include "firmware/platform.h"
-#include "sim/port_command_internal.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
 #include "kernel/clock.h"
-#include "sim/port_node.h"
+#include "sim/port/modes.h"
+#include "sim/port/node.h"
+#include "sim/port/run_loop.h"
 #include "sim/workloads/workload.h"
 #include "ulp/registration_cache.h"
 #include "ulp/transport.h"
@@ -38,7 +38,6 @@ using Clock = PortClock;
 constexpr uint32_t kSendsInFlight = 8;
 /** After both directions are complete and the transport is idle, keep answering this long. */
 constexpr auto kLinger = std::chrono::milliseconds(300);
-constexpr size_t kErrorSamples = 10;
 /** Seconds a registration may idle before the cache drops it. */
 constexpr uint32_t kRegistrationIdleS = 60;
 
@@ -46,8 +45,6 @@ constexpr uint32_t kRegistrationIdleS = 60;
 constexpr uint64_t RdmaFrameBytes() {
   return uint64_t{fw::kHeaderRegisterBytes} + abi::kRdmaPacketBytes;
 }
-
-uint64_t MessageKey(uint16_t sender, uint32_t seq) { return (uint64_t{sender} << 32) | seq; }
 
 /** Sizes of adapter `sender`'s messages: half up to the RDMA threshold, half up to max_size. */
 std::vector<uint32_t> TransportSizes(uint64_t seed, uint16_t sender, uint64_t count,
@@ -65,9 +62,10 @@ std::vector<uint32_t> TransportSizes(uint64_t seed, uint16_t sender, uint64_t co
 class TransportExchange {
  public:
   TransportExchange(hal::TaskHost& host, ulp::Transport& transport, const PortCommandOptions& o,
-                    uint32_t max_size, std::vector<uint64_t> buffers)
+                    uint32_t max_size, std::vector<uint64_t> buffers, RunLoop& loop)
       : host_(host),
         transport_(transport),
+        loop_(loop),
         node_(static_cast<uint16_t>(o.node)),
         peer_(static_cast<uint16_t>(o.peer)),
         messages_(static_cast<uint64_t>(o.messages)),
@@ -96,7 +94,7 @@ class TransportExchange {
       scratch_.resize(size);
       FillPattern(scratch_.data(), size, MessageKey(node_, seq));
       if (size > 0 && !host_.Write(vaddr, scratch_.data(), size)) {
-        AddError(fmt::format("message {}: the send buffer is not mapped", seq));
+        loop_.AddError(fmt::format("message {}: the send buffer is not mapped", seq));
       }
       if (size > transport_.config().rdma_threshold) ++big_sent_;
       transport_.Send(peer_, 0, seq, vaddr, size, [this, vaddr] {
@@ -118,7 +116,6 @@ class TransportExchange {
     j["acknowledged"] = acknowledged_;
     j["received"] = received_;
     j["large_sent"] = big_sent_;
-    j["errors"] = error_count_;
     j["messages_sent"] = s.messages_sent;
     j["messages_delivered"] = s.messages_delivered;
     j["packets_sent"] = s.packets_sent;
@@ -129,38 +126,33 @@ class TransportExchange {
     j["rdma_redrives"] = s.rdma_redrives;
     j["rdma_splits"] = s.rdma_splits;
     j["fallbacks"] = s.fallbacks;
-    if (!errors_.empty()) j["error_samples"] = errors_;
+    loop_.ReportErrors(&j);
     return j;
   }
-  uint64_t error_count() const { return error_count_; }
 
  private:
   void Deliver(uint32_t src, uint32_t context, uint32_t tag, const std::vector<uint8_t>& data) {
     if (src != peer_ || context != 0) {
-      return AddError(fmt::format("a message from task {} context {}, not from the peer", src,
-                                  context));
+      return loop_.AddError(fmt::format("a message from task {} context {}, not from the peer",
+                                        src, context));
     }
     if (tag >= messages_) {
-      return AddError(fmt::format("message {} is beyond --messages {}", tag, messages_));
+      return loop_.AddError(fmt::format("message {} is beyond --messages {}", tag, messages_));
     }
     if (data.size() != peer_sizes_[tag] ||
         !CheckPattern(data.data(), static_cast<uint32_t>(data.size()),
                       MessageKey(peer_, tag))) {
-      return AddError(fmt::format("message {} arrived with wrong bytes ({} of {})", tag,
-                                  data.size(), peer_sizes_[tag]));
+      return loop_.AddError(fmt::format("message {} arrived with wrong bytes ({} of {})", tag,
+                                        data.size(), peer_sizes_[tag]));
     }
-    if (arrived_[tag]) return AddError(fmt::format("message {} delivered twice", tag));
+    if (arrived_[tag]) return loop_.AddError(fmt::format("message {} delivered twice", tag));
     arrived_[tag] = true;
     ++received_;
   }
 
-  void AddError(std::string message) {
-    ++error_count_;
-    if (errors_.size() < kErrorSamples) errors_.push_back(std::move(message));
-  }
-
   hal::TaskHost& host_;
   ulp::Transport& transport_;
+  RunLoop& loop_;
   uint16_t node_;
   uint16_t peer_;
   uint64_t messages_;
@@ -174,8 +166,6 @@ class TransportExchange {
   uint64_t big_sent_ = 0;
   uint64_t acknowledged_ = 0;
   uint64_t received_ = 0;
-  uint64_t error_count_ = 0;
-  std::vector<std::string> errors_;
 };
 
 }  // namespace
@@ -242,32 +232,23 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
       }
       buffers.push_back(*b);
     }
-    TransportExchange exchange(host, transport, options, max_size, std::move(buffers));
-    const Clock::time_point start = Clock::now();
-    const Clock::time_point deadline = start + TimeLimit(options);
-    std::optional<Clock::time_point> done_at;
-    bool timed_out = false;
-    while (true) {
-      const Clock::time_point now = Clock::now();
-      if (!done_at && exchange.Done()) done_at = now;
-      if (done_at && now - *done_at >= kLinger) break;
-      if (now >= deadline) {
-        timed_out = true;
-        break;
-      }
-      exchange.Pump();
-      wall.RunDue();
-      node.Turn(ports);
-    }
-    const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    RunLoop loop(node, polled, RunLimits{TimeLimit(options), kLinger});
+    TransportExchange exchange(host, transport, options, max_size, std::move(buffers), loop);
+    // Until done, idle and lingered: new messages, the transport's due timers, a turn.
+    loop.Run([&] { return exchange.Done(); },
+             [&](Clock::time_point) {
+               exchange.Pump();
+               wall.RunDue();
+             });
+    const double wall_s = loop.wall_s();
     *summary = exchange.Summary();
-    (*summary)["timed_out"] = timed_out;
+    (*summary)["timed_out"] = loop.timed_out();
     (*summary)["max_size"] = max_size;
     (*summary)["wall_s"] = wall_s;
     (*summary)["rdma"] = rdma_fits;
     const ulp::RegistrationCache::Stats& rs = regs.stats();
     (*summary)["registrations"] = {{"hits", rs.hits}, {"misses", rs.misses}};
-    ok = !timed_out && exchange.error_count() == 0 && exchange.Done();
+    ok = loop.Passed(exchange.Done());
     wall.Clear();
     port.OnReceive(nullptr);
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // PortNode assembly (driver init, window 0, HAL, Endpoint) and the loop that alternates
 // simulated events with polls of real ports.
-#include "sim/port_node.h"
+#include "sim/port/node.h"
 
 #include "firmware/microcode.h"
 

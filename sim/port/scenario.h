@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "sim/port_command.h"
+#include "sim/port/command.h"
 
 namespace nicsim::sim {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `nicsim port --verbs` in a build without the verbs backend: says so (exit 2, as for bad
-// input). The real link is sim/port_command_verbs.cc, chosen by CMake when libibverbs is found.
-#include "sim/port_command_internal.h"
+// input). The real link is sim/port/verbs_link.cc, chosen by CMake when libibverbs is found.
+#include "sim/port/link.h"
 
 namespace nicsim::sim {
 

@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "sim/port_command_internal.h"
+#include "sim/port/modes.h"
+#include "sim/port/run_loop.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
@@ -25,15 +25,15 @@ using Clock = PortClock;
 constexpr auto kResendAfter = std::chrono::milliseconds(200);
 /** After the last round a side keeps answering this long, in case the last ping is resent. */
 constexpr auto kLinger = kResendAfter + std::chrono::milliseconds(300);
-constexpr size_t kErrorSamples = 10;
 
 /** The pattern key of round `seq`'s payload; the pong carries the ping's bytes back. */
 uint64_t RoundKey(uint16_t initiator, uint32_t seq) { return (uint64_t{initiator} << 32) | seq; }
 
 class PingPong {
  public:
-  PingPong(PortNode& node, const PortCommandOptions& o)
+  PingPong(PortNode& node, const PortCommandOptions& o, RunLoop& loop)
       : ep_(node.endpoint()),
+        loop_(loop),
         node_(static_cast<uint16_t>(o.node)),
         peer_{static_cast<uint16_t>(o.peer), 0},
         initiator_(o.node < o.peer),
@@ -73,9 +73,8 @@ class PingPong {
     j["rounds"] = round_;
     j["timed_rounds"] = rtt_ns_.size();
     j["resent"] = resent_;
-    j["errors"] = error_count_;
     j["hellos_sent"] = hellos_sent_;
-    if (!errors_.empty()) j["error_samples"] = errors_;
+    loop_.ReportErrors(&j);
     if (!rtt_ns_.empty()) {
       std::vector<double> sorted = rtt_ns_;
       std::sort(sorted.begin(), sorted.end());
@@ -90,7 +89,6 @@ class PingPong {
     }
     return j;
   }
-  uint64_t error_count() const { return error_count_; }
 
  private:
   void SendPing(Clock::time_point now) {
@@ -114,8 +112,8 @@ class PingPong {
     const Clock::time_point now = Clock::now();
     const uint32_t seq = p.header.ulp_word;
     if (p.header.src_adapter != peer_.adapter || p.header.src_window != peer_.window) {
-      return AddError(fmt::format("a packet from {}:{}, not from the peer", p.header.src_adapter,
-                                  p.header.src_window));
+      return loop_.AddError(fmt::format("a packet from {}:{}, not from the peer",
+                                        p.header.src_adapter, p.header.src_window));
     }
     if (seq == kHelloUlpWord) {
       if (!peer_up_) {
@@ -129,7 +127,7 @@ class PingPong {
     const uint16_t initiator = initiator_ ? node_ : peer_.adapter;
     if (seq >= rounds_ || p.header.len_bytes != size_ ||
         !CheckPattern(p.payload, p.header.len_bytes, RoundKey(initiator, seq))) {
-      return AddError(
+      return loop_.AddError(
           fmt::format("round {} arrived with wrong bytes or size {}", seq, p.header.len_bytes));
     }
     if (!initiator_) {
@@ -148,12 +146,8 @@ class PingPong {
     StartRound();
   }
 
-  void AddError(std::string message) {
-    ++error_count_;
-    if (errors_.size() < kErrorSamples) errors_.push_back(std::move(message));
-  }
-
   Endpoint& ep_;
+  RunLoop& loop_;
   uint16_t node_;
   WindowAddr peer_;
   bool initiator_;
@@ -171,40 +165,24 @@ class PingPong {
   std::vector<double> rtt_ns_;
   uint64_t resent_ = 0;
   uint64_t hellos_sent_ = 0;
-  uint64_t error_count_ = 0;
-  std::vector<std::string> errors_;
 };
 
 }  // namespace
 
 bool RunPingPong(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  nlohmann::json* summary) {
-  const std::vector<PolledPort> ports = {polled};
-  PingPong pingpong(node, options);
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline = start + TimeLimit(options);
-  Clock::time_point next_hello = start;
-  std::optional<Clock::time_point> done_at;
-  bool timed_out = false;
-  while (true) {
-    const Clock::time_point now = Clock::now();
-    if (!done_at && pingpong.Done()) done_at = now;
-    if (done_at && now - *done_at >= kLinger) break;
-    if (now >= deadline) {
-      timed_out = true;
-      break;
-    }
-    if (!pingpong.peer_up() && now >= next_hello) {
-      pingpong.SendHello();
-      next_hello = now + kHelloInterval;
-    }
-    pingpong.ResendIfLate(now);
-    node.Turn(ports);
-  }
+  RunLoop loop(node, polled, RunLimits{TimeLimit(options), kLinger});
+  PingPong pingpong(node, options, loop);
+  HelloTimer hellos;
+  loop.Run([&] { return pingpong.Done(); },
+           [&](Clock::time_point now) {
+             if (!pingpong.peer_up() && hellos.Due(now)) pingpong.SendHello();
+             pingpong.ResendIfLate(now);
+           });
   *summary = pingpong.Summary();
-  (*summary)["timed_out"] = timed_out;
-  (*summary)["wall_s"] = std::chrono::duration<double>(Clock::now() - start).count();
-  return !timed_out && pingpong.error_count() == 0 && pingpong.Done();
+  (*summary)["timed_out"] = loop.timed_out();
+  (*summary)["wall_s"] = loop.wall_s();
+  return loop.Passed(pingpong.Done());
 }
 
 }  // namespace nicsim::sim

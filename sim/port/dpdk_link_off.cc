@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `nicsim port --eal` in a build without the DPDK backend: says so (exit 2, as for bad input).
-// The real link is sim/port_command_dpdk.cc, chosen by CMake when DPDK is found.
-#include "sim/port_command_internal.h"
+// The real link is sim/port/dpdk_link.cc, chosen by CMake when DPDK is found.
+#include "sim/port/link.h"
 
 namespace nicsim::sim {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scenario parameters to `nicsim port` options: one table, flag by flag.
-#include "sim/port_scenario.h"
+#include "sim/port/scenario.h"
 
 #include "sim/config/scenario.h"
 

@@ -14,7 +14,7 @@
 #include "hw/dpdk/dpdk_port.h"
 #include "hw/dpdk/eal.h"
 #include "hw/dpdk/lcore_launcher.h"
-#include "sim/port_command_internal.h"
+#include "sim/port/link.h"
 
 namespace nicsim::sim {
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "hw/verbs/verbs_port.h"
-#include "sim/port_command_internal.h"
+#include "sim/port/link.h"
 
 namespace nicsim::sim {
 namespace {

@@ -1,41 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
-// `nicsim port`: an adapter on a real port (DPDK ethdev or verbs UD QP) sends seeded, patterned
-// messages to a peer adapter in another process and checks the peer's byte by byte, exactly once.
-//
-// Start-up and pacing. The peer may start later and nothing is retransmitted, so a side sends
-// no message before it has heard from the peer: every kHelloInterval each side sends a HELLO
-// (ulp_word kHelloUlpWord, 8-byte payload: how many distinct peer messages it has received).
-// The first HELLO heard starts the sending; the count in every later one is a credit, so a
-// sender keeps at most kCreditWindow messages unreported. That keeps the peer's receive FIFO
-// and the kernel's socket ring from overflowing when one process runs ahead of the other
-// (without it a fast sender overruns a slow receiver, and lost messages are never resent).
-#include "sim/port_command.h"
+// `nicsim port`: checks the flags, opens the link (sim/port/link.h), builds the node and runs
+// the chosen mode (sim/port/modes.h), then prints the one-line JSON summary.
+#include "sim/port/command.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "abi/limits.h"
-#include "base/rng.h"
 #include "base/status.h"
 #include "firmware/counters.h"
 #include "kernel/event_queue.h"
 #include "sim/config/param_table.h"
 #include "sim/config/text.h"
-#include "sim/port_command_internal.h"
-#include "sim/port_node.h"
-#include "sim/workloads/workload.h"
+#include "sim/port/clock.h"
+#include "sim/port/link.h"
+#include "sim/port/modes.h"
+#include "sim/port/node.h"
 
 namespace nicsim::sim {
 namespace {
@@ -45,35 +33,12 @@ using Clock = PortClock;
 /** --timeout-s's range (port.timeout's too): a second to a day. */
 constexpr double kMinTimeoutS = 1;
 constexpr double kMaxTimeoutS = 86400;
-/** Messages a sender may have beyond the peer's last report (half the receive FIFO). */
-constexpr uint64_t kCreditWindow = 128;
-/** A receiver reports its count after this many new messages, besides the periodic HELLO. */
-constexpr uint64_t kCreditEvery = 32;
-/**
- * After both directions are complete a side keeps running (and sending HELLOs) this long, so
- * the peer hears the final count even if one HELLO is lost, and a late duplicate is caught.
- */
-constexpr auto kLinger = std::chrono::milliseconds(100);
-/** Error messages kept for the summary (the count covers them all). */
-constexpr size_t kErrorSamples = 10;
 /** The window geometry of the node, which fixes the largest single-packet payload. */
 const PortNodeConfig kNodeConfig{};
 
 /** Largest message of --mode transport, and its default --max-size. */
 constexpr int64_t kMaxTransportSize = int64_t{16} << 20;
 constexpr uint32_t kDefaultTransportSize = 1u << 20;
-
-/** The identity FillPattern and CheckPattern use for message `seq` of adapter `sender`. */
-uint64_t MessageKey(uint16_t sender, uint32_t seq) { return (uint64_t{sender} << 32) | seq; }
-
-/** The payload sizes adapter `sender` uses: both sides derive them from the shared seed. */
-std::vector<uint16_t> MessageSizes(uint64_t seed, uint16_t sender, uint64_t count,
-                                   uint32_t max_size) {
-  Rng rng(seed, "nicsim_port/" + std::to_string(sender));
-  std::vector<uint16_t> sizes(count);
-  for (uint16_t& s : sizes) s = static_cast<uint16_t>(rng.Between(0, max_size));
-  return sizes;
-}
 
 /** `value` is in the range of the scenario parameter `param` (the flag's twin). */
 bool InParamRange(int64_t value, const char* param) {
@@ -146,138 +111,6 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   return Status();
 }
 
-/** One side of the exchange: what it sent, what the peer reported, what it received. */
-class PortExchange {
- public:
-  PortExchange(PortNode& node, const PortCommandOptions& o, uint32_t max_size)
-      : ep_(node.endpoint()),
-        node_(static_cast<uint16_t>(o.node)),
-        peer_{static_cast<uint16_t>(o.peer), 0},
-        messages_(static_cast<uint64_t>(o.messages)),
-        my_sizes_(MessageSizes(static_cast<uint64_t>(o.seed), node_, messages_, max_size)),
-        peer_sizes_(MessageSizes(static_cast<uint64_t>(o.seed), peer_.adapter, messages_,
-                                 max_size)),
-        arrived_(messages_, false),
-        buf_(std::max<uint32_t>(max_size, kHelloBytes)) {
-    ep_.OnSendable([this] { Pump(); });
-    ep_.OnReceive([this](const hal::RecvPacket& p) { Receive(p); });
-  }
-  ~PortExchange() {
-    ep_.OnSendable(nullptr);
-    ep_.OnReceive(nullptr);
-  }
-  PortExchange(const PortExchange&) = delete;
-  PortExchange& operator=(const PortExchange&) = delete;
-
-  /** Tells the peer we are up and how many of its messages have arrived. */
-  void SendHello() {
-    uint8_t payload[kHelloBytes];
-    for (uint32_t i = 0; i < kHelloBytes; ++i) payload[i] = static_cast<uint8_t>(received_ >> (8 * i));
-    ep_.Send(peer_, payload, kHelloBytes, kHelloUlpWord);
-    reported_ = received_;
-    ++hellos_sent_;
-  }
-
-  /** Both directions complete: every peer message here, the peer reports all of ours. */
-  bool Done() const { return received_ == messages_ && peer_received_ >= messages_; }
-
-  nlohmann::json Summary() const {
-    nlohmann::json j;
-    j["sent"] = sent_;
-    j["received"] = received_;
-    j["peer_reported"] = peer_received_;
-    j["errors"] = error_count_;
-    j["hellos_sent"] = hellos_sent_;
-    j["hellos_received"] = hellos_received_;
-    if (!errors_.empty()) j["error_samples"] = errors_;
-    return j;
-  }
-  uint64_t error_count() const { return error_count_; }
-
- private:
-  /** Sends while the peer is up, the credit allows and the send FIFO takes messages. */
-  void Pump() {
-    while (peer_up_ && sent_ < messages_ && sent_ < peer_received_ + kCreditWindow &&
-           ep_.backlog() == 0) {
-      const auto seq = static_cast<uint32_t>(sent_);
-      const uint32_t size = my_sizes_[seq];
-      FillPattern(buf_.data(), size, MessageKey(node_, seq));
-      ep_.Send(peer_, buf_.data(), size, seq);
-      ++sent_;
-    }
-  }
-
-  void Receive(const hal::RecvPacket& p) {
-    const uint32_t seq = p.header.ulp_word;
-    if (p.header.src_adapter != peer_.adapter || p.header.src_window != peer_.window) {
-      AddError(fmt::format("a packet from {}:{} (ulp_word {:#x}), not from the peer {}:{}",
-                           p.header.src_adapter, p.header.src_window, seq, peer_.adapter,
-                           peer_.window));
-      return;
-    }
-    if (seq == kHelloUlpWord) {
-      if (p.header.len_bytes != kHelloBytes) {
-        AddError(fmt::format("a HELLO of {} bytes", p.header.len_bytes));
-        return;
-      }
-      uint64_t count = 0;
-      for (uint32_t i = 0; i < kHelloBytes; ++i) count |= uint64_t{p.payload[i]} << (8 * i);
-      ++hellos_received_;
-      // HELLOs may overtake each other only if the wire reorders; a count never goes back.
-      peer_received_ = std::max(peer_received_, count);
-      if (!peer_up_) {
-        peer_up_ = true;
-        SendHello();  // the peer may be waiting for us too
-      }
-      Pump();
-      return;
-    }
-    if (seq >= messages_) {
-      AddError(fmt::format("message {} is beyond --messages {}", seq, messages_));
-      return;
-    }
-    if (p.header.len_bytes != peer_sizes_[seq] ||
-        !CheckPattern(p.payload, p.header.len_bytes, MessageKey(peer_.adapter, seq))) {
-      AddError(fmt::format("message {} arrived with wrong bytes ({} of {})", seq,
-                           p.header.len_bytes, peer_sizes_[seq]));
-      return;
-    }
-    if (arrived_[seq]) {
-      AddError(fmt::format("message {} delivered twice", seq));
-      return;
-    }
-    arrived_[seq] = true;
-    ++received_;
-    if (received_ - reported_ >= kCreditEvery || received_ == messages_) SendHello();
-  }
-
-  void AddError(std::string message) {
-    ++error_count_;
-    if (errors_.size() < kErrorSamples) errors_.push_back(std::move(message));
-  }
-
-  Endpoint& ep_;
-  uint16_t node_;
-  WindowAddr peer_;
-  uint64_t messages_;
-  std::vector<uint16_t> my_sizes_;
-  std::vector<uint16_t> peer_sizes_;
-  /** Which peer messages have arrived: exactly once is checked against it. */
-  std::vector<bool> arrived_;
-  std::vector<uint8_t> buf_;
-  bool peer_up_ = false;
-  uint64_t sent_ = 0;
-  uint64_t received_ = 0;
-  /** The count in our last HELLO. */
-  uint64_t reported_ = 0;
-  /** The highest count the peer has reported: our messages it has. */
-  uint64_t peer_received_ = 0;
-  uint64_t hellos_sent_ = 0;
-  uint64_t hellos_received_ = 0;
-  uint64_t error_count_ = 0;
-  std::vector<std::string> errors_;
-};
-
 /** Every non-zero drop counter of the microcode, by reason. */
 nlohmann::json MicrocodeDrops(const fw::Counters& fw) {
   nlohmann::json fw_drops = nlohmann::json::object();
@@ -293,40 +126,6 @@ int Fail(const Status& s) {
 }
 
 }  // namespace
-
-bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
-                 uint32_t max_size, nlohmann::json* summary) {
-  const std::vector<PolledPort> ports = {polled};
-  PortExchange exchange(node, options, max_size);
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline = start + TimeLimit(options);
-  Clock::time_point next_hello = start;
-  std::optional<Clock::time_point> done_at;
-  bool timed_out = false;
-  // Run to completion: simulated events and port polls (on this thread, or on the adapter's
-  // lcore while this one spins on the FIFOs), with wall-clock HELLOs. An idle turn is not a
-  // stall here: the peer may still be starting.
-  while (true) {
-    const Clock::time_point now = Clock::now();
-    if (!done_at && exchange.Done()) done_at = now;
-    if (done_at && now - *done_at >= kLinger) break;
-    if (now >= deadline) {
-      timed_out = true;
-      break;
-    }
-    if (now >= next_hello) {
-      exchange.SendHello();
-      next_hello = now + kHelloInterval;
-    }
-    node.Turn(ports);
-  }
-  const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  *summary = exchange.Summary();
-  (*summary)["timed_out"] = timed_out;
-  (*summary)["max_size"] = max_size;
-  (*summary)["wall_s"] = wall_s;
-  return !timed_out && exchange.error_count() == 0 && exchange.Done();
-}
 
 int PortCommand(const PortCommandOptions& options) {
   // A PMD that talks to its peer over a socket (memif's control channel) must not be killed

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// The traffic modes of `nicsim port`, each in its own file (sim/port/exchange.cc,
+// sim/port/pingpong.cc, sim/port/transport_mode.cc) over the shared run loop
+// (sim/port/run_loop.h), and what the modes share on the wire. sim/port/command.cc picks one.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "hw/common/core_launcher.h"
+#include "sim/port/clock.h"
+#include "sim/port/command.h"
+#include "sim/port/node.h"
+
+namespace nicsim::sim {
+
+/** The ulp_word of a HELLO; message sequence numbers stay below it. */
+inline constexpr uint32_t kHelloUlpWord = 0xFFFF'FFFF;
+/** HELLO payload: the sender's count of distinct messages received, little endian. */
+inline constexpr uint32_t kHelloBytes = 8;
+/** Wall-clock period of HELLOs while waiting for the peer. */
+inline constexpr auto kHelloInterval = std::chrono::milliseconds(1);
+
+/** When the next HELLO is due: at once, then kHelloInterval after the last one sent. */
+class HelloTimer {
+ public:
+  /** True if a HELLO is due at `now`; the next is then due kHelloInterval later. */
+  bool Due(PortClock::time_point now) {
+    if (now < next_) return false;
+    next_ = now + kHelloInterval;
+    return true;
+  }
+
+ private:
+  PortClock::time_point next_{};
+};
+
+/** The identity FillPattern and CheckPattern use for message `seq` of adapter `sender`. */
+inline uint64_t MessageKey(uint16_t sender, uint32_t seq) {
+  return (uint64_t{sender} << 32) | seq;
+}
+
+/** Runs the checked exchange (--mode exchange) on an opened node; fills `summary`. */
+bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+                 uint32_t max_size, nlohmann::json* summary);
+
+/**
+ * Runs a ping-pong (--mode pingpong): the side with the lower adapter id sends one message of
+ * --size bytes, the other echoes it, --messages times after --warmup untimed rounds; the
+ * initiator reports round-trip times. Fills `summary`; true if every round completed.
+ */
+bool RunPingPong(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+                 nlohmann::json* summary);
+
+/** Host memory for RDMA a --mode transport node needs with messages up to `max_size`. */
+uint64_t TransportHostBytes(uint32_t max_size);
+
+/**
+ * Runs the reliable transport (--mode transport) over an opened node whose config has RDMA host
+ * memory: --messages checked messages each way, up to `max_size` bytes, large ones by RDMA.
+ * With `adapter_core` the adapter's loop moves there once the RDMA set-up has settled.
+ * `link_mtu` (the link's largest nicsim frame) caps its packets and decides whether RDMA
+ * packets fit. Fills `summary`; true if all ours were acknowledged and all the peer's delivered
+ * once, intact.
+ */
+bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+                  uint32_t max_size, uint32_t link_mtu, hw::CoreLauncher* adapter_core,
+                  nlohmann::json* summary);
+
+}  // namespace nicsim::sim
