@@ -241,7 +241,7 @@ INSTANTIATE_TEST_SUITE_P(
         FaultyRun{"mpi_pingpong_loss", {"workload=mpi_pingpong", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
         FaultyRun{"mpi_collectives_loss", {"workload=mpi_collectives", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
         FaultyRun{"mpi_alltoall_loss", {"workload=mpi_alltoall", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}}),
-    [](const ::testing::TestParamInfo<FaultyRun>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<FaultyRun>& run) { return std::string(run.param.name); });
 
 }  // namespace
 }  // namespace nicsim
