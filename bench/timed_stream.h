@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::bench {

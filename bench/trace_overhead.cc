@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "bench/timed_stream.h"
-#include "sim/cluster.h"
-#include "sim/trace_writer.h"
+#include "sim/cluster/cluster.h"
+#include "sim/observe/trace_writer.h"
 
 #ifndef NICSIM_TRACE_COMPILED_OUT
 #include "bench/bench_report.h"

@@ -8,7 +8,7 @@
 #include "base/check.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/fuzz_targets.h"
-#include "sim/trace_diff.h"
+#include "sim/observe/trace_diff.h"
 
 namespace nicsim::fuzz {
 namespace {

@@ -20,10 +20,10 @@
 #include "sim/config/scenario.h"
 #include "sim/port/command.h"
 #include "sim/port/scenario.h"
-#include "sim/progress.h"
-#include "sim/results_csv.h"
+#include "sim/observe/progress.h"
+#include "sim/observe/results_csv.h"
 #include "sim/run_scenario.h"
-#include "sim/trace_commands.h"
+#include "sim/observe/trace_commands.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include "abi/rdma.h"
 #include "firmware/counters.h"
 #include "sim/fabric/pcap_writer.h"
-#include "sim/timeline_writer.h"
-#include "sim/trace_writer.h"
+#include "sim/observe/timeline_writer.h"
+#include "sim/observe/trace_writer.h"
 #include "sim/workload_params.h"
 #include "sim/workloads/mpi_workloads.h"
 

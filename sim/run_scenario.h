@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/mpi_job.h"
+#include "sim/cluster/mpi_job.h"
 
 #include "base/status.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "sim/config/scenario.h"
 #include "sim/workloads/workload.h"
 

@@ -3,7 +3,7 @@
 #include "sim/backends/backend.h"
 
 #include "hw/func/func_adapter.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 
 namespace nicsim::sim {
 namespace {

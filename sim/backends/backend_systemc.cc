@@ -15,7 +15,7 @@
 #include "hw/systemc/rtl_adapter.h"
 #endif
 #include "sim/backends/backend.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 
 namespace nicsim::sim {
 namespace {

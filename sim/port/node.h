@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // One adapter behind a real port, DPDK or verbs (host memory, FuncAdapter, driver, window 0, HAL
-// and Endpoint, as sim/cluster.cc builds them), and a run-to-completion loop of events and polls.
+// and Endpoint, as sim/cluster/cluster.cc builds them), and a run-to-completion loop of events and polls.
 #pragma once
 
 #include <atomic>
@@ -23,7 +23,7 @@
 #include "hw/func/func_device_access.h"
 #include "host/host_memory.h"
 #include "hw/func/ringed_device_access.h"
-#include "sim/endpoint.h"
+#include "sim/cluster/endpoint.h"
 
 namespace nicsim::sim {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/mpi_job.h"
+#include "sim/cluster/mpi_job.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {

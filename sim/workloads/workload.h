@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "sim/cluster.h"
-#include "sim/progress.h"
+#include "sim/cluster/cluster.h"
+#include "sim/observe/progress.h"
 
 namespace nicsim::sim {
 

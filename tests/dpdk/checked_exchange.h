@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/rng.h"
-#include "sim/endpoint.h"
+#include "sim/cluster/endpoint.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::testing {

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "abi/limits.h"
-#include "sim/cluster.h"
-#include "sim/trace_writer.h"
+#include "sim/cluster/cluster.h"
+#include "sim/observe/trace_writer.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {

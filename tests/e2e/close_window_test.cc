@@ -22,8 +22,8 @@
 #include "firmware/platform.h"
 #include "firmware/states.h"
 #include "hw/func/func_adapter.h"
-#include "sim/cluster.h"
-#include "sim/trace_writer.h"
+#include "sim/cluster/cluster.h"
+#include "sim/observe/trace_writer.h"
 #include "sim/workloads/workload.h"
 #include "tests/support/test_seed.h"
 

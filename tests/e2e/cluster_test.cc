@@ -10,7 +10,7 @@
 #include "abi/limits.h"
 #include "base/rng.h"
 #include "hw/common/frame_codec.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "sim/workloads/workload.h"
 #include "tests/support/test_seed.h"
 

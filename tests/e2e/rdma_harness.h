@@ -16,7 +16,7 @@
 #include "abi/fifo.h"
 #include "abi/rdma.h"
 #include "base/rng.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 
 namespace nicsim::sim {
 

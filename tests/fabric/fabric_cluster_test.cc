@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "sim/run_scenario.h"
 #include "sim/workloads/workload.h"
 #include "tests/fabric/fabric_bench.h"

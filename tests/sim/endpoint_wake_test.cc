@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "abi/limits.h"
-#include "sim/cluster.h"
-#include "sim/endpoint.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/endpoint.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {

@@ -10,10 +10,10 @@
 
 #include "firmware/counters.h"
 #include "firmware/states.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "sim/config/scenario.h"
 #include "sim/run_scenario.h"
-#include "sim/trace_writer.h"
+#include "sim/observe/trace_writer.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Chrome trace-event timeline: well-formed JSON, balanced and time-ordered tracks, one
 // packet's receive states as slices, a slice per DMA, waits, drops, resets and the CLI flag.
-#include "sim/timeline_writer.h"
+#include "sim/observe/timeline_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +23,7 @@
 
 #include "firmware/counters.h"
 #include "firmware/states.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 
 #ifndef NICSIM_BINARY
 #error "NICSIM_BINARY must name the nicsim executable"

@@ -2,7 +2,7 @@
 // Host events in the text trace: frame_consumed lines have the fixed columns, pass through the
 // --trace-filter like firmware events, and follow each frame's rx finish one for one. And where
 // `trace check` writes: a new file in a private directory, never through a planted symlink.
-#include "sim/trace_writer.h"
+#include "sim/observe/trace_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "firmware/states.h"
-#include "sim/cluster.h"
-#include "sim/trace_commands.h"
+#include "sim/cluster/cluster.h"
+#include "sim/observe/trace_commands.h"
 #include "sim/workloads/workload.h"
 #include "tests/support/process.h"
 

@@ -10,7 +10,7 @@
 #include "base/crc32.h"
 #include "hw/systemc/kernel.h"
 #include "hw/systemc/rtl_adapter.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {

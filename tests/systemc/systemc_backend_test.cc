@@ -14,7 +14,7 @@
 #include "abi/rdma.h"
 #include "base/crc32.h"
 #include "hw/systemc/kernel.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {

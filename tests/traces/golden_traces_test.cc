@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/trace_diff.h"
+#include "sim/observe/trace_diff.h"
 #include "tests/support/process.h"
 
 namespace nicsim::sim {

@@ -14,7 +14,7 @@
 #include "abi/mmio.h"
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/scenario.h"
-#include "sim/mpi_job.h"
+#include "sim/cluster/mpi_job.h"
 #include "sim/run_scenario.h"
 #include "sim/workloads/mpi_workloads.h"
 #include "tests/support/backends.h"

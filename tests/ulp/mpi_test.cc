@@ -6,7 +6,7 @@
 
 #include <numeric>
 
-#include "sim/mpi_job.h"
+#include "sim/cluster/mpi_job.h"
 
 namespace nicsim::sim {
 namespace {

@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "abi/rdma.h"
-#include "sim/cluster.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "ulp/registration_cache.h"
 
 namespace nicsim::sim {

@@ -13,7 +13,7 @@
 
 #include "base/crc32.h"
 #include "base/rng.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "ulp/transport.h"
 
 namespace nicsim::sim {

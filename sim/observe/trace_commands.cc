@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden trace commands. A golden changes only through `bless`, whose diff is reviewed in the
 // commit; `check` is what ctest runs for every directory under traces/.
-#include "sim/trace_commands.h"
+#include "sim/observe/trace_commands.h"
 
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "base/status.h"
 #include "sim/config/scenario.h"
 #include "sim/run_scenario.h"
-#include "sim/trace_diff.h"
+#include "sim/observe/trace_diff.h"
 
 namespace nicsim::sim {
 namespace {

@@ -11,7 +11,7 @@
 #include "base/status.h"
 
 #include "hw/func/adapter_model.h"
-#include "sim/host_trace.h"
+#include "sim/observe/host_trace.h"
 
 namespace nicsim::sim {
 

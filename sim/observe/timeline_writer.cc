@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Timeline construction: task state slices, DMA transfers packed into lanes, instants for the
 // rest; written sorted by time so every track's timestamps are non-decreasing.
-#include "sim/timeline_writer.h"
+#include "sim/observe/timeline_writer.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 
 #include "firmware/counters.h"
 #include "firmware/states.h"
-#include "sim/trace_writer.h"
+#include "sim/observe/trace_writer.h"
 
 namespace nicsim::sim {
 namespace {

@@ -2,7 +2,7 @@
 // Endpoint: device writes into a window's FIFOs wake one poll after the CPU's poll latency,
 // standing in for a CPU spinning on the next frame's first cache line (receive writes that
 // miss every frame's first line wake nothing).
-#include "sim/endpoint.h"
+#include "sim/cluster/endpoint.h"
 
 namespace nicsim::sim {
 

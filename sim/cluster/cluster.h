@@ -26,9 +26,9 @@
 #include "host/host_memory.h"
 #include "hw/systemc/systemc_timing.h"
 #include "sim/backends/backend.h"
-#include "sim/endpoint.h"
+#include "sim/cluster/endpoint.h"
 #include "sim/fabric/switch_fabric.h"
-#include "sim/host_trace.h"
+#include "sim/observe/host_trace.h"
 
 namespace nicsim::sim {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cluster assembly: the only place that picks concrete hardware and wires it together.
 // One job spans the cluster; its protection key is drawn from the scenario seed.
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 
 #include <string>
 

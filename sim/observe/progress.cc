@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Progress line: rewritten in place with '\r'; silent for the first two wall seconds.
-#include "sim/progress.h"
+#include "sim/observe/progress.h"
 
 #include <unistd.h>
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 #include "ulp/mpi/mpi.h"
 #include "ulp/registration_cache.h"
 #include "ulp/transport.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Trace comparison and its report.
-#include "sim/trace_diff.h"
+#include "sim/observe/trace_diff.h"
 
 #include <fmt/format.h>
 

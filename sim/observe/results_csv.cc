@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CSV rendering of workload results. Values are written as JSON scalars (numbers as JSON
 // prints them, strings quoted), so the file reads back exactly.
-#include "sim/results_csv.h"
+#include "sim/observe/results_csv.h"
 
 #include <vector>
 

@@ -15,7 +15,7 @@
 #include "hal/window.h"
 #include "kernel/event_queue.h"
 #include "host/host_memory.h"
-#include "sim/host_trace.h"
+#include "sim/observe/host_trace.h"
 
 namespace nicsim::sim {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Trace text format. Fields absent for an event kind are written as '-', so every line has
 // the same columns: time_ps adapter kind task state window cb dtb value.
-#include "sim/trace_writer.h"
+#include "sim/observe/trace_writer.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/mpi_job.h"
+#include "sim/cluster/mpi_job.h"
 
 #include <fmt/format.h>
 
-#include "sim/progress.h"
+#include "sim/observe/progress.h"
 
 namespace nicsim::sim {
 namespace {
