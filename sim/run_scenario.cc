@@ -330,12 +330,7 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
                           const WorkloadResult& result, double wall_time_s) {
   nlohmann::json drops = nlohmann::json::object();
   for (std::string_view name : fw::kDropReasonNames) drops[std::string(name)] = 0;
-  drops["fabric_loss"] = 0;
-  drops["link_loss"] = 0;
-  drops["no_route"] = 0;
-  drops["path_down"] = 0;
-  drops["path_loss"] = 0;
-  drops["port_buffer_full"] = 0;
+  for (std::string_view name : kFabricDropNames) drops[std::string(name)] = 0;
   // Copies of a message already delivered, discarded by the workload that received them.
   drops["duplicate_delivery"] = result.messages_duplicated;
   uint64_t packets_delivered = 0;

@@ -10,6 +10,7 @@
 // (source, destination).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -18,6 +19,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -97,21 +99,29 @@ struct TransportStats {
   /** Messages given up because their destination stopped answering. */
   uint64_t messages_failed = 0;
 
+  /** Every figure with its stats.json name, in one table: totals and reports loop over it. */
+  static constexpr auto Fields() {
+    using F = std::pair<std::string_view, uint64_t TransportStats::*>;
+    return std::array<F, 13>{{
+        {"messages_sent", &TransportStats::messages_sent},
+        {"messages_delivered", &TransportStats::messages_delivered},
+        {"messages_failed", &TransportStats::messages_failed},
+        {"packets_sent", &TransportStats::packets_sent},
+        {"retransmits", &TransportStats::retransmits},
+        {"duplicates_suppressed", &TransportStats::duplicates},
+        {"rdma_messages", &TransportStats::rdma_messages},
+        {"rdma_chunks", &TransportStats::rdma_chunks},
+        {"rdma_redrives", &TransportStats::rdma_redrives},
+        {"rdma_redrives_timeout", &TransportStats::rdma_redrives_timeout},
+        {"rdma_redrives_overtaken", &TransportStats::rdma_redrives_overtaken},
+        {"rdma_splits", &TransportStats::rdma_splits},
+        {"fallbacks", &TransportStats::fallbacks},
+    }};
+  }
+
   /** Adds another task's figures (job totals). */
   TransportStats& operator+=(const TransportStats& o) {
-    messages_sent += o.messages_sent;
-    messages_delivered += o.messages_delivered;
-    packets_sent += o.packets_sent;
-    retransmits += o.retransmits;
-    duplicates += o.duplicates;
-    rdma_messages += o.rdma_messages;
-    rdma_chunks += o.rdma_chunks;
-    rdma_redrives += o.rdma_redrives;
-    rdma_redrives_timeout += o.rdma_redrives_timeout;
-    rdma_redrives_overtaken += o.rdma_redrives_overtaken;
-    rdma_splits += o.rdma_splits;
-    fallbacks += o.fallbacks;
-    messages_failed += o.messages_failed;
+    for (const auto& [name, field] : Fields()) this->*field += o.*field;
     return *this;
   }
 };

@@ -228,16 +228,16 @@ void SwitchFabric::Broadcast(const hw::Frame& frame, uint64_t depart_ps) {
 
 void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   if (frame.dest_adapter >= sinks_.size()) {
-    Drop("no_route");
+    Drop(FabricDrop::kNoRoute);
     return;
   }
   if (rng_.Chance(config_.loss)) {
-    Drop("fabric_loss");
+    Drop(FabricDrop::kFabricLoss);
     return;
   }
   const uint32_t plane = ChoosePlane(frame.src_adapter, frame.dest_adapter);
   if (plane == kNoPlane) {
-    Drop("path_down");
+    Drop(FabricDrop::kPathDown);
     return;
   }
   Faults faults;
@@ -289,7 +289,8 @@ bool SwitchFabric::DrawScopedFaults(hw::Frame& frame, uint32_t plane, Faults& fa
   // out to its destination. Rates of 0 draw nothing (Rng::Chance).
   const FaultRates* crossed[3] = {&link_faults_[frame.src_adapter][plane], &path_faults_[plane],
                                   &link_faults_[frame.dest_adapter][plane]};
-  constexpr const char* kLossReason[3] = {"link_loss", "path_loss", "link_loss"};
+  constexpr FabricDrop kLossReason[3] = {FabricDrop::kLinkLoss, FabricDrop::kPathLoss,
+                                         FabricDrop::kLinkLoss};
   for (int i = 0; i < 3; ++i) {
     if (rng_.Chance(crossed[i]->loss)) {
       Drop(kLossReason[i]);
@@ -328,7 +329,7 @@ void SwitchFabric::Transmit(uint32_t plane, hw::Frame frame, Faults faults) {
   }
   const uint64_t bytes = frame.bytes.size();
   if (config_.port_buffer_bytes != 0 && port.queued_bytes + bytes > config_.port_buffer_bytes) {
-    Drop("port_buffer_full");
+    Drop(FabricDrop::kPortBufferFull);
     return;
   }
   const uint64_t wire_ps = static_cast<uint64_t>(bytes * config_.link_ps_per_byte);
@@ -354,7 +355,7 @@ void SwitchFabric::Transmit(uint32_t plane, hw::Frame frame, Faults faults) {
 
 void SwitchFabric::Deliver(hw::Frame frame, uint64_t arrive_ps) {
   if (frame.dest_adapter >= sinks_.size()) {
-    Drop("no_route");
+    Drop(FabricDrop::kNoRoute);
     return;
   }
   hw::LinkSink* sink = sinks_[frame.dest_adapter];

@@ -4,6 +4,7 @@
 // faults, and a test hook that holds frames back inside the network.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -98,10 +99,27 @@ struct FabricConfig {
   uint64_t seed = 1;
 };
 
-/**
- * Fabric counters; drops are keyed by reason ("no_route", "fabric_loss", "path_loss",
- * "link_loss", "path_down", "port_buffer_full") and hold only reasons that happened.
- */
+/** Why the fabric dropped a frame. */
+enum class FabricDrop : uint8_t {
+  kFabricLoss,      // fabric.loss: lost anywhere on the way
+  kLinkLoss,        // a link fault rule's loss (the source's or the destination's link)
+  kNoRoute,         // no adapter attached at the destination
+  kPathDown,        // the plane it was routed to is down
+  kPathLoss,        // a plane fault rule's loss
+  kPortBufferFull,  // the output port's buffer had no room (fabric.port_buffer)
+  kCount,
+};
+
+/** Stats names of FabricDrop, in enum order (stats.json's drops table uses them). */
+inline constexpr std::array<std::string_view, static_cast<size_t>(FabricDrop::kCount)>
+    kFabricDropNames = {"fabric_loss", "link_loss", "no_route", "path_down", "path_loss",
+                        "port_buffer_full"};
+
+constexpr std::string_view ToString(FabricDrop reason) {
+  return kFabricDropNames[static_cast<size_t>(reason)];
+}
+
+/** Fabric counters; drops are keyed by kFabricDropNames and hold only reasons that happened. */
 struct FabricCounters {
   /** Frames that entered a plane (not lost to loss or a down plane at routing). */
   uint64_t frames_routed = 0;
@@ -238,7 +256,7 @@ class SwitchFabric {
   /** Out of the plane's output port: admit into the buffer or drop, then send downstream. */
   void Transmit(uint32_t plane, hw::Frame frame, Faults faults);
   void Deliver(hw::Frame frame, uint64_t arrive_ps);
-  void Drop(const char* reason) { ++counters_.drops[reason]; }
+  void Drop(FabricDrop reason) { ++counters_.drops[std::string(ToString(reason))]; }
 
   static constexpr uint32_t kNoPlane = std::numeric_limits<uint32_t>::max();
 

@@ -69,19 +69,9 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
     out.AddError(fmt::format("the transports delivered {} of the {} messages they accepted",
                              delivered, sent));
   }
-  return {{"messages_sent", sum.messages_sent},
-          {"messages_delivered", sum.messages_delivered},
-          {"messages_failed", sum.messages_failed},
-          {"packets_sent", sum.packets_sent},
-          {"retransmits", sum.retransmits},
-          {"duplicates_suppressed", sum.duplicates},
-          {"rdma_messages", sum.rdma_messages},
-          {"rdma_chunks", sum.rdma_chunks},
-          {"rdma_redrives", sum.rdma_redrives},
-          {"rdma_redrives_timeout", sum.rdma_redrives_timeout},
-          {"rdma_redrives_overtaken", sum.rdma_redrives_overtaken},
-          {"rdma_splits", sum.rdma_splits},
-          {"fallbacks", sum.fallbacks}};
+  nlohmann::json totals = nlohmann::json::object();
+  for (const auto& [name, field] : ulp::TransportStats::Fields()) totals[std::string(name)] = sum.*field;
+  return totals;
 }
 
 /** Collective inputs: small enough that a sum over 4096 ranks stays within int32. */
