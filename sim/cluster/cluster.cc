@@ -8,6 +8,7 @@
 #include "abi/limits.h"
 #include "base/check.h"
 #include "base/rng.h"
+#include "sim/cluster/node_memory.h"
 
 namespace nicsim::sim {
 
@@ -40,21 +41,14 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   fabric.link_ps_per_byte = config.timing.link_ps_per_byte;
   c->fabric_ = std::make_unique<SwitchFabric>(c->events_, fabric);
 
-  // Host memory per node: every window's FIFOs plus room to spare.
-  driver::WindowRequest window;
-  window.recv_frames = config.recv_frames;
-  window.send_slots = config.send_slots;
-  const uint64_t per_window = driver::WindowHostBytes(window, config.line_bytes) + 2 * 4096;
-  uint64_t node_bytes =
-      per_window * config.windows_per_adapter * config.adapters_per_node + (1u << 20);
-  if (config.rdma_host_bytes > 0) {
-    const driver::TceConfig& t = config.tce;
-    const uint64_t entries = uint64_t{t.tables_16m} * t.entries_16m +
-                             uint64_t{t.tables_64k} * t.entries_64k +
-                             uint64_t{t.tables_4k} * t.entries_4k;
-    const uint64_t tables = uint64_t{t.tables_16m + t.tables_64k + t.tables_4k};
-    node_bytes += entries * sizeof(abi::TceEntry) + tables * 4096 + config.rdma_host_bytes;
-  }
+  NodeMemory memory;
+  memory.line_bytes = config.line_bytes;
+  memory.recv_frames = config.recv_frames;
+  memory.send_slots = config.send_slots;
+  memory.windows = config.windows_per_adapter * config.adapters_per_node;
+  memory.rdma_host_bytes = config.rdma_host_bytes;
+  memory.tce = config.tce;
+  const uint64_t node_bytes = NodeHostBytes(memory);
   // Simulated host memory is real memory here: refuse scenarios that cannot fit.
   constexpr uint64_t kMaxTotalHostBytes = uint64_t{8} << 30;
   if (node_bytes * config.nodes > kMaxTotalHostBytes) {

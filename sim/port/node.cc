@@ -3,14 +3,13 @@
 // simulated events with polls of real ports.
 #include "sim/port/node.h"
 
-#include "firmware/microcode.h"
-
-#include "base/rng.h"
-
 #include <string>
 
 #include "abi/limits.h"
 #include "abi/rdma.h"
+#include "base/rng.h"
+#include "firmware/microcode.h"
+#include "sim/cluster/node_memory.h"
 
 namespace nicsim::sim {
 
@@ -101,20 +100,14 @@ bool PortNode::Turn(const std::vector<PolledPort>& ports) {
 }
 
 uint64_t PortNode::HostBytes(const PortNodeConfig& c) {
-  driver::WindowRequest window;
-  window.recv_frames = c.recv_frames;
-  window.send_slots = c.send_slots;
-  uint64_t bytes = driver::WindowHostBytes(window, c.line_bytes) + 2 * 4096 + (1u << 20);
-  if (c.rdma_host_bytes > 0) {
-    // As Cluster: the TCE tables (entries plus a page per table) and the task's memory.
-    const driver::TceConfig& t = c.tce;
-    const uint64_t entries = uint64_t{t.tables_16m} * t.entries_16m +
-                             uint64_t{t.tables_64k} * t.entries_64k +
-                             uint64_t{t.tables_4k} * t.entries_4k;
-    const uint64_t tables = uint64_t{t.tables_16m + t.tables_64k + t.tables_4k};
-    bytes += entries * sizeof(abi::TceEntry) + tables * 4096 + c.rdma_host_bytes;
-  }
-  return bytes;
+  NodeMemory memory;
+  memory.line_bytes = c.line_bytes;
+  memory.recv_frames = c.recv_frames;
+  memory.send_slots = c.send_slots;
+  memory.windows = 1;
+  memory.rdma_host_bytes = c.rdma_host_bytes;
+  memory.tce = c.tce;
+  return NodeHostBytes(memory);
 }
 
 bool Step(kernel::EventQueue& events, const std::vector<PolledPort>& ports) {
