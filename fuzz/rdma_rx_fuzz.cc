@@ -70,7 +70,7 @@ constexpr uint32_t kMaxFrameBytes = sizeof(abi::WireHeader) + 2 * abi::kRdmaPack
 constexpr uint64_t kMaxEvents = 2'000'000;
 
 /** Frames the adapter sends go nowhere. */
-class NullPort final : public hw::FabricPort {
+class NullPort final : public hw::FabricLink {
  public:
   void Send(hw::Frame /*frame*/, uint64_t /*depart_ps*/) override { ++frames; }
   uint64_t frames = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The link seam between an adapter's port and the fabric: whole frames of bytes.
-// Adapters send frames out through a FabricPort; the fabric hands frames in through LinkSink.
+// Adapters send frames out through a FabricLink (their link into the fabric); the fabric hands
+// frames in through LinkSink.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +25,9 @@ struct Frame {
 };
 
 /** Device-to-fabric direction: where an adapter's transmitted frames go. */
-class FabricPort {
+class FabricLink {
  public:
-  virtual ~FabricPort() = default;
+  virtual ~FabricLink() = default;
   /** A frame whose last byte leaves the adapter at `depart_ps`. */
   virtual void Send(Frame frame, uint64_t depart_ps) = 0;
 };

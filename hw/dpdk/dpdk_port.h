@@ -70,7 +70,7 @@ struct DpdkPortConfig {
  * nicsim checks and counts their drops (truncated_header, bad_crc, unknown_type,
  * length_mismatch, ...), as it does for frames from the simulated fabric.
  */
-class DpdkPort final : public FabricPort {
+class DpdkPort final : public FabricLink {
  public:
   /** Configures and starts `port_id` with a fresh pool; fails naming the step. */
   static Result<std::unique_ptr<DpdkPort>> Create(uint16_t port_id,

@@ -100,7 +100,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
       std::function<void(uint32_t handler, const std::vector<abi::InterruptEvent>& events)>;
 
   /** Where transmitted frames go. Must be set before traffic flows. */
-  void ConnectFabric(FabricPort* port) { fabric_ = port; }
+  void ConnectFabric(FabricLink* port) { fabric_ = port; }
   void SetTraceSink(TraceSink* sink) {
     trace_ = sink;
     set_wants_state_events(sink != nullptr || TimesMicrocodeStates());
@@ -307,7 +307,7 @@ class AdapterModel : public fw::Platform, public LinkSink {
   /** Transmit tasks told the link is full and not yet woken; whether a wake-up is due. */
   uint32_t link_waiters_ = 0;
   bool link_wake_pending_ = false;
-  FabricPort* fabric_ = nullptr;
+  FabricLink* fabric_ = nullptr;
   TraceSink* trace_ = nullptr;
   MicrocodeExecutor* executor_ = nullptr;
   InterruptFn interrupt_handler_;

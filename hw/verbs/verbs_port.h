@@ -44,7 +44,7 @@ Result<std::vector<std::string>> RdmaDevices();
  * passes goes to the adapter with crc_deferred false, so the microcode makes the nicsim checks
  * and counts their drops, as it does for frames from the DPDK port or the simulated fabric.
  */
-class VerbsPort final : public FabricPort {
+class VerbsPort final : public FabricLink {
  public:
   /**
    * Opens the device and port, makes the PD, CQs and UD QP (INIT, RTR, RTS with the Q_Key),

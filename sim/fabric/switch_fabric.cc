@@ -73,7 +73,7 @@ Result<std::vector<PathOutage>> PathOutagesFromList(const std::vector<int64_t>& 
 }
 
 /** The device-to-fabric side of one adapter's links (one into each plane). */
-class SwitchFabric::Port final : public hw::FabricPort {
+class SwitchFabric::Port final : public hw::FabricLink {
  public:
   Port(SwitchFabric& fabric, uint16_t adapter_id) : fabric_(fabric), adapter_id_(adapter_id) {}
   void Send(hw::Frame frame, uint64_t depart_ps) override {
@@ -112,7 +112,7 @@ SwitchFabric::SwitchFabric(kernel::EventQueue& events, const FabricConfig& confi
 
 SwitchFabric::~SwitchFabric() = default;
 
-hw::FabricPort* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
+hw::FabricLink* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
   NICSIM_CHECK(adapter_id == sinks_.size(), "adapters must attach in id order");
   NICSIM_CHECK(adapter_id != abi::kBroadcastAdapter, "adapter id %u is the broadcast id",
                static_cast<unsigned>(adapter_id));

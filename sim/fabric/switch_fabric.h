@@ -158,7 +158,7 @@ class SwitchFabric {
    * Attaches an adapter: returns the port it transmits into. Ids must be 0, 1, 2, ... and
    * never abi::kBroadcastAdapter.
    */
-  hw::FabricPort* Attach(uint16_t adapter_id, hw::LinkSink* sink);
+  hw::FabricLink* Attach(uint16_t adapter_id, hw::LinkSink* sink);
   /** Delivers a raw frame to an adapter as if it came off the fabric (for tests). */
   void InjectRaw(uint16_t dest_adapter, std::vector<uint8_t> bytes);
 

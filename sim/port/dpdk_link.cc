@@ -32,7 +32,7 @@ class DpdkCommandLink final : public CommandLink {
  public:
   explicit DpdkCommandLink(std::unique_ptr<hw::dpdk::DpdkPort> port) : port_(std::move(port)) {}
 
-  hw::FabricPort& port() override { return *port_; }
+  hw::FabricLink& port() override { return *port_; }
   PolledPort Polled(hw::LinkSink* sink) override { return PolledPort(port_.get(), sink); }
   uint32_t mtu_bytes() const override { return port_->config().mtu_bytes; }
   nlohmann::json Drops() const override {

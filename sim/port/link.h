@@ -22,7 +22,7 @@ class CommandLink {
  public:
   virtual ~CommandLink() = default;
   /** The adapter's fabric port. */
-  virtual hw::FabricPort& port() = 0;
+  virtual hw::FabricLink& port() = 0;
   /** The port with the adapter its received frames go to, for the run loop. */
   virtual PolledPort Polled(hw::LinkSink* sink) = 0;
   /** Largest nicsim frame (WireHeader + payload) the link carries. */

@@ -13,7 +13,7 @@
 
 namespace nicsim::sim {
 
-PortNode::PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
+PortNode::PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricLink& port,
                    const PortNodeConfig& config)
     : config_(config),
       host_(HostBytes(config)),

@@ -72,7 +72,7 @@ class PolledPort {
 /** An adapter with its own host memory, driver and window 0, sending through `port`. */
 class PortNode {
  public:
-  PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricPort& port,
+  PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricLink& port,
            const PortNodeConfig& config = {});
   /** The process goes before its window, the window before the hardware. */
   ~PortNode();

@@ -22,7 +22,7 @@ class VerbsCommandLink final : public CommandLink {
   VerbsCommandLink(std::unique_ptr<hw::verbs::VerbsPort> port, std::string device)
       : port_(std::move(port)), device_(std::move(device)) {}
 
-  hw::FabricPort& port() override { return *port_; }
+  hw::FabricLink& port() override { return *port_; }
   PolledPort Polled(hw::LinkSink* sink) override { return PolledPort(port_.get(), sink); }
   uint32_t mtu_bytes() const override { return port_->mtu_bytes(); }
   nlohmann::json Drops() const override {

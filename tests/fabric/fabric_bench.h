@@ -109,7 +109,7 @@ class Bench {
   kernel::EventQueue events;
   SwitchFabric fabric;
   std::vector<std::unique_ptr<RecordingSink>> sinks;
-  std::vector<hw::FabricPort*> ports;
+  std::vector<hw::FabricLink*> ports;
 };
 
 inline FabricConfig BaseConfig() {

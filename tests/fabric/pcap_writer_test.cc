@@ -263,8 +263,8 @@ TEST_F(PcapWriterTest, FabricCapturesEveryHandOverAtArrivalWithDuplicatesAndCorr
   SwitchFabric fabric(events, config);
   RecordingSink to0(events);
   RecordingSink to1(events);
-  hw::FabricPort* port0 = fabric.Attach(0, &to0);
-  hw::FabricPort* port1 = fabric.Attach(1, &to1);
+  hw::FabricLink* port0 = fabric.Attach(0, &to0);
+  hw::FabricLink* port1 = fabric.Attach(1, &to1);
   const fs::path path = dir_ / "fabric.pcapng";
   Result<std::unique_ptr<PcapWriter>> w = PcapWriter::Open(path.string());
   ASSERT_TRUE(w.ok());

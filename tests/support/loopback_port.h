@@ -10,7 +10,7 @@
 namespace nicsim::testing {
 
 /** Delivers every frame back to the adapter it left, at its departure time. */
-class LoopbackPort final : public hw::FabricPort {
+class LoopbackPort final : public hw::FabricLink {
  public:
   LoopbackPort(hw::func::AdapterModel& adapter, kernel::EventQueue& events)
       : adapter_(adapter), events_(events) {}

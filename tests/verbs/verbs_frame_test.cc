@@ -168,7 +168,7 @@ TEST(VerbsFrameTest, DropNamesFollowTheEnum) {
  * first) queued for the other side, Poll decodes the buffers like VerbsPort::Poll. What the
  * HCA does (address handles, completions) is left out; the framing is the real one.
  */
-class FakeUdPort final : public FabricPort {
+class FakeUdPort final : public FabricLink {
  public:
   explicit FakeUdPort(uint32_t mtu_bytes = kDefaultMtuBytes) : mtu_bytes_(mtu_bytes) {}
   void Connect(FakeUdPort* peer) { peer_ = peer; }
