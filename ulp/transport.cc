@@ -96,7 +96,17 @@ bool Transport::Idle() const {
 void Transport::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len,
                      std::function<void()> on_done) {
   const uint32_t seq = next_seq_[dest]++;
-  OutMsg& m = out_msgs_[MsgKey(dest, seq)];
+  ++stats_.messages_sent;
+  if (unreachable_.count(dest) > 0) {
+    // Nothing reaches that task any more: the message fails now, reported like the others.
+    const FailedMessage f{dest, seq, len};
+    failed_.push_back(f);
+    ++stats_.messages_failed;
+    if (unreachable_fn_) unreachable_fn_(dest, {f});
+    return;
+  }
+  const uint64_t key = MsgKey(dest, seq);
+  OutMsg& m = out_msgs_[key];
   m.dest = dest;
   m.seq = seq;
   m.context = context;
@@ -104,17 +114,6 @@ void Transport::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vad
   m.vaddr = vaddr;
   m.len = len;
   m.on_done = std::move(on_done);
-  ++stats_.messages_sent;
-  const uint64_t key = MsgKey(dest, seq);
-  if (unreachable_.count(dest) > 0) {
-    // Nothing reaches that task any more: the message fails now, reported like the others.
-    const FailedMessage f{dest, seq, len};
-    failed_.push_back(f);
-    ++stats_.messages_failed;
-    out_msgs_.erase(key);
-    if (unreachable_fn_) unreachable_fn_(dest, {f});
-    return;
-  }
   if (config_.send_overhead_ps == 0) {
     StartSend(key);
     return;
