@@ -132,21 +132,11 @@ class PortExchange {
       Pump();
       return;
     }
-    if (seq >= messages_) {
-      loop_.AddError(fmt::format("message {} is beyond --messages {}", seq, messages_));
+    const uint64_t expected = seq < messages_ ? peer_sizes_[seq] : 0;
+    if (!loop_.AcceptMessage(peer_.adapter, seq, p.payload, p.header.len_bytes, expected,
+                             arrived_)) {
       return;
     }
-    if (p.header.len_bytes != peer_sizes_[seq] ||
-        !CheckPattern(p.payload, p.header.len_bytes, MessageKey(peer_.adapter, seq))) {
-      loop_.AddError(fmt::format("message {} arrived with wrong bytes ({} of {})", seq,
-                                 p.header.len_bytes, peer_sizes_[seq]));
-      return;
-    }
-    if (arrived_[seq]) {
-      loop_.AddError(fmt::format("message {} delivered twice", seq));
-      return;
-    }
-    arrived_[seq] = true;
     ++received_;
     if (received_ - reported_ >= kCreditEvery || received_ == messages_) SendHello();
   }

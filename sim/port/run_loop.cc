@@ -2,9 +2,14 @@
 // The shared run loop of `nicsim port`'s modes.
 #include "sim/port/run_loop.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <optional>
 #include <utility>
+
+#include "sim/port/modes.h"
+#include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
 
@@ -14,6 +19,25 @@ RunLoop::RunLoop(PortNode& node, const PolledPort& polled, RunLimits limits)
 void RunLoop::AddError(std::string message) {
   ++error_count_;
   if (errors_.size() < kErrorSamples) errors_.push_back(std::move(message));
+}
+
+bool RunLoop::AcceptMessage(uint16_t sender, uint64_t seq, const uint8_t* data, uint64_t len,
+                            uint64_t expected_len, std::vector<bool>& arrived) {
+  if (seq >= arrived.size()) {
+    AddError(fmt::format("message {} is beyond --messages {}", seq, arrived.size()));
+    return false;
+  }
+  const uint64_t key = MessageKey(sender, static_cast<uint32_t>(seq));
+  if (len != expected_len || !CheckPattern(data, static_cast<uint32_t>(len), key)) {
+    AddError(fmt::format("message {} arrived with wrong bytes ({} of {})", seq, len, expected_len));
+    return false;
+  }
+  if (arrived[seq]) {
+    AddError(fmt::format("message {} delivered twice", seq));
+    return false;
+  }
+  arrived[seq] = true;
+  return true;
 }
 
 void RunLoop::ReportErrors(nlohmann::json* summary) const {

@@ -45,6 +45,14 @@ class RunLoop {
   /** Counts an error of the run; the first kErrorSamples messages are kept. */
   void AddError(std::string message);
   uint64_t error_count() const { return error_count_; }
+  /**
+   * The checks every mode makes of message `seq` from adapter `sender` as it arrives: within
+   * --messages (arrived.size()), `len` bytes of its pattern where `expected_len` were sent,
+   * and not seen before. A failure is an error of the run; true (and marked in `arrived`) if
+   * the message is new and intact.
+   */
+  bool AcceptMessage(uint16_t sender, uint64_t seq, const uint8_t* data, uint64_t len,
+                     uint64_t expected_len, std::vector<bool>& arrived);
   /** Writes "errors" (the count) and, if any were kept, "error_samples" into `summary`. */
   void ReportErrors(nlohmann::json* summary) const;
 

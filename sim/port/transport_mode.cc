@@ -136,17 +136,8 @@ class TransportExchange {
       return loop_.AddError(fmt::format("a message from task {} context {}, not from the peer",
                                         src, context));
     }
-    if (tag >= messages_) {
-      return loop_.AddError(fmt::format("message {} is beyond --messages {}", tag, messages_));
-    }
-    if (data.size() != peer_sizes_[tag] ||
-        !CheckPattern(data.data(), static_cast<uint32_t>(data.size()),
-                      MessageKey(peer_, tag))) {
-      return loop_.AddError(fmt::format("message {} arrived with wrong bytes ({} of {})", tag,
-                                        data.size(), peer_sizes_[tag]));
-    }
-    if (arrived_[tag]) return loop_.AddError(fmt::format("message {} delivered twice", tag));
-    arrived_[tag] = true;
+    const uint64_t expected = tag < messages_ ? peer_sizes_[tag] : 0;
+    if (!loop_.AcceptMessage(peer_, tag, data.data(), data.size(), expected, arrived_)) return;
     ++received_;
   }
 
