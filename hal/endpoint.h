@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A process's use of one open window: what it sends waits in a user-side backlog while the
 // send FIFO is full; doorbells ring per post or once per turn; arriving frames are read in
-// FIFO order, handed up and consumed. Whatever wakes the process (a simulated CPU, a real
-// thread's loop) calls ReadFrames and DrainBacklog, or Poll for both.
+// FIFO order, handed up and consumed. Whatever wakes the process (the simulated CPU of
+// sim/cluster/endpoint.h, which the real-port node uses too) calls ReadFrames, then
+// DrainBacklog, and Flush when it rings once per turn.
 #pragma once
 
 #include <cstdint>
@@ -71,12 +72,6 @@ class Endpoint {
   void DrainBacklog();
   /** Rings the doorbell for every slot posted and not yet announced. */
   void Flush() { window_.send().Flush(); }
-  /** One turn of a process that drives the window itself: frames, backlog, doorbell. */
-  void Poll() {
-    ReadFrames();
-    DrainBacklog();
-    Flush();
-  }
 
   uint64_t received() const { return received_; }
 
