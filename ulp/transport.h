@@ -301,9 +301,9 @@ class Transport {
     uint64_t offset = 0;
     uint64_t len = 0;
     uint32_t attempts = 0;
-    /** Post order among the chunks read from its source (a later chunk on the same port
-     *  completing first overtakes it). */
-    uint64_t order = 0;
+    /** Post order within its message (a later chunk on the same port completing first
+     *  overtakes it). */
+    uint32_t order = 0;
     /** When it was posted, and this task's reads in flight then (itself included): its
      *  completion samples how long its source takes per byte in flight. */
     uint64_t posted_ps = 0;
@@ -329,6 +329,8 @@ class Transport {
     std::vector<uint32_t> slot_generation;
     /** Per slot: 1 when its reads name the slot's spare rCxt at the sender (see RtsBody). */
     std::vector<uint8_t> slot_spare;
+    /** Chunks of this message posted so far (the next one's order). */
+    uint32_t posted = 0;
     std::deque<Chunk> todo;
     uint64_t landed = 0;
   };
@@ -401,8 +403,6 @@ class Transport {
    *  took to complete. A source that other readers also pull from serves each of them
    *  slower than its link. */
   std::unordered_map<uint32_t, Smoothed> pace_;
-  /** Chunks posted so far per source (the next one's order). */
-  std::unordered_map<uint32_t, uint64_t> source_posts_;
   std::unordered_map<uint64_t, OutMsg> out_msgs_;
   std::unordered_map<uint32_t, InConn> in_;
   /** Local rCxt reference -> (source, seq, slot) of the pull it serves. */

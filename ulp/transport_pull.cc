@@ -113,7 +113,7 @@ void Transport::ChunkLanded(uint64_t len) {
 }
 
 void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
-  m.in_flight[slot].order = ++source_posts_[src];
+  m.in_flight[slot].order = ++m.posted;
   const Chunk& c = m.in_flight[slot];
   uint64_t remote_pvo = 0, local_pvo = 0;
   for (uint32_t i = 0; i < m.rts.spans; ++i) {
@@ -242,7 +242,7 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
   }
   m.landed += m.in_flight[ref.slot].len;
   ChunkLanded(m.in_flight[ref.slot].len);
-  const uint64_t done_order = m.in_flight[ref.slot].order;
+  const uint32_t done_order = m.in_flight[ref.slot].order;
   m.in_flight[ref.slot] = Chunk{};
   ++m.slot_generation[ref.slot];
   // A chunk of this message posted on the same port before this one and overtaken by it has
