@@ -155,8 +155,8 @@ int CmdParams(bool markdown) {
     return 0;
   }
   std::cout << fmt::format("{:<26} {:<12} {:<28} {}\n", "name", "type", "default", "description");
-  for (const sim::ParamSpec& p : sim::AllParams()) {
-    std::cout << fmt::format("{:<26} {:<12} {:<28} {}\n", p.name, sim::ParamTypeName(p.type),
+  for (const nicsim::ParamSpec& p : sim::AllParams()) {
+    std::cout << fmt::format("{:<26} {:<12} {:<28} {}\n", p.name, nicsim::ParamTypeName(p.type),
                              p.default_value, p.description);
   }
   return 0;

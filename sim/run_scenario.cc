@@ -8,38 +8,26 @@
 
 #include "abi/rdma.h"
 #include "firmware/counters.h"
+#include "sim/cluster/cluster_params.h"
+#include "sim/cluster/mpi_job_params.h"
 #include "sim/fabric/pcap_writer.h"
 #include "sim/observe/timeline_writer.h"
 #include "sim/observe/trace_writer.h"
-#include "sim/workload_params.h"
+#include "sim/workload_checks.h"
 #include "sim/workloads/mpi_workloads.h"
+#include "sim/workloads/workload_params.h"
 
 namespace nicsim::sim {
 
 namespace {
 
-/** Copies a per-state cycle list into its array; an error names the parameter. */
-template <size_t N>
-Status CopyCycles(const ParamValues& p, const char* name, const char* what,
-                  std::array<uint32_t, N>& out) {
-  const std::vector<int64_t>& list = p.IntList(name);
-  if (list.size() != N) {
-    return Status::Error(std::string(name) + ": needs " + std::to_string(N) +
-                         " entries (one per " + what + " state), got " +
-                         std::to_string(list.size()));
-  }
-  std::copy(list.begin(), list.end(), out.begin());
-  return Status();
-}
-
-RdmaSweepConfig RdmaSweepFromParams(const ParamValues& p) {
-  RdmaSweepConfig c;
-  c.read = p.String("rdma.op") == "read";
-  c.sizes = p.IntList("rdma.sizes");
-  c.iterations = static_cast<uint32_t>(p.Int("rdma.iterations"));
-  const std::string& page = p.String("rdma.page");
-  c.page_shift = page == "4KiB" ? abi::kPageShift4K : page == "64KiB" ? abi::kPageShift64K
-                                                                      : abi::kPageShift16M;
+/** A workload's config from the run's values, which the parameter table has checked: its
+ *  declarations have no other way to fail. */
+template <class Config>
+Config Read(const ParamDecls<Config>& decls, const ParamValues& p) {
+  Config c;
+  const Status st = decls.Read(p, &c);
+  NICSIM_CHECK(st.ok(), "%s", st.message().c_str());
   return c;
 }
 
@@ -47,68 +35,18 @@ RdmaSweepConfig RdmaSweepFromParams(const ParamValues& p) {
 
 Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   ClusterConfig c;
-  const std::string& backend = p.String("backend");
-  if (backend == "dpdk") {
-    return Status::Error("backend: 'dpdk' runs on a real port, not in a simulated cluster");
-  }
-  c.backend = backend == "func"      ? BackendKind::kFunc
-              : backend == "systemc" ? BackendKind::kSystemc
-                                     : BackendKind::kRtl;
-  c.seed = static_cast<uint64_t>(p.Int("seed"));
-  c.time_limit_ps = static_cast<uint64_t>(p.DurationPs("run.time_limit"));
-  c.nodes = static_cast<uint32_t>(p.Int("nodes"));
-  c.adapters_per_node = static_cast<uint32_t>(p.Int("adapters_per_node"));
-  c.windows_per_adapter = static_cast<uint32_t>(p.Int("windows_per_adapter"));
+  if (Status st = ClusterParams().Read(p, &c); !st.ok()) return st;
   if (uint64_t{c.nodes} * c.adapters_per_node > 0xFFFF) {
     return Status::Error("nodes * adapters_per_node must be at most 65535");
   }
-  c.line_bytes = static_cast<uint32_t>(p.Int("host.cache_line"));
-  c.recv_frames = static_cast<uint32_t>(p.Int("window.recv_frames"));
-  c.send_slots = static_cast<uint32_t>(p.Int("window.send_slots"));
-  c.return_batch = static_cast<uint32_t>(p.Int("hal.return_batch"));
-  c.poll_latency_ps = static_cast<uint64_t>(p.DurationPs("host.poll_latency"));
-  c.timing.mmio_latency_ps = static_cast<uint64_t>(p.DurationPs("mmio.latency"));
-  c.timing.dma_latency_ps = static_cast<uint64_t>(p.DurationPs("dma.latency"));
-  c.timing.dma_ps_per_byte = 1e12 / p.RateBytesPerSec("dma.bandwidth");
-  c.timing.link_ps_per_byte = 1e12 / p.RateBytesPerSec("link.bandwidth");
-  c.timing.interrupt_latency_ps = static_cast<uint64_t>(p.DurationPs("host.interrupt_latency"));
   // The SystemC host bus is the DMA path: same latency and bandwidth as the functional model.
   c.systemc.bus_latency_ps = c.timing.dma_latency_ps;
   c.systemc.bus_ps_per_byte = c.timing.dma_ps_per_byte;
-  c.systemc.quantum_ps = static_cast<uint64_t>(p.DurationPs("systemc.quantum"));
-  c.rtl_vcd_prefix = p.String("rtl.vcd");
   if (!c.rtl_vcd_prefix.empty() && c.backend != BackendKind::kRtl) {
     return Status::Error(
-        "rtl.vcd: only the rtl backend has Verilated blocks to trace (backend is '" + backend +
-        "')");
+        "rtl.vcd: only the rtl backend has Verilated blocks to trace (backend is '" +
+        p.String("backend") + "')");
   }
-  c.systemc.cycle_ps = static_cast<uint64_t>(p.DurationPs("adapter.cycle"));
-  c.systemc.sram_word_ps = static_cast<uint64_t>(p.DurationPs("adapter.sram_word"));
-  if (Status st = CopyCycles(p, "adapter.rx_cycles", "receive", c.systemc.rx_cycles); !st.ok()) {
-    return st;
-  }
-  if (Status st = CopyCycles(p, "adapter.tx_cycles", "transmit", c.systemc.tx_cycles); !st.ok()) {
-    return st;
-  }
-  if (Status st = CopyCycles(p, "adapter.rdma_rx_cycles", "RDMA receive",
-                             c.systemc.rdma_rx_cycles);
-      !st.ok()) {
-    return st;
-  }
-  if (Status st = CopyCycles(p, "adapter.rdma_tx_cycles", "RDMA transmit",
-                             c.systemc.rdma_tx_cycles);
-      !st.ok()) {
-    return st;
-  }
-  c.microcode.tasks = static_cast<uint32_t>(p.Int("adapter.tasks"));
-  c.microcode.rx_tasks = static_cast<uint32_t>(p.Int("adapter.rx_tasks"));
-  c.microcode.tx_tasks = static_cast<uint32_t>(p.Int("adapter.tx_tasks"));
-  c.microcode.tx_switch_every = static_cast<uint32_t>(p.Int("adapter.tx_switch_every"));
-  c.microcode.channel_buffers = static_cast<uint32_t>(p.Int("adapter.channel_buffers"));
-  c.microcode.interrupt_handlers = static_cast<uint32_t>(p.Int("adapter.interrupt_handlers"));
-  c.resources.dtbs = static_cast<uint32_t>(p.Int("adapter.dtbs"));
-  c.resources.header_buffers = static_cast<uint32_t>(p.Int("adapter.header_buffers"));
-  c.resources.link_queue_frames = static_cast<uint32_t>(p.Int("adapter.link_queue_frames"));
   // Each its own message, naming the parameter at fault (LocateParamError adds where it was set).
   const std::string tasks = "adapter.tasks (" + std::to_string(c.microcode.tasks) + "), got ";
   if (c.microcode.rx_tasks > c.microcode.tasks) {
@@ -119,38 +57,12 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
     return Status::Error("adapter.tx_tasks must be at most " + tasks +
                          std::to_string(c.microcode.tx_tasks));
   }
-  const std::string& wait = p.String("hal.wait_mode");
-  c.wait_mode = wait == "poll"        ? WaitMode::kPoll
-                : wait == "interrupt" ? WaitMode::kInterrupt
-                                      : WaitMode::kEarlyInterrupt;
-  c.fabric.hop_latency_ps = static_cast<uint64_t>(p.DurationPs("fabric.hop_latency"));
-  c.fabric.reorder_delay_ps = static_cast<uint64_t>(p.DurationPs("fabric.reorder_delay"));
-  c.fabric.loss = p.Probability("fabric.loss");
-  c.fabric.duplicate = p.Probability("fabric.duplicate");
-  c.fabric.reorder = p.Probability("fabric.reorder");
-  c.fabric.corrupt = p.Probability("fabric.corrupt");
-  c.fabric.paths = static_cast<uint32_t>(p.Int("fabric.paths"));
-  c.fabric.link_delay_ps = static_cast<uint64_t>(p.DurationPs("fabric.link_delay"));
-  c.fabric.path_skew_ps = static_cast<uint64_t>(p.DurationPs("fabric.path_skew"));
-  c.fabric.port_buffer_bytes = p.SizeBytes("fabric.port_buffer");
-  c.fabric.cut_through = p.Bool("fabric.cut_through");
-  Result<RoutingPolicy> routing = RoutingPolicyFromName(p.String("fabric.routing"));
-  if (!routing.ok()) return routing.status();
-  c.fabric.routing = *routing;
-  Result<std::vector<PathOutage>> outages =
-      PathOutagesFromList(p.IntList("fabric.path_down"), c.fabric.paths);
-  if (!outages.ok()) return outages.status();
-  c.fabric.outages = std::move(*outages);
-  Result<std::vector<FaultRule>> rules = ParseFaultRules(p.String("fabric.faults"));
-  if (!rules.ok()) return Status::Error("fabric.faults: " + rules.status().message());
-  const Status scopes = CheckFaultRuleScopes(*rules, c.fabric.paths,
+  const Status scopes = CheckFaultRuleScopes(c.fabric.fault_rules, c.fabric.paths,
                                              c.nodes * c.adapters_per_node);
   if (!scopes.ok()) return Status::Error("fabric.faults: " + scopes.message());
-  c.fabric.fault_rules = std::move(*rules);
-  c.microcode.rcxts = static_cast<uint32_t>(p.Int("rdma.rcxts"));
   // The RDMA workload turns RDMA on with room for its buffers.
   if (p.String("workload") == "rdma_sweep") {
-    c.rdma_host_bytes = RdmaSweepHostBytes(RdmaSweepFromParams(p));
+    c.rdma_host_bytes = RdmaSweepHostBytes(Read(RdmaSweepParams(), p));
   }
   return c;
 }
@@ -161,54 +73,28 @@ bool IsMpiWorkload(const ParamValues& p) { return p.String("workload").rfind("mp
 
 Result<WorkloadResult> RunMpiWorkload(MpiJob& job, const ParamValues& p) {
   const std::string& workload = p.String("workload");
-  if (workload == "mpi_pingpong") {
-    MpiPingPongConfig c;
-    c.sizes = p.IntList("mpi.sizes");
-    c.iterations = static_cast<uint32_t>(p.Int("mpi.iterations"));
-    c.bandwidth_messages = static_cast<uint32_t>(p.Int("mpi.bandwidth_messages"));
-    c.window = static_cast<uint32_t>(p.Int("mpi.window"));
-    return RunMpiPingPong(job, c);
-  }
+  if (workload == "mpi_pingpong") return RunMpiPingPong(job, Read(MpiPingPongParams(), p));
   if (workload == "mpi_collectives") {
+    // Sizes and calls per size are mpi_pingpong's parameters.
+    const MpiPingPongConfig pingpong = Read(MpiPingPongParams(), p);
     MpiCollectivesConfig c;
-    c.sizes = p.IntList("mpi.sizes");
-    c.iterations = static_cast<uint32_t>(p.Int("mpi.iterations"));
+    c.sizes = pingpong.sizes;
+    c.iterations = pingpong.iterations;
     return RunMpiCollectives(job, c);
   }
-  MpiAlltoallConfig c;
-  c.messages_per_rank = static_cast<uint32_t>(p.Int("mpi.alltoall_messages"));
-  c.max_size = static_cast<int64_t>(p.SizeBytes("mpi.alltoall_max_size"));
-  return RunMpiRandomAlltoall(job, c);
+  return RunMpiRandomAlltoall(job, Read(MpiAlltoallParams(), p));
 }
 
 Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
   const std::string& workload = p.String("workload");
-  if (workload == "pingpong_sweep") {
-    PingPongConfig c;
-    c.sizes = p.IntList("pingpong.sizes");
-    c.iterations = static_cast<uint32_t>(p.Int("pingpong.iterations"));
-    c.stream_packets = static_cast<uint32_t>(p.Int("pingpong.stream_packets"));
-    return RunPingPongSweep(cluster, c);
+  if (workload == "pingpong_sweep") return RunPingPongSweep(cluster, Read(PingPongParams(), p));
+  if (workload == "rdma_sweep") return RunRdmaSweep(cluster, Read(RdmaSweepParams(), p));
+  if (workload == "close_under_load") return RunCloseUnderLoad(cluster, Read(LifecycleParams(), p));
+  if (workload == "recovery_under_load") {
+    return RunRecoveryUnderLoad(cluster, Read(LifecycleParams(), p));
   }
-  if (workload == "rdma_sweep") return RunRdmaSweep(cluster, RdmaSweepFromParams(p));
-  if (workload == "close_under_load" || workload == "recovery_under_load") {
-    LifecycleConfig c;
-    c.at_ps = static_cast<uint64_t>(p.DurationPs("lifecycle.at"));
-    c.packets = static_cast<uint64_t>(p.Int("lifecycle.packets"));
-    c.size = static_cast<uint32_t>(p.Int("lifecycle.size"));
-    return workload == "close_under_load" ? RunCloseUnderLoad(cluster, c)
-                                          : RunRecoveryUnderLoad(cluster, c);
-  }
-  if (workload == "stream") {
-    StreamConfig c;
-    c.packets = static_cast<uint64_t>(p.Int("stream.packets"));
-    c.size = static_cast<uint32_t>(p.Int("stream.size"));
-    return RunStream(cluster, c);
-  }
-  ExchangeConfig c;
-  c.messages = static_cast<uint64_t>(p.Int("exchange.messages"));
-  c.max_size = p.Int("exchange.max_size");
-  return RunRandomExchange(cluster, c);
+  if (workload == "stream") return RunStream(cluster, Read(StreamParams(), p));
+  return RunRandomExchange(cluster, Read(ExchangeParams(), p));
 }
 
 }  // namespace
@@ -218,15 +104,7 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
   if (!cluster.ok()) return cluster.status();
   MpiJobConfig c;
   c.cluster = *cluster;
-  c.ranks = static_cast<uint32_t>(p.Int("mpi.ranks"));
-  c.transport.rdma = p.Bool("ulp.rdma");
-  c.transport.rdma_threshold = p.SizeBytes("ulp.rdma_threshold");
-  c.transport.rdma_chunk = static_cast<uint32_t>(
-      std::min<uint64_t>(p.SizeBytes("ulp.rdma_chunk"), uint64_t{1} << 30));
-  c.transport.send_overhead_ps = static_cast<uint64_t>(p.DurationPs("ulp.send_overhead"));
-  c.transport.recv_overhead_ps = static_cast<uint64_t>(p.DurationPs("ulp.recv_overhead"));
-  c.transport.max_retransmits = static_cast<uint32_t>(p.Int("ulp.max_retransmits"));
-  c.mpi.eager_limit = p.SizeBytes("mpi.eager_limit");
+  if (Status st = MpiJobParams().Read(p, &c); !st.ok()) return st;
   // Room for the ranks' staging and landing areas and the workloads' buffers.
   const uint64_t largest = static_cast<uint64_t>(std::max<int64_t>(
       1, *std::max_element(p.IntList("mpi.sizes").begin(), p.IntList("mpi.sizes").end())));

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <iterator>
 
-#include "sim/config/text.h"
-#include "sim/config/units.h"
+#include "base/text.h"
+#include "base/units.h"
 
 namespace nicsim::sim {
 namespace {
@@ -184,6 +184,42 @@ Status CheckFaultRuleScopes(const std::vector<FaultRule>& rules, uint32_t paths,
     }
   }
   return Status();
+}
+
+Result<std::vector<PathOutage>> PathOutagesFromList(const std::vector<int64_t>& list,
+                                                    uint32_t paths) {
+  std::vector<PathOutage> outages;
+  // A lone -1 stands for "no outages": the parameter store refuses empty lists.
+  if (list.size() == 1 && list[0] == -1) return outages;
+  if (list.size() % 3 != 0) {
+    return Status::Error(
+        "fabric.path_down: expected [-1] or triples [plane, down_at_ns, up_at_ns, ...], got " +
+        std::to_string(list.size()) + " numbers");
+  }
+  for (size_t i = 0; i < list.size(); i += 3) {
+    const std::string at = "fabric.path_down[" + std::to_string(i / 3) + "]: ";
+    const int64_t plane = list[i];
+    const int64_t down_ns = list[i + 1];
+    const int64_t up_ns = list[i + 2];
+    if (plane < 0 || plane >= static_cast<int64_t>(paths)) {
+      return Status::Error(at + "plane " + std::to_string(plane) +
+                           " is not in [0, fabric.paths) = [0, " + std::to_string(paths) + ")");
+    }
+    if (down_ns < 0)
+      return Status::Error(at + "down_at_ns must be >= 0, got " + std::to_string(down_ns));
+    if (up_ns != -1 && up_ns <= down_ns) {
+      return Status::Error(at + "up_at_ns must be after down_at_ns (or -1 for never), got " +
+                           std::to_string(up_ns));
+    }
+    constexpr int64_t kMaxNs = static_cast<int64_t>(PathOutage::kNever / 1000 - 1);
+    if (down_ns > kMaxNs || up_ns > kMaxNs) return Status::Error(at + "time too large");
+    PathOutage o;
+    o.plane = static_cast<uint32_t>(plane);
+    o.down_at_ps = static_cast<uint64_t>(down_ns) * 1000;
+    o.up_at_ps = up_ns == -1 ? PathOutage::kNever : static_cast<uint64_t>(up_ns) * 1000;
+    outages.push_back(o);
+  }
+  return outages;
 }
 
 }  // namespace nicsim::sim

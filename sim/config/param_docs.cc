@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "sim/config/units.h"
+#include "base/units.h"
 
 namespace nicsim::sim {
 namespace {

@@ -10,53 +10,10 @@
 #include <variant>
 #include <vector>
 
+#include "base/params.h"
 #include "base/status.h"
 
 namespace nicsim::sim {
-
-/**
- * The slowest rate a parameter may hold: 1 B/s (a byte per second, so a largest frame takes
- * about 35 minutes). Slower rates give frames wire times beyond the duration limit, and a rate
- * near zero an infinite one, which the timing models turned into zero.
- */
-inline constexpr double kMinRateBytesPerSec = 1.0;
-
-/** The type of a parameter: decides how text and TOML values are parsed and checked. */
-enum class ParamType {
-  kInt,
-  kProbability,
-  kBool,
-  kString,
-  kEnum,
-  kDuration,
-  kRate,
-  kSize,
-  kIntList
-};
-
-/** Lower-case name of a type for help text and messages: "int", "duration", "int list". */
-std::string_view ParamTypeName(ParamType type);
-
-/** One row of the parameter table. */
-struct ParamSpec {
-  /** Dotted name as written in TOML and --set: "fabric.loss". */
-  std::string name;
-  ParamType type;
-  /** Default as a user would write it: "2GB/s", "0.0", "[0, 16, 64]", "func". */
-  std::string default_value;
-  /** One line, with units. */
-  std::string description;
-  /**
-   * Inclusive range for kInt and for each element of kIntList; for kDuration in picoseconds
-   * (by default [0, kMaxDurationPs]) and for kSize in bytes (by default unbounded).
-   */
-  int64_t min = std::numeric_limits<int64_t>::min();
-  int64_t max = std::numeric_limits<int64_t>::max();
-  /** kEnum: the allowed strings. kInt: when non-empty, the only allowed values (as decimal). */
-  std::vector<std::string> choices;
-  /** kString: checks a value's syntax (nullptr: any text); the message gets the name. */
-  Status (*check)(std::string_view value) = nullptr;
-};
 
 /** Every parameter nicsim knows, in one table (the order `nicsim params` prints). */
 const std::vector<ParamSpec>& AllParams();
@@ -81,27 +38,27 @@ Status CheckIntRange(const ParamSpec& spec, int64_t value, std::string_view labe
  * Getters and typed setters abort (NICSIM_CHECK) on an unknown name or the wrong type: those
  * are programming errors. Bad values are user errors and come back as a Status naming the key.
  */
-class ParamValues {
+class ParamValues : public ParamSource {
  public:
   /** Every parameter at its table default. */
   static ParamValues Defaults();
 
   /** kInt value. */
-  int64_t Int(std::string_view name) const;
+  int64_t Int(std::string_view name) const override;
   /** kProbability value, in [0, 1]. */
-  double Probability(std::string_view name) const;
+  double Probability(std::string_view name) const override;
   /** kBool value. */
-  bool Bool(std::string_view name) const;
+  bool Bool(std::string_view name) const override;
   /** kString or kEnum value. */
-  const std::string& String(std::string_view name) const;
+  const std::string& String(std::string_view name) const override;
   /** kDuration value in picoseconds. */
-  int64_t DurationPs(std::string_view name) const;
+  int64_t DurationPs(std::string_view name) const override;
   /** kRate value in bytes per second. */
-  double RateBytesPerSec(std::string_view name) const;
+  double RateBytesPerSec(std::string_view name) const override;
   /** kSize value in bytes. */
-  uint64_t SizeBytes(std::string_view name) const;
+  uint64_t SizeBytes(std::string_view name) const override;
   /** kIntList value. */
-  const std::vector<int64_t>& IntList(std::string_view name) const;
+  const std::vector<int64_t>& IntList(std::string_view name) const override;
 
   /** Sets a kInt after checking its range and allowed values. */
   Status SetInt(std::string_view name, int64_t value);

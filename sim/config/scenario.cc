@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "sim/config/presets.h"
-#include "sim/config/text.h"
-#include "sim/config/units.h"
+#include "base/text.h"
+#include "base/units.h"
 
 namespace nicsim::sim {
 namespace {

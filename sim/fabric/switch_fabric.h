@@ -39,25 +39,7 @@ enum class RoutingPolicy {
 
 /** "fixed", "round_robin" or "random". */
 std::string_view ToString(RoutingPolicy policy);
-/** The policy named like the `fabric.routing` parameter; an error naming it otherwise. */
-Result<RoutingPolicy> RoutingPolicyFromName(std::string_view name);
 
-/** One scheduled outage of a plane: down at `down_at_ps`, up again at `up_at_ps`. */
-struct PathOutage {
-  /** Up time meaning "stays down for the rest of the run". */
-  static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-  uint32_t plane = 0;
-  uint64_t down_at_ps = 0;
-  uint64_t up_at_ps = kNever;
-};
-
-/**
- * Outages from the `fabric.path_down` list: `[-1]` means none, otherwise triples
- * [plane, down_at_ns, up_at_ns, ...] where up_at_ns = -1 keeps the plane down. Errors name
- * the parameter and the bad element.
- */
-Result<std::vector<PathOutage>> PathOutagesFromList(const std::vector<int64_t>& list,
-                                                    uint32_t paths);
 
 /** Fabric parameters. */
 struct FabricConfig {

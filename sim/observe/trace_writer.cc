@@ -12,7 +12,7 @@
 
 #include "firmware/counters.h"
 #include "firmware/states.h"
-#include "sim/config/text.h"
+#include "base/text.h"
 
 namespace nicsim::sim {
 namespace {

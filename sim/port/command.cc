@@ -19,7 +19,7 @@
 #include "firmware/counters.h"
 #include "kernel/event_queue.h"
 #include "sim/config/param_table.h"
-#include "sim/config/text.h"
+#include "base/text.h"
 #include "sim/port/clock.h"
 #include "sim/port/link.h"
 #include "sim/port/modes.h"

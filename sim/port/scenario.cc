@@ -3,6 +3,7 @@
 #include "sim/port/scenario.h"
 
 #include "sim/config/scenario.h"
+#include "sim/port/command_params.h"
 
 namespace nicsim::sim {
 
@@ -13,25 +14,18 @@ Status ApplyPortScenario(const std::string& path,
   if (!scenario.ok()) return scenario.status();
   const ParamValues& p = scenario->params;
   PortCommandOptions out = *options;
-  auto text = [&](const char* flag, const char* param, std::string* field) {
-    if (!given(flag)) *field = p.String(param);
+  // Each port.NAME is read unless its flag, --NAME with '-' for '_', was given (port.timeout's
+  // flag is --timeout-s).
+  auto flag_of = [](std::string_view name) {
+    if (name == "port.timeout") return std::string("--timeout-s");
+    std::string flag = "--" + std::string(name.substr(name.find('.') + 1));
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    return flag;
   };
-  auto integer = [&](const char* flag, const char* param, int64_t* field) {
-    if (!given(flag)) *field = p.Int(param);
-  };
-  text("--eal", "port.eal", &out.eal);
-  text("--verbs", "port.verbs", &out.verbs);
-  text("--mode", "port.mode", &out.mode);
-  integer("--messages", "port.messages", &out.messages);
-  integer("--size", "port.size", &out.size);
-  integer("--warmup", "port.warmup", &out.warmup);
-  integer("--max-size", "port.max_size", &out.max_size);
-  integer("--port-id", "port.port_id", &out.port_id);
-  integer("--adapter-lcore", "port.adapter_lcore", &out.adapter_lcore);
-  integer("--gid-index", "port.gid_index", &out.gid_index);
-  integer("--qkey", "port.qkey", &out.qkey);
-  integer("--seed", "seed", &out.seed);
-  if (!given("--timeout-s")) out.timeout_s = static_cast<double>(p.DurationPs("port.timeout")) * 1e-12;
+  const Status read = PortParams().Read(
+      p, &out, [&](std::string_view name) { return !given(flag_of(name)); });
+  if (!read.ok()) return Status::Error(path + ": " + read.message());
+  if (!given("--seed")) out.seed = p.Int("seed");
   if (!out.eal.empty() && !out.verbs.empty()) {
     return Status::Error(path + ": port.eal and port.verbs (or --eal and --verbs) are both set; "
                                 "a port is DPDK or verbs, not both");

@@ -12,7 +12,7 @@
 namespace nicsim::sim {
 
 struct MpiPingPongConfig {
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> sizes = {0, 8, 1024, 65536, 1048576, 4194304};
   /** Timed round trips per size (after a few untimed warm-up ones). */
   uint32_t iterations = 50;
   /** Bandwidth: messages per size, `window` of them in flight at once. */

@@ -94,7 +94,7 @@ void RunToQuiet(Cluster& cluster);
 
 /** Ping-pong latency and one-way bandwidth per message size between two windows. */
 struct PingPongConfig {
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> sizes = {0, 16, 64, 256, 1024, 2032};
   uint32_t iterations = 200;
   uint32_t stream_packets = 2000;
 };
@@ -125,7 +125,7 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
 /** RDMA writes or reads of each size between two windows, timed to the completion. */
 struct RdmaSweepConfig {
   bool read = false;
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> sizes = {0, 4096, 65536, 1048576};
   uint32_t iterations = 4;
   /** Pages backing the buffers (abi::kPageShift*). */
   uint32_t page_shift = 24;

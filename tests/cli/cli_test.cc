@@ -487,7 +487,7 @@ TEST_F(CliTest, ParamsListsEveryParameter) {
   EXPECT_EQ(lines[0],
             "name                       type         default                      "
             "description");
-  EXPECT_EQ(lines[1],
+  EXPECT_EQ(lines[3],
             "seed                       int          1                            "
             "The one seed that drives every random choice in a run");
   std::set<std::string> names;

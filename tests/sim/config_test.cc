@@ -13,8 +13,8 @@
 #include "sim/config/param_docs.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
-#include "sim/config/text.h"
-#include "sim/config/units.h"
+#include "base/text.h"
+#include "base/units.h"
 
 namespace nicsim::sim {
 namespace {
@@ -50,10 +50,11 @@ std::string WriteTempFile(const std::string& name, const std::string& text) {
 // Parameter table
 
 TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
-  std::vector<std::string_view> expected = {"seed",
+  std::vector<std::string_view> expected = {"preset",
+                                            "workload",
+                                            "seed",
                                             "run.time_limit",
                                             "backend",
-                                            "preset",
                                             "nodes",
                                             "adapters_per_node",
                                             "windows_per_adapter",
@@ -72,34 +73,34 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "fabric.reorder_delay",
                                             "fabric.cut_through",
                                             "link.bandwidth",
-                                            "host.cache_line",
-                                            "host.poll_latency",
                                             "host.interrupt_latency",
                                             "mmio.latency",
                                             "dma.latency",
                                             "dma.bandwidth",
+                                            "host.cache_line",
+                                            "host.poll_latency",
                                             "systemc.quantum",
-                                            "rtl.vcd",
                                             "adapter.cycle",
                                             "adapter.rx_cycles",
                                             "adapter.tx_cycles",
                                             "adapter.rdma_rx_cycles",
                                             "adapter.rdma_tx_cycles",
                                             "adapter.sram_word",
+                                            "rtl.vcd",
                                             "adapter.tasks",
                                             "adapter.rx_tasks",
                                             "adapter.tx_tasks",
                                             "adapter.tx_switch_every",
                                             "adapter.channel_buffers",
+                                            "adapter.interrupt_handlers",
+                                            "rdma.rcxts",
                                             "adapter.dtbs",
                                             "adapter.header_buffers",
                                             "adapter.link_queue_frames",
-                                            "adapter.interrupt_handlers",
                                             "window.recv_frames",
                                             "window.send_slots",
                                             "hal.return_batch",
                                             "hal.wait_mode",
-                                            "workload",
                                             "pingpong.sizes",
                                             "pingpong.iterations",
                                             "pingpong.stream_packets",
@@ -128,7 +129,6 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "rdma.sizes",
                                             "rdma.iterations",
                                             "rdma.page",
-                                            "rdma.rcxts",
                                             "port.eal",
                                             "port.verbs",
                                             "port.mode",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Workload parameter checks before a run: the same limits the workloads enforce (texts kept
 // alike), plus the MPI job's window and buffer limits, each message naming its parameter.
-#include "sim/workload_params.h"
+#include "sim/workload_checks.h"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests for sim/config/units: every unit form, exact decimal conversion, bad units, overflow,
 // and that formatted values parse back to the same number.
-#include "sim/config/units.h"
+#include "base/units.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-namespace nicsim::sim {
+namespace nicsim {
 namespace {
 
 int64_t DurationOk(const char* text) {
@@ -200,4 +200,4 @@ TEST(UnitsTest, FormattedValuesParseBackExactly) {
 }
 
 }  // namespace
-}  // namespace nicsim::sim
+}  // namespace nicsim

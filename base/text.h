@@ -9,7 +9,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace nicsim::sim {
+namespace nicsim {
 
 /** `text` without leading and trailing characters from `blanks` (spaces and tabs by default). */
 inline std::string_view Trim(std::string_view text, std::string_view blanks = " \t") {
@@ -57,4 +57,4 @@ inline std::optional<double> ParseDouble(std::string_view text) {
   return value;
 }
 
-}  // namespace nicsim::sim
+}  // namespace nicsim

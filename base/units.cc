@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit parsing and formatting: exact decimal arithmetic so "4.3us" is exactly 4300000ps and
 // every formatted value parses back to the same number.
-#include "sim/config/units.h"
+#include "base/units.h"
 
 #include <fmt/format.h>
 
@@ -12,9 +12,9 @@
 #include <optional>
 #include <utility>
 
-#include "sim/config/text.h"
+#include "base/text.h"
 
-namespace nicsim::sim {
+namespace nicsim {
 namespace {
 
 /** Cap on a parsed exponent's magnitude: far beyond any representable value, never overflows. */
@@ -322,4 +322,4 @@ std::string FormatSize(uint64_t bytes) {
   return best;
 }
 
-}  // namespace nicsim::sim
+}  // namespace nicsim

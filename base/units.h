@@ -9,7 +9,7 @@
 
 #include "base/status.h"
 
-namespace nicsim::sim {
+namespace nicsim {
 
 /**
  * The longest duration a parameter (or a fault rule's reorder_delay) may hold: one hour,
@@ -49,4 +49,4 @@ std::string FormatRate(double bytes_per_sec);
 /** Formats bytes with the shortest exact unit: 65536 -> "64KiB", 2000 -> "2KB", 100 -> "100B". */
 std::string FormatSize(uint64_t bytes);
 
-}  // namespace nicsim::sim
+}  // namespace nicsim

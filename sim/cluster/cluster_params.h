@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// A cluster's parameters, declared beside ClusterConfig: its own (sizes, windows, the host's
+// wait policy, the backend) and, included, those its components declare (the adapter's
+// timing and resources, the SystemC costs, the microcode, the fabric).
+#pragma once
+
+#include "base/params.h"
+#include "firmware/microcode_params.h"
+#include "hw/func/adapter_params.h"
+#include "hw/systemc/systemc_params.h"
+#include "sim/cluster/cluster.h"
+#include "sim/fabric/fabric_params.h"
+
+namespace nicsim::sim {
+
+inline const ParamDecls<ClusterConfig>& ClusterParams() {
+  using C = ClusterConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Int("seed", &C::seed, 0, std::numeric_limits<int64_t>::max(),
+            "The one seed that drives every random choice in a run")
+      .Duration("run.time_limit", &C::time_limit_ps,
+                "Simulated time after which a workload that is not done has stalled: the run "
+                "stops and fails (exit 1)")
+      .RunDefault("60s")
+      .Custom("backend", ParamType::kEnum,
+              "Adapter model that runs the firmware: functional C++, SystemC, RTL or DPDK",
+              [](const C& c) {
+                return std::string(c.backend == BackendKind::kFunc      ? "func"
+                                   : c.backend == BackendKind::kSystemc ? "systemc"
+                                                                        : "rtl");
+              },
+              [](const ParamSource& p, C& c) {
+                const std::string& name = p.String("backend");
+                if (name == "dpdk") {
+                  return Status::Error(
+                      "backend: 'dpdk' runs on a real port, not in a simulated cluster");
+                }
+                c.backend = name == "func"      ? BackendKind::kFunc
+                            : name == "systemc" ? BackendKind::kSystemc
+                                                : BackendKind::kRtl;
+                return Status();
+              })
+      .Choices({"func", "systemc", "rtl", "dpdk"})
+      .RunDefault("systemc")
+      .Int("nodes", &C::nodes, 1, 4096, "Number of hosts attached to the fabric")
+      .Int("adapters_per_node", &C::adapters_per_node, 1, 16, "Network adapters in each host")
+      .Int("windows_per_adapter", &C::windows_per_adapter, 1, 128,
+           "Communication windows opened on each adapter")
+      .Include(&C::fabric, FabricParams())
+      .Include(&C::timing, hw::func::AdapterTimingParams())
+      .Int("host.cache_line", &C::line_bytes, 64, 128, "Host cache line size in bytes: 64 or 128")
+      .Choices({"64", "128"})
+      .Duration("host.poll_latency", &C::poll_latency_ps,
+                "Time a polling CPU needs to notice a cache line the adapter wrote")
+      .Include(&C::systemc, hw::systemc::SystemcTimingParams())
+      .String("rtl.vcd", &C::rtl_vcd_prefix,
+              "rtl backend: path prefix of VCD waveforms, one file per Verilated block per "
+              "adapter (PREFIX.aN.allocator.vcd, PREFIX.aN.rx_sequencer.vcd); empty = none")
+      .Include(&C::microcode, fw::MicrocodeParams())
+      .Include(&C::resources, hw::func::AdapterResourceParams())
+      .Int("window.recv_frames", &C::recv_frames, 1, 65536, "Receive FIFO frames per window")
+      .Int("window.send_slots", &C::send_slots, 1, 65536, "Send FIFO slots per window")
+      .Int("hal.return_batch", &C::return_batch, 1, 65536,
+           "Frames returned to the adapter per ReturnRecvFrames MMIO (at most half the receive "
+           "FIFO)")
+      .Enum("hal.wait_mode", &C::wait_mode,
+            {{WaitMode::kPoll, "poll"},
+             {WaitMode::kInterrupt, "interrupt"},
+             {WaitMode::kEarlyInterrupt, "early_interrupt"}},
+            "How processes wait for packets: spin on the first cache line, sleep until the "
+            "receive interrupt, or sleep with early interrupts (before the data is coherent)");
+  return *decls;
+}
+
+}  // namespace nicsim::sim

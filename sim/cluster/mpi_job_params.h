@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// An MPI job's parameters, declared beside MpiJobConfig: its ranks and, included, those the
+// reliable transport and the MPI layer declare. The cluster's are ClusterParams().
+#pragma once
+
+#include "base/params.h"
+#include "sim/cluster/mpi_job.h"
+#include "ulp/mpi/mpi_params.h"
+#include "ulp/transport_params.h"
+
+namespace nicsim::sim {
+
+inline const ParamDecls<MpiJobConfig>& MpiJobParams() {
+  using C = MpiJobConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Include(&C::transport, ulp::TransportParams())
+      .Int("mpi.ranks", &C::ranks, 1, 4096,
+           "MPI workloads: ranks (rank r on node r % nodes, one window per rank on each adapter "
+           "of its node)")
+      .Include(&C::mpi, mpi::MpiParams());
+  return *decls;
+}
+
+}  // namespace nicsim::sim

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// The built-in workloads' parameters, each declared beside its config struct's fields: the
+// defaults are those structs' members'. mpi_collectives reads mpi.sizes and mpi.iterations,
+// declared with mpi_pingpong.
+#pragma once
+
+#include <cstdint>
+
+#include "abi/rdma.h"
+#include "base/params.h"
+#include "sim/workloads/mpi_workloads.h"
+#include "sim/workloads/workload.h"
+
+namespace nicsim::sim {
+
+inline const ParamDecls<PingPongConfig>& PingPongParams() {
+  using C = PingPongConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->IntList("pingpong.sizes", &C::sizes, 0, 65535,
+                "Payload sizes in bytes that the ping-pong sweep measures")
+      .Int("pingpong.iterations", &C::iterations, 1, 10000000,
+           "Round trips timed per payload size")
+      .Int("pingpong.stream_packets", &C::stream_packets, 1, 1000000000,
+           "One-way packets sent per payload size for the bandwidth column (at most 1e9: "
+           "packets are numbered in 32 bits)");
+  return *decls;
+}
+
+inline const ParamDecls<StreamConfig>& StreamParams() {
+  using C = StreamConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Int("stream.packets", &C::packets, 1, 1000000000,
+            "Packets the stream workload sends (at most 1e9: packets are numbered in 32 bits)")
+      .Int("stream.size", &C::size, 0, 65535, "Payload bytes per stream packet");
+  return *decls;
+}
+
+inline const ParamDecls<ExchangeConfig>& ExchangeParams() {
+  using C = ExchangeConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Int("exchange.messages", &C::messages, 1, 10000000,
+            "Messages the random exchange sends in total (at most 1e7: the checker keeps 7 "
+            "bytes per message)")
+      .Int("exchange.max_size", &C::max_size, -1, 65535,
+           "Largest message payload in bytes (-1 = largest single-packet payload)");
+  return *decls;
+}
+
+inline const ParamDecls<LifecycleConfig>& LifecycleParams() {
+  using C = LifecycleConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Duration("lifecycle.at", &C::at_ps,
+                 "close_under_load / recovery_under_load: simulated time after the stream "
+                 "starts at which the receiving window closes or its adapter is recovered")
+      .Int("lifecycle.packets", &C::packets, 1, 10000000,
+           "close_under_load / recovery_under_load: packets in the stream before the event, "
+           "and again in the stream after it (at most 1e7: the checker keeps 2 bytes per "
+           "packet)")
+      .Int("lifecycle.size", &C::size, 0, 65535,
+           "close_under_load / recovery_under_load: payload bytes per packet");
+  return *decls;
+}
+
+inline const ParamDecls<RdmaSweepConfig>& RdmaSweepParams() {
+  using C = RdmaSweepConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Enum("rdma.op", &C::read, {{false, "write"}, {true, "read"}},
+             "RDMA sweep: the operation timed")
+      .IntList("rdma.sizes", &C::sizes, 0, 256 << 20, "RDMA sweep: transfer sizes in bytes")
+      .Int("rdma.iterations", &C::iterations, 1, 1000000, "RDMA sweep: transfers timed per size")
+      .Enum("rdma.page", &C::page_shift,
+            {{abi::kPageShift4K, "4KiB"}, {abi::kPageShift64K, "64KiB"},
+             {abi::kPageShift16M, "16MiB"}},
+            "RDMA sweep: page size backing the buffers (which TCE tables map them)");
+  return *decls;
+}
+
+inline const ParamDecls<MpiPingPongConfig>& MpiPingPongParams() {
+  using C = MpiPingPongConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->IntList("mpi.sizes", &C::sizes, 0, 256 << 20,
+                "mpi_pingpong and mpi_collectives: message sizes in bytes")
+      .Int("mpi.iterations", &C::iterations, 1, 10000000,
+           "mpi_pingpong: round trips timed per size; mpi_collectives: calls timed per size")
+      .Int("mpi.bandwidth_messages", &C::bandwidth_messages, 1, 1000000,
+           "mpi_pingpong: messages per size for the bandwidth columns")
+      .Int("mpi.window", &C::window, 1, 4096, "mpi_pingpong: bandwidth messages in flight at once");
+  return *decls;
+}
+
+inline const ParamDecls<MpiAlltoallConfig>& MpiAlltoallParams() {
+  using C = MpiAlltoallConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Int("mpi.alltoall_messages", &C::messages_per_rank, 1, 10000000,
+            "mpi_alltoall: messages each rank sends to random ranks (all ranks' messages are "
+            "planned and buffered at once: mpi.ranks x this at most 1e7, and x "
+            "mpi.alltoall_max_size at most 8GiB)")
+      .Size("mpi.alltoall_max_size", &C::max_size,
+            "mpi_alltoall: largest message (sizes are uniform up to it)")
+      .Range(0, 256 << 20);
+  return *decls;
+}
+
+}  // namespace nicsim::sim

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reliable transport's parameters (ulp.*), declared beside TransportConfig: their
+// defaults are its members'.
+#pragma once
+
+#include <algorithm>
+
+#include "base/params.h"
+#include "ulp/transport.h"
+
+namespace nicsim::ulp {
+
+inline const ParamDecls<TransportConfig>& TransportParams() {
+  using C = TransportConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Bool("ulp.rdma", &C::rdma,
+             "Reliable transport: move messages above ulp.rdma_threshold by RDMA (false: "
+             "everything in packet mode)")
+      .Size("ulp.rdma_threshold", &C::rdma_threshold,
+            "Reliable transport: messages larger than this go by RDMA")
+      .Custom("ulp.rdma_chunk", ParamType::kSize,
+              "Reliable transport: largest RDMA read chunk (chunks shrink under loss)",
+              [](const C& c) { return FormatSize(c.rdma_chunk); },
+              [](const ParamSource& p, C& c) {
+                // A chunk above 1 GiB reads as 1 GiB: the reads' lengths are 32-bit.
+                c.rdma_chunk = static_cast<uint32_t>(
+                    std::min<uint64_t>(p.SizeBytes("ulp.rdma_chunk"), uint64_t{1} << 30));
+                return Status();
+              })
+      .Duration("ulp.send_overhead", &C::send_overhead_ps,
+                "Host CPU time of the LAPI/MPI software path per message sent")
+      .Duration("ulp.recv_overhead", &C::recv_overhead_ps,
+                "Host CPU time of the LAPI/MPI software path per message delivered")
+      .Int("ulp.max_retransmits", &C::max_retransmits, 1, 100000,
+           "Reliable transport: sends of one packet without an acknowledgement after which its "
+           "destination is unreachable and its messages fail (the timeout doubles per retry up "
+           "to 2 ms)");
+  return *decls;
+}
+
+}  // namespace nicsim::ulp
