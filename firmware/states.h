@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/counter_table.h"
 #include "firmware/platform.h"
 
 namespace nicsim::fw {
@@ -25,8 +26,17 @@ enum class Resource : uint8_t {
   kCount,
 };
 
-inline constexpr std::array<std::string_view, static_cast<size_t>(Resource::kCount)>
-    kResourceNames = {"none", "dtb", "header_buffer", "channel_buffer", "link_slot"};
+/** Each Resource, in enum order: its key in an adapter's stats.json "waits" (counts of task
+ *  suspensions; "none" is never reported) and what it is. */
+inline constexpr std::array<CounterDoc, static_cast<size_t>(Resource::kCount)> kResources = {{
+    {"none", "no resource"},
+    {"dtb", "a data transfer buffer (payload staging, one receive frame)"},
+    {"header_buffer", "a header buffer for an outgoing packet"},
+    {"channel_buffer", "a channel buffer (the window's LMT cache)"},
+    {"link_slot", "room in the link's output queue"},
+}};
+
+inline constexpr auto kResourceNames = NamesOf(kResources);
 
 /** Receive task states, in the order a packet passes through them. */
 enum class RxState : uint8_t {

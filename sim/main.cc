@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/param_docs.h"
+#include "sim/observe/counter_docs.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
 #include "sim/port/command.h"
@@ -162,6 +163,11 @@ int CmdParams(bool markdown) {
   return 0;
 }
 
+int CmdCounters(bool markdown) {
+  std::cout << (markdown ? sim::CountersMarkdown() : sim::CountersText());
+  return 0;
+}
+
 int CmdScenarios() {
   for (const auto& [name, description] : sim::BuiltinScenarioList()) {
     std::cout << fmt::format("{:<12} {}\n", name, description);
@@ -199,6 +205,9 @@ int main(int argc, char** argv) {
   bool markdown = false;
   CLI::App* params = app.add_subcommand("params", "List every parameter with type, default and description");
   params->add_flag("--markdown", markdown, "Print the table as Markdown (docs/scenarios.md)");
+  CLI::App* counters = app.add_subcommand(
+      "counters", "List every counter and drop reason stats.json reports, with what it counts");
+  counters->add_flag("--markdown", markdown, "Print the tables as Markdown (docs/stats.md)");
   app.add_subcommand("scenarios", "List the built-in scenarios");
   CLI::App* trace = app.add_subcommand("trace", "Golden firmware traces");
   trace->require_subcommand(1);
@@ -258,6 +267,7 @@ int main(int argc, char** argv) {
     return CmdRun(scenario, sets, out_dir, options, quiet);
   }
   if (app.got_subcommand("params")) return CmdParams(markdown);
+  if (app.got_subcommand("counters")) return CmdCounters(markdown);
   if (app.got_subcommand("scenarios")) return CmdScenarios();
   if (app.got_subcommand("port")) {
     if (!port_scenario.empty()) {

@@ -224,48 +224,12 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
     }
     nlohmann::json waits = nlohmann::json::object();
     for (size_t r = 1; r < fc.waits.size(); ++r) waits[std::string(fw::kResourceNames[r])] = fc.waits[r];
-    adapters.push_back({{"adapter", id},
-                        {"waits", waits},
-                        {"dispatches", fc.dispatches},
-                        {"dispatch_queue_peak", fc.dispatch_queue_peak},
-                        {"start_transmit_no_task", fc.start_transmit_no_task},
-                        {"work_manager_handoffs", fc.work_manager_handoffs},
-                        {"cb_loads", fc.cb_loads},
-                        {"cb_flushes", fc.cb_flushes},
-                        {"cb_shared", fc.cb_shared},
-                        {"interrupt_events", fc.interrupt_events},
-                        {"interrupts_presented", fc.interrupts_presented},
-                        {"interrupts_deferred", fc.interrupts_deferred},
-                        {"windows_closed", fc.windows_closed},
-                        {"resets", fc.resets},
-                        {"header_task_waits", hc.header_task_waits},
-                        {"payload_dtb_waits", hc.payload_dtb_waits},
-                        {"dma_to_freed_memory", hc.dma_to_freed_memory},
-                        {"rx_packets", fc.rx_packets},
-                        {"rx_bytes", fc.rx_bytes},
-                        {"tx_packets", fc.tx_packets},
-                        {"tx_bytes", fc.tx_bytes},
-                        {"mmio_commands", fc.mmio_commands},
-                        {"bad_mmio", fc.bad_mmio},
-                        {"dma_to_host", hc.dma_to_host},
-                        {"dma_from_host", hc.dma_from_host},
-                        {"dma_bytes", hc.dma_bytes},
-                        {"dma_address_errors", hc.dma_address_errors},
-                        {"input_queue_peak", hc.input_queue_peak},
-                        {"link_queue_full", hc.link_queue_full},
-                        {"rdma_packets_out", fc.rdma_packets_out},
-                        {"rdma_bytes_out", fc.rdma_bytes_out},
-                        {"rdma_packets_in", fc.rdma_packets_in},
-                        {"rdma_bytes_in", fc.rdma_bytes_in},
-                        {"rdma_requests", fc.rdma_requests},
-                        {"rdma_read_requests_served", fc.rdma_read_requests_served},
-                        {"rdma_transfers_landed", fc.rdma_transfers_landed},
-                        {"rdma_completions_sent", fc.rdma_completions_sent},
-                        {"rdma_completions_written", fc.rdma_completions_written},
-                        {"rdma_conditional_fired", fc.rdma_conditional_fired},
-                        {"rdma_cancels", fc.rdma_cancels},
-                        {"tce_fetches", fc.tce_fetches},
-                        {"trace_events", hc.trace_events}});
+    nlohmann::json entry = {{"adapter", id}, {"waits", waits}};
+    for (const auto& field : fw::kCounterFields) entry[std::string(field.name)] = fc.*field.member;
+    for (const auto& field : hw::func::kAdapterCounterFields) {
+      entry[std::string(field.name)] = hc.*field.member;
+    }
+    adapters.push_back(std::move(entry));
     // Backend-specific counters (the rtl backend's rtl_ops and rtl_mismatches).
     for (const auto& [name, value] : a.ExtraCounters()) adapters.back()[std::string(name)] = value;
   }

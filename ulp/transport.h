@@ -24,9 +24,10 @@
 #include <utility>
 #include <vector>
 
-#include "ulp/buffer_pool.h"
+#include "base/counter_table.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
+#include "ulp/buffer_pool.h"
 #include "ulp/registration_cache.h"
 #include "ulp/wire.h"
 
@@ -88,40 +89,41 @@ struct TransportStats {
   uint64_t duplicates = 0;
   uint64_t rdma_messages = 0;
   uint64_t rdma_chunks = 0;
-  /** RDMA chunks given up and posted again, all causes; then by cause. */
   uint64_t rdma_redrives = 0;
-  /** Its completion did not come within the chunk timeout. */
   uint64_t rdma_redrives_timeout = 0;
-  /** A chunk posted after it on the same port completed first (a lost packet is likely). */
   uint64_t rdma_redrives_overtaken = 0;
   uint64_t rdma_splits = 0;
   uint64_t fallbacks = 0;
-  /** Messages given up because their destination stopped answering. */
   uint64_t messages_failed = 0;
 
-  /** Every figure with its stats.json name, in one table: totals and reports loop over it. */
+  /** Every figure with its stats.json name and meaning, in one table: totals, reports and
+   *  docs loop over it. */
   static constexpr auto Fields() {
-    using F = std::pair<std::string_view, uint64_t TransportStats::*>;
-    return std::array<F, 13>{{
-        {"messages_sent", &TransportStats::messages_sent},
-        {"messages_delivered", &TransportStats::messages_delivered},
-        {"messages_failed", &TransportStats::messages_failed},
-        {"packets_sent", &TransportStats::packets_sent},
-        {"retransmits", &TransportStats::retransmits},
-        {"duplicates_suppressed", &TransportStats::duplicates},
-        {"rdma_messages", &TransportStats::rdma_messages},
-        {"rdma_chunks", &TransportStats::rdma_chunks},
-        {"rdma_redrives", &TransportStats::rdma_redrives},
-        {"rdma_redrives_timeout", &TransportStats::rdma_redrives_timeout},
-        {"rdma_redrives_overtaken", &TransportStats::rdma_redrives_overtaken},
-        {"rdma_splits", &TransportStats::rdma_splits},
-        {"fallbacks", &TransportStats::fallbacks},
+    using S = TransportStats;
+    return std::array<CounterField<S>, 13>{{
+        {"messages_sent", &S::messages_sent, "messages handed to the transport"},
+        {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
+        {"messages_failed", &S::messages_failed,
+         "messages given up because their destination stopped answering"},
+        {"packets_sent", &S::packets_sent, "reliable packets sent, retransmissions included"},
+        {"retransmits", &S::retransmits, "packets sent again after their timeout"},
+        {"duplicates_suppressed", &S::duplicates, "packets that arrived again and were dropped"},
+        {"rdma_messages", &S::rdma_messages, "messages offered for RDMA (their request to send went out)"},
+        {"rdma_chunks", &S::rdma_chunks, "RDMA read chunks posted, redrives included"},
+        {"rdma_redrives", &S::rdma_redrives, "RDMA chunks given up and posted again, all causes"},
+        {"rdma_redrives_timeout", &S::rdma_redrives_timeout,
+         "redrives whose completion did not come within the chunk timeout"},
+        {"rdma_redrives_overtaken", &S::rdma_redrives_overtaken,
+         "redrives of a chunk that a later chunk on the same port overtook (a lost packet is "
+         "likely)"},
+        {"rdma_splits", &S::rdma_splits, "chunks halved after a failure"},
+        {"fallbacks", &S::fallbacks, "RDMA messages finished in packet mode instead (the reader gave up or declined)"},
     }};
   }
 
   /** Adds another task's figures (job totals). */
   TransportStats& operator+=(const TransportStats& o) {
-    for (const auto& [name, field] : Fields()) this->*field += o.*field;
+    for (const auto& field : Fields()) this->*field.member += o.*field.member;
     return *this;
   }
 };

@@ -10,6 +10,7 @@
 
 #include "abi/limits.h"
 #include "abi/packet.h"
+#include "base/counter_table.h"
 #include "hw/common/link.h"
 
 namespace nicsim::hw::dpdk {
@@ -37,35 +38,36 @@ std::array<uint8_t, 6> AdapterMac(uint16_t adapter);
 /** The adapter id in the last two bytes of a MAC made by AdapterMac (6 bytes at `mac`). */
 uint16_t AdapterOfMac(const uint8_t* mac);
 
-/** Why a port dropped a frame; the names are stats keys. */
+/** Why a port dropped a frame (kPortDrops says each). */
 enum class PortDrop : uint8_t {
-  /** Received: shorter than an Ethernet header. */
   kRunt,
-  /** Received: more than MTU bytes after the Ethernet header. */
   kOverMtu,
-  /** Received: not EtherType 0x88B5 (VLAN-tagged frames included). */
   kWrongEtherType,
-  /**
-   * Received: a chained (multi-segment) mbuf, or one whose packet length disagrees with its
-   * data length. The port never enables scatter and its MTU fits one mbuf, so a chain is
-   * something the port did not ask for; it is dropped rather than linearised.
-   */
   kMultiSegment,
-  /** Sent: the frame is larger than the MTU (a model bug; the wire would refuse it). */
   kTxOverMtu,
-  /** Sent: no free mbuf in the port's pool. */
   kTxNoMbuf,
-  /** Sent: the transmit queue stayed full through every retry. */
   kTxRingFull,
-  /** Sent: the port was stopped. */
   kTxPortStopped,
   kCount,
 };
 
-/** Stats names of PortDrop, in enum order. */
-inline constexpr std::array<std::string_view, static_cast<size_t>(PortDrop::kCount)>
-    kPortDropNames = {"runt",        "over_mtu",   "wrong_ethertype", "multi_segment",
-                      "tx_over_mtu", "tx_no_mbuf", "tx_ring_full",    "tx_port_stopped"};
+/** Each PortDrop, in enum order: its stats key and its meaning. */
+inline constexpr std::array<CounterDoc, static_cast<size_t>(PortDrop::kCount)> kPortDrops = {{
+    {"runt", "received: shorter than an Ethernet header"},
+    {"over_mtu", "received: more than MTU bytes after the Ethernet header"},
+    {"wrong_ethertype", "received: not EtherType 0x88B5 (VLAN-tagged frames included)"},
+    // The port never enables scatter and its MTU fits one mbuf, so a chain is something it
+    // did not ask for: dropped rather than linearised.
+    {"multi_segment",
+     "received: a chained mbuf, or one whose packet length disagrees with its data length"},
+    {"tx_over_mtu", "sent: the frame is larger than the MTU (a model bug; the wire would refuse "
+                    "it)"},
+    {"tx_no_mbuf", "sent: no free mbuf in the port's pool"},
+    {"tx_ring_full", "sent: the transmit queue stayed full through every retry"},
+    {"tx_port_stopped", "sent: the port was stopped"},
+}};
+
+inline constexpr auto kPortDropNames = NamesOf(kPortDrops);
 
 /** The stats name of a port drop reason. */
 constexpr std::string_view ToString(PortDrop reason) {

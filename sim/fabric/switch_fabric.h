@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/counter_table.h"
 #include "base/rng.h"
 #include "base/status.h"
 #include "hw/common/link.h"
@@ -81,21 +82,28 @@ struct FabricConfig {
   uint64_t seed = 1;
 };
 
-/** Why the fabric dropped a frame. */
+/** Why the fabric dropped a frame (kFabricDrops says each). */
 enum class FabricDrop : uint8_t {
-  kFabricLoss,      // fabric.loss: lost anywhere on the way
-  kLinkLoss,        // a link fault rule's loss (the source's or the destination's link)
-  kNoRoute,         // no adapter attached at the destination
-  kPathDown,        // the plane it was routed to is down
-  kPathLoss,        // a plane fault rule's loss
-  kPortBufferFull,  // the output port's buffer had no room (fabric.port_buffer)
+  kFabricLoss,
+  kLinkLoss,
+  kNoRoute,
+  kPathDown,
+  kPathLoss,
+  kPortBufferFull,
   kCount,
 };
 
-/** Stats names of FabricDrop, in enum order (stats.json's drops table uses them). */
-inline constexpr std::array<std::string_view, static_cast<size_t>(FabricDrop::kCount)>
-    kFabricDropNames = {"fabric_loss", "link_loss", "no_route", "path_down", "path_loss",
-                        "port_buffer_full"};
+/** Each FabricDrop, in enum order: its key in stats.json's drops table and its meaning. */
+inline constexpr std::array<CounterDoc, static_cast<size_t>(FabricDrop::kCount)> kFabricDrops = {{
+    {"fabric_loss", "fabric.loss: lost anywhere on the way"},
+    {"link_loss", "a link fault rule's loss (the source's or the destination's link)"},
+    {"no_route", "no adapter attached at the destination"},
+    {"path_down", "the plane it was routed to is down"},
+    {"path_loss", "a plane fault rule's loss"},
+    {"port_buffer_full", "the output port's buffer had no room (fabric.port_buffer)"},
+}};
+
+inline constexpr auto kFabricDropNames = NamesOf(kFabricDrops);
 
 constexpr std::string_view ToString(FabricDrop reason) {
   return kFabricDropNames[static_cast<size_t>(reason)];

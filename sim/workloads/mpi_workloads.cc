@@ -70,7 +70,9 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
                              delivered, sent));
   }
   nlohmann::json totals = nlohmann::json::object();
-  for (const auto& [name, field] : ulp::TransportStats::Fields()) totals[std::string(name)] = sum.*field;
+  for (const auto& field : ulp::TransportStats::Fields()) {
+    totals[std::string(field.name)] = sum.*field.member;
+  }
   return totals;
 }
 

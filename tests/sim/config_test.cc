@@ -6,15 +6,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/text.h"
+#include "base/units.h"
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/param_docs.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
-#include "base/text.h"
-#include "base/units.h"
+#include "tests/support/generated_block.h"
 
 namespace nicsim::sim {
 namespace {
@@ -760,20 +762,11 @@ namespace nicsim::sim {
 namespace {
 
 TEST(ParamDocsTest, ScenariosMdHoldsTheGeneratedParameterTable) {
-  std::FILE* f = std::fopen(NICSIM_SOURCE_DIR "/docs/scenarios.md", "rb");
-  ASSERT_NE(f, nullptr);
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
-  std::fclose(f);
-  const std::string begin = "<!-- params:begin (generated: build/nicsim params --markdown) -->\n";
-  const size_t at = text.find(begin);
-  ASSERT_NE(at, std::string::npos);
-  const size_t end = text.find("<!-- params:end -->", at);
-  ASSERT_NE(end, std::string::npos);
-  EXPECT_EQ(text.substr(at + begin.size(), end - at - begin.size()), ParamsMarkdownTable())
-      << "regenerate with: build/nicsim params --markdown";
+  const std::optional<std::string> block = testing::GeneratedBlock(
+      NICSIM_SOURCE_DIR "/docs/scenarios.md",
+      "<!-- params:begin (generated: build/nicsim params --markdown) -->\n", "<!-- params:end -->");
+  ASSERT_TRUE(block.has_value()) << "docs/scenarios.md or its markers are missing";
+  EXPECT_EQ(*block, ParamsMarkdownTable()) << "regenerate with: build/nicsim params --markdown";
 }
 
 // ---------------------------------------------------------------------------------------------
