@@ -3,6 +3,9 @@
 // clock; everything else is a function of the scenario and its seed.
 #include "sim/run_scenario.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -32,6 +35,18 @@ Status CopyCycles(const ParamValues& p, const char* name, const char* what,
   return Status();
 }
 
+/**
+ * host.touched_limit's default: three quarters of the machine's physical memory, which leaves
+ * the rest to the simulator's own structures and to the machine. No limit if it cannot be
+ * read.
+ */
+uint64_t DefaultTouchedLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_bytes = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return UINT64_MAX;
+  return static_cast<uint64_t>(pages) / 4 * 3 * static_cast<uint64_t>(page_bytes);
+}
+
 RdmaSweepConfig RdmaSweepFromParams(const ParamValues& p) {
   RdmaSweepConfig c;
   c.read = p.String("rdma.op") == "read";
@@ -56,6 +71,8 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
                                      : BackendKind::kRtl;
   c.seed = static_cast<uint64_t>(p.Int("seed"));
   c.time_limit_ps = static_cast<uint64_t>(p.DurationPs("run.time_limit"));
+  c.touched_limit_bytes = p.SizeBytes("host.touched_limit");
+  if (c.touched_limit_bytes == 0) c.touched_limit_bytes = DefaultTouchedLimit();
   c.nodes = static_cast<uint32_t>(p.Int("nodes"));
   c.adapters_per_node = static_cast<uint32_t>(p.Int("adapters_per_node"));
   c.windows_per_adapter = static_cast<uint32_t>(p.Int("windows_per_adapter"));
@@ -311,6 +328,12 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!result.ok()) return result.status();
   // Let the adapters finish what they started (completion steps after the last delivery).
   RunToQuiet(*cluster);
+  // The last sample of host memory: a run over host.touched_limit fails however short it was.
+  if (!cluster->SampleHostMemory() && !result->stalled) {
+    result->Stall(Status::Error(fmt::format("at the end of the run (t={}ns): {}",
+                                            cluster->events().now_ps() / 1000,
+                                            cluster->touched_limit_error().message())));
+  }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   // Written after the clock stops: rendering the timeline is not simulation time.
@@ -394,6 +417,24 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   const FabricCounters& fab = cluster.fabric().counters();
   for (const auto& [reason, count] : fab.drops) drops[reason] = drops[reason].get<uint64_t>() + count;
 
+  // Reserved is what each node was given, touched what it had written (HostMemory), at the
+  // end and at most, sampled every 65,536 events.
+  nlohmann::json host_nodes = nlohmann::json::array();
+  uint64_t reserved_bytes = 0;
+  uint64_t touched_bytes = 0;
+  for (const HostMemoryUse& use : cluster.host_memory_use()) {
+    host_nodes.push_back({{"node", host_nodes.size()},
+                          {"reserved_bytes", use.reserved_bytes},
+                          {"touched_bytes", use.touched_bytes},
+                          {"touched_peak_bytes", use.touched_peak_bytes}});
+    reserved_bytes += use.reserved_bytes;
+    touched_bytes += use.touched_bytes;
+  }
+  const nlohmann::json host_memory = {{"reserved_bytes", reserved_bytes},
+                                      {"touched_bytes", touched_bytes},
+                                      {"touched_peak_bytes", cluster.touched_peak_bytes()},
+                                      {"nodes", host_nodes}};
+
   nlohmann::json params = nlohmann::json::object();
   for (std::string_view name : ParamValues::Names()) {
     params[std::string(name)] = scenario.params.ToText(name);
@@ -430,6 +471,7 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
         {"frames_per_path", fab.frames_per_path},
         {"port_buffer_peak_bytes", fab.port_buffer_peak_bytes}}},
       {"adapters", adapters},
+      {"host_memory", host_memory},
       {"workload", result.results},
       {"params", params},
   };

@@ -133,6 +133,11 @@ std::vector<ParamSpec> BuildTable() {
             "Time a polling CPU needs to notice a cache line the adapter wrote"),
       Typed("host.interrupt_latency", T::kDuration, "2us",
             "Time from an adapter interrupt to its handler running on the host"),
+      Typed("host.touched_limit", T::kSize, "0",
+            "Simulated host memory the nodes may touch (pages written; a node's memory is "
+            "reserved, and costs only what is written), checked every 65,536 events and at "
+            "the end: past it the run stops and fails (exit 1); 0 = 3/4 of this machine's "
+            "physical memory"),
       Typed("mmio.latency", T::kDuration, "150ns",
             "Latency of one host MMIO access to the adapter"),
       Typed("dma.latency", T::kDuration, "400ns",

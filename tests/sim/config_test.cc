@@ -75,6 +75,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "host.cache_line",
                                             "host.poll_latency",
                                             "host.interrupt_latency",
+                                            "host.touched_limit",
                                             "mmio.latency",
                                             "dma.latency",
                                             "dma.bandwidth",
