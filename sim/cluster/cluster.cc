@@ -101,11 +101,11 @@ bool Cluster::SampleHostMemory() {
   }
   touched_peak_bytes_ = std::max(touched_peak_bytes_, touched);
   if (touched > config_.touched_limit_bytes && touched_limit_error_.ok()) {
-    touched_limit_error_ = Status::Error(
-        "the nodes had touched " + std::to_string(touched) +
-        " bytes of simulated host memory, more than host.touched_limit (" +
-        std::to_string(config_.touched_limit_bytes) +
-        " bytes): raise it, or lower the sizes, counts or nodes");
+    touched_limit_error_ =
+        Status::Error("the nodes had touched " + std::to_string(touched) +
+                      " bytes of simulated host memory, more than host.touched_limit (" +
+                      std::to_string(config_.touched_limit_bytes) +
+                      " bytes): raise it, or lower the sizes, counts or nodes");
   }
   return touched_limit_error_.ok();
 }

@@ -147,8 +147,8 @@ TEST_F(VerdictTest, MpiJobThatPassesItsTimeLimitFailsAsAStall) {
 // node 0's send FIFO (32 pages) and the first receive frame it polled (a page) and node 1's
 // whole receive FIFO (128 pages) touched.
 TEST_F(VerdictTest, RunThatTouchesMoreHostMemoryThanItsLimitStopsAsAStall) {
-  const Verdict v = Run({"workload=stream", "backend=func", "stream.packets=100000",
-                         "host.touched_limit=64KiB"});
+  const Verdict v =
+      Run({"workload=stream", "backend=func", "stream.packets=100000", "host.touched_limit=64KiB"});
   ExpectFailed(v, "1");
   EXPECT_EQ(v.err,
             "nicsim: FAILED: 5781 messages sent, 5710 delivered once intact, 71 lost, 0 "
@@ -169,8 +169,8 @@ TEST_F(VerdictTest, RunThatTouchesMoreHostMemoryThanItsLimitStopsAsAStall) {
 
 TEST_F(VerdictTest, ShortRunOverItsHostMemoryLimitFailsAtTheEnd) {
   // Fewer than 65,536 events: only the sample at the end sees it.
-  const Verdict v = Run({"workload=stream", "backend=func", "stream.packets=100",
-                         "host.touched_limit=64KiB"});
+  const Verdict v =
+      Run({"workload=stream", "backend=func", "stream.packets=100", "host.touched_limit=64KiB"});
   ExpectFailed(v, "1");
   EXPECT_NE(v.err.find("nicsim: at the end of the run (t=56111ns): the nodes had touched 344064 "
                        "bytes of simulated host memory, more than host.touched_limit (65536 "
@@ -179,8 +179,8 @@ TEST_F(VerdictTest, ShortRunOverItsHostMemoryLimitFailsAtTheEnd) {
       << v.err;
   EXPECT_EQ(v.stats["messages_delivered"], 100);
   // The same run with room enough passes.
-  const Verdict ok = Run({"workload=stream", "backend=func", "stream.packets=100",
-                          "host.touched_limit=344064"});
+  const Verdict ok =
+      Run({"workload=stream", "backend=func", "stream.packets=100", "host.touched_limit=344064"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.stats["host_memory"]["touched_peak_bytes"], 344064);
 }

@@ -297,7 +297,9 @@ TEST(ClusterTest, ReservesMoreHostMemoryThanItTouchesAndCountsWhatIsWritten) {
   Result<uint64_t> vaddr = c.address_space(2).Map(400 * kPage, abi::kPageShift4K);
   ASSERT_TRUE(vaddr.ok());
   const uint8_t one = 1;
-  for (uint64_t i = 0; i < 100; ++i) ASSERT_TRUE(c.address_space(2).Write(*vaddr + 4 * i * kPage, &one, 1));
+  for (uint64_t i = 0; i < 100; ++i) {
+    ASSERT_TRUE(c.address_space(2).Write(*vaddr + 4 * i * kPage, &one, 1));
+  }
   ASSERT_TRUE(c.SampleHostMemory());
   const uint64_t node2_before = c.host_memory_use()[2].touched_bytes;
   uint64_t after = 0;
@@ -332,7 +334,9 @@ TEST(ClusterTest, TouchingMoreHostMemoryThanTheLimitFailsTheSampleFromThenOn) {
   Result<uint64_t> vaddr = c.address_space(0).Map(64 * 4096, abi::kPageShift4K);
   ASSERT_TRUE(vaddr.ok());
   const uint8_t one = 1;
-  for (uint64_t i = 0; i < 10; ++i) ASSERT_TRUE(c.address_space(0).Write(*vaddr + i * 4096, &one, 1));
+  for (uint64_t i = 0; i < 10; ++i) {
+    ASSERT_TRUE(c.address_space(0).Write(*vaddr + i * 4096, &one, 1));
+  }
   EXPECT_TRUE(c.SampleHostMemory());
   EXPECT_TRUE(c.touched_limit_error().ok());
   ASSERT_TRUE(c.address_space(0).Write(*vaddr + 10 * 4096, &one, 1));

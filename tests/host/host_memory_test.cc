@@ -4,9 +4,8 @@
 // memory handed out again is zero; a device write into freed memory is refused.
 #include "host/host_memory.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
