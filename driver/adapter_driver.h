@@ -63,9 +63,9 @@ class AdapterDriver {
   Result<WindowInfo> OpenWindow(uint32_t window, const WindowRequest& request);
   /**
    * Closes `window`: the adapter stops its traffic at once. The window's memory is freed
-   * (and poisoned) only when the snapshot view reads zero, i.e. when every task that was
-   * working at the time of the close has finished; then `done` runs. A recovery while the
-   * close waits releases the memory itself; `done` then runs at the next poll.
+   * (a later device write into it is refused and counted) only when the snapshot view reads zero,
+   * i.e. when every task that was working at the time of the close has finished; then `done` runs.
+   * A recovery while the close waits releases the memory itself; `done` then runs at the next poll.
    */
   Status CloseWindow(uint32_t window, std::function<void()> done = nullptr);
   /** True from CloseWindow until its memory has been released. */

@@ -30,7 +30,10 @@ class DeviceAccess {
 
   /** Pinned, contiguous, zeroed host memory the adapter may DMA to and from. */
   virtual Result<host::HostRegion> AllocContiguous(uint64_t bytes) = 0;
-  /** Frees (and poisons) memory from AllocContiguous. */
+  /**
+   * Frees memory from AllocContiguous: it reads zero from now on, and a device write into
+   * it is refused.
+   */
   virtual void FreeContiguous(const host::HostRegion& region) = 0;
 
   /** Device-to-host interrupts: (handler, the events pending when it was presented). */

@@ -1,18 +1,89 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host memory: first-fit contiguous allocation (aligned to 4 KiB or more) over a byte array,
+// Host memory: first-fit contiguous allocation (aligned to 4 KiB or more) over reserved
+// address space whose pages materialise on first write and are given back on free,
 // bounds-checked translation, and device-write watches.
 #include "host/host_memory.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <iterator>
+#include <new>
 #include <string>
+
+#include "base/check.h"
 
 namespace nicsim::host {
 namespace {
 constexpr uint64_t kAlign = 4096;
-uint64_t RoundUp(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+uint64_t RoundUp(uint64_t v, uint64_t unit = kAlign) { return (v + unit - 1) / unit * unit; }
+uint64_t RoundDown(uint64_t v, uint64_t unit) { return v / unit * unit; }
 }  // namespace
+
+HostMemory::HostMemory(uint64_t bytes)
+    : bytes_(bytes),
+      page_bytes_(static_cast<uint64_t>(sysconf(_SC_PAGESIZE))),
+      mapped_bytes_(RoundUp(std::max<uint64_t>(bytes, 1), page_bytes_)) {
+  // Address space only: MAP_NORESERVE takes no swap or commit charge for it, and a page
+  // becomes memory on its first write. Huge pages are refused for the range, or one byte
+  // written would cost 2 MiB.
+  void* p = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  mem_ = static_cast<uint8_t*>(p);
+  madvise(mem_, mapped_bytes_, MADV_NOHUGEPAGE);
+  free_[0] = bytes;
+}
+
+HostMemory::~HostMemory() { munmap(mem_, mapped_bytes_); }
+
+void HostMemory::Zero(uint64_t offset, uint64_t len) {
+  // The system pages wholly inside the range are given back (they read zero and cost nothing
+  // until written again); with 4 KiB system pages that is all of a block. Bytes sharing a
+  // larger system page with another block are cleared in place.
+  const uint64_t first = RoundUp(offset, page_bytes_);
+  const uint64_t last = RoundDown(offset + len, page_bytes_);
+  if (first >= last) {
+    std::memset(mem_ + offset, 0, len);
+    return;
+  }
+  std::memset(mem_ + offset, 0, first - offset);
+  NICSIM_CHECK(madvise(mem_ + first, last - first, MADV_DONTNEED) == 0,
+               "host memory: madvise(MADV_DONTNEED) of %llu bytes failed",
+               static_cast<unsigned long long>(last - first));
+  std::memset(mem_ + last, 0, offset + len - last);
+}
+
+uint64_t HostMemory::ResidentPages(uint64_t offset, uint64_t len) const {
+  if (len == 0) return 0;
+  const uint64_t end = std::min(RoundUp(offset + len, page_bytes_), mapped_bytes_);
+  uint64_t pages = 0;
+  unsigned char resident[4096];
+  for (uint64_t at = RoundDown(offset, page_bytes_); at < end;) {
+    const uint64_t chunk = std::min<uint64_t>(end - at, sizeof(resident) * page_bytes_);
+    NICSIM_CHECK(mincore(mem_ + at, chunk, resident) == 0, "host memory: mincore failed");
+    const uint64_t n = chunk / page_bytes_;
+    for (uint64_t i = 0; i < n; ++i) pages += resident[i] & 1;
+    at += chunk;
+  }
+  return pages;
+}
+
+uint64_t HostMemory::TouchedBytes() const {
+  // Only the allocated blocks are looked at: the gaps between free blocks.
+  const std::unique_lock<std::mutex> lock = LockAllocator();
+  uint64_t pages = 0;
+  uint64_t at = 0;
+  for (const auto& [offset, len] : free_) {
+    pages += ResidentPages(at, offset - at);
+    at = offset + len;
+  }
+  pages += ResidentPages(at, bytes_ - at);
+  return pages * page_bytes_;
+}
 
 Result<HostRegion> HostMemory::AllocContiguous(uint64_t bytes) {
   return AllocAligned(bytes, kAlign);
@@ -45,7 +116,10 @@ Result<HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t align) {
     if (skip > 0) free_[block] = skip;
     if (rest > 0) free_[offset + need] = rest;
     in_use_ += need;
-    std::memset(&mem_[offset], 0, need);
+    // Free memory reads zero: Free gave its pages back. A page materialised while free (a
+    // device read of freed memory maps the zero page; a stray CPU store after Free writes
+    // one) is given back now, so the block is zero whatever happened to it.
+    if (ResidentPages(offset, need) > 0) Zero(offset, need);
     return HostRegion{kBaseAddr + offset, &mem_[offset], need};
   }
   return Status::Error("host memory exhausted: " + std::to_string(need) +
@@ -58,7 +132,7 @@ void HostMemory::Free(const HostRegion& block) {
   uint64_t len = block.bytes;
   const std::unique_lock<std::mutex> lock = LockAllocator();
   in_use_ -= len;
-  std::memset(&mem_[offset], kPoison, len);
+  Zero(offset, len);
   // Merge with the neighbours so large blocks can be allocated again.
   auto next = free_.lower_bound(offset);
   if (next != free_.end() && offset + len == next->first) {
@@ -80,7 +154,7 @@ uint8_t* HostMemory::Translate(uint64_t addr, uint64_t len) {
   if (addr < kBaseAddr) return nullptr;
   const uint64_t offset = addr - kBaseAddr;
   if (offset > bytes_ || len > bytes_ - offset) return nullptr;
-  return mem_.get() + offset;
+  return mem_ + offset;
 }
 
 bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// A node's host memory: a range of real addresses backed by bytes, a contiguous allocator
-// for driver buffers, and write watches that stand in for a CPU spinning on a cache line.
+// A node's host memory: a range of real addresses that costs only the pages written, a
+// contiguous allocator for driver buffers, and write watches standing in for a polling CPU.
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
-#include <new>
 #include <vector>
 
 #include "base/status.h"
@@ -17,31 +14,50 @@
 
 namespace nicsim::host {
 
-/** Host memory of one node. */
+/**
+ * Host memory of one node. Its bytes are reserved address space, not memory: a page costs
+ * real memory from its first write until the block holding it is freed, and a page never
+ * written reads as zero without costing any. So a node can be given room for a large job and
+ * pay only for what the job writes (TouchedBytes).
+ */
 class HostMemory {
  public:
   /** Real addresses start here, so address 0 is never valid. */
   static constexpr uint64_t kBaseAddr = 0x1000'0000;
 
   /**
-   * `bytes` of memory, zero. The bytes come from calloc, so pages never allocated to anyone
-   * are never touched and cost no real memory (a node can be given room for a large job).
+   * `bytes` of memory, zero. Throws std::bad_alloc if the address space cannot be reserved
+   * (a `ulimit -v` below it).
    */
-  explicit HostMemory(uint64_t bytes)
-      : bytes_(bytes), mem_(static_cast<uint8_t*>(std::calloc(bytes, 1))) {
-    if (mem_ == nullptr) throw std::bad_alloc();
-    free_[0] = bytes;
-  }
+  explicit HostMemory(uint64_t bytes);
+  ~HostMemory();
+  HostMemory(const HostMemory&) = delete;
+  HostMemory& operator=(const HostMemory&) = delete;
 
   /** Allocates `bytes` of contiguous memory aligned to 4 KiB, zeroed. */
   Result<HostRegion> AllocContiguous(uint64_t bytes);
   /**
    * Allocates `bytes` (rounded up to whole 4 KiB pages) of contiguous, zeroed memory whose
-   * real address is a multiple of `align` (a power of two; below 4 KiB means 4 KiB).
+   * real address is a multiple of `align` (a power of two; below 4 KiB means 4 KiB). Free
+   * memory is kept zero (Free gives its pages back), so nothing is written here: a block
+   * costs memory only as it is written.
    */
   Result<HostRegion> AllocAligned(uint64_t bytes, uint64_t align);
-  /** Returns a block from AllocContiguous or AllocAligned. */
+  /**
+   * Returns a block from AllocContiguous or AllocAligned. Its pages are given back to the
+   * operating system: they cost nothing and read as zero again. A device write into it is
+   * refused from now on (Access::kFreed).
+   */
   void Free(const HostRegion& block);
+
+  /**
+   * Bytes of real memory the allocated blocks hold: the pages the kernel has materialised in
+   * them, written (or, rarely, only read: a read of a never-written page maps the kernel's
+   * shared zero page, which costs no memory but is counted). Free blocks hold none, as Free
+   * gives their pages back. Costs a mincore() over the allocated blocks, walking only the
+   * page tables that exist, so call it every so many events, not per access.
+   */
+  uint64_t TouchedBytes() const;
 
   /** CPU pointer for [addr, addr + len), or nullptr if any byte is outside memory. */
   uint8_t* Translate(uint64_t addr, uint64_t len);
@@ -64,13 +80,14 @@ class HostMemory {
    * thread sees the whole write once it sees them.
    */
   Access DeviceWrite(uint64_t addr, const uint8_t* src, uint64_t len);
-  /** A device (DMA) read. Reading freed memory is allowed (it reads poison). */
+  /**
+   * A device (DMA) read. Reading freed memory is allowed: it reads zeros (its pages were
+   * given back).
+   */
   Access DeviceRead(uint64_t addr, uint8_t* dst, uint64_t len);
 
   /** The word at the start of a write that a host CPU polls: stored last. */
   static constexpr uint64_t kPolledWordBytes = 8;
-  /** Byte written over freed memory, so stale reads stand out. */
-  static constexpr uint8_t kPoison = 0xDB;
 
   /** Called after a device write lands in a watched range: (addr, len). */
   using WatchFn = std::function<void(uint64_t addr, uint64_t len)>;
@@ -97,11 +114,17 @@ class HostMemory {
     uint64_t len;
     WatchFn fn;
   };
+  /** Pages of [offset, offset + len) the kernel has materialised (whole system pages). */
+  uint64_t ResidentPages(uint64_t offset, uint64_t len) const;
+  /** Makes [offset, offset + len) read zero, giving back every whole system page in it. */
+  void Zero(uint64_t offset, uint64_t len);
+
   uint64_t bytes_;
-  struct FreeBytes {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint8_t[], FreeBytes> mem_;
+  /** The operating system's page size: the unit of give-back and of TouchedBytes. */
+  uint64_t page_bytes_;
+  /** bytes_ rounded up to whole system pages: the size of the mapping. */
+  uint64_t mapped_bytes_;
+  uint8_t* mem_;
   /** A lock on free_ and in_use_ when SetDeviceThread is on; not locked otherwise. */
   std::unique_lock<std::mutex> LockAllocator() const {
     return device_thread_ ? std::unique_lock<std::mutex>(alloc_mutex_)

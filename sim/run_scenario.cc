@@ -3,6 +3,8 @@
 // clock; everything else is a function of the scenario and its seed.
 #include "sim/run_scenario.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -189,6 +191,12 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!result.ok()) return result.status();
   // Let the adapters finish what they started (completion steps after the last delivery).
   RunToQuiet(*cluster);
+  // The last sample of host memory: a run over host.touched_limit fails however short it was.
+  if (!cluster->SampleHostMemory() && !result->stalled) {
+    result->Stall(Status::Error(fmt::format("at the end of the run (t={}ns): {}",
+                                            cluster->events().now_ps() / 1000,
+                                            cluster->touched_limit_error().message())));
+  }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   // Written after the clock stops: rendering the timeline is not simulation time.
@@ -236,6 +244,24 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   const FabricCounters& fab = cluster.fabric().counters();
   for (const auto& [reason, count] : fab.drops) drops[reason] = drops[reason].get<uint64_t>() + count;
 
+  // Reserved is what each node was given, touched what it had written (HostMemory), at the
+  // end and at most, sampled every 65,536 events.
+  nlohmann::json host_nodes = nlohmann::json::array();
+  uint64_t reserved_bytes = 0;
+  uint64_t touched_bytes = 0;
+  for (const HostMemoryUse& use : cluster.host_memory_use()) {
+    host_nodes.push_back({{"node", host_nodes.size()},
+                          {"reserved_bytes", use.reserved_bytes},
+                          {"touched_bytes", use.touched_bytes},
+                          {"touched_peak_bytes", use.touched_peak_bytes}});
+    reserved_bytes += use.reserved_bytes;
+    touched_bytes += use.touched_bytes;
+  }
+  const nlohmann::json host_memory = {{"reserved_bytes", reserved_bytes},
+                                      {"touched_bytes", touched_bytes},
+                                      {"touched_peak_bytes", cluster.touched_peak_bytes()},
+                                      {"nodes", host_nodes}};
+
   nlohmann::json params = nlohmann::json::object();
   for (std::string_view name : ParamValues::Names()) {
     params[std::string(name)] = scenario.params.ToText(name);
@@ -272,6 +298,7 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
         {"frames_per_path", fab.frames_per_path},
         {"port_buffer_peak_bytes", fab.port_buffer_peak_bytes}}},
       {"adapters", adapters},
+      {"host_memory", host_memory},
       {"workload", result.results},
       {"params", params},
   };

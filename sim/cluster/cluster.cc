@@ -3,6 +3,7 @@
 // One job spans the cluster; its protection key is drawn from the scenario seed.
 #include "sim/cluster/cluster.h"
 
+#include <algorithm>
 #include <string>
 
 #include "abi/limits.h"
@@ -48,21 +49,15 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   memory.windows = config.windows_per_adapter * config.adapters_per_node;
   memory.rdma_host_bytes = config.rdma_host_bytes;
   memory.tce = config.tce;
+  // Reserved, not spent: a node's memory costs what is written into it (touched_limit_bytes
+  // bounds that, checked as the run goes).
   const uint64_t node_bytes = NodeHostBytes(memory);
-  // Simulated host memory is real memory here: refuse scenarios that cannot fit.
-  constexpr uint64_t kMaxTotalHostBytes = uint64_t{8} << 30;
-  if (node_bytes * config.nodes > kMaxTotalHostBytes) {
-    return Status::Error(
-        "the scenario needs " + std::to_string((node_bytes * config.nodes) >> 20) +
-        " MiB of simulated host memory (nodes x adapters_per_node x windows_per_adapter x "
-        "FIFO bytes per window); the limit is " + std::to_string(kMaxTotalHostBytes >> 20) +
-        " MiB: lower window.recv_frames, window.send_slots or the counts");
-  }
   Rng keys(config.seed, "job_keys");
   c->job_key_ = static_cast<uint32_t>(keys.Next() | 1);
 
   for (uint32_t n = 0; n < config.nodes; ++n) {
     c->hosts_.push_back(std::make_unique<host::HostMemory>(node_bytes));
+    c->host_use_.push_back(HostMemoryUse{node_bytes, 0, 0});
     for (uint32_t a = 0; a < config.adapters_per_node; ++a) {
       const auto id = static_cast<uint16_t>(n * config.adapters_per_node + a);
       auto slot = std::make_unique<AdapterSlot>();
@@ -94,6 +89,25 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   }
   if (Status s = c->backend_->Start(c->events_); !s.ok()) return s;
   return Result<std::unique_ptr<Cluster>>(std::move(c));
+}
+
+bool Cluster::SampleHostMemory() {
+  uint64_t touched = 0;
+  for (size_t n = 0; n < hosts_.size(); ++n) {
+    HostMemoryUse& use = host_use_[n];
+    use.touched_bytes = hosts_[n]->TouchedBytes();
+    use.touched_peak_bytes = std::max(use.touched_peak_bytes, use.touched_bytes);
+    touched += use.touched_bytes;
+  }
+  touched_peak_bytes_ = std::max(touched_peak_bytes_, touched);
+  if (touched > config_.touched_limit_bytes && touched_limit_error_.ok()) {
+    touched_limit_error_ =
+        Status::Error("the nodes had touched " + std::to_string(touched) +
+                      " bytes of simulated host memory, more than host.touched_limit (" +
+                      std::to_string(config_.touched_limit_bytes) +
+                      " bytes): raise it, or lower the sizes, counts or nodes");
+  }
+  return touched_limit_error_.ok();
 }
 
 void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {

@@ -67,6 +67,20 @@ struct ClusterConfig {
    */
   uint64_t rdma_host_bytes = 0;
   driver::TceConfig tce;
+  /**
+   * Simulated host memory the nodes may touch together (host.touched_limit): past it,
+   * SampleHostMemory fails and the run stops. UINT64_MAX: no limit.
+   */
+  uint64_t touched_limit_bytes = UINT64_MAX;
+};
+
+/** A node's simulated host memory: reserved, and touched (see Cluster::SampleHostMemory). */
+struct HostMemoryUse {
+  uint64_t reserved_bytes = 0;
+  /** At the last sample. */
+  uint64_t touched_bytes = 0;
+  /** The most at any sample. */
+  uint64_t touched_peak_bytes = 0;
 };
 
 /** The assembled cluster. Adapter ids are node * adapters_per_node + index. */
@@ -90,6 +104,21 @@ class Cluster {
   host::HostMemory& host(uint32_t node) { return *hosts_[node]; }
   /** Node that holds an adapter. */
   uint32_t NodeOf(uint32_t adapter_id) const { return adapter_id / config_.adapters_per_node; }
+
+  /**
+   * Measures the host memory each node has touched (HostMemory::TouchedBytes), keeps each
+   * node's peak, and checks the sum against ClusterConfig::touched_limit_bytes: false once it
+   * is over (touched_limit_error() then says by how much, from now on). Run loops call it
+   * every 65,536 events and once at the end, so the peaks are those of these samples and a
+   * run stops at the same event every time it is run with the same seed.
+   */
+  bool SampleHostMemory();
+  /** Each node's host memory as of the last SampleHostMemory. */
+  const std::vector<HostMemoryUse>& host_memory_use() const { return host_use_; }
+  /** The most host memory the nodes had touched together at any sample. */
+  uint64_t touched_peak_bytes() const { return touched_peak_bytes_; }
+  /** Why the nodes are over touched_limit_bytes; ok while they have not been. */
+  const Status& touched_limit_error() const { return touched_limit_error_; }
 
   /** Every endpoint, ordered by adapter then window (closed windows left out). */
   const std::vector<Endpoint*>& endpoints() const { return endpoints_; }
@@ -159,6 +188,10 @@ class Cluster {
   kernel::QueueClock clock_{events_};
   std::unique_ptr<SwitchFabric> fabric_;
   std::vector<std::unique_ptr<host::HostMemory>> hosts_;
+  /** Indexed like hosts_. */
+  std::vector<HostMemoryUse> host_use_;
+  uint64_t touched_peak_bytes_ = 0;
+  Status touched_limit_error_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
   std::vector<Endpoint*> endpoints_;
   /** After adapters_: the TCE tables free their memory through an adapter. */

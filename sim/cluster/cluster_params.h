@@ -4,6 +4,10 @@
 // timing and resources, the SystemC costs, the microcode, the fabric).
 #pragma once
 
+#include <unistd.h>
+
+#include <cstdint>
+
 #include "base/params.h"
 #include "firmware/microcode_params.h"
 #include "hw/func/adapter_params.h"
@@ -12,6 +16,18 @@
 #include "sim/fabric/fabric_params.h"
 
 namespace nicsim::sim {
+
+/**
+ * host.touched_limit's default for a run: three quarters of the machine's physical memory,
+ * which leaves the rest to the simulator's own structures and to the machine. No limit if it
+ * cannot be read.
+ */
+inline uint64_t DefaultTouchedLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_bytes = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return UINT64_MAX;
+  return static_cast<uint64_t>(pages) / 4 * 3 * static_cast<uint64_t>(page_bytes);
+}
 
 inline const ParamDecls<ClusterConfig>& ClusterParams() {
   using C = ClusterConfig;
@@ -52,6 +68,18 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
       .Choices({"64", "128"})
       .Duration("host.poll_latency", &C::poll_latency_ps,
                 "Time a polling CPU needs to notice a cache line the adapter wrote")
+      // The struct's default is no limit (UINT64_MAX); a run's is 0, this machine's share.
+      .Custom("host.touched_limit", ParamType::kSize,
+              "Simulated host memory the nodes may touch (pages written; a node's memory is "
+              "reserved, and costs only what is written), checked every 65,536 events and at "
+              "the end: past it the run stops and fails (exit 1); 0 = 3/4 of this machine's "
+              "physical memory",
+              [](const C&) { return std::string("0"); },
+              [](const ParamSource& p, C& c) {
+                c.touched_limit_bytes = p.SizeBytes("host.touched_limit");
+                if (c.touched_limit_bytes == 0) c.touched_limit_bytes = DefaultTouchedLimit();
+                return Status();
+              })
       .Include(&C::systemc, hw::systemc::SystemcTimingParams())
       .String("rtl.vcd", &C::rtl_vcd_prefix,
               "rtl backend: path prefix of VCD waveforms, one file per Verilated block per "

@@ -194,8 +194,14 @@ Status MpiJob::Run(const Program& program) {
     }
     lock.unlock();
     const bool ran = events.RunOne();
-    if ((++steps & 0xFFFF) == 0) Progress::Tick(events.now_ps(), events.events_run());
+    const bool sample = (++steps & 0xFFFF) == 0;
+    if (sample) Progress::Tick(events.now_ps(), events.events_run());
     lock.lock();
+    if (sample && !cluster_->SampleHostMemory()) {
+      return Abandon(fmt::format("MPI job stopped at t={} ns: {}", events.now_ps() / 1000,
+                                 cluster_->touched_limit_error().message()),
+                     lock);
+    }
     if (!ran) {
       return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
                                  events.now_ps() / 1000, Unfinished()),

@@ -41,7 +41,8 @@ class MpiJob {
   /**
    * Runs `program` on every rank until all return. An error when the job cannot finish:
    * ranks wait with no event left (a deadlock), a transport gave up on an unreachable rank
-   * (the error names the ranks and messages), or simulated time passed run.time_limit.
+   * (the error names the ranks and messages), simulated time passed run.time_limit, or the
+   * nodes touched more host memory than host.touched_limit.
    */
   Status Run(const Program& program);
 

@@ -87,6 +87,10 @@ NICSIM_PATTERN_CLONES bool CheckPattern(const uint8_t* data, uint32_t len, uint6
 Status StalledError(const Cluster& cluster, const std::string& what) {
   const kernel::EventQueue& events = cluster.events();
   const std::string at = std::to_string(events.now_ps() / 1000) + "ns";
+  if (!cluster.touched_limit_error().ok()) {
+    return Status::Error(what + ": stopped at t=" + at + ": " +
+                         cluster.touched_limit_error().message());
+  }
   if (events.now_ps() > cluster.config().time_limit_ps) {
     return Status::Error(what + ": not done when simulated time passed run.time_limit (" +
                          std::to_string(cluster.config().time_limit_ps / 1000) + "ns) at t=" +
@@ -96,8 +100,12 @@ Status StalledError(const Cluster& cluster, const std::string& what) {
 }
 
 void RunToQuiet(Cluster& cluster) {
+  if (!cluster.touched_limit_error().ok()) return;
   uint64_t n = 0;
-  cluster.events().RunWhile([&] { return (++n & 0xFFF) != 0 || !PastTimeLimit(cluster); });
+  cluster.events().RunWhile([&] {
+    if ((++n & 0xFFFF) == 0) return PeriodicCheck(cluster);
+    return (n & 0xFFF) != 0 || !PastTimeLimit(cluster);
+  });
 }
 
 Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster) {

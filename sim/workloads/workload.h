@@ -60,8 +60,8 @@ void FillPattern(uint8_t* dst, uint32_t len, uint64_t key);
 bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key);
 
 /**
- * The error RunUntil reports when `what` is not done: the event queue emptied, or simulated
- * time passed the cluster's time limit.
+ * The error RunUntil reports when `what` is not done: the event queue emptied, simulated
+ * time passed the cluster's time limit, or the nodes touched more host memory than allowed.
  */
 Status StalledError(const Cluster& cluster, const std::string& what);
 
@@ -71,25 +71,36 @@ inline bool PastTimeLimit(const Cluster& cluster) {
 }
 
 /**
- * Runs events until `done()`; an error if the event queue empties first or simulated time
- * passes run.time_limit (a stall). A template, so the test after every event is an inline
- * call rather than a std::function's.
+ * What a run loop does every 65,536 events: the progress line, then whether the run may go
+ * on (false once simulated time has passed run.time_limit or the nodes have touched more
+ * host memory than host.touched_limit).
+ */
+inline bool PeriodicCheck(Cluster& cluster) {
+  Progress::Tick(cluster.events().now_ps(), cluster.events().events_run());
+  return !PastTimeLimit(cluster) && cluster.SampleHostMemory();
+}
+
+/**
+ * Runs events until `done()`; an error if the event queue empties first, simulated time
+ * passes run.time_limit or touched host memory passes host.touched_limit (a stall). A
+ * template, so the test after every event is an inline call rather than a std::function's.
  */
 template <typename Done>
 Status RunUntil(Cluster& cluster, Done&& done, const std::string& what) {
-  kernel::EventQueue& events = cluster.events();
   uint64_t n = 0;
-  events.RunWhile([&] {
-    if ((++n & 0xFFFF) == 0) {
-      Progress::Tick(events.now_ps(), events.events_run());
-      if (PastTimeLimit(cluster)) return false;
-    }
-    return !done();
-  });
+  if (cluster.touched_limit_error().ok()) {
+    cluster.events().RunWhile([&] {
+      if ((++n & 0xFFFF) == 0 && !PeriodicCheck(cluster)) return false;
+      return !done();
+    });
+  }
   return done() ? Status() : StalledError(cluster, what);
 }
 
-/** Runs what the adapters and hosts still have to do (up to run.time_limit). */
+/**
+ * Runs what the adapters and hosts still have to do (up to run.time_limit and
+ * host.touched_limit).
+ */
 void RunToQuiet(Cluster& cluster);
 
 /** Ping-pong latency and one-way bandwidth per message size between two windows. */

@@ -143,6 +143,59 @@ TEST_F(VerdictTest, MpiJobThatPassesItsTimeLimitFailsAsAStall) {
       << v.err;
 }
 
+// Touched memory is sampled every 65,536 events: the stream stops at the first sample, with
+// node 0's send FIFO (32 pages) and the first receive frame it polled (a page) and node 1's
+// whole receive FIFO (128 pages) touched.
+TEST_F(VerdictTest, RunThatTouchesMoreHostMemoryThanItsLimitStopsAsAStall) {
+  const Verdict v =
+      Run({"workload=stream", "backend=func", "stream.packets=100000", "host.touched_limit=64KiB"});
+  ExpectFailed(v, "1");
+  EXPECT_EQ(v.err,
+            "nicsim: FAILED: 5781 messages sent, 5710 delivered once intact, 71 lost, 0 "
+            "duplicated, 0 damaged, the run stalled (seed 1)\n"
+            "nicsim: stream: stopped at t=3063638ns: the nodes had touched 659456 bytes of "
+            "simulated host memory, more than host.touched_limit (65536 bytes): raise it, or "
+            "lower the sizes, counts or nodes\n"
+            "nicsim: stream packet: 71 of 5781 messages never arrived (the first: 5710)\n"
+            "nicsim: 2 verification errors (seed 1)\n");
+  EXPECT_EQ(v.stats["stalled"], true);
+  EXPECT_EQ(v.stats["events"], 65535);
+  const nlohmann::json& memory = v.stats["host_memory"];
+  EXPECT_EQ(memory["touched_peak_bytes"], 659456);
+  EXPECT_EQ(memory["nodes"][0]["touched_peak_bytes"], 33 * 4096);
+  EXPECT_EQ(memory["nodes"][1]["touched_peak_bytes"], 128 * 4096);
+  EXPECT_EQ(memory["reserved_bytes"], 2 * memory["nodes"][0]["reserved_bytes"].get<uint64_t>());
+}
+
+TEST_F(VerdictTest, ShortRunOverItsHostMemoryLimitFailsAtTheEnd) {
+  // Fewer than 65,536 events: only the sample at the end sees it.
+  const Verdict v =
+      Run({"workload=stream", "backend=func", "stream.packets=100", "host.touched_limit=64KiB"});
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("nicsim: at the end of the run (t=56111ns): the nodes had touched 344064 "
+                       "bytes of simulated host memory, more than host.touched_limit (65536 "
+                       "bytes)"),
+            std::string::npos)
+      << v.err;
+  EXPECT_EQ(v.stats["messages_delivered"], 100);
+  // The same run with room enough passes.
+  const Verdict ok =
+      Run({"workload=stream", "backend=func", "stream.packets=100", "host.touched_limit=344064"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.stats["host_memory"]["touched_peak_bytes"], 344064);
+}
+
+TEST_F(VerdictTest, MpiJobThatTouchesMoreHostMemoryThanItsLimitStops) {
+  const Verdict v = Run({"workload=mpi_alltoall", "backend=func", "host.touched_limit=1MiB"});
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("nicsim: MPI job stopped at t=1780028 ns: the nodes had touched "
+                       "225042432 bytes of simulated host memory, more than "
+                       "host.touched_limit (1048576 bytes)"),
+            std::string::npos)
+      << v.err;
+  EXPECT_EQ(v.stats["stalled"], true);
+}
+
 // 4. A stall used to exit 2 (the bad-input code) without stats.json.
 TEST_F(VerdictTest, RdmaSweepStallExitsOneWithStats) {
   const Verdict v = Run({"workload=rdma_sweep", "fabric.loss=0.2", "seed=1311377944"});

@@ -81,6 +81,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "dma.bandwidth",
                                             "host.cache_line",
                                             "host.poll_latency",
+                                            "host.touched_limit",
                                             "systemc.quantum",
                                             "adapter.cycle",
                                             "adapter.rx_cycles",
