@@ -12,6 +12,12 @@
 
 namespace nicsim::driver {
 
+std::unique_ptr<RcxtPool> RcxtPool::ForDriver(DeviceAccess& adapter, uint32_t count,
+                                              const AdapterDriver& driver) {
+  return std::make_unique<RcxtPool>(adapter, count,
+                                    [&driver] { return driver.recovery_count(); });
+}
+
 RcxtPool::RcxtPool(DeviceAccess& adapter, uint32_t count, std::function<uint64_t()> recovery_count)
     : adapter_(adapter), recovery_count_(std::move(recovery_count)), held_(count) {
   NICSIM_CHECK(count <= abi::kRcxtIndexMask, "rcxt pool: count %u must be below 2^20", count);

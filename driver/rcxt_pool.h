@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "abi/rdma.h"
 #include "base/status.h"
+#include "driver/adapter_driver.h"
 #include "driver/device_access.h"
 
 namespace nicsim::driver {
@@ -27,6 +29,9 @@ class RcxtPool {
    * abi::kNoRcxt); recovery_count() gives the adapter's current recovery count (the key).
    */
   RcxtPool(DeviceAccess& adapter, uint32_t count, std::function<uint64_t()> recovery_count);
+  /** `count` contexts of the adapter `driver` runs, keyed by its recovery count. */
+  static std::unique_ptr<RcxtPool> ForDriver(DeviceAccess& adapter, uint32_t count,
+                                             const AdapterDriver& driver);
 
   /**
    * Takes the rCxt at the head of the free list for `window`: writes RcxtRecord{kIdle,

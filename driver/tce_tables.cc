@@ -41,6 +41,16 @@ TceTables::TceTables(DeviceAccess& memory, const TceConfig& config)
       keys_(config.key_seed, "pvo-keys"),
       slot_job_(config.job_slots, abi::kNoJob) {}
 
+Result<std::unique_ptr<TceTables>> TceTables::CreateForJob(
+    const std::vector<DeviceAccess*>& adapters, const TceConfig& config, uint32_t job) {
+  NICSIM_CHECK(!adapters.empty(), "tce tables: a node needs an adapter");
+  Result<std::unique_ptr<TceTables>> tables = Create(*adapters.front(), config);
+  if (!tables.ok()) return tables.status();
+  for (DeviceAccess* adapter : adapters) (*tables)->AttachAdapter(*adapter);
+  if (Status s = (*tables)->ReserveJob(job); !s.ok()) return s;
+  return tables;
+}
+
 Result<std::unique_ptr<TceTables>> TceTables::Create(DeviceAccess& memory,
                                                      const TceConfig& config) {
   if (config.job_slots == 0) return Status::Error("tce config: job_slots must be positive");

@@ -64,6 +64,13 @@ class TceTables {
    * memory through it when destroyed.
    */
   static Result<std::unique_ptr<TceTables>> Create(DeviceAccess& memory, const TceConfig& config);
+  /**
+   * The tables of one node running one job: created through the first of `adapters` (the
+   * node's adapters, at least one), attached to every one of them, with a slot reserved for
+   * `job`.
+   */
+  static Result<std::unique_ptr<TceTables>> CreateForJob(const std::vector<DeviceAccess*>& adapters,
+                                                         const TceConfig& config, uint32_t job);
   ~TceTables();
   TceTables(const TceTables&) = delete;
   TceTables& operator=(const TceTables&) = delete;

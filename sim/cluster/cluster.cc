@@ -68,9 +68,8 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
       slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
       if (config.rdma_host_bytes > 0) {
-        driver::AdapterDriver* drv = slot->driver.get();
-        slot->rcxts = std::make_unique<driver::RcxtPool>(
-            *slot->access, config.microcode.rcxts, [drv] { return drv->recovery_count(); });
+        slot->rcxts =
+            driver::RcxtPool::ForDriver(*slot->access, config.microcode.rcxts, *slot->driver);
       }
       slot->windows.resize(config.windows_per_adapter);
       slot->endpoints.resize(config.windows_per_adapter);
@@ -185,15 +184,15 @@ Status Cluster::SetUpTces(uint32_t node) {
   // Keys are seeded per node and per boot: the same buffer gets new keys after a reboot.
   Rng seeds(config_.seed, "tce_key_seed");
   for (uint32_t i = 0; i <= node * 64 + rdma.boots; ++i) tce.key_seed = seeds.Next();
-  const uint32_t first = node * config_.adapters_per_node;
+  std::vector<driver::DeviceAccess*> adapters;
+  for (uint32_t a = 0; a < config_.adapters_per_node; ++a) {
+    adapters.push_back(adapters_[node * config_.adapters_per_node + a]->access.get());
+  }
   Result<std::unique_ptr<driver::TceTables>> tables =
-      driver::TceTables::Create(*adapters_[first]->access, tce);
+      driver::TceTables::CreateForJob(adapters, tce, job_key_);
   if (!tables.ok()) return tables.status();
   rdma.tables = std::move(*tables);
-  for (uint32_t a = 0; a < config_.adapters_per_node; ++a) {
-    rdma.tables->AttachAdapter(*adapters_[first + a]->access);
-  }
-  return rdma.tables->ReserveJob(job_key_);
+  return Status();
 }
 
 Status Cluster::RebootNode(uint32_t node) {

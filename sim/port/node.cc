@@ -150,14 +150,11 @@ Result<std::unique_ptr<PortRdma>> PortRdma::Create(PortNode& node, uint64_t seed
   Rng seeds(seed, "tce_key_seed");
   tce.key_seed = seeds.Next();
   Result<std::unique_ptr<driver::TceTables>> tables =
-      driver::TceTables::Create(node.access(), tce);
+      driver::TceTables::CreateForJob({&node.access()}, tce, r->job_key_);
   if (!tables.ok()) return tables.status();
   r->tables_ = std::move(*tables);
-  r->tables_->AttachAdapter(node.access());
-  if (Status s = r->tables_->ReserveJob(r->job_key_); !s.ok()) return s;
-  driver::AdapterDriver* drv = &node.driver();
-  r->rcxts_ = std::make_unique<driver::RcxtPool>(node.access(), fw::MicrocodeConfig{}.rcxts,
-                                                 [drv] { return drv->recovery_count(); });
+  r->rcxts_ = driver::RcxtPool::ForDriver(node.access(), fw::MicrocodeConfig{}.rcxts,
+                                          node.driver());
   return Result<std::unique_ptr<PortRdma>>(std::move(r));
 }
 
