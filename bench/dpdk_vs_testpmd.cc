@@ -237,9 +237,9 @@ void FillPool(rte_mempool* pool, const std::vector<uint8_t>& frame) {
       const_cast<std::vector<uint8_t>*>(&frame));
 }
 
-uint64_t MicrocodeDrops(const sim::PortNode& node) {
+uint64_t MicrocodeDrops(const sim::WireNode& node) {
   uint64_t total = 0;
-  for (uint64_t d : const_cast<sim::PortNode&>(node).adapter().firmware_counters().drops) {
+  for (uint64_t d : const_cast<sim::WireNode&>(node).adapter().firmware_counters().drops) {
     total += d;
   }
   return total;
@@ -284,9 +284,9 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
   kernel::EventQueue events;
   Measured result;
   {
-    sim::PortNodeConfig config;
+    sim::WireNodeConfig config;
     config.adapter_core = split;
-    sim::PortNode node(events, kAdapter, port, config);
+    sim::WireNode node(events, kAdapter, port, config);
     if (Status s = node.Open(); !s.ok()) return s;
     // Opening the window is MMIO and DMA. Events only: net_null always has frames to take.
     while (events.RunOne()) {

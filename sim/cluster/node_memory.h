@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // How much host memory a simulated node is given: every window's FIFOs (two spare pages
 // each), a megabyte for the driver's other buffers, and with RDMA the node's TCE tables
-// (entries plus a page per table) and the task's memory. A cluster's node and a port node
+// (entries plus a page per table) and the task's memory. A cluster's node and a wire node
 // are sized by the same rule.
 #pragma once
 

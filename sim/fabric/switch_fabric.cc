@@ -28,9 +28,9 @@ std::string_view ToString(RoutingPolicy policy) {
 }
 
 /** The device-to-fabric side of one adapter's links (one into each plane). */
-class SwitchFabric::Port final : public hw::FabricLink {
+class SwitchFabric::AdapterLink final : public hw::FabricLink {
  public:
-  Port(SwitchFabric& fabric, uint16_t adapter_id) : fabric_(fabric), adapter_id_(adapter_id) {}
+  AdapterLink(SwitchFabric& fabric, uint16_t adapter_id) : fabric_(fabric), adapter_id_(adapter_id) {}
   void Send(hw::Frame frame, uint64_t depart_ps) override {
     frame.src_adapter = adapter_id_;
     fabric_.Route(std::move(frame), depart_ps);
@@ -81,8 +81,8 @@ hw::FabricLink* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
       if (r.plane == FaultRule::kAllPlanes || r.plane == p) links[p].Combine(Resolved(r.rates));
     }
   }
-  ports_.push_back(std::make_unique<Port>(*this, adapter_id));
-  return ports_.back().get();
+  links_.push_back(std::make_unique<AdapterLink>(*this, adapter_id));
+  return links_.back().get();
 }
 
 void SwitchFabric::InjectRaw(uint16_t dest_adapter, std::vector<uint8_t> bytes) {

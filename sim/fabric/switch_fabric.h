@@ -192,7 +192,7 @@ class SwitchFabric {
   const FabricCounters& counters() const { return counters_; }
 
  private:
-  class Port;
+  class AdapterLink;
   /** One output port of one plane's switch: a FIFO onto the link to one adapter. */
   struct OutputPort {
     /** When the link finishes sending the last queued frame. */
@@ -253,7 +253,7 @@ class SwitchFabric {
   kernel::EventQueue& events_;
   FabricConfig config_;
   Rng rng_;
-  std::vector<std::unique_ptr<Port>> ports_;
+  std::vector<std::unique_ptr<AdapterLink>> links_;
   std::vector<hw::LinkSink*> sinks_;
   std::vector<Plane> planes_;
   /** fabric.faults rates per plane (path rules), and per adapter and plane (link rules). */

@@ -34,7 +34,7 @@ using Clock = PortClock;
 constexpr double kMinTimeoutS = 1;
 constexpr double kMaxTimeoutS = 86400;
 /** The window geometry of the node, which fixes the largest single-packet payload. */
-const PortNodeConfig kNodeConfig{};
+const WireNodeConfig kNodeConfig{};
 
 /** Largest message of --mode transport, and its default --max-size. */
 constexpr int64_t kMaxTransportSize = int64_t{16} << 20;
@@ -157,7 +157,7 @@ int PortCommand(const PortCommandOptions& options) {
   const uint32_t max_size = options.max_size >= 0 ? static_cast<uint32_t>(options.max_size)
                             : transport             ? kDefaultTransportSize
                                                     : wire_payload;
-  PortNodeConfig node_config = kNodeConfig;
+  WireNodeConfig node_config = kNodeConfig;
   if (transport) node_config.rdma_host_bytes = TransportHostBytes(max_size);
   node_config.adapter_core = options.adapter_lcore >= 0;
   std::unique_ptr<hw::CoreLauncher> adapter_core;
@@ -176,7 +176,7 @@ int PortCommand(const PortCommandOptions& options) {
   nlohmann::json summary;
   bool ok = false;
   {
-    PortNode node(events, static_cast<uint16_t>(options.node), link.port(), node_config);
+    WireNode node(events, static_cast<uint16_t>(options.node), link.port(), node_config);
     if (Status s = node.Open(); !s.ok()) return Fail(s);
     const PolledPort polled = link.Polled(&node.adapter());
     // Opening the window is MMIO and DMA: let it finish before anything is sent. (At the

@@ -50,7 +50,7 @@ std::vector<uint16_t> MessageSizes(uint64_t seed, uint16_t sender, uint64_t coun
 /** One side of the exchange: what it sent, what the peer reported, what it received. */
 class PortExchange {
  public:
-  PortExchange(PortNode& node, const PortCommandOptions& o, uint32_t max_size, RunLoop& loop)
+  PortExchange(WireNode& node, const PortCommandOptions& o, uint32_t max_size, RunLoop& loop)
       : ep_(node.endpoint()),
         loop_(loop),
         node_(static_cast<uint16_t>(o.node)),
@@ -164,7 +164,7 @@ class PortExchange {
 
 }  // namespace
 
-bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+bool RunExchange(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  uint32_t max_size, nlohmann::json* summary) {
   RunLoop loop(node, polled, RunLimits{TimeLimit(options), kLinger});
   PortExchange exchange(node, options, max_size, loop);

@@ -42,7 +42,7 @@ inline uint64_t MessageKey(uint16_t sender, uint32_t seq) {
 }
 
 /** Runs the checked exchange (--mode exchange) on an opened node; fills `summary`. */
-bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+bool RunExchange(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  uint32_t max_size, nlohmann::json* summary);
 
 /**
@@ -50,7 +50,7 @@ bool RunExchange(PortNode& node, const PolledPort& polled, const PortCommandOpti
  * --size bytes, the other echoes it, --messages times after --warmup untimed rounds; the
  * initiator reports round-trip times. Fills `summary`; true if every round completed.
  */
-bool RunPingPong(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+bool RunPingPong(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  nlohmann::json* summary);
 
 /** Host memory for RDMA a --mode transport node needs with messages up to `max_size`. */
@@ -64,7 +64,7 @@ uint64_t TransportHostBytes(uint32_t max_size);
  * packets fit. Fills `summary`; true if all ours were acknowledged and all the peer's delivered
  * once, intact.
  */
-bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+bool RunTransport(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                   uint32_t max_size, uint32_t link_mtu, hw::CoreLauncher* adapter_core,
                   nlohmann::json* summary);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// PortNode assembly (driver init, window 0, HAL, Endpoint) and the loop that alternates
+// WireNode assembly (driver init, window 0, HAL, Endpoint) and the loop that alternates
 // simulated events with polls of real ports.
 #include "sim/port/node.h"
 
@@ -13,8 +13,8 @@
 
 namespace nicsim::sim {
 
-PortNode::PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricLink& port,
-                   const PortNodeConfig& config)
+WireNode::WireNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricLink& port,
+                   const WireNodeConfig& config)
     : config_(config),
       host_(HostBytes(config)),
       adapter_(events, host_, adapter_id, config.line_bytes, hw::func::AdapterTiming{},
@@ -25,13 +25,13 @@ PortNode::PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricLi
   adapter_.ConnectFabric(&port);
 }
 
-PortNode::~PortNode() {
+WireNode::~WireNode() {
   StopAdapterLoop();
   endpoint_.reset();
   window_.reset();
 }
 
-Status PortNode::Open() {
+Status WireNode::Open() {
   if (Status s = driver_.Init(); !s.ok()) return s;
   driver::WindowRequest req;
   req.job_key = config_.job_key;
@@ -50,7 +50,7 @@ Status PortNode::Open() {
   return Status();
 }
 
-Status PortNode::StartAdapterLoop(std::vector<PolledPort> ports, hw::CoreLauncher& core) {
+Status WireNode::StartAdapterLoop(std::vector<PolledPort> ports, hw::CoreLauncher& core) {
   if (!config_.adapter_core) {
     return Status::Error("this node was built to run its adapter on the caller's thread");
   }
@@ -80,7 +80,7 @@ Status PortNode::StartAdapterLoop(std::vector<PolledPort> ports, hw::CoreLaunche
   return Status();
 }
 
-void PortNode::StopAdapterLoop() {
+void WireNode::StopAdapterLoop() {
   if (core_ == nullptr) return;
   stop_loop_.store(true, std::memory_order_release);
   core_->Join();
@@ -89,7 +89,7 @@ void PortNode::StopAdapterLoop() {
   ringed_.StopRing();
 }
 
-bool PortNode::Turn(const std::vector<PolledPort>& ports) {
+bool WireNode::Turn(const std::vector<PolledPort>& ports) {
   if (core_ == nullptr) return Step(adapter_.events(), ports);
   // The host's own timers (the driver's), then the CPU's look at its FIFOs.
   for (int i = 0; i < kEventsPerPoll && host_events_.RunOne(); ++i) {
@@ -99,7 +99,7 @@ bool PortNode::Turn(const std::vector<PolledPort>& ports) {
   return endpoint_->received() != before;
 }
 
-uint64_t PortNode::HostBytes(const PortNodeConfig& c) {
+uint64_t WireNode::HostBytes(const WireNodeConfig& c) {
   NodeMemory memory;
   memory.line_bytes = c.line_bytes;
   memory.recv_frames = c.recv_frames;
@@ -139,11 +139,11 @@ void Settle(kernel::EventQueue& events, const std::vector<PolledPort>& ports) {
   }
 }
 
-Result<std::unique_ptr<PortRdma>> PortRdma::Create(PortNode& node, uint64_t seed) {
+Result<std::unique_ptr<WireNodeRdma>> WireNodeRdma::Create(WireNode& node, uint64_t seed) {
   if (node.config().rdma_host_bytes == 0) {
-    return Status::Error("RDMA on a port node needs rdma_host_bytes");
+    return Status::Error("RDMA on a wire node needs rdma_host_bytes");
   }
-  std::unique_ptr<PortRdma> r(new PortRdma());
+  std::unique_ptr<WireNodeRdma> r(new WireNodeRdma());
   r->job_key_ = node.config().job_key;
   r->space_ = std::make_unique<host::AddressSpace>(node.host(), seed);
   driver::TceConfig tce = node.config().tce;
@@ -155,7 +155,7 @@ Result<std::unique_ptr<PortRdma>> PortRdma::Create(PortNode& node, uint64_t seed
   r->tables_ = std::move(*tables);
   r->rcxts_ = driver::RcxtPool::ForDriver(node.access(), fw::MicrocodeConfig{}.rcxts,
                                           node.driver());
-  return Result<std::unique_ptr<PortRdma>>(std::move(r));
+  return Result<std::unique_ptr<WireNodeRdma>>(std::move(r));
 }
 
 }  // namespace nicsim::sim

@@ -27,8 +27,8 @@
 
 namespace nicsim::sim {
 
-/** Sizes of a PortNode's window, as in sim::ClusterConfig. */
-struct PortNodeConfig {
+/** Sizes of a WireNode's window, as in sim::ClusterConfig. */
+struct WireNodeConfig {
   uint32_t line_bytes = 128;
   uint32_t recv_frames = 256;
   uint32_t send_slots = 64;
@@ -69,15 +69,18 @@ class PolledPort {
   uint32_t (*poll_)(void*, hw::LinkSink&);
 };
 
-/** An adapter with its own host memory, driver and window 0, sending through `port`. */
-class PortNode {
+/**
+ * A simulated node on a real wire: one adapter with its own host memory, driver and window
+ * 0, whose link is `port` (a DPDK ethdev or a verbs UD QP), not the simulated fabric.
+ */
+class WireNode {
  public:
-  PortNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricLink& port,
-           const PortNodeConfig& config = {});
+  WireNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricLink& port,
+           const WireNodeConfig& config = {});
   /** The process goes before its window, the window before the hardware. */
-  ~PortNode();
-  PortNode(const PortNode&) = delete;
-  PortNode& operator=(const PortNode&) = delete;
+  ~WireNode();
+  WireNode(const WireNode&) = delete;
+  WireNode& operator=(const WireNode&) = delete;
 
   /** Initialises the driver and opens window 0 with a HAL and an Endpoint. */
   Status Open();
@@ -100,7 +103,7 @@ class PortNode {
   hw::func::FuncAdapter& adapter() { return adapter_; }
   /** Window 0's process; valid after Open. */
   Endpoint& endpoint() { return *endpoint_; }
-  const PortNodeConfig& config() const { return config_; }
+  const WireNodeConfig& config() const { return config_; }
   host::HostMemory& host() { return host_; }
   /** The device as the driver and the HAL reach it (through the MMIO ring when split). */
   driver::DeviceAccess& access() { return ringed_; }
@@ -110,9 +113,9 @@ class PortNode {
 
  private:
   /** Room for one window's FIFOs plus a margin, like Cluster's per-node sizing. */
-  static uint64_t HostBytes(const PortNodeConfig& c);
+  static uint64_t HostBytes(const WireNodeConfig& c);
 
-  PortNodeConfig config_;
+  WireNodeConfig config_;
   host::HostMemory host_;
   hw::func::FuncAdapter adapter_;
   hw::func::FuncDeviceAccess direct_;
@@ -159,11 +162,11 @@ void Settle(kernel::EventQueue& events, const std::vector<PolledPort>& ports);
 void SettleEvents(kernel::EventQueue& events, const std::vector<PolledPort>& ports,
                   std::chrono::steady_clock::time_point deadline);
 
-/** RDMA state of a PortNode (its config's rdma_host_bytes must be non-zero). */
-class PortRdma {
+/** RDMA state of a WireNode (its config's rdma_host_bytes must be non-zero). */
+class WireNodeRdma {
  public:
   /** Sets up the address space, TCE tables (job reserved) and rCxt pool of an opened node. */
-  static Result<std::unique_ptr<PortRdma>> Create(PortNode& node, uint64_t seed);
+  static Result<std::unique_ptr<WireNodeRdma>> Create(WireNode& node, uint64_t seed);
 
   host::AddressSpace& space() { return *space_; }
   driver::TceTables& tables() { return *tables_; }
@@ -171,7 +174,7 @@ class PortRdma {
   uint32_t job_key() const { return job_key_; }
 
  private:
-  PortRdma() = default;
+  WireNodeRdma() = default;
   std::unique_ptr<host::AddressSpace> space_;
   std::unique_ptr<driver::TceTables> tables_;
   std::unique_ptr<driver::RcxtPool> rcxts_;

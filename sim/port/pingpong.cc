@@ -31,7 +31,7 @@ uint64_t RoundKey(uint16_t initiator, uint32_t seq) { return (uint64_t{initiator
 
 class PingPong {
  public:
-  PingPong(PortNode& node, const PortCommandOptions& o, RunLoop& loop)
+  PingPong(WireNode& node, const PortCommandOptions& o, RunLoop& loop)
       : ep_(node.endpoint()),
         loop_(loop),
         node_(static_cast<uint16_t>(o.node)),
@@ -169,7 +169,7 @@ class PingPong {
 
 }  // namespace
 
-bool RunPingPong(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+bool RunPingPong(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  nlohmann::json* summary) {
   RunLoop loop(node, polled, RunLimits{TimeLimit(options), kLinger});
   PingPong pingpong(node, options, loop);

@@ -13,7 +13,7 @@
 
 namespace nicsim::sim {
 
-RunLoop::RunLoop(PortNode& node, const PolledPort& polled, RunLimits limits)
+RunLoop::RunLoop(WireNode& node, const PolledPort& polled, RunLimits limits)
     : node_(node), ports_{polled}, limits_(limits) {}
 
 void RunLoop::AddError(std::string message) {

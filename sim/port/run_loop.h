@@ -38,7 +38,7 @@ class RunLoop {
   /** Error messages kept for the summary (the count covers them all). */
   static constexpr size_t kErrorSamples = 10;
 
-  RunLoop(PortNode& node, const PolledPort& polled, RunLimits limits);
+  RunLoop(WireNode& node, const PolledPort& polled, RunLimits limits);
   RunLoop(const RunLoop&) = delete;
   RunLoop& operator=(const RunLoop&) = delete;
 
@@ -72,7 +72,7 @@ class RunLoop {
   bool Passed(bool done) const { return !timed_out_ && error_count_ == 0 && done; }
 
  private:
-  PortNode& node_;
+  WireNode& node_;
   const std::vector<PolledPort> ports_;
   const RunLimits limits_;
   PortClock::time_point start_{};

@@ -167,13 +167,13 @@ uint64_t TransportHostBytes(uint32_t max_size) {
   return uint64_t{kSendsInFlight} * std::max<uint64_t>(max_size, 64 * 1024) * 4 + (16u << 20);
 }
 
-bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOptions& options,
+bool RunTransport(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                   uint32_t max_size, uint32_t link_mtu, hw::CoreLauncher* adapter_core,
                   nlohmann::json* summary) {
   kernel::EventQueue& events = node.adapter().events();
   const std::vector<PolledPort> ports = {polled};
-  Result<std::unique_ptr<PortRdma>> rdma =
-      PortRdma::Create(node, static_cast<uint64_t>(options.seed) * 65537 + options.node);
+  Result<std::unique_ptr<WireNodeRdma>> rdma =
+      WireNodeRdma::Create(node, static_cast<uint64_t>(options.seed) * 65537 + options.node);
   if (!rdma.ok()) {
     (*summary)["error"] = rdma.status().message();
     return false;
@@ -187,7 +187,7 @@ bool RunTransport(PortNode& node, const PolledPort& polled, const PortCommandOpt
       return false;
     }
   }
-  PortRdma& r = **rdma;
+  WireNodeRdma& r = **rdma;
   hal::Port port(
       node.endpoint().addr(), [&node]() -> hal::Endpoint* { return &node.endpoint(); },
       [&r] { return &r.rcxts(); }, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));

@@ -24,7 +24,7 @@ namespace nicsim::hw::dpdk {
 namespace {
 
 using sim::PolledPort;
-using sim::PortNode;
+using sim::WireNode;
 
 using nicsim::testing::TestSeed;
 
@@ -45,10 +45,10 @@ class AdapterLcoreTest : public ::testing::Test {
     Result<std::unique_ptr<RingLink>> link = RingLink::Create();
     ASSERT_TRUE(link.ok()) << link.status().message();
     link_ = std::move(*link);
-    sim::PortNodeConfig split;
+    sim::WireNodeConfig split;
     split.adapter_core = true;
-    node0_ = std::make_unique<PortNode>(events0_, 0, link_->a(), split);
-    node1_ = std::make_unique<PortNode>(events1_, 1, link_->b());
+    node0_ = std::make_unique<WireNode>(events0_, 0, link_->a(), split);
+    node1_ = std::make_unique<WireNode>(events1_, 1, link_->b());
     ASSERT_TRUE(node0_->Open().ok());
     ASSERT_TRUE(node1_->Open().ok());
     ports0_ = {{&link_->a(), &node0_->adapter()}};
@@ -67,8 +67,8 @@ class AdapterLcoreTest : public ::testing::Test {
   kernel::EventQueue events0_;
   kernel::EventQueue events1_;
   std::unique_ptr<RingLink> link_;
-  std::unique_ptr<PortNode> node0_;
-  std::unique_ptr<PortNode> node1_;
+  std::unique_ptr<WireNode> node0_;
+  std::unique_ptr<WireNode> node1_;
   std::vector<PolledPort> ports0_;
   std::vector<PolledPort> ports1_;
   std::array<unsigned, 2> pool_start_{};

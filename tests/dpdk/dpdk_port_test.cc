@@ -31,7 +31,7 @@ namespace nicsim::hw::dpdk {
 namespace {
 
 using sim::PolledPort;
-using sim::PortNode;
+using sim::WireNode;
 
 using nicsim::testing::TestSeed;
 
@@ -187,8 +187,8 @@ class DpdkLinkTest : public ::testing::Test {
     Result<std::unique_ptr<RingLink>> link = RingLink::Create();
     ASSERT_TRUE(link.ok()) << link.status().message();
     link_ = std::move(*link);
-    node0_ = std::make_unique<PortNode>(events_, 0, link_->a());
-    node1_ = std::make_unique<PortNode>(events_, 1, link_->b());
+    node0_ = std::make_unique<WireNode>(events_, 0, link_->a());
+    node1_ = std::make_unique<WireNode>(events_, 1, link_->b());
     Status s = node0_->Open();
     ASSERT_TRUE(s.ok()) << s.message();
     s = node1_->Open();
@@ -248,8 +248,8 @@ class DpdkLinkTest : public ::testing::Test {
         if (n > 0) out["port_" + side + "." + std::string(kPortDropNames[r])] = n;
       }
     }
-    for (const PortNode* node : {node0_.get(), node1_.get()}) {
-      const fw::Counters& c = const_cast<PortNode*>(node)->adapter().firmware_counters();
+    for (const WireNode* node : {node0_.get(), node1_.get()}) {
+      const fw::Counters& c = const_cast<WireNode*>(node)->adapter().firmware_counters();
       for (size_t r = 0; r < fw::kDropReasonNames.size(); ++r) {
         if (c.drops[r] > 0) {
           out["fw" + std::to_string(node == node0_.get() ? 0 : 1) + "." +
@@ -271,8 +271,8 @@ class DpdkLinkTest : public ::testing::Test {
 
   kernel::EventQueue events_;
   std::unique_ptr<RingLink> link_;
-  std::unique_ptr<PortNode> node0_;
-  std::unique_ptr<PortNode> node1_;
+  std::unique_ptr<WireNode> node0_;
+  std::unique_ptr<WireNode> node1_;
   std::vector<PolledPort> ports_;
   rte_mempool* inject_pool_ = nullptr;
   std::array<unsigned, 3> pool_start_{};

@@ -217,8 +217,8 @@ class VerbsFramingLinkTest : public ::testing::Test {
   void SetUp() override {
     a_.Connect(&b_);
     b_.Connect(&a_);
-    node0_ = std::make_unique<sim::PortNode>(events_, 0, a_);
-    node1_ = std::make_unique<sim::PortNode>(events_, 1, b_);
+    node0_ = std::make_unique<sim::WireNode>(events_, 0, a_);
+    node1_ = std::make_unique<sim::WireNode>(events_, 1, b_);
     ASSERT_TRUE(node0_->Open().ok());
     ASSERT_TRUE(node1_->Open().ok());
     ports_ = {sim::PolledPort(&a_, &node0_->adapter()), sim::PolledPort(&b_, &node1_->adapter())};
@@ -247,8 +247,8 @@ class VerbsFramingLinkTest : public ::testing::Test {
   kernel::EventQueue events_;
   FakeUdPort a_;
   FakeUdPort b_;
-  std::unique_ptr<sim::PortNode> node0_;
-  std::unique_ptr<sim::PortNode> node1_;
+  std::unique_ptr<sim::WireNode> node0_;
+  std::unique_ptr<sim::WireNode> node1_;
   std::vector<sim::PolledPort> ports_;
 };
 

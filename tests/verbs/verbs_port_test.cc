@@ -109,8 +109,8 @@ class VerbsDeviceTest : public ::testing::Test {
 TEST_F(VerbsDeviceTest, TwoAdaptersExchange10kMessagesOverUd) {
   NICSIM_REQUIRE_RDMA_DEVICE();
   ASSERT_NO_FATAL_FAILURE(Open(0, 0));
-  sim::PortNode node0(events_, 0, *a_);
-  sim::PortNode node1(events_, 1, *b_);
+  sim::WireNode node0(events_, 0, *a_);
+  sim::WireNode node1(events_, 1, *b_);
   ASSERT_TRUE(node0.Open().ok());
   ASSERT_TRUE(node1.Open().ok());
   const std::vector<sim::PolledPort> ports = {sim::PolledPort(a_.get(), &node0.adapter()),
