@@ -14,16 +14,6 @@
 
 namespace nicsim::fw {
 
-class TaskPool;
-class Scheduler;
-class ChannelBuffers;
-class WorkManager;
-class InterruptController;
-class RdmaState;
-struct Context;
-class RxEngine;
-class TxEngine;
-
 /** Tunables of the microcode image and the adapter resources it manages. */
 struct MicrocodeConfig {
   /** Tasks pre-allocated by the hardware (at most abi::kMaxTasks). */
@@ -92,7 +82,7 @@ class Microcode {
   uint32_t conditional_counter(uint32_t queue) const;
   /** The buffer manager response register for a window. */
   BufferManagerResponse Bmr(uint32_t window) const;
-  const Counters& counters() const { return counters_; }
+  const Counters& counters() const;
   const MicrocodeConfig& config() const { return config_; }
 
  private:
@@ -104,19 +94,9 @@ class Microcode {
   Platform& platform_;
   MicrocodeConfig config_;
   /** The engines and their shared state, defined in microcode.cc: nothing of them is part
-   *  of this header. The references below name its members. */
+   *  of this header. */
   struct Engines;
   std::unique_ptr<Engines> engines_;
-  Counters& counters_;
-  TaskPool& tasks_;
-  Scheduler& scheduler_;
-  ChannelBuffers& cbs_;
-  WorkManager& work_;
-  InterruptController& irq_;
-  RdmaState& rdma_;
-  Context& ctx_;
-  RxEngine& rx_;
-  TxEngine& tx_;
 };
 
 }  // namespace nicsim::fw
