@@ -29,7 +29,14 @@ void Port::OnReceive(ReceiveFn fn) {
     e->OnReceive(nullptr);
     return;
   }
-  e->OnReceive([fn = std::move(fn)](const RecvPacket& p) { fn(p.header, p.payload); });
+  if (!on_activity_) {
+    e->OnReceive([fn = std::move(fn)](const RecvPacket& p) { fn(p.header, p.payload); });
+    return;
+  }
+  e->OnReceive([fn = std::move(fn), activity = on_activity_](const RecvPacket& p) {
+    activity();
+    fn(p.header, p.payload);
+  });
 }
 
 Result<uint32_t> Port::AcquireRcxt() { return rcxts_()->Acquire(self_.window); }

@@ -38,6 +38,11 @@ class Port {
   /** Queues an RDMA request behind earlier sends. */
   void Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request, uint32_t ulp_word);
   void OnReceive(ReceiveFn fn);
+  /**
+   * Runs `fn` before every frame delivered to the receiver set later by OnReceive: an MPI job
+   * notes which rank's state the frame may change. Set it before the transport attaches.
+   */
+  void OnActivity(std::function<void()> fn) { on_activity_ = std::move(fn); }
   /** An rCxt of this window (from the driver's pool). */
   Result<uint32_t> AcquireRcxt();
   void ReleaseRcxt(uint32_t ref);
@@ -47,6 +52,7 @@ class Port {
   EndpointFn endpoint_;
   RcxtPoolFn rcxts_;
   uint32_t payload_cap_;
+  std::function<void()> on_activity_;
 };
 
 }  // namespace nicsim::hal

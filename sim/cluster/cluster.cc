@@ -214,10 +214,10 @@ std::unique_ptr<hal::Port> Cluster::MakePort(uint32_t adapter_id, uint32_t windo
       [this, adapter_id] { return &rcxts(adapter_id); });
 }
 
-std::unique_ptr<hal::TaskHost> Cluster::MakeTaskHost(uint32_t node) {
+std::unique_ptr<hal::TaskHost> Cluster::MakeTaskHost(uint32_t node, kernel::Clock* clock) {
   return std::make_unique<hal::TaskHost>(
-      clock_, address_space(node), [this, node]() -> driver::TceTables& { return tce_tables(node); },
-      job_key_);
+      clock != nullptr ? *clock : clock_, address_space(node),
+      [this, node]() -> driver::TceTables& { return tce_tables(node); }, job_key_);
 }
 
 bool Cluster::HasEndpoint(uint32_t adapter_id, uint32_t window) const {

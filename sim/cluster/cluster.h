@@ -91,6 +91,8 @@ class Cluster {
   ~Cluster();
 
   kernel::EventQueue& events() { return events_; }
+  /** Simulated time and timers on the event queue. */
+  kernel::Clock& clock() { return clock_; }
   const kernel::EventQueue& events() const { return events_; }
   SwitchFabric& fabric() { return *fabric_; }
   const ClusterConfig& config() const { return config_; }
@@ -150,8 +152,12 @@ class Cluster {
    * on every use (a recovery reopens the window; a closed window loses what is sent).
    */
   std::unique_ptr<hal::Port> MakePort(uint32_t adapter_id, uint32_t window);
-  /** A task's host on `node`: simulated time, the job's address space and TCE tables. */
-  std::unique_ptr<hal::TaskHost> MakeTaskHost(uint32_t node);
+  /**
+   * A task's host on `node`: simulated time, the job's address space and TCE tables. Its
+   * timers run on `clock` when given (an MPI job's clock notes which rank they belong to), else
+   * on the cluster's event queue.
+   */
+  std::unique_ptr<hal::TaskHost> MakeTaskHost(uint32_t node, kernel::Clock* clock = nullptr);
   /**
    * Reboots a node's operating system: its TCE tables are rebuilt with a new key seed (the
    * job's registrations are gone) and its adapters are recovered.

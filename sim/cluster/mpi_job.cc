@@ -7,8 +7,11 @@
 
 namespace nicsim::sim {
 namespace {
-/** Thrown on a rank's thread to unwind its program when the job is abandoned. */
+/** Thrown in a rank's program to unwind it when the job is abandoned; caught in its entry,
+ *  on the rank's own stack (an exception must not cross a context switch). */
 struct Abandoned {};
+/** Events between full sweeps of every unfinished rank (a fallback: see Run). */
+constexpr uint64_t kSweepAllEvents = 0x10000;
 }  // namespace
 
 class MpiJob::RankBlocker final : public mpi::Blocker {
@@ -22,7 +25,29 @@ class MpiJob::RankBlocker final : public mpi::Blocker {
   uint32_t rank_;
 };
 
-MpiJob::MpiJob(const MpiJobConfig& config) : config_(config) {}
+/** A rank's clock: the cluster's, but a timer that fires marks the rank dirty. */
+class MpiJob::RankClock final : public kernel::Clock {
+ public:
+  RankClock(kernel::Clock& inner, DirtyRanks& dirty, uint32_t rank)
+      : inner_(inner), dirty_(dirty), rank_(rank) {}
+  uint64_t NowPs() override { return inner_.NowPs(); }
+  void After(uint64_t delay_ps, std::function<void()> fn) override {
+    inner_.After(delay_ps, [dirty = &dirty_, rank = rank_, fn = std::move(fn)] {
+      dirty->Mark(rank);
+      fn();
+    });
+  }
+
+ private:
+  kernel::Clock& inner_;
+  DirtyRanks& dirty_;
+  uint32_t rank_;
+};
+
+MpiJob::MpiJob(const MpiJobConfig& config)
+    : config_(config),
+      scheduler_(MakeRankScheduler(config.scheduler, config.ranks)),
+      dirty_(config.ranks) {}
 
 hal::Peer MpiJob::PeerOf(uint32_t rank, uint32_t port) const {
   const uint32_t nodes = config_.cluster.nodes;
@@ -48,9 +73,12 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
     for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
       const hal::Peer at = job->PeerOf(r, a);
       rank->ports.push_back(job->cluster_->MakePort(at.adapter, at.window));
+      // A frame for the rank may complete one of its requests: check it after this event.
+      rank->ports.back()->OnActivity([dirty = &job->dirty_, r] { dirty->Mark(r); });
       ports.push_back(rank->ports.back().get());
     }
-    rank->host = job->cluster_->MakeTaskHost(r % cc.nodes);
+    rank->clock = std::make_unique<RankClock>(job->cluster_->clock(), job->dirty_, r);
+    rank->host = job->cluster_->MakeTaskHost(r % cc.nodes, rank->clock.get());
     rank->regs = std::make_unique<ulp::RegistrationCache>(*rank->host, config.registration_idle_s);
     ulp::TransportConfig tc = config.transport;
     tc.task = r;
@@ -72,32 +100,18 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
 }
 
 MpiJob::~MpiJob() {
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    abort_ = true;
-    for (uint32_t r = 0; r < ranks_.size(); ++r) {
-      if (ranks_[r]->started && !ranks_[r]->finished) Resume(r, lock);
-    }
+  abort_ = true;
+  for (uint32_t r = 0; r < ranks_.size(); ++r) {
+    if (ranks_[r]->started && !ranks_[r]->finished) scheduler_->Resume(r);
   }
-  for (auto& r : ranks_) {
-    if (r->thread.joinable()) r->thread.join();
-  }
+  scheduler_.reset();
   ranks_.clear();
-}
-
-void MpiJob::Resume(uint32_t rank, std::unique_lock<std::mutex>& lock) {
-  turn_ = static_cast<int>(rank);
-  cv_.notify_all();
-  cv_.wait(lock, [this] { return turn_ == -1; });
 }
 
 void MpiJob::Block(uint32_t rank, const std::function<bool()>& ready) {
   if (ready()) return;
-  std::unique_lock<std::mutex> lock(mu_);
-  ranks_[rank]->ready = ready;
-  turn_ = -1;
-  cv_.notify_all();
-  cv_.wait(lock, [this, rank] { return turn_ == static_cast<int>(rank); });
+  ranks_[rank]->ready = &ready;
+  scheduler_->Yield(rank);
   ranks_[rank]->ready = nullptr;
   if (abort_) throw Abandoned{};
 }
@@ -125,91 +139,95 @@ std::string MpiJob::Unfinished() const {
   return list;
 }
 
-Status MpiJob::Abandon(const std::string& why, std::unique_lock<std::mutex>& lock) {
+void MpiJob::ReapAll() {
+  for (uint32_t r = 0; r < ranks_.size(); ++r) scheduler_->Reap(r);
+}
+
+Status MpiJob::Abandon(const std::string& why) {
   abort_ = true;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
-    if (!ranks_[r]->finished) Resume(r, lock);
+    if (!ranks_[r]->finished) scheduler_->Resume(r);
   }
-  for (auto& rank : ranks_) {
-    lock.unlock();
-    rank->thread.join();
-    lock.lock();
-  }
+  ReapAll();
   // The programs' buffers are gone with their stacks: what still arrives lands nowhere.
   for (auto& rank : ranks_) rank->mpi->AbandonRequests();
   abort_ = false;
   return Status::Error(why);
 }
 
+bool MpiJob::ResumeReadyRanks() {
+  bool resumed = false;
+  dirty_.BeginSweep();
+  while (std::optional<uint32_t> r = dirty_.Next()) {
+    Rank& rank = *ranks_[*r];
+    if (rank.finished || rank.ready == nullptr || !(*rank.ready)()) continue;
+    scheduler_->Resume(*r);
+    resumed = true;
+  }
+  return resumed;
+}
+
 Status MpiJob::Run(const Program& program) {
-  std::unique_lock<std::mutex> lock(mu_);
+  unfinished_ = ranks();
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
     Rank& rank = *ranks_[r];
     rank.finished = false;
     rank.started = true;
-    if (rank.thread.joinable()) rank.thread.join();
-    rank.thread = std::thread([this, r, &program] {
-      {
-        std::unique_lock<std::mutex> l(mu_);
-        cv_.wait(l, [this, r] { return turn_ == static_cast<int>(r); });
-      }
+    scheduler_->Start(r, [this, r, &program] {
       try {
         if (!abort_) program(*ranks_[r]->mpi);
       } catch (const Abandoned&) {
       }
-      std::unique_lock<std::mutex> l(mu_);
       ranks_[r]->finished = true;
-      turn_ = -1;
-      cv_.notify_all();
+      --unfinished_;
     });
-    Resume(r, lock);  // runs until its first wait (or to the end)
+    scheduler_->Resume(r);  // runs until its first wait (or to the end)
   }
+  // A rank's readiness depends only on its own transport and MPI state, which changes only in
+  // its program (which checks before it waits), in frames its windows receive and in its
+  // timers: those mark it. The loop re-checks the marked ranks, in ascending order, which
+  // resumes exactly the ranks a sweep of all would. As a fallback against a missed path, every
+  // rank is re-checked once every kSweepAllEvents events and before a deadlock is declared.
+  dirty_.MarkAll();
   kernel::EventQueue& events = cluster_->events();
   uint64_t steps = 0;
+  bool swept_dry = false;
   for (;;) {
-    bool all_done = true;
-    bool resumed = false;
-    for (uint32_t r = 0; r < ranks_.size(); ++r) {
-      Rank& rank = *ranks_[r];
-      if (rank.finished) continue;
-      all_done = false;
-      if (rank.ready && rank.ready()) {
-        Resume(r, lock);
-        resumed = true;
-      }
-    }
-    if (all_done) break;
+    const bool resumed = ResumeReadyRanks();
+    if (unfinished_ == 0) break;
     if (!unreachable_.empty()) {
       return Abandon(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,
-                                 unreachable_),
-                     lock);
+                                 unreachable_));
     }
     if (resumed) continue;
     if (events.now_ps() > cluster_->config().time_limit_ps) {
       return Abandon(fmt::format("MPI job not done when simulated time passed run.time_limit "
                                  "({} ns) at t={} ns: ranks {} still wait",
                                  cluster_->config().time_limit_ps / 1000,
-                                 events.now_ps() / 1000, Unfinished()),
-                     lock);
+                                 events.now_ps() / 1000, Unfinished()));
     }
-    lock.unlock();
     const bool ran = events.RunOne();
-    const bool sample = (++steps & 0xFFFF) == 0;
-    if (sample) Progress::Tick(events.now_ps(), events.events_run());
-    lock.lock();
-    if (sample && !cluster_->SampleHostMemory()) {
-      return Abandon(fmt::format("MPI job stopped at t={} ns: {}", events.now_ps() / 1000,
-                                 cluster_->touched_limit_error().message()),
-                     lock);
+    const bool sample = (++steps % kSweepAllEvents) == 0;
+    if (sample) {
+      Progress::Tick(events.now_ps(), events.events_run());
+      dirty_.MarkAll();
+      if (!cluster_->SampleHostMemory()) {
+        return Abandon(fmt::format("MPI job stopped at t={} ns: {}", events.now_ps() / 1000,
+                                   cluster_->touched_limit_error().message()));
+      }
     }
     if (!ran) {
+      if (!swept_dry) {
+        swept_dry = true;
+        dirty_.MarkAll();
+        continue;
+      }
       return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
-                                 events.now_ps() / 1000, Unfinished()),
-                     lock);
+                                 events.now_ps() / 1000, Unfinished()));
     }
+    swept_dry = false;
   }
-  lock.unlock();
-  for (auto& rank : ranks_) rank->thread.join();
+  ReapAll();
   return Status();
 }
 

@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // An MPI job on a simulated cluster: one rank per window (rank r on node r % nodes, window
 // r / nodes, on every adapter of its node: the transport stripes over them), each with its
-// reliable transport and MPI object, and each running the job's
-// program on its own thread. Only one thread runs at a time: a rank that waits hands control
-// back to the event loop, which resumes ranks (in rank order) whose wait is over, so a run
-// is deterministic for a seed.
+// reliable transport and MPI object, and each running the job's program in its own context (an
+// OS thread or a user-level context: mpi.scheduler). Only one runs at a time: a rank that waits
+// hands control back to the event loop, which resumes ranks (in rank order) whose wait is over,
+// so a run is deterministic for a seed. The loop re-checks only ranks something happened to.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/status.h"
 #include "sim/cluster/cluster.h"
+#include "sim/cluster/dirty_ranks.h"
+#include "sim/cluster/rank_scheduler.h"
 #include "ulp/mpi/mpi.h"
 #include "ulp/registration_cache.h"
 #include "ulp/transport.h"
@@ -30,6 +29,8 @@ struct MpiJobConfig {
   mpi::MpiConfig mpi;
   /** Seconds a registered fragment may idle before the cache deregisters it. */
   uint32_t registration_idle_s = 10;
+  /** How ranks run: user-level contexts (the faster) or OS threads. */
+  RankSchedulerKind scheduler = RankSchedulerKind::kContexts;
 };
 
 class MpiJob {
@@ -57,24 +58,29 @@ class MpiJob {
  private:
   explicit MpiJob(const MpiJobConfig& config);
   class RankBlocker;
+  class RankClock;
   struct Rank {
     std::vector<std::unique_ptr<hal::Port>> ports;
+    /** The rank's timers: they mark it dirty when they fire. */
+    std::unique_ptr<kernel::Clock> clock;
     std::unique_ptr<hal::TaskHost> host;
     std::unique_ptr<ulp::RegistrationCache> regs;
     std::unique_ptr<ulp::Transport> transport;
     std::unique_ptr<RankBlocker> blocker;
     std::unique_ptr<mpi::Mpi> mpi;
-    std::thread thread;
-    std::function<bool()> ready;
+    /** While the rank waits: what it waits for (on its own stack, in Block). */
+    const std::function<bool()>* ready = nullptr;
     bool started = false;
     bool finished = false;
   };
-  /** Gives the baton to `rank` and waits until it blocks or finishes. */
-  void Resume(uint32_t rank, std::unique_lock<std::mutex>& lock);
-  /** Called on a rank's thread: waits until `ready` holds. */
+  /** Called from a rank's program: hands control back to the event loop until `ready` holds. */
   void Block(uint32_t rank, const std::function<bool()>& ready);
+  /** Resumes, in ascending order, the marked ranks whose wait is over; true if any ran. */
+  bool ResumeReadyRanks();
   /** Unwinds every rank still running and returns `why` as the job's error. */
-  Status Abandon(const std::string& why, std::unique_lock<std::mutex>& lock);
+  Status Abandon(const std::string& why);
+  /** Waits for (threads) or frees (contexts) every rank's finished context. */
+  void ReapAll();
   /** Records that `rank`'s transport gave up on `dest` and the messages that failed. */
   void NoteUnreachable(uint32_t rank, uint32_t dest,
                        const std::vector<ulp::FailedMessage>& failed);
@@ -86,10 +92,11 @@ class MpiJob {
   MpiJobConfig config_;
   std::unique_ptr<Cluster> cluster_;
   std::vector<std::unique_ptr<Rank>> ranks_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  /** Which rank holds the baton; -1: the event loop. */
-  int turn_ = -1;
+  std::unique_ptr<RankScheduler> scheduler_;
+  /** Ranks whose readiness may have changed: a frame or a timer of theirs ran. */
+  DirtyRanks dirty_;
+  uint32_t unfinished_ = 0;
+  /** Set while Abandon or the destructor unwinds the ranks: Block throws. */
   bool abort_ = false;
 };
 

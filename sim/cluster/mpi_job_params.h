@@ -17,6 +17,11 @@ inline const ParamDecls<MpiJobConfig>& MpiJobParams() {
       .Int("mpi.ranks", &C::ranks, 1, 4096,
            "MPI workloads: ranks (rank r on node r % nodes, one window per rank on each adapter "
            "of its node)")
+      .Enum("mpi.scheduler", &C::scheduler,
+            {{RankSchedulerKind::kContexts, "contexts"}, {RankSchedulerKind::kThreads, "threads"}},
+            "MPI workloads: how rank programs run: contexts (user-level contexts on 256 KiB "
+            "stacks that cost only the pages touched; the faster) or threads (an OS thread per "
+            "rank); results are the same")
       .Include(&C::mpi, mpi::MpiParams());
   return *decls;
 }

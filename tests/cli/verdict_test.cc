@@ -244,6 +244,60 @@ TEST_F(VerdictTest, FaultFreeAllToAllRedrivesAlmostNoRdmaChunk) {
       << drops;
 }
 
+// 7. mpi.scheduler: the same seed gives byte-identical stats.json on OS threads and on
+// user-level contexts (but for the wall-clock fields and the parameter's own echo), and a job
+// that cannot finish unwinds every rank and exits 1 in both modes.
+class SchedulerVerdictTest : public VerdictTest {
+ protected:
+  /** Runs `sets` with mpi.scheduler=threads and =contexts: same exit code, stderr and stats. */
+  void ExpectSameInBothModes(const std::vector<std::string>& sets, int exit_code) {
+    std::string stats[2], err[2];
+    const char* modes[2] = {"threads", "contexts"};
+    for (int i = 0; i < 2; ++i) {
+      std::vector<std::string> with = sets;
+      with.push_back(std::string("mpi.scheduler=") + modes[i]);
+      Verdict v = Run(with);
+      EXPECT_EQ(v.exit_code, exit_code) << modes[i] << ": " << v.err;
+      ASSERT_TRUE(v.stats.is_object()) << modes[i] << ": no stats.json: " << v.err;
+      for (auto it = v.stats.begin(); it != v.stats.end();) {
+        it = it.key().rfind("wall_", 0) == 0 ? v.stats.erase(it) : std::next(it);
+      }
+      EXPECT_EQ(v.stats["params"]["mpi.scheduler"], modes[i]);
+      v.stats["params"].erase("mpi.scheduler");
+      stats[i] = v.stats.dump(1);
+      err[i] = v.err;
+    }
+    EXPECT_EQ(stats[0], stats[1]);
+    EXPECT_EQ(err[0], err[1]);
+  }
+};
+
+TEST_F(SchedulerVerdictTest, AlltoallGivesIdenticalStatsOnThreadsAndContexts) {
+  ExpectSameInBothModes({"backend=func", "workload=mpi_alltoall", "nodes=16", "mpi.ranks=16",
+                         "mpi.alltoall_messages=20", "mpi.alltoall_max_size=8KiB", "seed=11"},
+                        0);
+}
+
+TEST_F(SchedulerVerdictTest, CollectivesGiveIdenticalStatsOnThreadsAndContexts) {
+  ExpectSameInBothModes({"backend=func", "workload=mpi_collectives", "nodes=4", "mpi.ranks=6",
+                         "mpi.sizes=[8,4096]", "mpi.iterations=2", "seed=12"},
+                        0);
+}
+
+TEST_F(SchedulerVerdictTest, JobWithAnUnreachablePeerFailsAndUnwindsInBothModes) {
+  // Every packet is lost: a transport gives up, the job is abandoned (every rank unwound by an
+  // exception caught on its own stack) and the run exits 1 with the message.
+  ExpectSameInBothModes({"backend=func", "workload=mpi_alltoall", "nodes=4", "mpi.ranks=8",
+                         "mpi.alltoall_messages=5", "fabric.loss=1", "ulp.max_retransmits=4"},
+                        1);
+  const Verdict v = Run({"workload=mpi_pingpong", "backend=func", "fabric.loss=1",
+                         "ulp.max_retransmits=8", "mpi.scheduler=contexts"});
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("rank 0 gave up on rank 1 after 8 unacknowledged sends"),
+            std::string::npos)
+      << v.err;
+}
+
 // Running out of memory used to end in an uncaught std::bad_alloc (exit 134, no seed).
 TEST_F(VerdictTest, OutOfMemoryIsReportedWithTheSeed) {
 #if defined(__SANITIZE_ADDRESS__)

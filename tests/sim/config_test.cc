@@ -121,6 +121,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "ulp.recv_overhead",
                                             "ulp.max_retransmits",
                                             "mpi.ranks",
+                                            "mpi.scheduler",
                                             "mpi.eager_limit",
                                             "mpi.sizes",
                                             "mpi.iterations",
