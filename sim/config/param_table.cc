@@ -4,7 +4,6 @@
 #include "sim/config/param_table.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,10 +13,9 @@
 #include <utility>
 
 #include "base/check.h"
-#include "sim/config/fault_rules.h"
-#include "sim/config/param_catalog.h"
 #include "base/text.h"
 #include "base/units.h"
+#include "sim/config/param_catalog.h"
 
 namespace nicsim::sim {
 namespace {

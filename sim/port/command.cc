@@ -18,9 +18,10 @@
 #include "base/status.h"
 #include "firmware/counters.h"
 #include "kernel/event_queue.h"
-#include "sim/config/param_table.h"
 #include "base/text.h"
+#include "sim/config/param_table.h"
 #include "sim/port/clock.h"
+#include "sim/port/command_params.h"
 #include "sim/port/link.h"
 #include "sim/port/modes.h"
 #include "sim/port/node.h"
@@ -30,9 +31,9 @@ namespace {
 
 using Clock = PortClock;
 
-/** --timeout-s's range (port.timeout's too): a second to a day. */
-constexpr double kMinTimeoutS = 1;
-constexpr double kMaxTimeoutS = 86400;
+/** --timeout-s's range: port.timeout's (a second to a day), in seconds. */
+constexpr double kMinTimeoutS = kPortTimeoutMinPs / 1e12;
+constexpr double kMaxTimeoutS = kPortTimeoutMaxPs / 1e12;
 /** The window geometry of the node, which fixes the largest single-packet payload. */
 const WireNodeConfig kNodeConfig{};
 
