@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace nicsim {
 
@@ -16,6 +17,17 @@ inline std::string_view Trim(std::string_view text, std::string_view blanks = " 
   const size_t first = text.find_first_not_of(blanks);
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(blanks) - first + 1);
+}
+
+/** The pieces of `text` between `separator`s, each trimmed; "" gives one empty piece. */
+inline std::vector<std::string_view> SplitTrimmed(std::string_view text, char separator) {
+  std::vector<std::string_view> pieces;
+  for (;;) {
+    const size_t at = text.find(separator);
+    pieces.push_back(Trim(text.substr(0, at)));
+    if (at == std::string_view::npos) return pieces;
+    text.remove_prefix(at + 1);
+  }
 }
 
 /**

@@ -79,7 +79,7 @@ Result<WorkloadResult> RunMpiWorkload(MpiJob& job, const ParamValues& p) {
   if (workload == "mpi_collectives") {
     // Sizes and calls per size are mpi_pingpong's parameters.
     const MpiPingPongConfig pingpong = Read(MpiPingPongParams(), p);
-    MpiCollectivesConfig c;
+    MpiCollectivesConfig c = Read(MpiCollectivesParams(), p);
     c.sizes = pingpong.sizes;
     c.iterations = pingpong.iterations;
     return RunMpiCollectives(job, c);

@@ -22,6 +22,7 @@ std::vector<ParamSpec> CatalogParams() {
   add(LifecycleParams().Specs());
   add(MpiJobParams().Specs());
   add(MpiPingPongParams().Specs());
+  add(MpiCollectivesParams().Specs());
   add(MpiAlltoallParams().Specs());
   add(RdmaSweepParams().Specs());
   add(PortParams().Specs());

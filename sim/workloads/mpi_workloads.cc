@@ -85,8 +85,6 @@ int32_t AlltoallValue(int from, int to, size_t j) {
                                (static_cast<uint64_t>(to) << 20) ^ j) %
                               2147483647);
 }
-constexpr const char* kCollectiveNames[5] = {"barrier", "bcast", "allreduce", "allgather",
-                                             "alltoall"};
 
 /** Pattern key of a ping-pong message: size, phase, index and sender all differ. */
 uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
@@ -189,17 +187,27 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
 Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig& config) {
   WorkloadResult out;
   const int n = static_cast<int>(job.ranks());
+  const CollectiveSelection& timed = config.timed;
   out.table = fmt::format("{:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}   (us per call, {} ranks)\n",
                           "size_B", "barrier", "bcast", "allreduce", "allgather", "alltoall", n);
   nlohmann::json points = nlohmann::json::array();
   for (int64_t size64 : config.sizes) {
     const auto size = static_cast<size_t>(size64);
     double t[5] = {};
+    const size_t ints = std::max<size_t>(size / 4, 1);
+    // The allreduce's serial result, computed once for every rank to compare with.
+    std::vector<int32_t> sums(timed[2] ? ints : 0);
+    for (size_t j = 0; j < sums.size(); ++j) {
+      int64_t sum = 0;
+      for (int r = 0; r < n; ++r) sum += CollectiveValue(r, j);
+      sums[j] = static_cast<int32_t>(sum);
+    }
+    // Only allgather and alltoall need buffers of a block per rank.
+    const size_t wide = timed[3] || timed[4] ? ints * n : ints;
     Status s = job.Run([&](mpi::Mpi& m) {
       const auto& w = m.world();
-      const size_t ints = std::max<size_t>(size / 4, 1);
       const Datatype kInt = Datatype::Of(Base::kInt32);
-      std::vector<int32_t> a(ints), b(ints * n), c(ints * n);
+      std::vector<int32_t> a(ints), b(wide), c(timed[4] ? ints * n : 0);
       // Each call's inputs are set before its timed loop (every call is idempotent, so the
       // result after the loop is the result of one call) and its result checked after.
       const std::function<void()> setup[5] = {
@@ -224,17 +232,14 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
       const std::function<int32_t(size_t)> expect[5] = {
           nullptr,
           [&](size_t j) { return CollectiveValue(0, j); },
-          [&](size_t j) {
-            int64_t sum = 0;
-            for (int r = 0; r < n; ++r) sum += CollectiveValue(r, j);
-            return static_cast<int32_t>(sum);
-          },
+          [&](size_t j) { return sums[j]; },
           [&](size_t j) { return CollectiveValue(static_cast<int>(j / ints), j % ints); },
           [&](size_t j) { return AlltoallValue(static_cast<int>(j / ints), w.rank, j % ints); },
       };
       const std::vector<int32_t>* result[5] = {nullptr, &a, &b, &b, &b};
       const size_t result_len[5] = {0, ints, ints, ints * n, ints * n};
       for (int k = 0; k < 5; ++k) {
+        if (!timed[k]) continue;
         setup[k]();
         m.Barrier(w);
         const double start = m.Wtime();
@@ -258,10 +263,14 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
       out.Stall(s);
       break;
     }
-    out.table += fmt::format("{:>10}  {:>10.2f}  {:>10.2f}  {:>10.2f}  {:>10.2f}  {:>10.2f}\n", size,
-                             t[0], t[1], t[2], t[3], t[4]);
-    points.push_back({{"size_bytes", size}, {"barrier_us", t[0]}, {"bcast_us", t[1]},
-                      {"allreduce_us", t[2]}, {"allgather_us", t[3]}, {"alltoall_us", t[4]}});
+    out.table += fmt::format("{:>10}", size);
+    nlohmann::json point = {{"size_bytes", size}};
+    for (size_t k = 0; k < kCollectiveNames.size(); ++k) {
+      out.table += timed[k] ? fmt::format("  {:>10.2f}", t[k]) : fmt::format("  {:>10}", "-");
+      if (timed[k]) point[fmt::format("{}_us", kCollectiveNames[k])] = t[k];
+    }
+    out.table += "\n";
+    points.push_back(std::move(point));
   }
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
   out.results = {{"workload", "mpi_collectives"}, {"ranks", n}, {"points", points},

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/cluster/mpi_job.h"
+#include "sim/workloads/collective_selection.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
@@ -25,8 +26,11 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
 struct MpiCollectivesConfig {
   std::vector<int64_t> sizes;
   uint32_t iterations = 10;
+  /** Which collectives are timed; the others are left out (a '-' in the table). */
+  CollectiveSelection timed = {true, true, true, true, true};
 };
-/** Mean time per call of barrier, bcast, allreduce, allgather and alltoall per size. */
+/** Mean time per call of the timed collectives (barrier, bcast, allreduce, allgather,
+ *  alltoall) per size. */
 Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig& config);
 
 struct MpiAlltoallConfig {

@@ -88,6 +88,25 @@ inline const ParamDecls<MpiPingPongConfig>& MpiPingPongParams() {
   return *decls;
 }
 
+/** mpi_collectives' own parameters; its sizes and calls per size are mpi_pingpong's. */
+inline const ParamDecls<MpiCollectivesConfig>& MpiCollectivesParams() {
+  using C = MpiCollectivesConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Custom(
+          "mpi.collectives", ParamType::kString,
+          "mpi_collectives: the collectives timed, comma-separated (barrier, bcast, allreduce, "
+          "allgather, alltoall); the others are left out",
+          [](const C& c) { return FormatCollectiveList(c.timed); },
+          [](const ParamSource& p, C& c) {
+            Result<CollectiveSelection> timed = ParseCollectiveList(p.String("mpi.collectives"));
+            if (!timed.ok()) return Status::Error("mpi.collectives: " + timed.status().message());
+            c.timed = *timed;
+            return Status();
+          })
+      .Check(CheckCollectiveList);
+  return *decls;
+}
+
 inline const ParamDecls<MpiAlltoallConfig>& MpiAlltoallParams() {
   using C = MpiAlltoallConfig;
   static const auto* decls = &(new ParamDecls<C>())

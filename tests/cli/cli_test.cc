@@ -285,6 +285,9 @@ TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
                "nicsim: --set mpi.alltoall_messages=200000: mpi.alltoall_messages: mpi.ranks x "
                "mpi.alltoall_messages = 64 x 200000 = 12800000 messages, more than 10000000 "
                "(seed 1)\n");
+  ExpectBadRun({"--set", "mpi.collectives=allreduce,scan"},
+               "nicsim: --set mpi.collectives=allreduce,scan: mpi.collectives: 'scan' is not a "
+               "collective (barrier, bcast, allreduce, allgather or alltoall)\n");
   ExpectBadRun({"--set", "workload=mpi_collectives", "--set", "mpi.ranks=300"},
                "nicsim: --set mpi.ranks=300: mpi.ranks: 300 ranks on 2 nodes need 150 windows "
                "per adapter, more than the 128 an adapter has: raise nodes or lower mpi.ranks "

@@ -225,6 +225,21 @@ TEST_F(VerdictTest, MpiCollectivesMatchTheSerialResultOnFiveRanks) {
   EXPECT_EQ(v.stats["messages_sent"], v.stats["messages_delivered"]);
 }
 
+TEST_F(VerdictTest, MpiCollectivesTimesOnlyTheSelectedCollectives) {
+  const Verdict v = Run({"workload=mpi_collectives", "backend=func", "mpi.ranks=5", "nodes=3",
+                         "mpi.sizes=[4]", "mpi.iterations=1", "mpi.collectives=allreduce"});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  // The dissemination barrier before the call (5 ranks x 3 rounds), the allreduce (a binomial
+  // reduce and broadcast: 4 + 4) and the reduce of the slowest time (4); nothing else runs.
+  EXPECT_EQ(v.stats["messages_sent"], 15 + 8 + 4);
+  EXPECT_EQ(v.stats["messages_delivered"], 15 + 8 + 4);
+  const nlohmann::json& points = v.stats["workload"]["points"];
+  ASSERT_EQ(points.size(), 1u);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : points[0].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"allreduce_us", "size_bytes"}));
+}
+
 // 6. A fault-free all-to-all used to redrive 2,938 of its 6,700 RDMA chunks (17,154 packets
 // dropped as stale tids, 1,665 read requests dropped at busy rCxts): chunk timeouts counted
 // only the reader's own reads, while a source's link also carries every other reader's.

@@ -115,14 +115,20 @@ def trace_diff():
 
 
 def scenario_dict():
-    """libFuzzer dictionary: every parameter name and enum choice in sim/config/param_table.cc,
+    """libFuzzer dictionary: every parameter name and enum choice in the generated parameter
+    table of docs/scenarios.md (ParamDocsTest keeps it equal to `nicsim params --markdown`),
     units and TOML punctuation, for the scenario and set_flag targets."""
-    table = (ROOT / "sim" / "config" / "param_table.cc").read_text()
-    names = re.findall(r'\b(?:Int|Typed|IntList|Checked|Enum|Bool)\("([a-z_]+(?:\.[a-z_0-9]+)*)",',
-                       table)
-    choices = set()
-    for m in re.finditer(r'Enum\("[^"]+",\s*"[^"]*",\s*\{([^}]*)\}', table):
-        choices.update(re.findall(r'"([^"]+)"', m.group(1)))
+    docs = (ROOT / "docs" / "scenarios.md").read_text()
+    table = docs[docs.index("<!-- params:begin"):docs.index("<!-- params:end")]
+    names, choices = [], set()
+    for row in table.splitlines():
+        # | `name` | type | `default` | range or choices | description |
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)]
+        if len(cells) < 6 or not cells[1].startswith("`"):
+            continue
+        names.append(cells[1].strip("`"))
+        if cells[2] == "enum":
+            choices.update(c.strip() for c in cells[4].split("\\|"))
     tokens = names + sorted(choices) + [
         "ns", "us", "ms", "s", "ps", "B/s", "KB/s", "MB/s", "GB/s", "Gb/s", "B", "KiB", "MiB",
         "GiB", "KB", "MB", "GB", "=", " = ", "[", "]", "[[", "]]", "{", "}", ",", ".", "\"",

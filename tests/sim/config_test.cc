@@ -127,6 +127,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.iterations",
                                             "mpi.bandwidth_messages",
                                             "mpi.window",
+                                            "mpi.collectives",
                                             "mpi.alltoall_messages",
                                             "mpi.alltoall_max_size",
                                             "rdma.op",
