@@ -19,10 +19,9 @@ std::unique_ptr<RcxtPool> RcxtPool::ForDriver(DeviceAccess& adapter, uint32_t co
 }
 
 RcxtPool::RcxtPool(DeviceAccess& adapter, uint32_t count, std::function<uint64_t()> recovery_count)
-    : adapter_(adapter), recovery_count_(std::move(recovery_count)), held_(count) {
+    : adapter_(adapter), recovery_count_(std::move(recovery_count)), count_(count) {
   NICSIM_CHECK(count <= abi::kRcxtIndexMask, "rcxt pool: count %u must be below 2^20", count);
   NICSIM_CHECK(recovery_count_ != nullptr, "rcxt pool: recovery_count is required");
-  for (uint32_t i = 0; i < count; ++i) free_.push_back(i);
 }
 
 Result<uint32_t> RcxtPool::Acquire(uint32_t window) {
@@ -30,12 +29,14 @@ Result<uint32_t> RcxtPool::Acquire(uint32_t window) {
     return Status::Error("acquire rCxt: window " + std::to_string(window) + " must be below " +
                          std::to_string(abi::kMaxWindows));
   }
-  if (free_.empty()) {
+  while (fresh_ < count_ && taken_ahead_.erase(fresh_) > 0) ++fresh_;
+  if (fresh_ < count_) return Assign(fresh_++, window);
+  if (returned_.empty()) {
     return Status::Error("acquire rCxt for window " + std::to_string(window) + ": all " +
                          std::to_string(size()) + " rCxts are in use");
   }
-  const uint32_t index = free_.front();
-  free_.pop_front();
+  const uint32_t index = returned_.front();
+  returned_.pop_front();
   return Assign(index, window);
 }
 
@@ -48,13 +49,16 @@ Result<uint32_t> RcxtPool::AcquireIndex(uint32_t index, uint32_t window) {
   if (index >= size()) {
     return Status::Error(what + "the pool holds " + std::to_string(size()));
   }
-  if (held_[index].held) return Status::Error(what + "not free");
-  free_.erase(std::find(free_.begin(), free_.end(), index));
+  if (IsHeld(index)) return Status::Error(what + "not free");
+  if (index >= fresh_ && taken_ahead_.insert(index).second) return Assign(index, window);
+  // Handed out before and returned since (a taken-ahead index too): it is in returned_.
+  returned_.erase(std::find(returned_.begin(), returned_.end(), index));
   return Assign(index, window);
 }
 
 uint32_t RcxtPool::Assign(uint32_t index, uint32_t window) {
   const auto key = static_cast<uint16_t>(recovery_count_() & abi::kRcxtKeyMask);
+  if (index >= held_.size()) held_.resize(index + 1);
   held_[index] = Held{true, static_cast<uint16_t>(window), key};
   abi::RcxtRecord record{};
   record.state = static_cast<uint8_t>(abi::RcxtState::kIdle);
@@ -69,7 +73,7 @@ uint32_t RcxtPool::Assign(uint32_t index, uint32_t window) {
 Status RcxtPool::Release(uint32_t ref) {
   const uint32_t index = abi::RcxtIndex(ref);
   const std::string what = "release rCxt " + std::to_string(index) + ": ";
-  if (index >= size() || !held_[index].held) return Status::Error(what + "not held");
+  if (!IsHeld(index)) return Status::Error(what + "not held");
   if (abi::RcxtKey(ref) != held_[index].key) {
     return Status::Error(what + "stale key " + std::to_string(abi::RcxtKey(ref)) +
                          ", the rCxt has key " + std::to_string(held_[index].key));
@@ -82,16 +86,16 @@ Status RcxtPool::Release(uint32_t ref) {
   record.next = abi::kNoRcxt;
   Write(index, record);
   held_[index].held = false;
-  free_.push_back(index);
+  returned_.push_back(index);
   return Status();
 }
 
 void RcxtPool::OnRecovery() {
   // SRAM already reads zero (kFree) for every record; only the driver's books change.
-  for (uint32_t i = 0; i < size(); ++i) {
+  for (uint32_t i = 0; i < held_.size(); ++i) {
     if (!held_[i].held) continue;
     held_[i].held = false;
-    free_.push_back(i);
+    returned_.push_back(i);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "abi/rdma.h"
@@ -21,6 +22,9 @@ namespace nicsim::driver {
  * release appends to the tail (round robin), so with a pool much larger than what is ever
  * outstanding, a context freed now is not handed out again soon and stale packets naming
  * it find it reassigned with another key or still free.
+ *
+ * The pool costs what was handed out, not its size (100,000 by default, on every adapter of
+ * a cluster of thousands): the indices never handed out are a counter, not list entries.
  */
 class RcxtPool {
  public:
@@ -55,8 +59,11 @@ class RcxtPool {
 
   /** Reads the record of `index` from SRAM (zeroes for an index outside the pool). */
   abi::RcxtRecord Read(uint32_t index);
-  uint32_t free_count() const { return static_cast<uint32_t>(free_.size()); }
-  uint32_t size() const { return static_cast<uint32_t>(held_.size()); }
+  uint32_t free_count() const {
+    return count_ - fresh_ - static_cast<uint32_t>(taken_ahead_.size()) +
+           static_cast<uint32_t>(returned_.size());
+  }
+  uint32_t size() const { return count_; }
 
  private:
   struct Held {
@@ -66,12 +73,21 @@ class RcxtPool {
   };
   /** Hands out `index` (already off the free list). */
   uint32_t Assign(uint32_t index, uint32_t window);
+  bool IsHeld(uint32_t index) const { return index < held_.size() && held_[index].held; }
   void Write(uint32_t index, const abi::RcxtRecord& record);
 
   DeviceAccess& adapter_;
   std::function<uint64_t()> recovery_count_;
-  /** Free indices: taken at the front, returned at the back. */
-  std::deque<uint32_t> free_;
+  uint32_t count_;
+  /**
+   * The free list is [fresh_, count_) in order (less taken_ahead_), then returned_: indices
+   * are taken at its front and returned at its back.
+   */
+  uint32_t fresh_ = 0;
+  /** Indices at or above fresh_ that AcquireIndex took out of turn. */
+  std::set<uint32_t> taken_ahead_;
+  std::deque<uint32_t> returned_;
+  /** Books of every index handed out so far (grown on demand). */
   std::vector<Held> held_;
 };
 

@@ -147,7 +147,9 @@ TEST(MpiTest, SplitAndDupMakeIndependentCommunicators) {
     const auto& w = m.world();
     const mpi::Comm half = m.Split(w, w.rank % 2, -w.rank);  // key reverses the order
     EXPECT_EQ(half.size(), 3);
-    EXPECT_EQ(half.group[0], w.rank % 2 == 0 ? 4 : 5);
+    EXPECT_EQ(half.group->World(0), w.rank % 2 == 0 ? 4 : 5);
+    EXPECT_EQ(half.group->RankOf(w.rank % 2 == 0 ? 0 : 1), 2);
+    EXPECT_EQ(half.group->RankOf(w.rank % 2 == 0 ? 1 : 0), -1);
     const mpi::Comm dup = m.Dup(half);
     int v = w.rank, sum = 0;
     m.Allreduce(&v, &sum, 1, kInt, mpi::Op::kSum, dup);

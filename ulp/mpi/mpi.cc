@@ -20,11 +20,6 @@ struct RtsPayload {
   uint64_t rdv_id;
 };
 
-int RankIn(const std::vector<int>& group, int world) {
-  auto it = std::find(group.begin(), group.end(), world);
-  return it == group.end() ? -1 : static_cast<int>(it - group.begin());
-}
-
 }  // namespace
 
 Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHost& host,
@@ -37,7 +32,7 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
       staging_(host, 4096) {
   world_.context = 0;
   world_.rank = world_rank;
-  for (int r = 0; r < world_size; ++r) world_.group.push_back(r);
+  world_.group = Group::Identity(world_size);
   transport_.OnDeliver([this](uint32_t src, uint32_t context, uint32_t tag,
                               std::vector<uint8_t> data) {
     OnMessage(src, context, tag, std::move(data));
@@ -93,7 +88,7 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   NICSIM_CHECK(dest >= 0 && dest < comm.size(), "MPI send to rank %d of %d", dest, comm.size());
   auto r = std::make_shared<RequestState>();
   std::vector<uint8_t> bytes = Pack(buf, count, type);
-  const int dest_world = comm.group[dest];
+  const int dest_world = comm.group->World(dest);
   if (bytes.size() <= config_.eager_limit) {
     ++stats_.eager_sends;
     // The data is copied out: the send is complete for the caller at once.
@@ -127,13 +122,13 @@ void Mpi::Send(const void* buf, size_t count, const Datatype& type, int dest, in
 bool Mpi::Matches(const RequestState& r, uint32_t context, int source_world, int tag) const {
   if (r.context != context) return false;
   if (r.tag != kAnyTag && r.tag != tag) return false;
-  if (r.source == kAnySource) return RankIn(r.group, source_world) >= 0;
-  return r.group[r.source] == source_world;
+  if (r.source == kAnySource) return r.group->RankOf(source_world) >= 0;
+  return r.group->World(r.source) == source_world;
 }
 
 void Mpi::Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes) {
   const size_t room = r.count * r.type.size();
-  r.status.source = RankIn(r.group, source_world);
+  r.status.source = r.group->RankOf(source_world);
   r.status.tag = tag;
   r.status.truncated = bytes > room;
   r.status.bytes = std::min(bytes, room);
@@ -166,7 +161,7 @@ Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int s
     if (it->kind == Kind::kEager) {
       Deliver(*r, it->source, it->tag, it->data.data(), it->data.size());
     } else {
-      r->status.source = RankIn(r->group, it->source);
+      r->status.source = r->group->RankOf(it->source);
       r->status.tag = it->tag;
       ClearToSend(it->source, it->rdv_id, r);
     }
@@ -204,7 +199,7 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
         } else {
           RtsPayload rts;
           std::memcpy(&rts, data.data(), sizeof(rts));
-          r->status.source = RankIn(r->group, source);
+          r->status.source = r->group->RankOf(source);
           r->status.tag = mpi_tag;
           ClearToSend(source, rts.rdv_id, r);
         }
@@ -296,10 +291,12 @@ Comm Mpi::Split(const Comm& comm, int color, int key) {
   });
   Comm c;
   c.context = NewContext();
+  std::vector<int> world_ranks;
   for (const Member& m : members) {
-    if (m.rank == comm.rank) c.rank = static_cast<int>(c.group.size());
-    c.group.push_back(comm.group[m.rank]);
+    if (m.rank == comm.rank) c.rank = static_cast<int>(world_ranks.size());
+    world_ranks.push_back(comm.group->World(m.rank));
   }
+  c.group = Group::Of(std::move(world_ranks));
   return c;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ulp/mpi/datatype.h"
+#include "ulp/mpi/group.h"
 #include "ulp/buffer_pool.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
@@ -39,12 +40,12 @@ struct Status {
   size_t Count(const Datatype& t) const { return t.size() ? bytes / t.size() : 0; }
 };
 
-/** A communicator: a context id and a group of world ranks. */
+/** A communicator: a context id and a group of world ranks (shared, never changed). */
 struct Comm {
   uint32_t context = 0;
-  std::vector<int> group;
+  std::shared_ptr<const Group> group = Group::Identity(0);
   int rank = 0;
-  int size() const { return static_cast<int>(group.size()); }
+  int size() const { return group->size(); }
 };
 
 /** Waits for a condition while the rest of the simulation runs. */
@@ -143,7 +144,7 @@ class Mpi {
     int tag = kAnyTag;
     uint32_t context = 0;
     const Comm* comm = nullptr;
-    std::vector<int> group;
+    std::shared_ptr<const Group> group;
   };
 
  private:

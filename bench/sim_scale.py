@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Benchmark: MPI jobs of 16 to 4,096 ranks (one per node, func backend) in one run: a random
+# all-to-all (20 messages per rank up to 8 KiB) and allreduce (8 B .. 64 KiB), every byte
+# checked. For each: wall time, peak RSS and events per wall-second; and the same workloads
+# as an MPI C program (bench/smpi/sim_scale_mpi.c) under SimGrid SMPI on a platform with the
+# same link bandwidth and latency, up to 1,024 ranks.
+"""Writes bench/results/sim_scale.json and bench/results/sim_scale.png (when matplotlib is
+there). NICSIM_SIM_SCALE_RANKS=16,64 runs fewer sizes (a quick look; the 1,024-rank targets
+then have nothing to compare and are left out).
+
+Targets (ratios, higher is better):
+  events_per_s_<workload>_1024_vs_16  >= 0.7   events per wall-second at 1,024 ranks / at 16
+  rss_<workload>_<N>_budget           >= 1.0   (4 MiB + in-flight bytes per rank) / RSS per rank
+  smpi_vs_nicsim_wall_<workload>_1024 >= 1.0   SMPI's wall time / nicsim's, 1,024 ranks
+  completed_<workload>_4096           >= 1.0   1 if 4,096 ranks finished, every byte checked"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nicsim_bench
+
+NAME = "sim_scale"
+DESCRIPTION = ("MPI all-to-all and allreduce at 16..4096 ranks (func): wall time, RSS, events "
+               "per wall-second; SimGrid SMPI on the same workloads and links")
+ROOT = nicsim_bench.ROOT
+RANKS = [int(r) for r in os.environ.get("NICSIM_SIM_SCALE_RANKS", "16,64,256,1024,4096").split(",")]
+SMPI_MAX_RANKS = 1024  # SMPI needs 151 s at 1,024 ranks for the all-to-all: 4,096 is out of reach
+MESSAGES, MAX_SIZE, SEED = 20, 8192, 1
+ALLREDUCE_SIZES = [8, 512, 8192, 65536]
+# The platform nicsim's func backend models by default: 2 GB/s links, 300 ns per switch hop
+# and 50 ns per link (adapter-switch-adapter: 400 ns one way).
+LINK_BW, LINK_LAT_NS = "2GBps", 200
+MIB = 1 << 20
+
+WORKLOADS = {
+    "alltoall": {"workload": "mpi_alltoall", "mpi.alltoall_messages": MESSAGES,
+                 "mpi.alltoall_max_size": MAX_SIZE},
+    "allreduce": {"workload": "mpi_collectives", "mpi.collectives": "allreduce",
+                  "mpi.sizes": "[" + ", ".join(map(str, ALLREDUCE_SIZES)) + "]",
+                  "mpi.iterations": 1},
+}
+
+
+def measure(cmd):
+    """Runs `cmd`; returns (exit code, wall seconds, peak RSS bytes, stdout, stderr)."""
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - start
+        out.seek(0)
+        err.seek(0)
+        return (os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss * 1024,
+                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+
+
+def run_nicsim(workload, n):
+    with tempfile.TemporaryDirectory(prefix="nicsim_scale_") as out_dir:
+        sets = {"backend": "func", "nodes": n, "mpi.ranks": n, "seed": SEED, **WORKLOADS[workload]}
+        cmd = [str(nicsim_bench.NICSIM), "run", "--out", out_dir, "--quiet"]
+        for key, value in sets.items():
+            cmd += ["--set", f"{key}={value}"]
+        code, wall, rss, _, err = measure(cmd)
+        if code != 0:
+            nicsim_bench.fail(NAME, f"{' '.join(cmd)} failed (exit {code}):\n{err}")
+        stats = json.loads((Path(out_dir) / "stats.json").read_text())
+    if stats["verdict"] != "pass":
+        nicsim_bench.fail(NAME, f"nicsim {workload} at {n} ranks: verdict {stats['verdict']}")
+    return {"wall_s": wall, "rss_bytes": rss, "events": stats["events"],
+            "events_per_s": stats["events"] / wall, "sim_time_ns": stats["sim_time_ns"],
+            "bytes": stats["bytes_delivered"]}
+
+
+def in_flight_bytes(workload, nicsim_run, n):
+    """Bytes a rank of the workload keeps at once: its send and receive buffers."""
+    if workload == "alltoall":
+        return 2 * nicsim_run["bytes"] / n  # every message is buffered at its sender and receiver
+    return 3 * max(ALLREDUCE_SIZES)  # input, result and the reduction's accumulator
+
+
+def build_smpi(work):
+    smpicc = shutil.which("smpicc")
+    if smpicc is None or shutil.which("smpirun") is None:
+        return None
+    program = work / "sim_scale_mpi"
+    result = subprocess.run([smpicc, "-O2", "-o", str(program),
+                             str(ROOT / "bench" / "smpi" / "sim_scale_mpi.c")],
+                            capture_output=True, text=True, cwd=work)
+    if result.returncode != 0:
+        nicsim_bench.fail(NAME, f"smpicc failed:\n{result.stderr}")
+    return program
+
+
+def run_smpi(program, work, workload, n):
+    platform = work / f"cluster_{n}.xml"
+    platform.write_text(
+        "<?xml version='1.0'?>\n"
+        '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+        '<platform version="4.1">\n'
+        f'  <cluster id="c" prefix="node-" suffix="" radical="0-{n - 1}" speed="1Gf" '
+        f'bw="{LINK_BW}" lat="{LINK_LAT_NS}ns" bb_bw="1000GBps" bb_lat="0ns"/>\n'
+        "</platform>\n")
+    hosts = work / f"hosts_{n}"
+    hosts.write_text("".join(f"node-{i}\n" for i in range(n)))
+    args = (["alltoall", str(MESSAGES), str(MAX_SIZE), str(SEED)] if workload == "alltoall"
+            else ["allreduce"] + [str(s) for s in ALLREDUCE_SIZES])
+    cmd = ["smpirun", "-np", str(n), "-platform", str(platform), "-hostfile", str(hosts),
+           "--cfg=smpi/simulate-computation:no", "--cfg=smpi/host-speed:1Gf", str(program)] + args
+    code, wall, rss, out, err = measure(cmd)
+    match = re.search(r"checked, simulated_s ([0-9.]+)", out)
+    if code != 0 or match is None:
+        nicsim_bench.fail(NAME, f"{' '.join(cmd)} failed (exit {code}):\n{out}\n{err[-2000:]}")
+    return {"wall_s": wall, "rss_bytes": rss, "sim_time_ns": float(match.group(1)) * 1e9}
+
+
+def plot(runs, out):
+    """sim_scale.png through tools/plot_results.py (Debian's python3 has matplotlib)."""
+    data = out.with_suffix(".runs.json")
+    data.write_text(json.dumps(runs, indent=1))
+    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+    result = subprocess.run([python, str(ROOT / "tools" / "plot_results.py"), "scale", str(out),
+                             str(data)], capture_output=True, text=True)
+    print(f"  plot: {result.stdout.strip() or result.stderr.strip()}")
+
+
+def main():
+    figures, ratios, targets = {}, {}, {}
+    runs = {"nicsim": {w: {} for w in WORKLOADS}, "smpi": {w: {} for w in WORKLOADS}}
+    with tempfile.TemporaryDirectory(prefix="nicsim_smpi_") as tmp:
+        work = Path(tmp)
+        program = build_smpi(work)
+        if program is None:
+            print(f"{NAME}: smpicc/smpirun missing (Debian libsimgrid-dev): SMPI left out")
+        for n in RANKS:
+            for workload in WORKLOADS:
+                r = run_nicsim(workload, n)
+                runs["nicsim"][workload][n] = r
+                print(f"  nicsim {workload:<9} {n:>5} ranks: {r['wall_s']:8.2f} s wall, "
+                      f"{r['rss_bytes'] / MIB:8.1f} MiB, {r['events_per_s']:10.0f} events/s",
+                      flush=True)
+                tag = f"{workload}_{n}"
+                figures[f"nicsim_wall_s_{tag}"] = r["wall_s"]
+                figures[f"nicsim_rss_mib_{tag}"] = r["rss_bytes"] / MIB
+                figures[f"nicsim_events_per_s_{tag}"] = r["events_per_s"]
+                budget = 4 * MIB + in_flight_bytes(workload, r, n)
+                ratios[f"rss_{tag}_budget"] = budget / (r["rss_bytes"] / n)
+                targets[f"rss_{tag}_budget"] = 1.0
+                if n == 4096:
+                    ratios[f"completed_{tag}"] = 1.0
+                    targets[f"completed_{tag}"] = 1.0
+                if program is not None and n <= SMPI_MAX_RANKS:
+                    s = run_smpi(program, work, workload, n)
+                    runs["smpi"][workload][n] = s
+                    print(f"  smpi   {workload:<9} {n:>5} ranks: {s['wall_s']:8.2f} s wall, "
+                          f"{s['rss_bytes'] / MIB:8.1f} MiB", flush=True)
+                    figures[f"smpi_wall_s_{tag}"] = s["wall_s"]
+                    figures[f"smpi_rss_mib_{tag}"] = s["rss_bytes"] / MIB
+                    if n == 1024:
+                        ratios[f"smpi_vs_nicsim_wall_{tag}"] = s["wall_s"] / r["wall_s"]
+                        targets[f"smpi_vs_nicsim_wall_{tag}"] = 1.0
+        for workload in WORKLOADS:
+            per = runs["nicsim"][workload]
+            if 16 in per and 1024 in per:
+                key = f"events_per_s_{workload}_1024_vs_16"
+                ratios[key] = per[1024]["events_per_s"] / per[16]["events_per_s"]
+                targets[key] = 0.7
+    results = Path(os.environ.get("NICSIM_BENCH_RESULTS", ROOT / "bench" / "results"))
+    results.mkdir(parents=True, exist_ok=True)
+    plot(runs, results / f"{NAME}.png")
+    return nicsim_bench.finish(NAME, DESCRIPTION, figures, ratios, targets)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
