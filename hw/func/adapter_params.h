@@ -4,7 +4,7 @@
 #pragma once
 
 #include "base/params.h"
-#include "hw/func/adapter_model.h"
+#include "hw/func/adapter_config.h"
 
 namespace nicsim::hw::func {
 
