@@ -3,6 +3,7 @@
 // reduction operations, with packing to and from the contiguous bytes that travel.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -47,12 +48,18 @@ struct Datatype {
   size_t extent() const {
     return ((blocks - 1) * stride + block_len) * BaseSize(base);
   }
+  /** Items lie back to back with no gaps: `count` of them are one run of bytes. */
+  bool dense() const { return extent() == size(); }
 };
 
 /** Copies `count` items at `buf` into contiguous bytes. */
 inline std::vector<uint8_t> Pack(const void* buf, size_t count, const Datatype& t) {
   std::vector<uint8_t> out(count * t.size());
   const auto* in = static_cast<const uint8_t*>(buf);
+  if (t.dense()) {
+    if (!out.empty()) std::memcpy(out.data(), in, out.size());
+    return out;
+  }
   const size_t e = BaseSize(t.base);
   uint8_t* o = out.data();
   for (size_t i = 0; i < count; ++i) {
@@ -68,6 +75,11 @@ inline std::vector<uint8_t> Pack(const void* buf, size_t count, const Datatype& 
 /** Spreads contiguous bytes into `count` items at `buf` (at most `bytes` of data). */
 inline void Unpack(const uint8_t* data, size_t bytes, void* buf, size_t count, const Datatype& t) {
   auto* out = static_cast<uint8_t*>(buf);
+  if (t.dense()) {
+    const size_t n = std::min(bytes, count * t.size());
+    if (n > 0) std::memcpy(out, data, n);
+    return;
+  }
   const size_t e = BaseSize(t.base);
   size_t left = bytes;
   for (size_t i = 0; i < count && left > 0; ++i) {
