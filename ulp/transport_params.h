@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "base/params.h"
-#include "ulp/transport.h"
+#include "ulp/transport_config.h"
 
 namespace nicsim::ulp {
 

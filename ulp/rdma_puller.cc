@@ -1,41 +1,68 @@
 // SPDX-License-Identifier: Apache-2.0
-// Transport, RDMA pulls: the receiver cuts an offered message into chunks and reads them with
-// RDMA reads over its pipeline slots within an in-flight budget; a chunk that times out or is
-// overtaken is cancelled and redriven with a higher tid (split, or the message falls back to
-// packet mode); the last completion delivers the message and tells the sender.
-#include "ulp/transport.h"
+// RDMA pulls: the receiver cuts an offered message into chunks and reads them with RDMA reads
+// over its pipeline slots within an in-flight budget; a chunk that times out or is overtaken
+// is cancelled and redriven with a higher tid (split, or the message falls back to packet
+// mode); the last completion hands the bytes to the receiver and tells the sender.
+#include "ulp/rdma_puller.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "abi/rdma.h"
 
 namespace nicsim::ulp {
 
-void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
+RdmaPuller::RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Events events)
+    : ctx_(ctx),
+      packets_(packets),
+      events_(std::move(events)),
+      port_failures_(ctx.ports.size(), 0),
+      chunk_size_(ctx.config.rdma_chunk),
+      landing_(ctx.host, 64 * 1024) {}
+
+void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts) {
+  source_readers_[src] = rts.readers;
+  if (!ctx_.config.rdma || rts.spans == 0 || rts.spans > kMaxRtsSpans || rts.rcxts == 0 ||
+      rts.rcxts > 2 * kMaxPipeline || rts.rcxts % 2 != 0) {
+    FallBack(src, seq, nullptr);
+    return;
+  }
+  Pull& m = pulls_[PullKey(src, seq)];
+  m.total = total;
+  m.rts = rts;
+  StartPull(src, seq, m);
+}
+
+void RdmaPuller::End(uint32_t src, uint32_t seq) {
+  auto it = pulls_.find(PullKey(src, seq));
+  if (it != pulls_.end()) EndPull(it);
+}
+
+void RdmaPuller::StartPull(uint32_t src, uint32_t seq, Pull& m) {
   Result<uint64_t> landing = landing_.Take(m.total);
   if (!landing.ok()) {
-    FallBack(src, seq, m);
+    FallBack(src, seq, &m);
     return;
   }
   m.landing = *landing;
   m.landing_len = m.total;
-  Result<std::vector<RegistrationCache::Span>> spans = regs_.Acquire(m.landing, m.total);
+  Result<std::vector<RegistrationCache::Span>> spans = ctx_.regs.Acquire(m.landing, m.total);
   if (!spans.ok()) {
     m.landing_len = 0;
-    FallBack(src, seq, m);
+    FallBack(src, seq, &m);
     return;
   }
   m.landing_spans = *spans;
-  const uint32_t slots = std::min(config_.rdma_pipeline, m.rts.rcxts / 2);
+  const uint32_t slots = std::min(ctx_.config.rdma_pipeline, m.rts.rcxts / 2);
   for (uint32_t i = 0; i < slots; ++i) {
-    Result<uint32_t> r = ports_[SlotPort(i)]->AcquireRcxt();
+    Result<uint32_t> r = ctx_.ports[ctx_.ports.SlotPort(i)].AcquireRcxt();
     if (!r.ok()) break;
     m.local_rcxts.push_back(*r);
-    rcxt_owner_[RcxtKey(SlotPort(i), *r)] = SlotRef{src, seq, i};
+    rcxt_owner_[RcxtKey(ctx_.ports.SlotPort(i), *r)] = SlotRef{src, seq, i};
   }
   if (m.local_rcxts.empty()) {
-    FallBack(src, seq, m);
+    FallBack(src, seq, &m);
     return;
   }
   m.slot_tid.assign(m.local_rcxts.size(), 0);
@@ -57,22 +84,22 @@ void Transport::StartPull(uint32_t src, uint32_t seq, InMsg& m) {
     m.todo.push_back(Chunk{at, end - at, 0});
     at = end;
   }
-  pulls_.emplace_back(src, seq);
+  order_.emplace_back(src, seq);
   IssueAllPulls();
 }
 
-bool Transport::IssueChunk(uint32_t src, uint32_t seq, InMsg& m) {
+bool RdmaPuller::IssueChunk(uint32_t src, uint32_t seq, Pull& m) {
   for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
     if (m.in_flight[slot].len > 0 || m.todo.empty()) continue;
     // A port whose chunks keep timing out gets none while another port still works.
-    if (port_failures_[SlotPort(slot)] >= 3 &&
+    if (port_failures_[ctx_.ports.SlotPort(slot)] >= 3 &&
         std::any_of(port_failures_.begin(), port_failures_.end(),
                     [](uint32_t f) { return f < 3; })) {
       continue;
     }
     // Stay within the in-flight budget (but always let one chunk go, so a pull progresses).
     if (pull_bytes_in_flight_ > 0 &&
-        pull_bytes_in_flight_ + m.todo.front().len > config_.rdma_inflight_bytes) {
+        pull_bytes_in_flight_ + m.todo.front().len > ctx_.config.rdma_inflight_bytes) {
       return false;
     }
     m.in_flight[slot] = m.todo.front();
@@ -84,41 +111,38 @@ bool Transport::IssueChunk(uint32_t src, uint32_t seq, InMsg& m) {
   return false;
 }
 
-void Transport::IssueAllPulls() {
+void RdmaPuller::IssueAllPulls() {
   // One chunk per pull per round, oldest pull first: the budget is shared among the
   // messages (and so the sources) being pulled, rather than spent on the oldest alone while
   // the other sources sit idle.
   bool issued = true;
   while (issued) {
     issued = false;
-    for (auto it = pulls_.begin(); it != pulls_.end();) {
-      auto conn = in_.find(it->first);
-      InMsg* m = nullptr;
-      if (conn != in_.end()) {
-        auto found = conn->second.msgs.find(it->second);
-        if (found != conn->second.msgs.end()) m = &found->second;
-      }
-      if (m == nullptr || m->state != InState::kPulling) {
-        it = pulls_.erase(it);
+    for (auto it = order_.begin(); it != order_.end();) {
+      auto pull = pulls_.find(PullKey(it->first, it->second));
+      if (pull == pulls_.end()) {
+        it = order_.erase(it);
         continue;
       }
-      issued |= IssueChunk(it->first, it->second, *m);
+      issued |= IssueChunk(it->first, it->second, pull->second);
       ++it;
     }
   }
 }
 
-void Transport::ChunkLanded(uint64_t len) {
+void RdmaPuller::ChunkLanded(uint64_t len) {
   pull_bytes_in_flight_ -= std::min(pull_bytes_in_flight_, len);
 }
 
-void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
+void RdmaPuller::PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
   m.in_flight[slot].order = ++m.posted;
   const Chunk& c = m.in_flight[slot];
   uint64_t remote_pvo = 0, local_pvo = 0;
   for (uint32_t i = 0; i < m.rts.spans; ++i) {
     const RtsSpan& s = m.rts.span[i];
-    if (c.offset >= s.offset && c.offset < s.offset + s.len) remote_pvo = s.pvo + (c.offset - s.offset);
+    if (c.offset >= s.offset && c.offset < s.offset + s.len) {
+      remote_pvo = s.pvo + (c.offset - s.offset);
+    }
   }
   for (const RegistrationCache::Span& s : m.landing_spans) {
     const uint64_t off = s.vaddr - m.landing;
@@ -132,24 +156,25 @@ void Transport::PostChunk(uint32_t src, uint32_t seq, InMsg& m, uint32_t slot) {
   r.local_pvo = local_pvo;
   r.remote_pvo = remote_pvo;
   r.flags = abi::kReqNotifyInitiator;
-  const uint32_t port = SlotPort(slot);
-  ports_[port]->Post(abi::SlotType::kRdmaRead, peer_of_(src, port), r, seq);
-  ++stats_.rdma_chunks;
+  const uint32_t port = ctx_.ports.SlotPort(slot);
+  ctx_.ports[port].Post(abi::SlotType::kRdmaRead, ctx_.ports.PeerOf(src, port), r, seq);
+  ++ctx_.stats.rdma_chunks;
   const uint32_t generation = ++m.slot_generation[slot];
-  m.in_flight[slot].posted_ps = host_.NowPs();
+  m.in_flight[slot].posted_ps = ctx_.host.NowPs();
   m.in_flight[slot].inflight_at_post = pull_bytes_in_flight_;
   // Everything this task has in flight is ahead of (or beside) this chunk, and the source
   // serves every reader it offered messages to: the timeout covers all of it, and doubles
   // with every attempt.
-  const uint64_t timeout = (config_.rdma_timeout_base_ps + SourcePaceTime(src, m, pull_bytes_in_flight_))
-                           << std::min<uint32_t>(c.attempts, 6);
-  host_.After(timeout, [this, alive = alive_, src, seq, slot, generation] {
-    if (*alive) Redrive(src, seq, slot, generation, RedriveCause::kTimeout);
+  const uint64_t timeout =
+      (ctx_.config.rdma_timeout_base_ps + SourcePaceTime(src, m, pull_bytes_in_flight_))
+      << std::min<uint32_t>(c.attempts, 6);
+  ctx_.timers.After(timeout, [this, src, seq, slot, generation] {
+    Redrive(src, seq, slot, generation, RedriveCause::kTimeout);
   });
 }
 
-double Transport::SourcePace(uint32_t src, const InMsg& m) const {
-  double pace = config_.rdma_timeout_ps_per_byte;
+double RdmaPuller::SourcePace(uint32_t src, const Pull& m) const {
+  double pace = ctx_.config.rdma_timeout_ps_per_byte;
   auto measured = pace_.find(src);
   if (measured != pace_.end() && measured->second.valid) {
     return std::max(pace, measured->second.Bound());
@@ -160,38 +185,36 @@ double Transport::SourcePace(uint32_t src, const InMsg& m) const {
   return pace * readers;
 }
 
-uint64_t Transport::SourcePaceTime(uint32_t src, const InMsg& m, uint64_t bytes) const {
+uint64_t RdmaPuller::SourcePaceTime(uint32_t src, const Pull& m, uint64_t bytes) const {
   return static_cast<uint64_t>(static_cast<double>(bytes) * SourcePace(src, m));
 }
 
-void Transport::SamplePace(uint32_t src, const Chunk& c) {
+void RdmaPuller::SamplePace(uint32_t src, const Chunk& c) {
   if (c.inflight_at_post == 0) return;
   // Every attempt has its own tid, so a completion times exactly one post (no Karn rule).
-  const double sample = static_cast<double>(host_.NowPs() - c.posted_ps) /
+  const double sample = static_cast<double>(ctx_.host.NowPs() - c.posted_ps) /
                         static_cast<double>(c.inflight_at_post);
   pace_[src].Add(sample);
 }
 
-void Transport::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
-                        RedriveCause cause) {
-  auto conn = in_.find(src);
-  if (conn == in_.end()) return;
-  auto it = conn->second.msgs.find(seq);
-  if (it == conn->second.msgs.end()) return;
-  InMsg& m = it->second;
-  if (m.state != InState::kPulling || slot >= m.slot_generation.size() ||
-      m.slot_generation[slot] != generation || m.in_flight[slot].len == 0) {
+void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
+                         RedriveCause cause) {
+  auto it = pulls_.find(PullKey(src, seq));
+  if (it == pulls_.end()) return;
+  Pull& m = it->second;
+  if (slot >= m.slot_generation.size() || m.slot_generation[slot] != generation ||
+      m.in_flight[slot].len == 0) {
     return;
   }
-  ++stats_.rdma_redrives;
-  ++(cause == RedriveCause::kTimeout ? stats_.rdma_redrives_timeout
-                                     : stats_.rdma_redrives_overtaken);
-  const uint32_t port = SlotPort(slot);
+  ++ctx_.stats.rdma_redrives;
+  ++(cause == RedriveCause::kTimeout ? ctx_.stats.rdma_redrives_timeout
+                                     : ctx_.stats.rdma_redrives_overtaken);
+  const uint32_t port = ctx_.ports.SlotPort(slot);
   ++port_failures_[port];
   // Whatever of this attempt still arrives must not count: cancel, then redrive higher.
   abi::RdmaRequest cancel{};
   cancel.local_rcxt = m.local_rcxts[slot];
-  ports_[port]->Post(abi::SlotType::kRcxtCancel, ports_[port]->self(), cancel, seq);
+  ctx_.ports[port].Post(abi::SlotType::kRcxtCancel, ctx_.ports[port].self(), cancel, seq);
   m.slot_spare[slot] ^= 1;
   Chunk c = m.in_flight[slot];
   ++c.attempts;
@@ -205,13 +228,13 @@ void Transport::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gene
     m.todo.push_front(Chunk{c.offset, half, 0});
     m.in_flight[slot] = Chunk{};
     ++m.slot_generation[slot];
-    ++stats_.rdma_splits;
+    ++ctx_.stats.rdma_splits;
     IssueAllPulls();
     return;
   }
-  if (c.len <= abi::kRdmaPacketBytes && c.attempts >= config_.rdma_attempts) {
+  if (c.len <= abi::kRdmaPacketBytes && c.attempts >= ctx_.config.rdma_attempts) {
     m.in_flight[slot] = Chunk{};
-    FallBack(src, seq, m);
+    FallBack(src, seq, &m);
     IssueAllPulls();
     return;
   }
@@ -222,23 +245,21 @@ void Transport::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gene
   IssueAllPulls();
 }
 
-void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
+void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
   auto owner = rcxt_owner_.find(RcxtKey(port, c.rcxt));
   if (owner == rcxt_owner_.end()) return;
   const SlotRef ref = owner->second;
-  auto conn = in_.find(ref.src);
-  if (conn == in_.end()) return;
-  auto it = conn->second.msgs.find(ref.seq);
-  if (it == conn->second.msgs.end()) return;
-  InMsg& m = it->second;
-  if (m.state != InState::kPulling || ref.slot >= m.in_flight.size() ||
-      c.tid != m.slot_tid[ref.slot] || m.in_flight[ref.slot].len == 0) {
+  auto it = pulls_.find(PullKey(ref.src, ref.seq));
+  if (it == pulls_.end()) return;
+  Pull& m = it->second;
+  if (ref.slot >= m.in_flight.size() || c.tid != m.slot_tid[ref.slot] ||
+      m.in_flight[ref.slot].len == 0) {
     return;  // a completion of an attempt already given up
   }
   port_failures_[port] = 0;
   SamplePace(ref.src, m.in_flight[ref.slot]);
   if (m.in_flight[ref.slot].len >= chunk_size_) {
-    chunk_size_ = std::min<uint64_t>(config_.rdma_chunk, chunk_size_ * 2);
+    chunk_size_ = std::min<uint64_t>(ctx_.config.rdma_chunk, chunk_size_ * 2);
   }
   m.landed += m.in_flight[ref.slot].len;
   ChunkLanded(m.in_flight[ref.slot].len);
@@ -253,7 +274,7 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
   std::vector<std::pair<uint32_t, uint32_t>> lagging;  // slot, generation
   for (uint32_t k = 0; k < m.in_flight.size(); ++k) {
     const Chunk& other = m.in_flight[k];
-    if (other.len > 0 && SlotPort(k) == port && other.order < done_order) {
+    if (other.len > 0 && ctx_.ports.SlotPort(k) == port && other.order < done_order) {
       lagging.emplace_back(k, m.slot_generation[k]);
     }
   }
@@ -266,54 +287,48 @@ void Transport::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     // time at the source to complete before it counts as lost.
     for (const auto& [slot, generation] : lagging) {
       const uint64_t window =
-          config_.rdma_reorder_window_ps + SourcePaceTime(src, m, m.in_flight[slot].len);
-      host_.After(window, [this, alive = alive_, src, seq, slot = slot, generation = generation] {
-        if (*alive) Redrive(src, seq, slot, generation, RedriveCause::kOvertaken);
+          ctx_.config.rdma_reorder_window_ps + SourcePaceTime(src, m, m.in_flight[slot].len);
+      ctx_.timers.After(window, [this, src, seq, slot = slot, generation = generation] {
+        Redrive(src, seq, slot, generation, RedriveCause::kOvertaken);
       });
     }
     IssueAllPulls();
     return;
   }
-  m.data.resize(m.total);
-  host_.Read(m.landing, m.data.data(), m.total);
-  m.state = InState::kComplete;
-  EndPull(m);
-  SendControl(ref.src, Kind::kDone, ref.seq);
+  std::vector<uint8_t> data(m.total);
+  ctx_.host.Read(m.landing, data.data(), m.total);
+  EndPull(it);
+  packets_.SendControl(ref.src, Kind::kDone, ref.seq);
   IssueAllPulls();
-  TryDeliver(ref.src);
+  events_.landed(ref.src, ref.seq, std::move(data));
 }
 
-void Transport::FallBack(uint32_t src, uint32_t seq, InMsg& m) {
-  ++stats_.fallbacks;
-  for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
-    if (m.in_flight[slot].len == 0) continue;
-    abi::RdmaRequest cancel{};
-    cancel.local_rcxt = m.local_rcxts[slot];
-    hal::Port& p = *ports_[SlotPort(slot)];
-    p.Post(abi::SlotType::kRcxtCancel, p.self(), cancel, seq);
+void RdmaPuller::FallBack(uint32_t src, uint32_t seq, Pull* m) {
+  ++ctx_.stats.fallbacks;
+  if (m != nullptr) {
+    for (uint32_t slot = 0; slot < m->in_flight.size(); ++slot) {
+      if (m->in_flight[slot].len == 0) continue;
+      abi::RdmaRequest cancel{};
+      cancel.local_rcxt = m->local_rcxts[slot];
+      hal::Port& p = ctx_.ports[ctx_.ports.SlotPort(slot)];
+      p.Post(abi::SlotType::kRcxtCancel, p.self(), cancel, seq);
+    }
   }
-  m.state = InState::kPushed;
-  EndPull(m);
-  m.data.assign(m.total, 0);
-  m.fragments.clear();
-  m.received = 0;
-  SendControl(src, Kind::kFallback, seq);
+  events_.abandoned(src, seq);
+  if (m != nullptr) EndPull(pulls_.find(PullKey(src, seq)));
+  packets_.SendControl(src, Kind::kFallback, seq);
 }
 
-void Transport::EndPull(InMsg& m) {
-  if (m.landing_len > 0 && !m.landing_spans.empty()) regs_.Release(m.landing, m.landing_len);
+void RdmaPuller::EndPull(PullMap::iterator it) {
+  Pull& m = it->second;
+  if (m.landing_len > 0 && !m.landing_spans.empty()) ctx_.regs.Release(m.landing, m.landing_len);
   if (m.landing != 0) landing_.Give(m.landing);
-  m.landing = 0;
-  m.landing_spans.clear();
-  m.landing_len = 0;
   for (uint32_t i = 0; i < m.local_rcxts.size(); ++i) {
-    rcxt_owner_.erase(RcxtKey(SlotPort(i), m.local_rcxts[i]));
-    ports_[SlotPort(i)]->ReleaseRcxt(m.local_rcxts[i]);
+    rcxt_owner_.erase(RcxtKey(ctx_.ports.SlotPort(i), m.local_rcxts[i]));
+    ctx_.ports[ctx_.ports.SlotPort(i)].ReleaseRcxt(m.local_rcxts[i]);
   }
-  m.local_rcxts.clear();
   for (const Chunk& c : m.in_flight) ChunkLanded(c.len);
-  m.in_flight.clear();
-  m.todo.clear();
+  pulls_.erase(it);
 }
 
 }  // namespace nicsim::ulp

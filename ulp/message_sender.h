@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// The sending side of messages: a message goes eagerly in packet mode or is offered by RTS for
+// the receiver to pull; it ends when every fragment is acknowledged, or when the receiver says
+// its pull is done (or asks for the bytes to be pushed instead). A destination that stops
+// answering fails every message to it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "ulp/message_states.h"
+#include "ulp/registration_cache.h"
+#include "ulp/reliable_sender.h"
+#include "ulp/transport_config.h"
+#include "ulp/transport_context.h"
+#include "ulp/wire.h"
+
+namespace nicsim::ulp {
+
+/**
+ * Every message this task sends, from Send to its on_done (or its failure): eager (fragments
+ * in packet mode), offered (an RTS names its registered buffer and rCxts), pushed (the reader
+ * declined: fragments after all) or done (the reader's pull finished). Its packets go through
+ * the ReliableSender, which says when one is acknowledged.
+ */
+class MessageSender {
+ public:
+  /** Called once per destination that stops answering, with its messages that failed. */
+  using UnreachableFn =
+      std::function<void(uint32_t dest_task, const std::vector<FailedMessage>& failed)>;
+
+  MessageSender(const TransportContext& ctx, ReliableSender& packets);
+
+  /** Sends `len` bytes at `vaddr`; `on_done` runs once the receiver holds them all. */
+  void Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len,
+            std::function<void()> on_done);
+  /** The receiver's done or fallback notice `h` (already acknowledged) arrived. */
+  void OnControl(const Header& h);
+  /** A fragment or the RTS of message `seq` to `dest` was acknowledged. */
+  void OnPacketAcked(uint32_t dest, uint32_t seq);
+  /** `dest` stopped answering: its messages fail and its packets are dropped. */
+  void GiveUp(uint32_t dest);
+
+  void OnUnreachable(UnreachableFn fn) { unreachable_fn_ = std::move(fn); }
+  /** Every message given up so far, in the order they failed. */
+  const std::vector<FailedMessage>& failed() const { return failed_; }
+  /** Messages sent whose on_done has not run yet. */
+  size_t size() const { return msgs_.size(); }
+  bool empty() const { return msgs_.empty(); }
+  /** Messages in progress per state. */
+  OutStateCounts CountByState() const;
+
+ private:
+  struct OutMsg {
+    uint32_t dest = 0;
+    uint32_t seq = 0;
+    uint32_t context = 0;
+    uint32_t tag = 0;
+    uint64_t vaddr = 0;
+    uint64_t len = 0;
+    /** Packets of this message not yet acknowledged. */
+    uint32_t unacked = 0;
+    OutState state = OutState::kEager;
+    /** RDMA: the rCxt of each pipeline slot (slot s on port s % ports). */
+    std::vector<uint32_t> rcxts;
+    std::function<void()> on_done;
+  };
+
+  /** Send after the send overhead has passed: offered by RDMA if it can be, else eager. */
+  void StartSend(uint64_t msg_key);
+  void SendEager(OutMsg& m);
+  void SendRts(OutMsg& m, const std::vector<RegistrationCache::Span>& spans);
+  void MaybeFinish(uint64_t msg_key);
+  void Finish(uint64_t msg_key);
+  /** Releases what an RDMA message holds (registration, rCxts). */
+  void ReleaseRdma(OutMsg& m);
+
+  static uint64_t MsgKey(uint32_t dest, uint32_t seq) { return (uint64_t{dest} << 32) | seq; }
+
+  const TransportContext ctx_;
+  ReliableSender& packets_;
+  UnreachableFn unreachable_fn_;
+  /** Destinations given up on. */
+  std::set<uint32_t> unreachable_;
+  std::vector<FailedMessage> failed_;
+  std::unordered_map<uint32_t, uint32_t> next_seq_;
+  /** RDMA messages open (offered, not finished) per receiver. */
+  std::map<uint32_t, uint32_t> rdma_open_;
+  /** By MsgKey. GiveUp walks it (releasing rCxts in its order), so it stays this map. */
+  std::unordered_map<uint64_t, OutMsg> msgs_;
+};
+
+}  // namespace nicsim::ulp

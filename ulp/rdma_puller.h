@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// RDMA pulls, the reading side of a message offered by RTS: cut into chunks, read over the
+// pipeline slots within this task's in-flight budget, each chunk redriven when it times out
+// or is overtaken, split when it keeps failing, and the whole pull given up (the sender pushes
+// the bytes instead) when RDMA cannot get through.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "abi/rdma.h"
+#include "ulp/buffer_pool.h"
+#include "ulp/registration_cache.h"
+#include "ulp/reliable_sender.h"
+#include "ulp/rtt_estimator.h"
+#include "ulp/transport_context.h"
+#include "ulp/wire.h"
+
+namespace nicsim::ulp {
+
+/**
+ * Every pull in progress at this task, keyed by (source, seq). A pull lands in an area of the
+ * landing pool, reads the source's registered buffer with RDMA reads on local rCxts (one per
+ * pipeline slot, slot s on port s % ports) and paces its timeouts by what each source's
+ * completions measured. It ends in one of three ways: every byte landed (the sender is told
+ * done, the receiver gets the bytes), it is given up (the sender is asked to push, the
+ * receiver told so), or the receiver ends it because the bytes are being pushed already.
+ */
+class RdmaPuller {
+ public:
+  /** What the puller tells the receiver. */
+  struct Events {
+    /** Every byte of message `seq` from `src` landed (the sender was told done). */
+    std::function<void(uint32_t src, uint32_t seq, std::vector<uint8_t> data)> landed;
+    /** The pull of message `seq` from `src` was given up: the sender will push it. */
+    std::function<void(uint32_t src, uint32_t seq)> abandoned;
+  };
+
+  RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Events events);
+
+  /** `src` offers message `seq` of `total` bytes by RTS: pull it, or decline at once. */
+  void Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts);
+  /** The sender is pushing message `seq` already: the pull ends without a word to anyone. */
+  void End(uint32_t src, uint32_t seq);
+  /** An RDMA completion arrived on `port`. */
+  void OnCompletion(uint32_t port, const abi::CompletionRecord& c);
+
+ private:
+  struct Chunk {
+    uint64_t offset = 0;
+    uint64_t len = 0;
+    uint32_t attempts = 0;
+    /** Post order within its message (a later chunk on the same port completing first
+     *  overtakes it). */
+    uint32_t order = 0;
+    /** When it was posted, and this task's reads in flight then (itself included): its
+     *  completion samples how long its source takes per byte in flight. */
+    uint64_t posted_ps = 0;
+    uint64_t inflight_at_post = 0;
+  };
+  struct Pull {
+    uint64_t total = 0;
+    RtsBody rts{};
+    uint64_t landing = 0;
+    uint64_t landing_len = 0;
+    std::vector<RegistrationCache::Span> landing_spans;
+    std::vector<uint32_t> local_rcxts;
+    std::vector<uint32_t> slot_tid;
+    /** Chunk in flight per pipeline slot (len 0: slot free). */
+    std::vector<Chunk> in_flight;
+    std::vector<uint32_t> slot_generation;
+    /** Per slot: 1 when its reads name the slot's spare rCxt at the sender (see RtsBody). */
+    std::vector<uint8_t> slot_spare;
+    /** Chunks of this message posted so far (the next one's order). */
+    uint32_t posted = 0;
+    std::deque<Chunk> todo;
+    uint64_t landed = 0;
+  };
+  using PullMap = std::unordered_map<uint64_t, Pull>;
+  /** Local rCxt reference -> (source, seq, slot) of the pull it serves. */
+  struct SlotRef {
+    uint32_t src;
+    uint32_t seq;
+    uint32_t slot;
+  };
+  enum class RedriveCause { kTimeout, kOvertaken };
+
+  static uint64_t PullKey(uint32_t src, uint32_t seq) { return (uint64_t{src} << 32) | seq; }
+  /** Owner-map key of a local rCxt of a port. */
+  static uint64_t RcxtKey(uint32_t port, uint32_t ref) { return (uint64_t{port} << 32) | ref; }
+
+  void StartPull(uint32_t src, uint32_t seq, Pull& m);
+  /** Posts the next chunk of `m` on a free slot if the in-flight budget allows; true if
+   *  one was posted. */
+  bool IssueChunk(uint32_t src, uint32_t seq, Pull& m);
+  /** Issues chunks of every pull in progress, oldest first, within the in-flight budget. */
+  void IssueAllPulls();
+  /** A chunk left flight (completed, split or given up): its bytes leave the budget. */
+  void ChunkLanded(uint64_t len);
+  void PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot);
+  /** How long `bytes` of reads in flight may take from `src`: at the pace measured from its
+   *  completions (never below rdma_timeout_ps_per_byte); before the first one, at that pace
+   *  times the readers it serves through its one link (its RTSs say how many). */
+  uint64_t SourcePaceTime(uint32_t src, const Pull& m, uint64_t bytes) const;
+  /** Picoseconds per byte of SourcePaceTime. */
+  double SourcePace(uint32_t src, const Pull& m) const;
+  /** A chunk from `src` completed: its time per byte in flight updates the pace. */
+  void SamplePace(uint32_t src, const Chunk& c);
+  /** Gives up the chunk in `slot` (if still the attempt `generation`) and posts it again. */
+  void Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
+               RedriveCause cause);
+  /** Gives up pulling (`m`: the pull, if it started): the sender is asked to push. */
+  void FallBack(uint32_t src, uint32_t seq, Pull* m);
+  /** Releases what the pull holds (landing area, registration, rCxts, budget) and forgets
+   *  it. */
+  void EndPull(PullMap::iterator it);
+
+  const TransportContext ctx_;
+  ReliableSender& packets_;
+  Events events_;
+  /** Consecutive RDMA chunk timeouts per port: a port that keeps failing gets no chunks. */
+  std::vector<uint32_t> port_failures_;
+  /** Readers each source said it serves in its latest RTS. */
+  std::unordered_map<uint32_t, uint32_t> source_readers_;
+  /** Per source: picoseconds per byte of this task's RDMA reads in flight that its chunks
+   *  took to complete. A source that other readers also pull from serves each of them
+   *  slower than its link. */
+  std::unordered_map<uint32_t, Smoothed> pace_;
+  /** Pulls in progress by PullKey (found by key only; order_ gives their order). */
+  PullMap pulls_;
+  /** Pulls in progress, oldest first: (source, seq); ended ones drop out when met. */
+  std::deque<std::pair<uint32_t, uint32_t>> order_;
+  std::unordered_map<uint64_t, SlotRef> rcxt_owner_;
+  uint64_t pull_bytes_in_flight_ = 0;
+  /** Size new pulls are cut into: halved when a chunk times out, doubled when one lands
+   *  (up to rdma_chunk), so chunks settle where they get through the loss there is. */
+  uint64_t chunk_size_ = 0;
+  /** Landing areas of pulls (they stay mapped and registered for reuse). */
+  BufferPool landing_;
+};
+
+}  // namespace nicsim::ulp

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reliable packets: queued per destination, sent within the window, retransmitted on a
+// timeout that follows the measured round trip, forgotten when acknowledged.
+#include "ulp/reliable_sender.h"
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+#include <utility>
+
+namespace nicsim::ulp {
+
+bool ReliableSender::PacketKey::operator<(const PacketKey& o) const {
+  return std::tie(dest, kind, seq, offset) < std::tie(o.dest, o.kind, o.seq, o.offset);
+}
+
+ReliableSender::ReliableSender(const TransportContext& ctx, Events events)
+    : ctx_(ctx), events_(std::move(events)), rtt_(ctx.config) {}
+
+void ReliableSender::Queue(uint32_t dest, const Header& h, const uint8_t* data, uint32_t len) {
+  const PacketKey key{dest, h.kind, h.seq, h.offset};
+  if (packets_.count(key) > 0) return;
+  OutPacket& p = packets_[key];
+  p.dest = dest;
+  p.bytes.resize(sizeof(h) + len);
+  std::memcpy(p.bytes.data(), &h, sizeof(h));
+  if (len > 0) std::memcpy(p.bytes.data() + sizeof(h), data, len);
+  p.rto_ps = rtt_.RtoFor(dest);
+  // Different messages go out through different ports.
+  p.port = h.seq % ctx_.ports.size();
+  waiting_[dest].push_back(key);
+  PumpWindow(dest);
+}
+
+void ReliableSender::SendControl(uint32_t dest, Kind kind, uint32_t seq) {
+  Header h{};
+  h.kind = static_cast<uint8_t>(kind);
+  h.src_task = ctx_.config.task;
+  h.seq = seq;
+  Queue(dest, h, nullptr, 0);
+}
+
+void ReliableSender::PumpWindow(uint32_t dest) {
+  std::deque<PacketKey>& q = waiting_[dest];
+  uint32_t& flying = in_flight_[dest];
+  while (flying < ctx_.config.window && !q.empty()) {
+    const PacketKey key = q.front();
+    q.pop_front();
+    auto it = packets_.find(key);
+    if (it == packets_.end() || it->second.acked) continue;
+    ++flying;
+    Transmit(key, it->second);
+  }
+}
+
+void ReliableSender::Transmit(const PacketKey& key, OutPacket& p) {
+  const uint32_t port = p.port;
+  ctx_.ports[port].Send(ctx_.ports.PeerOf(p.dest, port), p.bytes.data(),
+                    static_cast<uint32_t>(p.bytes.size()), 0);
+  // A retransmission tries the next port: a dead adapter or path is left behind.
+  p.port = (port + 1) % ctx_.ports.size();
+  ++ctx_.stats.packets_sent;
+  p.retransmitted = p.sent;
+  p.sent = true;
+  p.sent_ps = ctx_.host.NowPs();
+  ArmRetransmit(key, p);
+}
+
+void ReliableSender::ArmRetransmit(const PacketKey& key, const OutPacket& p) {
+  const uint32_t generation = p.generation;
+  ctx_.timers.After(p.rto_ps, [this, key, generation] { OnTimeout(key, generation); });
+}
+
+void ReliableSender::OnTimeout(const PacketKey& key, uint32_t generation) {
+  auto it = packets_.find(key);
+  if (it == packets_.end() || it->second.acked || it->second.generation != generation) return;
+  OutPacket& packet = it->second;
+  if (packet.generation + 1 >= ctx_.config.max_retransmits) {
+    events_.unreachable(packet.dest);
+    return;
+  }
+  ++packet.generation;
+  packet.rto_ps = std::min(packet.rto_ps * 2, ctx_.config.rto_max_ps);
+  rtt_.BackOff(packet.dest, packet.rto_ps);
+  ++ctx_.stats.retransmits;
+  Transmit(key, packet);
+}
+
+void ReliableSender::OnAck(const Header& h) {
+  const PacketKey key{h.src_task, h.acked, h.seq, h.offset};
+  auto it = packets_.find(key);
+  if (it == packets_.end()) return;
+  if (!it->second.retransmitted) {
+    // Karn: only packets sent once give a round-trip sample.
+    rtt_.Sample(h.src_task, static_cast<double>(ctx_.host.NowPs() - it->second.sent_ps));
+  }
+  packets_.erase(it);
+  uint32_t& flying = in_flight_[h.src_task];
+  if (flying > 0) --flying;
+  const auto kind = static_cast<Kind>(h.acked);
+  if (kind == Kind::kData || kind == Kind::kRts) events_.message_packet_acked(h.src_task, h.seq);
+  PumpWindow(h.src_task);
+}
+
+void ReliableSender::Acknowledge(uint32_t port, const Header& h) {
+  Header a{};
+  a.kind = static_cast<uint8_t>(Kind::kAck);
+  a.acked = h.kind;
+  a.src_task = ctx_.config.task;
+  a.seq = h.seq;
+  a.offset = h.offset;
+  // The ack goes back the way the packet came.
+  ctx_.ports[port].Send(ctx_.ports.PeerOf(h.src_task, port), reinterpret_cast<const uint8_t*>(&a),
+                    sizeof(a), 0);
+}
+
+void ReliableSender::DropMessage(uint32_t dest, uint32_t seq) {
+  for (auto p = packets_.lower_bound(PacketKey{dest, 0, 0, 0});
+       p != packets_.end() && p->first.dest == dest;) {
+    const auto kind = static_cast<Kind>(p->first.kind);
+    if (p->first.seq == seq && (kind == Kind::kData || kind == Kind::kRts)) {
+      if (p->second.sent && in_flight_[dest] > 0) --in_flight_[dest];
+      p = packets_.erase(p);
+    } else {
+      ++p;
+    }
+  }
+}
+
+void ReliableSender::DropDestination(uint32_t dest) {
+  for (auto p = packets_.lower_bound(PacketKey{dest, 0, 0, 0});
+       p != packets_.end() && p->first.dest == dest;) {
+    p = packets_.erase(p);
+  }
+  waiting_.erase(dest);
+  in_flight_.erase(dest);
+}
+
+}  // namespace nicsim::ulp

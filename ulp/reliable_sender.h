@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reliable packets: every packet of a message (fragments, RTS, done and fallback notices) is
+// queued per destination, sent within the window, retransmitted on a timeout that follows the
+// measured round trip, and forgotten when acknowledged; arriving packets are acknowledged.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "ulp/rtt_estimator.h"
+#include "ulp/transport_context.h"
+#include "ulp/wire.h"
+
+namespace nicsim::ulp {
+
+/**
+ * The packet layer of the transport: keeps each reliable packet until its acknowledgement,
+ * at most `window` unacknowledged per destination, each retransmission doubling the timeout
+ * and moving to the next port. A destination that leaves a packet unacknowledged through
+ * max_retransmits sends is reported unreachable. It knows packets, not messages: it tells
+ * its owner when a packet of a message (a fragment or an RTS) is acknowledged.
+ */
+class ReliableSender {
+ public:
+  /** What the sender tells its owner. */
+  struct Events {
+    /** A fragment or the RTS of message `seq` to `dest` was acknowledged. */
+    std::function<void(uint32_t dest, uint32_t seq)> message_packet_acked;
+    /** A packet to `dest` went max_retransmits times without an acknowledgement. */
+    std::function<void(uint32_t dest)> unreachable;
+  };
+
+  ReliableSender(const TransportContext& ctx, Events events);
+
+  /** Queues a reliable packet (sent when the destination's window allows); a packet with the
+   *  same (kind, seq, offset) to `dest` already held is not queued again. */
+  void Queue(uint32_t dest, const Header& h, const uint8_t* data, uint32_t len);
+  /** Queues an unsequenced control packet (done, fallback) for message `seq`. */
+  void SendControl(uint32_t dest, Kind kind, uint32_t seq);
+  /** Sends packets waiting for `dest` while its window has room. */
+  void PumpWindow(uint32_t dest);
+  /** An acknowledgement arrived. */
+  void OnAck(const Header& h);
+  /** Acknowledges packet `h`, back the way it came (through `port`). */
+  void Acknowledge(uint32_t port, const Header& h);
+  /** Drops the fragments and RTS of message `seq` to `dest`, sent or not: they are not
+   *  needed any more. */
+  void DropMessage(uint32_t dest, uint32_t seq);
+  /** Drops every packet to `dest`: queued, in flight and control packets alike. */
+  void DropDestination(uint32_t dest);
+  /** True when no packet waits for an acknowledgement. */
+  bool empty() const { return packets_.empty(); }
+
+ private:
+  /** A packet kept until acknowledged. */
+  struct OutPacket {
+    uint32_t dest = 0;
+    std::vector<uint8_t> bytes;  // header + data
+    uint64_t rto_ps = 0;
+    uint32_t generation = 0;
+    bool acked = false;
+    bool sent = false;
+    /** Port for the next transmission (each retransmission moves to the next port). */
+    uint32_t port = 0;
+    /** When it was last sent; an ack of a packet sent once is a round-trip sample. */
+    uint64_t sent_ps = 0;
+    bool retransmitted = false;
+  };
+  /** Key of an OutPacket: (dest, kind, seq, offset). */
+  struct PacketKey {
+    uint32_t dest;
+    uint8_t kind;
+    uint32_t seq;
+    uint32_t offset;
+    bool operator<(const PacketKey& o) const;
+  };
+
+  void Transmit(const PacketKey& key, OutPacket& p);
+  void ArmRetransmit(const PacketKey& key, const OutPacket& p);
+  /** The retransmit timer of `key`'s attempt `generation` ran out. */
+  void OnTimeout(const PacketKey& key, uint32_t generation);
+
+  const TransportContext ctx_;
+  Events events_;
+  RttEstimator rtt_;
+  /** Ordered by destination first: a message's or a destination's packets are one range. */
+  std::map<PacketKey, OutPacket> packets_;
+  /** Packets per destination waiting for room in its window, in queue order. */
+  std::unordered_map<uint32_t, std::deque<PacketKey>> waiting_;
+  /** Packets sent and not yet acknowledged, per destination. */
+  std::unordered_map<uint32_t, uint32_t> in_flight_;
+};
+
+}  // namespace nicsim::ulp

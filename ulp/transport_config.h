@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reliable transport's settings, its counters and the record of a message it gave up:
+// shared by the facade (ulp/transport.h) and each of its parts.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "base/counter_table.h"
+
+namespace nicsim::ulp {
+
+/** Settings of one task's transport (the ulp.* parameters, ulp/transport_params.h). */
+struct TransportConfig {
+  /** This task's rank. */
+  uint32_t task = 0;
+  /** RDMA for messages above rdma_threshold bytes; off sends everything in packet mode. */
+  bool rdma = true;
+  uint64_t rdma_threshold = 16 * 1024;
+  /** First chunk size of an RDMA read; a failing chunk is halved down to one packet. */
+  uint32_t rdma_chunk = 256 * 1024;
+  /** Chunks in flight per message (rCxt pairs). */
+  uint32_t rdma_pipeline = 4;
+  /** Bytes of RDMA reads in flight at once over all messages this task receives. */
+  uint64_t rdma_inflight_bytes = 2u << 20;
+  /** Tries of a one-packet chunk before the message falls back to packet mode. */
+  uint32_t rdma_attempts = 6;
+  /**
+   * Packet-mode retransmit timeout before any round trip is measured; afterwards the
+   * timeout follows the measured round trip (srtt + 4 rttvar, at least rto_min_ps). Doubled
+   * per retry up to rto_max_ps.
+   */
+  uint64_t rto_ps = 200'000'000;
+  uint64_t rto_min_ps = 20'000'000;
+  uint64_t rto_max_ps = 2'000'000'000;
+  /**
+   * Sends of one reliable packet without an acknowledgement after which its destination is
+   * unreachable: every message to it fails (OnUnreachable) and nothing more is sent there.
+   */
+  uint32_t max_retransmits = 64;
+  /** RDMA chunk timeout: base plus this task's bytes of RDMA reads in flight times a pace,
+   *  doubled per attempt. The pace is measured per source from its completed chunks and
+   *  never below rdma_timeout_ps_per_byte; before a source's first completion it is that
+   *  pace times the readers the source serves (its RTS says how many): under all-to-all
+   *  incast the source's link carries every reader's reads, not only this task's. */
+  uint64_t rdma_timeout_base_ps = 60'000'000;
+  double rdma_timeout_ps_per_byte = 2000.0;
+  /**
+   * A chunk overtaken by a later chunk of its message on the same port is redriven if it
+   * has not completed this long after plus its own time at the source's pace (the
+   * fabric's paths reorder packets by less).
+   */
+  uint64_t rdma_reorder_window_ps = 20'000'000;
+  /** Unacknowledged packets in flight per destination. */
+  uint32_t window = 48;
+  /** Host CPU time the protocol stack spends per message sent and per message delivered
+   *  (the software path of LAPI and MPI on the node). */
+  uint64_t send_overhead_ps = 0;
+  uint64_t recv_overhead_ps = 0;
+};
+
+/** Counters of one task's transport; its parts count into one instance the facade owns. */
+struct TransportStats {
+  uint64_t messages_sent = 0;
+  uint64_t messages_delivered = 0;
+  uint64_t packets_sent = 0;
+  uint64_t retransmits = 0;
+  uint64_t duplicates = 0;
+  uint64_t rdma_messages = 0;
+  uint64_t rdma_chunks = 0;
+  uint64_t rdma_redrives = 0;
+  uint64_t rdma_redrives_timeout = 0;
+  uint64_t rdma_redrives_overtaken = 0;
+  uint64_t rdma_splits = 0;
+  uint64_t fallbacks = 0;
+  uint64_t messages_failed = 0;
+
+  /** Every figure with its stats.json name and meaning, in one table: totals, reports and
+   *  docs loop over it. */
+  static constexpr auto Fields() {
+    using S = TransportStats;
+    return std::array<CounterField<S>, 13>{{
+        {"messages_sent", &S::messages_sent, "messages handed to the transport"},
+        {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
+        {"messages_failed", &S::messages_failed,
+         "messages given up because their destination stopped answering"},
+        {"packets_sent", &S::packets_sent, "reliable packets sent, retransmissions included"},
+        {"retransmits", &S::retransmits, "packets sent again after their timeout"},
+        {"duplicates_suppressed", &S::duplicates, "packets that arrived again and were dropped"},
+        {"rdma_messages", &S::rdma_messages, "messages offered for RDMA (their request to send went out)"},
+        {"rdma_chunks", &S::rdma_chunks, "RDMA read chunks posted, redrives included"},
+        {"rdma_redrives", &S::rdma_redrives, "RDMA chunks given up and posted again, all causes"},
+        {"rdma_redrives_timeout", &S::rdma_redrives_timeout,
+         "redrives whose completion did not come within the chunk timeout"},
+        {"rdma_redrives_overtaken", &S::rdma_redrives_overtaken,
+         "redrives of a chunk that a later chunk on the same port overtook (a lost packet is "
+         "likely)"},
+        {"rdma_splits", &S::rdma_splits, "chunks halved after a failure"},
+        {"fallbacks", &S::fallbacks, "RDMA messages finished in packet mode instead (the reader gave up or declined)"},
+    }};
+  }
+
+  /** Adds another task's figures (job totals). */
+  TransportStats& operator+=(const TransportStats& o) {
+    for (const auto& field : Fields()) this->*field.member += o.*field.member;
+    return *this;
+  }
+};
+
+/** A message the transport gave up on: its destination never acknowledged a packet of it. */
+struct FailedMessage {
+  uint32_t dest_task = 0;
+  uint32_t seq = 0;
+  uint64_t len = 0;
+};
+
+}  // namespace nicsim::ulp
