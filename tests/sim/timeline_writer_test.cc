@@ -24,6 +24,7 @@
 #include "firmware/counters.h"
 #include "firmware/states.h"
 #include "sim/cluster/cluster.h"
+#include "tests/sim/one_packet_run.h"
 
 #ifndef NICSIM_BINARY
 #error "NICSIM_BINARY must name the nicsim executable"
@@ -185,13 +186,7 @@ struct OnePacket {
     TraceFanOut sinks;
     sinks.Add(&timeline);
     sinks.Add(&recorder);
-    ClusterConfig config;
-    config.trace = sinks.Sink();
-    Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(config);
-    EXPECT_TRUE(cluster.ok()) << cluster.status().message();
-    std::vector<uint8_t> buf(300, 1);
-    (*cluster)->endpoint(0, 0).Send((*cluster)->endpoint(1, 0).addr(), buf.data(), 300, 5);
-    (*cluster)->events().RunWhile([] { return true; });
+    RunOnePacket(sinks.Sink());
     EXPECT_TRUE(timeline.Finish());
     doc = Load(dir / "t.json");
   }
