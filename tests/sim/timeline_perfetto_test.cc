@@ -20,7 +20,7 @@
 
 #include "firmware/states.h"
 #include "sim/observe/timeline_writer.h"
-#include "tests/sim/one_packet_run.h"
+#include "tests/sim/timeline_test_support.h"
 #include "tests/support/process.h"
 
 #ifndef NICSIM_BINARY
@@ -434,17 +434,10 @@ TEST_F(TimelinePerfettoTest, ARunWritesTheSameTimelineInBothFormats) {
 
 TEST_F(TimelinePerfettoTest, SlicesShorterThanANanosecondKeepTheirOrder) {
   TimelineWriter timeline((dir_ / "t.pftrace").string());
-  auto state = [](fw::TaskId task, fw::RxState s) {
-    fw::TraceEvent e;
-    e.kind = fw::TraceKind::kRxState;
-    e.task = task;
-    e.state = static_cast<uint32_t>(s);
-    return e;
-  };
-  timeline.Record(1'000'100, 0, state(0, fw::RxState::kValidate));
-  timeline.Record(1'000'400, 0, state(0, fw::RxState::kBind));
-  timeline.Record(1'000'900, 0, state(0, fw::RxState::kAdmit));
-  timeline.Record(1'002'000, 0, state(0, fw::RxState::kDone));
+  timeline.Record(1'000'100, 0, Ev(fw::TraceKind::kRxState, 0, Rx(fw::RxState::kValidate)));
+  timeline.Record(1'000'400, 0, Ev(fw::TraceKind::kRxState, 0, Rx(fw::RxState::kBind)));
+  timeline.Record(1'000'900, 0, Ev(fw::TraceKind::kRxState, 0, Rx(fw::RxState::kAdmit)));
+  timeline.Record(1'002'000, 0, Ev(fw::TraceKind::kRxState, 0, Rx(fw::RxState::kDone)));
   ASSERT_TRUE(timeline.Finish());
   const Timeline t = DecodePerfetto(ReadFile(dir_ / "t.pftrace"));
   EXPECT_EQ(t.at("adapter 0/task 0").slices,
@@ -455,31 +448,19 @@ TEST_F(TimelinePerfettoTest, SlicesShorterThanANanosecondKeepTheirOrder) {
 // ---------------------------------------------------------------------------------------
 // Selections.
 
-fw::TraceEvent Event(fw::TraceKind kind, fw::TaskId task = fw::kNoTask, uint32_t state = 0,
-                     uint64_t value = 0) {
-  fw::TraceEvent e;
-  e.kind = kind;
-  e.task = task;
-  e.state = state;
-  e.value = value;
-  return e;
-}
-
-uint32_t Rx(fw::RxState s) { return static_cast<uint32_t>(s); }
-
 /** Records a fixed set of events on adapters 0 to 2 into `timeline`. */
 void RecordFixture(TimelineWriter& timeline) {
   for (uint16_t a = 0; a < 3; ++a) {
     // task 1: validate [1000, 4000) then bind [4000, 9000), done at 9000 (times in ps)
-    timeline.Record(1'000, a, Event(fw::TraceKind::kRxState, 1, Rx(fw::RxState::kValidate)));
-    timeline.Record(4'000, a, Event(fw::TraceKind::kRxState, 1, Rx(fw::RxState::kBind)));
-    timeline.Record(9'000, a, Event(fw::TraceKind::kRxState, 1, Rx(fw::RxState::kDone)));
+    timeline.Record(1'000, a, Ev(fw::TraceKind::kRxState, 1, Rx(fw::RxState::kValidate)));
+    timeline.Record(4'000, a, Ev(fw::TraceKind::kRxState, 1, Rx(fw::RxState::kBind)));
+    timeline.Record(9'000, a, Ev(fw::TraceKind::kRxState, 1, Rx(fw::RxState::kDone)));
     // instants at 2000, 5000 and 8000; a transfer [3000, 6000)
-    timeline.Record(2'000, a, Event(fw::TraceKind::kFrameIn, fw::kNoTask, 0, 64));
-    timeline.Record(3'000, a, Event(fw::TraceKind::kDmaStart, 1, 0, 64));
-    timeline.Record(5'000, a, Event(fw::TraceKind::kFrameIn, fw::kNoTask, 0, 64));
-    timeline.Record(6'000, a, Event(fw::TraceKind::kDmaDone, 1, 0, 0));
-    timeline.Record(8'000, a, Event(fw::TraceKind::kFrameIn, fw::kNoTask, 0, 64));
+    timeline.Record(2'000, a, Ev(fw::TraceKind::kFrameIn, fw::kNoTask, 0, 64));
+    timeline.Record(3'000, a, Ev(fw::TraceKind::kDmaStart, 1, 0, 64));
+    timeline.Record(5'000, a, Ev(fw::TraceKind::kFrameIn, fw::kNoTask, 0, 64));
+    timeline.Record(6'000, a, Ev(fw::TraceKind::kDmaDone, 1, 0, 0));
+    timeline.Record(8'000, a, Ev(fw::TraceKind::kFrameIn, fw::kNoTask, 0, 64));
   }
 }
 

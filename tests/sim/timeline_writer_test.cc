@@ -24,7 +24,7 @@
 #include "firmware/counters.h"
 #include "firmware/states.h"
 #include "sim/cluster/cluster.h"
-#include "tests/sim/one_packet_run.h"
+#include "tests/sim/timeline_test_support.h"
 
 #ifndef NICSIM_BINARY
 #error "NICSIM_BINARY must name the nicsim executable"
@@ -166,18 +166,6 @@ struct Recorder final : hw::func::TraceSink {
   }
   std::vector<Entry> entries;
 };
-
-fw::TraceEvent Ev(fw::TraceKind kind, fw::TaskId task = fw::kNoTask, uint32_t state = 0,
-                  uint64_t value = 0) {
-  fw::TraceEvent e;
-  e.kind = kind;
-  e.task = task;
-  e.state = state;
-  e.value = value;
-  return e;
-}
-
-uint32_t Rx(fw::RxState s) { return static_cast<uint32_t>(s); }
 
 /** One 300-byte packet from adapter 0 to adapter 1 with the timeline (and a recorder) attached. */
 struct OnePacket {
