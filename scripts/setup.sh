@@ -8,6 +8,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3
   libgtest-dev libgmock-dev libbenchmark-dev
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  zlib1g-dev  # deflate for the Perfetto timeline's compressed packets
   libsystemc-dev verilator
   dpdk dpdk-dev libdpdk-dev libibverbs-dev  # dpdk-dev: dpdk-testpmd for bench/run dpdk_vs_testpmd
   openmpi-bin libopenmpi-dev

@@ -25,6 +25,7 @@
 #include "sim/observe/results_csv.h"
 #include "sim/run_scenario.h"
 #include "sim/observe/trace_commands.h"
+#include "sim/observe/trace_selection.h"
 
 namespace {
 
@@ -188,6 +189,9 @@ int main(int argc, char** argv) {
   std::string trace_filter;
   std::string timeline_path;
   std::string pcap_path;
+  std::string trace_window;
+  std::string trace_adapters;
+  std::string trace_sample;
   bool quiet = false;
   CLI::App* run = app.add_subcommand("run", "Run a scenario (file or built-in; default: the embedded default)");
   run->add_option("scenario", scenario, "Scenario file path or built-in name");
@@ -198,9 +202,18 @@ int main(int argc, char** argv) {
   run->add_option("--trace", trace_path,
                   "Write every firmware trace event (task states with task, window, CB, DTB)");
   run->add_option("--timeline", timeline_path,
-                  "Write a Chrome trace-event JSON timeline of the run (open in ui.perfetto.dev)");
+                  "Write a timeline of the run for ui.perfetto.dev: Perfetto protobuf if FILE ends "
+                  "in .perfetto-trace or .pftrace, else Chrome trace-event JSON");
   run->add_option("--pcap", pcap_path,
                   "Write a pcapng capture of every frame the fabric delivers (tools/nicsim.lua)");
+  run->add_option("--trace-window", trace_window,
+                  "START:END of simulated time (10us:2ms, :1ms, 5ms:) the timeline and the "
+                  "capture keep");
+  run->add_option("--trace-adapters", trace_adapters,
+                  "Adapters the timeline and the capture keep: ids and ranges, as in 0,3,10-20");
+  run->add_option("--sample", trace_sample,
+                  "Keep every Nth of the adapters (--trace-adapters' or all) in the timeline and "
+                  "the capture");
   run->add_flag("--quiet", quiet, "Print nothing on success");
   bool markdown = false;
   CLI::App* params = app.add_subcommand("params", "List every parameter with type, default and description");
@@ -264,6 +277,13 @@ int main(int argc, char** argv) {
     options.trace_filter = trace_filter;
     options.timeline_path = timeline_path;
     options.pcap_path = pcap_path;
+    Result<sim::TraceSelection> selection =
+        sim::TraceSelection::Parse(trace_window, trace_adapters, trace_sample);
+    if (!selection.ok()) {
+      std::fprintf(stderr, "nicsim: %s\n", selection.status().message().c_str());
+      return kBadInput;
+    }
+    options.selection = std::move(*selection);
     return CmdRun(scenario, sets, out_dir, options, quiet);
   }
   if (app.got_subcommand("params")) return CmdParams(markdown);

@@ -136,6 +136,13 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!config.ok()) return LocateParamError(scenario, config.status());
   const Status workload = CheckWorkloadParams(scenario);
   if (!workload.ok()) return LocateParamError(scenario, workload);
+  // Checked before any output file is opened.
+  const uint32_t adapters = config->nodes * config->adapters_per_node;
+  if (options.selection.max_listed_adapter() >= static_cast<int32_t>(adapters)) {
+    return Status::Error(
+        fmt::format("--trace-adapters: adapter {} is not in this run ({} adapters: 0-{})",
+                    options.selection.max_listed_adapter(), adapters, adapters - 1));
+  }
   std::unique_ptr<TraceWriter> trace;
   if (!options.trace_path.empty()) {
     Result<TraceFilter> filter = TraceFilter::Parse(options.trace_filter);
@@ -147,7 +154,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   }
   std::unique_ptr<TimelineWriter> timeline;
   if (!options.timeline_path.empty()) {
-    timeline = std::make_unique<TimelineWriter>(options.timeline_path);
+    timeline = std::make_unique<TimelineWriter>(options.timeline_path, options.selection);
     if (!timeline->ok()) {
       return Status::Error("--timeline " + options.timeline_path + ": cannot open for writing");
     }
@@ -157,6 +164,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     Result<std::unique_ptr<PcapWriter>> opened = PcapWriter::Open(options.pcap_path);
     if (!opened.ok()) return Status::Error("--pcap " + opened.status().message());
     pcap = std::move(*opened);
+    pcap->Select(options.selection);
   }
   // The cluster takes one sink: both outputs share the events through a fan-out.
   TraceFanOut sinks;

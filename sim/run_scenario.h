@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "sim/cluster/cluster.h"
 #include "sim/config/scenario.h"
+#include "sim/observe/trace_selection.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
@@ -38,6 +39,11 @@ struct RunOptions {
   std::string timeline_path;
   /** Write a pcapng capture of every frame the fabric delivers to this file (empty: none). */
   std::string pcap_path;
+  /**
+   * What the timeline and the capture keep (--trace-window, --trace-adapters, --sample); an
+   * adapter listed beyond the cluster's is an error.
+   */
+  TraceSelection selection;
 };
 /** Runs the scenario's workload on a fresh cluster. */
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options = {});

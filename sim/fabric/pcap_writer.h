@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "sim/observe/trace_selection.h"
 
 namespace nicsim::sim {
 
@@ -30,6 +31,9 @@ namespace nicsim::sim {
  * nanoseconds, with time 0 at the epoch. Not 10^-12: Wireshark 4.0's pcapng reader overflows
  * 64 bits converting picosecond stamps past 18.4 ms. Frames stay in exact arrival order in the
  * file even where two share a nanosecond.
+ *
+ * A TraceSelection (Select) narrows the capture: the fabric writes only the frames Wants()
+ * accepts, those arriving inside its window that a selected adapter sent or receives.
  *
  * Write errors never abort: the first failure is remembered, later writes are skipped, and
  * ok() / Close() report it.
@@ -70,6 +74,14 @@ class PcapWriter {
     return Write(time_ps, bytes.data(), bytes.size());
   }
 
+  /** Captures only what `selection` keeps from now on (the default keeps every frame). */
+  void Select(TraceSelection selection) { selection_ = std::move(selection); }
+  /** True if a frame from `src_adapter` to `dest_adapter` arriving at `time_ps` is captured. */
+  bool Wants(uint64_t time_ps, uint16_t src_adapter, uint16_t dest_adapter) const {
+    return selection_.KeepsTime(time_ps) &&
+           (selection_.KeepsAdapter(src_adapter) || selection_.KeepsAdapter(dest_adapter));
+  }
+
   /** Flushes and closes the file. True if every write and the close succeeded. */
   bool Close();
 
@@ -89,6 +101,7 @@ class PcapWriter {
   std::FILE* file_;
   bool failed_ = false;
   uint64_t packets_ = 0;
+  TraceSelection selection_;
 };
 
 }  // namespace nicsim::sim

@@ -316,7 +316,7 @@ void SwitchFabric::Deliver(hw::Frame frame, uint64_t arrive_ps) {
   hw::LinkSink* sink = sinks_[frame.dest_adapter];
   events_.At(arrive_ps, [this, sink, f = std::move(frame)]() mutable {
     // Captured at the hand-over itself, so the file is in arrival order with arrival times.
-    if (capture_ != nullptr) {
+    if (capture_ != nullptr && capture_->Wants(events_.now_ps(), f.src_adapter, f.dest_adapter)) {
       // The capture inspects the bytes, so it shows the CRC the wire would carry.
       if (f.crc_deferred) {
         hw::StampCrc(f.bytes);

@@ -163,7 +163,8 @@ class SwitchFabric {
 
   /**
    * Captures every frame handed to a destination adapter into `capture` (null: stop), at its
-   * arrival time and as it arrives: duplicates and corrupted bytes included. Not owned.
+   * arrival time and as it arrives: duplicates and corrupted bytes included; only the frames
+   * the writer Wants() (its TraceSelection). Not owned.
    */
   void SetCapture(PcapWriter* capture) { capture_ = capture; }
 

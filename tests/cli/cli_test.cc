@@ -219,6 +219,28 @@ TEST_F(CliTest, UnknownFlagExitsTwo) {
   EXPECT_EQ(lines[1], "Run 'nicsim --help' for usage.");
 }
 
+TEST_F(CliTest, BadTraceSelectionsExitTwoNamingTheFlag) {
+  const std::string timeline = (dir_ / "t.pftrace").string();
+  const std::string pcap = (dir_ / "t.pcapng").string();
+  ExpectBadRun({"pingpong", "--timeline", timeline, "--trace-window", "5us"},
+               "nicsim: --trace-window: '5us': expected START:END (like 10us:2ms)\n");
+  ExpectBadRun({"pingpong", "--pcap", pcap, "--trace-window", "2ms:1ms"},
+               "nicsim: --trace-window: '2ms:1ms': END must be after START\n");
+  ExpectBadRun({"pingpong", "--trace-adapters", "4-2"},
+               "nicsim: --trace-adapters: '4-2': expected an adapter id or a range FIRST-LAST "
+               "(ids 0 to 65535), as in 0,3,10-20\n");
+  ExpectBadRun({"pingpong", "--sample", "0"},
+               "nicsim: --sample: '0': expected a whole number from 1 to 65536 (every Nth "
+               "adapter)\n");
+  // Checked against the run's adapters once the cluster's size is known.
+  ExpectBadRun({"pingpong", "--set", "seed=3", "--timeline", timeline, "--pcap", pcap,
+                "--trace-adapters", "0,5"},
+               "nicsim: --trace-adapters: adapter 5 is not in this run (2 adapters: 0-1) "
+               "(seed 3)\n");
+  EXPECT_FALSE(fs::exists(timeline));
+  EXPECT_FALSE(fs::exists(pcap));
+}
+
 TEST_F(CliTest, MissingCommandIsRejected) {
   const Outcome o = Nicsim({});
   EXPECT_EQ(o.exit_code, 2);

@@ -318,5 +318,46 @@ TEST_F(PcapWriterTest, FabricCapturesRawInjectionsUntilCaptureIsCleared) {
   EXPECT_EQ(sink.arrivals.size(), 2u);
 }
 
+TEST_F(PcapWriterTest, SelectionKeepsFramesInTheWindowToOrFromASelectedAdapter) {
+  kernel::EventQueue events;
+  SwitchFabric fabric(events, FabricConfig{});
+  RecordingSink sink0(events), sink1(events), sink2(events);
+  hw::FabricLink* ports[3] = {fabric.Attach(0, &sink0), fabric.Attach(1, &sink1),
+                              fabric.Attach(2, &sink2)};
+  const fs::path path = dir_ / "selected.pcapng";
+  Result<std::unique_ptr<PcapWriter>> w = PcapWriter::Open(path.string());
+  ASSERT_TRUE(w.ok());
+  Result<TraceSelection> selection = TraceSelection::Parse("1us:5us", "2", "");
+  ASSERT_TRUE(selection.ok());
+  (*w)->Select(*selection);
+  fabric.SetCapture(w->get());
+  // One frame a microsecond on each of the routes 0->1, 1->2 and 2->0, for 8 us (arriving a
+  // link delay later): of those arriving in [1us, 5us), the frames of 1->2 and 2->0, which
+  // adapter 2 receives or sends, are kept.
+  for (uint64_t us = 0; us < 8; ++us) {
+    for (uint16_t from = 0; from < 3; ++from) {
+      hw::Frame f;
+      f.dest_adapter = static_cast<uint16_t>((from + 1) % 3);
+      f.bytes.assign(64, static_cast<uint8_t>(from));
+      ports[from]->Send(std::move(f), us * 1'000'000);
+    }
+  }
+  events.RunWhile([] { return true; });
+  ASSERT_TRUE((*w)->Close());
+  std::vector<Packet> kept;
+  for (const RecordingSink* sink : {&sink0, &sink1, &sink2}) {
+    for (const Packet& p : sink->arrivals) {
+      const bool involves_2 = p.bytes[0] != 0;  // sent by 1 (to 2) or by 2 (to 0)
+      if (involves_2 && p.time_ns >= 1000 && p.time_ns < 5000) kept.push_back(p);
+    }
+  }
+  std::sort(kept.begin(), kept.end(),
+            [](const Packet& a, const Packet& b) { return a.time_ns < b.time_ns; });
+  const std::vector<Packet> captured = ReadPackets(path);
+  ASSERT_EQ(captured.size(), 8u) << "two routes, four microseconds";
+  EXPECT_EQ(captured.size(), kept.size());
+  for (const Packet& p : captured) EXPECT_NE(p.bytes[0], 0) << "0->1 involves neither";
+}
+
 }  // namespace
 }  // namespace nicsim::sim

@@ -24,6 +24,7 @@
 #include "firmware/counters.h"
 #include "firmware/states.h"
 #include "sim/cluster/cluster.h"
+#include "tests/sim/timeline_test_support.h"
 
 #ifndef NICSIM_BINARY
 #error "NICSIM_BINARY must name the nicsim executable"
@@ -166,18 +167,6 @@ struct Recorder final : hw::func::TraceSink {
   std::vector<Entry> entries;
 };
 
-fw::TraceEvent Ev(fw::TraceKind kind, fw::TaskId task = fw::kNoTask, uint32_t state = 0,
-                  uint64_t value = 0) {
-  fw::TraceEvent e;
-  e.kind = kind;
-  e.task = task;
-  e.state = state;
-  e.value = value;
-  return e;
-}
-
-uint32_t Rx(fw::RxState s) { return static_cast<uint32_t>(s); }
-
 /** One 300-byte packet from adapter 0 to adapter 1 with the timeline (and a recorder) attached. */
 struct OnePacket {
   explicit OnePacket(const std::string& name) : dir(ScratchDir(name)), timeline(dir / "t.json") {
@@ -185,13 +174,7 @@ struct OnePacket {
     TraceFanOut sinks;
     sinks.Add(&timeline);
     sinks.Add(&recorder);
-    ClusterConfig config;
-    config.trace = sinks.Sink();
-    Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(config);
-    EXPECT_TRUE(cluster.ok()) << cluster.status().message();
-    std::vector<uint8_t> buf(300, 1);
-    (*cluster)->endpoint(0, 0).Send((*cluster)->endpoint(1, 0).addr(), buf.data(), 300, 5);
-    (*cluster)->events().RunWhile([] { return true; });
+    RunOnePacket(sinks.Sink());
     EXPECT_TRUE(timeline.Finish());
     doc = Load(dir / "t.json");
   }
