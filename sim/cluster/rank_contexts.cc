@@ -10,6 +10,7 @@
 
 #include "base/check.h"
 #include "sim/cluster/rank_scheduler.h"
+#include "sim/cluster/stack_guard.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define NICSIM_ASAN_FIBERS 1
@@ -52,14 +53,16 @@ class ContextRankScheduler final : public RankScheduler {
   ~ContextRankScheduler() override {
     for (auto& slot : slots_) {
       NICSIM_CHECK(!slot->running, "a rank context is destroyed while its program runs");
-      if (slot->map != nullptr) munmap(slot->map, slot->map_bytes);
+      if (slot->map == nullptr) continue;
+      UnwatchStackGuard(slot->map);
+      munmap(slot->map, slot->map_bytes);
     }
   }
 
   void Start(uint32_t rank, Entry entry) override {
     Slot& slot = *slots_[rank];
     Reap(rank);
-    if (slot.map == nullptr) MapStack(slot);
+    if (slot.map == nullptr) MapStack(slot, rank);
     slot.entry = std::move(entry);
     slot.owner = this;
     slot.running = true;
@@ -123,7 +126,7 @@ class ContextRankScheduler final : public RankScheduler {
     StartSwitch(nullptr, self.loop_bottom_, self.loop_size_);
   }
 
-  static void MapStack(Slot& slot) {
+  static void MapStack(Slot& slot, uint32_t rank) {
     const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     slot.map_bytes = kRankStackBytes + page;
     // MAP_NORESERVE: 4,096 ranks reserve 1 GiB of address space but cost only touched pages.
@@ -132,6 +135,7 @@ class ContextRankScheduler final : public RankScheduler {
     NICSIM_CHECK(slot.map != MAP_FAILED, "cannot map a %zu-byte rank stack", slot.map_bytes);
     // The stack grows down: its lowest page faults instead of overwriting another mapping.
     NICSIM_CHECK(mprotect(slot.map, page, PROT_NONE) == 0, "cannot protect a rank stack's guard");
+    WatchStackGuard(slot.map, page, rank);
   }
 
   /** Where the event loop continues when a rank yields or returns. */

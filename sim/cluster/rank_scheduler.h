@@ -41,7 +41,8 @@ class RankScheduler {
 /**
  * Bytes of stack each rank gets in contexts mode (plus one guard page below it). Reserved with
  * MAP_NORESERVE, so a rank costs only the pages its program touches: a few KiB for the MPI
- * workloads, whose buffers are on the heap. A program that overflows hits the guard page.
+ * workloads, whose buffers are on the heap. A program that overflows hits the guard page, and
+ * the run ends with a message naming the rank (stack_guard.h), exit 1.
  */
 inline constexpr uint64_t kRankStackBytes = 256 * 1024;
 

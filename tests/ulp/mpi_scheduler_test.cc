@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // How an MPI job schedules its ranks: on OS threads or user-level contexts, with the same
-// results; the dirty-rank sweep order; abandoned jobs unwinding; a 1,024-rank job.
+// results; the dirty-rank sweep order; abandoned jobs unwinding; a 1,024-rank job; a rank that
+// overflows its stack named in a message.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -127,6 +128,31 @@ TEST(RankSchedulerTest, ThousandRankAllreduceCompletesOnContexts) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(sums, std::vector<int>(kRanks, static_cast<int>(kRanks * (kRanks - 1) / 2)));
 }
+
+/** Recursion that keeps `depth` frames of 256 bytes live (the compiler cannot fold it away);
+ *  small frames step into the guard page instead of over it. */
+int Recurse(int depth) {
+  volatile char frame[256];
+  frame[0] = static_cast<char>(depth);
+  if (depth == 0) return frame[0];
+  return Recurse(depth - 1) + frame[0];
+}
+
+#ifndef __SANITIZE_ADDRESS__
+TEST(RankStackGuardDeathTest, AnOverflowingRankIsNamedAndTheRunExitsOne) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        auto job = Job(4, RankSchedulerKind::kContexts);
+        // 2,048 frames of 256 bytes and more: twice the 256 KiB a rank's stack has.
+        static_cast<void>(job->Run([](mpi::Mpi& m) {
+          if (m.world().rank == 3) Recurse(2048);
+        }));
+      },
+      ::testing::ExitedWithCode(1),
+      "nicsim: MPI rank 3 overflowed its stack of 256 KiB \\(deep recursion");
+}
+#endif
 
 }  // namespace
 }  // namespace nicsim::sim
