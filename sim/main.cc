@@ -151,7 +151,11 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
   return 0;
 }
 
-int CmdParams(bool markdown) {
+int CmdParams(bool markdown, bool presets) {
+  if (presets) {
+    std::cout << sim::PresetsMarkdownTable();
+    return 0;
+  }
   if (markdown) {
     std::cout << sim::ParamsMarkdownTable();
     return 0;
@@ -218,6 +222,9 @@ int main(int argc, char** argv) {
   bool markdown = false;
   CLI::App* params = app.add_subcommand("params", "List every parameter with type, default and description");
   params->add_flag("--markdown", markdown, "Print the table as Markdown (docs/scenarios.md)");
+  bool presets = false;
+  params->add_flag("--presets", presets,
+                   "Print what each preset sets, as a Markdown table (docs/scenarios.md)");
   CLI::App* counters = app.add_subcommand(
       "counters", "List every counter and drop reason stats.json reports, with what it counts");
   counters->add_flag("--markdown", markdown, "Print the tables as Markdown (docs/stats.md)");
@@ -286,7 +293,7 @@ int main(int argc, char** argv) {
     options.selection = std::move(*selection);
     return CmdRun(scenario, sets, out_dir, options, quiet);
   }
-  if (app.got_subcommand("params")) return CmdParams(markdown);
+  if (app.got_subcommand("params")) return CmdParams(markdown, presets);
   if (app.got_subcommand("counters")) return CmdCounters(markdown);
   if (app.got_subcommand("scenarios")) return CmdScenarios();
   if (app.got_subcommand("port")) {

@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "base/units.h"
+#include "sim/config/presets.h"
 
 namespace nicsim::sim {
 namespace {
@@ -56,6 +58,37 @@ std::string ParamsMarkdownTable() {
     out += fmt::format("| `{}` | {} | `{}` | {} | {} |\n", p.name, ParamTypeName(p.type),
                        p.default_value.empty() ? "\"\"" : p.default_value, AllowedText(p),
                        p.description);
+  }
+  return out;
+}
+
+std::string PresetsMarkdownTable() {
+  std::vector<std::string> presets;
+  for (const ParamSpec& p : AllParams()) {
+    if (p.name == "preset") presets = p.choices;
+  }
+  std::vector<std::string_view> keys;
+  for (const std::string& preset : presets) {
+    for (const auto& [key, value] : *PresetValues(preset)) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    }
+  }
+  std::string out = "| Key |";
+  std::string rule = "|---|";
+  for (const std::string& preset : presets) {
+    out += fmt::format(" `{}` |", preset);
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const std::string_view key : keys) {
+    out += fmt::format("| `{}` |", key);
+    for (const std::string& preset : presets) {
+      const auto& values = *PresetValues(preset);
+      const auto it = std::find_if(values.begin(), values.end(),
+                                   [key](const auto& kv) { return kv.first == key; });
+      out += it == values.end() ? std::string(" (unchanged) |") : fmt::format(" {} |", it->second);
+    }
+    out += "\n";
   }
   return out;
 }

@@ -3,23 +3,18 @@
 // random alignment and page sizes) through a fabric that reorders, duplicates every packet,
 // or loses packets (then the transfer is retried with a higher tid until it completes).
 // After each transfer the target buffer equals the model byte for byte and every canary is
-// intact. A failure prints its seed; NICSIM_SEED=<seed> replays it.
+// intact. A failure prints its seed; NICSIM_TEST_SEED=<seed> replays it.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "tests/e2e/rdma_harness.h"
+#include "tests/support/test_seed.h"
 
 namespace nicsim::sim {
 namespace {
 
 using abi::SlotType;
-
-uint64_t SeedOr(uint64_t fallback) {
-  const char* env = std::getenv("NICSIM_SEED");
-  return env ? std::strtoull(env, nullptr, 10) : fallback;
-}
 
 uint32_t PageShift(Rng& rng) {
   static constexpr uint32_t kShifts[] = {abi::kPageShift4K, abi::kPageShift64K,
@@ -53,7 +48,7 @@ struct Fabric {
  */
 void RunProperty(uint64_t seed, const Fabric& faults, int transfers, uint32_t max_len,
                  bool force_max) {
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (replay with NICSIM_SEED=" +
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (replay with NICSIM_TEST_SEED=" +
                std::to_string(seed) + ")");
   ClusterConfig c;
   c.nodes = 2;
@@ -116,22 +111,22 @@ void RunProperty(uint64_t seed, const Fabric& faults, int transfers, uint32_t ma
 }
 
 TEST(RdmaPropertyTest, RandomTransfersUpTo64MiBOutOfOrder) {
-  RunProperty(SeedOr(11), Fabric{0, 0.2, 0}, 12, 64u << 20, true);
+  RunProperty(nicsim::testing::TestSeed(11), Fabric{0, 0.2, 0}, 12, 64u << 20, true);
 }
 
 TEST(RdmaPropertyTest, EveryPacketDuplicatedLandsOnceAndCompletesOnce) {
-  const uint64_t seed = SeedOr(12);
+  const uint64_t seed = nicsim::testing::TestSeed(12);
   RunProperty(seed, Fabric{1.0, 0.1, 0}, 16, 1u << 20, false);
 }
 
 TEST(RdmaPropertyTest, LostPacketsMeanNoCompletionUntilARetryWithAHigherTid) {
-  RunProperty(SeedOr(13), Fabric{0.02, 0.1, 0.01}, 16, 256u << 10, false);
+  RunProperty(nicsim::testing::TestSeed(13), Fabric{0.02, 0.1, 0.01}, 16, 256u << 10, false);
 }
 
 TEST(RdmaPropertyTest, DuplicatesNeverCompleteATransferEarly) {
   // With every packet duplicated and heavy reordering, a transfer missing one packet must
   // not complete: hold back one packet by losing it, check, then retry.
-  const uint64_t seed = SeedOr(14);
+  const uint64_t seed = nicsim::testing::TestSeed(14);
   SCOPED_TRACE("seed " + std::to_string(seed));
   ClusterConfig c;
   c.nodes = 2;

@@ -772,6 +772,17 @@ TEST(ParamDocsTest, ScenariosMdHoldsTheGeneratedParameterTable) {
   EXPECT_EQ(*block, ParamsMarkdownTable()) << "regenerate with: build/nicsim params --markdown";
 }
 
+TEST(ParamDocsTest, ScenariosMdHoldsTheGeneratedPresetTable) {
+  const std::optional<std::string> block = testing::GeneratedBlock(
+      NICSIM_SOURCE_DIR "/docs/scenarios.md",
+      "<!-- presets:begin (generated: build/nicsim params --presets) -->\n", "<!-- presets:end -->");
+  ASSERT_TRUE(block.has_value()) << "docs/scenarios.md or its markers are missing";
+  EXPECT_EQ(*block, PresetsMarkdownTable()) << "regenerate with: build/nicsim params --presets";
+  // Spot checks against sim/config/presets.cc, so a broken renderer cannot pass on its own.
+  EXPECT_NE(block->find("| `dma.latency` | 300ns | 1us |"), std::string::npos);
+  EXPECT_NE(block->find("| `ulp.send_overhead` | 1050ns | (unchanged) |"), std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors found when values are combined
 
