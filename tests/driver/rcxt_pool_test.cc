@@ -141,6 +141,23 @@ TEST_F(RcxtPoolTest, AcquireIndexTakesAReservedIdOutOfTheList) {
   EXPECT_EQ(abi::RcxtIndex(*pool.AcquireIndex(1, 2)), 1u);
 }
 
+TEST_F(RcxtPoolTest, AnIdTakenAheadAndReturnedComesBackAtTheTail) {
+  // The never-handed-out ids are a counter, not list entries: an id taken out of turn and
+  // returned before the counter reaches it must still come after every other free id.
+  RcxtPool pool(access_, 4, [] { return uint64_t{0}; });
+  Result<uint32_t> ahead = pool.AcquireIndex(2, 1);
+  ASSERT_TRUE(ahead.ok());
+  EXPECT_EQ(pool.free_count(), 3u);
+  ASSERT_TRUE(pool.Release(*ahead).ok());
+  EXPECT_EQ(pool.free_count(), 4u);
+  EXPECT_EQ(abi::RcxtIndex(*pool.Acquire(1)), 0u);
+  EXPECT_EQ(abi::RcxtIndex(*pool.Acquire(1)), 1u);
+  EXPECT_EQ(abi::RcxtIndex(*pool.Acquire(1)), 3u);
+  EXPECT_EQ(abi::RcxtIndex(*pool.Acquire(1)), 2u);
+  EXPECT_EQ(pool.free_count(), 0u);
+  EXPECT_FALSE(pool.Acquire(1).ok());
+}
+
 TEST_F(RcxtPoolTest, RefusesBadWindowsAndBadReleases) {
   EXPECT_EQ(pool_.Acquire(abi::kMaxWindows).status().message(),
             "acquire rCxt: window 128 must be below 128");
