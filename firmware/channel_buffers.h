@@ -51,7 +51,9 @@ class ChannelBuffers {
     uint32_t window = 0;
     uint32_t rx = 0;
     uint32_t tx = 0;
-    /** The first 256-byte half holds the LMT; the second is the microcode's scratch. */
+    /** The LMT copy, within the buffer's first 256-byte half. The rest of the buffer is not
+     *  modelled: per-packet state lives in the task (docs/architecture.md, "Departures from
+     *  reference 002"). */
     abi::LmtEntry lmt{};
   };
   static_assert(sizeof(abi::LmtEntry) <= abi::kChannelBufferBytes / 2, "an LMT fits half a CB");

@@ -2,9 +2,9 @@
 // Lazy deregistration: buffers are registered for RDMA by 16 MiB fragments of the task's
 // address space and the registrations are kept for reuse. Each 4 GiB segment of a 64-bit
 // space has a 256-bit vector of fragments that hold a registration (a 32-bit space is one
-// such segment); a fragment has a use count (transfers in progress) and an idle count, aged
-// once per simulated second while unused, and is deregistered when it has been idle too
-// long. Before a registration is reused, the real pages behind it are checked against the
+// such segment); a fragment has a use count (transfers in progress) and an idle count that
+// counts simulated seconds unused (caught up lazily when Acquire runs, not on a timer), and is
+// deregistered when it has been idle too long. Before a registration is reused, the real pages behind it are checked against the
 // current page tables; if the memory changed (a segment detached and another attached at
 // the same address) the fragment is registered again.
 #pragma once
