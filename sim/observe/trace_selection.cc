@@ -64,10 +64,7 @@ Result<TraceSelection> TraceSelection::Parse(std::string_view window, std::strin
   if (!adapters.empty()) {
     s.all_adapters_ = false;
     s.kept_.assign(kAdapterIds, false);
-    std::string_view rest = adapters;
-    while (true) {
-      const size_t comma = rest.find(',');
-      const std::string_view item = Trim(rest.substr(0, comma));
+    for (const std::string_view item : SplitTrimmed(adapters, ',')) {
       const size_t dash = item.find('-');
       const std::optional<uint64_t> first = Whole(item.substr(0, dash), kAdapterIds - 1);
       const std::optional<uint64_t> last =
@@ -80,8 +77,6 @@ Result<TraceSelection> TraceSelection::Parse(std::string_view window, std::strin
       }
       for (uint64_t id = *first; id <= *last; ++id) s.kept_[id] = true;
       s.max_listed_ = std::max<int32_t>(s.max_listed_, static_cast<int32_t>(*last));
-      if (comma == std::string_view::npos) break;
-      rest = rest.substr(comma + 1);
     }
   }
   if (!sample.empty()) {
