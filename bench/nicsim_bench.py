@@ -21,20 +21,37 @@ def fail(name, message):
     sys.exit(2)
 
 
-def run_nicsim(name, scenario, sets):
-    """One `nicsim run` process: (stats.json, whole-process wall seconds)."""
+def measure(cmd):
+    """Runs `cmd`: (exit code, wall seconds, peak RSS in bytes, stdout, stderr)."""
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - start
+        out.seek(0)
+        err.seek(0)
+        return (os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss * 1024,
+                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+
+
+def run_nicsim_measured(name, scenario, sets):
+    """One `nicsim run` process: (stats.json, whole-process wall seconds, peak RSS bytes)."""
     if not NICSIM.exists():
         fail(name, f"{NICSIM} not built (bench/run {name} builds it)")
     with tempfile.TemporaryDirectory(prefix="nicsim_bench_") as out_dir:
         cmd = [str(NICSIM), "run", scenario, "--out", out_dir, "--quiet"]
         for key, value in sets.items():
             cmd += ["--set", f"{key}={value}"]
-        start = time.monotonic()
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        process_s = time.monotonic() - start
-        if result.returncode != 0:
-            fail(name, f"{' '.join(cmd)} failed (exit {result.returncode}):\n{result.stderr}")
-        return json.loads((Path(out_dir) / "stats.json").read_text()), process_s
+        code, process_s, rss, _, err = measure(cmd)
+        if code != 0:
+            fail(name, f"{' '.join(cmd)} failed (exit {code}):\n{err}")
+        return json.loads((Path(out_dir) / "stats.json").read_text()), process_s, rss
+
+
+def run_nicsim(name, scenario, sets):
+    """One `nicsim run` process: (stats.json, whole-process wall seconds)."""
+    stats, process_s, _ = run_nicsim_measured(name, scenario, sets)
+    return stats, process_s
 
 
 def finish(name, description, figures, ratios, targets):

@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import nicsim_bench
@@ -55,29 +54,9 @@ WORKLOADS = {
 }
 
 
-def measure(cmd):
-    """Runs `cmd`; returns (exit code, wall seconds, peak RSS bytes, stdout, stderr)."""
-    start = time.monotonic()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.monotonic() - start
-        out.seek(0)
-        err.seek(0)
-        return (os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss * 1024,
-                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
-
-
 def run_nicsim(workload, n):
-    with tempfile.TemporaryDirectory(prefix="nicsim_scale_") as out_dir:
-        sets = {"backend": "func", "nodes": n, "mpi.ranks": n, "seed": SEED, **WORKLOADS[workload]}
-        cmd = [str(nicsim_bench.NICSIM), "run", "--out", out_dir, "--quiet"]
-        for key, value in sets.items():
-            cmd += ["--set", f"{key}={value}"]
-        code, wall, rss, _, err = measure(cmd)
-        if code != 0:
-            nicsim_bench.fail(NAME, f"{' '.join(cmd)} failed (exit {code}):\n{err}")
-        stats = json.loads((Path(out_dir) / "stats.json").read_text())
+    sets = {"backend": "func", "nodes": n, "mpi.ranks": n, "seed": SEED, **WORKLOADS[workload]}
+    stats, wall, rss = nicsim_bench.run_nicsim_measured(NAME, "default", sets)
     if stats["verdict"] != "pass":
         nicsim_bench.fail(NAME, f"nicsim {workload} at {n} ranks: verdict {stats['verdict']}")
     return {"wall_s": wall, "rss_bytes": rss, "events": stats["events"],
@@ -121,7 +100,7 @@ def run_smpi(program, work, workload, n, algorithms):
     cmd = ["smpirun", "-np", str(n), "-platform", str(platform), "-hostfile", str(hosts),
            "--cfg=smpi/simulate-computation:no", "--cfg=smpi/host-speed:1Gf"] + algorithms + [
                str(program)] + args
-    code, wall, rss, out, err = measure(cmd)
+    code, wall, rss, out, err = nicsim_bench.measure(cmd)
     match = re.search(r"checked, simulated_s ([0-9.]+)", out)
     if code != 0 or match is None:
         nicsim_bench.fail(NAME, f"{' '.join(cmd)} failed (exit {code}):\n{out}\n{err[-2000:]}")
