@@ -23,6 +23,7 @@
 #include "sim/port/scenario.h"
 #include "sim/observe/progress.h"
 #include "sim/observe/results_csv.h"
+#include "sim/mpirun/mpirun_args.h"
 #include "sim/run_scenario.h"
 #include "sim/observe/trace_commands.h"
 #include "sim/observe/trace_selection.h"
@@ -180,9 +181,37 @@ int CmdScenarios() {
   return 0;
 }
 
+/** `nicsim mpirun ...`: its own parser (the program's arguments follow it), then a run. */
+int CmdMpirun(int argc, char** argv) {
+  if (argc > 2 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
+    std::cout << sim::MpirunUsage();
+    return 0;
+  }
+  Result<sim::MpirunArgs> args = sim::ParseMpirunArgs(argc, argv, 2);
+  if (!args.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", args.status().message().c_str());
+    return kBadInput;
+  }
+  sim::RunOptions options;
+  options.trace_path = args->trace_path;
+  options.trace_filter = args->trace_filter;
+  options.timeline_path = args->timeline_path;
+  options.pcap_path = args->pcap_path;
+  Result<sim::TraceSelection> selection =
+      sim::TraceSelection::Parse(args->trace_window, args->trace_adapters, args->trace_sample);
+  if (!selection.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", selection.status().message().c_str());
+    return kBadInput;
+  }
+  options.selection = std::move(*selection);
+  options.program = args->program;
+  return CmdRun(args->scenario, args->sets, args->out_dir, options, args->quiet);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "mpirun") return CmdMpirun(argc, argv);
   CLI::App app{"nicsim: NIC firmware and hardware-offload simulator"};
   // At most one subcommand; none is reported after parsing so a bad flag is named first.
   app.require_subcommand(0, 1);
@@ -229,6 +258,10 @@ int main(int argc, char** argv) {
       "counters", "List every counter and drop reason stats.json reports, with what it counts");
   counters->add_flag("--markdown", markdown, "Print the tables as Markdown (docs/stats.md)");
   app.add_subcommand("scenarios", "List the built-in scenarios");
+  // Listed for --help only: main() hands `nicsim mpirun ...` to CmdMpirun before parsing.
+  app.add_subcommand("mpirun",
+                     "Run an MPI program built with nicsim-mpicc: mpirun -n N [SCENARIO] PROGRAM "
+                     "[ARGS] (nicsim mpirun --help)");
   CLI::App* trace = app.add_subcommand("trace", "Golden firmware traces");
   trace->require_subcommand(1);
   std::string left, right, golden_dir;
@@ -313,7 +346,7 @@ int main(int argc, char** argv) {
     if (trace->got_subcommand("bless")) return sim::TraceBlessCommand(golden_dir);
     return sim::TraceCheckCommand(golden_dir);
   }
-  std::fprintf(stderr, "nicsim: a command is required: run, params, scenarios, trace or port\n");
+  std::fprintf(stderr, "nicsim: a command is required: run, mpirun, params, scenarios, trace or port\n");
   std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
   return kBadInput;
 }

@@ -13,6 +13,8 @@
 #include "sim/cluster/cluster_params.h"
 #include "sim/cluster/mpi_job_params.h"
 #include "sim/fabric/pcap_writer.h"
+#include "sim/mpirun/mpi_program.h"
+#include "sim/mpirun/mpi_program_params.h"
 #include "sim/observe/timeline_writer.h"
 #include "sim/observe/trace_writer.h"
 #include "sim/workload_checks.h"
@@ -73,8 +75,18 @@ namespace {
 
 bool IsMpiWorkload(const ParamValues& p) { return p.String("workload").rfind("mpi_", 0) == 0; }
 
-Result<WorkloadResult> RunMpiWorkload(MpiJob& job, const ParamValues& p) {
+Result<WorkloadResult> RunMpiWorkload(MpiJob& job, const ParamValues& p,
+                                      const std::vector<std::string>& program) {
   const std::string& workload = p.String("workload");
+  if (workload == "mpi_program") {
+    if (program.empty()) {
+      return Status::Error("workload mpi_program runs a program of yours: start it with "
+                           "`nicsim mpirun -n N [SCENARIO] PROGRAM [ARGS]`");
+    }
+    MpiProgramConfig c = Read(MpiProgramParams(), p);
+    c.argv = program;
+    return RunMpiProgram(job, c);
+  }
   if (workload == "mpi_pingpong") return RunMpiPingPong(job, Read(MpiPingPongParams(), p));
   if (workload == "mpi_collectives") {
     // Sizes and calls per size are mpi_pingpong's parameters.
@@ -194,7 +206,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     cluster = owned.get();
   }
   cluster->fabric().SetCapture(pcap.get());
-  Result<WorkloadResult> result = job ? RunMpiWorkload(*job, scenario.params)
+  Result<WorkloadResult> result = job ? RunMpiWorkload(*job, scenario.params, options.program)
                                       : RunWorkload(*cluster, scenario.params);
   if (!result.ok()) return result.status();
   // Let the adapters finish what they started (completion steps after the last delivery).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +45,8 @@ struct RunOptions {
    * adapter listed beyond the cluster's is an error.
    */
   TraceSelection selection;
+  /** The program workload mpi_program runs on every rank, and its arguments (nicsim mpirun). */
+  std::vector<std::string> program;
 };
 /** Runs the scenario's workload on a fresh cluster. */
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options = {});

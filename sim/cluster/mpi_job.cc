@@ -116,6 +116,18 @@ void MpiJob::Block(uint32_t rank, const std::function<bool()>& ready) {
   if (abort_) throw Abandoned{};
 }
 
+void MpiJob::Fail(std::string why) {
+  if (failed_.empty()) failed_ = std::move(why);
+}
+
+void MpiJob::Sleep(uint32_t rank, uint64_t ps) {
+  if (ps == 0) return;
+  // Shared: if the job is abandoned first, the timer still fires into live memory.
+  auto woke = std::make_shared<bool>(false);
+  ranks_[rank]->clock->After(ps, [woke] { *woke = true; });
+  Block(rank, [woke] { return *woke; });
+}
+
 void MpiJob::NoteUnreachable(uint32_t rank, uint32_t dest,
                              const std::vector<ulp::FailedMessage>& failed) {
   std::string which;
@@ -194,6 +206,11 @@ Status MpiJob::Run(const Program& program) {
   bool swept_dry = false;
   for (;;) {
     const bool resumed = ResumeReadyRanks();
+    if (!failed_.empty()) {
+      std::string why = std::move(failed_);
+      failed_.clear();
+      return Abandon(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000, why));
+    }
     if (unfinished_ == 0) break;
     if (!unreachable_.empty()) {
       return Abandon(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,

@@ -47,6 +47,14 @@ class MpiJob {
    */
   Status Run(const Program& program);
 
+  /**
+   * From a rank's program: the job cannot succeed (`why` says what happened). Run unwinds the
+   * other ranks and returns `why` as its error once the rank hands control back.
+   */
+  void Fail(std::string why);
+  /** From rank `rank`'s program: lets `ps` of simulated time pass (its computing). */
+  void Sleep(uint32_t rank, uint64_t ps);
+
   Cluster& cluster() { return *cluster_; }
   uint32_t ranks() const { return static_cast<uint32_t>(ranks_.size()); }
   ulp::Transport& transport(uint32_t rank) { return *ranks_[rank]->transport; }
@@ -88,6 +96,8 @@ class MpiJob {
   std::string Unfinished() const;
   /** Why the job cannot finish, once a transport has given up on a rank (empty: it can). */
   std::string unreachable_;
+  /** Why a rank's program said the job failed (empty: none did). */
+  std::string failed_;
 
   MpiJobConfig config_;
   std::unique_ptr<Cluster> cluster_;

@@ -4,6 +4,7 @@
 #include "sim/cluster/cluster_params.h"
 #include "sim/cluster/mpi_job_params.h"
 #include "sim/config/run_params.h"
+#include "sim/mpirun/mpi_program_params.h"
 #include "sim/port/command_params.h"
 #include "sim/workloads/workload_params.h"
 
@@ -24,6 +25,7 @@ std::vector<ParamSpec> CatalogParams() {
   add(MpiPingPongParams().Specs());
   add(MpiCollectivesParams().Specs());
   add(MpiAlltoallParams().Specs());
+  add(MpiProgramParams().Specs());
   add(RdmaSweepParams().Specs());
   add(PortParams().Specs());
   return table;

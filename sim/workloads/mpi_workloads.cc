@@ -43,13 +43,31 @@ void CheckReceived(WorkloadResult& out, const uint8_t* data, size_t len, uint64_
   out.AddError(what() + " arrived damaged");
 }
 
+/** Collective inputs: small enough that a sum over 4096 ranks stays within int32. */
+int32_t CollectiveValue(int rank, size_t j) {
+  return static_cast<int32_t>((static_cast<uint64_t>(rank) * 7919 + j * 31 + 1) % 100003);
+}
+int32_t AlltoallValue(int from, int to, size_t j) {
+  return static_cast<int32_t>(((static_cast<uint64_t>(from) << 40) ^
+                               (static_cast<uint64_t>(to) << 20) ^ j) %
+                              2147483647);
+}
+
+/** Pattern key of a ping-pong message: size, phase, index and sender all differ. */
+uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
+  return (uint64_t{static_cast<uint32_t>(size)} << 32) ^ (uint64_t{phase} << 28) ^
+         (index << 1) ^ static_cast<uint64_t>(rank);
+}
+
+}  // namespace
+
 /**
  * At the end of a workload, once the cluster is quiet: every message a transport accepted
  * (the MPI layer's own included) must have been delivered exactly once; a message a transport
  * gave up on is lost. A workload whose messages are collectives counts the transports'
  * messages as its own (`count_messages`).
  */
-nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages = false) {
+nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
   RunToQuiet(job.cluster());
   ulp::TransportStats sum;
   for (uint32_t r = 0; r < job.ranks(); ++r) sum += job.transport(r).stats();
@@ -75,24 +93,6 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
   }
   return totals;
 }
-
-/** Collective inputs: small enough that a sum over 4096 ranks stays within int32. */
-int32_t CollectiveValue(int rank, size_t j) {
-  return static_cast<int32_t>((static_cast<uint64_t>(rank) * 7919 + j * 31 + 1) % 100003);
-}
-int32_t AlltoallValue(int from, int to, size_t j) {
-  return static_cast<int32_t>(((static_cast<uint64_t>(from) << 40) ^
-                               (static_cast<uint64_t>(to) << 20) ^ j) %
-                              2147483647);
-}
-
-/** Pattern key of a ping-pong message: size, phase, index and sender all differ. */
-uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
-  return (uint64_t{static_cast<uint32_t>(size)} << 32) ^ (uint64_t{phase} << 28) ^
-         (index << 1) ^ static_cast<uint64_t>(rank);
-}
-
-}  // namespace
 
 Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& config) {
   if (Status s = NeedRanks(job, 2, "mpi_pingpong"); !s.ok()) return s;
@@ -178,7 +178,7 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
                       {"oneway_mbps", oneway},
                       {"bidirectional_mbps", bidir}});
   }
-  nlohmann::json transport = SettleTransports(job, out);
+  nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
   out.results = {{"workload", "mpi_pingpong"}, {"iterations", config.iterations},
                  {"points", points}, {"transport", transport}};
   return out;
@@ -336,7 +336,7 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
     }
   });
   if (!s.ok()) out.Stall(s);
-  nlohmann::json transport = SettleTransports(job, out);
+  nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
   out.table = fmt::format("{:>8}  {:>10}  {:>12}  {:>16}\n{:>8}  {:>10}  {:>12}  {:>16.1f}\n",
                           "ranks", "messages", "bytes", "aggregate_MB/s", n, all.size(), bytes,

@@ -12,6 +12,14 @@
 
 namespace nicsim::sim {
 
+/**
+ * At the end of an MPI workload, once the cluster is quiet: every message a transport accepted
+ * must have been delivered exactly once (an error is added otherwise); a workload whose
+ * messages are the MPI layer's own counts the transports' messages as its own
+ * (`count_messages`). Returns the transports' summed counters for stats.json.
+ */
+nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages);
+
 struct MpiPingPongConfig {
   std::vector<int64_t> sizes = {0, 8, 1024, 65536, 1048576, 4194304};
   /** Timed round trips per size (after a few untimed warm-up ones). */

@@ -4,12 +4,14 @@
 // gather and scatter, allreduce and allgather composed of those, pairwise all-to-all.
 #include <cstring>
 
+#include "ulp/mpi/collective_tags.h"
 #include "ulp/mpi/mpi.h"
 
 namespace nicsim::mpi {
 namespace {
 
-enum CollTag : int { kBarrier = 1, kBcast, kReduce, kGather, kScatter, kAlltoall };
+constexpr int kBarrier = kBarrierTag, kBcast = kBcastTag, kGather = kGatherTag,
+              kScatter = kScatterTag, kAlltoall = kAlltoallTag;
 
 Datatype Bytes(size_t n) { return Datatype::Contiguous(n, Base::kByte); }
 
@@ -47,25 +49,9 @@ void Mpi::Bcast(void* buf, size_t count, const Datatype& type, int root, const C
 
 void Mpi::Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op,
                  int root, const Comm& comm) {
-  const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
-  const int vr = (comm.rank - root + n) % n;
-  std::vector<uint8_t> acc = Pack(sbuf, count, type);
-  std::vector<uint8_t> in(acc.size());
-  const size_t elems = acc.size() / BaseSize(type.base);
-  for (int mask = 1; mask < n; mask <<= 1) {
-    if ((vr & mask) == 0) {
-      const int child = vr | mask;
-      if (child < n) {
-        Wait(StartRecv(in.data(), in.size(), Bytes(1), (child + root) % n, kReduce, ctx, comm));
-        mpi::Reduce(op, type.base, acc.data(), in.data(), elems);
-      }
-    } else {
-      Wait(StartSend(acc.data(), acc.size(), Bytes(1), ((vr & ~mask) + root) % n, kReduce, ctx,
-                     comm));
-      break;
-    }
-  }
+  const std::vector<uint8_t> in = Pack(sbuf, count, type);
+  std::vector<uint8_t> acc(in.size());
+  ReduceBytes(in.data(), acc.data(), in.size(), Combiner::Of(op, type.base), root, comm);
   if (comm.rank == root) Unpack(acc.data(), acc.size(), rbuf, count, type);
 }
 

@@ -1,30 +1,47 @@
 // SPDX-License-Identifier: Apache-2.0
 // MPI datatypes (contiguous runs of a base type, and vectors of strided blocks) and the
-// reduction operations, with packing to and from the contiguous bytes that travel.
+// reduction operations, with packing to and from the contiguous bytes that travel. The base
+// types and operations are those of MPI's C binding (value-index pairs included), so the C API
+// (ulp/mpi/capi) reduces with the same code as the built-in workloads.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
 namespace nicsim::mpi {
 
-/** Base element types. */
-enum class Base : uint8_t { kByte, kInt32, kInt64, kFloat, kDouble };
+/**
+ * Base element types. kByte is unsigned; the pairs (MPI_FLOAT_INT, MPI_DOUBLE_INT,
+ * MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT) are a value then an int index, packed with no padding.
+ */
+enum class Base : uint8_t {
+  kByte, kInt32, kInt64, kFloat, kDouble,
+  kInt8, kInt16, kUint16, kUint32, kUint64,
+  kFloatInt, kDoubleInt, kLongInt, kIntInt, kShortInt,
+};
+inline constexpr int kBaseCount = 15;
 
 inline size_t BaseSize(Base b) {
   switch (b) {
-    case Base::kByte: return 1;
-    case Base::kInt32: return 4;
-    case Base::kInt64: return 8;
-    case Base::kFloat: return 4;
-    case Base::kDouble: return 8;
+    case Base::kByte: case Base::kInt8: return 1;
+    case Base::kInt16: case Base::kUint16: return 2;
+    case Base::kInt32: case Base::kUint32: case Base::kFloat: return 4;
+    case Base::kInt64: case Base::kUint64: case Base::kDouble: return 8;
+    case Base::kFloatInt: case Base::kIntInt: return 8;
+    case Base::kDoubleInt: case Base::kLongInt: return 12;
+    case Base::kShortInt: return 6;
   }
   return 1;
 }
+
+/** A value-index pair type (for MAXLOC and MINLOC only). */
+inline bool IsPair(Base b) { return b >= Base::kFloatInt; }
+inline bool IsFloating(Base b) { return b == Base::kFloat || b == Base::kDouble; }
 
 /**
  * A datatype: `blocks` blocks of `block_len` base elements, block starts `stride` elements
@@ -93,8 +110,25 @@ inline void Unpack(const uint8_t* data, size_t bytes, void* buf, size_t count, c
   }
 }
 
-/** Reduction operations. */
-enum class Op : uint8_t { kSum, kProd, kMax, kMin };
+/** Reduction operations (MPI's predefined ones). */
+enum class Op : uint8_t {
+  kSum, kProd, kMax, kMin, kLand, kLor, kLxor, kBand, kBor, kBxor, kMaxloc, kMinloc,
+};
+inline constexpr int kOpCount = 12;
+
+/**
+ * Whether MPI defines `op` on `base`: arithmetic and ordering on numbers, logical ops on
+ * integers, bitwise ops on integers and bytes, MAXLOC and MINLOC on pairs only.
+ */
+inline bool OpDefinedOn(Op op, Base base) {
+  switch (op) {
+    case Op::kMaxloc: case Op::kMinloc: return IsPair(base);
+    case Op::kSum: case Op::kProd: case Op::kMax: case Op::kMin: return !IsPair(base);
+    case Op::kLand: case Op::kLor: case Op::kLxor:
+    case Op::kBand: case Op::kBor: case Op::kBxor: return !IsPair(base) && !IsFloating(base);
+  }
+  return false;
+}
 
 /**
  * `f(a, b)` for integers in two's complement, wrapping on overflow (computed on the unsigned
@@ -111,30 +145,100 @@ T Wrapping(T a, T b, F f) {
   }
 }
 
-/** acc[i] = acc[i] op in[i] over `n` packed base elements (integers wrap on overflow). */
-inline void Reduce(Op op, Base base, uint8_t* acc, const uint8_t* in, size_t n) {
-  auto apply = [&](auto zero) {
-    using T = decltype(zero);
-    for (size_t i = 0; i < n; ++i) {
-      T a, b;
-      std::memcpy(&a, acc + i * sizeof(T), sizeof(T));
-      std::memcpy(&b, in + i * sizeof(T), sizeof(T));
-      switch (op) {
-        case Op::kSum: a = Wrapping<T>(a, b, [](auto x, auto y) { return x + y; }); break;
-        case Op::kProd: a = Wrapping<T>(a, b, [](auto x, auto y) { return x * y; }); break;
-        case Op::kMax: a = a < b ? b : a; break;
-        case Op::kMin: a = b < a ? b : a; break;
-      }
-      std::memcpy(acc + i * sizeof(T), &a, sizeof(T));
+/** a op b for one scalar (an op not defined on T leaves a as it is). */
+template <typename T>
+T Apply(Op op, T a, T b) {
+  switch (op) {
+    case Op::kSum: return Wrapping<T>(a, b, [](auto x, auto y) { return x + y; });
+    case Op::kProd: return Wrapping<T>(a, b, [](auto x, auto y) { return x * y; });
+    case Op::kMax: return a < b ? b : a;
+    case Op::kMin: return b < a ? b : a;
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case Op::kLand: return static_cast<T>((a != 0) && (b != 0));
+      case Op::kLor: return static_cast<T>((a != 0) || (b != 0));
+      case Op::kLxor: return static_cast<T>((a != 0) != (b != 0));
+      case Op::kBand: return static_cast<T>(a & b);
+      case Op::kBor: return static_cast<T>(a | b);
+      case Op::kBxor: return static_cast<T>(a ^ b);
+      default: break;
     }
-  };
-  switch (base) {
-    case Base::kByte: apply(uint8_t{}); break;
-    case Base::kInt32: apply(int32_t{}); break;
-    case Base::kInt64: apply(int64_t{}); break;
-    case Base::kFloat: apply(float{}); break;
-    case Base::kDouble: apply(double{}); break;
+  }
+  return a;
+}
+
+/** acc[i] = acc[i] op in[i] over `n` packed scalars of type T. */
+template <typename T>
+void ReduceScalars(Op op, uint8_t* acc, const uint8_t* in, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    T a, b;
+    std::memcpy(&a, acc + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, in + i * sizeof(T), sizeof(T));
+    a = Apply<T>(op, a, b);
+    std::memcpy(acc + i * sizeof(T), &a, sizeof(T));
   }
 }
+
+/**
+ * MAXLOC or MINLOC over `n` packed (value V, int index) pairs: the larger (smaller) value
+ * wins; on a tie, the smaller index.
+ */
+template <typename V>
+void ReducePairs(Op op, uint8_t* acc, const uint8_t* in, size_t n) {
+  constexpr size_t kSize = sizeof(V) + sizeof(int32_t);
+  for (size_t i = 0; i < n; ++i) {
+    V av, bv;
+    int32_t ai, bi;
+    std::memcpy(&av, acc + i * kSize, sizeof(V));
+    std::memcpy(&ai, acc + i * kSize + sizeof(V), sizeof(ai));
+    std::memcpy(&bv, in + i * kSize, sizeof(V));
+    std::memcpy(&bi, in + i * kSize + sizeof(V), sizeof(bi));
+    const bool b_wins = op == Op::kMaxloc ? av < bv : bv < av;
+    if (b_wins || (!(av < bv) && !(bv < av) && bi < ai)) {
+      std::memcpy(acc + i * kSize, &bv, sizeof(V));
+      std::memcpy(acc + i * kSize + sizeof(V), &bi, sizeof(bi));
+    }
+  }
+}
+
+/** acc[i] = acc[i] op in[i] over `n` packed base elements (integers wrap on overflow). */
+inline void Reduce(Op op, Base base, uint8_t* acc, const uint8_t* in, size_t n) {
+  switch (base) {
+    case Base::kByte: ReduceScalars<uint8_t>(op, acc, in, n); break;
+    case Base::kInt8: ReduceScalars<int8_t>(op, acc, in, n); break;
+    case Base::kInt16: ReduceScalars<int16_t>(op, acc, in, n); break;
+    case Base::kUint16: ReduceScalars<uint16_t>(op, acc, in, n); break;
+    case Base::kInt32: ReduceScalars<int32_t>(op, acc, in, n); break;
+    case Base::kUint32: ReduceScalars<uint32_t>(op, acc, in, n); break;
+    case Base::kInt64: ReduceScalars<int64_t>(op, acc, in, n); break;
+    case Base::kUint64: ReduceScalars<uint64_t>(op, acc, in, n); break;
+    case Base::kFloat: ReduceScalars<float>(op, acc, in, n); break;
+    case Base::kDouble: ReduceScalars<double>(op, acc, in, n); break;
+    case Base::kFloatInt: ReducePairs<float>(op, acc, in, n); break;
+    case Base::kDoubleInt: ReducePairs<double>(op, acc, in, n); break;
+    case Base::kLongInt: ReducePairs<int64_t>(op, acc, in, n); break;
+    case Base::kIntInt: ReducePairs<int32_t>(op, acc, in, n); break;
+    case Base::kShortInt: ReducePairs<int16_t>(op, acc, in, n); break;
+  }
+}
+
+/**
+ * A reduction over packed bytes: apply(acc, in, bytes) makes acc = acc op in, where acc holds
+ * the contribution of the lower ranks. A predefined op, or a program's own (the C API's
+ * MPI_Op_create), which may not commute: the collectives then combine in rank order.
+ */
+struct Combiner {
+  std::function<void(uint8_t* acc, const uint8_t* in, size_t bytes)> apply;
+  bool commutative = true;
+
+  static Combiner Of(Op op, Base base) {
+    return Combiner{[op, base](uint8_t* acc, const uint8_t* in, size_t bytes) {
+                      Reduce(op, base, acc, in, bytes / BaseSize(base));
+                    },
+                    true};
+  }
+};
 
 }  // namespace nicsim::mpi

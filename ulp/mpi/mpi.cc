@@ -84,12 +84,13 @@ void Mpi::DrainOutgoing() {
 // ---- Sending ---------------------------------------------------------------------------------
 
 Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type, int dest,
-                            int tag, uint32_t context, const Comm& comm) {
+                            int tag, uint32_t context, const Comm& comm, bool synchronous) {
   NICSIM_CHECK(dest >= 0 && dest < comm.size(), "MPI send to rank %d of %d", dest, comm.size());
   auto r = std::make_shared<RequestState>();
   std::vector<uint8_t> bytes = Pack(buf, count, type);
   const int dest_world = comm.group->World(dest);
-  if (bytes.size() <= config_.eager_limit) {
+  // A synchronous send always asks first: the clear-to-send says the receive has matched.
+  if (!synchronous && bytes.size() <= config_.eager_limit) {
     ++stats_.eager_sends;
     // The data is copied out: the send is complete for the caller at once.
     r->done = true;
@@ -110,6 +111,12 @@ Mpi::Request Mpi::Isend(const void* buf, size_t count, const Datatype& type, int
                         const Comm& comm) {
   NICSIM_CHECK(tag >= 0 && tag <= kTagUb, "MPI tag %d", tag);
   return StartSend(buf, count, type, dest, tag, comm.context, comm);
+}
+
+Mpi::Request Mpi::Issend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                         const Comm& comm) {
+  NICSIM_CHECK(tag >= 0 && tag <= kTagUb, "MPI tag %d", tag);
+  return StartSend(buf, count, type, dest, tag, comm.context, comm, /*synchronous=*/true);
 }
 
 void Mpi::Send(const void* buf, size_t count, const Datatype& type, int dest, int tag,
@@ -242,6 +249,32 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
   }
 }
 
+std::optional<Status> Mpi::Iprobe(int source, int tag, const Comm& comm) const {
+  RequestState probe;
+  probe.source = source;
+  probe.tag = tag;
+  probe.context = comm.context;
+  probe.group = comm.group;
+  for (const Unexpected& u : unexpected_) {
+    if (!Matches(probe, u.context, u.source, u.tag)) continue;
+    Status s;
+    s.source = comm.group->RankOf(u.source);
+    s.tag = u.tag;
+    s.bytes = u.kind == Kind::kEager ? u.data.size() : u.bytes;
+    return s;
+  }
+  return std::nullopt;
+}
+
+Status Mpi::Probe(int source, int tag, const Comm& comm) {
+  std::optional<Status> found;
+  blocker_.BlockUntil([&] {
+    found = Iprobe(source, tag, comm);
+    return found.has_value();
+  });
+  return *found;
+}
+
 // ---- Completion ------------------------------------------------------------------------------
 
 bool Mpi::Test(const Request& r) const { return r->done; }
@@ -255,6 +288,15 @@ void Mpi::Waitall(const std::vector<Request>& rs) {
   blocker_.BlockUntil([&rs] {
     return std::all_of(rs.begin(), rs.end(), [](const Request& r) { return r->done; });
   });
+}
+
+size_t Mpi::Waitany(const std::vector<Request>& rs) {
+  auto first_done = [&rs] {
+    return static_cast<size_t>(
+        std::find_if(rs.begin(), rs.end(), [](const Request& r) { return r->done; }) - rs.begin());
+  };
+  blocker_.BlockUntil([&] { return first_done() < rs.size(); });
+  return first_done();
 }
 
 Status Mpi::Sendrecv(const void* sbuf, size_t scount, const Datatype& stype, int dest, int stag,

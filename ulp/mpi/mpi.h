@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // An MPI layer over the reliable transport, one object per rank: communicators (world, dup,
 // split), blocking and nonblocking point-to-point with source and tag matching (wildcards
-// included), the unexpected-message queue, eager and rendezvous protocols, and collectives
-// built on point-to-point. Names and semantics follow MPI's; a C mpi.h comes later.
+// included), probes, synchronous sends, the unexpected-message queue, eager and rendezvous
+// protocols, and collectives built on point-to-point. Names and semantics follow MPI's; the C
+// binding (ulp/mpi/capi) packs datatypes itself and calls the byte-level collectives here.
 //
 // Blocking calls wait through a Blocker: in the simulator each rank runs its program on its
 // own thread and hands control back to the event loop while it waits.
@@ -14,21 +15,18 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ulp/mpi/datatype.h"
 #include "ulp/mpi/group.h"
+#include "ulp/mpi/limits.h"
 #include "ulp/buffer_pool.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
 #include "ulp/transport.h"
 
 namespace nicsim::mpi {
-
-inline constexpr int kAnySource = -1;
-inline constexpr int kAnyTag = -1;
-/** Largest user tag (tags above are the library's, for collectives). */
-inline constexpr int kTagUb = (1 << 30) - 1;
 
 struct Status {
   int source = -1;
@@ -90,8 +88,17 @@ class Mpi {
             const Comm& comm);
   Status Recv(void* buf, size_t count, const Datatype& type, int source, int tag,
               const Comm& comm);
+  /** A synchronous send: complete only once the receiver has matched it (always rendezvous). */
+  Request Issend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                 const Comm& comm);
+  /** The status of the oldest matching message that arrived unreceived, if there is one. */
+  std::optional<Status> Iprobe(int source, int tag, const Comm& comm) const;
+  /** Waits until a matching message has arrived; its status (it stays to be received). */
+  Status Probe(int source, int tag, const Comm& comm);
   Status Wait(const Request& r);
   void Waitall(const std::vector<Request>& rs);
+  /** Waits until one of `rs` (not empty) is complete; the lowest index of those that are. */
+  size_t Waitany(const std::vector<Request>& rs);
   bool Test(const Request& r) const;
   /** Sendrecv with separate buffers. */
   Status Sendrecv(const void* sbuf, size_t scount, const Datatype& stype, int dest, int stag,
@@ -113,6 +120,33 @@ class Mpi {
                  const Comm& comm);
   void Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
                 const Comm& comm);
+
+  // Collectives on packed bytes (collectives_bytes.cc), for the C binding: `counts` are each
+  // rank's bytes, in rank order; the blocks lie back to back in rank order.
+  /** out (root only) = in_0 op in_1 op ... in rank order, even for an op that does not commute. */
+  void ReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine, int root,
+                   const Comm& comm);
+  void AllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
+                      const Comm& comm);
+  /** The root receives every rank's block (`counts` matters at the root only). */
+  void Gatherv(const uint8_t* in, size_t bytes, uint8_t* out, const std::vector<size_t>& counts,
+               int root, const Comm& comm);
+  /** Each rank receives its block of the root's `in` (`counts` matters at the root only). */
+  void Scatterv(const uint8_t* in, const std::vector<size_t>& counts, uint8_t* out, size_t bytes,
+                int root, const Comm& comm);
+  /** Every rank receives every rank's block (every rank knows `counts`). */
+  void Allgatherv(const uint8_t* in, size_t bytes, uint8_t* out, const std::vector<size_t>& counts,
+                  const Comm& comm);
+  /** Rank i's block j goes to rank j, where it is block i. */
+  void Alltoallv(const uint8_t* in, const std::vector<size_t>& send_counts, uint8_t* out,
+                 const std::vector<size_t>& recv_counts, const Comm& comm);
+  /** The reduction of every rank's `in`, scattered: rank i gets counts[i] bytes of it. */
+  void ReduceScatter(const uint8_t* in, uint8_t* out, const std::vector<size_t>& counts,
+                     const Combiner& combine, const Comm& comm);
+  /** Inclusive (out = in_0 op ... op in_rank) or exclusive (up to in_rank-1; rank 0's out is
+   *  left as it is) prefix reduction. */
+  void Scan(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine, bool exclusive,
+            const Comm& comm);
 
   struct Stats {
     uint64_t eager_sends = 0;
@@ -192,7 +226,7 @@ class Mpi {
   Request StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
                     uint32_t context, const Comm& comm);
   Request StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
-                    uint32_t context, const Comm& comm);
+                    uint32_t context, const Comm& comm, bool synchronous = false);
   uint32_t NewContext();
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
 

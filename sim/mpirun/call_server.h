@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// Serves one rank's MPI calls: reads each call its program sends (rank_process.h), runs it on
+// the rank's mpi::Mpi inside the simulated cluster, and answers with the results. Handles
+// (communicators, requests) are the server's; the program holds their numbers.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "sim/cluster/mpi_job.h"
+#include "sim/mpirun/mpi_program_config.h"
+#include "sim/mpirun/rank_process.h"
+#include "ulp/mpi/capi/wire.h"
+#include "ulp/mpi/mpi.h"
+
+namespace nicsim::sim {
+
+/** What the job knows of a rank after its server is gone (for errors and stats). */
+struct RankRecord {
+  /** The call the rank is in, or made last. */
+  std::string call = "none (before MPI_Init)";
+  bool finalized = false;
+  /** Calls served, by name. */
+  std::map<std::string, uint64_t> calls;
+};
+
+class CallServer {
+ public:
+  CallServer(MpiJob& job, mpi::Mpi& mpi, RankProcess& process, const MpiProgramConfig& config,
+             RankRecord& record);
+  /**
+   * Serves calls until the program exits. An error if it ends without MPI_Finalize, with a
+   * status other than 0, by a signal, or calls MPI_Abort; the message names the rank and call.
+   */
+  Status Serve();
+
+ private:
+  using Reader = mpi::wire::Reader;
+  using Writer = mpi::wire::Writer;
+  struct Pending {
+    mpi::Mpi::Request request;
+    /** Where a receive lands (a send's bytes are copied when it starts). */
+    std::vector<uint8_t> landing;
+    bool recv = false;
+  };
+  /** Runs one call; false if its arguments make no sense (a program that broke the protocol). */
+  bool Dispatch(mpi::wire::Call call, Reader& in, Writer& out);
+  void Complete(Reader& in, Writer& out);
+  void PutDone(Writer& out, uint32_t index, uint64_t id);
+  const mpi::Comm* CommOf(int32_t handle) const;
+  /** Reads a reduction's arguments; nullopt if malformed. */
+  std::optional<mpi::Combiner> ReadReduction(Reader& in);
+  /** acc = acc op in with the program's own op, computed in its process. */
+  void ApplyUserOp(int32_t op, int32_t type, uint64_t element, uint8_t* acc, const uint8_t* in,
+                   size_t bytes);
+  /** How the program ended, as the job's verdict. */
+  Status Ended();
+  int rank() const { return mpi_.world().rank; }
+
+  MpiJob& job_;
+  mpi::Mpi& mpi_;
+  RankProcess& process_;
+  const MpiProgramConfig& config_;
+  RankRecord& record_;
+  std::map<int32_t, mpi::Comm> comms_;
+  int32_t next_comm_ = 3;
+  std::unordered_map<uint64_t, Pending> requests_;
+  /** Requests the program freed before they completed: kept until the run ends. */
+  std::vector<Pending> detached_;
+  uint64_t next_request_ = 1;
+  /** Set when the program stopped answering in the middle of a call (a user op). */
+  std::string broken_;
+};
+
+}  // namespace nicsim::sim

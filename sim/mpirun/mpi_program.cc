@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/mpirun/mpi_program.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "sim/mpirun/call_server.h"
+#include "sim/mpirun/rank_process.h"
+#include "sim/workloads/mpi_workloads.h"
+
+namespace nicsim::sim {
+namespace {
+
+bool Executable(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+/** Each rank holds three descriptors (its channel and two pipes): make room for them. */
+void RaiseOpenFileLimit(uint32_t ranks) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  const rlim_t want = 3 * static_cast<rlim_t>(ranks) + 64;
+  if (lim.rlim_cur >= want) return;
+  lim.rlim_cur = std::min(want, lim.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &lim);
+}
+
+}  // namespace
+
+Result<std::string> ResolveProgram(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    if (!Executable(program)) return Status::Error(program + ": not an executable file");
+    return program;
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "";
+  for (size_t start = 0; start <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    if (Executable(dir + "/" + program)) return dir + "/" + program;
+    start = end + 1;
+  }
+  return Status::Error(program + ": not found (give a path, e.g. ./" + program + ")");
+}
+
+Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config) {
+  WorkloadResult out;
+  RaiseOpenFileLimit(job.ranks());
+  std::vector<RankRecord> records(job.ranks());
+  const Status run = job.Run([&](mpi::Mpi& m) {
+    const int rank = m.world().rank;
+    Result<std::unique_ptr<RankProcess>> process = RankProcess::Start(config.argv, rank);
+    if (!process.ok()) {
+      job.Fail(process.status().message());
+      return;
+    }
+    CallServer server(job, m, **process, config, records[static_cast<size_t>(rank)]);
+    const Status served = server.Serve();
+    if (!served.ok()) job.Fail(served.message());
+  });
+  if (!run.ok()) {
+    // Where each rank still waiting was: the call it is in (a deadlock names them all).
+    std::string where;
+    for (size_t r = 0; r < records.size() && where.size() < 2000; ++r) {
+      if (records[r].finalized) continue;
+      where += fmt::format("{}rank {} in {}", where.empty() ? "" : ", ", r, records[r].call);
+    }
+    out.Stall(Status::Error(run.message() + (where.empty() ? "" : " [" + where + "]")));
+  }
+  nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
+  nlohmann::json calls = nlohmann::json::object();
+  for (const RankRecord& r : records) {
+    for (const auto& [name, n] : r.calls) calls[name] = calls.value(name, uint64_t{0}) + n;
+  }
+  out.table = fmt::format("program {} on {} ranks: {}\n", config.argv[0], job.ranks(),
+                          run.ok() ? "every rank finalized and exited with status 0"
+                                   : "failed");
+  nlohmann::json argv = config.argv;
+  out.results = {{"workload", "mpi_program"},
+                 {"argv", argv},
+                 {"ranks", job.ranks()},
+                 {"compute", config.compute == ComputeMode::kIgnore ? "ignore" : "measured"},
+                 {"compute_scale_percent", config.compute_scale_percent},
+                 {"calls", calls},
+                 {"transport", transport}};
+  return out;
+}
+
+}  // namespace nicsim::sim

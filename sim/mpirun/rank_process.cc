@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/mpirun/rank_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace nicsim::sim {
+
+void LineTagger::Feed(const char* data, size_t n) {
+  partial_.append(data, n);
+  size_t start = 0;
+  for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1) {
+    std::fprintf(to_, "%s%.*s\n", prefix_.c_str(), static_cast<int>(nl - start),
+                 partial_.data() + start);
+  }
+  partial_.erase(0, start);
+  std::fflush(to_);
+}
+
+void LineTagger::Flush() {
+  if (partial_.empty()) return;
+  std::fprintf(to_, "%s%s\n", prefix_.c_str(), partial_.c_str());
+  partial_.clear();
+  std::fflush(to_);
+}
+
+Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::string>& argv,
+                                                        int rank) {
+  int channel[2], out[2], err[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) {
+    return Status::Error(fmt::format("rank {}: socketpair: {}", rank, std::strerror(errno)));
+  }
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    return Status::Error(fmt::format("rank {}: pipe: {} (raise the open-file limit, ulimit -n)",
+                                     rank, std::strerror(errno)));
+  }
+  // The program's end of the channel stays open across exec; its number is in the environment.
+  fcntl(channel[1], F_SETFD, 0);
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, mpi::wire::kFdEnv, std::strlen(mpi::wire::kFdEnv)) != 0) env_text.push_back(*e);
+  }
+  env_text.push_back(fmt::format("{}={}", mpi::wire::kFdEnv, channel[1]));
+  std::vector<char*> envp, args;
+  for (std::string& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (std::string& a : argv_copy) args.push_back(a.data());
+  args.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(channel[1]);
+  close(out[1]);
+  close(err[1]);
+  if (rc != 0) {
+    close(channel[0]);
+    close(out[0]);
+    close(err[0]);
+    return Status::Error(fmt::format("rank {}: cannot start {}: {}", rank, argv[0], std::strerror(rc)));
+  }
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  fcntl(err[0], F_SETFL, O_NONBLOCK);
+  return std::unique_ptr<RankProcess>(new RankProcess(pid, channel[0], out[0], err[0], rank));
+}
+
+RankProcess::RankProcess(pid_t pid, int channel, int out, int err, int rank)
+    : pid_(pid),
+      channel_(channel),
+      out_(out),
+      err_(err),
+      out_tag_(fmt::format("[1,{}]<stdout>:", rank), stdout),
+      err_tag_(fmt::format("[1,{}]<stderr>:", rank), stderr) {}
+
+RankProcess::~RankProcess() {
+  if (!reaped_) {
+    kill(pid_, SIGKILL);  // a process this run started, by its PID
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    Forward(0);
+  }
+  out_tag_.Flush();
+  err_tag_.Flush();
+  for (int fd : {channel_, out_, err_}) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+void RankProcess::Drain(int& fd, LineTagger& tag) {
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0) {
+      tag.Feed(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+      close(fd);
+      fd = -1;
+    }
+    return;
+  }
+}
+
+void RankProcess::Forward(int timeout_ms) {
+  pollfd fds[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
+  if (out_ < 0 && err_ < 0) return;
+  if (poll(fds, 2, timeout_ms) <= 0) return;
+  if (out_ >= 0 && fds[0].revents != 0) Drain(out_, out_tag_);
+  if (err_ >= 0 && fds[1].revents != 0) Drain(err_, err_tag_);
+}
+
+bool RankProcess::ReadAll(void* data, size_t n) {
+  auto* p = static_cast<uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t k = read(channel_, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
+  for (;;) {
+    pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {channel_, POLLIN, 0}};
+    if (poll(fds, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      broken_ = fmt::format("poll: {}", std::strerror(errno));
+      return false;
+    }
+    // Output first: what the program printed before its call comes out before the call runs.
+    if (out_ >= 0 && fds[0].revents != 0) Drain(out_, out_tag_);
+    if (err_ >= 0 && fds[1].revents != 0) Drain(err_, err_tag_);
+    if (fds[2].revents == 0) continue;
+    if (!ReadAll(header, sizeof(*header))) return false;
+    // A call's arguments are at most the program's own data; refuse absurd lengths.
+    if (header->bytes > (uint64_t{1} << 40)) {
+      broken_ = fmt::format("a message of {} bytes", header->bytes);
+      return false;
+    }
+    args->resize(header->bytes);
+    if (!ReadAll(args->data(), args->size())) {
+      broken_ = "the channel closed in the middle of a message";
+      return false;
+    }
+    return true;
+  }
+}
+
+bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args) {
+  mpi::wire::Header h;
+  h.call = static_cast<uint32_t>(call);
+  h.bytes = args.size();
+  auto write_all = [this](const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    while (n > 0) {
+      const ssize_t k = send(channel_, p, n, MSG_NOSIGNAL);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) return false;
+      p += k;
+      n -= static_cast<size_t>(k);
+    }
+    return true;
+  };
+  return write_all(&h, sizeof(h)) && write_all(args.data(), args.size());
+}
+
+std::string RankProcess::Reap() {
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+  // The process is gone: what its pipes still hold comes out (a child it left behind that
+  // keeps them open is not waited for).
+  for (int i = 0; i < 100 && (out_ >= 0 || err_ >= 0); ++i) Forward(10);
+  out_tag_.Flush();
+  err_tag_.Flush();
+  if (WIFEXITED(status)) {
+    exited_cleanly_ = WEXITSTATUS(status) == 0;
+    return fmt::format("exited with status {}", WEXITSTATUS(status));
+  }
+  if (WIFSIGNALED(status)) {
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  }
+  return "ended";
+}
+
+}  // namespace nicsim::sim

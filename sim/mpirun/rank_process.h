@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// One rank of `nicsim mpirun`: the program's process, started with a channel to the simulator
+// (a stream socket, wire.h) and pipes for its stdout and stderr, whose lines are forwarded
+// prefixed as Open MPI's `mpirun --tag-output` does ("[1,R]<stdout>:"). While the simulator
+// waits for the program's next call it forwards what the program prints, so a program that
+// prints much between two calls never blocks on a full pipe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "ulp/mpi/capi/wire.h"
+
+namespace nicsim::sim {
+
+/** Splits a stream into lines and writes each with a prefix. */
+class LineTagger {
+ public:
+  LineTagger(std::string prefix, std::FILE* to) : prefix_(std::move(prefix)), to_(to) {}
+  void Feed(const char* data, size_t n);
+  /** Writes a last line without its newline, if one is pending. */
+  void Flush();
+
+ private:
+  std::string prefix_;
+  std::FILE* to_;
+  std::string partial_;
+};
+
+class RankProcess {
+ public:
+  /** Starts `argv` (argv[0] a path) as rank `rank`; an error if it cannot be started. */
+  static Result<std::unique_ptr<RankProcess>> Start(const std::vector<std::string>& argv, int rank);
+  /** Kills the process if it still runs (the job was abandoned) and reaps it. */
+  ~RankProcess();
+  RankProcess(const RankProcess&) = delete;
+  RankProcess& operator=(const RankProcess&) = delete;
+
+  /**
+   * Waits for the program's next message. False once the program has closed its channel (it
+   * exited or died) or sent something malformed (then `broken()` says what).
+   */
+  bool Next(mpi::wire::Header* header, std::vector<uint8_t>* args);
+  /** Sends a message to the program; false if its channel is closed. */
+  bool Send(mpi::wire::Call call, const std::vector<uint8_t>& args);
+  /**
+   * After Next returned false: waits for the process to end and forwards the rest of its
+   * output. Returns how it ended: "exited with status 0", "was killed by signal 11 (...)".
+   */
+  std::string Reap();
+  /** The process ended with status 0. Valid after Reap. */
+  bool exited_cleanly() const { return exited_cleanly_; }
+  const std::string& broken() const { return broken_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  RankProcess(pid_t pid, int channel, int out, int err, int rank);
+  /** Forwards what the output pipes hold; waits up to `timeout_ms` for something (-1: forever). */
+  void Forward(int timeout_ms);
+  bool ReadAll(void* data, size_t n);
+  void Drain(int& fd, LineTagger& tag);
+
+  pid_t pid_;
+  int channel_;
+  int out_;
+  int err_;
+  LineTagger out_tag_;
+  LineTagger err_tag_;
+  bool reaped_ = false;
+  bool exited_cleanly_ = false;
+  std::string broken_;
+};
+
+}  // namespace nicsim::sim

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: Apache-2.0
+// MPI's point-to-point calls: sends and receives, their completion, probes.
+#include <vector>
+
+#include "ulp/mpi/capi/checks.h"
+
+using namespace nicsim::mpi::capi;  // NOLINT: the C entry points below are global
+using nicsim::mpi::wire::Call;
+using nicsim::mpi::wire::CompleteMode;
+using nicsim::mpi::wire::Reader;
+using nicsim::mpi::wire::Writer;
+
+namespace {
+
+Client& C() { return Client::Get(); }
+
+/** A server request id that stands for "nothing to wait for" (a request with MPI_PROC_NULL). */
+constexpr uint64_t kDone = 0;
+/** An inactive entry (MPI_REQUEST_NULL) in a list of requests. */
+constexpr uint64_t kInactive = ~uint64_t{0};
+
+struct WireStatus {
+  int source = MPI_ANY_SOURCE;
+  int tag = MPI_ANY_TAG;
+  uint64_t bytes = 0;
+  bool truncated = false;
+};
+
+WireStatus ReadStatus(Reader& r) {
+  WireStatus s;
+  s.source = r.Get<int32_t>();
+  s.tag = r.Get<int32_t>();
+  s.bytes = r.Get<uint64_t>();
+  s.truncated = r.Get<uint8_t>() != 0;
+  return s;
+}
+
+void Fill(MPI_Status* status, const WireStatus& s) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = s.source;
+  status->MPI_TAG = s.tag;
+  status->MPI_ERROR = s.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  status->nicsim_cancelled = 0;
+  status->nicsim_bytes = static_cast<long long>(s.bytes);
+}
+
+/** The status of a receive from MPI_PROC_NULL, or of an inactive request. */
+WireStatus Empty(int source) { return WireStatus{source, MPI_ANY_TAG, 0, false}; }
+
+int Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+         bool sync, const char* call) {
+  const TypeInfo* t = nullptr;
+  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
+  NICSIM_MPI_TRY(CheckPeer(comm, dest, false, call));
+  NICSIM_MPI_TRY(CheckTag(comm, tag, false, call));
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  Writer w;
+  w.Put<int32_t>(comm).Put<int32_t>(dest).Put<int32_t>(tag).Put<uint8_t>(sync);
+  w.Blob(Pack(buf, static_cast<size_t>(count), *t));
+  return C().Call(Call::kSend, w).code;
+}
+
+int Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+          bool sync, MPI_Request* request, const char* call) {
+  const TypeInfo* t = nullptr;
+  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
+  NICSIM_MPI_TRY(CheckPeer(comm, dest, false, call));
+  NICSIM_MPI_TRY(CheckTag(comm, tag, false, call));
+  RequestInfo info;
+  info.comm = comm;
+  if (dest != MPI_PROC_NULL) {
+    Writer w;
+    w.Put<int32_t>(comm).Put<int32_t>(dest).Put<int32_t>(tag).Put<uint8_t>(sync);
+    w.Blob(Pack(buf, static_cast<size_t>(count), *t));
+    info.server = C().Call(Call::kIsend, w).results.Get<uint64_t>();
+  }
+  *request = C().AddRequest(info);
+  return MPI_SUCCESS;
+}
+
+int Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+          MPI_Request* request, const char* call) {
+  const TypeInfo* t = nullptr;
+  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
+  NICSIM_MPI_TRY(CheckPeer(comm, source, true, call));
+  NICSIM_MPI_TRY(CheckTag(comm, tag, true, call));
+  RequestInfo info{true, kDone, true, buf, count, type, comm};
+  if (source != MPI_PROC_NULL) {
+    Writer w;
+    w.Put<int32_t>(comm).Put<int32_t>(source).Put<int32_t>(tag).Put<uint64_t>(
+        static_cast<uint64_t>(count) * t->size);
+    info.server = C().Call(Call::kIrecv, w).results.Get<uint64_t>();
+  }
+  *request = C().AddRequest(info);
+  return MPI_SUCCESS;
+}
+
+/** The outcome of one completed request, placed into its buffer; the request is freed. */
+WireStatus Finish(MPI_Request* request, const WireStatus& s, const uint8_t* data, size_t n) {
+  RequestInfo* r = C().Request(*request);
+  if (r->recv && r->server != kDone) {
+    Unpack(data, n, r->buf, static_cast<size_t>(r->count), *C().types.Find(r->type));
+  }
+  const WireStatus out = r->server == kDone && r->recv ? Empty(MPI_PROC_NULL) : s;
+  C().FreeRequest(*request);
+  *request = MPI_REQUEST_NULL;
+  return out;
+}
+
+/**
+ * Waits for or tests `requests` as `mode` says. `done[i]` is set for each request completed
+ * (and freed), with its status in `statuses[i]`. Returns the simulator's flag (test modes:
+ * whether the condition held).
+ */
+bool Complete(CompleteMode mode, int count, MPI_Request requests[], std::vector<WireStatus>& statuses,
+              std::vector<bool>& done) {
+  statuses.assign(static_cast<size_t>(count), Empty(MPI_ANY_SOURCE));
+  done.assign(static_cast<size_t>(count), false);
+  Writer w;
+  w.Put<uint8_t>(static_cast<uint8_t>(mode)).Put<uint32_t>(static_cast<uint32_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const RequestInfo* r = C().Request(requests[i]);
+    w.Put<uint64_t>(r == nullptr ? kInactive : r->server);
+  }
+  nicsim::mpi::capi::Reply reply = C().Call(Call::kComplete, w);
+  const bool flag = reply.results.Get<uint8_t>() != 0;
+  const auto k = reply.results.Get<uint32_t>();
+  for (uint32_t j = 0; j < k && !reply.results.failed(); ++j) {
+    const auto i = reply.results.Get<uint32_t>();
+    const WireStatus s = ReadStatus(reply.results);
+    const auto [data, n] = reply.results.Blob();
+    if (i >= static_cast<uint32_t>(count)) continue;
+    statuses[i] = Finish(&requests[i], s, data, n);
+    done[i] = true;
+  }
+  return flag;
+}
+
+/** MPI_ERR_IN_STATUS (filling each status's error) if a completed receive was cut short. */
+int StatusesCode(int count, const std::vector<WireStatus>& st, const std::vector<bool>& done,
+                 const char* call) {
+  bool truncated = false;
+  for (int i = 0; i < count; ++i) {
+    if (done[i] && st[i].truncated) truncated = true;
+  }
+  if (!truncated) return MPI_SUCCESS;
+  return C().Error(MPI_COMM_WORLD, MPI_ERR_IN_STATUS, call, "a message was truncated");
+}
+
+int CheckRequests(int count, MPI_Request requests[], const char* call) {
+  if (count < 0) return C().Error(MPI_COMM_WORLD, MPI_ERR_COUNT, call, "negative count");
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] != MPI_REQUEST_NULL && C().Request(requests[i]) == nullptr) {
+      return C().Error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request");
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return Send(buf, count, datatype, dest, tag, comm, false, "MPI_Send");
+}
+
+int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return Send(buf, count, datatype, dest, tag, comm, true, "MPI_Ssend");
+}
+
+int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return Send(buf, count, datatype, dest, tag, comm, false, "MPI_Rsend");
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  return Isend(buf, count, datatype, dest, tag, comm, false, request, "MPI_Isend");
+}
+
+int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return Isend(buf, count, datatype, dest, tag, comm, true, request, "MPI_Issend");
+}
+
+int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return Isend(buf, count, datatype, dest, tag, comm, false, request, "MPI_Irsend");
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  return Irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status* status) {
+  const char* call = "MPI_Recv";
+  const TypeInfo* t = nullptr;
+  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckData(comm, count, datatype, call, &t));
+  NICSIM_MPI_TRY(CheckPeer(comm, source, true, call));
+  NICSIM_MPI_TRY(CheckTag(comm, tag, true, call));
+  if (source == MPI_PROC_NULL) {
+    Fill(status, Empty(MPI_PROC_NULL));
+    return MPI_SUCCESS;
+  }
+  Writer w;
+  w.Put<int32_t>(comm).Put<int32_t>(source).Put<int32_t>(tag).Put<uint64_t>(
+      static_cast<uint64_t>(count) * t->size);
+  nicsim::mpi::capi::Reply reply = C().Call(Call::kRecv, w);
+  const WireStatus s = ReadStatus(reply.results);
+  const auto [data, n] = reply.results.Blob();
+  Unpack(data, n, buf, static_cast<size_t>(count), *t);
+  Fill(status, s);
+  if (s.truncated) return C().Error(comm, MPI_ERR_TRUNCATE, call, "message longer than the buffer");
+  return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status* status) {
+  MPI_Request rs[2];
+  NICSIM_MPI_TRY(Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rs[0], "MPI_Sendrecv"));
+  NICSIM_MPI_TRY(Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, false, &rs[1],
+                       "MPI_Sendrecv"));
+  MPI_Status st[2];
+  const int code = MPI_Waitall(2, rs, st);
+  if (status != MPI_STATUS_IGNORE) *status = st[0];
+  return code == MPI_ERR_IN_STATUS ? st[0].MPI_ERROR : code;
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  // The send's bytes are copied out when it starts, so the receive may land in the same buffer.
+  MPI_Request rs[2];
+  NICSIM_MPI_TRY(Isend(buf, count, datatype, dest, sendtag, comm, false, &rs[0],
+                       "MPI_Sendrecv_replace"));
+  NICSIM_MPI_TRY(Irecv(buf, count, datatype, source, recvtag, comm, &rs[1], "MPI_Sendrecv_replace"));
+  MPI_Status st[2];
+  const int code = MPI_Waitall(2, rs, st);
+  if (status != MPI_STATUS_IGNORE) *status = st[1];
+  return code == MPI_ERR_IN_STATUS ? st[1].MPI_ERROR : code;
+}
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (*request == MPI_REQUEST_NULL) {
+    Fill(status, Empty(MPI_ANY_SOURCE));
+    return MPI_SUCCESS;
+  }
+  NICSIM_MPI_TRY(CheckRequests(1, request, "MPI_Wait"));
+  const MPI_Comm comm = C().Request(*request)->comm;
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  Complete(CompleteMode::kWaitAll, 1, request, st, done);
+  Fill(status, st[0]);
+  if (st[0].truncated) return C().Error(comm, MPI_ERR_TRUNCATE, "MPI_Wait", "message truncated");
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  NICSIM_MPI_TRY(CheckRequests(count, requests, "MPI_Waitall"));
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  Complete(CompleteMode::kWaitAll, count, requests, st, done);
+  for (int i = 0; statuses != MPI_STATUSES_IGNORE && i < count; ++i) Fill(&statuses[i], st[i]);
+  return StatusesCode(count, st, done, "MPI_Waitall");
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  NICSIM_MPI_TRY(CheckRequests(count, requests, "MPI_Waitany"));
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  Complete(CompleteMode::kWaitAny, count, requests, st, done);
+  *index = MPI_UNDEFINED;
+  Fill(status, Empty(MPI_ANY_SOURCE));
+  for (int i = 0; i < count; ++i) {
+    if (!done[i]) continue;
+    *index = i;
+    Fill(status, st[i]);
+    if (st[i].truncated) return C().Error(MPI_COMM_WORLD, MPI_ERR_TRUNCATE, "MPI_Waitany", "");
+    break;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  NICSIM_MPI_TRY(CheckRequests(incount, requests, "MPI_Waitsome"));
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  bool active = false;
+  for (int i = 0; i < incount; ++i) active |= requests[i] != MPI_REQUEST_NULL;
+  Complete(CompleteMode::kWaitSome, incount, requests, st, done);
+  int k = 0;
+  for (int i = 0; i < incount; ++i) {
+    if (!done[i]) continue;
+    indices[k] = i;
+    if (statuses != MPI_STATUSES_IGNORE) Fill(&statuses[k], st[i]);
+    ++k;
+  }
+  *outcount = active ? k : MPI_UNDEFINED;
+  return StatusesCode(incount, st, done, "MPI_Waitsome");
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (*request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    Fill(status, Empty(MPI_ANY_SOURCE));
+    return MPI_SUCCESS;
+  }
+  NICSIM_MPI_TRY(CheckRequests(1, request, "MPI_Test"));
+  const MPI_Comm comm = C().Request(*request)->comm;
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  *flag = Complete(CompleteMode::kTestAll, 1, request, st, done);
+  if (*flag) Fill(status, st[0]);
+  if (*flag && st[0].truncated) return C().Error(comm, MPI_ERR_TRUNCATE, "MPI_Test", "");
+  return MPI_SUCCESS;
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  NICSIM_MPI_TRY(CheckRequests(count, requests, "MPI_Testall"));
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  *flag = Complete(CompleteMode::kTestAll, count, requests, st, done);
+  if (!*flag) return MPI_SUCCESS;
+  for (int i = 0; statuses != MPI_STATUSES_IGNORE && i < count; ++i) Fill(&statuses[i], st[i]);
+  return StatusesCode(count, st, done, "MPI_Testall");
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  NICSIM_MPI_TRY(CheckRequests(count, requests, "MPI_Testany"));
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  *flag = Complete(CompleteMode::kTestAny, count, requests, st, done);
+  *index = MPI_UNDEFINED;
+  for (int i = 0; i < count; ++i) {
+    if (!done[i]) continue;
+    *index = i;
+    Fill(status, st[i]);
+    break;
+  }
+  if (*flag && *index == MPI_UNDEFINED) Fill(status, Empty(MPI_ANY_SOURCE));
+  return MPI_SUCCESS;
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  NICSIM_MPI_TRY(CheckRequests(incount, requests, "MPI_Testsome"));
+  bool active = false;
+  for (int i = 0; i < incount; ++i) active |= requests[i] != MPI_REQUEST_NULL;
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  Complete(CompleteMode::kTestSome, incount, requests, st, done);
+  int k = 0;
+  for (int i = 0; i < incount; ++i) {
+    if (!done[i]) continue;
+    indices[k] = i;
+    if (statuses != MPI_STATUSES_IGNORE) Fill(&statuses[k], st[i]);
+    ++k;
+  }
+  *outcount = active ? k : MPI_UNDEFINED;
+  return StatusesCode(incount, st, done, "MPI_Testsome");
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  NICSIM_MPI_TRY(CheckRequests(1, request, "MPI_Request_free"));
+  if (*request == MPI_REQUEST_NULL) {
+    return C().Error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "MPI_REQUEST_NULL");
+  }
+  const uint64_t server = C().Request(*request)->server;
+  // The operation goes on; only the handle goes.
+  if (server != kDone) C().Call(Call::kRequestFree, Writer().Put<uint64_t>(server));
+  C().FreeRequest(*request);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+static int Probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status, bool block,
+                 const char* call) {
+  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckPeer(comm, source, true, call));
+  NICSIM_MPI_TRY(CheckTag(comm, tag, true, call));
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    Fill(status, Empty(MPI_PROC_NULL));
+    return MPI_SUCCESS;
+  }
+  Writer w;
+  w.Put<int32_t>(comm).Put<int32_t>(source).Put<int32_t>(tag).Put<uint8_t>(block);
+  nicsim::mpi::capi::Reply reply = C().Call(Call::kProbe, w);
+  *flag = reply.results.Get<uint8_t>() != 0;
+  const WireStatus s = ReadStatus(reply.results);
+  if (*flag) Fill(status, s);
+  return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  int flag = 0;
+  return Probe(source, tag, comm, &flag, status, true, "MPI_Probe");
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return Probe(source, tag, comm, flag, status, false, "MPI_Iprobe");
+}
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  const TypeInfo* t = C().types.Usable(datatype);
+  if (t == nullptr) return C().Error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_count", "");
+  const auto bytes = static_cast<size_t>(status->nicsim_bytes);
+  if (t->size == 0) {
+    *count = 0;
+  } else {
+    *count = bytes % t->size == 0 ? static_cast<int>(bytes / t->size) : MPI_UNDEFINED;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

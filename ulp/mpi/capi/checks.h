@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// Argument checks shared by the C binding's calls: each returns MPI_SUCCESS, or the error
+// class MPI defines for the argument, reported through the communicator's error handler.
+#pragma once
+
+#include "ulp/mpi/capi/client.h"
+#include "ulp/mpi/limits.h"
+
+namespace nicsim::mpi::capi {
+
+/** Returns from the calling function when `expr` (a check) did not give MPI_SUCCESS. */
+#define NICSIM_MPI_TRY(expr)                \
+  do {                                     \
+    const int nicsim_code_ = (expr);       \
+    if (nicsim_code_ != MPI_SUCCESS) return nicsim_code_; \
+  } while (0)
+
+inline int CheckComm(MPI_Comm comm, const char* call) {
+  if (Client::Get().Comm(comm) != nullptr) return MPI_SUCCESS;
+  return Client::Get().Error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator");
+}
+
+/** `count` items of `type`: a known, committed type and a count that is not negative. */
+inline int CheckData(MPI_Comm comm, int count, MPI_Datatype type, const char* call,
+                     const TypeInfo** info) {
+  Client& c = Client::Get();
+  if (count < 0) return c.Error(comm, MPI_ERR_COUNT, call, "negative count");
+  *info = c.types.Usable(type);
+  if (*info == nullptr) return c.Error(comm, MPI_ERR_TYPE, call, "invalid or uncommitted datatype");
+  return MPI_SUCCESS;
+}
+
+/** A peer rank: in the communicator, or MPI_PROC_NULL, or (if `any`) MPI_ANY_SOURCE. */
+inline int CheckPeer(MPI_Comm comm, int rank, bool any, const char* call) {
+  const int size = Client::Get().Comm(comm)->size;
+  if ((rank >= 0 && rank < size) || rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE)) {
+    return MPI_SUCCESS;
+  }
+  return Client::Get().Error(comm, MPI_ERR_RANK, call,
+                             "rank " + std::to_string(rank) + " of " + std::to_string(size));
+}
+
+inline int CheckTag(MPI_Comm comm, int tag, bool any, const char* call) {
+  if ((tag >= 0 && tag <= kTagUb) || (any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
+  return Client::Get().Error(comm, MPI_ERR_TAG, call, "tag " + std::to_string(tag));
+}
+
+inline int CheckRoot(MPI_Comm comm, int root, const char* call) {
+  const int size = Client::Get().Comm(comm)->size;
+  if (root >= 0 && root < size) return MPI_SUCCESS;
+  return Client::Get().Error(comm, MPI_ERR_ROOT, call,
+                             "root " + std::to_string(root) + " of " + std::to_string(size));
+}
+
+}  // namespace nicsim::mpi::capi

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ulp/mpi/capi/client.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+namespace nicsim::mpi::capi {
+namespace {
+
+uint64_t CpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+[[noreturn]] void LostSimulator() {
+  std::fprintf(stderr, "nicsim mpi: the simulator that runs this rank is gone\n");
+  _exit(1);
+}
+
+}  // namespace
+
+Client& Client::Get() {
+  static Client* client = new Client();  // never destroyed: atexit handlers may still call
+  return *client;
+}
+
+void Client::Connect() {
+  const char* fd = std::getenv(wire::kFdEnv);
+  if (fd == nullptr) {
+    std::fprintf(stderr,
+                 "nicsim mpi: this program was built with nicsim-mpicc; start it with "
+                 "`nicsim mpirun -n N PROGRAM`\n");
+    std::exit(1);
+  }
+  fd_ = std::atoi(fd);
+  ops.resize(32);  // handles below 32 are the predefined ops
+  requests.resize(1);
+  comms.resize(3);
+}
+
+void Client::WriteAll(const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t k = write(fd_, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) LostSimulator();
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+}
+
+bool Client::ReadAll(void* data, size_t n) {
+  auto* p = static_cast<uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t k = read(fd_, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+Reply Client::Call(wire::Call call, const wire::Writer& args) {
+  wire::Header h;
+  h.call = static_cast<uint32_t>(call);
+  h.bytes = args.bytes().size();
+  const uint64_t now = CpuNs();
+  h.compute_ns = returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_;
+  WriteAll(&h, sizeof(h));
+  WriteAll(args.bytes().data(), args.bytes().size());
+  for (;;) {
+    wire::Header in;
+    if (!ReadAll(&in, sizeof(in))) LostSimulator();
+    reply_.resize(in.bytes);
+    if (!ReadAll(reply_.data(), reply_.size())) LostSimulator();
+    if (in.call == static_cast<uint32_t>(wire::Call::kApplyOp)) {
+      Serve(wire::Reader(reply_.data(), reply_.size()));
+      continue;
+    }
+    returned_cpu_ns_ = CpuNs();
+    Reply r{MPI_SUCCESS, wire::Reader(reply_.data(), reply_.size())};
+    r.code = r.results.Get<int32_t>();
+    return r;
+  }
+}
+
+/** Applies the program's own op: b = a op b, in the datatype's layout, as MPI defines it. */
+void Client::Serve(wire::Reader args) {
+  const auto op = args.Get<int32_t>();
+  const auto type = args.Get<int32_t>();
+  const auto count = args.Get<uint64_t>();
+  const auto [a, a_bytes] = args.Blob();
+  const auto [b, b_bytes] = args.Blob();
+  const TypeInfo* t = types.Find(type);
+  wire::Writer out;
+  if (!args.failed() && t != nullptr && op > 0 && static_cast<size_t>(op) < ops.size()) {
+    // Laid out as the program's buffers are: `count` items from the type's lower bound.
+    const size_t span = count * static_cast<size_t>(t->extent);
+    std::vector<uint8_t> va(span), vb(span);
+    Unpack(a, a_bytes, va.data() - t->lb, count, *t);
+    Unpack(b, b_bytes, vb.data() - t->lb, count, *t);
+    int len = static_cast<int>(count);
+    MPI_Datatype dt = type;
+    ops[op].fn(va.data() - t->lb, vb.data() - t->lb, &len, &dt);
+    out.Blob(Pack(vb.data() - t->lb, count, *t));
+  } else {
+    out.Blob(b, b_bytes);
+  }
+  wire::Header h;
+  h.call = static_cast<uint32_t>(wire::Call::kOpResult);
+  h.bytes = out.bytes().size();
+  WriteAll(&h, sizeof(h));
+  WriteAll(out.bytes().data(), out.bytes().size());
+}
+
+void Client::Abort(int code, const std::string& message) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  wire::Writer args;
+  args.Put<int32_t>(code).Str(message);
+  wire::Header h;
+  h.call = static_cast<uint32_t>(wire::Call::kAbort);
+  h.bytes = args.bytes().size();
+  if (fd_ >= 0) {
+    WriteAll(&h, sizeof(h));
+    WriteAll(args.bytes().data(), args.bytes().size());
+  }
+  _exit(code == 0 ? 1 : code);
+}
+
+void Client::AddComm(MPI_Comm c, int rank, int size, MPI_Errhandler errhandler) {
+  if (static_cast<size_t>(c) >= comms.size()) comms.resize(static_cast<size_t>(c) + 1);
+  comms[c] = CommInfo{true, rank, size, errhandler};
+}
+
+MPI_Request Client::AddRequest(RequestInfo r) {
+  r.valid = true;
+  if (!free_requests_.empty()) {
+    const MPI_Request id = free_requests_.back();
+    free_requests_.pop_back();
+    requests[id] = r;
+    return id;
+  }
+  requests.push_back(r);
+  return static_cast<MPI_Request>(requests.size() - 1);
+}
+
+int Client::Error(MPI_Comm comm, int code, const char* call, const std::string& what) {
+  const CommInfo* c = Comm(comm);
+  const MPI_Errhandler handler = c != nullptr ? c->errhandler : comms[MPI_COMM_WORLD].errhandler;
+  if (handler == MPI_ERRORS_RETURN) return code;
+  const std::string message =
+      std::string(call) + ": " + ErrorClassText(code) + (what.empty() ? "" : ": " + what);
+  std::fprintf(stderr, "nicsim mpi: rank %d: %s\n", world_rank, message.c_str());
+  Abort(code, message);
+}
+
+const char* ErrorClassText(int code) {
+  static const char* const kText[] = {
+      "MPI_SUCCESS: no error",
+      "MPI_ERR_BUFFER: invalid buffer pointer",
+      "MPI_ERR_COUNT: invalid count argument",
+      "MPI_ERR_TYPE: invalid datatype",
+      "MPI_ERR_TAG: invalid tag",
+      "MPI_ERR_COMM: invalid communicator",
+      "MPI_ERR_RANK: invalid rank",
+      "MPI_ERR_REQUEST: invalid request",
+      "MPI_ERR_ROOT: invalid root",
+      "MPI_ERR_GROUP: invalid group",
+      "MPI_ERR_OP: invalid reduce operation",
+      "MPI_ERR_TOPOLOGY: invalid topology",
+      "MPI_ERR_DIMS: invalid dimension argument",
+      "MPI_ERR_ARG: invalid argument",
+      "MPI_ERR_UNKNOWN: unknown error",
+      "MPI_ERR_TRUNCATE: message truncated",
+      "MPI_ERR_OTHER: known error not in this list",
+      "MPI_ERR_INTERN: internal error",
+      "MPI_ERR_PENDING: pending request",
+      "MPI_ERR_IN_STATUS: error code is in status",
+  };
+  if (code < 0 || code > MPI_ERR_LASTCODE) return "unknown error code";
+  return kText[code];
+}
+
+}  // namespace nicsim::mpi::capi

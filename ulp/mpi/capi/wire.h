@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+// The conversation between a rank's program (libnicsim_mpi, in the program's process) and the
+// simulator that serves its MPI calls (sim/mpirun), over one stream socket per rank.
+//
+// The program sends a call: a Header, then `bytes` of arguments. The simulator runs it on the
+// rank's mpi::Mpi, which is simulated time passing, and answers with a kReply of the results.
+// Only one side runs at a time: the program waits for the reply, and the simulator waits for
+// the program's next call; while serving a reduction with the program's own op, the simulator
+// sends kApplyOp and the program answers kOpResult before the reply comes.
+//
+// Data always travels packed (the program packs and places its datatypes); integers are the
+// machine's own (both ends are on one host). Arguments, in order, per call:
+//   kInit        -                                -> i32 rank, i32 size, str processor name
+//   kFinalize    -                                -> -
+//   kAbort       i32 code, str message            (no reply: the run ends)
+//   kWtime       -                                -> f64 seconds
+//   kCommDup     i32 comm                         -> i32 new comm, i32 rank, i32 size
+//   kCommSplit   i32 comm, i32 color, i32 key     -> i32 new comm (0: none), i32 rank, i32 size
+//   kCommFree    i32 comm                         -> -
+//   kCommCompare i32 comm, i32 other              -> i32 MPI_IDENT.. MPI_UNEQUAL
+//   kSend        i32 comm, i32 dest, i32 tag, u8 sync, blob data   -> -
+//   kIsend       i32 comm, i32 dest, i32 tag, u8 sync, blob data   -> u64 request
+//   kRecv        i32 comm, i32 source, i32 tag, u64 room           -> status, blob data
+//   kIrecv       i32 comm, i32 source, i32 tag, u64 room           -> u64 request
+//   kComplete    u8 mode, u32 n, n x u64 request (0: inactive)
+//                -> u32 k, k x (u32 index, status, blob data): the requests that completed
+//   kRequestFree u64 request                      -> -
+//   kProbe       i32 comm, i32 source, i32 tag, u8 block            -> u8 found, status
+//   kBarrier     i32 comm                                           -> -
+//   kBcast       i32 comm, i32 root, u64 bytes, blob data (root)    -> blob data
+//   kReduce      i32 comm, i32 root, reduction, blob data           -> blob result (root)
+//   kAllreduce   i32 comm, reduction, blob data                     -> blob result
+//   kGatherv     i32 comm, i32 root, blob data, counts (root)       -> blob all (root)
+//   kScatterv    i32 comm, i32 root, counts (root), blob all (root), u64 bytes -> blob data
+//   kAllgatherv  i32 comm, blob data, counts                        -> blob all
+//   kAlltoallv   i32 comm, counts send, blob data, counts receive   -> blob all
+//   kReduceScatter i32 comm, reduction, counts, blob data           -> blob mine
+//   kScan        i32 comm, u8 exclusive, reduction, blob data       -> blob result
+// where status = i32 source, i32 tag, u64 bytes, u8 truncated; blob = u64 length then the
+// bytes; str = a blob of characters; counts = u32 n then n x u64; reduction = u8 op (kUserOp
+// for the program's own), u32 user op, u8 base, u64 element bytes, i32 datatype, u8 commutes.
+//   kApplyOp     i32 user op, i32 datatype, u64 count, blob a, blob b  (to the program)
+//   kOpResult    blob op(a, b)                                         (from the program)
+// Every reply starts with i32 code: MPI_SUCCESS, or the error class of a call that failed.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace nicsim::mpi::wire {
+
+enum class Call : uint32_t {
+  kInit = 1,
+  kFinalize,
+  kAbort,
+  kWtime,
+  kCommDup,
+  kCommSplit,
+  kCommFree,
+  kCommCompare,
+  kSend,
+  kIsend,
+  kRecv,
+  kIrecv,
+  kComplete,
+  kRequestFree,
+  kProbe,
+  kBarrier,
+  kBcast,
+  kReduce,
+  kAllreduce,
+  kGatherv,
+  kScatterv,
+  kAllgatherv,
+  kAlltoallv,
+  kReduceScatter,
+  kScan,
+  // From the simulator.
+  kReply = 100,
+  kApplyOp,
+  // The program's answer to kApplyOp.
+  kOpResult,
+};
+
+/** What kComplete waits for, over the requests it lists. */
+enum class CompleteMode : uint8_t { kWaitAll, kWaitAny, kWaitSome, kTestAll, kTestAny, kTestSome };
+
+/** The `op` of a reduction that is the program's own (MPI_Op_create). */
+inline constexpr uint8_t kUserOp = 0xFF;
+
+/** Environment variables the simulator gives each program it starts. */
+inline constexpr const char* kFdEnv = "NICSIM_MPI_FD";
+
+struct Header {
+  uint32_t call = 0;
+  uint32_t reserved = 0;
+  /** Bytes of arguments after the header. */
+  uint64_t bytes = 0;
+  /** CPU nanoseconds the program spent since its previous call returned (calls only). */
+  uint64_t compute_ns = 0;
+};
+
+/** Appends arguments. */
+class Writer {
+ public:
+  template <typename T>
+  Writer& Put(T value) {
+    const size_t at = out_.size();
+    out_.resize(at + sizeof(T));
+    std::memcpy(out_.data() + at, &value, sizeof(T));
+    return *this;
+  }
+  Writer& Blob(const void* data, size_t n) {
+    Put<uint64_t>(n);
+    const size_t at = out_.size();
+    out_.resize(at + n);
+    if (n > 0) std::memcpy(out_.data() + at, data, n);
+    return *this;
+  }
+  Writer& Blob(const std::vector<uint8_t>& v) { return Blob(v.data(), v.size()); }
+  Writer& Str(const std::string& s) { return Blob(s.data(), s.size()); }
+  Writer& Counts(const std::vector<size_t>& counts) {
+    Put<uint32_t>(static_cast<uint32_t>(counts.size()));
+    for (size_t c : counts) Put<uint64_t>(c);
+    return *this;
+  }
+  const std::vector<uint8_t>& bytes() const { return out_; }
+  std::vector<uint8_t>& bytes() { return out_; }
+
+ private:
+  std::vector<uint8_t> out_;
+};
+
+/**
+ * Reads arguments back. Reading past the end (a malformed message) reads zeros and sets
+ * failed(): the reader checks once at the end, not after every field.
+ */
+class Reader {
+ public:
+  Reader(const uint8_t* data, size_t n) : data_(data), left_(n) {}
+  template <typename T>
+  T Get() {
+    T value{};
+    if (left_ < sizeof(T)) {
+      failed_ = true;
+      left_ = 0;
+      return value;
+    }
+    std::memcpy(&value, data_, sizeof(T));
+    data_ += sizeof(T);
+    left_ -= sizeof(T);
+    return value;
+  }
+  /** A blob: where its bytes are (valid while the message is) and how many. */
+  std::pair<const uint8_t*, size_t> Blob() {
+    const auto n = Get<uint64_t>();
+    if (n > left_) {
+      failed_ = true;
+      left_ = 0;
+      return {data_, 0};
+    }
+    const uint8_t* at = data_;
+    data_ += n;
+    left_ -= n;
+    return {at, static_cast<size_t>(n)};
+  }
+  std::vector<uint8_t> BlobCopy() {
+    const auto [at, n] = Blob();
+    return std::vector<uint8_t>(at, at + n);
+  }
+  std::string Str() {
+    const auto [at, n] = Blob();
+    return std::string(reinterpret_cast<const char*>(at), n);
+  }
+  std::vector<size_t> Counts() {
+    const auto n = Get<uint32_t>();
+    if (n > left_ / sizeof(uint64_t)) {
+      failed_ = true;
+      left_ = 0;
+      return {};
+    }
+    std::vector<size_t> counts(n);
+    for (auto& c : counts) c = static_cast<size_t>(Get<uint64_t>());
+    return counts;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  const uint8_t* data_;
+  size_t left_;
+  bool failed_ = false;
+};
+
+}  // namespace nicsim::mpi::wire
+
+namespace nicsim::mpi::wire {
+
+/** The MPI calls a wire call serves, for messages and call counts. */
+inline const char* CallName(Call call) {
+  switch (call) {
+    case Call::kInit: return "MPI_Init";
+    case Call::kFinalize: return "MPI_Finalize";
+    case Call::kAbort: return "MPI_Abort";
+    case Call::kWtime: return "MPI_Wtime";
+    case Call::kCommDup: return "MPI_Comm_dup";
+    case Call::kCommSplit: return "MPI_Comm_split";
+    case Call::kCommFree: return "MPI_Comm_free";
+    case Call::kCommCompare: return "MPI_Comm_compare";
+    case Call::kSend: return "MPI_Send";
+    case Call::kIsend: return "MPI_Isend";
+    case Call::kRecv: return "MPI_Recv";
+    case Call::kIrecv: return "MPI_Irecv";
+    case Call::kComplete: return "MPI_Wait/MPI_Test";
+    case Call::kRequestFree: return "MPI_Request_free";
+    case Call::kProbe: return "MPI_Probe";
+    case Call::kBarrier: return "MPI_Barrier";
+    case Call::kBcast: return "MPI_Bcast";
+    case Call::kReduce: return "MPI_Reduce";
+    case Call::kAllreduce: return "MPI_Allreduce";
+    case Call::kGatherv: return "MPI_Gather";
+    case Call::kScatterv: return "MPI_Scatter";
+    case Call::kAllgatherv: return "MPI_Allgather";
+    case Call::kAlltoallv: return "MPI_Alltoall";
+    case Call::kReduceScatter: return "MPI_Reduce_scatter";
+    case Call::kScan: return "MPI_Scan";
+    default: return nullptr;
+  }
+}
+
+}  // namespace nicsim::mpi::wire
