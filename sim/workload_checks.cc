@@ -78,7 +78,7 @@ Status CheckWorkloadParams(const Scenario& scenario) {
     return CheckPayload(p, "lifecycle.size", max_payload);
   } else if (workload.rfind("mpi_", 0) == 0) {
     const auto ranks = static_cast<uint64_t>(p.Int("mpi.ranks"));
-    if (ranks < 2 && workload != "mpi_collectives") {
+    if (ranks < 2 && workload != "mpi_collectives" && workload != "mpi_program") {
       return Status::Error(
           fmt::format("mpi.ranks: {} needs at least 2 ranks, got {}", workload, ranks));
     }

@@ -128,6 +128,8 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.collectives",
                                             "mpi.alltoall_messages",
                                             "mpi.alltoall_max_size",
+                                            "mpi.compute",
+                                            "mpi.compute_scale",
                                             "rdma.op",
                                             "rdma.sizes",
                                             "rdma.iterations",
@@ -704,7 +706,7 @@ TEST(ControlBytesTest, AnEmbeddedNulShowsInTheMessage) {
   EXPECT_EQ(ApplySetFlag(scenario, flag).message(),
             "--set workload=a\\x00b: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
             "random_exchange, rdma_sweep, close_under_load, recovery_under_load, mpi_pingpong, "
-            "mpi_collectives, mpi_alltoall");
+            "mpi_collectives, mpi_alltoall, mpi_program");
   EXPECT_EQ(ApplySetFlag(scenario, std::string_view("nodes=2\0", 8)).message(),
             "--set nodes=2\\x00: nodes: expected an integer, got '2\\x00'");
   EXPECT_EQ(ApplySetFlag(scenario, std::string_view("no\0des=2", 8)).message(),
@@ -712,7 +714,7 @@ TEST(ControlBytesTest, AnEmbeddedNulShowsInTheMessage) {
   EXPECT_EQ(ParseError("workload = \"a\\u0000b\"\n"),
             "t.toml:1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
             "random_exchange, rdma_sweep, close_under_load, recovery_under_load, mpi_pingpong, "
-            "mpi_collectives, mpi_alltoall");
+            "mpi_collectives, mpi_alltoall, mpi_program");
   EXPECT_EQ(ParseError("\"a\\u0000b\" = 1\n"), "t.toml:1:1: unknown key 'a\\x00b'");
   EXPECT_EQ(ParseError("fabric.hop_latency = \"3\\u0000ns\"\n"),
             "t.toml:1:22: fabric.hop_latency: bad duration '3\\x00ns': unknown unit '\\x00ns' "

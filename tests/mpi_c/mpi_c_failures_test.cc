@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// Programs that go wrong under `nicsim mpirun`: the run ends with exit 1 and says which rank,
+// in which call, and the seed; stats.json is still written. Bad command lines exit 2.
+#include <gtest/gtest.h>
+
+#include "tests/mpi_c/mpi_c_support.h"
+
+namespace nicsim::testing {
+namespace {
+
+struct Failure {
+  CommandResult result;
+  bool stats_written;
+};
+
+Failure RunFailing(const std::string& name, int ranks) {
+  ScratchDir dir("mpirun_fail");
+  Failure f{NicsimMpirun(NicsimBuild(name), ranks, dir.path(), {"--set", "seed=9"}), false};
+  f.stats_written = std::filesystem::exists(dir.path() / "stats.json");
+  return f;
+}
+
+void ExpectFailure(const Failure& f, const std::vector<std::string>& says) {
+  EXPECT_EQ(f.result.exit_code, 1) << f.result.out << f.result.err;
+  EXPECT_TRUE(f.stats_written);
+  EXPECT_NE(f.result.err.find("(seed 9)"), std::string::npos) << f.result.err;
+  for (const std::string& s : says) EXPECT_NE(f.result.err.find(s), std::string::npos) << s << "\n" << f.result.err;
+}
+
+TEST(MpiCFailure, MpiAbortEndsTheRun) {
+  const Failure f = RunFailing("abort", 4);
+  ExpectFailure(f, {"rank 1 called MPI_Abort with error code 3"});
+  EXPECT_NE(f.result.out.find("[1,1]<stdout>:rank 1 aborts"), std::string::npos) << f.result.out;
+}
+
+TEST(MpiCFailure, ACrashNamesTheRankTheSignalAndTheLastCall) {
+  ExpectFailure(RunFailing("crash", 4),
+                {"rank 2 was killed by signal 11", "without calling MPI_Finalize",
+                 "its last call: MPI_Barrier"});
+}
+
+TEST(MpiCFailure, ExitingWithoutFinalizeFails) {
+  ExpectFailure(RunFailing("no_finalize", 2),
+                {"rank 0 exited with status 0 without calling MPI_Finalize",
+                 "its last call: MPI_Allreduce"});
+}
+
+TEST(MpiCFailure, ADeadlockNamesEveryRankAndItsCall) {
+  ExpectFailure(RunFailing("deadlock", 2),
+                {"deadlocked", "rank 0 in MPI_Recv", "rank 1 in MPI_Recv"});
+}
+
+TEST(MpiCFailure, AnErroneousCallIsFatalByDefault) {
+  ExpectFailure(RunFailing("fatal_error", 2),
+                {"rank 0: MPI_Send: MPI_ERR_RANK: invalid rank: rank 2 of 2",
+                 "rank 0 called MPI_Abort with error code 6"});
+}
+
+TEST(MpiCFailure, BadCommandLinesExitTwo) {
+  ScratchDir dir("mpirun_bad");
+  const CommandResult missing = RunCommand({NICSIM_BINARY, "mpirun", "-n", "2", "./no-such-program"}, dir.path());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("./no-such-program: not an executable file"), std::string::npos)
+      << missing.err;
+  const CommandResult ranks = RunCommand({NICSIM_BINARY, "mpirun", "-n", "two", NicsimBuild("ring")}, dir.path());
+  EXPECT_EQ(ranks.exit_code, 2);
+  EXPECT_NE(ranks.err.find("-n: expected a number of ranks, got 'two'"), std::string::npos) << ranks.err;
+  const CommandResult none = RunCommand({NICSIM_BINARY, "mpirun", "-n", "2"}, dir.path());
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("a PROGRAM is required"), std::string::npos) << none.err;
+  const CommandResult set = RunCommand({NICSIM_BINARY, "mpirun", "--set", "mpi.compute=sometimes", NicsimBuild("ring")}, dir.path());
+  EXPECT_EQ(set.exit_code, 2);
+  EXPECT_NE(set.err.find("mpi.compute"), std::string::npos) << set.err;
+}
+
+}  // namespace
+}  // namespace nicsim::testing

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// The suite of MPI C programs under `nicsim mpirun`: each prints what it prints under Open
+// MPI's mpirun, also under fabric loss, duplication and reordering; a run is a function of its
+// seed; nicsim-mpicc builds a program, and refuses a call outside the subset.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/mpi_c/mpi_c_support.h"
+#include "tests/support/test_seed.h"
+
+namespace nicsim::testing {
+namespace {
+
+nlohmann::json Stats(const std::filesystem::path& dir) {
+  return nlohmann::json::parse(ReadFile(dir / "stats.json"), nullptr, false);
+}
+
+class SuiteProgram : public ::testing::TestWithParam<MpiCProgram> {};
+
+TEST_P(SuiteProgram, PrintsWhatOpenMpiPrints) {
+  const std::string mpirun = NICSIM_OPEN_MPI_RUN;
+  if (mpirun.empty()) GTEST_SKIP() << "Open MPI is not installed (scripts/setup.sh installs it)";
+  const MpiCProgram& p = GetParam();
+  // CI runs as root, which Open MPI refuses unless told twice.
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  ScratchDir ompi_dir("ompi"), nicsim_dir("nicsim_mpirun");
+  const CommandResult ompi =
+      RunCommand({mpirun, "--oversubscribe", "--tag-output", "-n", std::to_string(p.ranks),
+                  std::string(NICSIM_MPI_C_BIN) + "/ompi_" + p.name},
+                 ompi_dir.path());
+  const CommandResult nicsim = NicsimMpirun(NicsimBuild(p.name), p.ranks, nicsim_dir.path());
+  ASSERT_EQ(ompi.exit_code, 0) << ompi.out << ompi.err;
+  ASSERT_EQ(nicsim.exit_code, 0) << nicsim.out << nicsim.err;
+  const std::string lines = RankLines(nicsim.out);
+  EXPECT_NE(lines.find("OK"), std::string::npos) << nicsim.out;
+  EXPECT_EQ(lines.find("FAIL"), std::string::npos) << nicsim.out;
+  EXPECT_EQ(lines, RankLines(ompi.out));
+  // Every message went through the transports, and each arrived exactly once.
+  const nlohmann::json stats = Stats(nicsim_dir.path());
+  EXPECT_EQ(stats["verdict"], "pass");
+  EXPECT_GT(stats["messages_sent"].get<uint64_t>(), 0u);
+  EXPECT_EQ(stats["messages_delivered"], stats["messages_sent"]);
+  EXPECT_EQ(stats["workload"]["calls"]["MPI_Init"], p.ranks);
+  EXPECT_EQ(stats["workload"]["calls"]["MPI_Finalize"], p.ranks);
+}
+
+TEST_P(SuiteProgram, PrintsTheSameUnderLossDuplicationAndReordering) {
+  const MpiCProgram& p = GetParam();
+  const uint64_t seed = TestSeed(11);
+  ScratchDir clean_dir("mpirun_clean"), faulty_dir("mpirun_faulty");
+  const CommandResult clean = NicsimMpirun(NicsimBuild(p.name), p.ranks, clean_dir.path());
+  const CommandResult faulty = NicsimMpirun(
+      NicsimBuild(p.name), p.ranks, faulty_dir.path(),
+      {"--set", "fabric.loss=0.05", "--set", "fabric.duplicate=0.05", "--set",
+       "fabric.reorder=0.1", "--set", "seed=" + std::to_string(seed)});
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  ASSERT_EQ(faulty.exit_code, 0) << "seed " << seed << "\n" << faulty.out << faulty.err;
+  EXPECT_EQ(RankLines(faulty.out), RankLines(clean.out)) << "seed " << seed;
+  const nlohmann::json stats = Stats(faulty_dir.path());
+  EXPECT_EQ(stats["messages_delivered"], stats["messages_sent"]) << "seed " << seed;
+  // The faults happened (and the transports recovered from them).
+  EXPECT_GT(stats["fabric"]["frames_duplicated"].get<uint64_t>() +
+                stats["fabric"]["frames_reordered"].get<uint64_t>(),
+            0u)
+      << "seed " << seed;
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, SuiteProgram, ::testing::ValuesIn(SuitePrograms()),
+                         [](const ::testing::TestParamInfo<MpiCProgram>& test) {
+                           return test.param.name;
+                         });
+
+/** stats.json without what the wall clock decides. */
+std::string DeterministicStats(const std::filesystem::path& dir) {
+  nlohmann::json stats = Stats(dir);
+  stats.erase("wall_time_s");
+  stats.erase("wall_events_per_second");
+  return stats.dump(1);
+}
+
+TEST(MpiCRun, SameProgramSeedAndScenarioGiveTheSameStats) {
+  ScratchDir a("mpirun_a"), b("mpirun_b");
+  const std::vector<std::string> faults = {"--set", "fabric.loss=0.02", "--set", "seed=5"};
+  ASSERT_EQ(NicsimMpirun(NicsimBuild("collectives"), 4, a.path(), faults).exit_code, 0);
+  ASSERT_EQ(NicsimMpirun(NicsimBuild("collectives"), 4, b.path(), faults).exit_code, 0);
+  const std::string first = DeterministicStats(a.path());
+  EXPECT_NE(first.find("\"mpi_program\""), std::string::npos);
+  EXPECT_EQ(first, DeterministicStats(b.path()));
+}
+
+TEST(MpiCBuild, NicsimMpiccBuildsAProgramThatRuns) {
+  ScratchDir dir("mpicc");
+  const std::string program = (dir.path() / "ring").string();
+  const CommandResult cc = RunCommand(
+      {NICSIM_MPICC, "-O1", "-o", program, std::string(NICSIM_MPI_C_SOURCE) + "/programs/ring.c"},
+      dir.path());
+  ASSERT_EQ(cc.exit_code, 0) << cc.err;
+  const CommandResult run = NicsimMpirun(program, 4, dir.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("[1,3]<stdout>:rank 3 OK all"), std::string::npos) << run.out;
+}
+
+TEST(MpiCBuild, ACallOutsideTheSubsetFailsToBuild) {
+  ScratchDir dir("mpicc_unsupported");
+  const CommandResult cc = RunCommand(
+      {NICSIM_MPICC, "-o", (dir.path() / "unsupported").string(),
+       std::string(NICSIM_MPI_C_SOURCE) + "/failing/unsupported.c"},
+      dir.path());
+  EXPECT_NE(cc.exit_code, 0);
+  EXPECT_NE(cc.err.find("MPI_Win"), std::string::npos) << cc.err;
+}
+
+}  // namespace
+}  // namespace nicsim::testing
