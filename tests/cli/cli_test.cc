@@ -245,7 +245,7 @@ TEST_F(CliTest, MissingCommandIsRejected) {
   const Outcome o = Nicsim({});
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err,
-            "nicsim: a command is required: run, params, scenarios, trace or port\n"
+            "nicsim: a command is required: run, mpirun, params, scenarios, trace or port\n"
             "Run 'nicsim --help' for usage.\n");
 }
 
@@ -322,7 +322,7 @@ TEST_F(CliTest, AnEmbeddedNulInAValueShowsInTheMessage) {
   ExpectBadRun({path}, "nicsim: " + path +
                            ":1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
                            "random_exchange, rdma_sweep, close_under_load, recovery_under_load, "
-                           "mpi_pingpong, mpi_collectives, mpi_alltoall\n");
+                           "mpi_pingpong, mpi_collectives, mpi_alltoall, mpi_program\n");
 }
 
 TEST_F(CliTest, AScenarioFileAboveFourMebibytesIsRefusedUnread) {

@@ -56,6 +56,17 @@ TEST(MpiCFailure, AnErroneousCallIsFatalByDefault) {
                  "rank 0 called MPI_Abort with error code 6"});
 }
 
+TEST(MpiCFailure, AFabricThatLosesEverythingFailsTheRun) {
+  ScratchDir dir("mpirun_lossy");
+  const CommandResult r = NicsimMpirun(
+      NicsimBuild("ring"), 2, dir.path(),
+      {"--set", "fabric.loss=1", "--set", "ulp.max_retransmits=4", "--set", "seed=9"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("gave up on rank"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(seed 9)"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "stats.json"));
+}
+
 TEST(MpiCFailure, BadCommandLinesExitTwo) {
   ScratchDir dir("mpirun_bad");
   const CommandResult missing = RunCommand({NICSIM_BINARY, "mpirun", "-n", "2", "./no-such-program"}, dir.path());
@@ -71,6 +82,12 @@ TEST(MpiCFailure, BadCommandLinesExitTwo) {
   const CommandResult set = RunCommand({NICSIM_BINARY, "mpirun", "--set", "mpi.compute=sometimes", NicsimBuild("ring")}, dir.path());
   EXPECT_EQ(set.exit_code, 2);
   EXPECT_NE(set.err.find("mpi.compute"), std::string::npos) << set.err;
+  // The workload exists for nicsim mpirun only.
+  const CommandResult run = RunCommand({NICSIM_BINARY, "run", "--set", "workload=mpi_program",
+                                        "--out", dir.path().string()},
+                                       dir.path());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("nicsim mpirun -n N"), std::string::npos) << run.err;
 }
 
 }  // namespace

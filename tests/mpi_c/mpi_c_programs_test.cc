@@ -102,11 +102,38 @@ TEST(MpiCBuild, NicsimMpiccBuildsAProgramThatRuns) {
   EXPECT_NE(run.out.find("[1,3]<stdout>:rank 3 OK all"), std::string::npos) << run.out;
 }
 
+TEST(MpiCBuild, NicsimMpicxxBuildsACxxProgram) {
+  ScratchDir dir("mpicxx");
+  const std::string program = (dir.path() / "hello").string();
+  const CommandResult cxx = RunCommand(
+      {NICSIM_MPICXX, "-o", program, std::string(NICSIM_MPI_C_SOURCE) + "/special/hello.cc"},
+      dir.path());
+  ASSERT_EQ(cxx.exit_code, 0) << cxx.err;
+  const CommandResult run = NicsimMpirun(program, 3, dir.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(RankLines(run.out),
+            "[1,0]<stdout>:rank 0 of 3 sum 3\n[1,1]<stdout>:rank 1 of 3 sum 3\n"
+            "[1,2]<stdout>:rank 2 of 3 sum 3\n");
+}
+
+TEST(MpiCRun, ComputingTakesSimulatedTimeOnlyWhenMeasured) {
+  ScratchDir ignored("compute_ignore"), measured("compute_measured");
+  const CommandResult a = NicsimMpirun(NicsimBuild("compute"), 1, ignored.path());
+  const CommandResult b = NicsimMpirun(NicsimBuild("compute"), 1, measured.path(),
+                                       {"--set", "mpi.compute=measured"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(RankLines(a.out), "[1,0]<stdout>:rank 0 computing took simulated time: no\n");
+  EXPECT_EQ(RankLines(b.out), "[1,0]<stdout>:rank 0 computing took simulated time: yes\n");
+  EXPECT_EQ(Stats(measured.path())["workload"]["compute"], "measured");
+  EXPECT_EQ(Stats(ignored.path())["workload"]["compute"], "ignore");
+}
+
 TEST(MpiCBuild, ACallOutsideTheSubsetFailsToBuild) {
   ScratchDir dir("mpicc_unsupported");
   const CommandResult cc = RunCommand(
       {NICSIM_MPICC, "-o", (dir.path() / "unsupported").string(),
-       std::string(NICSIM_MPI_C_SOURCE) + "/failing/unsupported.c"},
+       std::string(NICSIM_MPI_C_SOURCE) + "/special/unsupported.c"},
       dir.path());
   EXPECT_NE(cc.exit_code, 0);
   EXPECT_NE(cc.err.find("MPI_Win"), std::string::npos) << cc.err;

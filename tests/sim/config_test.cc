@@ -567,7 +567,7 @@ TEST(ScenarioTest, ReportsBadEnumsAndUnits) {
       ParseError("workload = \"Stream\"\n"),
       "t.toml:1:12: workload: 'Stream' is not one of pingpong_sweep, stream, random_exchange, "
       "rdma_sweep, close_under_load, recovery_under_load, mpi_pingpong, mpi_collectives, "
-      "mpi_alltoall");
+      "mpi_alltoall, mpi_program");
   EXPECT_EQ(ParseError("[fabric]\nhop_latency = \"3 furlongs\"\n"),
             "t.toml:2:15: fabric.hop_latency: bad duration '3 furlongs': unknown unit 'furlongs' "
             "(expected ps, ns, us, ms or s)");

@@ -160,6 +160,26 @@ int CheckRequests(int count, MPI_Request requests[], const char* call) {
   return MPI_SUCCESS;
 }
 
+/** MPI_Waitsome and MPI_Testsome: the requests that completed, by index. */
+int Some(CompleteMode mode, int incount, MPI_Request requests[], int* outcount, int indices[],
+         MPI_Status statuses[], const char* call) {
+  NICSIM_MPI_TRY(CheckRequests(incount, requests, call));
+  bool active = false;
+  for (int i = 0; i < incount; ++i) active |= requests[i] != MPI_REQUEST_NULL;
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  Complete(mode, incount, requests, st, done);
+  int k = 0;
+  for (int i = 0; i < incount; ++i) {
+    if (!done[i]) continue;
+    indices[k] = i;
+    if (statuses != MPI_STATUSES_IGNORE) Fill(&statuses[k], st[i]);
+    ++k;
+  }
+  *outcount = active ? k : MPI_UNDEFINED;
+  return StatusesCode(incount, st, done, call);
+}
+
 }  // namespace
 
 extern "C" {
@@ -289,21 +309,8 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
-  NICSIM_MPI_TRY(CheckRequests(incount, requests, "MPI_Waitsome"));
-  std::vector<WireStatus> st;
-  std::vector<bool> done;
-  bool active = false;
-  for (int i = 0; i < incount; ++i) active |= requests[i] != MPI_REQUEST_NULL;
-  Complete(CompleteMode::kWaitSome, incount, requests, st, done);
-  int k = 0;
-  for (int i = 0; i < incount; ++i) {
-    if (!done[i]) continue;
-    indices[k] = i;
-    if (statuses != MPI_STATUSES_IGNORE) Fill(&statuses[k], st[i]);
-    ++k;
-  }
-  *outcount = active ? k : MPI_UNDEFINED;
-  return StatusesCode(incount, st, done, "MPI_Waitsome");
+  return Some(CompleteMode::kWaitSome, incount, requests, outcount, indices, statuses,
+              "MPI_Waitsome");
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
@@ -350,21 +357,8 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
 
 int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
-  NICSIM_MPI_TRY(CheckRequests(incount, requests, "MPI_Testsome"));
-  bool active = false;
-  for (int i = 0; i < incount; ++i) active |= requests[i] != MPI_REQUEST_NULL;
-  std::vector<WireStatus> st;
-  std::vector<bool> done;
-  Complete(CompleteMode::kTestSome, incount, requests, st, done);
-  int k = 0;
-  for (int i = 0; i < incount; ++i) {
-    if (!done[i]) continue;
-    indices[k] = i;
-    if (statuses != MPI_STATUSES_IGNORE) Fill(&statuses[k], st[i]);
-    ++k;
-  }
-  *outcount = active ? k : MPI_UNDEFINED;
-  return StatusesCode(incount, st, done, "MPI_Testsome");
+  return Some(CompleteMode::kTestSome, incount, requests, outcount, indices, statuses,
+              "MPI_Testsome");
 }
 
 int MPI_Request_free(MPI_Request* request) {
