@@ -310,29 +310,42 @@ Status Mpi::Sendrecv(const void* sbuf, size_t scount, const Datatype& stype, int
 
 // ---- Communicators ---------------------------------------------------------------------------
 
+uint32_t Mpi::AgreeOnContext(uint32_t largest_next) {
+  // Every member's contexts so far are below its next one: the largest is fresh for all.
+  next_context_ = std::max(next_context_, largest_next);
+  return NewContext();
+}
+
 Comm Mpi::Dup(const Comm& comm) {
-  Barrier(comm);
+  // The members agree on a context no member has used (they may have made different
+  // communicators before: each rank counts only those it belongs to).
+  const int64_t mine = next_context_;
+  int64_t largest = 0;
+  Allreduce(&mine, &largest, 1, Datatype::Of(Base::kInt64), Op::kMax, comm);
   Comm c = comm;
-  c.context = NewContext();
+  c.context = AgreeOnContext(static_cast<uint32_t>(largest));
   return c;
 }
 
 Comm Mpi::Split(const Comm& comm, int color, int key) {
-  const int mine[2] = {color, key};
-  std::vector<int> all(2 * static_cast<size_t>(comm.size()));
-  Allgather(mine, 2, Datatype::Of(Base::kInt32), all.data(), comm);
+  const int mine[3] = {color, key, static_cast<int>(next_context_)};
+  std::vector<int> all(3 * static_cast<size_t>(comm.size()));
+  Allgather(mine, 3, Datatype::Of(Base::kInt32), all.data(), comm);
   struct Member {
     int key, rank;
   };
   std::vector<Member> members;
+  uint32_t largest_next = 0;
   for (int r = 0; r < comm.size(); ++r) {
-    if (all[2 * r] == color) members.push_back({all[2 * r + 1], r});
+    largest_next = std::max(largest_next, static_cast<uint32_t>(all[3 * r + 2]));
+    if (all[3 * r] == color) members.push_back({all[3 * r + 1], r});
   }
   std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
     return a.key != b.key ? a.key < b.key : a.rank < b.rank;
   });
   Comm c;
-  c.context = NewContext();
+  // As in Dup: a context fresh for every member of `comm`, so for every member of c.
+  c.context = AgreeOnContext(largest_next);
   std::vector<int> world_ranks;
   for (const Member& m : members) {
     if (m.rank == comm.rank) c.rank = static_cast<int>(world_ranks.size());

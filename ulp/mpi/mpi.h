@@ -74,7 +74,8 @@ class Mpi {
   const Comm& world() const { return world_; }
   double Wtime() { return static_cast<double>(blocker_.NowPs()) * 1e-12; }
 
-  // Communicators (collective over `comm`).
+  // Communicators (collective over `comm`). The members agree on a context none has used:
+  // ranks may have made different communicators before (each counts only its own).
   Comm Dup(const Comm& comm);
   /** Ranks with the same color form a communicator, ordered by (key, rank in comm). */
   Comm Split(const Comm& comm, int color, int key);
@@ -228,6 +229,8 @@ class Mpi {
   Request StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
                     uint32_t context, const Comm& comm, bool synchronous = false);
   uint32_t NewContext();
+  /** The next context, once the members of a new communicator have shared their next ones. */
+  uint32_t AgreeOnContext(uint32_t largest_next);
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
 
 
