@@ -212,9 +212,7 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
   const uint32_t port = ctx_.ports.SlotPort(slot);
   ++port_failures_[port];
   // Whatever of this attempt still arrives must not count: cancel, then redrive higher.
-  abi::RdmaRequest cancel{};
-  cancel.local_rcxt = m.local_rcxts[slot];
-  ctx_.ports[port].Post(abi::SlotType::kRcxtCancel, ctx_.ports[port].self(), cancel, seq);
+  CancelSlot(seq, m, slot);
   m.slot_spare[slot] ^= 1;
   Chunk c = m.in_flight[slot];
   ++c.attempts;
@@ -242,6 +240,32 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
   m.in_flight[slot] = Chunk{};
   ++m.slot_generation[slot];
   m.todo.push_front(c);
+  IssueAllPulls();
+}
+
+void RdmaPuller::CancelSlot(uint32_t seq, const Pull& m, uint32_t slot) {
+  abi::RdmaRequest cancel{};
+  cancel.local_rcxt = m.local_rcxts[slot];
+  hal::Port& p = ctx_.ports[ctx_.ports.SlotPort(slot)];
+  p.Post(abi::SlotType::kRcxtCancel, p.self(), cancel, seq);
+}
+
+void RdmaPuller::RedrivePort(uint32_t port) {
+  for (const auto& [src, seq] : order_) {
+    auto it = pulls_.find(PullKey(src, seq));
+    if (it == pulls_.end()) continue;
+    Pull& m = it->second;
+    for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
+      if (ctx_.ports.SlotPort(slot) != port || m.in_flight[slot].len == 0) continue;
+      CancelSlot(seq, m, slot);
+      m.slot_spare[slot] ^= 1;
+      const Chunk c = m.in_flight[slot];
+      ChunkLanded(c.len);
+      m.in_flight[slot] = Chunk{};
+      ++m.slot_generation[slot];  // its timeout timer ends here
+      m.todo.push_front(c);
+    }
+  }
   IssueAllPulls();
 }
 
@@ -307,11 +331,7 @@ void RdmaPuller::FallBack(uint32_t src, uint32_t seq, Pull* m) {
   ++ctx_.stats.fallbacks;
   if (m != nullptr) {
     for (uint32_t slot = 0; slot < m->in_flight.size(); ++slot) {
-      if (m->in_flight[slot].len == 0) continue;
-      abi::RdmaRequest cancel{};
-      cancel.local_rcxt = m->local_rcxts[slot];
-      hal::Port& p = ctx_.ports[ctx_.ports.SlotPort(slot)];
-      p.Post(abi::SlotType::kRcxtCancel, p.self(), cancel, seq);
+      if (m->in_flight[slot].len > 0) CancelSlot(seq, *m, slot);
     }
   }
   events_.abandoned(src, seq);

@@ -48,6 +48,12 @@ class RdmaPuller {
   void End(uint32_t src, uint32_t seq);
   /** An RDMA completion arrived on `port`. */
   void OnCompletion(uint32_t port, const abi::CompletionRecord& c);
+  /**
+   * Port `port`'s window was closed and reopened (it had become fatal): every read it had in
+   * flight is cancelled and posted again with a higher tid, with no penalty (no split, no
+   * attempt counted: the reads did not fail, the window did).
+   */
+  void RedrivePort(uint32_t port);
 
  private:
   struct Chunk {
@@ -118,6 +124,8 @@ class RdmaPuller {
   /** Releases what the pull holds (landing area, registration, rCxts, budget) and forgets
    *  it. */
   void EndPull(PullMap::iterator it);
+  /** Cancels slot `slot`'s attempt at its rCxt (what still arrives of it must not count). */
+  void CancelSlot(uint32_t seq, const Pull& m, uint32_t slot);
 
   const TransportContext ctx_;
   ReliableSender& packets_;

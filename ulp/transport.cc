@@ -61,6 +61,13 @@ void Transport::Reattach() {
   }
 }
 
+void Transport::OnWindowFatal(uint32_t /*port*/) { ++stats_.window_fatals; }
+
+void Transport::OnWindowReopened(uint32_t port) {
+  Reattach();
+  puller_.RedrivePort(port);
+}
+
 std::map<std::string, uint32_t> Transport::MessagesByState() const {
   std::map<std::string, uint32_t> counts;
   const OutStateCounts out = sender_.CountByState();

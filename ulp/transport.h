@@ -88,6 +88,17 @@ class Transport {
 
   /** Re-binds to the port's window after the window was rebuilt (adapter recovery). */
   void Reattach();
+  /**
+   * Port `port`'s window became fatal (an RDMA protection failure stopped it) and its owner
+   * is closing and reopening it. Meanwhile what the port sends is lost, like dropped packets.
+   */
+  void OnWindowFatal(uint32_t port);
+  /**
+   * Port `port`'s window is open again (fresh FIFOs): rebinds it and redrives the RDMA reads it
+   * had in flight; unacknowledged packets go again at their timeouts. Nothing is lost or
+   * delivered twice: the reads carry new tids and packets keep their sequence numbers.
+   */
+  void OnWindowReopened(uint32_t port);
   /** Messages sent whose on_done has not run yet. */
   size_t pending_sends() const { return sender_.size(); }
   /** True when nothing is in flight either way (no unacked packet, no RDMA in progress). */

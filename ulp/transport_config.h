@@ -74,12 +74,13 @@ struct TransportStats {
   uint64_t rdma_splits = 0;
   uint64_t fallbacks = 0;
   uint64_t messages_failed = 0;
+  uint64_t window_fatals = 0;
 
   /** Every figure with its stats.json name and meaning, in one table: totals, reports and
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 13>{{
+    return std::array<CounterField<S>, 14>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -97,6 +98,9 @@ struct TransportStats {
          "likely)"},
         {"rdma_splits", &S::rdma_splits, "chunks halved after a failure"},
         {"fallbacks", &S::fallbacks, "RDMA messages finished in packet mode instead (the reader gave up or declined)"},
+        {"window_fatals", &S::window_fatals,
+         "times an RDMA protection failure stopped one of the task's windows (each was closed, "
+         "reopened and its work redriven)"},
     }};
   }
 

@@ -117,7 +117,25 @@ void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
       *slot.windows[info.window], *slot.driver, events_, *hosts_[slot.node],
       config_.poll_latency_ps, config_.wait_mode);
   slot.endpoints[info.window]->SetHostTrace(config_.host_trace);
+  slot.endpoints[info.window]->OnWindowFatal([this, key = std::make_pair(adapter_id, info.window)] {
+    auto owner = fatal_owners_.find(key);
+    if (owner != fatal_owners_.end()) owner->second();
+  });
   RebuildEndpointList();
+}
+
+void Cluster::OnWindowFatal(uint32_t adapter_id, uint32_t window, std::function<void()> fn) {
+  fatal_owners_[{adapter_id, window}] = std::move(fn);
+}
+
+Status Cluster::CloseAndReopenWindow(uint32_t adapter_id, uint32_t window,
+                                     std::function<void()> reopened) {
+  return CloseWindow(adapter_id, window, [this, adapter_id, window, reopened = std::move(reopened)] {
+    const Status opened = OpenWindow(adapter_id, window);
+    NICSIM_CHECK(opened.ok(), "reopening window %u of adapter %u: %s", window, adapter_id,
+                 opened.message().c_str());
+    if (reopened) reopened();
+  });
 }
 
 void Cluster::RebuildEndpointList() {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -137,6 +138,16 @@ class Cluster {
   Status OpenWindow(uint32_t adapter_id, uint32_t window);
   /** Adapter recovery: resets the adapter and reopens every window it had open. */
   Status RecoverAdapter(uint32_t adapter_id);
+  /**
+   * Runs `fn` whenever the window becomes fatal (an RDMA protection failure stopped it), on
+   * this and every later endpoint of the window: the window's owner is told.
+   */
+  void OnWindowFatal(uint32_t adapter_id, uint32_t window, std::function<void()> fn);
+  /**
+   * The owner's answer to a fatal window: closes it and, once the driver has released it,
+   * opens it again (fresh FIFOs, state open) and runs `reopened`.
+   */
+  Status CloseAndReopenWindow(uint32_t adapter_id, uint32_t window, std::function<void()> reopened);
   uint32_t job_key() const { return job_key_; }
 
   // RDMA (only when ClusterConfig::rdma_host_bytes > 0).
@@ -169,6 +180,8 @@ class Cluster {
   /** Builds the HAL window and endpoint for an open window. */
   void Attach(uint32_t adapter_id, const driver::WindowInfo& info);
   void RebuildEndpointList();
+  /** OnWindowFatal's owners, by (adapter, window). */
+  std::map<std::pair<uint32_t, uint32_t>, std::function<void()>> fatal_owners_;
   struct AdapterSlot {
     std::unique_ptr<hw::func::AdapterModel> hw;
     std::unique_ptr<hw::func::FuncDeviceAccess> access;

@@ -23,6 +23,8 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
   const auto& info = window.info();
   // A spinning CPU sees the receive FIFO change; a sleeping one waits for the interrupt;
   // one on a core of its own looks for itself (Spin).
+  // Every mode hears of a fatal window (an RDMA protection failure): its owner must act.
+  driver_.SetWindowInterruptHandler(info.window, [this](uint32_t causes) { OnInterrupt(causes); });
   if (mode_ == WaitMode::kSpin) return;
   if (mode_ == WaitMode::kPoll) {
     recv_watch_ = host_.Watch(info.recv_fifo.real_addr, info.recv_fifo.bytes,
@@ -30,13 +32,6 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
                                 if (CoversFrameStart(base, addr, len)) SchedulePoll();
                               });
   } else {
-    driver_.SetWindowInterruptHandler(info.window, [this](uint32_t) {
-      ++wakeups_;
-      // The frame this interrupt announces may already have been read by an earlier poll.
-      expecting_ = this->window().recv().consumed() < armed_for_;
-      spin_until_ps_ = events_.now_ps() + kMaxSpinPolls * poll_latency_ps_;
-      SchedulePoll();
-    });
     window.SetInterruptMode(mode_ == WaitMode::kEarlyInterrupt ? abi::kEarlyInterrupt : 0);
     ArmInterrupt();
   }
@@ -47,7 +42,23 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
 Endpoint::~Endpoint() {
   if (recv_watch_ != 0) host_.Unwatch(recv_watch_);
   if (send_watch_ != 0) host_.Unwatch(send_watch_);
-  if (WaitsForInterrupts()) driver_.SetWindowInterruptHandler(window().info().window, nullptr);
+  driver_.SetWindowInterruptHandler(window().info().window, nullptr);
+}
+
+void Endpoint::OnInterrupt(uint32_t causes) {
+  if ((causes & static_cast<uint32_t>(abi::InterruptCause::kWindowFatal)) && on_fatal_) {
+    ++fatal_interrupts_;
+    // Told after this interrupt is served: the owner closes the window, ending this endpoint.
+    events_.After(0, [fn = on_fatal_, life = life_.watch()] {
+      if (life.alive()) fn();
+    });
+  }
+  if (!WaitsForInterrupts()) return;
+  ++wakeups_;
+  // The frame this interrupt announces may already have been read by an earlier poll.
+  expecting_ = window().recv().consumed() < armed_for_;
+  spin_until_ps_ = events_.now_ps() + kMaxSpinPolls * poll_latency_ps_;
+  SchedulePoll();
 }
 
 void Endpoint::SetHostTrace(HostTraceSink* sink) {

@@ -67,6 +67,13 @@ class Endpoint final : public hal::Endpoint {
   /** Stops draining the receive FIFO (a receiver that stops consuming), or resumes. */
   void SetConsuming(bool consuming);
 
+  /**
+   * Runs `fn` when the window has become fatal (an RDMA protection failure stopped it): the
+   * owner must close and reopen it. Runs as an event of its own, not inside the interrupt.
+   */
+  void OnWindowFatal(std::function<void()> fn) { on_fatal_ = std::move(fn); }
+  uint64_t fatal_interrupts() const { return fatal_interrupts_; }
+
   /** Interrupts that woke this process. */
   uint64_t wakeups() const { return wakeups_; }
   /** Polls after an early interrupt that found the first line not yet written. */
@@ -75,6 +82,8 @@ class Endpoint final : public hal::Endpoint {
  private:
   void SchedulePoll();
   void Poll();
+  /** The window's interrupt, with its cause bits. */
+  void OnInterrupt(uint32_t causes);
   /** Interrupt modes: asks for an interrupt when the next unread frame is written. */
   void ArmInterrupt();
   /** kInterrupt or kEarlyInterrupt: the process sleeps until its window interrupts. */
@@ -100,6 +109,8 @@ class Endpoint final : public hal::Endpoint {
   HostTraceSink* host_trace_ = nullptr;
   uint64_t wakeups_ = 0;
   uint64_t early_spins_ = 0;
+  uint64_t fatal_interrupts_ = 0;
+  std::function<void()> on_fatal_;
   /** Ends with the endpoint, so events scheduled for it become no-ops. */
   LifeToken life_;
 };

@@ -90,6 +90,20 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
         [self, r](uint32_t dest, const std::vector<ulp::FailedMessage>& failed) {
           self->NoteUnreachable(r, dest, failed);
         });
+    // The rank owns its windows: when one becomes fatal it closes and reopens it, and its
+    // transport redrives what it had in flight there.
+    for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
+      const hal::Peer at = job->PeerOf(r, a);
+      job->cluster_->OnWindowFatal(at.adapter, at.window, [self, r, a, at] {
+        self->ranks_[r]->transport->OnWindowFatal(a);
+        const Status closing =
+            self->cluster_->CloseAndReopenWindow(at.adapter, at.window, [self, r, a] {
+              self->ranks_[r]->transport->OnWindowReopened(a);
+              self->dirty_.Mark(r);
+            });
+        if (!closing.ok()) self->Fail(fmt::format("rank {}: {}", r, closing.message()));
+      });
+    }
     rank->blocker = std::make_unique<RankBlocker>(*job, r);
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
                                            *rank->transport, *rank->host, *rank->blocker,
