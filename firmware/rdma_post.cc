@@ -87,8 +87,13 @@ PostOutcome PostRead(Context& ctx, const Task& task, uint32_t window, abi::LmtEn
                                                                               : r.remote_pvo);
     return PostOutcome::kRejected;
   }
-  // The initiator now waits: for the data (a read) or for the completion (third party).
-  rec.state = static_cast<uint8_t>(abi::RcxtState::kAwaiting);
+  // The initiator now waits: for the data (a read) or for the completion (third party). A
+  // half send read that owes no completion to anyone is not tracked here: its data are
+  // plain frames for the ULP, so the rCxt has nothing to wait for.
+  const bool untracked = !third && (r.flags & abi::kReqLocalFifo) &&
+                         !(r.flags & (abi::kReqNotifyInitiator | abi::kReqNotifyTarget |
+                                      abi::kReqConditional));
+  rec.state = static_cast<uint8_t>(untracked ? abi::RcxtState::kIdle : abi::RcxtState::kAwaiting);
   rec.flags = (r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0;
   rec.cond_queue = r.cond_queue % abi::kConditionalQueues;
   rec.tid = r.tid;
@@ -196,6 +201,30 @@ void StartSource(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry&
   ctx.rdma.Store(index, rec, task.id);
   ctx.rdma.Enqueue(lmt, index);
   ctx.work.SetReady(window, true);
+}
+
+PostOutcome ArmPieceInitiator(Context& ctx, const Task& task, uint32_t window,
+                              const abi::SendSlotHeader& slot, const abi::RdmaRequest& r) {
+  if (!(r.flags & (abi::kReqNotifyInitiator | abi::kReqConditional))) {
+    return PostOutcome::kAccepted;  // no completion comes back: no rCxt is involved here
+  }
+  abi::RcxtRecord rec;
+  uint32_t index;
+  if (!ctx.rdma.Resolve(r.local_rcxt, window, &rec, &index)) {
+    return Reject(ctx, task, window, DropReason::kRdmaBadRcxt);
+  }
+  if (rec.state == static_cast<uint8_t>(abi::RcxtState::kAwaiting) && rec.tid == r.tid) {
+    return PostOutcome::kAccepted;  // an earlier piece of this transfer armed it
+  }
+  if (Busy(rec)) return Reject(ctx, task, window, DropReason::kRdmaRcxtBusy);
+  rec.state = static_cast<uint8_t>(abi::RcxtState::kAwaiting);
+  rec.flags = (r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0;
+  rec.cond_queue = r.cond_queue % abi::kConditionalQueues;
+  rec.tid = r.tid;
+  rec.length = r.length;
+  rec.tag = slot.ulp_word;
+  ctx.rdma.Store(index, rec, task.id);
+  return PostOutcome::kAccepted;
 }
 
 uint8_t WriteDataFlags(const abi::RdmaRequest& r) {

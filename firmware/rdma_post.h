@@ -49,6 +49,15 @@ struct SourceSetup {
 void StartSource(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
                  uint32_t index, abi::RcxtRecord& rec, const SourceSetup& s);
 
+/**
+ * Half receive write: a kRdmaWritePiece whose initiator asked for its completion makes the
+ * initiator's rCxt (`request.local_rcxt`) wait for it. The first piece of a tid arms it; the
+ * other pieces of the same tid find it armed. Rejected (counted) if the rCxt is not this
+ * window's or is sending or receiving.
+ */
+PostOutcome ArmPieceInitiator(Context& ctx, const Task& task, uint32_t window,
+                              const abi::SendSlotHeader& slot, const abi::RdmaRequest& request);
+
 /** WireHeader flags of the data packets of an RDMA write request. */
 uint8_t WriteDataFlags(const abi::RdmaRequest& request);
 

@@ -30,6 +30,13 @@ bool LandedRanges::Claim(uint32_t begin, uint32_t end) {
   return true;
 }
 
+bool LandedRanges::Free(uint32_t begin, uint32_t end) const {
+  if (begin == end) return !zero_claimed_;
+  auto next = ranges_.upper_bound(begin);
+  if (next != ranges_.end() && next->first < end) return false;
+  return next == ranges_.begin() || std::prev(next)->second <= begin;
+}
+
 bool LandedRanges::Covers(uint32_t end) const {
   if (end == 0) return zero_claimed_ && ranges_.empty();
   return ranges_.size() == 1 && ranges_.begin()->first == 0 && ranges_.begin()->second == end;

@@ -26,6 +26,8 @@ class LandedRanges {
  public:
   /** Claims [begin, end); false (nothing claimed) if any byte of it was claimed before. */
   bool Claim(uint32_t begin, uint32_t end);
+  /** True if Claim(begin, end) would succeed (nothing is claimed). */
+  bool Free(uint32_t begin, uint32_t end) const;
   /** True once [0, end) is claimed, and nothing beyond it. */
   bool Covers(uint32_t end) const;
   void Clear() { ranges_.clear(); zero_claimed_ = false; }

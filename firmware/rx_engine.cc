@@ -12,6 +12,19 @@
 #include "base/check.h"
 
 namespace nicsim::fw {
+namespace {
+
+/**
+ * Half RDMA data bound for the receive FIFO is tracked through the rCxt it names only when
+ * its transfer owes a completion; otherwise it is a self-describing frame and nothing more.
+ */
+bool TrackedFifoData(const Task& task) {
+  return task.frame_info_len > 0 &&
+         task.header.type == static_cast<uint8_t>(abi::PacketType::kRdmaWrite) &&
+         (task.header.flags & (abi::kWireNotifySender | abi::kWireNotifySink)) != 0;
+}
+
+}  // namespace
 
 bool RxEngine::Start(Task& task) {
   ctx_.scheduler.BeginOperation(task.id);
@@ -100,6 +113,7 @@ RxEngine::Next RxEngine::Admit(Task& task) {
   const bool to_fifo = task.header.type == static_cast<uint8_t>(abi::PacketType::kFifo) ||
                        task.frame_info_len > 0;
   if (!to_fifo) return Next{RxState::kRdmaAdmit, false};
+  if (TrackedFifoData(task)) return Next{RxState::kRdmaFifoAdmit, false};
   // A full receive FIFO silently discards: no interrupt, no error to the sender.
   if (!ReserveFrame(ctx_, task, lmt, &task.seq)) return Consumed(task);
   // Wait for the payload unless it is already staged (or there is none).
@@ -157,11 +171,14 @@ RxEngine::Next RxEngine::Signal(Task& task) {
 }
 
 RxEngine::Next RxEngine::Finish(Task& task) {
-  if (task.dma_status != DmaStatus::kOk) CountDrop(ctx_, &task, DropReason::kDmaError, task.window);
+  const bool dma_ok = task.dma_status == DmaStatus::kOk;
+  if (!dma_ok) CountDrop(ctx_, &task, DropReason::kDmaError, task.window);
   // Frames may complete out of order; the tail counts frames written.
   FrameWritten(ctx_, task.window, ctx_.cbs.Lmt(task.cb));
   ++ctx_.counters.rx_packets;
   ctx_.counters.rx_bytes += task.payload_len;
+  // A tracked half RDMA frame is coherent: it counts toward its transfer's completion.
+  if (dma_ok && TrackedFifoData(task)) return Next{RxState::kRdmaLanded, false};
   return Next{RxState::kDone, false};
 }
 

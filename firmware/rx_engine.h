@@ -45,6 +45,13 @@ class RxEngine {
   Next RdmaLanded(Task& task);
   Next RdmaNotify(Task& task);
   Next RdmaNotified(Task& task);
+  Next RdmaFifoAdmit(Task& task);
+  /**
+   * rCxt and tid checks shared by data bound for memory and data bound for the FIFO that
+   * owes a completion: resolves the rCxt, starts a new transfer on it if this packet is the
+   * first of one, and returns its landing map. False (with `*reason`) drops the packet.
+   */
+  bool OpenInbound(Task& task, Inbound** in, DropReason* reason);
   /** A data packet's rCxt, tid and duplicate checks; claims its bytes. */
   Next AdmitData(Task& task, abi::LmtEntry& lmt);
   /** A read request: the rCxt becomes a data source queued on the window's send list. */
@@ -67,7 +74,7 @@ class RxEngine {
       &RxEngine::MoveBody,      &RxEngine::Signal,     &RxEngine::Finish,
       &RxEngine::Discard,       &RxEngine::RdmaAdmit,  &RxEngine::RdmaTranslate,
       &RxEngine::RdmaPlace,     &RxEngine::RdmaMove,   &RxEngine::RdmaLanded,
-      &RxEngine::RdmaNotify,    &RxEngine::RdmaNotified};
+      &RxEngine::RdmaNotify,    &RxEngine::RdmaNotified, &RxEngine::RdmaFifoAdmit};
 
   Context& ctx_;
 };

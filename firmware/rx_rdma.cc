@@ -38,21 +38,26 @@ RxEngine::Next RxEngine::RdmaAdmit(Task& task) {
   }
 }
 
-RxEngine::Next RxEngine::AdmitData(Task& task, abi::LmtEntry&) {
+bool RxEngine::OpenInbound(Task& task, Inbound** out, DropReason* reason) {
   const abi::WireHeader& h = task.header;
   abi::RcxtRecord rec;
   uint32_t index;
   if (!ctx_.rdma.Resolve(h.rcxt_id, task.window, &rec, &index)) {
-    return Drop(task, DropReason::kRdmaBadRcxt);
+    *reason = DropReason::kRdmaBadRcxt;
+    return false;
   }
   task.rcxt = index;
-  if (Older(h.tid, rec.tid)) return Drop(task, DropReason::kRdmaStaleTid);
+  if (Older(h.tid, rec.tid)) {
+    *reason = DropReason::kRdmaStaleTid;
+    return false;
+  }
   Inbound* in = ctx_.rdma.FindInbound(index);
   const bool awaiting = rec.state == static_cast<uint8_t>(abi::RcxtState::kAwaiting);
   if (h.tid != rec.tid || (awaiting && in == nullptr)) {
     // The first packet (in arrival order) of a new transfer.
     if (rec.state == static_cast<uint8_t>(abi::RcxtState::kSending)) {
-      return Drop(task, DropReason::kRdmaRcxtBusy);
+      *reason = DropReason::kRdmaRcxtBusy;
+      return false;
     }
     if (!(awaiting && h.tid == rec.tid)) {
       // A read's initiator keeps what it posted (conditional queue, tag); a target starts clean.
@@ -67,8 +72,18 @@ RxEngine::Next RxEngine::AdmitData(Task& task, abi::LmtEntry&) {
     in = &ctx_.rdma.BeginInbound(index);
   } else if (rec.state != static_cast<uint8_t>(abi::RcxtState::kReceiving) || in == nullptr) {
     // This transfer already completed (or was cancelled): a duplicate or a late copy.
-    return Drop(task, DropReason::kRdmaDuplicate);
+    *reason = DropReason::kRdmaDuplicate;
+    return false;
   }
+  *out = in;
+  return true;
+}
+
+RxEngine::Next RxEngine::AdmitData(Task& task, abi::LmtEntry&) {
+  const abi::WireHeader& h = task.header;
+  Inbound* in = nullptr;
+  DropReason reason;
+  if (!OpenInbound(task, &in, &reason)) return Drop(task, reason);
   const uint32_t begin = h.msg_offset;
   const uint32_t end = begin + h.len_bytes;
   if (end < begin || !in->landed.Claim(begin, end)) return Drop(task, DropReason::kRdmaDuplicate);
@@ -79,6 +94,34 @@ RxEngine::Next RxEngine::AdmitData(Task& task, abi::LmtEntry&) {
   ++in->outstanding;
   task.offset = begin;
   return Next{RxState::kRdmaTranslate, false};
+}
+
+RxEngine::Next RxEngine::RdmaFifoAdmit(Task& task) {
+  // Half RDMA data for the receive FIFO whose transfer owes a completion (half send write at
+  // its target, half send read at its requester). The adapter cannot say "all arrived"
+  // without tracking the transfer, so the packet goes through the rCxt it names like data
+  // bound for memory: same tid rules, same landing map, so a duplicate never reaches the
+  // FIFO twice and never completes the transfer early.
+  const abi::WireHeader& h = task.header;
+  abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
+  Inbound* in = nullptr;
+  DropReason reason;
+  if (!OpenInbound(task, &in, &reason)) return Drop(task, reason);
+  const uint32_t begin = h.msg_offset;
+  const uint32_t end = begin + h.len_bytes;
+  if (end < begin || !in->landed.Free(begin, end)) return Drop(task, DropReason::kRdmaDuplicate);
+  // The bytes are claimed only once a frame holds them: a full FIFO loses the packet (the
+  // ULP redrives with a newer tid), it does not mark its bytes as landed.
+  if (!ReserveFrame(ctx_, task, lmt, &task.seq)) return Consumed(task);
+  in->landed.Claim(begin, end);
+  if (h.flags & abi::kLastPacket) {
+    in->end_known = true;
+    in->end = end;
+  }
+  ++in->outstanding;
+  task.offset = begin;
+  const bool have_payload = task.payload_len == 0 || task.payload_arrived;
+  return Next{RxState::kMoveBody, !have_payload};
 }
 
 RxEngine::Next RxEngine::AdmitReadRequest(Task& task, abi::LmtEntry& lmt) {

@@ -54,6 +54,8 @@ enum class RxState : uint8_t {
   kRdmaLanded, // RDMA data coherent: maybe the transfer is complete
   kRdmaNotify, // write a completion record into the window's receive FIFO
   kRdmaNotified,  // the completion record is coherent
+  kRdmaFifoAdmit,  // half RDMA data bound for the FIFO that owes a completion: rCxt, tid
+                   // and duplicate checks, then a frame; it leaves through kRdmaLanded
   kDone,       // released; not a runnable state
   kCount,
 };
@@ -62,7 +64,7 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(RxState::kCoun
     kRxStateNames = {"validate",       "bind",        "admit",        "move_body",
                      "signal",         "finish",      "discard",      "rdma_admit",
                      "rdma_translate", "rdma_place",  "rdma_move",    "rdma_landed",
-                     "rdma_notify",    "rdma_notified", "done"};
+                     "rdma_notify",    "rdma_notified", "rdma_fifo_admit", "done"};
 
 constexpr std::string_view ToString(RxState s) { return kRxStateNames[static_cast<size_t>(s)]; }
 

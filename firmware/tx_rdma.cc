@@ -49,6 +49,12 @@ TxEngine::Next TxEngine::LoadPiece(Task& task, const abi::SendSlotHeader& slot,
     task.rejected = true;
     return Next{TxState::kMarkDone, false};
   }
+  // The initiator's rCxt waits for the completion the target will send once every piece
+  // has landed (armed again on a retry after a DTB wait: it is idempotent per tid).
+  if (ArmPieceInitiator(ctx_, task, task.window, slot, r) != PostOutcome::kAccepted) {
+    task.rejected = true;
+    return Next{TxState::kMarkDone, false};
+  }
   task.dtb = ctx_.platform.AllocDtb();
   if (task.dtb == kNoDtb) {
     ctx_.scheduler.WaitFor(task, Resource::kDtb);
@@ -255,8 +261,9 @@ void TxEngine::PacketDone(Task& task) {
   if (rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) && rec.sent == rec.length &&
       rec.in_flight == 0) {
     // The source's part is over. It waits for a completion only if one is coming back here.
+    // Data bound for a FIFO are no exception: their receiver tracks them through its rCxt
+    // when a completion is owed, and sends this one once every packet is in its FIFO.
     const bool completion_here = (rec.flags & abi::kWireNotifySender) &&
-                                 !(rec.flags & abi::kToFifo) &&
                                  rec.notify_adapter == ctx_.platform.AdapterId() &&
                                  rec.notify_window == task.window;
     rec.state = static_cast<uint8_t>(completion_here ? abi::RcxtState::kAwaiting

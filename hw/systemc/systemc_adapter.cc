@@ -52,6 +52,9 @@ void SystemcAdapter::StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t 
       processor_->Charge(systemc_.rx_cycles[s] * systemc_.cycle_ps);
     } else if (s < kRxCostStates + kRdmaRxCostStates) {
       processor_->Charge(systemc_.rdma_rx_cycles[s - kRxCostStates] * systemc_.cycle_ps);
+    } else if (s == static_cast<uint32_t>(fw::RxState::kRdmaFifoAdmit)) {
+      // Half RDMA data for the FIFO that owes a completion: the rCxt checks of rdma_admit.
+      processor_->Charge(systemc_.rdma_rx_cycles[0] * systemc_.cycle_ps);
     }
   } else if (kind == fw::TraceKind::kTxState) {
     if (s < kTxCostStates) {

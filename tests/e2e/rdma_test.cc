@@ -120,6 +120,73 @@ TEST(RdmaTest, ZeroLengthWriteCompletesWithoutTouchingMemory) {
   EXPECT_EQ(h.Completions(1).size(), 1u);
 }
 
+/** Half RDMA data frames a window received (from inbox index `from` on), by offset. */
+struct FifoData {
+  std::vector<uint8_t> bytes;
+  uint32_t frames = 0;
+  uint32_t total = 0;
+  uint32_t last_flagged = 0;
+  /** Inbox index just past the last data frame. */
+  size_t end = 0;
+};
+FifoData Reassemble(RdmaHarness& h, uint32_t adapter, size_t from, uint32_t len,
+                    uint32_t rcxt, uint32_t tid) {
+  FifoData d;
+  d.bytes.assign(len, 0);
+  const std::vector<Received>& inbox = h.Inbox(adapter);
+  for (size_t i = from; i < inbox.size(); ++i) {
+    const Received& r = inbox[i];
+    if (r.header.type != static_cast<uint8_t>(abi::PacketType::kRdmaWrite)) continue;
+    abi::RdmaFrameInfo info;
+    std::memcpy(&info, r.payload.data(), sizeof(info));
+    EXPECT_EQ(info.rcxt, rcxt);
+    EXPECT_EQ(info.tid, tid);
+    const size_t n = r.payload.size() - sizeof(info);
+    EXPECT_LE(info.offset + n, len);
+    if (info.offset + n <= len) {
+      std::memcpy(d.bytes.data() + info.offset, r.payload.data() + sizeof(info), n);
+    }
+    d.total += static_cast<uint32_t>(n);
+    d.last_flagged += (info.flags & abi::kLastPacket) ? 1 : 0;
+    ++d.frames;
+    d.end = i + 1;
+  }
+  return d;
+}
+
+/** Completion records a window received from inbox index `from` on, with their indexes. */
+std::vector<std::pair<size_t, abi::CompletionRecord>> CompletionsFrom(RdmaHarness& h,
+                                                                      uint32_t adapter,
+                                                                      size_t from) {
+  std::vector<std::pair<size_t, abi::CompletionRecord>> out;
+  const std::vector<Received>& inbox = h.Inbox(adapter);
+  for (size_t i = from; i < inbox.size(); ++i) {
+    if (inbox[i].header.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
+      out.emplace_back(i, inbox[i].completion());
+    }
+  }
+  return out;
+}
+
+/** Exactly `want` completions (0 or 1) naming rCxt `rcxt`, transfer `tid`, `len` bytes. */
+void ExpectCompletion(const std::vector<std::pair<size_t, abi::CompletionRecord>>& got,
+                      bool want, uint32_t rcxt, uint32_t tid, uint32_t len) {
+  ASSERT_EQ(got.size(), want ? 1u : 0u);
+  if (!want) return;
+  EXPECT_EQ(got[0].second.rcxt, rcxt);
+  EXPECT_EQ(got[0].second.tid, tid);
+  EXPECT_EQ(got[0].second.length, len);
+  EXPECT_EQ(got[0].second.status, static_cast<uint32_t>(abi::RdmaStatus::kOk));
+}
+
+uint8_t RcxtStateOf(RdmaHarness& h, uint32_t adapter, uint32_t ref) {
+  return h.cluster().rcxts(adapter).Read(abi::RcxtIndex(ref)).state;
+}
+constexpr uint8_t kIdleState = static_cast<uint8_t>(abi::RcxtState::kIdle);
+
+constexpr uint8_t kNotifyFlagSets[] = {0, abi::kReqNotifyInitiator, abi::kReqNotifyTarget,
+                                       abi::kReqNotifyInitiator | abi::kReqNotifyTarget};
+
 TEST(RdmaTest, HalfSendWriteDeliversSelfDescribingFramesToTheFifo) {
   RdmaHarness h(Nodes(2));
   const uint32_t len = 10'000;
@@ -128,23 +195,48 @@ TEST(RdmaTest, HalfSendWriteDeliversSelfDescribingFramesToTheFifo) {
   h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
          Request(h.Rcxt(0), 0x1234, 9, src.pvo(), 0, len, abi::kReqRemoteFifo));
   h.Run();
-  // The receiving ULP reassembles by offset; the last frame is flagged.
-  std::vector<uint8_t> got(len);
-  uint32_t bytes = 0, last = 0;
-  for (const Received& r : h.Inbox(1)) {
-    ASSERT_EQ(r.header.type, static_cast<uint8_t>(abi::PacketType::kRdmaWrite));
-    abi::RdmaFrameInfo info;
-    std::memcpy(&info, r.payload.data(), sizeof(info));
-    EXPECT_EQ(info.rcxt, 0x1234u);
-    EXPECT_EQ(info.tid, 9u);
-    const size_t n = r.payload.size() - sizeof(info);
-    std::memcpy(got.data() + info.offset, r.payload.data() + sizeof(info), n);
-    bytes += static_cast<uint32_t>(n);
-    last += (info.flags & abi::kLastPacket) ? 1 : 0;
+  // The receiving ULP reassembles by offset; the last frame is flagged. No completion was
+  // asked for, so the rCxt named (not one of the target's) is never looked at.
+  const FifoData d = Reassemble(h, 1, 0, len, 0x1234, 9);
+  EXPECT_EQ(d.total, len);
+  EXPECT_EQ(d.last_flagged, 1u);
+  EXPECT_EQ(d.bytes, RdmaHarness::Pattern(len, 4));
+  EXPECT_TRUE(h.Completions(0).empty());
+  EXPECT_TRUE(h.Completions(1).empty());
+  EXPECT_EQ(h.DropReport(), "");
+}
+
+TEST(RdmaTest, HalfSendWriteCompletionsFollowTheNotifyFlags) {
+  // Initiator: a record in its own FIFO once the target's adapter has every frame in its
+  // FIFO. Target: a record in its FIFO behind the transfer's last data frame.
+  RdmaHarness h(Nodes(2));
+  const uint32_t len = 10'000;
+  uint32_t tid = 20;
+  for (uint8_t flags : kNotifyFlagSets) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    ++tid;
+    RdmaBuffer src = h.Alloc(0, len);
+    h.Write(src, 0, RdmaHarness::Pattern(len, tid));
+    const uint32_t li = h.Rcxt(0), rt = h.Rcxt(1);
+    const size_t from0 = h.Inbox(0).size(), from1 = h.Inbox(1).size();
+    h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+           Request(li, rt, tid, src.pvo(), 0, len, flags | abi::kReqRemoteFifo));
+    h.Run();
+    const FifoData d = Reassemble(h, 1, from1, len, rt, tid);
+    EXPECT_EQ(d.total, len);
+    EXPECT_EQ(d.last_flagged, 1u);
+    EXPECT_EQ(d.bytes, RdmaHarness::Pattern(len, tid));
+    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid,
+                     len);
+    const auto target = CompletionsFrom(h, 1, from1);
+    ExpectCompletion(target, flags & abi::kReqNotifyTarget, rt, tid, len);
+    if (!target.empty()) {
+      EXPECT_GT(target[0].first, d.end - 1);  // behind every data frame
+    }
+    EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
+    EXPECT_EQ(RcxtStateOf(h, 1, rt), kIdleState);
+    EXPECT_EQ(h.DropReport(), "");
   }
-  EXPECT_EQ(bytes, len);
-  EXPECT_EQ(last, 1u);
-  EXPECT_EQ(got, RdmaHarness::Pattern(len, 4));
 }
 
 TEST(RdmaTest, HalfReceiveWriteAssemblesFifoPiecesIntoMemory) {
@@ -164,11 +256,46 @@ TEST(RdmaTest, HalfReceiveWriteAssemblesFifoPiecesIntoMemory) {
   }
   h.Run();
   EXPECT_EQ(h.Read(dst, 0, len), data);
-  ASSERT_EQ(h.Completions(1).size(), 1u);
-  EXPECT_EQ(h.Completions(1)[0].length, len);
-  // The initiator's rCxt never waited, so its completion is dropped as not awaited.
-  EXPECT_EQ(h.Completions(0).size(), 0u);
-  EXPECT_EQ(h.Drops(0, fw::DropReason::kRdmaStaleTid), 1u);
+  EXPECT_TRUE(h.CanariesIntact());
+  // The target's adapter writes a record once every piece has landed; the initiator's rCxt,
+  // armed by the first piece, takes the completion packet the target sends back.
+  ExpectCompletion(CompletionsFrom(h, 1, 0), true, rt, 3, len);
+  ExpectCompletion(CompletionsFrom(h, 0, 0), true, li, 3, len);
+  EXPECT_EQ(h.Inbox(0).size(), 1u);
+  EXPECT_EQ(h.Inbox(1).size(), 1u);
+  EXPECT_EQ(h.Drops(0, fw::DropReason::kRdmaStaleTid), 0u);
+  EXPECT_EQ(h.DropReport(), "");
+  EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
+  EXPECT_EQ(RcxtStateOf(h, 1, rt), kIdleState);
+}
+
+TEST(RdmaTest, HalfReceiveWriteCompletionsFollowTheNotifyFlags) {
+  RdmaHarness h(Nodes(2));
+  const uint32_t len = 5000, piece = 1500;
+  uint32_t tid = 30;
+  for (uint8_t flags : kNotifyFlagSets) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    ++tid;
+    RdmaBuffer dst = h.Alloc(1, len);
+    const std::vector<uint8_t> data = RdmaHarness::Pattern(len, tid);
+    const uint32_t li = h.Rcxt(0), rt = h.Rcxt(1);
+    const size_t from0 = h.Inbox(0).size(), from1 = h.Inbox(1).size();
+    for (uint32_t off = 0; off < len; off += piece) {
+      abi::RdmaRequest r = Request(li, rt, tid, 0, dst.pvo(), len, flags);
+      r.count = off;
+      h.Post(0, 0, SlotType::kRdmaWritePiece, 1, 0, r, 0, data.data() + off,
+             std::min(piece, len - off));
+    }
+    h.Run();
+    EXPECT_EQ(h.Read(dst, 0, len), data);
+    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid,
+                     len);
+    ExpectCompletion(CompletionsFrom(h, 1, from1), flags & abi::kReqNotifyTarget, rt, tid, len);
+    EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
+    EXPECT_EQ(RcxtStateOf(h, 1, rt), kIdleState);
+    EXPECT_EQ(h.DropReport(), "");
+  }
+  EXPECT_TRUE(h.CanariesIntact());
 }
 
 TEST(RdmaTest, HalfSendReadDeliversTheDataToTheRequestersFifo) {
@@ -176,23 +303,53 @@ TEST(RdmaTest, HalfSendReadDeliversTheDataToTheRequestersFifo) {
   const uint32_t len = 7000;
   RdmaBuffer remote = h.Alloc(1, len);
   h.Write(remote, 0, RdmaHarness::Pattern(len, 6));
-  const uint32_t li = h.Rcxt(0);
+  const uint32_t li = h.Rcxt(0), rs = h.Rcxt(1);
   h.Post(0, 0, SlotType::kRdmaRead, 1, 0,
-         Request(li, h.Rcxt(1), 2, 0, remote.pvo(), len, abi::kReqLocalFifo));
+         Request(li, rs, 2, 0, remote.pvo(), len, abi::kReqLocalFifo));
   h.Run();
-  std::vector<uint8_t> got(len);
-  uint32_t bytes = 0;
-  for (const Received& r : h.Inbox(0)) {
-    ASSERT_EQ(r.header.type, static_cast<uint8_t>(abi::PacketType::kRdmaWrite));
-    abi::RdmaFrameInfo info;
-    std::memcpy(&info, r.payload.data(), sizeof(info));
-    EXPECT_EQ(info.rcxt, li);
-    const size_t n = r.payload.size() - sizeof(info);
-    std::memcpy(got.data() + info.offset, r.payload.data() + sizeof(info), n);
-    bytes += static_cast<uint32_t>(n);
+  const FifoData d = Reassemble(h, 0, 0, len, li, 2);
+  EXPECT_EQ(d.total, len);
+  EXPECT_EQ(d.bytes, RdmaHarness::Pattern(len, 6));
+  // No completion asked for: nothing waits on either side.
+  EXPECT_TRUE(h.Completions(0).empty());
+  EXPECT_TRUE(h.Completions(1).empty());
+  EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
+  EXPECT_EQ(RcxtStateOf(h, 1, rs), kIdleState);
+  EXPECT_EQ(h.DropReport(), "");
+}
+
+TEST(RdmaTest, HalfSendReadCompletionsFollowTheNotifyFlags) {
+  // Requester (initiator): a record in its FIFO behind the data frames once the adapter has
+  // put every one there. Source (target): the requester's adapter sends it a completion
+  // packet, which the source's adapter writes into the source's FIFO.
+  RdmaHarness h(Nodes(2));
+  const uint32_t len = 7000;
+  uint32_t tid = 40;
+  for (uint8_t flags : kNotifyFlagSets) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    ++tid;
+    RdmaBuffer remote = h.Alloc(1, len);
+    h.Write(remote, 0, RdmaHarness::Pattern(len, tid));
+    const uint32_t li = h.Rcxt(0), rs = h.Rcxt(1);
+    const size_t from0 = h.Inbox(0).size(), from1 = h.Inbox(1).size();
+    h.Post(0, 0, SlotType::kRdmaRead, 1, 0,
+           Request(li, rs, tid, 0, remote.pvo(), len, flags | abi::kReqLocalFifo));
+    h.Run();
+    const FifoData d = Reassemble(h, 0, from0, len, li, tid);
+    EXPECT_EQ(d.total, len);
+    EXPECT_EQ(d.last_flagged, 1u);
+    EXPECT_EQ(d.bytes, RdmaHarness::Pattern(len, tid));
+    const auto init = CompletionsFrom(h, 0, from0);
+    ExpectCompletion(init, flags & abi::kReqNotifyInitiator, li, tid, len);
+    if (!init.empty()) {
+      EXPECT_GT(init[0].first, d.end - 1);  // behind every data frame
+    }
+    ExpectCompletion(CompletionsFrom(h, 1, from1), flags & abi::kReqNotifyTarget, rs, tid, len);
+    EXPECT_EQ(h.Inbox(1).size() - from1, (flags & abi::kReqNotifyTarget) ? 1u : 0u);
+    EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
+    EXPECT_EQ(RcxtStateOf(h, 1, rs), kIdleState);
+    EXPECT_EQ(h.DropReport(), "");
   }
-  EXPECT_EQ(bytes, len);
-  EXPECT_EQ(got, RdmaHarness::Pattern(len, 6));
 }
 
 TEST(RdmaTest, HalfReceiveReadHandsTheRequestToTheSourceUlp) {
@@ -213,6 +370,8 @@ TEST(RdmaTest, HalfReceiveReadHandsTheRequestToTheSourceUlp) {
   std::memcpy(&ext, req.payload.data() + sizeof(info), sizeof(ext));
   EXPECT_EQ(info.offset, len);
   EXPECT_EQ(ext.sink_rcxt, li);
+  // The requester asked for its own completion only.
+  EXPECT_EQ(info.flags & (abi::kWireNotifySink | abi::kWireNotifySender), abi::kWireNotifySink);
   // ... and answers it with FIFO pieces that land as RDMA at the requester.
   const std::vector<uint8_t> data = RdmaHarness::Pattern(len, 7);
   for (uint32_t off = 0; off < len; off += 1000) {
@@ -224,8 +383,108 @@ TEST(RdmaTest, HalfReceiveReadHandsTheRequestToTheSourceUlp) {
   }
   h.Run();
   EXPECT_EQ(h.Read(local, 0, len), data);
-  ASSERT_EQ(h.Completions(0).size(), 1u);
-  EXPECT_EQ(h.Completions(0)[0].rcxt, li);
+  ExpectCompletion(CompletionsFrom(h, 0, 0), true, li, 4, len);
+  EXPECT_EQ(h.Inbox(1).size(), 1u);  // the source asked for nothing
+  EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
+  EXPECT_EQ(h.DropReport(), "");
+}
+
+TEST(RdmaTest, HalfReceiveReadCompletionsFollowTheNotifyFlags) {
+  // The requester's flags reach the source's ULP in the request frame (kWireNotifySink: the
+  // requester wants a record; kWireNotifySender: the source does); the ULP passes them on
+  // in its pieces. Requester: a record in its FIFO once every piece has landed. Source: its
+  // adapter writes the completion packet the requester's adapter sends back.
+  RdmaHarness h(Nodes(2));
+  const uint32_t len = 3000;
+  uint32_t tid = 50;
+  for (uint8_t flags : kNotifyFlagSets) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    ++tid;
+    RdmaBuffer local = h.Alloc(0, len);
+    const uint32_t li = h.Rcxt(0), rs = h.Rcxt(1);
+    const size_t from0 = h.Inbox(0).size(), from1 = h.Inbox(1).size();
+    h.Post(0, 0, SlotType::kRdmaRead, 1, 0,
+           Request(li, 0, tid, local.pvo(), 0, len, flags | abi::kReqRemoteFifo));
+    h.Run();
+    ASSERT_EQ(h.Inbox(1).size(), from1 + 1);
+    const Received& req = h.Inbox(1)[from1];
+    ASSERT_EQ(req.header.type, static_cast<uint8_t>(abi::PacketType::kRdmaReadRequest));
+    abi::RdmaFrameInfo info;
+    abi::ReadRequestExt ext;
+    std::memcpy(&info, req.payload.data(), sizeof(info));
+    std::memcpy(&ext, req.payload.data() + sizeof(info), sizeof(ext));
+    uint8_t piece_flags = 0;
+    if (info.flags & abi::kWireNotifySink) piece_flags |= abi::kReqNotifyTarget;
+    if (info.flags & abi::kWireNotifySender) piece_flags |= abi::kReqNotifyInitiator;
+    const std::vector<uint8_t> data = RdmaHarness::Pattern(len, tid);
+    for (uint32_t off = 0; off < len; off += 1000) {
+      abi::RdmaRequest r =
+          Request(rs, ext.sink_rcxt, info.tid, 0, ext.sink_pvo, len, piece_flags);
+      r.count = off;
+      h.Post(1, 0, SlotType::kRdmaWritePiece, ext.sink_adapter, ext.sink_window, r, 0,
+             data.data() + off, 1000);
+    }
+    h.Run();
+    EXPECT_EQ(h.Read(local, 0, len), data);
+    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid,
+                     len);
+    ExpectCompletion(CompletionsFrom(h, 1, from1), flags & abi::kReqNotifyTarget, rs, tid, len);
+    EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
+    EXPECT_EQ(RcxtStateOf(h, 1, rs), kIdleState);
+    EXPECT_EQ(h.DropReport(), "");
+  }
+  EXPECT_TRUE(h.CanariesIntact());
+}
+
+TEST(RdmaTest, HalfSendReadOverADuplicatingReorderingFabricCompletesExactlyOnce) {
+  ClusterConfig c = Nodes(2);
+  c.fabric.duplicate = 1.0;
+  c.fabric.paths = 4;
+  c.fabric.routing = RoutingPolicy::kRoundRobin;
+  c.fabric.path_skew_ps = 700'000;
+  RdmaHarness h(c);
+  const uint32_t len = 40'000;
+  RdmaBuffer remote = h.Alloc(1, len);
+  h.Write(remote, 0, RdmaHarness::Pattern(len, 60));
+  const uint32_t li = h.Rcxt(0), rs = h.Rcxt(1);
+  h.Post(0, 0, SlotType::kRdmaRead, 1, 0,
+         Request(li, rs, 7, 0, remote.pvo(), len,
+                 abi::kReqLocalFifo | abi::kReqNotifyInitiator | abi::kReqNotifyTarget));
+  h.Run();
+  const uint32_t packets =
+      (len + abi::MaxFifoRdmaPayload(c.line_bytes) - 1) /
+      abi::MaxFifoRdmaPayload(c.line_bytes);
+  // Every data frame reached the FIFO once, whatever the order; every copy was refused.
+  const FifoData d = Reassemble(h, 0, 0, len, li, 7);
+  EXPECT_EQ(d.frames, packets);
+  EXPECT_EQ(d.total, len);
+  EXPECT_EQ(d.last_flagged, 1u);
+  EXPECT_EQ(d.bytes, RdmaHarness::Pattern(len, 60));
+  const auto init = CompletionsFrom(h, 0, 0);
+  ExpectCompletion(init, true, li, 7, len);
+  if (!init.empty()) {
+    EXPECT_GT(init[0].first, d.end - 1);
+  }
+  ExpectCompletion(CompletionsFrom(h, 1, 0), true, rs, 7, len);
+  EXPECT_EQ(h.Inbox(0).size(), packets + 1u);
+  EXPECT_EQ(h.Inbox(1).size(), 1u);
+  EXPECT_EQ(h.fw(0).rdma_completions_sent, 1u);
+  // The copies: each data frame's at the requester; the read request's (its source still
+  // sending) and the completion's (its rCxt no longer awaiting) at the source.
+  EXPECT_EQ(h.DropReport(), "adapter 0 rdma_duplicate=" + std::to_string(packets) +
+                                "\nadapter 1 rdma_stale_tid=1\nadapter 1 rdma_rcxt_busy=1\n");
+  // The frames did overtake each other on the skewed planes.
+  uint32_t overtaken = 0, prev = 0;
+  for (const Received& r : h.Inbox(0)) {
+    if (r.header.type != static_cast<uint8_t>(abi::PacketType::kRdmaWrite)) continue;
+    abi::RdmaFrameInfo info;
+    std::memcpy(&info, r.payload.data(), sizeof(info));
+    overtaken += info.offset < prev ? 1 : 0;
+    prev = info.offset;
+  }
+  EXPECT_GT(overtaken, 0u);
+  EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
+  EXPECT_EQ(RcxtStateOf(h, 1, rs), kIdleState);
 }
 
 TEST(RdmaTest, ThirdPartyTransferCompletesAtTheManager) {
