@@ -16,6 +16,17 @@ bool Busy(const abi::RcxtRecord& rec) {
          rec.state == static_cast<uint8_t>(abi::RcxtState::kReceiving);
 }
 
+/** An initiator's rCxt takes on a request it posted: `state`, its tid, length and tag. */
+void Arm(abi::RcxtRecord& rec, abi::RcxtState state, const abi::SendSlotHeader& slot,
+         const abi::RdmaRequest& r) {
+  rec.state = static_cast<uint8_t>(state);
+  rec.flags = (r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0;
+  rec.cond_queue = r.cond_queue % abi::kConditionalQueues;
+  rec.tid = r.tid;
+  rec.length = r.length;
+  rec.tag = slot.ulp_word;
+}
+
 /** Checks the local source range before any packet is built (no TCE fetch needed). */
 PostOutcome CheckSource(Context& ctx, const Task& task, uint32_t window, const abi::LmtEntry& lmt,
                         uint64_t pvo, uint32_t length) {
@@ -93,12 +104,7 @@ PostOutcome PostRead(Context& ctx, const Task& task, uint32_t window, abi::LmtEn
   const bool untracked = !third && (r.flags & abi::kReqLocalFifo) &&
                          !(r.flags & (abi::kReqNotifyInitiator | abi::kReqNotifyTarget |
                                       abi::kReqConditional));
-  rec.state = static_cast<uint8_t>(untracked ? abi::RcxtState::kIdle : abi::RcxtState::kAwaiting);
-  rec.flags = (r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0;
-  rec.cond_queue = r.cond_queue % abi::kConditionalQueues;
-  rec.tid = r.tid;
-  rec.length = r.length;
-  rec.tag = slot.ulp_word;
+  Arm(rec, untracked ? abi::RcxtState::kIdle : abi::RcxtState::kAwaiting, slot, r);
   ctx.rdma.Store(index, rec, task.id);
 
   abi::WireHeader h{};
@@ -217,12 +223,7 @@ PostOutcome ArmPieceInitiator(Context& ctx, const Task& task, uint32_t window,
     return PostOutcome::kAccepted;  // an earlier piece of this transfer armed it
   }
   if (Busy(rec)) return Reject(ctx, task, window, DropReason::kRdmaRcxtBusy);
-  rec.state = static_cast<uint8_t>(abi::RcxtState::kAwaiting);
-  rec.flags = (r.flags & abi::kReqConditional) ? abi::kRcxtConditional : 0;
-  rec.cond_queue = r.cond_queue % abi::kConditionalQueues;
-  rec.tid = r.tid;
-  rec.length = r.length;
-  rec.tag = slot.ulp_word;
+  Arm(rec, abi::RcxtState::kAwaiting, slot, r);
   ctx.rdma.Store(index, rec, task.id);
   return PostOutcome::kAccepted;
 }

@@ -160,6 +160,24 @@ int CheckRequests(int count, MPI_Request requests[], const char* call) {
   return MPI_SUCCESS;
 }
 
+/** MPI_Wait and MPI_Test: one request (MPI_REQUEST_NULL is complete at once). */
+int One(CompleteMode mode, MPI_Request* request, int* flag, MPI_Status* status, const char* call) {
+  *flag = 1;
+  if (*request == MPI_REQUEST_NULL) {
+    Fill(status, Empty(MPI_ANY_SOURCE));
+    return MPI_SUCCESS;
+  }
+  NICSIM_MPI_TRY(CheckRequests(1, request, call));
+  const MPI_Comm comm = C().Request(*request)->comm;
+  std::vector<WireStatus> st;
+  std::vector<bool> done;
+  *flag = Complete(mode, 1, request, st, done);
+  if (!*flag) return MPI_SUCCESS;
+  Fill(status, st[0]);
+  if (st[0].truncated) return C().Error(comm, MPI_ERR_TRUNCATE, call, "message truncated");
+  return MPI_SUCCESS;
+}
+
 /** MPI_Waitsome and MPI_Testsome: the requests that completed, by index. */
 int Some(CompleteMode mode, int incount, MPI_Request requests[], int* outcount, int indices[],
          MPI_Status statuses[], const char* call) {
@@ -267,18 +285,8 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
 }
 
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  if (*request == MPI_REQUEST_NULL) {
-    Fill(status, Empty(MPI_ANY_SOURCE));
-    return MPI_SUCCESS;
-  }
-  NICSIM_MPI_TRY(CheckRequests(1, request, "MPI_Wait"));
-  const MPI_Comm comm = C().Request(*request)->comm;
-  std::vector<WireStatus> st;
-  std::vector<bool> done;
-  Complete(CompleteMode::kWaitAll, 1, request, st, done);
-  Fill(status, st[0]);
-  if (st[0].truncated) return C().Error(comm, MPI_ERR_TRUNCATE, "MPI_Wait", "message truncated");
-  return MPI_SUCCESS;
+  int flag = 0;
+  return One(CompleteMode::kWaitAll, request, &flag, status, "MPI_Wait");
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
@@ -314,19 +322,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-  if (*request == MPI_REQUEST_NULL) {
-    *flag = 1;
-    Fill(status, Empty(MPI_ANY_SOURCE));
-    return MPI_SUCCESS;
-  }
-  NICSIM_MPI_TRY(CheckRequests(1, request, "MPI_Test"));
-  const MPI_Comm comm = C().Request(*request)->comm;
-  std::vector<WireStatus> st;
-  std::vector<bool> done;
-  *flag = Complete(CompleteMode::kTestAll, 1, request, st, done);
-  if (*flag) Fill(status, st[0]);
-  if (*flag && st[0].truncated) return C().Error(comm, MPI_ERR_TRUNCATE, "MPI_Test", "");
-  return MPI_SUCCESS;
+  return One(CompleteMode::kTestAll, request, flag, status, "MPI_Test");
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
