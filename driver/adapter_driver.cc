@@ -25,15 +25,32 @@ AdapterDriver::~AdapterDriver() {
   }
 }
 
+void AdapterDriver::Dispatch(const abi::InterruptEvent& ev) {
+  ++interrupt_events_delivered_;
+  if (ev.window < abi::kMaxWindows && handlers_[ev.window]) handlers_[ev.window](ev.causes);
+}
+
 void AdapterDriver::OnInterrupt(uint32_t handler,
                                 const std::vector<abi::InterruptEvent>& events) {
   ++interrupts_delivered_;
-  for (const abi::InterruptEvent& ev : events) {
-    ++interrupt_events_delivered_;
-    if (ev.window < abi::kMaxWindows && handlers_[ev.window]) handlers_[ev.window](ev.causes);
+  const uint64_t ready_cmd = abi::GlobalCommandOffset(abi::GlobalCommand::kInterruptHandlerReady);
+  if (service_ps_ == 0) {
+    for (const abi::InterruptEvent& ev : events) Dispatch(ev);
+    // Serviced: this handler may take the next interrupt.
+    device_.MmioWrite(ready_cmd, handler);
+    return;
   }
-  // Serviced: this handler may take the next interrupt.
-  device_.MmioWrite(abi::GlobalCommandOffset(abi::GlobalCommand::kInterruptHandlerReady), handler);
+  // The handler's thread works through its events one after another; an adapter recovery
+  // meanwhile ends the work (its events are gone with the adapter's state).
+  const uint64_t recovery = recovery_count_;
+  for (size_t i = 0; i < events.size(); ++i) {
+    device_.HostTimer((i + 1) * service_ps_, [this, ev = events[i], recovery] {
+      if (recovery == recovery_count_) Dispatch(ev);
+    });
+  }
+  device_.HostTimer(events.size() * service_ps_, [this, handler, ready_cmd, recovery] {
+    if (recovery == recovery_count_) device_.MmioWrite(ready_cmd, handler);
+  });
 }
 
 Status AdapterDriver::Init() {

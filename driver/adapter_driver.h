@@ -89,6 +89,14 @@ class AdapterDriver {
   /** Interrupt callback for one window: (cause bits). */
   using WindowInterruptFn = std::function<void(uint32_t causes)>;
   void SetWindowInterruptHandler(uint32_t window, WindowInterruptFn fn);
+  /**
+   * Host CPU time an interrupt handler spends on each event it is given, before it calls that
+   * window's handler (0, the default: none). A handler serves its events one after another and
+   * tells the adapter it is ready again only after the last: with several handlers
+   * (adapter.interrupt_handlers), each on a host thread of its own, events that come while
+   * one is busy go to another instead of waiting.
+   */
+  void SetInterruptServiceTime(uint64_t ps) { service_ps_ = ps; }
 
   DeviceAccess& device() { return device_; }
   /** True while the window is owned (open, or lost in a recovery) and not closing. */
@@ -117,6 +125,8 @@ class AdapterDriver {
   void PollClose(uint32_t window, uint64_t close_id, std::function<void()> done);
   void Release(uint32_t window);
   void OnInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events);
+  /** Calls the window's handler for one event (if the window has one). */
+  void Dispatch(const abi::InterruptEvent& ev);
 
   DeviceAccess& device_;
   std::array<std::optional<Slot>, abi::kMaxWindows> open_;
@@ -125,6 +135,7 @@ class AdapterDriver {
   uint64_t interrupt_events_delivered_ = 0;
   uint64_t recovery_count_ = 0;
   uint64_t closes_started_ = 0;
+  uint64_t service_ps_ = 0;
 };
 
 }  // namespace nicsim::driver

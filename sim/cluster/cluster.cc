@@ -67,6 +67,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get()));
       slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
       slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
+      slot->driver->SetInterruptServiceTime(config.interrupt_service_ps);
       if (config.rdma_host_bytes > 0) {
         slot->rcxts =
             driver::RcxtPool::ForDriver(*slot->access, config.microcode.rcxts, *slot->driver);

@@ -43,6 +43,8 @@ struct ClusterConfig {
   uint32_t send_slots = 64;
   uint32_t return_batch = 16;
   uint64_t poll_latency_ps = 50'000;
+  /** Host CPU time an interrupt handler spends per event (AdapterDriver::SetInterruptServiceTime). */
+  uint64_t interrupt_service_ps = 0;
   uint64_t seed = 1;
   /** Simulated time after which a workload that is not done has stalled (run.time_limit). */
   uint64_t time_limit_ps = UINT64_MAX;

@@ -68,6 +68,10 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
       .Choices({"64", "128"})
       .Duration("host.poll_latency", &C::poll_latency_ps,
                 "Time a polling CPU needs to notice a cache line the adapter wrote")
+      .Duration("host.interrupt_service", &C::interrupt_service_ps,
+                "Host CPU time an interrupt handler spends on each event before it wakes the "
+                "window's process; a handler takes its next interrupt only when done, so "
+                "adapter.interrupt_handlers > 1 serves events concurrently (0: free)")
       // The struct's default is no limit (UINT64_MAX); a run's is 0, this machine's share.
       .Custom("host.touched_limit", ParamType::kSize,
               "Simulated host memory the nodes may touch (pages written; a node's memory is "

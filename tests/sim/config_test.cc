@@ -79,6 +79,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "dma.bandwidth",
                                             "host.cache_line",
                                             "host.poll_latency",
+                                            "host.interrupt_service",
                                             "host.touched_limit",
                                             "systemc.quantum",
                                             "adapter.cycle",
