@@ -97,9 +97,13 @@ void Client::Serve(wire::Reader args) {
   const auto count = args.Get<uint64_t>();
   const auto [a, a_bytes] = args.Blob();
   const auto [b, b_bytes] = args.Blob();
-  const TypeInfo* t = types.Find(type);
+  // A copy: the op may make types of its own, which can move the table.
+  const TypeInfo* found = types.Find(type);
+  const TypeInfo copy = found != nullptr ? *found : TypeInfo{};
+  const TypeInfo* t = found != nullptr ? &copy : nullptr;
   wire::Writer out;
-  if (!args.failed() && t != nullptr && op > 0 && static_cast<size_t>(op) < ops.size()) {
+  if (!args.failed() && t != nullptr && op > 0 && static_cast<size_t>(op) < ops.size() &&
+      ops[op].valid) {
     // Laid out as the program's buffers are: `count` items from the type's lower bound.
     const size_t span = count * static_cast<size_t>(t->extent);
     std::vector<uint8_t> va(span), vb(span);
