@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "abi/rdma.h"
 #include "base/status.h"
 #include "driver/tce_tables.h"
 #include "host/address_space.h"
@@ -30,6 +31,16 @@ class TaskHost {
   /** Maps fresh virtual memory (receive landing areas): large areas on 16 MiB pages (few
    *  TCEs), smaller ones on 64 KiB pages. */
   Result<uint64_t> Map(uint64_t bytes);
+  /**
+   * Maps up to 16 MiB on one 16 MiB page, so the area is contiguous in host memory and the
+   * task can use it through a CPU pointer (Contiguous): buffers RDMA reaches without copies.
+   */
+  Result<uint64_t> MapContiguous(uint64_t bytes) {
+    if (bytes > (uint64_t{16} << 20)) return Status::Error("MapContiguous: at most 16 MiB");
+    return space_.Map(bytes, abi::kPageShift16M);
+  }
+  /** CPU pointer to [vaddr, vaddr + len) if it is contiguous in host memory, else nullptr. */
+  uint8_t* Contiguous(uint64_t vaddr, uint64_t len) { return space_.Contiguous(vaddr, len); }
   /** The task's page tables. */
   const host::PageTable& pages() { return space_; }
   /** Pins and maps [vaddr, vaddr + len) for RDMA. */

@@ -51,6 +51,17 @@ class AddressSpace final : public PageTable {
   /** CPU load of `len` bytes at `vaddr`; false if any byte is unmapped. */
   bool Read(uint64_t vaddr, void* dst, uint64_t len) const;
 
+  /**
+   * A CPU pointer to [vaddr, vaddr + len) when the range lies in one real page (so its bytes
+   * are contiguous in host memory), else nullptr: how a process uses memory it keeps for the
+   * adapter to read and write directly.
+   */
+  uint8_t* Contiguous(uint64_t vaddr, uint64_t len) const {
+    uint64_t left = 0;
+    uint8_t* at = Locate(vaddr, &left);
+    return at != nullptr && len <= left ? at : nullptr;
+  }
+
   /** The real page behind `vaddr`, or nullopt if unmapped. */
   std::optional<PageMapping> Lookup(uint64_t vaddr) const override;
 

@@ -59,7 +59,18 @@ void MessageReceiver::OnRts(const Header& h, const uint8_t* body, uint32_t len) 
   m.total = h.total;
   RtsBody rts;
   std::memcpy(&rts, body, sizeof(rts));
-  puller_.Offer(h.src_task, h.seq, m.total, rts);
+  uint64_t in_place = 0;
+  auto placed = placements_.find({h.src_task, h.context, h.tag});
+  if (placed != placements_.end()) {
+    if (m.total <= placed->second.len) in_place = placed->second.vaddr;
+    placements_.erase(placed);
+  }
+  puller_.Offer(h.src_task, h.seq, m.total, rts, in_place);
+}
+
+void MessageReceiver::LandInPlace(uint32_t src, uint32_t context, uint32_t tag, uint64_t vaddr,
+                                  uint64_t len) {
+  placements_[{src, context, tag}] = Placement{vaddr, len};
 }
 
 void MessageReceiver::OnPullLanded(uint32_t src, uint32_t seq, std::vector<uint8_t> data) {

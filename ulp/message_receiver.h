@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -42,6 +43,13 @@ class MessageReceiver {
   void OnPullLanded(uint32_t src, uint32_t seq, std::vector<uint8_t> data);
   /** The puller gave up message `seq` from `src`: its fragments will be pushed. */
   void OnPullAbandoned(uint32_t src, uint32_t seq);
+  /**
+   * The message from `src` with `context` and `tag`, when it comes by RDMA, lands at `vaddr`
+   * of the task's memory (at most `len` bytes) instead of a landing area: the receiver's own
+   * buffer, so no copy is made. Its delivery then carries no bytes (they are in place). A
+   * longer message, or one pushed in packet mode, is delivered with its bytes as usual.
+   */
+  void LandInPlace(uint32_t src, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len);
   /** True when no message is being received. */
   bool empty() const;
   /** Messages in progress per state. */
@@ -69,6 +77,12 @@ class MessageReceiver {
   const TransportContext ctx_;
   RdmaPuller& puller_;
   DeliverFn deliver_;
+  struct Placement {
+    uint64_t vaddr;
+    uint64_t len;
+  };
+  /** LandInPlace's placements by (source, context, tag), until their RTS comes. */
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Placement> placements_;
   std::unordered_map<uint32_t, InConn> in_;
 };
 

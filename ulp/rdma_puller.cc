@@ -21,7 +21,8 @@ RdmaPuller::RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Eve
       chunk_size_(ctx.config.rdma_chunk),
       landing_(ctx.host, 64 * 1024) {}
 
-void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts) {
+void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,
+                       uint64_t in_place) {
   source_readers_[src] = rts.readers;
   if (!ctx_.config.rdma || rts.spans == 0 || rts.spans > kMaxRtsSpans || rts.rcxts == 0 ||
       rts.rcxts > 2 * kMaxPipeline || rts.rcxts % 2 != 0) {
@@ -31,6 +32,10 @@ void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody
   Pull& m = pulls_[PullKey(src, seq)];
   m.total = total;
   m.rts = rts;
+  if (in_place != 0) {
+    m.landing = in_place;
+    m.in_place = true;
+  }
   StartPull(src, seq, m);
 }
 
@@ -40,12 +45,14 @@ void RdmaPuller::End(uint32_t src, uint32_t seq) {
 }
 
 void RdmaPuller::StartPull(uint32_t src, uint32_t seq, Pull& m) {
-  Result<uint64_t> landing = landing_.Take(m.total);
-  if (!landing.ok()) {
-    FallBack(src, seq, &m);
-    return;
+  if (!m.in_place) {
+    Result<uint64_t> landing = landing_.Take(m.total);
+    if (!landing.ok()) {
+      FallBack(src, seq, &m);
+      return;
+    }
+    m.landing = *landing;
   }
-  m.landing = *landing;
   m.landing_len = m.total;
   Result<std::vector<RegistrationCache::Span>> spans = ctx_.regs.Acquire(m.landing, m.total);
   if (!spans.ok()) {
@@ -319,8 +326,14 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     IssueAllPulls();
     return;
   }
-  std::vector<uint8_t> data(m.total);
-  ctx_.host.Read(m.landing, data.data(), m.total);
+  // In place, the bytes are in the receiver's buffer already; else they are copied out.
+  std::vector<uint8_t> data;
+  if (!m.in_place) {
+    data.resize(m.total);
+    ctx_.host.Read(m.landing, data.data(), m.total);
+    ++ctx_.stats.host_copies;
+    ctx_.stats.host_copy_bytes += m.total;
+  }
   EndPull(it);
   packets_.SendControl(ref.src, Kind::kDone, ref.seq);
   IssueAllPulls();
@@ -342,7 +355,7 @@ void RdmaPuller::FallBack(uint32_t src, uint32_t seq, Pull* m) {
 void RdmaPuller::EndPull(PullMap::iterator it) {
   Pull& m = it->second;
   if (m.landing_len > 0 && !m.landing_spans.empty()) ctx_.regs.Release(m.landing, m.landing_len);
-  if (m.landing != 0) landing_.Give(m.landing);
+  if (m.landing != 0 && !m.in_place) landing_.Give(m.landing);
   for (uint32_t i = 0; i < m.local_rcxts.size(); ++i) {
     rcxt_owner_.erase(RcxtKey(ctx_.ports.SlotPort(i), m.local_rcxts[i]));
     ctx_.ports[ctx_.ports.SlotPort(i)].ReleaseRcxt(m.local_rcxts[i]);

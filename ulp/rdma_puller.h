@@ -42,8 +42,13 @@ class RdmaPuller {
 
   RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Events events);
 
-  /** `src` offers message `seq` of `total` bytes by RTS: pull it, or decline at once. */
-  void Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts);
+  /**
+   * `src` offers message `seq` of `total` bytes by RTS: pull it, or decline at once. A
+   * non-zero `in_place` is where in the task's memory it lands (the receiver's buffer, no
+   * copy: `landed` then gets no bytes), else it lands in an area of the landing pool.
+   */
+  void Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,
+             uint64_t in_place = 0);
   /** The sender is pushing message `seq` already: the pull ends without a word to anyone. */
   void End(uint32_t src, uint32_t seq);
   /** An RDMA completion arrived on `port`. */
@@ -73,6 +78,8 @@ class RdmaPuller {
     RtsBody rts{};
     uint64_t landing = 0;
     uint64_t landing_len = 0;
+    /** The landing is the receiver's own buffer (not the pool's; nothing is copied out). */
+    bool in_place = false;
     std::vector<RegistrationCache::Span> landing_spans;
     std::vector<uint32_t> local_rcxts;
     std::vector<uint32_t> slot_tid;

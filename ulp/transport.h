@@ -86,6 +86,10 @@ class Transport {
     sender_.Send(dest_task, context, tag, vaddr, len, std::move(on_done));
   }
 
+  /** MessageReceiver::LandInPlace: the RDMA message (src, context, tag) lands at `vaddr`. */
+  void LandInPlace(uint32_t src, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len) {
+    receiver_.LandInPlace(src, context, tag, vaddr, len);
+  }
   /** Re-binds to the port's window after the window was rebuilt (adapter recovery). */
   void Reattach();
   /**

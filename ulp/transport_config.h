@@ -75,12 +75,14 @@ struct TransportStats {
   uint64_t fallbacks = 0;
   uint64_t messages_failed = 0;
   uint64_t window_fatals = 0;
+  uint64_t host_copies = 0;
+  uint64_t host_copy_bytes = 0;
 
   /** Every figure with its stats.json name and meaning, in one table: totals, reports and
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 14>{{
+    return std::array<CounterField<S>, 16>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -101,6 +103,10 @@ struct TransportStats {
         {"window_fatals", &S::window_fatals,
          "times an RDMA protection failure stopped one of the task's windows (each was closed, "
          "reopened and its work redriven)"},
+        {"host_copies", &S::host_copies,
+         "RDMA messages the receiving CPU copied out of a landing area (none when the "
+         "receiver's buffer was the landing: in place)"},
+        {"host_copy_bytes", &S::host_copy_bytes, "bytes of those copies"},
     }};
   }
 

@@ -88,7 +88,8 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config
                  {"compute", config.compute == ComputeMode::kIgnore ? "ignore" : "measured"},
                  {"compute_scale_percent", config.compute_scale_percent},
                  {"calls", calls},
-                 {"transport", transport}};
+                 {"transport", transport},
+                 {"mpi", MpiLayerTotals(job)}};
   return out;
 }
 

@@ -20,6 +20,9 @@ namespace nicsim::sim {
  */
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages);
 
+/** The MPI layer's counters summed over the ranks (host copies, zero-copy messages, ...). */
+nlohmann::json MpiLayerTotals(MpiJob& job);
+
 struct MpiPingPongConfig {
   std::vector<int64_t> sizes = {0, 8, 1024, 65536, 1048576, 4194304};
   /** Timed round trips per size (after a few untimed warm-up ones). */
@@ -27,6 +30,8 @@ struct MpiPingPongConfig {
   /** Bandwidth: messages per size, `window` of them in flight at once. */
   uint32_t bandwidth_messages = 16;
   uint32_t window = 8;
+  /** Buffers from Mpi::AllocMem: large messages go from and land in them without copies. */
+  bool zero_copy = false;
 };
 /** Ranks 0 and 1: latency (half round trip), one-way and bidirectional bandwidth per size. */
 Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& config);

@@ -84,7 +84,10 @@ inline const ParamDecls<MpiPingPongConfig>& MpiPingPongParams() {
            "mpi_pingpong: round trips timed per size; mpi_collectives: calls timed per size")
       .Int("mpi.bandwidth_messages", &C::bandwidth_messages, 1, 1000000,
            "mpi_pingpong: messages per size for the bandwidth columns")
-      .Int("mpi.window", &C::window, 1, 4096, "mpi_pingpong: bandwidth messages in flight at once");
+      .Int("mpi.window", &C::window, 1, 4096, "mpi_pingpong: bandwidth messages in flight at once")
+      .Bool("mpi.zero_copy", &C::zero_copy,
+            "mpi_pingpong: the latency buffers come from Mpi::AllocMem (task memory the adapter "
+            "reaches), so large messages go from and land in them by RDMA with no CPU copy");
   return *decls;
 }
 

@@ -126,6 +126,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.iterations",
                                             "mpi.bandwidth_messages",
                                             "mpi.window",
+                                            "mpi.zero_copy",
                                             "mpi.collectives",
                                             "mpi.alltoall_messages",
                                             "mpi.alltoall_max_size",

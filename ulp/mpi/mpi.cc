@@ -41,6 +41,26 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
 
 Mpi::~Mpi() { transport_.OnDeliver(nullptr); }
 
+void* Mpi::AllocMem(size_t bytes) {
+  Result<uint64_t> vaddr = host_.MapContiguous(std::max<size_t>(bytes, 1));
+  if (!vaddr.ok()) return nullptr;
+  uint8_t* at = host_.Contiguous(*vaddr, std::max<size_t>(bytes, 1));
+  if (at == nullptr) return nullptr;
+  areas_[reinterpret_cast<uintptr_t>(at)] = {*vaddr, bytes};
+  return at;
+}
+
+std::optional<uint64_t> Mpi::TaskAddress(const void* buf, size_t bytes) const {
+  const auto p = reinterpret_cast<uintptr_t>(buf);
+  auto it = areas_.upper_bound(p);
+  if (it == areas_.begin()) return std::nullopt;
+  --it;
+  const uintptr_t start = it->first;
+  const auto [vaddr, len] = it->second;
+  if (p - start > len || bytes > len - (p - start)) return std::nullopt;
+  return vaddr + (p - start);
+}
+
 void Mpi::AbandonRequests() {
   posted_.clear();
   pending_recvs_.clear();
@@ -69,6 +89,7 @@ void Mpi::DrainOutgoing() {
     }
     const uint64_t vaddr = *staging;
     if (!o.bytes.empty()) host_.Write(vaddr, o.bytes.data(), o.bytes.size());
+    if (o.kind == Kind::kEager || o.kind == Kind::kData) CountCopy(o.bytes.size());
     Outgoing out = std::move(o);
     outgoing_.pop_front();
     transport_.Send(static_cast<uint32_t>(out.dest_world),
@@ -87,10 +108,18 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
                             int tag, uint32_t context, const Comm& comm, bool synchronous) {
   NICSIM_CHECK(dest >= 0 && dest < comm.size(), "MPI send to rank %d of %d", dest, comm.size());
   auto r = std::make_shared<RequestState>();
-  std::vector<uint8_t> bytes = Pack(buf, count, type);
   const int dest_world = comm.group->World(dest);
+  const size_t total = count * type.size();
+  // A large message from the program's own AllocMem buffer is read from there by RDMA.
+  const std::optional<uint64_t> own =
+      type.dense() && total > config_.eager_limit ? TaskAddress(buf, total) : std::nullopt;
+  std::vector<uint8_t> bytes;
+  if (!own) {
+    bytes = Pack(buf, count, type);
+    CountCopy(bytes.size());
+  }
   // A synchronous send always asks first: the clear-to-send says the receive has matched.
-  if (!synchronous && bytes.size() <= config_.eager_limit) {
+  if (!own && !synchronous && bytes.size() <= config_.eager_limit) {
     ++stats_.eager_sends;
     // The data is copied out: the send is complete for the caller at once.
     r->done = true;
@@ -99,10 +128,11 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   }
   ++stats_.rendezvous_sends;
   const uint64_t id = next_rdv_++;
-  RtsPayload rts{bytes.size(), id};
+  RtsPayload rts{own ? total : bytes.size(), id};
   std::vector<uint8_t> envelope(sizeof(rts));
   std::memcpy(envelope.data(), &rts, sizeof(rts));
-  pending_sends_[id] = PendingSend{r, dest_world, context, tag, std::move(bytes)};
+  pending_sends_[id] = PendingSend{r, dest_world, context, tag, std::move(bytes), own.value_or(0),
+                                   own ? total : 0};
   Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), envelope, nullptr);
   return r;
 }
@@ -140,11 +170,21 @@ void Mpi::Deliver(RequestState& r, int source_world, int tag, const uint8_t* dat
   r.status.truncated = bytes > room;
   r.status.bytes = std::min(bytes, room);
   Unpack(data, r.status.bytes, r.buf, r.count, r.type);
+  CountCopy(r.status.bytes);
   r.done = true;
 }
 
-void Mpi::ClearToSend(int source_world, uint64_t rdv_id, const Request& r) {
+void Mpi::ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const Request& r) {
   pending_recvs_[{source_world, rdv_id}] = r;
+  // Into the program's own AllocMem buffer, the data lands in place (no copy by the CPU).
+  if (r->type.dense() && bytes > 0 && bytes <= r->count * r->type.size()) {
+    if (std::optional<uint64_t> own = TaskAddress(r->buf, bytes)) {
+      r->in_place_bytes = bytes;
+      transport_.LandInPlace(static_cast<uint32_t>(source_world),
+                             Wire(static_cast<uint32_t>(Kind::kData), r->context),
+                             static_cast<uint32_t>(rdv_id), *own, bytes);
+    }
+  }
   std::vector<uint8_t> id(sizeof(rdv_id));
   std::memcpy(id.data(), &rdv_id, sizeof(rdv_id));
   Transmit(source_world, Kind::kCts, r->context, 0, id, nullptr);
@@ -170,7 +210,7 @@ Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int s
     } else {
       r->status.source = r->group->RankOf(it->source);
       r->status.tag = it->tag;
-      ClearToSend(it->source, it->rdv_id, r);
+      ClearToSend(it->source, it->rdv_id, it->bytes, r);
     }
     unexpected_.erase(it);
     return r;
@@ -208,7 +248,7 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
           std::memcpy(&rts, data.data(), sizeof(rts));
           r->status.source = r->group->RankOf(source);
           r->status.tag = mpi_tag;
-          ClearToSend(source, rts.rdv_id, r);
+          ClearToSend(source, rts.rdv_id, rts.bytes, r);
         }
         return;
       }
@@ -234,6 +274,14 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
       PendingSend p = std::move(it->second);
       pending_sends_.erase(it);
       Request r = p.request;
+      if (p.len > 0) {
+        // From the program's own buffer: the transport reads it there, nothing is staged.
+        ++stats_.zero_copy_sends;
+        transport_.Send(static_cast<uint32_t>(p.dest),
+                        Wire(static_cast<uint32_t>(Kind::kData), p.context),
+                        static_cast<uint32_t>(id), p.vaddr, p.len, [r] { r->done = true; });
+        return;
+      }
       Transmit(p.dest, Kind::kData, p.context, static_cast<uint32_t>(id), p.data,
                [r] { r->done = true; });
       return;
@@ -243,6 +291,15 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
       if (it == pending_recvs_.end()) return;
       Request r = it->second;
       pending_recvs_.erase(it);
+      if (r->in_place_bytes > 0 && data.empty()) {
+        // Landed in the program's buffer already.
+        ++stats_.zero_copy_receives;
+        r->status.source = r->group->RankOf(source);
+        r->status.bytes = r->in_place_bytes;
+        r->status.truncated = false;
+        r->done = true;
+        return;
+      }
       Deliver(*r, source, r->status.tag, data.data(), data.size());
       return;
     }

@@ -72,6 +72,15 @@ class Mpi {
   Mpi& operator=(const Mpi&) = delete;
 
   const Comm& world() const { return world_; }
+
+  /**
+   * Memory for message buffers that the adapter reaches directly (MPI_Alloc_mem): it lies in
+   * the task's memory, contiguous, so a rendezvous message sent from it is read by RDMA from
+   * the buffer itself, and one received into it lands there, with no copy by the CPU (for
+   * dense datatypes; others are packed as usual). At most 16 MiB each; nullptr if the task has
+   * no room. Valid until the Mpi object goes.
+   */
+  void* AllocMem(size_t bytes);
   double Wtime() { return static_cast<double>(blocker_.NowPs()) * 1e-12; }
 
   // Communicators (collective over `comm`). The members agree on a context none has used:
@@ -156,6 +165,12 @@ class Mpi {
     uint64_t unexpected_peak = 0;
     /** Times a message had to wait for staging memory. */
     uint64_t staging_waits = 0;
+    /** CPU copies of message data this layer made (packing, staging, unpacking), and bytes. */
+    uint64_t host_copies = 0;
+    uint64_t host_copy_bytes = 0;
+    /** Rendezvous messages sent from, or landed in, the program's own buffer (no copy). */
+    uint64_t zero_copy_sends = 0;
+    uint64_t zero_copy_receives = 0;
   };
   const Stats& stats() const { return stats_; }
   /**
@@ -180,6 +195,8 @@ class Mpi {
     uint32_t context = 0;
     const Comm* comm = nullptr;
     std::shared_ptr<const Group> group;
+    /** A rendezvous receive landing in place: the bytes the sender announced (0: not). */
+    uint64_t in_place_bytes = 0;
   };
 
  private:
@@ -201,6 +218,9 @@ class Mpi {
     uint32_t context;
     int tag;
     std::vector<uint8_t> data;
+    /** Sent from the program's own buffer (AllocMem): its task address and length. */
+    uint64_t vaddr = 0;
+    uint64_t len = 0;
   };
   /** A message for the transport, waiting for staging memory. */
   struct Outgoing {
@@ -223,7 +243,15 @@ class Mpi {
   void DrainOutgoing();
   bool Matches(const RequestState& r, uint32_t context, int source_world, int tag) const;
   void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
-  void ClearToSend(int source_world, uint64_t rdv_id, const Request& r);
+  void ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const Request& r);
+  /** The task address of [buf, buf + bytes) if it lies in one AllocMem area. */
+  std::optional<uint64_t> TaskAddress(const void* buf, size_t bytes) const;
+  /** Counts one CPU copy of `bytes` of message data. */
+  void CountCopy(size_t bytes) {
+    if (bytes == 0) return;
+    ++stats_.host_copies;
+    stats_.host_copy_bytes += bytes;
+  }
   Request StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
                     uint32_t context, const Comm& comm);
   Request StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
@@ -251,6 +279,8 @@ class Mpi {
   ulp::BufferPool staging_;
   /** Messages waiting for staging memory, in the order they were sent. */
   std::deque<Outgoing> outgoing_;
+  /** AllocMem areas by their CPU address: (task address, bytes). */
+  std::map<uintptr_t, std::pair<uint64_t, size_t>> areas_;
   Stats stats_;
 };
 
