@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/mpirun/rank_process.h"
 
+#include "ulp/mpi/capi/stream_io.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -129,18 +131,6 @@ void RankProcess::Forward(int timeout_ms) {
   if (err_ >= 0 && fds[1].revents != 0) Drain(err_, err_tag_);
 }
 
-bool RankProcess::ReadAll(void* data, size_t n) {
-  auto* p = static_cast<uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t k = read(channel_, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= static_cast<size_t>(k);
-  }
-  return true;
-}
-
 bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
   for (;;) {
     pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {channel_, POLLIN, 0}};
@@ -153,14 +143,14 @@ bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
     if (out_ >= 0 && fds[0].revents != 0) Drain(out_, out_tag_);
     if (err_ >= 0 && fds[1].revents != 0) Drain(err_, err_tag_);
     if (fds[2].revents == 0) continue;
-    if (!ReadAll(header, sizeof(*header))) return false;
+    if (!mpi::wire::ReadFully(channel_, header, sizeof(*header))) return false;
     // A call's arguments are at most the program's own data; refuse absurd lengths.
     if (header->bytes > (uint64_t{1} << 40)) {
       broken_ = fmt::format("a message of {} bytes", header->bytes);
       return false;
     }
     args->resize(header->bytes);
-    if (!ReadAll(args->data(), args->size())) {
+    if (!mpi::wire::ReadFully(channel_, args->data(), args->size())) {
       broken_ = "the channel closed in the middle of a message";
       return false;
     }
@@ -169,21 +159,7 @@ bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
 }
 
 bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args) {
-  mpi::wire::Header h;
-  h.call = static_cast<uint32_t>(call);
-  h.bytes = args.size();
-  auto write_all = [this](const void* data, size_t n) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    while (n > 0) {
-      const ssize_t k = send(channel_, p, n, MSG_NOSIGNAL);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) return false;
-      p += k;
-      n -= static_cast<size_t>(k);
-    }
-    return true;
-  };
-  return write_all(&h, sizeof(h)) && write_all(args.data(), args.size());
+  return mpi::wire::SendMessage(channel_, call, args);
 }
 
 std::string RankProcess::Reap() {

@@ -63,7 +63,6 @@ class RankProcess {
   RankProcess(pid_t pid, int channel, int out, int err, int rank);
   /** Forwards what the output pipes hold; waits up to `timeout_ms` for something (-1: forever). */
   void Forward(int timeout_ms);
-  bool ReadAll(void* data, size_t n);
   void Drain(int& fd, LineTagger& tag);
 
   pid_t pid_;

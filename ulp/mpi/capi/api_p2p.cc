@@ -47,34 +47,49 @@ void Fill(MPI_Status* status, const WireStatus& s) {
 /** The status of a receive from MPI_PROC_NULL, or of an inactive request. */
 WireStatus Empty(int source) { return WireStatus{source, MPI_ANY_TAG, 0, false}; }
 
+/** The checks every send makes (and every receive, with wildcards allowed). */
+int CheckMessage(int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, bool receive,
+                 const char* call, const TypeInfo** t) {
+  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckData(comm, count, type, call, t));
+  NICSIM_MPI_TRY(CheckPeer(comm, peer, receive, call));
+  return CheckTag(comm, tag, receive, call);
+}
+
+/** kSend and kIsend's arguments: the envelope and the packed data. */
+Writer SendArgs(const void* buf, int count, const TypeInfo& t, int dest, int tag, MPI_Comm comm,
+                bool sync) {
+  Writer w;
+  w.Put<int32_t>(comm).Put<int32_t>(dest).Put<int32_t>(tag).Put<uint8_t>(sync);
+  w.Blob(Pack(buf, static_cast<size_t>(count), t));
+  return w;
+}
+
+/** kRecv and kIrecv's arguments: the envelope and the room for the data. */
+Writer RecvArgs(int count, const TypeInfo& t, int source, int tag, MPI_Comm comm) {
+  Writer w;
+  w.Put<int32_t>(comm).Put<int32_t>(source).Put<int32_t>(tag).Put<uint64_t>(
+      static_cast<uint64_t>(count) * t.size);
+  return w;
+}
+
 int Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
          bool sync, const char* call) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckComm(comm, call));
-  NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
-  NICSIM_MPI_TRY(CheckPeer(comm, dest, false, call));
-  NICSIM_MPI_TRY(CheckTag(comm, tag, false, call));
+  NICSIM_MPI_TRY(CheckMessage(count, type, dest, tag, comm, false, call, &t));
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-  Writer w;
-  w.Put<int32_t>(comm).Put<int32_t>(dest).Put<int32_t>(tag).Put<uint8_t>(sync);
-  w.Blob(Pack(buf, static_cast<size_t>(count), *t));
-  return C().Call(Call::kSend, w).code;
+  return C().Call(Call::kSend, SendArgs(buf, count, *t, dest, tag, comm, sync)).code;
 }
 
 int Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
           bool sync, MPI_Request* request, const char* call) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckComm(comm, call));
-  NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
-  NICSIM_MPI_TRY(CheckPeer(comm, dest, false, call));
-  NICSIM_MPI_TRY(CheckTag(comm, tag, false, call));
+  NICSIM_MPI_TRY(CheckMessage(count, type, dest, tag, comm, false, call, &t));
   RequestInfo info;
   info.comm = comm;
   if (dest != MPI_PROC_NULL) {
-    Writer w;
-    w.Put<int32_t>(comm).Put<int32_t>(dest).Put<int32_t>(tag).Put<uint8_t>(sync);
-    w.Blob(Pack(buf, static_cast<size_t>(count), *t));
-    info.server = C().Call(Call::kIsend, w).results.Get<uint64_t>();
+    info.server = C().Call(Call::kIsend, SendArgs(buf, count, *t, dest, tag, comm, sync))
+                      .results.Get<uint64_t>();
   }
   *request = C().AddRequest(info);
   return MPI_SUCCESS;
@@ -83,16 +98,11 @@ int Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_
 int Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Request* request, const char* call) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckComm(comm, call));
-  NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
-  NICSIM_MPI_TRY(CheckPeer(comm, source, true, call));
-  NICSIM_MPI_TRY(CheckTag(comm, tag, true, call));
+  NICSIM_MPI_TRY(CheckMessage(count, type, source, tag, comm, true, call, &t));
   RequestInfo info{true, kDone, true, buf, count, type, comm};
   if (source != MPI_PROC_NULL) {
-    Writer w;
-    w.Put<int32_t>(comm).Put<int32_t>(source).Put<int32_t>(tag).Put<uint64_t>(
-        static_cast<uint64_t>(count) * t->size);
-    info.server = C().Call(Call::kIrecv, w).results.Get<uint64_t>();
+    info.server =
+        C().Call(Call::kIrecv, RecvArgs(count, *t, source, tag, comm)).results.Get<uint64_t>();
   }
   *request = C().AddRequest(info);
   return MPI_SUCCESS;
@@ -238,18 +248,12 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
              MPI_Status* status) {
   const char* call = "MPI_Recv";
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckComm(comm, call));
-  NICSIM_MPI_TRY(CheckData(comm, count, datatype, call, &t));
-  NICSIM_MPI_TRY(CheckPeer(comm, source, true, call));
-  NICSIM_MPI_TRY(CheckTag(comm, tag, true, call));
+  NICSIM_MPI_TRY(CheckMessage(count, datatype, source, tag, comm, true, call, &t));
   if (source == MPI_PROC_NULL) {
     Fill(status, Empty(MPI_PROC_NULL));
     return MPI_SUCCESS;
   }
-  Writer w;
-  w.Put<int32_t>(comm).Put<int32_t>(source).Put<int32_t>(tag).Put<uint64_t>(
-      static_cast<uint64_t>(count) * t->size);
-  nicsim::mpi::capi::Reply reply = C().Call(Call::kRecv, w);
+  nicsim::mpi::capi::Reply reply = C().Call(Call::kRecv, RecvArgs(count, *t, source, tag, comm));
   const WireStatus s = ReadStatus(reply.results);
   const auto [data, n] = reply.results.Blob();
   Unpack(data, n, buf, static_cast<size_t>(count), *t);

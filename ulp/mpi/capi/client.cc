@@ -3,10 +3,11 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+
+#include "ulp/mpi/capi/stream_io.h"
 
 namespace nicsim::mpi::capi {
 namespace {
@@ -43,42 +44,16 @@ void Client::Connect() {
   comms.resize(3);
 }
 
-void Client::WriteAll(const void* data, size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t k = write(fd_, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) LostSimulator();
-    p += k;
-    n -= static_cast<size_t>(k);
-  }
-}
-
-bool Client::ReadAll(void* data, size_t n) {
-  auto* p = static_cast<uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t k = read(fd_, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= static_cast<size_t>(k);
-  }
-  return true;
-}
-
 Reply Client::Call(wire::Call call, const wire::Writer& args) {
-  wire::Header h;
-  h.call = static_cast<uint32_t>(call);
-  h.bytes = args.bytes().size();
   const uint64_t now = CpuNs();
-  h.compute_ns = returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_;
-  WriteAll(&h, sizeof(h));
-  WriteAll(args.bytes().data(), args.bytes().size());
+  if (!wire::SendMessage(fd_, call, args.bytes(), returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
+    LostSimulator();
+  }
   for (;;) {
     wire::Header in;
-    if (!ReadAll(&in, sizeof(in))) LostSimulator();
+    if (!wire::ReadFully(fd_, &in, sizeof(in))) LostSimulator();
     reply_.resize(in.bytes);
-    if (!ReadAll(reply_.data(), reply_.size())) LostSimulator();
+    if (!wire::ReadFully(fd_, reply_.data(), reply_.size())) LostSimulator();
     if (in.call == static_cast<uint32_t>(wire::Call::kApplyOp)) {
       Serve(wire::Reader(reply_.data(), reply_.size()));
       continue;
@@ -116,11 +91,7 @@ void Client::Serve(wire::Reader args) {
   } else {
     out.Blob(b, b_bytes);
   }
-  wire::Header h;
-  h.call = static_cast<uint32_t>(wire::Call::kOpResult);
-  h.bytes = out.bytes().size();
-  WriteAll(&h, sizeof(h));
-  WriteAll(out.bytes().data(), out.bytes().size());
+  if (!wire::SendMessage(fd_, wire::Call::kOpResult, out.bytes())) LostSimulator();
 }
 
 void Client::Abort(int code, const std::string& message) {
@@ -128,13 +99,8 @@ void Client::Abort(int code, const std::string& message) {
   std::fflush(stderr);
   wire::Writer args;
   args.Put<int32_t>(code).Str(message);
-  wire::Header h;
-  h.call = static_cast<uint32_t>(wire::Call::kAbort);
-  h.bytes = args.bytes().size();
-  if (fd_ >= 0) {
-    WriteAll(&h, sizeof(h));
-    WriteAll(args.bytes().data(), args.bytes().size());
-  }
+  // The run ends either way: a simulator already gone is not waited for.
+  if (fd_ >= 0) wire::SendMessage(fd_, wire::Call::kAbort, args.bytes());
   _exit(code == 0 ? 1 : code);
 }
 

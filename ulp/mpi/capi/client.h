@@ -89,8 +89,6 @@ class Client {
  private:
   Client() = default;
   void Serve(wire::Reader args);
-  void WriteAll(const void* data, size_t n);
-  bool ReadAll(void* data, size_t n);
   int fd_ = -1;
   std::vector<uint8_t> reply_;
   /** CPU time of the process when the previous call returned. */
