@@ -219,11 +219,8 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
   const uint32_t port = ctx_.ports.SlotPort(slot);
   ++port_failures_[port];
   // Whatever of this attempt still arrives must not count: cancel, then redrive higher.
-  CancelSlot(seq, m, slot);
-  m.slot_spare[slot] ^= 1;
-  Chunk c = m.in_flight[slot];
+  Chunk c = Withdraw(seq, m, slot);
   ++c.attempts;
-  ChunkLanded(c.len);
   chunk_size_ = std::max<uint64_t>(abi::kRdmaPacketBytes, std::min(chunk_size_, c.len / 2));
   if (c.len > abi::kRdmaPacketBytes) {
     // A chunk that keeps failing is split: smaller pieces get through more loss.
@@ -231,21 +228,16 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
                           abi::kRdmaPacketBytes;
     m.todo.push_front(Chunk{c.offset + half, c.len - half, 0});
     m.todo.push_front(Chunk{c.offset, half, 0});
-    m.in_flight[slot] = Chunk{};
-    ++m.slot_generation[slot];
     ++ctx_.stats.rdma_splits;
     IssueAllPulls();
     return;
   }
   if (c.len <= abi::kRdmaPacketBytes && c.attempts >= ctx_.config.rdma_attempts) {
-    m.in_flight[slot] = Chunk{};
     FallBack(src, seq, &m);
     IssueAllPulls();
     return;
   }
   // Redrive from the front of the queue: the next free slot (maybe on another port) takes it.
-  m.in_flight[slot] = Chunk{};
-  ++m.slot_generation[slot];
   m.todo.push_front(c);
   IssueAllPulls();
 }
@@ -257,6 +249,16 @@ void RdmaPuller::CancelSlot(uint32_t seq, const Pull& m, uint32_t slot) {
   p.Post(abi::SlotType::kRcxtCancel, p.self(), cancel, seq);
 }
 
+RdmaPuller::Chunk RdmaPuller::Withdraw(uint32_t seq, Pull& m, uint32_t slot) {
+  CancelSlot(seq, m, slot);
+  m.slot_spare[slot] ^= 1;  // the next attempt names the sender's other rCxt
+  const Chunk c = m.in_flight[slot];
+  ChunkLanded(c.len);
+  m.in_flight[slot] = Chunk{};
+  ++m.slot_generation[slot];  // the attempt's timers end here
+  return c;
+}
+
 void RdmaPuller::RedrivePort(uint32_t port) {
   for (const auto& [src, seq] : order_) {
     auto it = pulls_.find(PullKey(src, seq));
@@ -264,13 +266,7 @@ void RdmaPuller::RedrivePort(uint32_t port) {
     Pull& m = it->second;
     for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
       if (ctx_.ports.SlotPort(slot) != port || m.in_flight[slot].len == 0) continue;
-      CancelSlot(seq, m, slot);
-      m.slot_spare[slot] ^= 1;
-      const Chunk c = m.in_flight[slot];
-      ChunkLanded(c.len);
-      m.in_flight[slot] = Chunk{};
-      ++m.slot_generation[slot];  // its timeout timer ends here
-      m.todo.push_front(c);
+      m.todo.push_front(Withdraw(seq, m, slot));
     }
   }
   IssueAllPulls();

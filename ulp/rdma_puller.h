@@ -133,6 +133,8 @@ class RdmaPuller {
   void EndPull(PullMap::iterator it);
   /** Cancels slot `slot`'s attempt at its rCxt (what still arrives of it must not count). */
   void CancelSlot(uint32_t seq, const Pull& m, uint32_t slot);
+  /** Gives up slot `slot`'s attempt (cancelled, its slot and budget freed); its chunk. */
+  Chunk Withdraw(uint32_t seq, Pull& m, uint32_t slot);
 
   const TransportContext ctx_;
   ReliableSender& packets_;
