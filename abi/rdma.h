@@ -94,6 +94,12 @@ inline constexpr uint32_t MakeRcxtRef(uint32_t index, uint32_t key) {
 }
 inline constexpr uint32_t RcxtIndex(uint32_t ref) { return ref & kRcxtIndexMask; }
 inline constexpr uint32_t RcxtKey(uint32_t ref) { return ref >> kRcxtIndexBits; }
+/**
+ * Key bit of the rCxts a multicast group reserves (the rest of their key is the recovery count,
+ * as for any rCxt): a group's reference never matches an ordinary rCxt at the same index, so a
+ * broadcast reaching an adapter where that index is in ordinary use is dropped there.
+ */
+inline constexpr uint32_t kRcxtGroupKey = (kRcxtKeyMask + 1) >> 1;
 /** No rCxt (no completion is owed to the other side). */
 inline constexpr uint32_t kNoRcxt = 0xFFFFFFFFu;
 

@@ -24,23 +24,23 @@ RcxtPool::RcxtPool(DeviceAccess& adapter, uint32_t count, std::function<uint64_t
   NICSIM_CHECK(recovery_count_ != nullptr, "rcxt pool: recovery_count is required");
 }
 
-Result<uint32_t> RcxtPool::Acquire(uint32_t window) {
+Result<uint32_t> RcxtPool::Acquire(uint32_t window, bool group) {
   if (window >= abi::kMaxWindows) {
     return Status::Error("acquire rCxt: window " + std::to_string(window) + " must be below " +
                          std::to_string(abi::kMaxWindows));
   }
   while (fresh_ < count_ && taken_ahead_.erase(fresh_) > 0) ++fresh_;
-  if (fresh_ < count_) return Assign(fresh_++, window);
+  if (fresh_ < count_) return Assign(fresh_++, window, group);
   if (returned_.empty()) {
     return Status::Error("acquire rCxt for window " + std::to_string(window) + ": all " +
                          std::to_string(size()) + " rCxts are in use");
   }
   const uint32_t index = returned_.front();
   returned_.pop_front();
-  return Assign(index, window);
+  return Assign(index, window, group);
 }
 
-Result<uint32_t> RcxtPool::AcquireIndex(uint32_t index, uint32_t window) {
+Result<uint32_t> RcxtPool::AcquireIndex(uint32_t index, uint32_t window, bool group) {
   const std::string what = "acquire rCxt " + std::to_string(index) + ": ";
   if (window >= abi::kMaxWindows) {
     return Status::Error(what + "window " + std::to_string(window) + " must be below " +
@@ -50,14 +50,15 @@ Result<uint32_t> RcxtPool::AcquireIndex(uint32_t index, uint32_t window) {
     return Status::Error(what + "the pool holds " + std::to_string(size()));
   }
   if (IsHeld(index)) return Status::Error(what + "not free");
-  if (index >= fresh_ && taken_ahead_.insert(index).second) return Assign(index, window);
+  if (index >= fresh_ && taken_ahead_.insert(index).second) return Assign(index, window, group);
   // Handed out before and returned since (a taken-ahead index too): it is in returned_.
   returned_.erase(std::find(returned_.begin(), returned_.end(), index));
-  return Assign(index, window);
+  return Assign(index, window, group);
 }
 
-uint32_t RcxtPool::Assign(uint32_t index, uint32_t window) {
-  const auto key = static_cast<uint16_t>(recovery_count_() & abi::kRcxtKeyMask);
+uint32_t RcxtPool::Assign(uint32_t index, uint32_t window, bool group) {
+  const auto key = static_cast<uint16_t>((recovery_count_() & (abi::kRcxtGroupKey - 1)) |
+                                         (group ? abi::kRcxtGroupKey : 0));
   if (index >= held_.size()) held_.resize(index + 1);
   held_[index] = Held{true, static_cast<uint16_t>(window), key};
   abi::RcxtRecord record{};

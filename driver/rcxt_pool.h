@@ -39,13 +39,14 @@ class RcxtPool {
 
   /**
    * Takes the rCxt at the head of the free list for `window`: writes RcxtRecord{kIdle,
-   * window, key = recovery count & abi::kRcxtKeyMask, tid 0, next kNoRcxt} to SRAM and
-   * returns abi::MakeRcxtRef(index, key). Error when the pool is empty or the window is
-   * not below abi::kMaxWindows.
+   * window, key = recovery count (below abi::kRcxtGroupKey), tid 0, next kNoRcxt} to SRAM
+   * and returns abi::MakeRcxtRef(index, key). Error when the pool is empty or the window is
+   * not below abi::kMaxWindows. `group`: a multicast group's rCxt, its key marked with
+   * abi::kRcxtGroupKey.
    */
-  Result<uint32_t> Acquire(uint32_t window);
+  Result<uint32_t> Acquire(uint32_t window, bool group = false);
   /** Takes a specific index (multicast: one rCxt id on several adapters). Error if not free. */
-  Result<uint32_t> AcquireIndex(uint32_t index, uint32_t window);
+  Result<uint32_t> AcquireIndex(uint32_t index, uint32_t window, bool group = false);
   /**
    * Returns the rCxt to the tail of the free list and writes state kFree to SRAM. Error if
    * the reference's index is not held or its key is stale.
@@ -72,7 +73,7 @@ class RcxtPool {
     uint16_t key = 0;
   };
   /** Hands out `index` (already off the free list). */
-  uint32_t Assign(uint32_t index, uint32_t window);
+  uint32_t Assign(uint32_t index, uint32_t window, bool group);
   bool IsHeld(uint32_t index) const { return index < held_.size() && held_[index].held; }
   void Write(uint32_t index, const abi::RcxtRecord& record);
 

@@ -217,7 +217,7 @@ uint32_t TceTables::NextKey() {
 }
 
 Result<Registration> TceTables::Register(uint32_t job, const host::PageTable& pages, uint64_t vaddr,
-                                         uint64_t len, uint32_t fixed_key) {
+                                         uint64_t len, uint32_t fixed_key, uint64_t at_pvo) {
   const std::string what = "register " + Hex(vaddr) + "+" + std::to_string(len) + " for job " +
                            std::to_string(job) + ": ";
   if (job == abi::kNoJob || std::find(slot_job_.begin(), slot_job_.end(), job) == slot_job_.end()) {
@@ -275,6 +275,7 @@ Result<Registration> TceTables::Register(uint32_t job, const host::PageTable& pa
   };
   uint32_t table = 0;
   int64_t at = -1;
+  if (at_pvo != 0) return RegisterAt(what, job, at_pvo, in_page, page, reals, len);
   bool found = find(&table, &at);
   if (!found && shift == abi::kPageShift64K) {
     bool holds_64k = false;
@@ -293,13 +294,54 @@ Result<Registration> TceTables::Register(uint32_t job, const host::PageTable& pa
   }
 
   const uint32_t key = fixed_key != 0 ? fixed_key : NextKey();
-  const uint64_t pvo = abi::MakePvo(key, table, static_cast<uint64_t>(at) * page + in_page);
-  const auto first_tce = static_cast<uint32_t>(at);
-  for (uint32_t i = 0; i < count; ++i) {
+  return Place(job, abi::MakePvo(key, table, static_cast<uint64_t>(at) * page + in_page), page,
+               reals, len);
+}
+
+Result<Registration> TceTables::RegisterAt(const std::string& what, uint32_t job, uint64_t pvo,
+                                           uint64_t in_page, uint64_t page,
+                                           const std::vector<uint64_t>& reals, uint64_t len) {
+  const uint32_t table = abi::PvoTable(pvo);
+  const uint64_t offset = abi::PvoOffset(pvo);
+  // The shared 64K table there, if the job has none yet and it is free, becomes the job's.
+  if (table < tables_.size() && tables_[table].slot == kShared &&
+      tables_[table].owner == abi::kNoJob) {
+    bool holds_64k = false;
+    for (const Table& t : tables_) holds_64k |= t.slot == kShared && t.owner == job;
+    if (!holds_64k) SetOwner(table, job);
+  }
+  if (table >= tables_.size() || tables_[table].owner != job ||
+      (uint64_t{1} << tables_[table].page_shift) != page) {
+    return Status::Error(what + "PVO " + Hex(pvo) + " names table " + std::to_string(table) +
+                         ", not one of the job's tables of this page size");
+  }
+  if (offset % page != in_page) {
+    return Status::Error(what + "PVO " + Hex(pvo) + " is not at the buffer's offset in its page");
+  }
+  const uint64_t first = offset / page;
+  const std::vector<bool>& used = tables_[table].used;
+  if (first + reals.size() > used.size()) {
+    return Status::Error(what + "PVO " + Hex(pvo) + " runs past the end of table " +
+                         std::to_string(table));
+  }
+  for (uint64_t i = 0; i < reals.size(); ++i) {
+    if (used[first + i]) {
+      return Status::Error(what + "TCE " + std::to_string(first + i) + " of table " +
+                           std::to_string(table) + " is in use");
+    }
+  }
+  return Place(job, pvo, page, reals, len);
+}
+
+Registration TceTables::Place(uint32_t job, uint64_t pvo, uint64_t page,
+                              const std::vector<uint64_t>& reals, uint64_t len) {
+  const uint32_t table = abi::PvoTable(pvo);
+  const auto first_tce = static_cast<uint32_t>(abi::PvoOffset(pvo) / page);
+  for (uint32_t i = 0; i < reals.size(); ++i) {
     WriteTce(table, first_tce + i, abi::TceEntry{reals[i], abi::TceKeyFor(pvo), abi::kTceValid});
     tables_[table].used[first_tce + i] = true;
   }
-  const Registration reg{pvo, table, first_tce, static_cast<uint32_t>(count), len, job};
+  const Registration reg{pvo, table, first_tce, static_cast<uint32_t>(reals.size()), len, job};
   live_[{table, first_tce}] = reg;
   return reg;
 }

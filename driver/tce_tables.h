@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -101,10 +102,12 @@ class TceTables {
    * tables of that size, writes TceEntry{real page, TceKeyFor(pvo), kTceValid} for each
    * page and returns the registration, whose PVO addresses the byte at vaddr. A nonzero
    * `fixed_key` replaces the generated key: a broadcast or multicast group agrees on one key
-   * so that the same PVO is valid on every member node.
+   * so that the same PVO is valid on every member node. A nonzero `at_pvo` places the buffer
+   * at exactly that PVO (its key, table and TCEs), or fails if those TCEs are taken: a group
+   * member maps its landing area where the other members have theirs.
    */
   Result<Registration> Register(uint32_t job, const host::PageTable& pages, uint64_t vaddr, uint64_t len,
-                                uint32_t fixed_key = 0);
+                                uint32_t fixed_key = 0, uint64_t at_pvo = 0);
   /** Invalidates the registration's TCEs (flags = 0) and frees them for reuse. */
   Status Deregister(const Registration& reg);
 
@@ -138,6 +141,13 @@ class TceTables {
   /** Sets table t's owner and tells every attached adapter. */
   void SetOwner(uint32_t t, uint32_t job);
   void WriteTce(uint32_t t, uint32_t index, const abi::TceEntry& tce);
+  /** Register's placement at a given PVO (checks the table and that its TCEs are free). */
+  Result<Registration> RegisterAt(const std::string& what, uint32_t job, uint64_t pvo,
+                                  uint64_t in_page, uint64_t page,
+                                  const std::vector<uint64_t>& reals, uint64_t len);
+  /** Writes the TCEs of a registration at `pvo` (whose TCEs are free) and records it. */
+  Registration Place(uint32_t job, uint64_t pvo, uint64_t page, const std::vector<uint64_t>& reals,
+                     uint64_t len);
   abi::TceEntry ReadTce(uint32_t t, uint32_t index) const;
   /** First index of `count` free consecutive TCEs in table t, or -1. */
   int64_t FindRun(uint32_t t, uint32_t count) const;

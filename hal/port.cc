@@ -41,6 +41,13 @@ void Port::OnReceive(ReceiveFn fn) {
 
 Result<uint32_t> Port::AcquireRcxt() { return rcxts_()->Acquire(self_.window); }
 
+Result<uint32_t> Port::AcquireGroupRcxt(std::optional<uint32_t> index) {
+  if (!index) return rcxts_()->Acquire(self_.window, true);
+  return rcxts_()->AcquireIndex(*index, self_.window, true);
+}
+
+abi::RcxtRecord Port::ReadRcxt(uint32_t ref) { return rcxts_()->Read(abi::RcxtIndex(ref)); }
+
 void Port::ReleaseRcxt(uint32_t ref) {
   // After an adapter recovery the reference is stale; the pool refuses it, which is fine.
   static_cast<void>(rcxts_()->Release(ref));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "abi/fifo.h"
 #include "abi/rdma.h"
@@ -45,7 +46,12 @@ class Port {
   void OnActivity(std::function<void()> fn) { on_activity_ = std::move(fn); }
   /** An rCxt of this window (from the driver's pool). */
   Result<uint32_t> AcquireRcxt();
+  /** An rCxt of a multicast group (abi::kRcxtGroupKey): the pool's next, or index `index`
+   *  (the one the other members hold) if that is free. */
+  Result<uint32_t> AcquireGroupRcxt(std::optional<uint32_t> index);
   void ReleaseRcxt(uint32_t ref);
+  /** rCxt `ref`'s record as the adapter holds it now (read from adapter memory). */
+  abi::RcxtRecord ReadRcxt(uint32_t ref);
 
  private:
   Peer self_;

@@ -47,6 +47,10 @@ class TaskHost {
   Result<driver::Registration> Register(uint64_t vaddr, uint64_t len) {
     return tables_().Register(job_key_, space_, vaddr, len);
   }
+  /** Register, at exactly `pvo` (where the other members of a group have theirs), or fails. */
+  Result<driver::Registration> RegisterAt(uint64_t vaddr, uint64_t len, uint64_t pvo) {
+    return tables_().Register(job_key_, space_, vaddr, len, 0, pvo);
+  }
   Status Deregister(const driver::Registration& reg) { return tables_().Deregister(reg); }
 
  private:

@@ -41,7 +41,8 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
                     receiver_.OnPullLanded(src, seq, std::move(data));
                   },
                   [this](uint32_t src, uint32_t seq) { receiver_.OnPullAbandoned(src, seq); }}),
-      receiver_(context_, puller_) {
+      receiver_(context_, puller_),
+      multicast_(context_) {
   Reattach();
 }
 
@@ -86,7 +87,7 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
   if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
     abi::CompletionRecord c;
     std::memcpy(&c, payload, sizeof(c));
-    puller_.OnCompletion(port, c);
+    if (!multicast_.OnCompletion(frame, c)) puller_.OnCompletion(port, c);
     return;
   }
   if (frame.type != static_cast<uint8_t>(abi::PacketType::kFifo) ||
@@ -117,6 +118,9 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
     case Kind::kFallback:
       packets_.Acknowledge(port, h);
       sender_.OnControl(h);
+      break;
+    case Kind::kMcastAck:
+      multicast_.OnAck(h);
       break;
   }
 }

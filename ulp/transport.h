@@ -25,6 +25,7 @@
 #include "ulp/message_receiver.h"
 #include "ulp/message_sender.h"
 #include "ulp/port_set.h"
+#include "ulp/rdma_multicast.h"
 #include "ulp/rdma_puller.h"
 #include "ulp/registration_cache.h"
 #include "ulp/reliable_sender.h"
@@ -103,10 +104,14 @@ class Transport {
    * delivered twice: the reads carry new tids and packets keep their sequence numbers.
    */
   void OnWindowReopened(uint32_t port);
+  /** Multicast groups over broadcast RDMA, on the first port's window. */
+  RdmaMulticast& multicast() { return multicast_; }
   /** Messages sent whose on_done has not run yet. */
   size_t pending_sends() const { return sender_.size(); }
   /** True when nothing is in flight either way (no unacked packet, no RDMA in progress). */
-  bool Idle() const { return packets_.empty() && sender_.empty() && receiver_.empty(); }
+  bool Idle() const {
+    return packets_.empty() && sender_.empty() && receiver_.empty() && multicast_.Idle();
+  }
   /**
    * Messages in progress by state, named "out.<state>" for those being sent (eager, offered,
    * pushed, done) and "in.<state>" for those being received (fragments, pulling, pushed,
@@ -130,6 +135,7 @@ class Transport {
   MessageSender sender_;
   RdmaPuller puller_;
   MessageReceiver receiver_;
+  RdmaMulticast multicast_;
 };
 
 }  // namespace nicsim::ulp

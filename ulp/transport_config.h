@@ -77,12 +77,19 @@ struct TransportStats {
   uint64_t window_fatals = 0;
   uint64_t host_copies = 0;
   uint64_t host_copy_bytes = 0;
+  uint64_t mcast_sends = 0;
+  uint64_t mcast_unicasts = 0;
+  uint64_t mcast_retries = 0;
+  uint64_t mcast_acks = 0;
+  uint64_t mcast_received = 0;
+  uint64_t mcast_superseded = 0;
+  uint64_t mcast_failed = 0;
 
   /** Every figure with its stats.json name and meaning, in one table: totals, reports and
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 16>{{
+    return std::array<CounterField<S>, 23>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -105,8 +112,24 @@ struct TransportStats {
          "reopened and its work redriven)"},
         {"host_copies", &S::host_copies,
          "RDMA messages the receiving CPU copied out of a landing area (none when the "
-         "receiver's buffer was the landing: in place)"},
+         "receiver's buffer was the landing: in place), and group messages copied into a "
+         "root's source area or out of a member's slot"},
         {"host_copy_bytes", &S::host_copy_bytes, "bytes of those copies"},
+        {"mcast_sends", &S::mcast_sends,
+         "multicast group messages sent as a root (one broadcast RDMA write each, when a member "
+         "can take it)"},
+        {"mcast_unicasts", &S::mcast_unicasts,
+         "first sends of group messages by unicast RDMA write to members the broadcast does not "
+         "reach (another window number, the root's node, slots elsewhere)"},
+        {"mcast_retries", &S::mcast_retries,
+         "selective unicast re-sends of a group message to a member whose acknowledgement had "
+         "not come"},
+        {"mcast_acks", &S::mcast_acks, "acknowledgements of group messages sent as a member"},
+        {"mcast_received", &S::mcast_received, "group messages received and copied out"},
+        {"mcast_superseded", &S::mcast_superseded,
+         "group messages overwritten in their slot by a newer one before they were copied out"},
+        {"mcast_failed", &S::mcast_failed,
+         "group messages given up after every retry (a member never acknowledged)"},
     }};
   }
 

@@ -19,6 +19,9 @@ enum class Kind : uint8_t {
   kDone = 4,
   /** Receiver to sender: RDMA failed; send message `seq` in packet mode. */
   kFallback = 5,
+  /** Multicast member to root: message `seq` of group `context` is in (not acknowledged
+   *  itself: the root's retry brings another). */
+  kMcastAck = 6,
 };
 
 /** Little-endian header at the start of every transport packet. */

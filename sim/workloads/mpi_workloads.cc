@@ -77,13 +77,19 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
     sum.host_copy_bytes += s.host_copy_bytes;
     sum.zero_copy_sends += s.zero_copy_sends;
     sum.zero_copy_receives += s.zero_copy_receives;
+    sum.multicast_bcasts += s.multicast_bcasts;
+    sum.multicast_barriers += s.multicast_barriers;
+    sum.multicast_groups += s.multicast_groups;
   }
   return {{"eager_sends", sum.eager_sends},
           {"rendezvous_sends", sum.rendezvous_sends},
           {"host_copies", sum.host_copies},
           {"host_copy_bytes", sum.host_copy_bytes},
           {"zero_copy_sends", sum.zero_copy_sends},
-          {"zero_copy_receives", sum.zero_copy_receives}};
+          {"zero_copy_receives", sum.zero_copy_receives},
+          {"multicast_bcasts", sum.multicast_bcasts},
+          {"multicast_barriers", sum.multicast_barriers},
+          {"multicast_groups", sum.multicast_groups}};
 }
 
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {

@@ -122,6 +122,8 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.ranks",
                                             "mpi.scheduler",
                                             "mpi.eager_limit",
+                                            "mpi.bcast",
+                                            "mpi.mcast_slot_bytes",
                                             "mpi.sizes",
                                             "mpi.iterations",
                                             "mpi.bandwidth_messages",

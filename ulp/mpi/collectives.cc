@@ -2,6 +2,7 @@
 // Collectives over point-to-point, in each communicator's collective context so they never
 // match user messages: dissemination barrier, binomial-tree broadcast and reduction, linear
 // gather and scatter, allreduce and allgather composed of those, pairwise all-to-all.
+// Bcast and Barrier go by multicast instead with mpi.bcast=multicast (collectives_multicast.cc).
 #include <cstring>
 
 #include "ulp/mpi/collective_tags.h"
@@ -18,6 +19,10 @@ Datatype Bytes(size_t n) { return Datatype::Contiguous(n, Base::kByte); }
 }  // namespace
 
 void Mpi::Barrier(const Comm& comm) {
+  if (config_.bcast == CollectiveTransport::kMulticast && MulticastGroup(comm)) {
+    MulticastBarrier(comm);
+    return;
+  }
   const int n = comm.size();
   const uint32_t ctx = CollContext(comm);
   for (int k = 1; k < n; k <<= 1) {
@@ -28,6 +33,22 @@ void Mpi::Barrier(const Comm& comm) {
 }
 
 void Mpi::Bcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm) {
+  if (config_.bcast == CollectiveTransport::kMulticast && MulticastGroup(comm)) {
+    std::vector<uint8_t> bytes = comm.rank == root ? Pack(buf, count, type)
+                                                   : std::vector<uint8_t>(count * type.size());
+    if (comm.rank == root) CountCopy(bytes.size());
+    ++stats_.multicast_bcasts;
+    MulticastBcast(bytes.data(), bytes.size(), root, comm);
+    if (comm.rank != root) {
+      Unpack(bytes.data(), bytes.size(), buf, count, type);
+      CountCopy(bytes.size());
+    }
+    return;
+  }
+  TreeBcast(buf, count, type, root, comm);
+}
+
+void Mpi::TreeBcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm) {
   const int n = comm.size();
   const uint32_t ctx = CollContext(comm);
   const int vr = (comm.rank - root + n) % n;

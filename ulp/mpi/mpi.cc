@@ -64,6 +64,7 @@ std::optional<uint64_t> Mpi::TaskAddress(const void* buf, size_t bytes) const {
 void Mpi::AbandonRequests() {
   posted_.clear();
   pending_recvs_.clear();
+  transport_.multicast().AbandonReceives();
 }
 
 uint32_t Mpi::NewContext() {

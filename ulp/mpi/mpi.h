@@ -55,9 +55,21 @@ class Blocker {
   virtual uint64_t NowPs() = 0;
 };
 
+/** How Bcast and Barrier move their messages. */
+enum class CollectiveTransport : uint8_t {
+  /** Point to point: a binomial tree (Bcast), a dissemination barrier. */
+  kPointToPoint,
+  /** Broadcast RDMA to a multicast group of the communicator, acknowledged by each member
+   *  (ulp/rdma_multicast.h); the barrier gathers to rank 0, which releases by multicast. */
+  kMulticast,
+};
+
 struct MpiConfig {
   /** Messages above this many bytes use the rendezvous protocol. */
   uint64_t eager_limit = 64 * 1024;
+  CollectiveTransport bcast = CollectiveTransport::kPointToPoint;
+  /** Multicast: bytes of one group message (a landing slot); larger broadcasts go in pieces. */
+  uint64_t mcast_slot_bytes = 64 * 1024;
 };
 
 class Mpi {
@@ -171,6 +183,10 @@ class Mpi {
     /** Rendezvous messages sent from, or landed in, the program's own buffer (no copy). */
     uint64_t zero_copy_sends = 0;
     uint64_t zero_copy_receives = 0;
+    /** Broadcasts and barriers that went by multicast, and groups formed for them. */
+    uint64_t multicast_bcasts = 0;
+    uint64_t multicast_barriers = 0;
+    uint64_t multicast_groups = 0;
   };
   const Stats& stats() const { return stats_; }
   /**
@@ -260,6 +276,14 @@ class Mpi {
   /** The next context, once the members of a new communicator have shared their next ones. */
   uint32_t AgreeOnContext(uint32_t largest_next);
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
+  /** Binomial-tree broadcast of packed bytes over point to point. */
+  void TreeBcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm);
+  /** The communicator's multicast group, formed (collectively) on first use; false if some
+   *  member could not open it (the collectives then go point to point). */
+  bool MulticastGroup(const Comm& comm);
+  /** Bcast of `bytes` through the communicator's group, in slot-sized messages. */
+  void MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm);
+  void MulticastBarrier(const Comm& comm);
 
 
   int world_rank_;
@@ -281,6 +305,10 @@ class Mpi {
   std::deque<Outgoing> outgoing_;
   /** AllocMem areas by their CPU address: (task address, bytes). */
   std::map<uintptr_t, std::pair<uint64_t, size_t>> areas_;
+  /** Per communicator (collective context): its multicast group is usable, and the epoch of
+   *  the group's next message (every member counts the same). */
+  std::map<uint32_t, bool> mcast_usable_;
+  std::map<uint32_t, uint64_t> mcast_epoch_;
   Stats stats_;
 };
 

@@ -11,7 +11,16 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
   using C = MpiConfig;
   static const auto* decls = &(new ParamDecls<C>())
       ->Size("mpi.eager_limit", &C::eager_limit,
-             "MPI: messages above this size use the rendezvous protocol");
+             "MPI: messages above this size use the rendezvous protocol")
+      .Enum("mpi.bcast", &C::bcast,
+            {{CollectiveTransport::kPointToPoint, "point_to_point"},
+             {CollectiveTransport::kMulticast, "multicast"}},
+            "MPI: Bcast and Barrier over point to point (binomial tree, dissemination) or over "
+            "broadcast RDMA to a multicast group with unicast acknowledgements and selective "
+            "retry")
+      .Size("mpi.mcast_slot_bytes", &C::mcast_slot_bytes,
+            "MPI, mpi.bcast=multicast: bytes of one group message (each member keeps four such "
+            "landing slots); larger broadcasts go in pieces");
   return *decls;
 }
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Benchmark: MPI_Bcast and MPI_Barrier over broadcast RDMA to a multicast group
+# (mpi.bcast=multicast: one write the switch replicates, unicast acknowledgements, selective
+# retry) against the point-to-point collectives (binomial-tree broadcast, dissemination
+# barrier), at 64 and 1,024 nodes (one rank per node, func backend), in simulated time; and
+# the same with loss on one node's link, where only that node is re-sent to.
+"""Writes bench/results/mpi_multicast.json. Ratios are point-to-point time / multicast time
+(higher: multicast faster), each run in this process with the same seed.
+
+Targets:
+  bcast_1MiB_<N>_p2p_vs_multicast  >= 2.0  a large broadcast: one copy on the wire per node's
+                                           link instead of log2(N) rounds of sends
+  barrier_<N>_p2p_vs_multicast     >= 1.0  log2(N) steps up a tree and one release, against
+                                           log2(N) rounds of the dissemination barrier
+  lossy_link_64_retries_only_there >= 1.0  1 if every retry went to the node on the lossy link"""
+
+import sys
+
+import nicsim_bench
+
+NAME = "mpi_multicast"
+DESCRIPTION = ("MPI Bcast and Barrier over RDMA multicast vs point to point at 64 and 1,024 "
+               "nodes (func); loss on one node's link")
+SIZES = [8, 65536, 1048576]
+SEED = 1
+LOSSY_ADAPTER = 5
+
+
+def collectives(nodes, mode, faults=""):
+    sets = {"backend": "func", "nodes": nodes, "mpi.ranks": nodes, "seed": SEED,
+            "workload": "mpi_collectives", "mpi.collectives": "barrier,bcast",
+            "mpi.sizes": "[" + ", ".join(map(str, SIZES)) + "]", "mpi.iterations": 4,
+            "mpi.bcast": mode}
+    if faults:
+        sets["fabric.faults"] = faults
+    stats, _ = nicsim_bench.run_nicsim(NAME, "default", sets)
+    if stats["verdict"] != "pass":
+        nicsim_bench.fail(NAME, f"{sets}: verdict {stats['verdict']}")
+    return stats
+
+
+def main():
+    figures, ratios, targets = {}, {}, {}
+    for nodes in (64, 1024):
+        points = {}
+        for mode in ("point_to_point", "multicast"):
+            stats = collectives(nodes, mode)
+            points[mode] = {p["size_bytes"]: p for p in stats["workload"]["points"]}
+            for size in SIZES:
+                figures[f"bcast_{size}B_{nodes}_{mode}_us"] = points[mode][size]["bcast_us"]
+            figures[f"barrier_{nodes}_{mode}_us"] = points[mode][SIZES[0]]["barrier_us"]
+        for size in SIZES:
+            ratios[f"bcast_{size}B_{nodes}_p2p_vs_multicast"] = (
+                points["point_to_point"][size]["bcast_us"] / points["multicast"][size]["bcast_us"])
+        ratios[f"bcast_1MiB_{nodes}_p2p_vs_multicast"] = ratios.pop(
+            f"bcast_1048576B_{nodes}_p2p_vs_multicast")
+        targets[f"bcast_1MiB_{nodes}_p2p_vs_multicast"] = 2.0
+        ratios[f"barrier_{nodes}_p2p_vs_multicast"] = (
+            points["point_to_point"][SIZES[0]]["barrier_us"] /
+            points["multicast"][SIZES[0]]["barrier_us"])
+        targets[f"barrier_{nodes}_p2p_vs_multicast"] = 1.0
+    # Loss on one node's link: the run still passes (every byte checked) and the root re-sends
+    # to that node only (the others land each group message exactly once).
+    faults = f"link {LOSSY_ADAPTER}: loss=0.05"
+    lossy = collectives(64, "multicast", faults)
+    clean = collectives(64, "multicast")
+    transport = lossy["workload"]["transport"]
+    figures["lossy_link_64_mcast_retries"] = transport["mcast_retries"]
+    figures["lossy_link_64_mcast_sends"] = transport["mcast_sends"]
+    for size in SIZES:
+        figures[f"lossy_link_64_bcast_{size}B_us"] = {
+            p["size_bytes"]: p for p in lossy["workload"]["points"]}[size]["bcast_us"]
+    # Landed transfers per adapter: equal to the clean run's everywhere but on the lossy node.
+    landed = {a["adapter"]: a["rdma_transfers_landed"] for a in lossy["adapters"]}
+    landed_clean = {a["adapter"]: a["rdma_transfers_landed"] for a in clean["adapters"]}
+    others_exact = all(landed[a] == landed_clean[a] for a in landed if a != LOSSY_ADAPTER)
+    ratios["lossy_link_64_retries_only_there"] = (
+        1.0 if landed and others_exact and transport["mcast_retries"] > 0 else 0.0)
+    targets["lossy_link_64_retries_only_there"] = 1.0
+    return nicsim_bench.finish(NAME, DESCRIPTION, figures, ratios, targets)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

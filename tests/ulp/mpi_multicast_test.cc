@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// Bcast and Barrier over a multicast group (mpi.bcast=multicast): one broadcast RDMA write per
+// group message reaches every other node, each member acknowledges by one unicast packet, a
+// member that missed it (loss on its link) gets unicast retries and no one else does, members
+// the broadcast cannot reach get unicast writes from the start, and the barrier lets no rank
+// leave before the last has entered.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/cluster/mpi_job.h"
+
+namespace nicsim::sim {
+namespace {
+
+constexpr uint64_t kSlot = 16 * 1024;
+
+uint8_t Byte(size_t i, int round) { return static_cast<uint8_t>(i * 131 + round * 7 + 5); }
+
+std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes, double lossy_link = 0,
+                            uint32_t lossy_adapter = 0) {
+  MpiJobConfig c;
+  c.ranks = ranks;
+  c.cluster.nodes = nodes;
+  c.mpi.bcast = mpi::CollectiveTransport::kMulticast;
+  c.mpi.mcast_slot_bytes = kSlot;
+  if (lossy_link > 0) {
+    FaultRule rule;
+    rule.scope = FaultRule::Scope::kLink;
+    rule.id = lossy_adapter;
+    rule.rates.loss = lossy_link;
+    rule.text = "test link loss";
+    c.cluster.fabric.fault_rules.push_back(rule);
+  }
+  Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
+  NICSIM_CHECK(job.ok(), "job: %s", job.status().message().c_str());
+  return std::move(*job);
+}
+
+/** Broadcasts from each root in `roots` in turn, `bytes` each; counts ranks that got wrong bytes. */
+int BcastRounds(MpiJob& job, size_t bytes, const std::vector<int>& roots) {
+  int wrong = 0;
+  EXPECT_TRUE(job.Run([&](mpi::Mpi& m) {
+    const auto& w = m.world();
+    const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+    for (size_t round = 0; round < roots.size(); ++round) {
+      std::vector<uint8_t> buf(bytes);
+      if (w.rank == roots[round]) {
+        for (size_t i = 0; i < bytes; ++i) buf[i] = Byte(i, static_cast<int>(round));
+      }
+      m.Bcast(buf.data(), bytes, kByte, roots[round], w);
+      for (size_t i = 0; i < bytes; ++i) {
+        if (buf[i] != Byte(i, static_cast<int>(round))) {
+          ++wrong;
+          break;
+        }
+      }
+    }
+  }).ok());
+  return wrong;
+}
+
+ulp::TransportStats Totals(MpiJob& job) {
+  ulp::TransportStats sum;
+  for (uint32_t r = 0; r < job.ranks(); ++r) sum += job.transport(r).stats();
+  return sum;
+}
+
+TEST(MpiMulticastTest, OneBroadcastWritePerGroupMessageReachesEveryRankExactly) {
+  auto job = Job(8, 8);
+  // 40,000 bytes: three group messages (16 KiB slots) of 8, 8 and 4 packets.
+  ASSERT_EQ(BcastRounds(*job, 40'000, {0, 3, 5}), 0);
+  const ulp::TransportStats s = Totals(*job);
+  EXPECT_EQ(s.mcast_sends, 9u);
+  EXPECT_EQ(s.mcast_unicasts, 0u);
+  EXPECT_EQ(s.mcast_retries, 0u);
+  EXPECT_EQ(s.mcast_received, 9u * 7);
+  EXPECT_EQ(s.mcast_acks, 9u * 7);
+  EXPECT_EQ(job->mpi(0).stats().multicast_groups, 1u);
+  EXPECT_EQ(job->mpi(3).stats().multicast_bcasts, 3u);
+  // Each group message's packets left their root once: the switch made the copies.
+  EXPECT_EQ(job->cluster().fabric().counters().frames_broadcast, 3u * 20);
+  for (uint32_t a = 0; a < 8; ++a) {
+    // Every node landed each message sent by another root exactly once.
+    const uint64_t own = a == 0 || a == 3 || a == 5 ? 3 : 0;
+    EXPECT_EQ(job->cluster().adapter(a).firmware_counters().rdma_transfers_landed, 9 - own)
+        << "adapter " << a;
+  }
+}
+
+TEST(MpiMulticastTest, LossOnOneLinkIsRepairedByRetriesToThatNodeOnly) {
+  const uint32_t lossy = 6;
+  auto job = Job(8, 8, 0.1, lossy);
+  ASSERT_EQ(BcastRounds(*job, 100'000, {0, 0, 0, 0}), 0);
+  const ulp::TransportStats s = Totals(*job);
+  const uint64_t messages = 4 * 7;  // 100,000 bytes: seven 16 KiB group messages
+  EXPECT_EQ(s.mcast_sends, messages);
+  EXPECT_GT(s.mcast_retries, 0u);
+  EXPECT_EQ(s.mcast_failed, 0u);
+  // The retries went to the node on the lossy link: every other node landed each message once.
+  for (uint32_t a = 1; a < 8; ++a) {
+    const uint64_t landed = job->cluster().adapter(a).firmware_counters().rdma_transfers_landed;
+    if (a == lossy) {
+      EXPECT_GE(landed, messages);
+    } else {
+      EXPECT_EQ(landed, messages) << "adapter " << a;
+    }
+  }
+  EXPECT_EQ(job->transport(lossy).stats().mcast_received, messages);
+}
+
+TEST(MpiMulticastTest, MembersTheBroadcastCannotReachGetUnicastWrites) {
+  // Two ranks per node: ranks 4..7 sit on window 1, which rank 0's broadcast (window 0) does
+  // not address, and rank 4 shares rank 0's node.
+  auto job = Job(8, 4);
+  ASSERT_EQ(BcastRounds(*job, 20'000, {0}), 0);
+  const ulp::TransportStats s = Totals(*job);
+  EXPECT_EQ(s.mcast_sends, 2u);
+  EXPECT_EQ(s.mcast_unicasts, 2u * 4);
+  EXPECT_EQ(s.mcast_received, 2u * 7);
+}
+
+TEST(MpiMulticastTest, NoRankLeavesTheBarrierBeforeTheLastHasEntered) {
+  auto job = Job(8, 8);
+  std::vector<std::vector<double>> entered(3, std::vector<double>(8)), left = entered;
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+    const int r = m.world().rank;
+    for (int round = 0; round < 3; ++round) {
+      // Rank (round + 2) is late by 50 us.
+      if (r == round + 2) job->Sleep(static_cast<uint32_t>(r), 50'000'000);
+      entered[round][r] = m.Wtime();
+      m.Barrier(m.world());
+      left[round][r] = m.Wtime();
+    }
+  }).ok());
+  for (int round = 0; round < 3; ++round) {
+    const double last_in = *std::max_element(entered[round].begin(), entered[round].end());
+    EXPECT_GE(last_in, 50e-6 * (round + 1) - 1e-12);
+    for (int r = 0; r < 8; ++r) EXPECT_GE(left[round][r], last_in) << "rank " << r << " round " << round;
+  }
+  EXPECT_EQ(job->mpi(0).stats().multicast_barriers, 3u);
+  EXPECT_EQ(Totals(*job).mcast_sends, 3u);
+}
+
+}  // namespace
+}  // namespace nicsim::sim

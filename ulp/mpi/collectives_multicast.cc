@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// Bcast and Barrier over a multicast group (mpi.bcast=multicast): each communicator forms its
+// group on first use, collectively, over point to point; a broadcast goes as slot-sized group
+// messages, up to ulp::kMcastSlots of them in flight from the root (which returns once it has
+// copied the last one into its source slot); a barrier gathers arrivals to rank 0 up a binomial
+// tree, and rank 0 releases every member with one empty group message.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "ulp/mpi/collective_tags.h"
+#include "ulp/mpi/mpi.h"
+
+namespace nicsim::mpi {
+namespace {
+
+/** What each member tells the others when a group forms. */
+struct MemberRecord {
+  uint32_t ok = 0;
+  uint32_t reserved = 0;
+  ulp::McastAddress address;
+};
+
+Datatype Bytes(size_t n) { return Datatype::Contiguous(n, Base::kByte); }
+
+}  // namespace
+
+bool Mpi::MulticastGroup(const Comm& comm) {
+  const uint32_t id = CollContext(comm);
+  if (auto it = mcast_usable_.find(id); it != mcast_usable_.end()) return it->second;
+  ulp::RdmaMulticast& group = transport_.multicast();
+  const int n = comm.size();
+  // Rank 0 opens first; the others take the same rCxt indices and PVO if they can.
+  MemberRecord first;
+  if (comm.rank == 0) {
+    Result<ulp::McastAddress> a = group.Open(id, config_.mcast_slot_bytes, nullptr);
+    first.ok = a.ok() ? 1 : 0;
+    if (a.ok()) first.address = *a;
+  }
+  TreeBcast(&first, 1, Bytes(sizeof(first)), 0, comm);
+  MemberRecord mine = first;
+  if (comm.rank != 0) {
+    mine.ok = 0;
+    if (first.ok) {
+      Result<ulp::McastAddress> a = group.Open(id, config_.mcast_slot_bytes, &first.address);
+      mine.ok = a.ok() ? 1 : 0;
+      if (a.ok()) mine.address = *a;
+    }
+  }
+  std::vector<MemberRecord> all(static_cast<size_t>(n));
+  Gather(&mine, 1, Bytes(sizeof(mine)), all.data(), 0, comm);
+  TreeBcast(all.data(), all.size(), Bytes(sizeof(MemberRecord)), 0, comm);
+  const bool ok = std::all_of(all.begin(), all.end(), [](const MemberRecord& r) { return r.ok; });
+  if (ok) {
+    std::vector<uint32_t> tasks;
+    std::vector<ulp::McastAddress> addresses;
+    for (int r = 0; r < n; ++r) {
+      tasks.push_back(static_cast<uint32_t>(comm.group->World(r)));
+      addresses.push_back(all[static_cast<size_t>(r)].address);
+    }
+    group.SetMembers(id, std::move(tasks), std::move(addresses));
+    ++stats_.multicast_groups;
+  }
+  mcast_usable_[id] = ok;
+  mcast_epoch_[id] = 1;
+  return ok;
+}
+
+void Mpi::MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm) {
+  const uint32_t id = CollContext(comm);
+  ulp::RdmaMulticast& group = transport_.multicast();
+  const uint64_t slot = group.slot_bytes(id);
+  const uint64_t pieces = len == 0 ? 1 : (len + slot - 1) / slot;
+  const uint64_t first = mcast_epoch_[id];
+  mcast_epoch_[id] += pieces;
+  for (uint64_t i = 0; i < pieces; ++i) {
+    const uint64_t offset = i * slot;
+    const uint64_t piece = std::min<uint64_t>(slot, len - offset);
+    if (comm.rank == root) {
+      // The piece is copied into the root's source slot at once: the root goes on while the
+      // members acknowledge, and waits only for a slot to reuse.
+      blocker_.BlockUntil([&] { return group.in_flight(id) < ulp::kMcastSlots; });
+      group.Send(id, first + i, bytes + offset, piece, nullptr);
+      continue;
+    }
+    // Shared with the callback, which may outlive this call if the job is abandoned.
+    auto landed = std::make_shared<bool>(false);
+    group.Receive(id, first + i, bytes + offset, piece, [landed] { *landed = true; });
+    blocker_.BlockUntil([&] { return *landed; });
+  }
+}
+
+void Mpi::MulticastBarrier(const Comm& comm) {
+  const uint32_t ctx = CollContext(comm);
+  const int n = comm.size();
+  ++stats_.multicast_barriers;
+  // Arrivals go up a binomial tree (a rank reports once its subtree has), so rank 0 learns
+  // that all have entered after log2(n) steps; one group message releases everyone.
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (comm.rank & mask) {
+      Wait(StartSend(nullptr, 0, Bytes(0), comm.rank - mask, kBarrierTag, ctx, comm));
+      break;
+    }
+    if (comm.rank + mask < n) {
+      Wait(StartRecv(nullptr, 0, Bytes(0), comm.rank + mask, kBarrierTag, ctx, comm));
+    }
+  }
+  MulticastBcast(nullptr, 0, 0, comm);
+}
+
+}  // namespace nicsim::mpi

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+// Multicast groups over broadcast RDMA: forming a group, the root's broadcast write and its
+// selective unicast retries, the members' copy-out and acknowledgements.
+#include "ulp/rdma_multicast.h"
+
+#include <algorithm>
+
+namespace nicsim::ulp {
+namespace {
+
+constexpr uint32_t kPort = 0;
+
+/** The epoch a tid belongs to (the low bits of it: tids wrap). */
+uint32_t EpochOf(uint32_t tid) { return tid / kMcastAttempts; }
+uint32_t EpochBits(uint64_t epoch) {
+  return static_cast<uint32_t>(epoch * kMcastAttempts) / kMcastAttempts;
+}
+
+}  // namespace
+
+RdmaMulticast::RdmaMulticast(TransportContext& ctx) : ctx_(ctx) {}
+
+RdmaMulticast::~RdmaMulticast() {
+  hal::Port& port = ctx_.ports[kPort];
+  for (auto& [id, g] : groups_) {
+    for (uint32_t ref : g.self.rcxt) port.ReleaseRcxt(ref);
+    for (uint32_t ref : g.sources) port.ReleaseRcxt(ref);
+    for (const driver::Registration& r : g.registrations) static_cast<void>(ctx_.host.Deregister(r));
+  }
+}
+
+Result<McastAddress> RdmaMulticast::Open(uint32_t id, uint64_t slot_bytes,
+                                         const McastAddress* first) {
+  if (groups_.count(id) != 0) return Status::Error("multicast group " + std::to_string(id) + " is open");
+  Group g;
+  g.id = id;
+  g.slot_bytes = slot_bytes;
+  const uint64_t bytes = std::max<uint64_t>(slot_bytes * kMcastSlots, 1);
+  Result<uint64_t> landing = ctx_.host.Map(bytes);
+  Result<uint64_t> source = ctx_.host.Map(bytes);
+  if (!landing.ok()) return landing.status();
+  if (!source.ok()) return source.status();
+  g.landing = *landing;
+  g.source = *source;
+  // Where the first member's slots are, if this task's tables have room there; else anywhere
+  // (the member is then reached by unicast writes only).
+  Result<driver::Registration> at = first ? ctx_.host.RegisterAt(g.landing, bytes, first->pvo)
+                                          : ctx_.host.Register(g.landing, bytes);
+  if (!at.ok() && first) at = ctx_.host.Register(g.landing, bytes);
+  if (!at.ok()) return at.status();
+  g.registrations.push_back(*at);
+  Result<driver::Registration> src = ctx_.host.Register(g.source, bytes);
+  if (!src.ok()) return src.status();
+  g.registrations.push_back(*src);
+  g.self.pvo = at->pvo;
+  hal::Port& port = ctx_.ports[kPort];
+  for (uint32_t s = 0; s < kMcastSlots; ++s) {
+    std::optional<uint32_t> index;
+    if (first) index = abi::RcxtIndex(first->rcxt[s]);
+    Result<uint32_t> ref = port.AcquireGroupRcxt(index);
+    if (!ref.ok() && index) ref = port.AcquireGroupRcxt(std::nullopt);
+    if (!ref.ok()) return ref.status();
+    g.self.rcxt[s] = *ref;
+    slot_of_[*ref] = {id, s};
+  }
+  const McastAddress self = g.self;
+  groups_.emplace(id, std::move(g));
+  return self;
+}
+
+void RdmaMulticast::SetMembers(uint32_t id, std::vector<uint32_t> tasks,
+                               std::vector<McastAddress> addresses) {
+  Group& g = groups_.at(id);
+  g.tasks = std::move(tasks);
+  g.addresses = std::move(addresses);
+}
+
+bool RdmaMulticast::Idle() const {
+  for (const auto& [id, g] : groups_) {
+    if (!g.flights.empty()) return false;
+    for (const std::optional<Expect>& e : g.expects) {
+      if (e) return false;
+    }
+  }
+  return true;
+}
+
+bool RdmaMulticast::Reachable(const Group& g, size_t member, uint32_t slot) const {
+  const hal::Peer self = ctx_.ports[kPort].self();
+  const hal::Peer peer = ctx_.ports.PeerOf(g.tasks[member], kPort);
+  return g.tasks[member] != ctx_.config.task && peer.window == self.window &&
+         peer.adapter != self.adapter && g.addresses[member].rcxt[slot] == g.self.rcxt[slot] &&
+         g.addresses[member].pvo == g.self.pvo;
+}
+
+uint32_t RdmaMulticast::SourceRcxt(Group& g) {
+  hal::Port& port = ctx_.ports[kPort];
+  // Idle once the adapter has taken the last write posted on it (its tid) and sent it all.
+  for (uint32_t& ref : g.sources) {
+    const abi::RcxtRecord rec = port.ReadRcxt(ref);
+    if (rec.state == static_cast<uint8_t>(abi::RcxtState::kIdle) && rec.tid == posted_tid_[ref]) {
+      return ref;
+    }
+  }
+  Result<uint32_t> ref = port.AcquireRcxt();
+  if (!ref.ok()) return g.sources.empty() ? abi::kNoRcxt : g.sources.front();
+  g.sources.push_back(*ref);
+  posted_tid_[*ref] = 0;
+  return *ref;
+}
+
+void RdmaMulticast::PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer dest,
+                              uint32_t remote_rcxt, uint64_t remote_pvo, uint32_t attempt) {
+  const uint32_t slot = Slot(epoch);
+  abi::RdmaRequest r{};
+  r.local_rcxt = SourceRcxt(g);
+  r.remote_rcxt = remote_rcxt;
+  r.tid = Tid(epoch, attempt);
+  r.length = static_cast<uint32_t>(len);
+  r.local_pvo = g.registrations[1].pvo + slot * g.slot_bytes;
+  r.remote_pvo = remote_pvo + slot * g.slot_bytes;
+  r.flags = abi::kReqNotifyTarget;
+  posted_tid_[r.local_rcxt] = r.tid;
+  // The completion at each member carries the root's task in its upper-layer word.
+  ctx_.ports[kPort].Post(abi::SlotType::kRdmaWrite, dest, r, ctx_.config.task);
+}
+
+void RdmaMulticast::Send(uint32_t id, uint64_t epoch, const uint8_t* data, uint64_t len,
+                         std::function<void()> on_done) {
+  Group& g = groups_.at(id);
+  const uint32_t slot = Slot(epoch);
+  if (len > 0) {
+    ctx_.host.Write(g.source + slot * g.slot_bytes, data, len);
+    ++ctx_.stats.host_copies;
+    ctx_.stats.host_copy_bytes += len;
+  }
+  Flight& f = g.flights[epoch];
+  f.len = len;
+  f.on_done = std::move(on_done);
+  bool broadcast = false;
+  for (size_t m = 0; m < g.tasks.size(); ++m) {
+    if (g.tasks[m] == ctx_.config.task) continue;
+    f.missing.insert(g.tasks[m]);
+    if (Reachable(g, m, slot)) {
+      broadcast = true;
+      continue;
+    }
+    ++ctx_.stats.mcast_unicasts;
+    PostWrite(g, epoch, len, ctx_.ports.PeerOf(g.tasks[m], kPort), g.addresses[m].rcxt[slot],
+              g.addresses[m].pvo, 0);
+  }
+  ++ctx_.stats.mcast_sends;
+  if (broadcast) {
+    const hal::Peer all{abi::kBroadcastAdapter, ctx_.ports[kPort].self().window};
+    PostWrite(g, epoch, len, all, g.self.rcxt[slot], g.self.pvo, 0);
+  }
+  if (f.missing.empty()) {
+    std::function<void()> done = std::move(f.on_done);
+    g.flights.erase(epoch);
+    if (done) done();
+    return;
+  }
+  ArmTimer(id, epoch, 0);
+}
+
+void RdmaMulticast::ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt) {
+  const Group& g = groups_.at(id);
+  const Flight& f = g.flights.at(epoch);
+  // Acknowledgements reach the root one after another: allow a microsecond per member on top
+  // of the packet timeout and the data's time at the RDMA pace; doubled per retry.
+  const uint64_t base = ctx_.config.rto_ps + g.tasks.size() * 1'000'000 +
+                        static_cast<uint64_t>(static_cast<double>(f.len) *
+                                              ctx_.config.rdma_timeout_ps_per_byte);
+  const uint64_t delay = std::min(base << std::min<uint32_t>(attempt, 10), ctx_.config.rto_max_ps);
+  ctx_.timers.After(delay, [this, id, epoch, attempt] { OnTimeout(id, epoch, attempt); });
+}
+
+void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
+  auto git = groups_.find(id);
+  if (git == groups_.end()) return;
+  Group& g = git->second;
+  auto fit = g.flights.find(epoch);
+  if (fit == g.flights.end() || fit->second.attempt != attempt) return;
+  Flight& f = fit->second;
+  if (++f.attempt == kMcastAttempts) {
+    // Out of tids for this message: it stays unacknowledged and the job stalls, seen as such.
+    ++ctx_.stats.mcast_failed;
+    return;
+  }
+  const uint32_t slot = Slot(epoch);
+  for (size_t m = 0; m < g.tasks.size(); ++m) {
+    if (f.missing.count(g.tasks[m]) == 0) continue;
+    ++ctx_.stats.mcast_retries;
+    PostWrite(g, epoch, f.len, ctx_.ports.PeerOf(g.tasks[m], kPort), g.addresses[m].rcxt[slot],
+              g.addresses[m].pvo, f.attempt);
+  }
+  ArmTimer(id, epoch, f.attempt);
+}
+
+void RdmaMulticast::OnAck(const Header& h) {
+  auto git = groups_.find(h.context);
+  if (git == groups_.end()) return;
+  Group& g = git->second;
+  for (auto it = g.flights.begin(); it != g.flights.end(); ++it) {
+    if (static_cast<uint32_t>(it->first) != h.seq) continue;
+    it->second.missing.erase(h.src_task);
+    if (!it->second.missing.empty()) return;
+    std::function<void()> done = std::move(it->second.on_done);
+    g.flights.erase(it);
+    if (done) done();
+    return;
+  }
+}
+
+void RdmaMulticast::Receive(uint32_t id, uint64_t epoch, uint8_t* out, uint64_t len,
+                            std::function<void()> on_done) {
+  Group& g = groups_.at(id);
+  const uint32_t slot = Slot(epoch);
+  g.expects[slot] = Expect{epoch, out, len, std::move(on_done)};
+  if (g.landed_tid[slot] != 0 && EpochOf(g.landed_tid[slot]) == EpochBits(epoch)) Consume(g, slot);
+}
+
+void RdmaMulticast::AbandonReceives() {
+  for (auto& [id, g] : groups_) {
+    for (std::optional<Expect>& e : g.expects) e.reset();
+  }
+}
+
+bool RdmaMulticast::OnCompletion(const abi::RecvFrameHeader& frame,
+                                 const abi::CompletionRecord& c) {
+  auto it = slot_of_.find(c.rcxt);
+  if (it == slot_of_.end()) return false;
+  Group& g = groups_.at(it->second.first);
+  const uint32_t slot = it->second.second;
+  g.landed_tid[slot] = c.tid;
+  g.landed_root[slot] = frame.ulp_word;
+  const uint32_t epoch = EpochOf(c.tid);
+  if (g.expects[slot] && EpochBits(g.expects[slot]->epoch) == epoch) {
+    Consume(g, slot);
+  } else if (g.consumed[slot] && EpochBits(*g.consumed[slot]) == epoch) {
+    // A retry of a message this member has: its acknowledgement was lost or late.
+    SendAck(g, frame.ulp_word, *g.consumed[slot]);
+  }
+  return true;
+}
+
+void RdmaMulticast::Consume(Group& g, uint32_t slot) {
+  Expect e = std::move(*g.expects[slot]);
+  if (e.len > 0) ctx_.host.Read(g.landing + slot * g.slot_bytes, e.out, e.len);
+  // The slot still holds that message only if no newer write has reached its rCxt since (a
+  // root kMcastSlots messages ahead): then the copy is not trusted and the receive waits.
+  const abi::RcxtRecord rec = ctx_.ports[kPort].ReadRcxt(g.self.rcxt[slot]);
+  if (rec.tid != g.landed_tid[slot] || rec.state != static_cast<uint8_t>(abi::RcxtState::kIdle)) {
+    ++ctx_.stats.mcast_superseded;
+    g.expects[slot] = std::move(e);
+    return;
+  }
+  g.expects[slot].reset();
+  if (e.len > 0) {
+    ++ctx_.stats.host_copies;
+    ctx_.stats.host_copy_bytes += e.len;
+  }
+  g.consumed[slot] = e.epoch;
+  ++ctx_.stats.mcast_received;
+  SendAck(g, g.landed_root[slot], e.epoch);
+  if (e.on_done) e.on_done();
+}
+
+void RdmaMulticast::SendAck(const Group& g, uint32_t root, uint64_t epoch) {
+  Header a{};
+  a.kind = static_cast<uint8_t>(Kind::kMcastAck);
+  a.src_task = ctx_.config.task;
+  a.seq = static_cast<uint32_t>(epoch);
+  a.context = g.id;
+  ++ctx_.stats.mcast_acks;
+  ctx_.ports[kPort].Send(ctx_.ports.PeerOf(root, kPort), reinterpret_cast<const uint8_t*>(&a),
+                         sizeof(a), 0);
+}
+
+}  // namespace nicsim::ulp

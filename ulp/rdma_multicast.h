@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+// Multicast groups over broadcast RDMA (reference 002): each member keeps kMcastSlots landing
+// slots, each an rCxt reserved for the group and an area of task memory, at the same rCxt
+// index and PVO on every member that could take them. A root copies a message into its source
+// area and posts one RDMA write to the broadcast adapter id: the switch replicates the packets,
+// the adapters where the slot's rCxt is held land them, others drop them. Each member that
+// receives the target-side completion copies the message out and acknowledges it to the root
+// by one unicast packet; the root re-sends by unicast RDMA write, with a newer tid, to each
+// member whose acknowledgement has not come by a timeout (selective retry). Members the
+// broadcast cannot reach (another window number, the root's own node, a slot at another index
+// or PVO) get unicast writes from the start.
+//
+// Message `epoch` of a group uses slot epoch % kMcastSlots, with tids epoch * kMcastAttempts +
+// attempt, so a root has up to kMcastSlots messages in flight and a late copy of an older
+// message never completes a newer one.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "abi/fifo.h"
+#include "abi/rdma.h"
+#include "base/status.h"
+#include "driver/tce_tables.h"
+#include "ulp/transport_context.h"
+#include "ulp/wire.h"
+
+namespace nicsim::ulp {
+
+/** Landing slots per member: a root's messages in flight per group. */
+inline constexpr uint32_t kMcastSlots = 4;
+/** Sends of one message to one member (the broadcast, then unicast retries) at most. */
+inline constexpr uint32_t kMcastAttempts = 256;
+
+/** Where one member's landing slots are: what the members exchange when a group forms. */
+struct McastAddress {
+  /** The slots' rCxts. */
+  std::array<uint32_t, kMcastSlots> rcxt{};
+  /** PVO of slot 0; slot s lies slot_bytes * s after it. */
+  uint64_t pvo = 0;
+};
+
+class RdmaMulticast {
+ public:
+  explicit RdmaMulticast(TransportContext& ctx);
+  ~RdmaMulticast();
+  RdmaMulticast(const RdmaMulticast&) = delete;
+  RdmaMulticast& operator=(const RdmaMulticast&) = delete;
+
+  /**
+   * Maps and registers this task's slots of group `id` (slot_bytes each) and takes their
+   * rCxts. `first`: the address of the group's first member, whose rCxt indices and PVO this
+   * member takes if it can (null for the first member itself). Collective: every member
+   * opens the group, then every member is told every address (SetMembers).
+   */
+  Result<McastAddress> Open(uint32_t id, uint64_t slot_bytes, const McastAddress* first);
+  /** The group's members (tasks, this one included) and their addresses, in the same order. */
+  void SetMembers(uint32_t id, std::vector<uint32_t> tasks, std::vector<McastAddress> addresses);
+  /** True once group `id` is open on this task. */
+  bool IsOpen(uint32_t id) const { return groups_.count(id) != 0; }
+  /** Messages this task sent to group `id` that wait for acknowledgements. */
+  size_t in_flight(uint32_t id) const { return groups_.at(id).flights.size(); }
+  /** No message of any group waits for acknowledgements or to land. */
+  bool Idle() const;
+  /** Bytes one message of group `id` carries at most. */
+  uint64_t slot_bytes(uint32_t id) const { return groups_.at(id).slot_bytes; }
+
+  /**
+   * Root: sends `len` bytes (at most slot_bytes) as message `epoch` to every other member;
+   * `on_done` runs once each has acknowledged it. Its slot must be free: the message
+   * kMcastSlots before it on this root has completed.
+   */
+  void Send(uint32_t id, uint64_t epoch, const uint8_t* data, uint64_t len,
+            std::function<void()> on_done);
+  /** Member: copies message `epoch` (`len` bytes) to `out` once it has landed, acknowledges
+   *  it, then runs `on_done`. */
+  void Receive(uint32_t id, uint64_t epoch, uint8_t* out, uint64_t len,
+               std::function<void()> on_done);
+
+  /** Forgets every receive waiting: its buffer is gone (the job was abandoned). */
+  void AbandonReceives();
+  /** An RDMA completion: true if it was a group slot's (and handled). */
+  bool OnCompletion(const abi::RecvFrameHeader& frame, const abi::CompletionRecord& c);
+  /** A member's acknowledgement (Kind::kMcastAck). */
+  void OnAck(const Header& h);
+
+ private:
+  struct Expect {
+    uint64_t epoch;
+    uint8_t* out;
+    uint64_t len;
+    std::function<void()> on_done;
+  };
+  struct Flight {
+    uint64_t len = 0;
+    std::set<uint32_t> missing;
+    uint32_t attempt = 0;
+    std::function<void()> on_done;
+  };
+  struct Group {
+    uint32_t id = 0;
+    uint64_t slot_bytes = 0;
+    uint64_t landing = 0;
+    uint64_t source = 0;
+    std::vector<driver::Registration> registrations;
+    McastAddress self;
+    std::vector<uint32_t> tasks;
+    std::vector<McastAddress> addresses;
+    /** Receive side, per slot: the tid of its last completion, the epoch last copied out and
+     *  the receive waiting for it. */
+    std::array<uint32_t, kMcastSlots> landed_tid{};
+    std::array<std::optional<uint64_t>, kMcastSlots> consumed{};
+    std::array<std::optional<Expect>, kMcastSlots> expects;
+    /** The task that sent each slot's last landed message (its completion says). */
+    std::array<uint32_t, kMcastSlots> landed_root{};
+    /** Send side: messages waiting for acknowledgements, by epoch. */
+    std::map<uint64_t, Flight> flights;
+    /** Source rCxts of this task's writes (reused once idle). */
+    std::vector<uint32_t> sources;
+  };
+
+  static uint32_t Tid(uint64_t epoch, uint32_t attempt) {
+    return static_cast<uint32_t>(epoch * kMcastAttempts + attempt);
+  }
+  static uint32_t Slot(uint64_t epoch) { return static_cast<uint32_t>(epoch % kMcastSlots); }
+  /** Posts one write of message `epoch`'s slot to `dest` (a member, or the broadcast id). */
+  void PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer dest, uint32_t remote_rcxt,
+                 uint64_t remote_pvo, uint32_t attempt);
+  /** An idle source rCxt of the group (a new one if all are busy). */
+  uint32_t SourceRcxt(Group& g);
+  /** True if `member` takes the broadcast of slot `slot` from this task. */
+  bool Reachable(const Group& g, size_t member, uint32_t slot) const;
+  /** Copies the landed message out if it is intact, acknowledges it, completes the receive. */
+  void Consume(Group& g, uint32_t slot);
+  void SendAck(const Group& g, uint32_t root, uint64_t epoch);
+  void ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt);
+  void OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt);
+
+  TransportContext& ctx_;
+  std::map<uint32_t, Group> groups_;
+  /** The tid last posted on each source rCxt: it is idle once the adapter holds that tid. */
+  std::map<uint32_t, uint32_t> posted_tid_;
+  /** Slot rCxt reference -> (group, slot). */
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> slot_of_;
+};
+
+}  // namespace nicsim::ulp
