@@ -24,7 +24,9 @@
 #include "ulp/buffer_pool.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
+#include "ulp/host_copy_time.h"
 #include "ulp/transport.h"
+#include "ulp/transport_timers.h"
 
 namespace nicsim::mpi {
 
@@ -53,11 +55,17 @@ class Blocker {
   virtual void BlockUntil(const std::function<bool()>& ready) = 0;
   /** Simulated time now, in picoseconds. */
   virtual uint64_t NowPs() = 0;
+  /** The calling rank's program spends `ps` of its CPU's time (the rest of the simulation
+   *  runs meanwhile); from the program's own calls only. */
+  virtual void Spend(uint64_t ps) = 0;
 };
 
 struct MpiConfig {
   /** Messages above this many bytes use the rendezvous protocol. */
   uint64_t eager_limit = 64 * 1024;
+  /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
+   *  bandwidth); 0: copies are free. */
+  double copy_ps_per_byte = 0;
 };
 
 class Mpi {
@@ -73,12 +81,14 @@ class Mpi {
 
   const Comm& world() const { return world_; }
 
+  /** The largest AllocMem area: one 16 MiB page (every area takes a page of its own). */
+  static constexpr size_t kAllocMemMaxBytes = size_t{16} << 20;
   /**
    * Memory for message buffers that the adapter reaches directly (MPI_Alloc_mem): it lies in
    * the task's memory, contiguous, so a rendezvous message sent from it is read by RDMA from
    * the buffer itself, and one received into it lands there, with no copy by the CPU (for
-   * dense datatypes; others are packed as usual). At most 16 MiB each; nullptr if the task has
-   * no room. Valid until the Mpi object goes.
+   * dense datatypes; others are packed as usual). At most kAllocMemMaxBytes each; nullptr if
+   * the task has no room. Valid until the Mpi object goes.
    */
   void* AllocMem(size_t bytes);
   double Wtime() { return static_cast<double>(blocker_.NowPs()) * 1e-12; }
@@ -242,16 +252,25 @@ class Mpi {
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
   bool Matches(const RequestState& r, uint32_t context, int source_world, int tag) const;
+  /** Unpacks a message into r's buffer (a copy) and fills its status; not yet done. */
   void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
   void ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const Request& r);
   /** The task address of [buf, buf + bytes) if it lies in one AllocMem area. */
   std::optional<uint64_t> TaskAddress(const void* buf, size_t bytes) const;
-  /** Counts one CPU copy of `bytes` of message data. */
+  /** Counts one CPU copy of `bytes` of message data; the rank's CPU is busy with it. */
   void CountCopy(size_t bytes) {
     if (bytes == 0) return;
     ++stats_.host_copies;
     stats_.host_copy_bytes += bytes;
+    copies_.Copy(host_.NowPs(), bytes);
   }
+  /**
+   * Runs `fn` once the rank's CPU has finished the copies made so far: at once if it has and
+   * nothing else waits, else after them and after what waits already (in order).
+   */
+  void AfterCopies(std::function<void()> fn);
+  /** In the program's call: returns when the rank's CPU has finished the copies so far. */
+  void SpendCopyTime();
   Request StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
                     uint32_t context, const Comm& comm);
   Request StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
@@ -281,6 +300,11 @@ class Mpi {
   std::deque<Outgoing> outgoing_;
   /** AllocMem areas by their CPU address: (task address, bytes). */
   std::map<uintptr_t, std::pair<uint64_t, size_t>> areas_;
+  /** When the copies this layer made on the rank's CPU are done. */
+  ulp::HostCopyTime copies_;
+  /** What waits for copies to finish (AfterCopies), and how many wait. */
+  ulp::TransportTimers timers_;
+  uint64_t waiting_for_copies_ = 0;
   Stats stats_;
 };
 
