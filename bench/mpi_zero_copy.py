@@ -17,7 +17,6 @@ DESCRIPTION = (f"MPI one-way time with host copies at {nicsim_bench.HOST_COPY_BA
                "(hps, SystemC): plain buffers vs mpi.zero_copy vs copies free")
 SIZES = [65536, 131072, 1048576, 4194304]
 EAGER_LIMIT = 65536  # mpi.eager_limit: larger messages use rendezvous, which zero copy serves
-COPY_BYTES_PER_S = 3e9  # nicsim_bench.HOST_COPY_BANDWIDTH
 
 
 def pingpong(sets):
@@ -39,7 +38,7 @@ def main():
     for size in SIZES:
         t = {k: run[size]["latency_us"] for k, run in runs.items()}
         saved = t["copies"] - t["zero_copy"]
-        four_copies_us = 4 * size / COPY_BYTES_PER_S * 1e6
+        four_copies_us = 4 * size / nicsim_bench.HOST_COPY_BYTES_PER_S * 1e6
         print(f"{size:>10} {t['copies']:>12.3f} {t['zero_copy']:>13.3f} {t['free']:>10.3f} "
               f"{saved:>10.3f} {four_copies_us:>12.3f} {t['copies'] / t['zero_copy']:>7.3f}")
         for k, v in t.items():
