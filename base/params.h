@@ -57,7 +57,9 @@ struct ParamSpec {
   std::string description;
   /**
    * Inclusive range for kInt and for each element of kIntList; for kDuration in picoseconds
-   * (by default [0, kMaxDurationPs]) and for kSize in bytes (by default unbounded).
+   * (by default [0, kMaxDurationPs]) and for kSize in bytes (by default unbounded). A kRate
+   * with min 0 may also be 0 (the cost it sets is off); any other kRate is at least
+   * kMinRateBytesPerSec.
    */
   int64_t min = std::numeric_limits<int64_t>::min();
   int64_t max = std::numeric_limits<int64_t>::max();
@@ -143,6 +145,24 @@ class ParamDecls {
                [member](const Config& c) { return FormatRate(1e12 / (c.*member)); },
                [member, n = last_name_](const ParamSource& p, Config& c) {
                  c.*member = 1e12 / p.RateBytesPerSec(n);
+                 return Status();
+               });
+  }
+
+  /**
+   * A rate kept as picoseconds per byte that may also be 0 ("0B/s"), which turns the cost it
+   * sets off: the member is then 0 too.
+   */
+  ParamDecls& RatePsPerByteOrOff(std::string name, double Config::*member, std::string doc) {
+    ParamSpec spec = Spec(std::move(name), ParamType::kRate, std::move(doc));
+    spec.min = 0;
+    return Add(std::move(spec),
+               [member](const Config& c) {
+                 return FormatRate(c.*member > 0 ? 1e12 / (c.*member) : 0.0);
+               },
+               [member, n = last_name_](const ParamSource& p, Config& c) {
+                 const double bytes_per_sec = p.RateBytesPerSec(n);
+                 c.*member = bytes_per_sec > 0 ? 1e12 / bytes_per_sec : 0.0;
                  return Status();
                });
   }

@@ -13,6 +13,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NICSIM = ROOT / "build" / "nicsim"
+# host.copy_bandwidth for benchmarks that cost host copies: a 2000s POWER host's memcpy of
+# message data, an estimate in the 2-4 GB/s range (see `nicsim params`).
+HOST_COPY_BYTES_PER_S = 3e9
+HOST_COPY_BANDWIDTH = f"{HOST_COPY_BYTES_PER_S / 1e9:g}GB/s"
 
 
 def fail(name, message):

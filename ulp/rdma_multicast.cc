@@ -18,7 +18,8 @@ uint32_t EpochBits(uint64_t epoch) {
 
 }  // namespace
 
-RdmaMulticast::RdmaMulticast(TransportContext& ctx) : ctx_(ctx) {}
+RdmaMulticast::RdmaMulticast(TransportContext& ctx)
+    : ctx_(ctx), copies_(ctx.config.copy_ps_per_byte) {}
 
 RdmaMulticast::~RdmaMulticast() {
   hal::Port& port = ctx_.ports[kPort];
@@ -129,14 +130,21 @@ void RdmaMulticast::Send(uint32_t id, uint64_t epoch, const uint8_t* data, uint6
                          std::function<void()> on_done) {
   Group& g = groups_.at(id);
   const uint32_t slot = Slot(epoch);
-  if (len > 0) {
-    ctx_.host.Write(g.source + slot * g.slot_bytes, data, len);
-    ++ctx_.stats.host_copies;
-    ctx_.stats.host_copy_bytes += len;
-  }
+  if (len > 0) ctx_.host.Write(g.source + slot * g.slot_bytes, data, len);
   Flight& f = g.flights[epoch];
   f.len = len;
   f.on_done = std::move(on_done);
+  // The adapter reads the source slot once the CPU has written it.
+  AfterCopy(len, [this, id, epoch] { Start(id, epoch); });
+}
+
+void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
+  auto git = groups_.find(id);
+  if (git == groups_.end() || git->second.flights.count(epoch) == 0) return;
+  Group& g = git->second;
+  Flight& f = g.flights.at(epoch);
+  const uint32_t slot = Slot(epoch);
+  const uint64_t len = f.len;
   bool broadcast = false;
   for (size_t m = 0; m < g.tasks.size(); ++m) {
     if (g.tasks[m] == ctx_.config.task) continue;
@@ -256,14 +264,28 @@ void RdmaMulticast::Consume(Group& g, uint32_t slot) {
     return;
   }
   g.expects[slot].reset();
-  if (e.len > 0) {
-    ++ctx_.stats.host_copies;
-    ctx_.stats.host_copy_bytes += e.len;
-  }
   g.consumed[slot] = e.epoch;
   ++ctx_.stats.mcast_received;
-  SendAck(g, g.landed_root[slot], e.epoch);
-  if (e.on_done) e.on_done();
+  // Acknowledged, and handed to the receiver, once the CPU has copied it out.
+  AfterCopy(e.len, [this, id = g.id, root = g.landed_root[slot], epoch = e.epoch,
+                    done = std::move(e.on_done)] {
+    SendAck(groups_.at(id), root, epoch);
+    if (done) done();
+  });
+}
+
+void RdmaMulticast::AfterCopy(uint64_t bytes, std::function<void()> fn) {
+  if (bytes > 0) {
+    ++ctx_.stats.host_copies;
+    ctx_.stats.host_copy_bytes += bytes;
+  }
+  const uint64_t now = ctx_.host.NowPs();
+  const uint64_t done = bytes > 0 ? copies_.Copy(now, bytes) : copies_.DoneAtPs(now);
+  if (done == now) {
+    fn();
+    return;
+  }
+  ctx_.timers.After(done - now, std::move(fn));
 }
 
 void RdmaMulticast::SendAck(const Group& g, uint32_t root, uint64_t epoch) {

@@ -27,6 +27,7 @@
 #include "abi/rdma.h"
 #include "base/status.h"
 #include "driver/tce_tables.h"
+#include "ulp/host_copy_time.h"
 #include "ulp/transport_context.h"
 #include "ulp/wire.h"
 
@@ -128,6 +129,8 @@ class RdmaMulticast {
     return static_cast<uint32_t>(epoch * kMcastAttempts + attempt);
   }
   static uint32_t Slot(uint64_t epoch) { return static_cast<uint32_t>(epoch % kMcastSlots); }
+  /** Posts message `epoch`'s writes (its source slot is written) and arms its timer. */
+  void Start(uint32_t id, uint64_t epoch);
   /** Posts one write of message `epoch`'s slot to `dest` (a member, or the broadcast id). */
   void PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer dest, uint32_t remote_rcxt,
                  uint64_t remote_pvo, uint32_t attempt);
@@ -138,10 +141,14 @@ class RdmaMulticast {
   /** Copies the landed message out if it is intact, acknowledges it, completes the receive. */
   void Consume(Group& g, uint32_t slot);
   void SendAck(const Group& g, uint32_t root, uint64_t epoch);
+  /** Counts a copy of `bytes` by this task's CPU; runs `fn` when it is done (copies cost
+   *  host.copy_bandwidth time, one after another). */
+  void AfterCopy(uint64_t bytes, std::function<void()> fn);
   void ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt);
   void OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt);
 
   TransportContext& ctx_;
+  HostCopyTime copies_;
   std::map<uint32_t, Group> groups_;
   /** The tid last posted on each source rCxt: it is idle once the adapter holds that tid. */
   std::map<uint32_t, uint32_t> posted_tid_;

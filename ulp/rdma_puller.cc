@@ -19,7 +19,8 @@ RdmaPuller::RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Eve
       events_(std::move(events)),
       port_failures_(ctx.ports.size(), 0),
       chunk_size_(ctx.config.rdma_chunk),
-      landing_(ctx.host, 64 * 1024) {}
+      landing_(ctx.host, 64 * 1024),
+      copies_(ctx.config.copy_ps_per_byte) {}
 
 void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,
                        uint64_t in_place) {
@@ -333,7 +334,21 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
   EndPull(it);
   packets_.SendControl(ref.src, Kind::kDone, ref.seq);
   IssueAllPulls();
-  events_.landed(ref.src, ref.seq, std::move(data));
+  HandOver(ref.src, ref.seq, std::move(data));
+}
+
+void RdmaPuller::HandOver(uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
+  if (data.empty() || copies_.free()) {
+    events_.landed(src, seq, std::move(data));
+    return;
+  }
+  // The CPU copied the bytes out of the landing area: the receiver has them when it is done.
+  const uint64_t now = ctx_.host.NowPs();
+  const uint64_t done = copies_.Copy(now, data.size());
+  auto bytes = std::make_shared<std::vector<uint8_t>>(std::move(data));
+  ctx_.timers.After(done - now, [this, src, seq, bytes] {
+    events_.landed(src, seq, std::move(*bytes));
+  });
 }
 
 void RdmaPuller::FallBack(uint32_t src, uint32_t seq, Pull* m) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <functional>
 #include <unordered_map>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include "abi/rdma.h"
 #include "ulp/buffer_pool.h"
+#include "ulp/host_copy_time.h"
 #include "ulp/registration_cache.h"
 #include "ulp/reliable_sender.h"
 #include "ulp/rtt_estimator.h"
@@ -131,6 +133,9 @@ class RdmaPuller {
   /** Releases what the pull holds (landing area, registration, rCxts, budget) and forgets
    *  it. */
   void EndPull(PullMap::iterator it);
+  /** Gives a landed message to the receiver: at once when nothing was copied out (in place,
+   *  or copies are free), else once the CPU's copy of `data` is done. */
+  void HandOver(uint32_t src, uint32_t seq, std::vector<uint8_t> data);
   /** Cancels slot `slot`'s attempt at its rCxt (what still arrives of it must not count). */
   void CancelSlot(uint32_t seq, const Pull& m, uint32_t slot);
   /** Gives up slot `slot`'s attempt (cancelled, its slot and budget freed); its chunk. */
@@ -158,6 +163,8 @@ class RdmaPuller {
   uint64_t chunk_size_ = 0;
   /** Landing areas of pulls (they stay mapped and registered for reuse). */
   BufferPool landing_;
+  /** When this task's CPU is done copying landed messages out. */
+  HostCopyTime copies_;
 };
 
 }  // namespace nicsim::ulp

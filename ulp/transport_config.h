@@ -57,6 +57,10 @@ struct TransportConfig {
    *  (the software path of LAPI and MPI on the node). */
   uint64_t send_overhead_ps = 0;
   uint64_t recv_overhead_ps = 0;
+  /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
+   *  bandwidth): a message copied out of its landing area is delivered that much later.
+   *  0: copies are free. */
+  double copy_ps_per_byte = 0;
 };
 
 /** Counters of one task's transport; its parts count into one instance the facade owns. */

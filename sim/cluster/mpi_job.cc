@@ -19,6 +19,7 @@ class MpiJob::RankBlocker final : public mpi::Blocker {
   RankBlocker(MpiJob& job, uint32_t rank) : job_(job), rank_(rank) {}
   void BlockUntil(const std::function<bool()>& ready) override { job_.Block(rank_, ready); }
   uint64_t NowPs() override { return job_.cluster().events().now_ps(); }
+  void Spend(uint64_t ps) override { job_.Sleep(rank_, ps); }
 
  private:
   MpiJob& job_;
@@ -82,6 +83,7 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
     rank->regs = std::make_unique<ulp::RegistrationCache>(*rank->host, config.registration_idle_s);
     ulp::TransportConfig tc = config.transport;
     tc.task = r;
+    tc.copy_ps_per_byte = config.copy_ps_per_byte;
     MpiJob* self = job.get();
     rank->transport = std::make_unique<ulp::Transport>(
         *rank->host, std::move(ports), *rank->regs, tc,
@@ -105,9 +107,10 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
       });
     }
     rank->blocker = std::make_unique<RankBlocker>(*job, r);
+    mpi::MpiConfig mc = config.mpi;
+    mc.copy_ps_per_byte = config.copy_ps_per_byte;
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
-                                           *rank->transport, *rank->host, *rank->blocker,
-                                           config.mpi);
+                                           *rank->transport, *rank->host, *rank->blocker, mc);
     job->ranks_.push_back(std::move(rank));
   }
   return Result<std::unique_ptr<MpiJob>>(std::move(job));

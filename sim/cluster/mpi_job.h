@@ -27,6 +27,11 @@ struct MpiJobConfig {
   uint32_t ranks = 2;
   ulp::TransportConfig transport;
   mpi::MpiConfig mpi;
+  /**
+   * Host CPU time per byte of a copy of message data, the inverse of the host's copy
+   * bandwidth (0: copies are free). Each rank's transport and MPI layer are given it.
+   */
+  double copy_ps_per_byte = 0;
   /** Seconds a registered fragment may idle before the cache deregisters it. */
   uint32_t registration_idle_s = 10;
   /** How ranks run: user-level contexts (the faster) or OS threads. */

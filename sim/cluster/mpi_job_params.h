@@ -14,6 +14,14 @@ inline const ParamDecls<MpiJobConfig>& MpiJobParams() {
   using C = MpiJobConfig;
   static const auto* decls = &(new ParamDecls<C>())
       ->Include(&C::transport, ulp::TransportParams())
+      .RatePsPerByteOrOff(
+          "host.copy_bandwidth", &C::copy_ps_per_byte,
+          "MPI workloads: the host CPU's memcpy bandwidth for message data; each copy (MPI "
+          "packing, staging, unpacking; the transport's copy out of an RDMA landing area) "
+          "takes bytes / this on the CPU that makes it, which zero copy (mpi.zero_copy, "
+          "AllocMem buffers) avoids. A 2000s POWER node copies about 2-4GB/s per thread "
+          "(single-thread STREAM Copy of the era, an estimate): bench/run mpi_zero_copy uses "
+          "3GB/s. 0 = copies free (as before)")
       .Int("mpi.ranks", &C::ranks, 1, 4096,
            "MPI workloads: ranks (rank r on node r % nodes, one window per rank on each adapter "
            "of its node)")

@@ -44,7 +44,7 @@ std::string AllowedText(const ParamSpec& spec) {
       if (spec.max == std::numeric_limits<int64_t>::max()) return ">= 0";
       return fmt::format("[0, {}]", FormatSize(static_cast<uint64_t>(spec.max)));
     case ParamType::kRate:
-      return ">= " + FormatRate(kMinRateBytesPerSec);
+      return (spec.min == 0 ? "0 (off) or >= " : ">= ") + FormatRate(kMinRateBytesPerSec);
     case ParamType::kIntList:
       return "each " + Range(spec.min, spec.max);
   }

@@ -84,6 +84,11 @@ std::string AllowedDurations(const ParamSpec& spec) {
   return fmt::format("in [{}, {}]", FormatDuration(spec.min), FormatDuration(spec.max));
 }
 
+/** A rate parameter's allowed values in words: "at least 1B/s" or "0 or at least 1B/s". */
+std::string AllowedRates(const ParamSpec& spec) {
+  return (spec.min == 0 ? "0 or at least " : "at least ") + FormatRate(kMinRateBytesPerSec);
+}
+
 }  // namespace
 
 const std::vector<ParamSpec>& AllParams() {
@@ -228,9 +233,11 @@ Status ParamValues::SetDurationPs(std::string_view name, int64_t ps) {
 
 Status ParamValues::SetRateBytesPerSec(std::string_view name, double bytes_per_sec) {
   size_t index = IndexChecked(name, {ParamType::kRate});
-  if (!(bytes_per_sec >= kMinRateBytesPerSec) || !std::isfinite(bytes_per_sec)) {
-    return Status::Error(fmt::format("{} must be at least {}, got {}", name,
-                                     FormatRate(kMinRateBytesPerSec), FormatRate(bytes_per_sec)));
+  const ParamSpec& spec = AllParams()[index];
+  const bool off = bytes_per_sec == 0 && spec.min == 0;
+  if (!off && (!(bytes_per_sec >= kMinRateBytesPerSec) || !std::isfinite(bytes_per_sec))) {
+    return Status::Error(fmt::format("{} must be {}, got {}", name, AllowedRates(spec),
+                                     FormatRate(bytes_per_sec)));
   }
   values_[index] = bytes_per_sec;
   return Status();

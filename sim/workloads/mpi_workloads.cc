@@ -53,6 +53,35 @@ int32_t AlltoallValue(int from, int to, size_t j) {
                               2147483647);
 }
 
+/**
+ * `count` message buffers of `size` bytes for one rank's program. With `zero_copy` they are
+ * slots of `largest` bytes in AllocMem areas (task memory the adapter reaches; as many slots
+ * to an area as fit, since each area takes a 16 MiB page), allocated into `kept` the first
+ * time and reused for every size after; else, or when the task had no room for them all,
+ * plain memory held in `plain`.
+ */
+std::vector<uint8_t*> MessageBuffers(mpi::Mpi& m, bool zero_copy, size_t count, size_t size,
+                                     size_t largest, std::vector<uint8_t*>& kept,
+                                     std::vector<std::vector<uint8_t>>& plain) {
+  if (zero_copy && kept.empty()) {
+    const size_t per_area = std::max<size_t>(1, mpi::Mpi::kAllocMemMaxBytes / largest);
+    while (kept.size() < count) {
+      const size_t slots = std::min(per_area, count - kept.size());
+      auto* area = static_cast<uint8_t*>(m.AllocMem(slots * largest));
+      for (size_t s = 0; s < slots; ++s) kept.push_back(area ? area + s * largest : nullptr);
+      if (area == nullptr) break;
+    }
+  }
+  if (zero_copy && kept.size() == count &&
+      std::find(kept.begin(), kept.end(), nullptr) == kept.end()) {
+    return kept;
+  }
+  plain.assign(count, std::vector<uint8_t>(std::max<size_t>(size, 1)));
+  std::vector<uint8_t*> buffers;
+  for (std::vector<uint8_t>& p : plain) buffers.push_back(p.data());
+  return buffers;
+}
+
 /** Pattern key of a ping-pong message: size, phase, index and sender all differ. */
 uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
   return (uint64_t{static_cast<uint32_t>(size)} << 32) ^ (uint64_t{phase} << 28) ^
@@ -127,7 +156,9 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
   nlohmann::json points = nlohmann::json::array();
   const size_t largest = static_cast<size_t>(std::max<int64_t>(
       1, *std::max_element(config.sizes.begin(), config.sizes.end())));
-  std::vector<std::pair<uint8_t*, uint8_t*>> zero_copy_buffers(job.ranks(), {nullptr, nullptr});
+  // Per rank, the AllocMem areas (zero_copy): latency out and in, then the bandwidth phase's
+  // sends and receives.
+  std::vector<std::vector<uint8_t*>> zero_copy_areas(job.ranks());
   for (int64_t size64 : config.sizes) {
     const auto size = static_cast<size_t>(size64);
     double latency_us = 0, oneway = 0, bidir = 0;
@@ -137,26 +168,14 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
       const int peer = 1 - w.rank;
       const std::string label = fmt::format("mpi_pingpong size {}", size);
       // Every message carries its own pattern; every one received is checked.
-      // The program's buffers: plain memory, or (zero_copy) memory the adapter reaches,
-      // allocated once per rank for the largest size.
-      std::vector<uint8_t> out_vec, in_vec;
-      uint8_t* out_ptr = nullptr;
-      uint8_t* in_ptr = nullptr;
-      if (config.zero_copy) {
-        auto& [o, i] = zero_copy_buffers[static_cast<size_t>(w.rank)];
-        if (o == nullptr) {
-          o = static_cast<uint8_t*>(m.AllocMem(largest));
-          i = static_cast<uint8_t*>(m.AllocMem(largest));
-        }
-        out_ptr = o;
-        in_ptr = i;
-      }
-      if (out_ptr == nullptr || in_ptr == nullptr) {
-        out_vec.resize(std::max<size_t>(size, 1));
-        in_vec.resize(out_vec.size());
-        out_ptr = out_vec.data();
-        in_ptr = in_vec.data();
-      }
+      std::vector<std::vector<uint8_t>> plain;
+      const std::vector<uint8_t*> buffers =
+          MessageBuffers(m, config.zero_copy, 2 + 2 * size_t{config.window}, size, largest,
+                         zero_copy_areas[static_cast<size_t>(w.rank)], plain);
+      uint8_t* const out_ptr = buffers[0];
+      uint8_t* const in_ptr = buffers[1];
+      uint8_t* const* const sends = &buffers[2];
+      uint8_t* const* const recvs = &buffers[2 + config.window];
       double t0 = 0;
       for (int i = -3; i < static_cast<int>(config.iterations); ++i) {
         if (i == 0) t0 = m.Wtime();
@@ -177,8 +196,6 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
       }
       if (w.rank == 0) latency_us = (m.Wtime() - t0) * 1e6 / config.iterations / 2;
       // Bandwidth: a window of messages in flight, one way and then both ways.
-      const size_t slot = std::max<size_t>(size, 1);
-      std::vector<uint8_t> sends(slot * config.window), recvs(slot * config.window);
       for (int both = 0; both < 2; ++both) {
         int one = 0;
         m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);  // line up
@@ -189,17 +206,17 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
           std::vector<mpi::Mpi::Request> rs;
           for (uint32_t k = 0; k < config.window; ++k) {
             const uint64_t index = done + k;
-            if (receiving) rs.push_back(m.Irecv(&recvs[k * slot], size, kByte, peer, 3, w));
+            if (receiving) rs.push_back(m.Irecv(recvs[k], size, kByte, peer, 3, w));
             if (sending) {
-              FillPattern(&sends[k * slot], static_cast<uint32_t>(size),
+              FillPattern(sends[k], static_cast<uint32_t>(size),
                           PingPongKey(size, 1 + both, index, w.rank));
-              rs.push_back(m.Isend(&sends[k * slot], size, kByte, peer, 3, w));
+              rs.push_back(m.Isend(sends[k], size, kByte, peer, 3, w));
               CountSent(out);
             }
           }
           m.Waitall(rs);
           for (uint32_t k = 0; receiving && k < config.window; ++k) {
-            CheckReceived(out, &recvs[k * slot], size,
+            CheckReceived(out, recvs[k], size,
                           PingPongKey(size, 1 + both, done + k, peer), [&] {
                             return fmt::format("{}: bandwidth message {} from rank {}", label,
                                                done + k, peer);

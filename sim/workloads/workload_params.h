@@ -86,8 +86,9 @@ inline const ParamDecls<MpiPingPongConfig>& MpiPingPongParams() {
            "mpi_pingpong: messages per size for the bandwidth columns")
       .Int("mpi.window", &C::window, 1, 4096, "mpi_pingpong: bandwidth messages in flight at once")
       .Bool("mpi.zero_copy", &C::zero_copy,
-            "mpi_pingpong: the latency buffers come from Mpi::AllocMem (task memory the adapter "
-            "reaches), so large messages go from and land in them by RDMA with no CPU copy");
+            "mpi_pingpong: its buffers (latency and bandwidth) come from Mpi::AllocMem (task "
+            "memory the adapter reaches), so large messages go from and land in them by RDMA "
+            "with no CPU copy (plain memory if the task has no room for them all)");
   return *decls;
 }
 

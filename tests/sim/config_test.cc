@@ -119,6 +119,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "ulp.send_overhead",
                                             "ulp.recv_overhead",
                                             "ulp.max_retransmits",
+                                            "host.copy_bandwidth",
                                             "mpi.ranks",
                                             "mpi.scheduler",
                                             "mpi.eager_limit",
@@ -289,6 +290,14 @@ TEST(ParamTableTest, RatesBelowOneBytePerSecondAreRejected) {
             "t.toml:2:13: link.bandwidth must be at least 1B/s, got 0.5B/s");
   EXPECT_EQ(ParseError("dma.bandwidth = \"0.1B/s\"\n"),
             "t.toml:1:17: dma.bandwidth must be at least 1B/s, got 0.1B/s");
+}
+
+TEST(ParamTableTest, ARateThatCanBeOffTakesZeroAndOtherwiseAtLeastOneBytePerSecond) {
+  EXPECT_EQ(SetError("host.copy_bandwidth", "0B/s"), "");
+  EXPECT_EQ(SetError("host.copy_bandwidth", "3GB/s"), "");
+  EXPECT_EQ(SetError("host.copy_bandwidth", "0.5B/s"),
+            "host.copy_bandwidth must be 0 or at least 1B/s, got 0.5B/s");
+  EXPECT_EQ(SetError("link.bandwidth", "0B/s"), "link.bandwidth must be at least 1B/s, got 0B/s");
 }
 
 TEST(ParamTableTest, DurationsAreAtMostAnHour) {

@@ -36,12 +36,16 @@ void Mpi::Bcast(void* buf, size_t count, const Datatype& type, int root, const C
   if (config_.bcast == CollectiveTransport::kMulticast && MulticastGroup(comm)) {
     std::vector<uint8_t> bytes = comm.rank == root ? Pack(buf, count, type)
                                                    : std::vector<uint8_t>(count * type.size());
-    if (comm.rank == root) CountCopy(bytes.size());
+    if (comm.rank == root) {
+      CountCopy(bytes.size());
+      SpendCopyTime();
+    }
     ++stats_.multicast_bcasts;
     MulticastBcast(bytes.data(), bytes.size(), root, comm);
     if (comm.rank != root) {
       Unpack(bytes.data(), bytes.size(), buf, count, type);
       CountCopy(bytes.size());
+      SpendCopyTime();
     }
     return;
   }

@@ -29,7 +29,9 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
       host_(host),
       blocker_(blocker),
       config_(config),
-      staging_(host, 4096) {
+      staging_(host, 4096),
+      copies_(config.copy_ps_per_byte),
+      timers_(host) {
   world_.context = 0;
   world_.rank = world_rank;
   world_.group = Group::Identity(world_size);
@@ -67,6 +69,27 @@ void Mpi::AbandonRequests() {
   transport_.multicast().AbandonReceives();
 }
 
+void Mpi::AfterCopies(std::function<void()> fn) {
+  const uint64_t now = host_.NowPs();
+  const uint64_t done = copies_.DoneAtPs(now);
+  if (done == now && waiting_for_copies_ == 0) {
+    fn();
+    return;
+  }
+  // Timers due at the same time run in the order they were set: what waits keeps its order.
+  ++waiting_for_copies_;
+  timers_.After(done - now, [this, fn = std::move(fn)] {
+    --waiting_for_copies_;
+    fn();
+  });
+}
+
+void Mpi::SpendCopyTime() {
+  const uint64_t now = host_.NowPs();
+  const uint64_t done = copies_.DoneAtPs(now);
+  if (done > now) blocker_.Spend(done - now);
+}
+
 uint32_t Mpi::NewContext() {
   const uint32_t c = next_context_;
   next_context_ += 2;  // even: point to point; odd: the same communicator's collectives
@@ -91,15 +114,20 @@ void Mpi::DrainOutgoing() {
     const uint64_t vaddr = *staging;
     if (!o.bytes.empty()) host_.Write(vaddr, o.bytes.data(), o.bytes.size());
     if (o.kind == Kind::kEager || o.kind == Kind::kData) CountCopy(o.bytes.size());
-    Outgoing out = std::move(o);
+    const uint32_t dest = static_cast<uint32_t>(o.dest_world);
+    const uint32_t wire = Wire(static_cast<uint32_t>(o.kind), o.context);
+    const uint32_t tag = o.tag;
+    const uint64_t len = o.bytes.size();
+    std::function<void()> on_done = std::move(o.on_done);
     outgoing_.pop_front();
-    transport_.Send(static_cast<uint32_t>(out.dest_world),
-                    Wire(static_cast<uint32_t>(out.kind), out.context), out.tag, vaddr,
-                    out.bytes.size(), [this, vaddr, done = std::move(out.on_done)] {
-                      staging_.Give(vaddr);
-                      if (done) done();
-                      DrainOutgoing();
-                    });
+    // The transport reads the staging area once the CPU has written it.
+    AfterCopies([this, dest, wire, tag, vaddr, len, on_done = std::move(on_done)] {
+      transport_.Send(dest, wire, tag, vaddr, len, [this, vaddr, on_done] {
+        staging_.Give(vaddr);
+        if (on_done) on_done();
+        DrainOutgoing();
+      });
+    });
   }
 }
 
@@ -122,9 +150,10 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   // A synchronous send always asks first: the clear-to-send says the receive has matched.
   if (!own && !synchronous && bytes.size() <= config_.eager_limit) {
     ++stats_.eager_sends;
-    // The data is copied out: the send is complete for the caller at once.
+    // The data is copied out: the send is complete for the caller once the copies are.
     r->done = true;
     Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), bytes, nullptr);
+    SpendCopyTime();
     return r;
   }
   ++stats_.rendezvous_sends;
@@ -135,6 +164,7 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   pending_sends_[id] = PendingSend{r, dest_world, context, tag, std::move(bytes), own.value_or(0),
                                    own ? total : 0};
   Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), envelope, nullptr);
+  SpendCopyTime();
   return r;
 }
 
@@ -172,7 +202,6 @@ void Mpi::Deliver(RequestState& r, int source_world, int tag, const uint8_t* dat
   r.status.bytes = std::min(bytes, room);
   Unpack(data, r.status.bytes, r.buf, r.count, r.type);
   CountCopy(r.status.bytes);
-  r.done = true;
 }
 
 void Mpi::ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const Request& r) {
@@ -208,12 +237,15 @@ Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int s
     if (!Matches(*r, it->context, it->source, it->tag)) continue;
     if (it->kind == Kind::kEager) {
       Deliver(*r, it->source, it->tag, it->data.data(), it->data.size());
+      r->done = true;
     } else {
       r->status.source = r->group->RankOf(it->source);
       r->status.tag = it->tag;
       ClearToSend(it->source, it->rdv_id, it->bytes, r);
     }
     unexpected_.erase(it);
+    // The program's call made the copy: it returns when the copy is done.
+    SpendCopyTime();
     return r;
   }
   posted_.push_back(r);
@@ -244,6 +276,7 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
         posted_.erase(it);
         if (kind == Kind::kEager) {
           Deliver(*r, source, mpi_tag, data.data(), data.size());
+          AfterCopies([r] { r->done = true; });
         } else {
           RtsPayload rts;
           std::memcpy(&rts, data.data(), sizeof(rts));
@@ -302,6 +335,7 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
         return;
       }
       Deliver(*r, source, r->status.tag, data.data(), data.size());
+      AfterCopies([r] { r->done = true; });
       return;
     }
   }

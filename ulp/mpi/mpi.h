@@ -24,7 +24,9 @@
 #include "ulp/buffer_pool.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
+#include "ulp/host_copy_time.h"
 #include "ulp/transport.h"
+#include "ulp/transport_timers.h"
 
 namespace nicsim::mpi {
 
@@ -53,6 +55,9 @@ class Blocker {
   virtual void BlockUntil(const std::function<bool()>& ready) = 0;
   /** Simulated time now, in picoseconds. */
   virtual uint64_t NowPs() = 0;
+  /** The calling rank's program spends `ps` of its CPU's time (the rest of the simulation
+   *  runs meanwhile); from the program's own calls only. */
+  virtual void Spend(uint64_t ps) = 0;
 };
 
 /** How Bcast and Barrier move their messages. */
@@ -70,6 +75,9 @@ struct MpiConfig {
   CollectiveTransport bcast = CollectiveTransport::kPointToPoint;
   /** Multicast: bytes of one group message (a landing slot); larger broadcasts go in pieces. */
   uint64_t mcast_slot_bytes = 64 * 1024;
+  /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
+   *  bandwidth); 0: copies are free. */
+  double copy_ps_per_byte = 0;
 };
 
 class Mpi {
@@ -85,12 +93,14 @@ class Mpi {
 
   const Comm& world() const { return world_; }
 
+  /** The largest AllocMem area: one 16 MiB page (every area takes a page of its own). */
+  static constexpr size_t kAllocMemMaxBytes = size_t{16} << 20;
   /**
    * Memory for message buffers that the adapter reaches directly (MPI_Alloc_mem): it lies in
    * the task's memory, contiguous, so a rendezvous message sent from it is read by RDMA from
    * the buffer itself, and one received into it lands there, with no copy by the CPU (for
-   * dense datatypes; others are packed as usual). At most 16 MiB each; nullptr if the task has
-   * no room. Valid until the Mpi object goes.
+   * dense datatypes; others are packed as usual). At most kAllocMemMaxBytes each; nullptr if
+   * the task has no room. Valid until the Mpi object goes.
    */
   void* AllocMem(size_t bytes);
   double Wtime() { return static_cast<double>(blocker_.NowPs()) * 1e-12; }
@@ -258,16 +268,25 @@ class Mpi {
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
   bool Matches(const RequestState& r, uint32_t context, int source_world, int tag) const;
+  /** Unpacks a message into r's buffer (a copy) and fills its status; not yet done. */
   void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
   void ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const Request& r);
   /** The task address of [buf, buf + bytes) if it lies in one AllocMem area. */
   std::optional<uint64_t> TaskAddress(const void* buf, size_t bytes) const;
-  /** Counts one CPU copy of `bytes` of message data. */
+  /** Counts one CPU copy of `bytes` of message data; the rank's CPU is busy with it. */
   void CountCopy(size_t bytes) {
     if (bytes == 0) return;
     ++stats_.host_copies;
     stats_.host_copy_bytes += bytes;
+    copies_.Copy(host_.NowPs(), bytes);
   }
+  /**
+   * Runs `fn` once the rank's CPU has finished the copies made so far: at once if it has and
+   * nothing else waits, else after them and after what waits already (in order).
+   */
+  void AfterCopies(std::function<void()> fn);
+  /** In the program's call: returns when the rank's CPU has finished the copies so far. */
+  void SpendCopyTime();
   Request StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
                     uint32_t context, const Comm& comm);
   Request StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
@@ -309,6 +328,11 @@ class Mpi {
    *  the group's next message (every member counts the same). */
   std::map<uint32_t, bool> mcast_usable_;
   std::map<uint32_t, uint64_t> mcast_epoch_;
+  /** When the copies this layer made on the rank's CPU are done. */
+  ulp::HostCopyTime copies_;
+  /** What waits for copies to finish (AfterCopies), and how many wait. */
+  ulp::TransportTimers timers_;
+  uint64_t waiting_for_copies_ = 0;
   Stats stats_;
 };
 
