@@ -22,7 +22,7 @@ import nicsim_bench
 NAME = "mpi_multicast"
 DESCRIPTION = ("MPI Bcast and Barrier over RDMA multicast vs point to point at 64 and 1,024 "
                "nodes (func); loss on one node's link")
-SIZES = [8, 65536, 1048576]
+SIZES = [8, 8192, 65536, 1048576]
 SEED = 1
 LOSSY_ADAPTER = 5
 

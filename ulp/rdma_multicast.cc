@@ -129,8 +129,15 @@ void RdmaMulticast::PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer 
 void RdmaMulticast::Send(uint32_t id, uint64_t epoch, const uint8_t* data, uint64_t len,
                          std::function<void()> on_done) {
   Group& g = groups_.at(id);
-  const uint32_t slot = Slot(epoch);
-  if (len > 0) ctx_.host.Write(g.source + slot * g.slot_bytes, data, len);
+  if (len == 0) {
+    // A signal: nothing to keep for re-sending, so nothing waits for acknowledgements.
+    g.signals.insert(epoch);
+    if (g.signals.size() > kKeptSignals) g.signals.erase(g.signals.begin());
+    AfterCopy(0, [this, id, epoch] { PostAll(groups_.at(id), epoch, 0, nullptr); });
+    if (on_done) on_done();
+    return;
+  }
+  ctx_.host.Write(g.source + Slot(epoch) * g.slot_bytes, data, len);
   Flight& f = g.flights[epoch];
   f.len = len;
   f.on_done = std::move(on_done);
@@ -143,12 +150,22 @@ void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
   if (git == groups_.end() || git->second.flights.count(epoch) == 0) return;
   Group& g = git->second;
   Flight& f = g.flights.at(epoch);
+  PostAll(g, epoch, f.len, &f.missing);
+  if (f.missing.empty()) {
+    std::function<void()> done = std::move(f.on_done);
+    g.flights.erase(epoch);
+    if (done) done();
+    return;
+  }
+  ArmTimer(id, epoch, 0);
+}
+
+void RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing) {
   const uint32_t slot = Slot(epoch);
-  const uint64_t len = f.len;
   bool broadcast = false;
   for (size_t m = 0; m < g.tasks.size(); ++m) {
     if (g.tasks[m] == ctx_.config.task) continue;
-    f.missing.insert(g.tasks[m]);
+    if (missing != nullptr) missing->insert(g.tasks[m]);
     if (Reachable(g, m, slot)) {
       broadcast = true;
       continue;
@@ -162,13 +179,6 @@ void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
     const hal::Peer all{abi::kBroadcastAdapter, ctx_.ports[kPort].self().window};
     PostWrite(g, epoch, len, all, g.self.rcxt[slot], g.self.pvo, 0);
   }
-  if (f.missing.empty()) {
-    std::function<void()> done = std::move(f.on_done);
-    g.flights.erase(epoch);
-    if (done) done();
-    return;
-  }
-  ArmTimer(id, epoch, 0);
 }
 
 void RdmaMulticast::ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt) {
@@ -220,12 +230,57 @@ void RdmaMulticast::OnAck(const Header& h) {
   }
 }
 
-void RdmaMulticast::Receive(uint32_t id, uint64_t epoch, uint8_t* out, uint64_t len,
-                            std::function<void()> on_done) {
+void RdmaMulticast::Receive(uint32_t id, uint64_t epoch, uint32_t root, uint8_t* out,
+                            uint64_t len, std::function<void()> on_done) {
   Group& g = groups_.at(id);
   const uint32_t slot = Slot(epoch);
-  g.expects[slot] = Expect{epoch, out, len, std::move(on_done)};
-  if (g.landed_tid[slot] != 0 && EpochOf(g.landed_tid[slot]) == EpochBits(epoch)) Consume(g, slot);
+  g.expects[slot] = Expect{epoch, root, out, len, std::move(on_done), 0};
+  if (g.landed_tid[slot] != 0 && EpochOf(g.landed_tid[slot]) == EpochBits(epoch)) {
+    Consume(g, slot);
+    return;
+  }
+  // A signal is not acknowledged: if it does not come, this member asks the root for it.
+  if (len == 0) ArmNack(id, epoch, 0);
+}
+
+void RdmaMulticast::ArmNack(uint32_t id, uint64_t epoch, uint32_t attempt) {
+  const uint64_t delay =
+      std::min(ctx_.config.rto_ps << std::min<uint32_t>(attempt, 10), ctx_.config.rto_max_ps);
+  ctx_.timers.After(delay, [this, id, epoch, attempt] {
+    auto git = groups_.find(id);
+    if (git == groups_.end()) return;
+    Group& g = git->second;
+    std::optional<Expect>& e = g.expects[Slot(epoch)];
+    if (!e || e->epoch != epoch || e->nacks != attempt) return;
+    ++e->nacks;
+    Header n{};
+    n.kind = static_cast<uint8_t>(Kind::kMcastNack);
+    n.src_task = ctx_.config.task;
+    n.seq = static_cast<uint32_t>(epoch);
+    n.offset = std::min(e->nacks, kMcastAttempts - 1);
+    n.context = id;
+    ++ctx_.stats.mcast_nacks;
+    ctx_.ports[kPort].Send(ctx_.ports.PeerOf(e->root, kPort), reinterpret_cast<const uint8_t*>(&n),
+                           sizeof(n), 0);
+    ArmNack(id, epoch, e->nacks);
+  });
+}
+
+void RdmaMulticast::OnNack(const Header& h) {
+  auto git = groups_.find(h.context);
+  if (git == groups_.end()) return;
+  Group& g = git->second;
+  // Only a signal this root has sent is sent again (one it has not sent yet will come).
+  for (uint64_t epoch : g.signals) {
+    if (static_cast<uint32_t>(epoch) != h.seq) continue;
+    for (size_t m = 0; m < g.tasks.size(); ++m) {
+      if (g.tasks[m] != h.src_task) continue;
+      ++ctx_.stats.mcast_retries;
+      PostWrite(g, epoch, 0, ctx_.ports.PeerOf(h.src_task, kPort), g.addresses[m].rcxt[Slot(epoch)],
+                g.addresses[m].pvo, std::min(h.offset, kMcastAttempts - 1));
+    }
+    return;
+  }
 }
 
 void RdmaMulticast::AbandonReceives() {
@@ -245,7 +300,7 @@ bool RdmaMulticast::OnCompletion(const abi::RecvFrameHeader& frame,
   const uint32_t epoch = EpochOf(c.tid);
   if (g.expects[slot] && EpochBits(g.expects[slot]->epoch) == epoch) {
     Consume(g, slot);
-  } else if (g.consumed[slot] && EpochBits(*g.consumed[slot]) == epoch) {
+  } else if (c.length > 0 && g.consumed[slot] && EpochBits(*g.consumed[slot]) == epoch) {
     // A retry of a message this member has: its acknowledgement was lost or late.
     SendAck(g, frame.ulp_word, *g.consumed[slot]);
   }
@@ -267,9 +322,9 @@ void RdmaMulticast::Consume(Group& g, uint32_t slot) {
   g.consumed[slot] = e.epoch;
   ++ctx_.stats.mcast_received;
   // Acknowledged, and handed to the receiver, once the CPU has copied it out.
-  AfterCopy(e.len, [this, id = g.id, root = g.landed_root[slot], epoch = e.epoch,
+  AfterCopy(e.len, [this, id = g.id, root = g.landed_root[slot], epoch = e.epoch, len = e.len,
                     done = std::move(e.on_done)] {
-    SendAck(groups_.at(id), root, epoch);
+    if (len > 0) SendAck(groups_.at(id), root, epoch);
     if (done) done();
   });
 }

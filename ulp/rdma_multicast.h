@@ -74,13 +74,15 @@ class RdmaMulticast {
   /**
    * Root: sends `len` bytes (at most slot_bytes) as message `epoch` to every other member;
    * `on_done` runs once each has acknowledged it. Its slot must be free: the message
-   * kMcastSlots before it on this root has completed.
+   * kMcastSlots before it on this root has completed. An empty message (a signal) is not
+   * acknowledged and `on_done` runs at once: a member that misses it asks for it again.
    */
   void Send(uint32_t id, uint64_t epoch, const uint8_t* data, uint64_t len,
             std::function<void()> on_done);
-  /** Member: copies message `epoch` (`len` bytes) to `out` once it has landed, acknowledges
-   *  it, then runs `on_done`. */
-  void Receive(uint32_t id, uint64_t epoch, uint8_t* out, uint64_t len,
+  /** Member: copies message `epoch` (`len` bytes, from task `root`) to `out` once it has
+   *  landed, acknowledges it (a signal: asks `root` for it when it is late), then runs
+   *  `on_done`. */
+  void Receive(uint32_t id, uint64_t epoch, uint32_t root, uint8_t* out, uint64_t len,
                std::function<void()> on_done);
 
   /** Forgets every receive waiting: its buffer is gone (the job was abandoned). */
@@ -89,14 +91,21 @@ class RdmaMulticast {
   bool OnCompletion(const abi::RecvFrameHeader& frame, const abi::CompletionRecord& c);
   /** A member's acknowledgement (Kind::kMcastAck). */
   void OnAck(const Header& h);
+  /** A member asks for a signal it has not received (Kind::kMcastNack). */
+  void OnNack(const Header& h);
 
  private:
   struct Expect {
     uint64_t epoch;
+    uint32_t root;
     uint8_t* out;
     uint64_t len;
     std::function<void()> on_done;
+    /** Times this member asked the root for it (signals only). */
+    uint32_t nacks;
   };
+  /** Signals a root remembers, to answer members that ask for one again. */
+  static constexpr size_t kKeptSignals = 64;
   struct Flight {
     uint64_t len = 0;
     std::set<uint32_t> missing;
@@ -119,8 +128,9 @@ class RdmaMulticast {
     std::array<std::optional<Expect>, kMcastSlots> expects;
     /** The task that sent each slot's last landed message (its completion says). */
     std::array<uint32_t, kMcastSlots> landed_root{};
-    /** Send side: messages waiting for acknowledgements, by epoch. */
+    /** Send side: messages waiting for acknowledgements, by epoch, and the last signals. */
     std::map<uint64_t, Flight> flights;
+    std::set<uint64_t> signals;
     /** Source rCxts of this task's writes (reused once idle). */
     std::vector<uint32_t> sources;
   };
@@ -131,6 +141,11 @@ class RdmaMulticast {
   static uint32_t Slot(uint64_t epoch) { return static_cast<uint32_t>(epoch % kMcastSlots); }
   /** Posts message `epoch`'s writes (its source slot is written) and arms its timer. */
   void Start(uint32_t id, uint64_t epoch);
+  /** Posts the broadcast write and the unicast writes of message `epoch`; adds the members
+   *  it goes to to `missing` (if given). */
+  void PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing);
+  /** A member's timer for a signal it waits for: asks the root again when it fires. */
+  void ArmNack(uint32_t id, uint64_t epoch, uint32_t attempt);
   /** Posts one write of message `epoch`'s slot to `dest` (a member, or the broadcast id). */
   void PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer dest, uint32_t remote_rcxt,
                  uint64_t remote_pvo, uint32_t attempt);

@@ -122,6 +122,9 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
     case Kind::kMcastAck:
       multicast_.OnAck(h);
       break;
+    case Kind::kMcastNack:
+      multicast_.OnNack(h);
+      break;
   }
 }
 

@@ -85,6 +85,7 @@ struct TransportStats {
   uint64_t mcast_unicasts = 0;
   uint64_t mcast_retries = 0;
   uint64_t mcast_acks = 0;
+  uint64_t mcast_nacks = 0;
   uint64_t mcast_received = 0;
   uint64_t mcast_superseded = 0;
   uint64_t mcast_failed = 0;
@@ -93,7 +94,7 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 23>{{
+    return std::array<CounterField<S>, 24>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -127,8 +128,11 @@ struct TransportStats {
          "reach (another window number, the root's node, slots elsewhere)"},
         {"mcast_retries", &S::mcast_retries,
          "selective unicast re-sends of a group message to a member whose acknowledgement had "
-         "not come"},
+         "not come, or that asked for a signal again"},
         {"mcast_acks", &S::mcast_acks, "acknowledgements of group messages sent as a member"},
+        {"mcast_nacks", &S::mcast_nacks,
+         "requests a member sent for a group signal (an empty message, not acknowledged) that "
+         "had not come by its timeout"},
         {"mcast_received", &S::mcast_received, "group messages received and copied out"},
         {"mcast_superseded", &S::mcast_superseded,
          "group messages overwritten in their slot by a newer one before they were copied out"},

@@ -22,6 +22,9 @@ enum class Kind : uint8_t {
   /** Multicast member to root: message `seq` of group `context` is in (not acknowledged
    *  itself: the root's retry brings another). */
   kMcastAck = 6,
+  /** Multicast member to root: signal (empty message) `seq` of group `context` has not come;
+   *  `offset` is the attempt to send it with. */
+  kMcastNack = 7,
 };
 
 /** Little-endian header at the start of every transport packet. */

@@ -125,6 +125,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.eager_limit",
                                             "mpi.bcast",
                                             "mpi.mcast_slot_bytes",
+                                            "mpi.mcast_min_bytes",
                                             "mpi.sizes",
                                             "mpi.iterations",
                                             "mpi.bandwidth_messages",

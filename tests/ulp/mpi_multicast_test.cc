@@ -143,5 +143,35 @@ TEST(MpiMulticastTest, NoRankLeavesTheBarrierBeforeTheLastHasEntered) {
   EXPECT_EQ(Totals(*job).mcast_sends, 3u);
 }
 
+TEST(MpiMulticastTest, AMemberThatMissesABarrierReleaseAsksTheRootForIt) {
+  const uint32_t lossy = 4;
+  auto job = Job(8, 8, 0.3, lossy);
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+    for (int round = 0; round < 20; ++round) m.Barrier(m.world());
+  }).ok());
+  EXPECT_EQ(job->mpi(0).stats().multicast_barriers, 20u);
+  // Releases are signals: never acknowledged, asked for again by the member that missed one.
+  const ulp::TransportStats s = Totals(*job);
+  EXPECT_EQ(s.mcast_acks, 0u);
+  EXPECT_GT(job->transport(lossy).stats().mcast_nacks, 0u);
+  EXPECT_GT(s.mcast_retries, 0u);
+  // Members kept waiting by the lossy one ask too; the root answers only for a release it has
+  // sent (a request that crossed the release on the way gets a second copy, which lands
+  // harmlessly: the member has the signal already).
+  const uint64_t nacks_elsewhere = s.mcast_nacks - job->transport(lossy).stats().mcast_nacks;
+  for (uint32_t a = 1; a < 8; ++a) {
+    const uint64_t landed = job->cluster().adapter(a).firmware_counters().rdma_transfers_landed;
+    EXPECT_GE(landed, 20u) << "adapter " << a;
+    if (a != lossy) EXPECT_LE(landed, 20u + nacks_elsewhere) << "adapter " << a;
+  }
+}
+
+TEST(MpiMulticastTest, SmallBroadcastsGoOverTheTree) {
+  auto job = Job(8, 8);
+  ASSERT_EQ(BcastRounds(*job, 100, {0, 1}), 0);
+  EXPECT_EQ(Totals(*job).mcast_sends, 0u);
+  EXPECT_EQ(job->mpi(0).stats().multicast_bcasts, 0u);
+}
+
 }  // namespace
 }  // namespace nicsim::sim

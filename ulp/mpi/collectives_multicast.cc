@@ -85,7 +85,8 @@ void Mpi::MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm)
     }
     // Shared with the callback, which may outlive this call if the job is abandoned.
     auto landed = std::make_shared<bool>(false);
-    group.Receive(id, first + i, bytes + offset, piece, [landed] { *landed = true; });
+    group.Receive(id, first + i, static_cast<uint32_t>(comm.group->World(root)), bytes + offset,
+                  piece, [landed] { *landed = true; });
     blocker_.BlockUntil([&] { return *landed; });
   }
 }

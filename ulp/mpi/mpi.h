@@ -75,6 +75,9 @@ struct MpiConfig {
   CollectiveTransport bcast = CollectiveTransport::kPointToPoint;
   /** Multicast: bytes of one group message (a landing slot); larger broadcasts go in pieces. */
   uint64_t mcast_slot_bytes = 64 * 1024;
+  /** Multicast: smaller broadcasts go over the tree (the root takes in an acknowledgement
+   *  from every member per group message, which costs more than a few tree steps). */
+  uint64_t mcast_min_bytes = 8 * 1024;
   /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
    *  bandwidth); 0: copies are free. */
   double copy_ps_per_byte = 0;

@@ -20,7 +20,11 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
             "retry")
       .Size("mpi.mcast_slot_bytes", &C::mcast_slot_bytes,
             "MPI, mpi.bcast=multicast: bytes of one group message (each member keeps four such "
-            "landing slots); larger broadcasts go in pieces");
+            "landing slots); larger broadcasts go in pieces")
+      .Size("mpi.mcast_min_bytes", &C::mcast_min_bytes,
+            "MPI, mpi.bcast=multicast: broadcasts of fewer bytes go over the binomial tree (a "
+            "group message costs the root one acknowledgement per member); the barrier always "
+            "uses the group");
   return *decls;
 }
 
