@@ -2,8 +2,8 @@
 // Bcast and Barrier over a multicast group (mpi.bcast=multicast): each communicator forms its
 // group on first use, collectively, over point to point; a broadcast goes as slot-sized group
 // messages, up to ulp::kMcastSlots of them in flight from the root (which returns once it has
-// copied the last one into its source slot); a barrier gathers arrivals to rank 0 up a binomial
-// tree, and rank 0 releases every member with one empty group message.
+// copied the last one into its source slot); a barrier gathers arrivals to rank 0 up a tree of
+// radix 8, and rank 0 releases every member with one signal (an empty group message).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -22,6 +22,9 @@ struct MemberRecord {
 };
 
 Datatype Bytes(size_t n) { return Datatype::Contiguous(n, Base::kByte); }
+
+/** Children per node of the barrier's arrival tree. */
+constexpr int kArrivalRadix = 8;
 
 }  // namespace
 
@@ -95,16 +98,21 @@ void Mpi::MulticastBarrier(const Comm& comm) {
   const uint32_t ctx = CollContext(comm);
   const int n = comm.size();
   ++stats_.multicast_barriers;
-  // Arrivals go up a binomial tree (a rank reports once its subtree has), so rank 0 learns
-  // that all have entered after log2(n) steps; one group message releases everyone.
-  for (int mask = 1; mask < n; mask <<= 1) {
-    if (comm.rank & mask) {
-      Wait(StartSend(nullptr, 0, Bytes(0), comm.rank - mask, kBarrierTag, ctx, comm));
+  // Arrivals go up a tree of radix kArrivalRadix (a rank reports once its subtree has), so
+  // rank 0 learns that all have entered after log_radix(n) steps, each taking in up to
+  // radix - 1 reports at once; one signal to the group releases everyone.
+  for (int stride = 1; stride < n; stride *= kArrivalRadix) {
+    const int span = stride * kArrivalRadix;
+    if (comm.rank % span != 0) {
+      Wait(StartSend(nullptr, 0, Bytes(0), comm.rank - comm.rank % span, kBarrierTag, ctx, comm));
       break;
     }
-    if (comm.rank + mask < n) {
-      Wait(StartRecv(nullptr, 0, Bytes(0), comm.rank + mask, kBarrierTag, ctx, comm));
+    std::vector<Request> reports;
+    for (int j = 1; j < kArrivalRadix && comm.rank + j * stride < n; ++j) {
+      reports.push_back(
+          StartRecv(nullptr, 0, Bytes(0), comm.rank + j * stride, kBarrierTag, ctx, comm));
     }
+    Waitall(reports);
   }
   MulticastBcast(nullptr, 0, 0, comm);
 }
