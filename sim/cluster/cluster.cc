@@ -122,7 +122,14 @@ void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
     auto owner = fatal_owners_.find(key);
     if (owner != fatal_owners_.end()) owner->second();
   });
+  auto idle = idle_probes_.find({adapter_id, info.window});
+  if (idle != idle_probes_.end()) slot.endpoints[info.window]->SetCpuIdleProbe(idle->second);
   RebuildEndpointList();
+}
+
+void Cluster::SetCpuIdleProbe(uint32_t adapter_id, uint32_t window, std::function<bool()> idle) {
+  if (HasEndpoint(adapter_id, window)) endpoint(adapter_id, window).SetCpuIdleProbe(idle);
+  idle_probes_[{adapter_id, window}] = std::move(idle);
 }
 
 void Cluster::OnWindowFatal(uint32_t adapter_id, uint32_t window, std::function<void()> fn) {

@@ -6,6 +6,21 @@
 
 namespace nicsim::sim {
 
+namespace {
+
+hal::InterruptTiming ArmingTiming(WaitMode mode) {
+  switch (mode) {
+    case WaitMode::kEarlyInterrupt:
+      return hal::InterruptTiming::kEarly;
+    case WaitMode::kEarlyWhenIdle:
+      return hal::InterruptTiming::kEarlyWhenIdle;
+    default:
+      return hal::InterruptTiming::kCoherent;
+  }
+}
+
+}  // namespace
+
 bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len) {
   const uint64_t offset = addr - fifo_base;
   const uint64_t next_start =
@@ -17,7 +32,7 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
                    kernel::EventQueue& events, host::HostMemory& host,
                    uint64_t poll_latency_ps, WaitMode mode)
     : hal::Endpoint(window), driver_(driver), events_(events), host_(host),
-      poll_latency_ps_(poll_latency_ps), mode_(mode) {
+      poll_latency_ps_(poll_latency_ps), mode_(mode), arming_(window, ArmingTiming(mode)) {
   // A spinning CPU rings once per turn, for every slot it posted in it (Spin).
   SetRingEachPost(mode_ != WaitMode::kSpin);
   const auto& info = window.info();
@@ -32,7 +47,6 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
                                 if (CoversFrameStart(base, addr, len)) SchedulePoll();
                               });
   } else {
-    window.SetInterruptMode(mode_ == WaitMode::kEarlyInterrupt ? abi::kEarlyInterrupt : 0);
     ArmInterrupt();
   }
   send_watch_ = host_.Watch(info.send_fifo.real_addr, info.send_fifo.bytes,
@@ -75,7 +89,7 @@ void Endpoint::SetHostTrace(HostTraceSink* sink) {
 
 void Endpoint::ArmInterrupt() {
   armed_for_ = window().recv().consumed() + 1;
-  window().recv().SetInterruptThreshold(static_cast<uint32_t>(armed_for_));
+  arming_.Arm(armed_for_);
 }
 
 void Endpoint::SetConsuming(bool consuming) {

@@ -12,6 +12,7 @@
 #include "base/life_token.h"
 #include "driver/adapter_driver.h"
 #include "hal/endpoint.h"
+#include "hal/interrupt_arming.h"
 #include "hal/window.h"
 #include "kernel/event_queue.h"
 #include "host/host_memory.h"
@@ -37,6 +38,11 @@ enum class WaitMode : uint8_t {
   kInterrupt,
   /** As kInterrupt, with the adapter interrupting before the data is coherent. */
   kEarlyInterrupt,
+  /**
+   * As kInterrupt, with early interrupts for each sleep that starts while the process's CPU
+   * is idle (hal::InterruptTiming::kEarlyWhenIdle; the cluster says whether it is).
+   */
+  kEarlyWhenIdle,
   /**
    * A CPU of its own spins on the FIFOs while the adapter runs on another core: nothing
    * wakes the endpoint, its owner calls Spin() in a loop.
@@ -74,6 +80,15 @@ class Endpoint final : public hal::Endpoint {
   void OnWindowFatal(std::function<void()> fn) { on_fatal_ = std::move(fn); }
   uint64_t fatal_interrupts() const { return fatal_interrupts_; }
 
+  /**
+   * kEarlyWhenIdle: how this process learns whether its CPU has other work (unset: idle).
+   * Asked each time the process goes to sleep.
+   */
+  void SetCpuIdleProbe(std::function<bool()> idle) { arming_.SetCpuIdleProbe(std::move(idle)); }
+  /** Sleeps armed with early interrupts, and with interrupts once the data is coherent. */
+  uint64_t early_arms() const { return arming_.early_arms(); }
+  uint64_t coherent_arms() const { return arming_.coherent_arms(); }
+
   /** Interrupts that woke this process. */
   uint64_t wakeups() const { return wakeups_; }
   /** Polls after an early interrupt that found the first line not yet written. */
@@ -86,9 +101,10 @@ class Endpoint final : public hal::Endpoint {
   void OnInterrupt(uint32_t causes);
   /** Interrupt modes: asks for an interrupt when the next unread frame is written. */
   void ArmInterrupt();
-  /** kInterrupt or kEarlyInterrupt: the process sleeps until its window interrupts. */
+  /** The interrupt modes: the process sleeps until its window interrupts. */
   bool WaitsForInterrupts() const {
-    return mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt;
+    return mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt ||
+           mode_ == WaitMode::kEarlyWhenIdle;
   }
 
   driver::AdapterDriver& driver_;
@@ -96,6 +112,8 @@ class Endpoint final : public hal::Endpoint {
   host::HostMemory& host_;
   uint64_t poll_latency_ps_;
   WaitMode mode_;
+  /** Interrupt modes: the receive threshold and the early-or-coherent choice (hal/). */
+  hal::InterruptArming arming_;
   /** Early mode: an interrupt came and its frame has not been seen yet. */
   bool expecting_ = false;
   /** The frame count the armed interrupt waits for. */

@@ -104,6 +104,16 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
         if (!closing.ok()) self->Fail(fmt::format("rank {}: {}", r, closing.message()));
       });
     }
+    // A rank has a CPU of its own: the CPU is idle unless the rank computes (Sleep); blocked
+    // in a wait, or finished, it has nothing else to run.
+    for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
+      const hal::Peer at = job->PeerOf(r, a);
+      job->cluster_->SetCpuIdleProbe(at.adapter, at.window,
+                                     [self = job.get(), r] {
+                                       return r >= self->ranks_.size() ||
+                                              !self->ranks_[r]->computing;
+                                     });
+    }
     rank->blocker = std::make_unique<RankBlocker>(*job, r);
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
                                            *rank->transport, *rank->host, *rank->blocker,
@@ -139,7 +149,9 @@ void MpiJob::Sleep(uint32_t rank, uint64_t ps) {
   // Shared: if the job is abandoned first, the timer still fires into live memory.
   auto woke = std::make_shared<bool>(false);
   ranks_[rank]->clock->After(ps, [woke] { *woke = true; });
+  ranks_[rank]->computing = true;
   Block(rank, [woke] { return *woke; });
+  ranks_[rank]->computing = false;
 }
 
 void MpiJob::NoteUnreachable(uint32_t rank, uint32_t dest,
@@ -198,6 +210,7 @@ Status MpiJob::Run(const Program& program) {
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
     Rank& rank = *ranks_[r];
     rank.finished = false;
+    rank.computing = false;
     rank.started = true;
     scheduler_->Start(r, [this, r, &program] {
       try {

@@ -80,6 +80,8 @@ class MpiJob {
     const std::function<bool()>* ready = nullptr;
     bool started = false;
     bool finished = false;
+    /** In Sleep: the rank's CPU runs its program (computing, or polling in a loop). */
+    bool computing = false;
   };
   /** Called from a rank's program: hands control back to the event loop until `ready` holds. */
   void Block(uint32_t rank, const std::function<bool()>& ready);

@@ -87,7 +87,10 @@ inline const ParamDecls<MpiPingPongConfig>& MpiPingPongParams() {
       .Int("mpi.window", &C::window, 1, 4096, "mpi_pingpong: bandwidth messages in flight at once")
       .Bool("mpi.zero_copy", &C::zero_copy,
             "mpi_pingpong: the latency buffers come from Mpi::AllocMem (task memory the adapter "
-            "reaches), so large messages go from and land in them by RDMA with no CPU copy");
+            "reaches), so large messages go from and land in them by RDMA with no CPU copy")
+      .Int("mpi.pingpong_pairs", &C::pairs, 1, 2048,
+           "mpi_pingpong: rank pairs (0,1), (2,3), ... that ping-pong at the same time (needs "
+           "2 x this ranks); the latency column is their mean, the bandwidth columns pair 0's");
   return *decls;
 }
 
