@@ -26,6 +26,7 @@ bool InterruptArming::Arm(uint64_t frames) {
   if (mode_ != mode) {
     window_.SetInterruptMode(mode);
     mode_ = mode;
+    ++mode_writes_;
   }
   window_.recv().SetInterruptThreshold(static_cast<uint32_t>(frames));
   ++(early ? early_arms_ : coherent_arms_);

@@ -50,6 +50,8 @@ class InterruptArming {
   uint64_t early_arms() const { return early_arms_; }
   /** Sleeps armed with interrupts once the data is coherent. */
   uint64_t coherent_arms() const { return coherent_arms_; }
+  /** Mode commands written (the first arm's, then one per change). */
+  uint64_t mode_writes() const { return mode_writes_; }
 
  private:
   bool WantsEarly() const;
@@ -61,6 +63,7 @@ class InterruptArming {
   std::optional<uint32_t> mode_;
   uint64_t early_arms_ = 0;
   uint64_t coherent_arms_ = 0;
+  uint64_t mode_writes_ = 0;
 };
 
 }  // namespace nicsim::hal

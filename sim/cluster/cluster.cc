@@ -114,22 +114,19 @@ void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
   AdapterSlot& slot = *adapters_[adapter_id];
   slot.windows[info.window] =
       std::make_unique<hal::Window>(info, *slot.access, config_.return_batch);
+  std::function<bool()> cpu_idle;
+  if (config_.cpu_idle) {
+    cpu_idle = [probe = config_.cpu_idle, adapter_id, w = info.window] { return probe(adapter_id, w); };
+  }
   slot.endpoints[info.window] = std::make_unique<Endpoint>(
       *slot.windows[info.window], *slot.driver, events_, *hosts_[slot.node],
-      config_.poll_latency_ps, config_.wait_mode);
+      config_.poll_latency_ps, config_.wait_mode, std::move(cpu_idle));
   slot.endpoints[info.window]->SetHostTrace(config_.host_trace);
   slot.endpoints[info.window]->OnWindowFatal([this, key = std::make_pair(adapter_id, info.window)] {
     auto owner = fatal_owners_.find(key);
     if (owner != fatal_owners_.end()) owner->second();
   });
-  auto idle = idle_probes_.find({adapter_id, info.window});
-  if (idle != idle_probes_.end()) slot.endpoints[info.window]->SetCpuIdleProbe(idle->second);
   RebuildEndpointList();
-}
-
-void Cluster::SetCpuIdleProbe(uint32_t adapter_id, uint32_t window, std::function<bool()> idle) {
-  if (HasEndpoint(adapter_id, window)) endpoint(adapter_id, window).SetCpuIdleProbe(idle);
-  idle_probes_[{adapter_id, window}] = std::move(idle);
 }
 
 void Cluster::OnWindowFatal(uint32_t adapter_id, uint32_t window, std::function<void()> fn) {

@@ -57,6 +57,12 @@ struct ClusterConfig {
   std::string rtl_vcd_prefix;
   hw::func::AdapterResources resources;
   WaitMode wait_mode = WaitMode::kPoll;
+  /**
+   * Whether the CPU of the process on (adapter, window) has nothing else to run: asked each
+   * time it goes to sleep (wait_mode kEarlyWhenIdle arms early interrupts only then). Unset:
+   * every CPU counts as idle (a process runs only when woken and has its CPU to itself).
+   */
+  std::function<bool(uint32_t adapter_id, uint32_t window)> cpu_idle;
   /** Receives every adapter's firmware trace events, if set. */
   hw::func::TraceSink* trace = nullptr;
   /** Receives host trace events (receive frames consumed by each endpoint), if set. */
@@ -146,12 +152,6 @@ class Cluster {
    */
   void OnWindowFatal(uint32_t adapter_id, uint32_t window, std::function<void()> fn);
   /**
-   * Tells the process on (adapter, window) whether its CPU has nothing else to run
-   * (hal.wait_mode = early_when_idle picks early interrupts only then); kept across reopens.
-   * Without one the CPU counts as idle.
-   */
-  void SetCpuIdleProbe(uint32_t adapter_id, uint32_t window, std::function<bool()> idle);
-  /**
    * The owner's answer to a fatal window: closes it and, once the driver has released it,
    * opens it again (fresh FIFOs, state open) and runs `reopened`.
    */
@@ -190,8 +190,6 @@ class Cluster {
   void RebuildEndpointList();
   /** OnWindowFatal's owners, by (adapter, window). */
   std::map<std::pair<uint32_t, uint32_t>, std::function<void()>> fatal_owners_;
-  /** SetCpuIdleProbe's probes, by (adapter, window). */
-  std::map<std::pair<uint32_t, uint32_t>, std::function<bool()>> idle_probes_;
   struct AdapterSlot {
     std::unique_ptr<hw::func::AdapterModel> hw;
     std::unique_ptr<hw::func::FuncDeviceAccess> access;

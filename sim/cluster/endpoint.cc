@@ -30,10 +30,11 @@ bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len) {
 
 Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
                    kernel::EventQueue& events, host::HostMemory& host,
-                   uint64_t poll_latency_ps, WaitMode mode)
+                   uint64_t poll_latency_ps, WaitMode mode, std::function<bool()> cpu_idle)
     : hal::Endpoint(window), driver_(driver), events_(events), host_(host),
       poll_latency_ps_(poll_latency_ps), mode_(mode), arming_(window, ArmingTiming(mode)) {
   // A spinning CPU rings once per turn, for every slot it posted in it (Spin).
+  arming_.SetCpuIdleProbe(std::move(cpu_idle));
   SetRingEachPost(mode_ != WaitMode::kSpin);
   const auto& info = window.info();
   // A spinning CPU sees the receive FIFO change; a sleeping one waits for the interrupt;

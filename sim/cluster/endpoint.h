@@ -57,8 +57,13 @@ enum class WaitMode : uint8_t {
  */
 class Endpoint final : public hal::Endpoint {
  public:
+  /**
+   * `cpu_idle` (kEarlyWhenIdle): whether the process's CPU has nothing else to run, asked each
+   * time it goes to sleep; null: always idle.
+   */
   Endpoint(hal::Window& window, driver::AdapterDriver& driver, kernel::EventQueue& events,
-           host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode);
+           host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode,
+           std::function<bool()> cpu_idle = nullptr);
   ~Endpoint() override;
 
   /** Records host events (each receive frame consumed) here; null: none. */
@@ -80,14 +85,11 @@ class Endpoint final : public hal::Endpoint {
   void OnWindowFatal(std::function<void()> fn) { on_fatal_ = std::move(fn); }
   uint64_t fatal_interrupts() const { return fatal_interrupts_; }
 
-  /**
-   * kEarlyWhenIdle: how this process learns whether its CPU has other work (unset: idle).
-   * Asked each time the process goes to sleep.
-   */
-  void SetCpuIdleProbe(std::function<bool()> idle) { arming_.SetCpuIdleProbe(std::move(idle)); }
   /** Sleeps armed with early interrupts, and with interrupts once the data is coherent. */
   uint64_t early_arms() const { return arming_.early_arms(); }
   uint64_t coherent_arms() const { return arming_.coherent_arms(); }
+  /** Interrupt mode commands this process wrote (once, then on each change). */
+  uint64_t interrupt_mode_writes() const { return arming_.mode_writes(); }
 
   /** Interrupts that woke this process. */
   uint64_t wakeups() const { return wakeups_; }

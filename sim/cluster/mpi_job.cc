@@ -63,6 +63,13 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   cc.windows_per_adapter = std::max(cc.windows_per_adapter, per_node);
   if (cc.rdma_host_bytes == 0) cc.rdma_host_bytes = uint64_t{256} << 20;
   std::unique_ptr<MpiJob> job(new MpiJob(config));
+  // A rank has a CPU of its own: idle unless the rank computes (Sleep); blocked in a wait,
+  // not started or finished, it has nothing else to run.
+  cc.cpu_idle = [self = job.get()](uint32_t adapter, uint32_t window) {
+    const uint32_t nodes = self->config_.cluster.nodes;
+    const uint32_t rank = window * nodes + adapter / self->config_.cluster.adapters_per_node;
+    return rank >= self->ranks_.size() || !self->ranks_[rank]->computing;
+  };
   job->config_.cluster = cc;
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(cc);
   if (!cluster.ok()) return cluster.status();
@@ -103,16 +110,6 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
             });
         if (!closing.ok()) self->Fail(fmt::format("rank {}: {}", r, closing.message()));
       });
-    }
-    // A rank has a CPU of its own: the CPU is idle unless the rank computes (Sleep); blocked
-    // in a wait, or finished, it has nothing else to run.
-    for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
-      const hal::Peer at = job->PeerOf(r, a);
-      job->cluster_->SetCpuIdleProbe(at.adapter, at.window,
-                                     [self = job.get(), r] {
-                                       return r >= self->ranks_.size() ||
-                                              !self->ranks_[r]->computing;
-                                     });
     }
     rank->blocker = std::make_unique<RankBlocker>(*job, r);
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
