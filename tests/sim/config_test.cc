@@ -127,6 +127,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.bandwidth_messages",
                                             "mpi.window",
                                             "mpi.zero_copy",
+                                            "mpi.pingpong_pairs",
                                             "mpi.collectives",
                                             "mpi.alltoall_messages",
                                             "mpi.alltoall_max_size",
