@@ -33,4 +33,9 @@ bool InterruptArming::Arm(uint64_t frames) {
   return early;
 }
 
+void InterruptArming::Refresh(uint64_t frames) {
+  const uint32_t mode = WantsEarly() ? abi::kEarlyInterrupt : 0;
+  if (mode_ != mode) Arm(frames);
+}
+
 }  // namespace nicsim::hal

@@ -45,8 +45,15 @@ class InterruptArming {
    * in early mode), after setting the mode this sleep uses. Returns true if it is early.
    */
   bool Arm(uint64_t frames);
+  /**
+   * The CPU's state changed while the process sleeps armed for `frames`: if that changes the
+   * choice, arms again with the new mode (the threshold is rewritten with it).
+   */
+  void Refresh(uint64_t frames);
 
-  /** Sleeps armed with early interrupts. */
+  /** True if the last arm asked for an early interrupt. */
+  bool armed_early() const { return mode_ == abi::kEarlyInterrupt; }
+  /** Sleeps armed with early interrupts (Refresh's re-arms included). */
   uint64_t early_arms() const { return early_arms_; }
   /** Sleeps armed with interrupts once the data is coherent. */
   uint64_t coherent_arms() const { return coherent_arms_; }

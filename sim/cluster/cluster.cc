@@ -114,13 +114,10 @@ void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
   AdapterSlot& slot = *adapters_[adapter_id];
   slot.windows[info.window] =
       std::make_unique<hal::Window>(info, *slot.access, config_.return_batch);
-  std::function<bool()> cpu_idle;
-  if (config_.cpu_idle) {
-    cpu_idle = [probe = config_.cpu_idle, adapter_id, w = info.window] { return probe(adapter_id, w); };
-  }
   slot.endpoints[info.window] = std::make_unique<Endpoint>(
       *slot.windows[info.window], *slot.driver, events_, *hosts_[slot.node],
-      config_.poll_latency_ps, config_.wait_mode, std::move(cpu_idle));
+      config_.poll_latency_ps, config_.wait_mode,
+      config_.host_cpu ? config_.host_cpu(adapter_id, info.window) : HostCpu{});
   slot.endpoints[info.window]->SetHostTrace(config_.host_trace);
   slot.endpoints[info.window]->OnWindowFatal([this, key = std::make_pair(adapter_id, info.window)] {
     auto owner = fatal_owners_.find(key);

@@ -30,6 +30,14 @@ bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len);
 /** Address of one window on the fabric. */
 using WindowAddr = hal::Peer;
 
+/** What the simulator says of the CPU a process runs on. */
+struct HostCpu {
+  /** Whether it has nothing else to run; null: always idle. */
+  std::function<bool()> idle;
+  /** Takes `ps` of its time from the work it is running; null: nothing to take it from. */
+  std::function<void(uint64_t ps)> take;
+};
+
 /** How a process waits for packets. */
 enum class WaitMode : uint8_t {
   /** Spin on the next frame's first cache line. */
@@ -58,12 +66,11 @@ enum class WaitMode : uint8_t {
 class Endpoint final : public hal::Endpoint {
  public:
   /**
-   * `cpu_idle` (kEarlyWhenIdle): whether the process's CPU has nothing else to run, asked each
-   * time it goes to sleep; null: always idle.
+   * `cpu`: whether the process's CPU is idle (kEarlyWhenIdle asks each time it goes to sleep),
+   * and where the polls of an early interrupt that finds the CPU busy take their time from.
    */
   Endpoint(hal::Window& window, driver::AdapterDriver& driver, kernel::EventQueue& events,
-           host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode,
-           std::function<bool()> cpu_idle = nullptr);
+           host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode, HostCpu cpu = {});
   ~Endpoint() override;
 
   /** Records host events (each receive frame consumed) here; null: none. */
@@ -91,6 +98,17 @@ class Endpoint final : public hal::Endpoint {
   /** Interrupt mode commands this process wrote (once, then on each change). */
   uint64_t interrupt_mode_writes() const { return arming_.mode_writes(); }
 
+  /**
+   * The simulator says the CPU went from idle to busy or back: a sleeping kEarlyWhenIdle
+   * process re-arms if that changes its mode.
+   */
+  void OnCpuStateChanged();
+  /**
+   * Polls after an early interrupt made while the CPU was busy (each took a poll latency from
+   * its work).
+   */
+  uint64_t busy_early_spins() const { return busy_early_spins_; }
+
   /** Interrupts that woke this process. */
   uint64_t wakeups() const { return wakeups_; }
   /** Polls after an early interrupt that found the first line not yet written. */
@@ -116,6 +134,9 @@ class Endpoint final : public hal::Endpoint {
   WaitMode mode_;
   /** Interrupt modes: the receive threshold and the early-or-coherent choice (hal/). */
   hal::InterruptArming arming_;
+  std::function<void(uint64_t)> cpu_take_;
+  std::function<bool()> cpu_idle_;
+  uint64_t busy_early_spins_ = 0;
   /** Early mode: an interrupt came and its frame has not been seen yet. */
   bool expecting_ = false;
   /** The frame count the armed interrupt waits for. */

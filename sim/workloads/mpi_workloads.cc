@@ -162,8 +162,14 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
             FillPattern(out_ptr, static_cast<uint32_t>(size), PingPongKey(size, 0, round, w.rank));
             m.Send(out_ptr, size, kByte, peer, 1, w);
             CountSent(out);
-          } else {
+          } else if (config.compute_ps == 0) {
             m.Recv(in_ptr, size, kByte, peer, 1, w);
+          } else {
+            std::vector<mpi::Mpi::Request> recv{m.Irecv(in_ptr, size, kByte, peer, 1, w)};
+            job.Sleep(static_cast<uint32_t>(w.rank), config.compute_ps);
+            m.Waitall(recv);
+          }
+          if ((turn == 0) != first) {
             CheckReceived(out, in_ptr, size, PingPongKey(size, 0, round, peer), [&] {
               return fmt::format("{}: round {} from rank {}", label, round, peer);
             });

@@ -37,6 +37,11 @@ struct MpiPingPongConfig {
    * mean, the bandwidth columns are pair 0's.
    */
   uint32_t pairs = 1;
+  /**
+   * Latency rounds: each receive is posted, then the rank computes this long (its CPU busy),
+   * then waits for the message; 0: a plain blocking receive.
+   */
+  uint64_t compute_ps = 0;
 };
 /**
  * Ranks 0 and 1 (and further pairs): latency (half round trip), one-way and bidirectional

@@ -128,6 +128,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.window",
                                             "mpi.zero_copy",
                                             "mpi.pingpong_pairs",
+                                            "mpi.pingpong_compute",
                                             "mpi.collectives",
                                             "mpi.alltoall_messages",
                                             "mpi.alltoall_max_size",
