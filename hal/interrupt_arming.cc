@@ -13,7 +13,7 @@ bool InterruptArming::WantsEarly() const {
       return true;
     case InterruptTiming::kEarlyWhenIdle:
       // Early notification pays only when a CPU is free to take the interrupt at once.
-      return !cpu_idle_ || cpu_idle_();
+      return CpuIdle();
   }
   return false;
 }

@@ -45,6 +45,8 @@ class InterruptArming {
    * in early mode), after setting the mode this sleep uses. Returns true if it is early.
    */
   bool Arm(uint64_t frames);
+  /** What the probe says now (true without one). */
+  bool CpuIdle() const { return !cpu_idle_ || cpu_idle_(); }
   /**
    * The CPU's state changed while the process sleeps armed for `frames`: if that changes the
    * choice, arms again with the new mode (the threshold is rewritten with it).

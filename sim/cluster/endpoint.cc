@@ -34,8 +34,7 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
     : hal::Endpoint(window), driver_(driver), events_(events), host_(host),
       poll_latency_ps_(poll_latency_ps), mode_(mode), arming_(window, ArmingTiming(mode)) {
   // A spinning CPU rings once per turn, for every slot it posted in it (Spin).
-  arming_.SetCpuIdleProbe(cpu.idle);
-  cpu_idle_ = std::move(cpu.idle);
+  arming_.SetCpuIdleProbe(std::move(cpu.idle));
   cpu_take_ = std::move(cpu.take);
   SetRingEachPost(mode_ != WaitMode::kSpin);
   const auto& info = window.info();
@@ -126,7 +125,7 @@ void Endpoint::Poll() {
         // Early interrupt: the data is still on its way; spin on the first line. On a CPU
         // that had work of its own, the spin's time is taken from that work.
         ++early_spins_;
-        if (arming_.armed_early() && cpu_idle_ && !cpu_idle_()) {
+        if (arming_.armed_early() && !arming_.CpuIdle()) {
           ++busy_early_spins_;
           if (cpu_take_) cpu_take_(poll_latency_ps_);
         }

@@ -134,8 +134,8 @@ class Endpoint final : public hal::Endpoint {
   WaitMode mode_;
   /** Interrupt modes: the receive threshold and the early-or-coherent choice (hal/). */
   hal::InterruptArming arming_;
+  /** Takes time from the work the CPU runs (HostCpu::take). */
   std::function<void(uint64_t)> cpu_take_;
-  std::function<bool()> cpu_idle_;
   uint64_t busy_early_spins_ = 0;
   /** Early mode: an interrupt came and its frame has not been seen yet. */
   bool expecting_ = false;
