@@ -116,7 +116,8 @@ void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
       std::make_unique<hal::Window>(info, *slot.access, config_.return_batch);
   slot.endpoints[info.window] = std::make_unique<Endpoint>(
       *slot.windows[info.window], *slot.driver, events_, *hosts_[slot.node],
-      config_.poll_latency_ps, config_.wait_mode);
+      config_.poll_latency_ps, config_.wait_mode,
+      config_.host_cpu ? config_.host_cpu(adapter_id, info.window) : HostCpu{});
   slot.endpoints[info.window]->SetHostTrace(config_.host_trace);
   slot.endpoints[info.window]->OnWindowFatal([this, key = std::make_pair(adapter_id, info.window)] {
     auto owner = fatal_owners_.find(key);

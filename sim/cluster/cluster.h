@@ -57,6 +57,12 @@ struct ClusterConfig {
   std::string rtl_vcd_prefix;
   hw::func::AdapterResources resources;
   WaitMode wait_mode = WaitMode::kPoll;
+  /**
+   * The CPU of the process on (adapter, window): whether it has nothing else to run (wait_mode
+   * kEarlyWhenIdle arms early interrupts only then), and how to take time from its work. Unset:
+   * every CPU counts as idle (a process runs only when woken and has its CPU to itself).
+   */
+  std::function<HostCpu(uint32_t adapter_id, uint32_t window)> host_cpu;
   /** Receives every adapter's firmware trace events, if set. */
   hw::func::TraceSink* trace = nullptr;
   /** Receives host trace events (receive frames consumed by each endpoint), if set. */

@@ -98,9 +98,12 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
       .Enum("hal.wait_mode", &C::wait_mode,
             {{WaitMode::kPoll, "poll"},
              {WaitMode::kInterrupt, "interrupt"},
-             {WaitMode::kEarlyInterrupt, "early_interrupt"}},
+             {WaitMode::kEarlyInterrupt, "early_interrupt"},
+             {WaitMode::kEarlyWhenIdle, "early_when_idle"}},
             "How processes wait for packets: spin on the first cache line, sleep until the "
-            "receive interrupt, or sleep with early interrupts (before the data is coherent)");
+            "receive interrupt, sleep with early interrupts (before the data is coherent), or "
+            "sleep with early interrupts only while the process's CPU has nothing else to run "
+            "(an MPI rank blocked in a wait; one computing or polling gets normal ones)");
   return *decls;
 }
 

@@ -6,6 +6,21 @@
 
 namespace nicsim::sim {
 
+namespace {
+
+hal::InterruptTiming ArmingTiming(WaitMode mode) {
+  switch (mode) {
+    case WaitMode::kEarlyInterrupt:
+      return hal::InterruptTiming::kEarly;
+    case WaitMode::kEarlyWhenIdle:
+      return hal::InterruptTiming::kEarlyWhenIdle;
+    default:
+      return hal::InterruptTiming::kCoherent;
+  }
+}
+
+}  // namespace
+
 bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len) {
   const uint64_t offset = addr - fifo_base;
   const uint64_t next_start =
@@ -15,10 +30,12 @@ bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len) {
 
 Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
                    kernel::EventQueue& events, host::HostMemory& host,
-                   uint64_t poll_latency_ps, WaitMode mode)
+                   uint64_t poll_latency_ps, WaitMode mode, HostCpu cpu)
     : hal::Endpoint(window), driver_(driver), events_(events), host_(host),
-      poll_latency_ps_(poll_latency_ps), mode_(mode) {
+      poll_latency_ps_(poll_latency_ps), mode_(mode), arming_(window, ArmingTiming(mode)) {
   // A spinning CPU rings once per turn, for every slot it posted in it (Spin).
+  arming_.SetCpuIdleProbe(std::move(cpu.idle));
+  cpu_take_ = std::move(cpu.take);
   SetRingEachPost(mode_ != WaitMode::kSpin);
   const auto& info = window.info();
   // A spinning CPU sees the receive FIFO change; a sleeping one waits for the interrupt;
@@ -32,7 +49,6 @@ Endpoint::Endpoint(hal::Window& window, driver::AdapterDriver& driver,
                                 if (CoversFrameStart(base, addr, len)) SchedulePoll();
                               });
   } else {
-    window.SetInterruptMode(mode_ == WaitMode::kEarlyInterrupt ? abi::kEarlyInterrupt : 0);
     ArmInterrupt();
   }
   send_watch_ = host_.Watch(info.send_fifo.real_addr, info.send_fifo.bytes,
@@ -75,7 +91,13 @@ void Endpoint::SetHostTrace(HostTraceSink* sink) {
 
 void Endpoint::ArmInterrupt() {
   armed_for_ = window().recv().consumed() + 1;
-  window().recv().SetInterruptThreshold(static_cast<uint32_t>(armed_for_));
+  arming_.Arm(armed_for_);
+}
+
+void Endpoint::OnCpuStateChanged() {
+  // Asleep: armed and neither woken (poll pending) nor spinning for an announced frame.
+  if (mode_ != WaitMode::kEarlyWhenIdle || poll_pending_ || expecting_) return;
+  arming_.Refresh(armed_for_);
 }
 
 void Endpoint::SetConsuming(bool consuming) {
@@ -100,8 +122,13 @@ void Endpoint::Poll() {
     if (window().recv().consumed() >= armed_for_) expecting_ = false;
     if (WaitsForInterrupts()) {
       if (expecting_ && events_.now_ps() < spin_until_ps_) {
-        // Early interrupt: the data is still on its way; spin on the first line.
+        // Early interrupt: the data is still on its way; spin on the first line. On a CPU
+        // that had work of its own, the spin's time is taken from that work.
         ++early_spins_;
+        if (arming_.armed_early() && !arming_.CpuIdle()) {
+          ++busy_early_spins_;
+          if (cpu_take_) cpu_take_(poll_latency_ps_);
+        }
         SchedulePoll();
       } else if (any || expecting_) {
         // Sleep again. An interrupt that was stale (its frame already read) ends here; for a

@@ -12,6 +12,7 @@
 #include "base/life_token.h"
 #include "driver/adapter_driver.h"
 #include "hal/endpoint.h"
+#include "hal/interrupt_arming.h"
 #include "hal/window.h"
 #include "kernel/event_queue.h"
 #include "host/host_memory.h"
@@ -29,6 +30,14 @@ bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len);
 /** Address of one window on the fabric. */
 using WindowAddr = hal::Peer;
 
+/** What the simulator says of the CPU a process runs on. */
+struct HostCpu {
+  /** Whether it has nothing else to run; null: always idle. */
+  std::function<bool()> idle;
+  /** Takes `ps` of its time from the work it is running; null: nothing to take it from. */
+  std::function<void(uint64_t ps)> take;
+};
+
 /** How a process waits for packets. */
 enum class WaitMode : uint8_t {
   /** Spin on the next frame's first cache line. */
@@ -37,6 +46,11 @@ enum class WaitMode : uint8_t {
   kInterrupt,
   /** As kInterrupt, with the adapter interrupting before the data is coherent. */
   kEarlyInterrupt,
+  /**
+   * As kInterrupt, with early interrupts for each sleep that starts while the process's CPU
+   * is idle (hal::InterruptTiming::kEarlyWhenIdle; the cluster says whether it is).
+   */
+  kEarlyWhenIdle,
   /**
    * A CPU of its own spins on the FIFOs while the adapter runs on another core: nothing
    * wakes the endpoint, its owner calls Spin() in a loop.
@@ -51,8 +65,12 @@ enum class WaitMode : uint8_t {
  */
 class Endpoint final : public hal::Endpoint {
  public:
+  /**
+   * `cpu`: whether the process's CPU is idle (kEarlyWhenIdle asks each time it goes to sleep),
+   * and where the polls of an early interrupt that finds the CPU busy take their time from.
+   */
   Endpoint(hal::Window& window, driver::AdapterDriver& driver, kernel::EventQueue& events,
-           host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode);
+           host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode, HostCpu cpu = {});
   ~Endpoint() override;
 
   /** Records host events (each receive frame consumed) here; null: none. */
@@ -74,6 +92,23 @@ class Endpoint final : public hal::Endpoint {
   void OnWindowFatal(std::function<void()> fn) { on_fatal_ = std::move(fn); }
   uint64_t fatal_interrupts() const { return fatal_interrupts_; }
 
+  /** Sleeps armed with early interrupts, and with interrupts once the data is coherent. */
+  uint64_t early_arms() const { return arming_.early_arms(); }
+  uint64_t coherent_arms() const { return arming_.coherent_arms(); }
+  /** Interrupt mode commands this process wrote (once, then on each change). */
+  uint64_t interrupt_mode_writes() const { return arming_.mode_writes(); }
+
+  /**
+   * The simulator says the CPU went from idle to busy or back: a sleeping kEarlyWhenIdle
+   * process re-arms if that changes its mode.
+   */
+  void OnCpuStateChanged();
+  /**
+   * Polls after an early interrupt made while the CPU was busy (each took a poll latency from
+   * its work).
+   */
+  uint64_t busy_early_spins() const { return busy_early_spins_; }
+
   /** Interrupts that woke this process. */
   uint64_t wakeups() const { return wakeups_; }
   /** Polls after an early interrupt that found the first line not yet written. */
@@ -86,9 +121,10 @@ class Endpoint final : public hal::Endpoint {
   void OnInterrupt(uint32_t causes);
   /** Interrupt modes: asks for an interrupt when the next unread frame is written. */
   void ArmInterrupt();
-  /** kInterrupt or kEarlyInterrupt: the process sleeps until its window interrupts. */
+  /** The interrupt modes: the process sleeps until its window interrupts. */
   bool WaitsForInterrupts() const {
-    return mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt;
+    return mode_ == WaitMode::kInterrupt || mode_ == WaitMode::kEarlyInterrupt ||
+           mode_ == WaitMode::kEarlyWhenIdle;
   }
 
   driver::AdapterDriver& driver_;
@@ -96,6 +132,11 @@ class Endpoint final : public hal::Endpoint {
   host::HostMemory& host_;
   uint64_t poll_latency_ps_;
   WaitMode mode_;
+  /** Interrupt modes: the receive threshold and the early-or-coherent choice (hal/). */
+  hal::InterruptArming arming_;
+  /** Takes time from the work the CPU runs (HostCpu::take). */
+  std::function<void(uint64_t)> cpu_take_;
+  uint64_t busy_early_spins_ = 0;
   /** Early mode: an interrupt came and its frame has not been seen yet. */
   bool expecting_ = false;
   /** The frame count the armed interrupt waits for. */

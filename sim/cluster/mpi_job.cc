@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "sim/observe/progress.h"
 
 namespace nicsim::sim {
@@ -64,6 +66,23 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   cc.windows_per_adapter = std::max(cc.windows_per_adapter, per_node);
   if (cc.rdma_host_bytes == 0) cc.rdma_host_bytes = uint64_t{256} << 20;
   std::unique_ptr<MpiJob> job(new MpiJob(config));
+  // A rank has a CPU of its own: idle unless the rank computes (Sleep); blocked in a wait,
+  // not started or finished, it has nothing else to run. Time taken from it while it computes
+  // makes the computing last longer.
+  cc.host_cpu = [self = job.get()](uint32_t adapter, uint32_t window) {
+    const uint32_t rank =
+        window * self->config_.cluster.nodes + adapter / self->config_.cluster.adapters_per_node;
+    HostCpu cpu;
+    cpu.idle = [self, rank] {
+      return rank >= self->ranks_.size() || !self->ranks_[rank]->computing;
+    };
+    cpu.take = [self, rank](uint64_t ps) {
+      if (rank < self->ranks_.size() && self->ranks_[rank]->computing) {
+        self->ranks_[rank]->cpu_taken_ps += ps;
+      }
+    };
+    return cpu;
+  };
   job->config_.cluster = cc;
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(cc);
   if (!cluster.ok()) return cluster.status();
@@ -137,12 +156,31 @@ void MpiJob::Fail(std::string why) {
   if (failed_.empty()) failed_ = std::move(why);
 }
 
+void MpiJob::CpuStateChanged(uint32_t rank) {
+  for (uint32_t a = 0; a < config_.cluster.adapters_per_node; ++a) {
+    const hal::Peer at = PeerOf(rank, a);
+    if (cluster_->HasEndpoint(at.adapter, at.window)) {
+      cluster_->endpoint(at.adapter, at.window).OnCpuStateChanged();
+    }
+  }
+}
+
 void MpiJob::Sleep(uint32_t rank, uint64_t ps) {
   if (ps == 0) return;
-  // Shared: if the job is abandoned first, the timer still fires into live memory.
-  auto woke = std::make_shared<bool>(false);
-  ranks_[rank]->clock->After(ps, [woke] { *woke = true; });
-  Block(rank, [woke] { return *woke; });
+  Rank& r = *ranks_[rank];
+  r.computing = true;
+  r.cpu_taken_ps = 0;
+  CpuStateChanged(rank);
+  // The work is done once it has had `ps` of CPU: time taken from it meanwhile comes on top.
+  while (ps > 0) {
+    // Shared: if the job is abandoned first, the timer still fires into live memory.
+    auto woke = std::make_shared<bool>(false);
+    r.clock->After(ps, [woke] { *woke = true; });
+    Block(rank, [woke] { return *woke; });
+    ps = std::exchange(r.cpu_taken_ps, 0);
+  }
+  r.computing = false;
+  CpuStateChanged(rank);
 }
 
 void MpiJob::NoteUnreachable(uint32_t rank, uint32_t dest,
@@ -201,6 +239,7 @@ Status MpiJob::Run(const Program& program) {
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
     Rank& rank = *ranks_[r];
     rank.finished = false;
+    rank.computing = false;
     rank.started = true;
     scheduler_->Start(r, [this, r, &program] {
       try {

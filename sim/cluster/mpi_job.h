@@ -85,9 +85,15 @@ class MpiJob {
     const std::function<bool()>* ready = nullptr;
     bool started = false;
     bool finished = false;
+    /** In Sleep: the rank's CPU runs its program (computing, or polling in a loop). */
+    bool computing = false;
+    /** CPU time taken from the rank's computing (early-interrupt polls) not yet made up. */
+    uint64_t cpu_taken_ps = 0;
   };
   /** Called from a rank's program: hands control back to the event loop until `ready` holds. */
   void Block(uint32_t rank, const std::function<bool()>& ready);
+  /** Tells the rank's endpoints that its CPU went from idle to busy or back. */
+  void CpuStateChanged(uint32_t rank);
   /** Resumes, in ascending order, the marked ranks whose wait is over; true if any ran. */
   bool ResumeReadyRanks();
   /** Unwinds every rank still running and returns `why` as the job's error. */

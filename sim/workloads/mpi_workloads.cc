@@ -149,7 +149,8 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
 }
 
 Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& config) {
-  if (Status s = NeedRanks(job, 2, "mpi_pingpong"); !s.ok()) return s;
+  if (Status s = NeedRanks(job, 2 * config.pairs, "mpi_pingpong"); !s.ok()) return s;
+  const int pair_ranks = static_cast<int>(2 * config.pairs);
   WorkloadResult out;
   out.table = fmt::format("{:>10}  {:>12}  {:>14}  {:>14}\n", "size_B", "latency_us",
                           "oneway_MB/s", "bidir_MB/s");
@@ -161,11 +162,11 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
   std::vector<std::vector<uint8_t*>> zero_copy_areas(job.ranks());
   for (int64_t size64 : config.sizes) {
     const auto size = static_cast<size_t>(size64);
-    double latency_us = 0, oneway = 0, bidir = 0;
+    double latency_sum_us = 0, oneway = 0, bidir = 0;
     Status s = job.Run([&](mpi::Mpi& m) {
       const auto& w = m.world();
-      if (w.rank > 1) return;
-      const int peer = 1 - w.rank;
+      if (w.rank >= pair_ranks) return;
+      const int peer = w.rank ^ 1;
       const std::string label = fmt::format("mpi_pingpong size {}", size);
       // Every message carries its own pattern; every one received is checked.
       std::vector<std::vector<uint8_t>> plain;
@@ -180,28 +181,34 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
       for (int i = -3; i < static_cast<int>(config.iterations); ++i) {
         if (i == 0) t0 = m.Wtime();
         const auto round = static_cast<uint64_t>(i + 3);
-        const bool first = w.rank == 0;
+        const bool first = w.rank % 2 == 0;
         for (int turn = 0; turn < 2; ++turn) {
           if ((turn == 0) == first) {
             FillPattern(out_ptr, static_cast<uint32_t>(size), PingPongKey(size, 0, round, w.rank));
             m.Send(out_ptr, size, kByte, peer, 1, w);
             CountSent(out);
-          } else {
+          } else if (config.compute_ps == 0) {
             m.Recv(in_ptr, size, kByte, peer, 1, w);
+          } else {
+            std::vector<mpi::Mpi::Request> recv{m.Irecv(in_ptr, size, kByte, peer, 1, w)};
+            job.Sleep(static_cast<uint32_t>(w.rank), config.compute_ps);
+            m.Waitall(recv);
+          }
+          if ((turn == 0) != first) {
             CheckReceived(out, in_ptr, size, PingPongKey(size, 0, round, peer), [&] {
               return fmt::format("{}: round {} from rank {}", label, round, peer);
             });
           }
         }
       }
-      if (w.rank == 0) latency_us = (m.Wtime() - t0) * 1e6 / config.iterations / 2;
+      if (w.rank % 2 == 0) latency_sum_us += (m.Wtime() - t0) * 1e6 / config.iterations / 2;
       // Bandwidth: a window of messages in flight, one way and then both ways.
       for (int both = 0; both < 2; ++both) {
         int one = 0;
         m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);  // line up
         const double start = m.Wtime();
-        const bool sending = w.rank == 0 || both;
-        const bool receiving = w.rank == 1 || both;
+        const bool sending = w.rank % 2 == 0 || both;
+        const bool receiving = w.rank % 2 == 1 || both;
         for (uint32_t done = 0; done < config.bandwidth_messages; done += config.window) {
           std::vector<mpi::Mpi::Request> rs;
           for (uint32_t k = 0; k < config.window; ++k) {
@@ -234,6 +241,7 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
       out.Stall(s);
       break;
     }
+    const double latency_us = latency_sum_us / config.pairs;
     out.table += fmt::format("{:>10}  {:>12.3f}  {:>14.1f}  {:>14.1f}\n", size, latency_us, oneway,
                              bidir);
     points.push_back({{"size_bytes", size},

@@ -32,8 +32,21 @@ struct MpiPingPongConfig {
   uint32_t window = 8;
   /** Buffers from Mpi::AllocMem: large messages go from and land in them without copies. */
   bool zero_copy = false;
+  /**
+   * Pairs of ranks (2k, 2k + 1) that run the ping-pong at the same time; the latency is their
+   * mean, the bandwidth columns are pair 0's.
+   */
+  uint32_t pairs = 1;
+  /**
+   * Latency rounds: each receive is posted, then the rank computes this long (its CPU busy),
+   * then waits for the message; 0: a plain blocking receive.
+   */
+  uint64_t compute_ps = 0;
 };
-/** Ranks 0 and 1: latency (half round trip), one-way and bidirectional bandwidth per size. */
+/**
+ * Ranks 0 and 1 (and further pairs): latency (half round trip), one-way and bidirectional
+ * bandwidth per size.
+ */
 Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& config);
 
 struct MpiCollectivesConfig {

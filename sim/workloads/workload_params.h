@@ -88,7 +88,14 @@ inline const ParamDecls<MpiPingPongConfig>& MpiPingPongParams() {
       .Bool("mpi.zero_copy", &C::zero_copy,
             "mpi_pingpong: its buffers (latency and bandwidth) come from Mpi::AllocMem (task "
             "memory the adapter reaches), so large messages go from and land in them by RDMA "
-            "with no CPU copy (plain memory if the task has no room for them all)");
+            "with no CPU copy (plain memory if the task has no room for them all)")
+      .Int("mpi.pingpong_pairs", &C::pairs, 1, 2048,
+           "mpi_pingpong: rank pairs (0,1), (2,3), ... that ping-pong at the same time (needs "
+           "2 x this ranks); the latency column is their mean, the bandwidth columns pair 0's")
+      .Duration("mpi.pingpong_compute", &C::compute_ps,
+                "mpi_pingpong latency rounds: each receive is posted, then the rank computes "
+                "this long (its CPU busy while the message arrives), then waits for it; the "
+                "latency includes it (0: a plain blocking receive)");
   return *decls;
 }
 

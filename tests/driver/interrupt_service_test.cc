@@ -85,6 +85,21 @@ TEST(InterruptServiceTest, ASecondHandlerTakesWhatArrivesWhileTheFirstWorks) {
   EXPECT_LE(two.woke_at.at(7), one.woke_at.at(7));
 }
 
+TEST(InterruptServiceTest, EnoughHandlersServeEveryWindowInParallel) {
+  // Three handlers for three windows: each event is presented to a handler of its own the
+  // moment it is raised, and the handlers' host threads work at the same time, so each
+  // window wakes exactly one service time later than with free handlers: nothing queues.
+  const Outcome free = SendThree(3, 0);
+  const Outcome busy = SendThree(3, kService);
+  ASSERT_EQ(busy.woke_at.size(), 3u);
+  EXPECT_EQ(free.interrupts, 3u);
+  EXPECT_EQ(busy.interrupts, 3u);
+  for (uint32_t w : kReceivers) EXPECT_EQ(busy.woke_at.at(w), free.woke_at.at(w) + kService);
+  // One handler serves them one after another: the last window waits for the other two.
+  const Outcome one = SendThree(1, kService);
+  EXPECT_GE(one.woke_at.at(7), free.woke_at.at(7) + 2 * kService);
+}
+
 TEST(InterruptServiceTest, NoServiceTimeKeepsTheOldBehaviour) {
   const Outcome free = SendThree(1, 0);
   ASSERT_EQ(free.woke_at.size(), 3u);

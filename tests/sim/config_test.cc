@@ -131,6 +131,8 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.bandwidth_messages",
                                             "mpi.window",
                                             "mpi.zero_copy",
+                                            "mpi.pingpong_pairs",
+                                            "mpi.pingpong_compute",
                                             "mpi.collectives",
                                             "mpi.alltoall_messages",
                                             "mpi.alltoall_max_size",
