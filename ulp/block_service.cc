@@ -55,8 +55,10 @@ BlockServiceNode::BlockServiceNode(uint32_t node, const BlockServiceConfig& conf
 
 BlockServiceNode::~BlockServiceNode() { port_.OnReceive(nullptr); }
 
-Result<std::unique_ptr<BlockServiceNode>> BlockServiceNode::Create(
-    uint32_t node, const BlockServiceConfig& config, hal::TaskHost& host, hal::Port& port) {
+Result<std::unique_ptr<BlockServiceNode>> BlockServiceNode::Create(uint32_t node,
+                                                                   const BlockServiceConfig& config,
+                                                                   hal::TaskHost& host,
+                                                                   hal::Port& port) {
   if (config.nodes < 3 || node >= config.nodes) {
     return Status::Error("block service: needs 3 nodes or more (requester, manager, owner)");
   }
@@ -80,7 +82,8 @@ Result<std::unique_ptr<BlockServiceNode>> BlockServiceNode::Create(
   const uint32_t per_node = config.nodes * config.slots;
   const uint64_t landing_bytes = uint64_t{per_node} * block;
   vaddr = host.Map(landing_bytes);
-  if (!vaddr.ok()) return Status::Error("block service: landing slots: " + vaddr.status().message());
+  if (!vaddr.ok())
+    return Status::Error("block service: landing slots: " + vaddr.status().message());
   reg = host.Register(*vaddr, landing_bytes);
   if (!reg.ok()) return Status::Error("block service: landing slots: " + reg.status().message());
   n->landing_vaddr_ = *vaddr;
@@ -100,8 +103,8 @@ Result<std::unique_ptr<BlockServiceNode>> BlockServiceNode::Create(
 }
 
 uint64_t BlockServiceNode::owned_vaddr(uint32_t block) const {
-  NICSIM_CHECK(BlockOwner(block, config_.nodes) == node_, "block %u is not owned by node %u",
-               block, node_);
+  NICSIM_CHECK(BlockOwner(block, config_.nodes) == node_, "block %u is not owned by node %u", block,
+               node_);
   return owned_vaddr_ + uint64_t{ordinal_[block]} * config_.block_bytes;
 }
 
@@ -112,9 +115,8 @@ void BlockServiceNode::Start(std::vector<BlockDirectoryEntry> directory, Arrived
   directory_ = std::move(directory);
   arrived_ = std::move(arrived);
   abandoned_ = std::move(abandoned);
-  port_.OnReceive([this](const abi::RecvFrameHeader& h, const uint8_t* payload) {
-    Receive(h, payload);
-  });
+  port_.OnReceive(
+      [this](const abi::RecvFrameHeader& h, const uint8_t* payload) { Receive(h, payload); });
 }
 
 void BlockServiceNode::After(uint64_t delay_ps, std::function<void()> fn) {
@@ -166,9 +168,8 @@ void BlockServiceNode::Issue(uint32_t manager) {
     const uint32_t end = slot + config_.slots;
     while (slot < end && slot_busy_[slot]) ++slot;
     if (slot == end) {
-      if (std::none_of(outgoing_.begin(), outgoing_.end(), [&](const auto& o) {
-            return o.second.manager == manager;
-          })) {
+      if (std::none_of(outgoing_.begin(), outgoing_.end(),
+                       [&](const auto& o) { return o.second.manager == manager; })) {
         // Every slot for this manager was given up with its request: nothing can be asked
         // of it any more.
         for (uint64_t request : waiting_[manager]) {

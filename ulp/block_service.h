@@ -107,8 +107,8 @@ class BlockServiceNode {
    * node is created.
    */
   static Result<std::unique_ptr<BlockServiceNode>> Create(uint32_t node,
-                                                         const BlockServiceConfig& config,
-                                                         hal::TaskHost& host, hal::Port& port);
+                                                          const BlockServiceConfig& config,
+                                                          hal::TaskHost& host, hal::Port& port);
   ~BlockServiceNode();
   BlockServiceNode(const BlockServiceNode&) = delete;
   BlockServiceNode& operator=(const BlockServiceNode&) = delete;
@@ -118,8 +118,7 @@ class BlockServiceNode {
   /** Where owned block `block` lies in this node's memory (it must be one of its own). */
   uint64_t owned_vaddr(uint32_t block) const;
   /** Every node's entry, indexed by node; starts receiving. */
-  void Start(std::vector<BlockDirectoryEntry> directory, ArrivedFn arrived,
-             AbandonedFn abandoned);
+  void Start(std::vector<BlockDirectoryEntry> directory, ArrivedFn arrived, AbandonedFn abandoned);
   /** Asks for `block` (neither owned nor managed here); ids are the caller's, unique. */
   void Request(uint64_t request, uint32_t block);
   /** Requests not yet arrived nor abandoned. */
@@ -197,7 +196,7 @@ class BlockServiceNode {
   uint64_t open_ = 0;
   // Manager.
   std::map<ManagedKey, Managed> managed_;
-  std::vector<std::vector<bool>> source_busy_;    // [owner][i]
+  std::vector<std::vector<bool>> source_busy_;     // [owner][i]
   std::vector<std::deque<ManagedKey>> for_owner_;  // reads waiting for a source rCxt
   std::vector<uint32_t> free_local_rcxts_;
   std::map<uint32_t, ManagedKey> by_local_rcxt_;

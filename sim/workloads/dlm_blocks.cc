@@ -110,7 +110,8 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
     ledger.Sent(i, out);
     services[requester]->Request(i, block);
   }
-  Status s = RunUntil(cluster, [&] { return finished == config.requests; }, "dlm_blocks");
+  Status s = RunUntil(
+      cluster, [&] { return finished == config.requests; }, "dlm_blocks");
   // Late copies (redriven reads, resent answers) land now: a block arriving twice is caught.
   RunToQuiet(cluster);
   if (!s.ok()) out.Stall(s);

@@ -83,8 +83,9 @@ inline const ParamDecls<DlmBlocksConfig>& DlmBlocksParams() {
             "dlm_blocks: blocks in the service; block b is managed by node b % nodes and owned "
             "by another node")
       .Size("dlm.block_size", &C::block_size,
-            "dlm_blocks: bytes per block (one third-party RDMA read moves one block)")
-      .Range(1, 16 << 20)
+            "dlm_blocks: bytes per block, at least 1 (one third-party RDMA read moves one "
+            "block)")
+      .Range(0, 16 << 20)
       .Int("dlm.requests", &C::requests, 1, 10000000,
            "dlm_blocks: requests in total, each for a random block by a random node that "
            "neither manages nor owns it (at most 1e7: the checker keeps a byte per request)")

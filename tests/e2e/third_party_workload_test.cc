@@ -19,7 +19,8 @@ struct ServiceRun {
   WorkloadResult result;
 };
 
-ServiceRun RunService(uint32_t nodes, const DlmBlocksConfig& dlm, double loss = 0, uint64_t seed = 1) {
+ServiceRun RunService(uint32_t nodes, const DlmBlocksConfig& dlm, double loss = 0,
+                      uint64_t seed = 1) {
   ClusterConfig config;
   config.nodes = nodes;
   config.seed = seed;
