@@ -30,6 +30,11 @@ struct BlockServiceNode::Message {
 };
 static_assert(sizeof(BlockServiceNode::Message) == 40, "block service packet layout");
 
+namespace {
+/** Tid order that survives wrapping (as the adapter compares them). */
+bool Older(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) < 0; }
+}  // namespace
+
 BlockServiceStats& BlockServiceStats::operator+=(const BlockServiceStats& o) {
   requests += o.requests;
   request_packets += o.request_packets;
@@ -42,6 +47,8 @@ BlockServiceStats& BlockServiceStats::operator+=(const BlockServiceStats& o) {
   third_party_reads += o.third_party_reads;
   redrives += o.redrives;
   completions += o.completions;
+  early_completions += o.early_completions;
+  late_completions += o.late_completions;
   bytes_moved += o.bytes_moved;
   dones_sent += o.dones_sent;
   reads_abandoned += o.reads_abandoned;
@@ -216,10 +223,10 @@ void BlockServiceNode::SendRequest(uint64_t request) {
   m.landing_rcxt = landing_rcxts_[o.slot];
   port_.Send(directory_[o.manager].peer, reinterpret_cast<const uint8_t*>(&m), sizeof(m), 0);
   // Sent again unless "done" comes first (the manager ignores a copy of a request it is
-  // still serving, and answers one it has finished). Twice the manager's redrive time: a
+  // still serving, and answers one it has finished). Twice the manager's redrive wait: a
   // manager that heard the request redrives its read before the requester asks again.
   const uint32_t sends = o.sends;
-  After(2 * config_.timeout_ps, [this, request, sends] {
+  After(2 * Wait(sends), [this, request, sends] {
     auto again = outgoing_.find(request);
     if (again != outgoing_.end() && again->second.sends == sends) SendRequest(request);
   });
@@ -287,6 +294,7 @@ void BlockServiceNode::StartRead(const ManagedKey& key) {
       Result<uint32_t> rcxt = port_.AcquireRcxt();
       NICSIM_CHECK(rcxt.ok(), "block service: manager %u has no free rCxt", node_);
       free_local_rcxts_.push_back(*rcxt);
+      local_rcxts_.insert(*rcxt);
     }
     r.local_rcxt = free_local_rcxts_.back();
     free_local_rcxts_.pop_back();
@@ -316,6 +324,7 @@ void BlockServiceNode::PostRead(const ManagedKey& key) {
   // One counter for every rCxt this manager's reads touch: each of them sees rising tids, so
   // a late packet of an earlier attempt is stale everywhere.
   r.tid = ++next_tid_;
+  if (r.posts == 1) r.first_tid = r.tid;
   abi::RdmaRequest q{};
   q.local_rcxt = r.local_rcxt;
   q.remote_rcxt = directory_[owner].source_rcxts[node_ * config_.slots + r.source];
@@ -331,7 +340,7 @@ void BlockServiceNode::PostRead(const ManagedKey& key) {
   q.third_pvo = r.landing_pvo;
   port_.Post(abi::SlotType::kThirdPartyRead, directory_[owner].peer, q, r.block);
   const uint32_t tid = r.tid;
-  After(config_.timeout_ps, [this, key, tid] {
+  After(Wait(r.posts), [this, key, tid] {
     auto it = managed_.find(key);
     if (it != managed_.end() && !it->second.done && !it->second.abandoned &&
         it->second.tid == tid) {
@@ -342,13 +351,24 @@ void BlockServiceNode::PostRead(const ManagedKey& key) {
 
 void BlockServiceNode::OnCompletion(uint32_t rcxt, uint32_t tid, uint32_t length) {
   auto at = by_local_rcxt_.find(rcxt);
-  if (at == by_local_rcxt_.end() || managed_.at(at->second).tid != tid) {
-    ++stats_.stray_completions;
+  if (local_rcxts_.count(rcxt) == 0 || Older(next_tid_, tid)) {
+    ++stats_.stray_completions;  // no read of this node's could have sent it
+    return;
+  }
+  // The rCxt serves one request at a time, and every tid it was armed with for this request
+  // lies in [first_tid, tid]: a completion of an earlier post is as good as one of the
+  // latest (the adapter finished that transfer before it took the redrive). A tid before
+  // that range is such a redrive completing after its request was done: it landed the
+  // same bytes again, into a slot whose next request's tids are all newer.
+  if (at == by_local_rcxt_.end() || Older(tid, managed_.at(at->second).first_tid) ||
+      Older(managed_.at(at->second).tid, tid)) {
+    ++stats_.late_completions;
     return;
   }
   const ManagedKey key = at->second;
   by_local_rcxt_.erase(at);
   Managed& r = managed_.at(key);
+  if (tid != r.tid) ++stats_.early_completions;
   r.done = true;
   ++stats_.completions;
   stats_.bytes_moved += length;

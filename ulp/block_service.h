@@ -14,11 +14,13 @@
 // alone, so the manager's one tid counter keeps each of them rising.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "base/status.h"
@@ -37,11 +39,15 @@ struct BlockServiceConfig {
    *  aside per manager: a requester's requests in flight to one manager. */
   uint32_t slots = 2;
   /** A manager redrives a read whose completion has not come for this long; a requester
-   *  resends a request after twice this with no "done". */
+   *  resends a request after twice this with no "done". Each wait doubles the one before,
+   *  up to 2^kMaxBackoffShift times this (see Wait). */
   uint64_t timeout_ps = 200'000'000;
   /** Third-party reads per request (manager), or request packets (requester), at most. */
   uint32_t max_tries = 64;
 };
+
+/** Doublings of a wait at most: waits grow to 32 times the timeout. */
+inline constexpr uint32_t kMaxBackoffShift = 5;
 
 /** The node that manages block `block`: the lock table for it lives there. */
 inline uint32_t BlockManager(uint32_t block, uint32_t nodes) { return block % nodes; }
@@ -83,12 +89,17 @@ struct BlockServiceStats {
   uint64_t redrives = 0;
   /** Manager: completions of its reads, and the bytes they moved. */
   uint64_t completions = 0;
+  /** Manager: completions of an earlier post than the latest (it was armed before the
+   *  adapter took the redrive): the block is there all the same. */
+  uint64_t early_completions = 0;
+  /** Manager: completions of a redrive that came after its request was done (harmless). */
+  uint64_t late_completions = 0;
   uint64_t bytes_moved = 0;
   /** Manager: "done" packets sent (first answers and answers to resent requests). */
   uint64_t dones_sent = 0;
   /** Manager: reads given up after max_tries posts. */
   uint64_t reads_abandoned = 0;
-  /** Completion records that named no read of this node's (or arrived at an owner). */
+  /** Completion records that no read of this node's could have sent (an error). */
   uint64_t stray_completions = 0;
 
   BlockServiceStats& operator+=(const BlockServiceStats& o);
@@ -150,6 +161,8 @@ class BlockServiceNode {
     /** Index into the owner's source rCxts set aside for this manager; -1: none yet. */
     int32_t source = -1;
     uint32_t local_rcxt = 0;
+    /** The tids of the first and of the latest post (this manager's tids rise). */
+    uint32_t first_tid = 0;
     uint32_t tid = 0;
     uint32_t posts = 0;
   };
@@ -168,6 +181,15 @@ class BlockServiceNode {
   void PostRead(const ManagedKey& key);
   void OnCompletion(uint32_t rcxt, uint32_t tid, uint32_t length);
   void SendDone(const ManagedKey& key);
+  /**
+   * How long to wait after try `tries` (1 = the first) before the next: the timeout, doubled
+   * for each try before, up to kMaxBackoffShift times. A timeout shorter than a transfer
+   * takes would otherwise redrive forever: each redrive arms the manager's rCxt with a tid
+   * the transfer still in flight does not carry, so its completion is stale on arrival.
+   */
+  uint64_t Wait(uint32_t tries) const {
+    return config_.timeout_ps << std::min(tries - 1, kMaxBackoffShift);
+  }
   /** A timer that does nothing once this node is gone. */
   void After(uint64_t delay_ps, std::function<void()> fn);
 
@@ -199,6 +221,8 @@ class BlockServiceNode {
   std::vector<std::vector<bool>> source_busy_;     // [owner][i]
   std::vector<std::deque<ManagedKey>> for_owner_;  // reads waiting for a source rCxt
   std::vector<uint32_t> free_local_rcxts_;
+  /** Every rCxt this manager has posted reads with. */
+  std::set<uint32_t> local_rcxts_;
   std::map<uint32_t, ManagedKey> by_local_rcxt_;
   uint32_t next_tid_ = 0;
 };

@@ -121,7 +121,7 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
   for (const auto& svc : services) total += svc->stats();
   services.clear();  // stops receiving before the ports go
   if (total.stray_completions > 0) {
-    out.AddError(fmt::format("dlm_blocks: {} completion records named no read in flight",
+    out.AddError(fmt::format("dlm_blocks: {} completion records that no manager's read sent",
                              total.stray_completions));
   }
   const double seconds = static_cast<double>(end_ps - start_ps) * 1e-12;
@@ -150,6 +150,8 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
                  {"redrives", total.redrives},
                  {"reads_abandoned", total.reads_abandoned},
                  {"completions_at_managers", total.completions},
+                 {"early_completions", total.early_completions},
+                 {"late_completions", total.late_completions},
                  {"stray_completions", total.stray_completions},
                  {"dones_sent", total.dones_sent},
                  {"bytes_moved", total.bytes_moved},

@@ -95,7 +95,7 @@ inline const ParamDecls<DlmBlocksConfig>& DlmBlocksParams() {
       .Duration("dlm.timeout", &C::timeout_ps,
                 "dlm_blocks: a manager redrives a third-party read (newer tid) when its "
                 "completion has not come in this time; a requester resends its request after "
-                "twice this")
+                "twice this; each later wait doubles, up to 32 times")
       .Range(1000, kMaxDurationPs)
       .Int("dlm.max_tries", &C::max_tries, 1, 100000,
            "dlm_blocks: third-party reads a manager posts per request, and request packets a "

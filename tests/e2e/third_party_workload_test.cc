@@ -130,6 +130,21 @@ TEST(ThirdPartyWorkloadTest, LossyRunDeliversEveryBlockOnceByRedrives) {
   EXPECT_GT(run.cluster->fabric().counters().drops.at("fabric_loss"), 0u);
 }
 
+TEST(ThirdPartyWorkloadTest, ATimeoutShorterThanATransferStillEnds) {
+  // 64 KiB take 33 us on the link alone; a redrive after 10 us re-arms the manager's rCxt
+  // with a tid the transfer in flight does not carry. Without the waits doubling, every
+  // completion came stale and no block ever arrived.
+  DlmBlocksConfig dlm;
+  dlm.requests = 50;
+  dlm.timeout_ps = 10'000'000;
+  ServiceRun run = RunService(4, dlm);
+  const WorkloadResult& r = run.result;
+  ASSERT_TRUE(r.passed());
+  EXPECT_EQ(r.messages_delivered, 50u);
+  EXPECT_GT(r.results["redrives"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r.results["completions_at_managers"], 50u);
+}
+
 TEST(ThirdPartyWorkloadTest, TheSameSeedGivesTheSameRun) {
   DlmBlocksConfig dlm;
   dlm.blocks = 16;
