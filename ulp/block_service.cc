@@ -290,17 +290,32 @@ void BlockServiceNode::StartRead(const ManagedKey& key) {
     queue.pop_front();
     busy[i] = true;
     r.source = static_cast<int32_t>(i);
-    if (free_local_rcxts_.empty()) {
-      Result<uint32_t> rcxt = port_.AcquireRcxt();
-      NICSIM_CHECK(rcxt.ok(), "block service: manager %u has no free rCxt", node_);
-      free_local_rcxts_.push_back(*rcxt);
-      local_rcxts_.insert(*rcxt);
-    }
-    r.local_rcxt = free_local_rcxts_.back();
-    free_local_rcxts_.pop_back();
-    by_local_rcxt_[r.local_rcxt] = next;
     PostRead(next);
   }
+}
+
+uint32_t BlockServiceNode::TakeLocalRcxt(const ManagedKey& key) {
+  if (free_local_rcxts_.empty()) {
+    Result<uint32_t> rcxt = port_.AcquireRcxt();
+    NICSIM_CHECK(rcxt.ok(), "block service: manager %u has no free rCxt", node_);
+    free_local_rcxts_.push_back(*rcxt);
+    local_rcxts_.insert(*rcxt);
+  }
+  const uint32_t rcxt = free_local_rcxts_.back();
+  free_local_rcxts_.pop_back();
+  by_local_rcxt_[rcxt] = key;
+  return rcxt;
+}
+
+void BlockServiceNode::FinishRead(Managed& r) {
+  for (uint32_t i = 0; i < r.locals; ++i) {
+    by_local_rcxt_.erase(r.local[i]);
+    free_local_rcxts_.push_back(r.local[i]);
+  }
+  r.locals = 0;
+  const uint32_t owner = BlockOwner(r.block, config_.nodes);
+  source_busy_[owner][static_cast<uint32_t>(r.source)] = false;
+  if (!for_owner_[owner].empty()) StartRead(for_owner_[owner].front());
 }
 
 void BlockServiceNode::PostRead(const ManagedKey& key) {
@@ -312,12 +327,14 @@ void BlockServiceNode::PostRead(const ManagedKey& key) {
     // late copy of this read is stale wherever it arrives.
     ++stats_.reads_abandoned;
     r.abandoned = true;
-    by_local_rcxt_.erase(r.local_rcxt);
-    free_local_rcxts_.push_back(r.local_rcxt);
-    source_busy_[owner][static_cast<uint32_t>(r.source)] = false;
-    if (!for_owner_[owner].empty()) StartRead(for_owner_[owner].front());
+    FinishRead(r);
     return;
   }
+  // Posts take turns over kRcxtsPerRead rCxts of the manager's: a redrive arms another one,
+  // so a transfer still in flight (its redrive found the owner's source rCxt busy and was
+  // dropped) can still complete on the rCxt it was posted with.
+  const uint32_t turn = r.posts % kRcxtsPerRead;
+  if (turn == r.locals) r.local[r.locals++] = TakeLocalRcxt(key);
   if (r.posts > 0) ++stats_.redrives;
   ++r.posts;
   ++stats_.third_party_reads;
@@ -326,7 +343,7 @@ void BlockServiceNode::PostRead(const ManagedKey& key) {
   r.tid = ++next_tid_;
   if (r.posts == 1) r.first_tid = r.tid;
   abi::RdmaRequest q{};
-  q.local_rcxt = r.local_rcxt;
+  q.local_rcxt = r.local[turn];
   q.remote_rcxt = directory_[owner].source_rcxts[node_ * config_.slots + r.source];
   q.tid = r.tid;
   q.length = config_.block_bytes;
@@ -357,26 +374,22 @@ void BlockServiceNode::OnCompletion(uint32_t rcxt, uint32_t tid, uint32_t length
   }
   // The rCxt serves one request at a time, and every tid it was armed with for this request
   // lies in [first_tid, tid]: a completion of an earlier post is as good as one of the
-  // latest (the adapter finished that transfer before it took the redrive). A tid before
-  // that range is such a redrive completing after its request was done: it landed the
-  // same bytes again, into a slot whose next request's tids are all newer.
+  // latest (every post moves the same bytes to the same slot). A tid before that range is
+  // a post completing after its request was done: it landed the same bytes again, into a
+  // slot whose next request's tids are all newer.
   if (at == by_local_rcxt_.end() || Older(tid, managed_.at(at->second).first_tid) ||
       Older(managed_.at(at->second).tid, tid)) {
     ++stats_.late_completions;
     return;
   }
   const ManagedKey key = at->second;
-  by_local_rcxt_.erase(at);
   Managed& r = managed_.at(key);
   if (tid != r.tid) ++stats_.early_completions;
   r.done = true;
   ++stats_.completions;
   stats_.bytes_moved += length;
-  free_local_rcxts_.push_back(r.local_rcxt);
-  const uint32_t owner = BlockOwner(r.block, config_.nodes);
-  source_busy_[owner][static_cast<uint32_t>(r.source)] = false;
   SendDone(key);
-  if (!for_owner_[owner].empty()) StartRead(for_owner_[owner].front());
+  FinishRead(r);
 }
 
 void BlockServiceNode::SendDone(const ManagedKey& key) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -46,6 +47,8 @@ struct BlockServiceConfig {
   uint32_t max_tries = 64;
 };
 
+/** rCxts of the manager's that one read's posts take turns on. */
+inline constexpr uint32_t kRcxtsPerRead = 4;
 /** Doublings of a wait at most: waits grow to 32 times the timeout. */
 inline constexpr uint32_t kMaxBackoffShift = 5;
 
@@ -89,8 +92,8 @@ struct BlockServiceStats {
   uint64_t redrives = 0;
   /** Manager: completions of its reads, and the bytes they moved. */
   uint64_t completions = 0;
-  /** Manager: completions of an earlier post than the latest (it was armed before the
-   *  adapter took the redrive): the block is there all the same. */
+  /** Manager: completions of an earlier post than the latest (the redrive was not needed):
+   *  the block is there all the same. */
   uint64_t early_completions = 0;
   /** Manager: completions of a redrive that came after its request was done (harmless). */
   uint64_t late_completions = 0;
@@ -160,7 +163,9 @@ class BlockServiceNode {
     uint32_t landing_rcxt = 0;
     /** Index into the owner's source rCxts set aside for this manager; -1: none yet. */
     int32_t source = -1;
-    uint32_t local_rcxt = 0;
+    /** The manager's rCxts the posts take turns on, and how many are taken. */
+    std::array<uint32_t, kRcxtsPerRead> local{};
+    uint32_t locals = 0;
     /** The tids of the first and of the latest post (this manager's tids rise). */
     uint32_t first_tid = 0;
     uint32_t tid = 0;
@@ -180,6 +185,10 @@ class BlockServiceNode {
   void StartRead(const ManagedKey& key);
   void PostRead(const ManagedKey& key);
   void OnCompletion(uint32_t rcxt, uint32_t tid, uint32_t length);
+  /** A free rCxt of this manager's, now serving `key`. */
+  uint32_t TakeLocalRcxt(const ManagedKey& key);
+  /** A read is done or given up: its rCxts and the owner's source rCxt go back to work. */
+  void FinishRead(Managed& r);
   void SendDone(const ManagedKey& key);
   /**
    * How long to wait after try `tries` (1 = the first) before the next: the timeout, doubled

@@ -131,9 +131,9 @@ TEST(ThirdPartyWorkloadTest, LossyRunDeliversEveryBlockOnceByRedrives) {
 }
 
 TEST(ThirdPartyWorkloadTest, ATimeoutShorterThanATransferStillEnds) {
-  // 64 KiB take 33 us on the link alone; a redrive after 10 us re-arms the manager's rCxt
-  // with a tid the transfer in flight does not carry. Without the waits doubling, every
-  // completion came stale and no block ever arrived.
+  // 64 KiB take 33 us on the link alone; a redrive after 10 us re-armed the manager's one
+  // rCxt with a tid the transfer in flight did not carry, so every completion came stale
+  // and no block ever arrived. Posts now take turns on rCxts and the waits double.
   DlmBlocksConfig dlm;
   dlm.requests = 50;
   dlm.timeout_ps = 10'000'000;
