@@ -89,8 +89,9 @@ Result<std::unique_ptr<BlockServiceNode>> BlockServiceNode::Create(uint32_t node
   const uint32_t per_node = config.nodes * config.slots;
   const uint64_t landing_bytes = uint64_t{per_node} * block;
   vaddr = host.Map(landing_bytes);
-  if (!vaddr.ok())
+  if (!vaddr.ok()) {
     return Status::Error("block service: landing slots: " + vaddr.status().message());
+  }
   reg = host.Register(*vaddr, landing_bytes);
   if (!reg.ok()) return Status::Error("block service: landing slots: " + reg.status().message());
   n->landing_vaddr_ = *vaddr;
@@ -136,6 +137,10 @@ void BlockServiceNode::Receive(const abi::RecvFrameHeader& h, const uint8_t* pay
   if (h.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
     abi::CompletionRecord c{};
     std::memcpy(&c, payload, std::min<size_t>(sizeof(c), h.len_bytes));
+    if (c.status != static_cast<uint32_t>(abi::RdmaStatus::kOk)) {
+      ++stats_.stray_completions;  // nothing here cancels a read
+      return;
+    }
     OnCompletion(c.rcxt, c.tid, c.length);
     return;
   }
@@ -146,7 +151,7 @@ void BlockServiceNode::Receive(const abi::RecvFrameHeader& h, const uint8_t* pay
   std::memcpy(&m, payload, sizeof(m));
   if (m.node >= config_.nodes) return;
   if (m.kind == Message::kRequest) OnRequest(m.node, m);
-  if (m.kind == Message::kDone) OnDone(m.request);
+  if (m.kind == Message::kDone) OnDone(m.node, m.request);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -232,9 +237,9 @@ void BlockServiceNode::SendRequest(uint64_t request) {
   });
 }
 
-void BlockServiceNode::OnDone(uint64_t request) {
+void BlockServiceNode::OnDone(uint32_t manager, uint64_t request) {
   auto it = outgoing_.find(request);
-  if (it == outgoing_.end()) {
+  if (it == outgoing_.end() || it->second.manager != manager) {
     ++stats_.duplicate_dones;
     return;
   }

@@ -42,7 +42,7 @@ struct BlockServiceConfig {
   /** A manager redrives a read whose completion has not come for this long; a requester
    *  resends a request after twice this with no "done". Each wait doubles the one before,
    *  up to 2^kMaxBackoffShift times this (see Wait). */
-  uint64_t timeout_ps = 200'000'000;
+  uint64_t timeout_ps = 1'000'000'000;
   /** Third-party reads per request (manager), or request packets (requester), at most. */
   uint32_t max_tries = 64;
 };
@@ -179,7 +179,7 @@ class BlockServiceNode {
   /** Gives up request `request` (counted, reported). */
   void Abandon(uint64_t request, uint32_t block);
   void SendRequest(uint64_t request);
-  void OnDone(uint64_t request);
+  void OnDone(uint32_t manager, uint64_t request);
   // Manager.
   void OnRequest(uint32_t requester, const Message& m);
   void StartRead(const ManagedKey& key);
