@@ -48,6 +48,8 @@ done
 record collectives --set workload=mpi_collectives --set backend=func --set mpi.ranks=5 \
   --set nodes=3 --set "mpi.sizes=[4, 4096, 100000]" --set mpi.iterations=2
 record rdma_sweep --set workload=rdma_sweep --set backend=func
+record dlm_blocks --set workload=dlm_blocks --set backend=func --set nodes=4 \
+  --set fabric.loss=0.02 --set fabric.duplicate=0.02
 record close_under_load --set workload=close_under_load --set backend=func
 record recovery_under_load --set workload=recovery_under_load --set backend=func
 record exchange_systemc exchange --set backend=systemc --set exchange.messages=2000

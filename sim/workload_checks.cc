@@ -18,6 +18,9 @@ constexpr uint64_t kMaxAlltoallMessages = 10'000'000;
 /** ...and buffers them all at once, sends and receives: on average max_size per message. */
 constexpr uint64_t kMaxAlltoallBytes = uint64_t{8} << 30;
 
+/** dlm_blocks: bytes of all blocks together, and of one node's landing slots. */
+constexpr uint64_t kMaxDlmBytes = uint64_t{4} << 30;
+
 bool IsOneOf(const std::string& workload, std::initializer_list<const char*> names) {
   for (const char* name : names) {
     if (workload == name) return true;
@@ -60,6 +63,33 @@ Status CheckWorkloadParams(const Scenario& scenario) {
         "nodes: {} needs two windows, the cluster has one: raise nodes, adapters_per_node or "
         "windows_per_adapter",
         workload));
+  }
+  if (workload == "dlm_blocks") {
+    const auto nodes = static_cast<uint64_t>(p.Int("nodes"));
+    if (nodes < 3) {
+      return Status::Error(fmt::format(
+          "nodes: dlm_blocks needs 3 nodes or more (requester, manager, owner), got {}", nodes));
+    }
+    if (p.SizeBytes("dlm.block_size") == 0) {
+      return Status::Error("dlm.block_size: a block needs at least 1 byte");
+    }
+    const uint64_t bytes =
+        static_cast<uint64_t>(p.Int("dlm.blocks")) * p.SizeBytes("dlm.block_size");
+    if (bytes > kMaxDlmBytes) {
+      return Status::Error(fmt::format(
+          "{}: dlm.blocks x dlm.block_size = {} MiB of blocks, more than {} MiB",
+          Blame(scenario, "dlm.blocks", "dlm.block_size"), bytes >> 20, kMaxDlmBytes >> 20));
+    }
+    // Each node sets aside dlm.slots landing slots for every manager.
+    const uint64_t landing =
+        nodes * static_cast<uint64_t>(p.Int("dlm.slots")) * p.SizeBytes("dlm.block_size");
+    if (landing > kMaxDlmBytes) {
+      return Status::Error(fmt::format(
+          "{}: nodes x dlm.slots x dlm.block_size = {} MiB of landing slots per node, more "
+          "than {} MiB",
+          Blame(scenario, "dlm.slots", "dlm.block_size"), landing >> 20, kMaxDlmBytes >> 20));
+    }
+    return Status();
   }
   if (workload == "pingpong_sweep") {
     for (int64_t size : p.IntList("pingpong.sizes")) {

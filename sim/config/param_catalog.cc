@@ -27,6 +27,7 @@ std::vector<ParamSpec> CatalogParams() {
   add(MpiAlltoallParams().Specs());
   add(MpiProgramParams().Specs());
   add(RdmaSweepParams().Specs());
+  add(DlmBlocksParams().Specs());
   add(PortParams().Specs());
   return table;
 }

@@ -8,6 +8,7 @@
 
 #include "abi/rdma.h"
 #include "base/params.h"
+#include "sim/workloads/dlm_blocks.h"
 #include "sim/workloads/mpi_workloads.h"
 #include "sim/workloads/workload.h"
 
@@ -72,6 +73,33 @@ inline const ParamDecls<RdmaSweepConfig>& RdmaSweepParams() {
             {{abi::kPageShift4K, "4KiB"}, {abi::kPageShift64K, "64KiB"},
              {abi::kPageShift16M, "16MiB"}},
             "RDMA sweep: page size backing the buffers (which TCE tables map them)");
+  return *decls;
+}
+
+inline const ParamDecls<DlmBlocksConfig>& DlmBlocksParams() {
+  using C = DlmBlocksConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Int("dlm.blocks", &C::blocks, 1, 1000000,
+            "dlm_blocks: blocks in the service; block b is managed by node b % nodes and owned "
+            "by another node")
+      .Size("dlm.block_size", &C::block_size,
+            "dlm_blocks: bytes per block, at least 1 (one third-party RDMA read moves one "
+            "block)")
+      .Range(0, 16 << 20)
+      .Int("dlm.requests", &C::requests, 1, 10000000,
+           "dlm_blocks: requests in total, each for a random block by a random node that "
+           "neither manages nor owns it (at most 1e7: the checker keeps a byte per request)")
+      .Int("dlm.slots", &C::slots, 1, 64,
+           "dlm_blocks: landing slots each node sets aside per manager (its requests in "
+           "flight to that manager), and source rCxts each owner sets aside per manager")
+      .Duration("dlm.timeout", &C::timeout_ps,
+                "dlm_blocks: a manager redrives a third-party read (newer tid) when its "
+                "completion has not come in this time; a requester resends its request after "
+                "twice this; each later wait doubles, up to 32 times")
+      .Range(1000, kMaxDurationPs)
+      .Int("dlm.max_tries", &C::max_tries, 1, 100000,
+           "dlm_blocks: third-party reads a manager posts per request, and request packets a "
+           "requester sends, before giving up (the run then fails)");
   return *decls;
 }
 

@@ -358,6 +358,7 @@ INSTANTIATE_TEST_SUITE_P(
         FaultyRun{"exchange_loss", {"workload=random_exchange", "backend=func", "exchange.messages=2000", "fabric.loss=0.01"}},
         FaultyRun{"exchange_dup", {"workload=random_exchange", "backend=func", "exchange.messages=2000", "fabric.duplicate=0.01"}},
         FaultyRun{"rdma_sweep_loss", {"workload=rdma_sweep", "backend=func", "fabric.loss=0.3"}},
+        FaultyRun{"dlm_blocks_loss", {"workload=dlm_blocks", "backend=func", "nodes=3", "dlm.requests=5", "fabric.loss=1", "dlm.max_tries=2"}},
         FaultyRun{"close_under_load_loss", {"workload=close_under_load", "backend=func", "fabric.loss=0.05"}},
         FaultyRun{"recovery_under_load_dup", {"workload=recovery_under_load", "backend=func", "fabric.duplicate=0.1"}},
         FaultyRun{"mpi_pingpong_loss", {"workload=mpi_pingpong", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+// A lock-manager style block service over third-party RDMA (reference 002, "Third party"):
+// each node owns some blocks, manages others and requests blocks it has neither. A requester
+// asks the block's manager by one packet; the manager posts a third-party read to the owner's
+// adapter naming the requester's landing slot as the data target; the owner's adapter writes
+// the block straight into the requester's memory and the completion comes to the manager,
+// which tells the requester by one packet. Neither the owner's nor the requester's software
+// takes part in moving the data.
+//
+// Over a lossy fabric: a requester resends its request until the manager's "done" comes (the
+// manager answers a request it has finished with "done" again); the manager redrives a read
+// whose completion has not come with a newer tid. Every rCxt a manager's reads touch (its own,
+// the owner's source rCxts and the requester's landing rCxts) is set aside for that manager
+// alone, so the manager's one tid counter keeps each of them rising.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "base/status.h"
+#include "hal/peer.h"
+#include "hal/port.h"
+#include "hal/task_host.h"
+
+namespace nicsim::ulp {
+
+/** The service's shape: the same on every node. */
+struct BlockServiceConfig {
+  uint32_t nodes = 3;
+  uint32_t blocks = 64;
+  uint32_t block_bytes = 64 << 10;
+  /** Landing slots each requester sets aside per manager, and source rCxts each owner sets
+   *  aside per manager: a requester's requests in flight to one manager. */
+  uint32_t slots = 2;
+  /** A manager redrives a read whose completion has not come for this long; a requester
+   *  resends a request after twice this with no "done". Each wait doubles the one before,
+   *  up to 2^kMaxBackoffShift times this (see Wait). */
+  uint64_t timeout_ps = 1'000'000'000;
+  /** Third-party reads per request (manager), or request packets (requester), at most. */
+  uint32_t max_tries = 64;
+};
+
+/** rCxts of the manager's that one read's posts take turns on. */
+inline constexpr uint32_t kRcxtsPerRead = 4;
+/** Doublings of a wait at most: waits grow to 32 times the timeout. */
+inline constexpr uint32_t kMaxBackoffShift = 5;
+
+/** The node that manages block `block`: the lock table for it lives there. */
+inline uint32_t BlockManager(uint32_t block, uint32_t nodes) { return block % nodes; }
+/** The node that holds block `block`'s data: never its manager (with 2 nodes or more). */
+inline uint32_t BlockOwner(uint32_t block, uint32_t nodes) {
+  return (block + 1 + (block / nodes) % (nodes - 1)) % nodes;
+}
+
+/**
+ * What a node publishes when the service starts (a job-start exchange; the workload hands
+ * every node every entry): where its owned blocks are and the rCxts it set aside for each
+ * manager's reads from them.
+ */
+struct BlockDirectoryEntry {
+  hal::Peer peer;
+  /** PVO of the node's first owned block; the others follow in block order. */
+  uint64_t blocks_pvo = 0;
+  /** [manager * slots + i]: source rCxts for manager `manager`'s reads. */
+  std::vector<uint32_t> source_rcxts;
+};
+
+/** One node's counts (the workload sums them). */
+struct BlockServiceStats {
+  /** Requester: requests made, request packets sent (first sends and resends). */
+  uint64_t requests = 0;
+  uint64_t request_packets = 0;
+  uint64_t request_resends = 0;
+  /** Requester: blocks that arrived ("done" for a request in flight). */
+  uint64_t blocks_received = 0;
+  /** Requester: "done" packets for requests already finished (duplicates, resent answers). */
+  uint64_t duplicate_dones = 0;
+  /** Requester: requests abandoned after max_tries sends. */
+  uint64_t requests_abandoned = 0;
+  /** Manager: distinct requests taken on; copies of requests already taken on. */
+  uint64_t requests_managed = 0;
+  uint64_t duplicate_requests = 0;
+  /** Manager: third-party reads posted (first posts and redrives), and the redrives. */
+  uint64_t third_party_reads = 0;
+  uint64_t redrives = 0;
+  /** Manager: completions of its reads, and the bytes they moved. */
+  uint64_t completions = 0;
+  /** Manager: completions of an earlier post than the latest (the redrive was not needed):
+   *  the block is there all the same. */
+  uint64_t early_completions = 0;
+  /** Manager: completions of a redrive that came after its request was done (harmless). */
+  uint64_t late_completions = 0;
+  uint64_t bytes_moved = 0;
+  /** Manager: "done" packets sent (first answers and answers to resent requests). */
+  uint64_t dones_sent = 0;
+  /** Manager: reads given up after max_tries posts. */
+  uint64_t reads_abandoned = 0;
+  /** Completion records that no read of this node's could have sent (an error). */
+  uint64_t stray_completions = 0;
+
+  BlockServiceStats& operator+=(const BlockServiceStats& o);
+};
+
+class BlockServiceNode {
+ public:
+  /** A block arrived for request `request`: its bytes are at `vaddr` until this returns. */
+  using ArrivedFn = std::function<void(uint64_t request, uint32_t block, uint64_t vaddr)>;
+  /** A request was abandoned (max_tries sends, no "done"). */
+  using AbandonedFn = std::function<void(uint64_t request, uint32_t block)>;
+
+  /**
+   * Maps and registers this node's owned blocks and its landing slots, and takes its rCxts.
+   * The owned blocks' memory is the caller's to fill (owned_vaddr). Call Start once every
+   * node is created.
+   */
+  static Result<std::unique_ptr<BlockServiceNode>> Create(uint32_t node,
+                                                          const BlockServiceConfig& config,
+                                                          hal::TaskHost& host, hal::Port& port);
+  ~BlockServiceNode();
+  BlockServiceNode(const BlockServiceNode&) = delete;
+  BlockServiceNode& operator=(const BlockServiceNode&) = delete;
+
+  /** What this node publishes. */
+  const BlockDirectoryEntry& entry() const { return entry_; }
+  /** Where owned block `block` lies in this node's memory (it must be one of its own). */
+  uint64_t owned_vaddr(uint32_t block) const;
+  /** Every node's entry, indexed by node; starts receiving. */
+  void Start(std::vector<BlockDirectoryEntry> directory, ArrivedFn arrived, AbandonedFn abandoned);
+  /** Asks for `block` (neither owned nor managed here); ids are the caller's, unique. */
+  void Request(uint64_t request, uint32_t block);
+  /** Requests not yet arrived nor abandoned. */
+  uint64_t open_requests() const { return open_; }
+  const BlockServiceStats& stats() const { return stats_; }
+  /** The service's packet layout (block_service.cc). */
+  struct Message;
+
+ private:
+  BlockServiceNode(uint32_t node, const BlockServiceConfig& config, hal::TaskHost& host,
+                   hal::Port& port);
+  /** A request as its requester tracks it. */
+  struct Outgoing {
+    uint32_t block = 0;
+    uint32_t manager = 0;
+    uint32_t slot = 0;
+    uint32_t sends = 0;
+  };
+  /** A request as its manager tracks it. */
+  struct Managed {
+    bool done = false;
+    /** Given up after max_tries posts (a copy of the request is then ignored). */
+    bool abandoned = false;
+    uint32_t block = 0;
+    uint32_t requester = 0;
+    uint32_t slot = 0;
+    uint64_t landing_pvo = 0;
+    uint32_t landing_rcxt = 0;
+    /** Index into the owner's source rCxts set aside for this manager; -1: none yet. */
+    int32_t source = -1;
+    /** The manager's rCxts the posts take turns on, and how many are taken. */
+    std::array<uint32_t, kRcxtsPerRead> local{};
+    uint32_t locals = 0;
+    /** The tids of the first and of the latest post (this manager's tids rise). */
+    uint32_t first_tid = 0;
+    uint32_t tid = 0;
+    uint32_t posts = 0;
+  };
+  using ManagedKey = std::pair<uint32_t, uint64_t>;  // (requester, request)
+
+  void Receive(const abi::RecvFrameHeader& h, const uint8_t* payload);
+  // Requester.
+  void Issue(uint32_t manager);
+  /** Gives up request `request` (counted, reported). */
+  void Abandon(uint64_t request, uint32_t block);
+  void SendRequest(uint64_t request);
+  void OnDone(uint32_t manager, uint64_t request);
+  // Manager.
+  void OnRequest(uint32_t requester, const Message& m);
+  void StartRead(const ManagedKey& key);
+  void PostRead(const ManagedKey& key);
+  void OnCompletion(uint32_t rcxt, uint32_t tid, uint32_t length);
+  /** A free rCxt of this manager's, now serving `key`. */
+  uint32_t TakeLocalRcxt(const ManagedKey& key);
+  /** A read is done or given up: its rCxts and the owner's source rCxt go back to work. */
+  void FinishRead(Managed& r);
+  void SendDone(const ManagedKey& key);
+  /**
+   * How long to wait after try `tries` (1 = the first) before the next: the timeout, doubled
+   * for each try before, up to kMaxBackoffShift times. A timeout shorter than a transfer
+   * takes would otherwise redrive forever: each redrive arms the manager's rCxt with a tid
+   * the transfer still in flight does not carry, so its completion is stale on arrival.
+   */
+  uint64_t Wait(uint32_t tries) const {
+    return config_.timeout_ps << std::min(tries - 1, kMaxBackoffShift);
+  }
+  /** A timer that does nothing once this node is gone. */
+  void After(uint64_t delay_ps, std::function<void()> fn);
+
+  uint32_t node_;
+  BlockServiceConfig config_;
+  hal::TaskHost& host_;
+  hal::Port& port_;
+  /** Alive while this node is: timers hold a weak reference. */
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+  BlockDirectoryEntry entry_;
+  std::vector<BlockDirectoryEntry> directory_;
+  ArrivedFn arrived_;
+  AbandonedFn abandoned_;
+  BlockServiceStats stats_;
+  /** Per block: its position among its owner's blocks. */
+  std::vector<uint32_t> ordinal_;
+  uint64_t owned_vaddr_ = 0;
+  // Requester: landing slots [manager * slots + i] (memory and rCxt), who holds each.
+  uint64_t landing_vaddr_ = 0;
+  uint64_t landing_pvo_ = 0;
+  std::vector<uint32_t> landing_rcxts_;
+  std::vector<bool> slot_busy_;
+  std::vector<std::deque<uint64_t>> waiting_;  // per manager: requests for a free slot
+  std::map<uint64_t, Outgoing> outgoing_;
+  std::map<uint64_t, uint32_t> queued_blocks_;  // requests waiting for a slot: their blocks
+  uint64_t open_ = 0;
+  // Manager.
+  std::map<ManagedKey, Managed> managed_;
+  std::vector<std::vector<bool>> source_busy_;     // [owner][i]
+  std::vector<std::deque<ManagedKey>> for_owner_;  // reads waiting for a source rCxt
+  std::vector<uint32_t> free_local_rcxts_;
+  /** Every rCxt this manager has posted reads with. */
+  std::set<uint32_t> local_rcxts_;
+  std::map<uint32_t, ManagedKey> by_local_rcxt_;
+  uint32_t next_tid_ = 0;
+};
+
+}  // namespace nicsim::ulp
