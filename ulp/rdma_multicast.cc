@@ -185,11 +185,13 @@ void RdmaMulticast::ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt) {
   const Group& g = groups_.at(id);
   const Flight& f = g.flights.at(epoch);
   // Acknowledgements reach the root one after another: allow a microsecond per member on top
-  // of the packet timeout and the data's time at the RDMA pace; doubled per retry.
-  const uint64_t base = ctx_.config.rto_ps + g.tasks.size() * 1'000'000 +
+  // of the shortest packet timeout and the data's time at the RDMA pace. A retry goes to the
+  // few members that missed a message, not to the fabric at large, so the wait only doubles
+  // twice (a member on a lossy link is re-sent to often, not after ever longer waits).
+  const uint64_t base = ctx_.config.rto_min_ps + g.tasks.size() * 1'000'000 +
                         static_cast<uint64_t>(static_cast<double>(f.len) *
                                               ctx_.config.rdma_timeout_ps_per_byte);
-  const uint64_t delay = std::min(base << std::min<uint32_t>(attempt, 10), ctx_.config.rto_max_ps);
+  const uint64_t delay = std::min(base << std::min<uint32_t>(attempt, 2), ctx_.config.rto_max_ps);
   ctx_.timers.After(delay, [this, id, epoch, attempt] { OnTimeout(id, epoch, attempt); });
 }
 

@@ -26,7 +26,7 @@
 #include "abi/fifo.h"
 #include "abi/rdma.h"
 #include "base/status.h"
-#include "driver/tce_tables.h"
+#include "hal/task_host.h"
 #include "ulp/host_copy_time.h"
 #include "ulp/transport_context.h"
 #include "ulp/wire.h"
