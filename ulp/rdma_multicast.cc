@@ -15,6 +15,12 @@ uint32_t EpochOf(uint32_t tid) { return tid / kMcastAttempts; }
 uint32_t EpochBits(uint64_t epoch) {
   return static_cast<uint32_t>(epoch * kMcastAttempts) / kMcastAttempts;
 }
+/** True if epoch bits `a` come after `b` (in the wrapping space of a tid's epoch bits). */
+bool EpochAfter(uint32_t a, uint32_t b) {
+  constexpr uint32_t kShift = 32 - 24;  // tids keep 24 bits of epoch (kMcastAttempts = 256)
+  static_assert(kMcastAttempts == 256, "epoch bits");
+  return static_cast<int32_t>((a - b) << kShift) > 0;
+}
 
 }  // namespace
 
@@ -241,6 +247,11 @@ void RdmaMulticast::Receive(uint32_t id, uint64_t epoch, uint32_t root, uint8_t*
     Consume(g, slot);
     return;
   }
+  if (len == 0 && g.landed_tid[slot] != 0 &&
+      EpochAfter(EpochOf(g.landed_tid[slot]), EpochBits(epoch))) {
+    EndOvertakenSignal(g, slot);
+    return;
+  }
   // A signal is not acknowledged: if it does not come, this member asks the root for it.
   if (len == 0) ArmNack(id, epoch, 0);
 }
@@ -254,6 +265,11 @@ void RdmaMulticast::ArmNack(uint32_t id, uint64_t epoch, uint32_t attempt) {
     Group& g = git->second;
     std::optional<Expect>& e = g.expects[Slot(epoch)];
     if (!e || e->epoch != epoch || e->nacks != attempt) return;
+    if (e->nacks + 1 == kMcastAttempts) {
+      // The root never re-sent it: the receive stays open and the job stalls, seen as such.
+      ++ctx_.stats.mcast_failed;
+      return;
+    }
     ++e->nacks;
     Header n{};
     n.kind = static_cast<uint8_t>(Kind::kMcastNack);
@@ -302,11 +318,23 @@ bool RdmaMulticast::OnCompletion(const abi::RecvFrameHeader& frame,
   const uint32_t epoch = EpochOf(c.tid);
   if (g.expects[slot] && EpochBits(g.expects[slot]->epoch) == epoch) {
     Consume(g, slot);
+  } else if (g.expects[slot] && g.expects[slot]->len == 0 &&
+             EpochAfter(epoch, EpochBits(g.expects[slot]->epoch))) {
+    EndOvertakenSignal(g, slot);
   } else if (c.length > 0 && g.consumed[slot] && EpochBits(*g.consumed[slot]) == epoch) {
     // A retry of a message this member has: its acknowledgement was lost or late.
     SendAck(g, frame.ulp_word, *g.consumed[slot]);
   }
   return true;
+}
+
+void RdmaMulticast::EndOvertakenSignal(Group& g, uint32_t slot) {
+  // A later message reached the slot first (its root went on while this member's signal was
+  // lost): messages are sent in epoch order, so the signal was sent, and that is all it says.
+  Expect e = std::move(*g.expects[slot]);
+  g.expects[slot].reset();
+  ++ctx_.stats.mcast_received;
+  if (e.on_done) e.on_done();
 }
 
 void RdmaMulticast::Consume(Group& g, uint32_t slot) {

@@ -64,8 +64,14 @@ class RdmaMulticast {
   void SetMembers(uint32_t id, std::vector<uint32_t> tasks, std::vector<McastAddress> addresses);
   /** True once group `id` is open on this task. */
   bool IsOpen(uint32_t id) const { return groups_.count(id) != 0; }
-  /** Messages this task sent to group `id` that wait for acknowledgements. */
-  size_t in_flight(uint32_t id) const { return groups_.at(id).flights.size(); }
+  /** True when message `epoch`'s slot is free at this root: the message kMcastSlots before it
+   *  (if this task sent it) has been acknowledged by every member. */
+  bool SlotFree(uint32_t id, uint64_t epoch) const {
+    for (const auto& [sent, flight] : groups_.at(id).flights) {
+      if (Slot(sent) == Slot(epoch)) return false;
+    }
+    return true;
+  }
   /** No message of any group waits for acknowledgements or to land. */
   bool Idle() const;
   /** Bytes one message of group `id` carries at most. */
@@ -73,8 +79,8 @@ class RdmaMulticast {
 
   /**
    * Root: sends `len` bytes (at most slot_bytes) as message `epoch` to every other member;
-   * `on_done` runs once each has acknowledged it. Its slot must be free: the message
-   * kMcastSlots before it on this root has completed. An empty message (a signal) is not
+   * `on_done` runs once each has acknowledged it. Its slot must be free (SlotFree): the
+   * message kMcastSlots before it on this root has completed. An empty message (a signal) is not
    * acknowledged and `on_done` runs at once: a member that misses it asks for it again.
    */
   void Send(uint32_t id, uint64_t epoch, const uint8_t* data, uint64_t len,
@@ -153,6 +159,8 @@ class RdmaMulticast {
   uint32_t SourceRcxt(Group& g);
   /** True if `member` takes the broadcast of slot `slot` from this task. */
   bool Reachable(const Group& g, size_t member, uint32_t slot) const;
+  /** Completes a signal receive whose slot a later message reached first. */
+  void EndOvertakenSignal(Group& g, uint32_t slot);
   /** Copies the landed message out if it is intact, acknowledges it, completes the receive. */
   void Consume(Group& g, uint32_t slot);
   void SendAck(const Group& g, uint32_t root, uint64_t epoch);

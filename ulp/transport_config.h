@@ -135,9 +135,11 @@ struct TransportStats {
          "had not come by its timeout"},
         {"mcast_received", &S::mcast_received, "group messages received and copied out"},
         {"mcast_superseded", &S::mcast_superseded,
-         "group messages overwritten in their slot by a newer one before they were copied out"},
+         "group messages whose slot a newer write (a retry of the same message, or a later "
+         "message) had reached when they were to be copied out: the copy waits for that write"},
         {"mcast_failed", &S::mcast_failed,
-         "group messages given up after every retry (a member never acknowledged)"},
+         "group messages given up after every retry (a member never acknowledged), or "
+         "signals a member stopped asking for (the root never re-sent them)"},
     }};
   }
 

@@ -81,8 +81,8 @@ void Mpi::MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm)
     const uint64_t piece = std::min<uint64_t>(slot, len - offset);
     if (comm.rank == root) {
       // The piece is copied into the root's source slot at once: the root goes on while the
-      // members acknowledge, and waits only for a slot to reuse.
-      blocker_.BlockUntil([&] { return group.in_flight(id) < ulp::kMcastSlots; });
+      // members acknowledge, and waits only for its slot's last message to be acknowledged.
+      blocker_.BlockUntil([&] { return group.SlotFree(id, first + i); });
       group.Send(id, first + i, bytes + offset, piece, nullptr);
       continue;
     }
