@@ -156,7 +156,7 @@ void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
   if (git == groups_.end() || git->second.flights.count(epoch) == 0) return;
   Group& g = git->second;
   Flight& f = g.flights.at(epoch);
-  PostAll(g, epoch, f.len, &f.missing);
+  f.writes = PostAll(g, epoch, f.len, &f.missing);
   if (f.missing.empty()) {
     std::function<void()> done = std::move(f.on_done);
     g.flights.erase(epoch);
@@ -166,9 +166,11 @@ void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
   ArmTimer(id, epoch, 0);
 }
 
-void RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing) {
+uint32_t RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len,
+                                std::set<uint32_t>* missing) {
   const uint32_t slot = Slot(epoch);
   bool broadcast = false;
+  uint32_t writes = 0;
   for (size_t m = 0; m < g.tasks.size(); ++m) {
     if (g.tasks[m] == ctx_.config.task) continue;
     if (missing != nullptr) missing->insert(g.tasks[m]);
@@ -177,25 +179,29 @@ void RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uin
       continue;
     }
     ++ctx_.stats.mcast_unicasts;
+    ++writes;
     PostWrite(g, epoch, len, ctx_.ports.PeerOf(g.tasks[m], kPort), g.addresses[m].rcxt[slot],
               g.addresses[m].pvo, 0);
   }
   ++ctx_.stats.mcast_sends;
   if (broadcast) {
+    ++writes;
     const hal::Peer all{abi::kBroadcastAdapter, ctx_.ports[kPort].self().window};
     PostWrite(g, epoch, len, all, g.self.rcxt[slot], g.self.pvo, 0);
   }
+  return writes;
 }
 
 void RdmaMulticast::ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt) {
   const Group& g = groups_.at(id);
   const Flight& f = g.flights.at(epoch);
   // Acknowledgements reach the root one after another: allow a microsecond per member on top
-  // of the shortest packet timeout and the data's time at the RDMA pace. A retry goes to the
-  // few members that missed a message, not to the fabric at large, so the wait only doubles
-  // twice (a member on a lossy link is re-sent to often, not after ever longer waits).
+  // of the shortest packet timeout and the time of every write the message took (they leave
+  // one after another) at the RDMA pace. A retry goes to the few members that missed a
+  // message, not to the fabric at large, so the wait only doubles twice (a member on a lossy
+  // link is re-sent to often, not after ever longer waits).
   const uint64_t base = ctx_.config.rto_min_ps + g.tasks.size() * 1'000'000 +
-                        static_cast<uint64_t>(static_cast<double>(f.len) *
+                        static_cast<uint64_t>(static_cast<double>(f.len) * std::max(f.writes, 1u) *
                                               ctx_.config.rdma_timeout_ps_per_byte);
   const uint64_t delay = std::min(base << std::min<uint32_t>(attempt, 2), ctx_.config.rto_max_ps);
   ctx_.timers.After(delay, [this, id, epoch, attempt] { OnTimeout(id, epoch, attempt); });

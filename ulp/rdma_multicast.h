@@ -114,6 +114,9 @@ class RdmaMulticast {
   static constexpr size_t kKeptSignals = 64;
   struct Flight {
     uint64_t len = 0;
+    /** Writes the first send posted (the broadcast and the unicasts): they leave one after
+     *  another through the root's link. */
+    uint32_t writes = 0;
     std::set<uint32_t> missing;
     uint32_t attempt = 0;
     std::function<void()> on_done;
@@ -148,8 +151,8 @@ class RdmaMulticast {
   /** Posts message `epoch`'s writes (its source slot is written) and arms its timer. */
   void Start(uint32_t id, uint64_t epoch);
   /** Posts the broadcast write and the unicast writes of message `epoch`; adds the members
-   *  it goes to to `missing` (if given). */
-  void PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing);
+   *  it goes to to `missing` (if given). Returns how many writes it posted. */
+  uint32_t PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing);
   /** A member's timer for a signal it waits for: asks the root again when it fires. */
   void ArmNack(uint32_t id, uint64_t epoch, uint32_t attempt);
   /** Posts one write of message `epoch`'s slot to `dest` (a member, or the broadcast id). */

@@ -138,8 +138,8 @@ struct TransportStats {
          "group messages whose slot a newer write (a retry of the same message, or a later "
          "message) had reached when they were to be copied out: the copy waits for that write"},
         {"mcast_failed", &S::mcast_failed,
-         "group messages given up after every retry (a member never acknowledged), or "
-         "signals a member stopped asking for (the root never re-sent them)"},
+         "group messages whose retries ran out before every member acknowledged (a late "
+         "acknowledgement still ends one), or signals a member stopped asking for"},
     }};
   }
 
