@@ -14,8 +14,6 @@ namespace {
 constexpr int kBarrier = kBarrierTag, kBcast = kBcastTag, kGather = kGatherTag,
               kScatter = kScatterTag, kAlltoall = kAlltoallTag;
 
-Datatype Bytes(size_t n) { return Datatype::Contiguous(n, Base::kByte); }
-
 }  // namespace
 
 void Mpi::Barrier(const Comm& comm) {
@@ -26,8 +24,9 @@ void Mpi::Barrier(const Comm& comm) {
   const int n = comm.size();
   const uint32_t ctx = CollContext(comm);
   for (int k = 1; k < n; k <<= 1) {
-    Request r = StartRecv(nullptr, 0, Bytes(0), (comm.rank - k + n) % n, kBarrier, ctx, comm);
-    Request s = StartSend(nullptr, 0, Bytes(0), (comm.rank + k) % n, kBarrier, ctx, comm);
+    const Datatype none = Datatype::Bytes(0);
+    Request r = StartRecv(nullptr, 0, none, (comm.rank - k + n) % n, kBarrier, ctx, comm);
+    Request s = StartSend(nullptr, 0, none, (comm.rank + k) % n, kBarrier, ctx, comm);
     Waitall({r, s});
   }
 }

@@ -21,8 +21,6 @@ struct MemberRecord {
   ulp::McastAddress address;
 };
 
-Datatype Bytes(size_t n) { return Datatype::Contiguous(n, Base::kByte); }
-
 /** Children per node of the barrier's arrival tree. */
 constexpr int kArrivalRadix = 8;
 
@@ -40,7 +38,7 @@ bool Mpi::MulticastGroup(const Comm& comm) {
     first.ok = a.ok() ? 1 : 0;
     if (a.ok()) first.address = *a;
   }
-  TreeBcast(&first, 1, Bytes(sizeof(first)), 0, comm);
+  TreeBcast(&first, 1, Datatype::Bytes(sizeof(first)), 0, comm);
   MemberRecord mine = first;
   if (comm.rank != 0) {
     mine.ok = 0;
@@ -51,8 +49,8 @@ bool Mpi::MulticastGroup(const Comm& comm) {
     }
   }
   std::vector<MemberRecord> all(static_cast<size_t>(n));
-  Gather(&mine, 1, Bytes(sizeof(mine)), all.data(), 0, comm);
-  TreeBcast(all.data(), all.size(), Bytes(sizeof(MemberRecord)), 0, comm);
+  Gather(&mine, 1, Datatype::Bytes(sizeof(mine)), all.data(), 0, comm);
+  TreeBcast(all.data(), all.size(), Datatype::Bytes(sizeof(MemberRecord)), 0, comm);
   const bool ok = std::all_of(all.begin(), all.end(), [](const MemberRecord& r) { return r.ok; });
   if (ok) {
     std::vector<uint32_t> tasks;
@@ -98,19 +96,21 @@ void Mpi::MulticastBarrier(const Comm& comm) {
   const uint32_t ctx = CollContext(comm);
   const int n = comm.size();
   ++stats_.multicast_barriers;
+  const Datatype none = Datatype::Bytes(0);
   // Arrivals go up a tree of radix kArrivalRadix (a rank reports once its subtree has), so
   // rank 0 learns that all have entered after log_radix(n) steps, each taking in up to
   // radix - 1 reports at once; one signal to the group releases everyone.
   for (int stride = 1; stride < n; stride *= kArrivalRadix) {
     const int span = stride * kArrivalRadix;
     if (comm.rank % span != 0) {
-      Wait(StartSend(nullptr, 0, Bytes(0), comm.rank - comm.rank % span, kBarrierTag, ctx, comm));
+      const int parent = comm.rank - comm.rank % span;
+      Wait(StartSend(nullptr, 0, none, parent, kBarrierTag, ctx, comm));
       break;
     }
     std::vector<Request> reports;
     for (int j = 1; j < kArrivalRadix && comm.rank + j * stride < n; ++j) {
       reports.push_back(
-          StartRecv(nullptr, 0, Bytes(0), comm.rank + j * stride, kBarrierTag, ctx, comm));
+          StartRecv(nullptr, 0, none, comm.rank + j * stride, kBarrierTag, ctx, comm));
     }
     Waitall(reports);
   }

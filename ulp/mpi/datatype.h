@@ -56,6 +56,8 @@ struct Datatype {
 
   static Datatype Of(Base b) { return Datatype{b, 1, 1, 1}; }
   static Datatype Contiguous(size_t count, Base b) { return Datatype{b, 1, count, count}; }
+  /** `n` bytes, back to back (what collectives on packed bytes send). */
+  static Datatype Bytes(size_t n) { return Contiguous(n, Base::kByte); }
   static Datatype Vector(size_t blocks, size_t block_len, size_t stride, Base b) {
     return Datatype{b, blocks, block_len, stride};
   }
