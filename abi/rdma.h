@@ -134,6 +134,11 @@ inline constexpr uint8_t kWireDataToFifo = 0x20;    // read request: send the da
 
 /** RcxtRecord::flags bits beyond the wire flags it copies. */
 inline constexpr uint8_t kRcxtConditional = 0x80;
+/** Armed by its owner (SlotType::kRcxtArm): a transfer landing here bumps cond_queue. */
+inline constexpr uint8_t kRcxtArmed = 0x40;
+
+/** True if tid `a` was issued before tid `b` (tids wrap: compared as a signed difference). */
+inline constexpr bool TidBefore(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) < 0; }
 
 /** One rCxt in adapter SRAM (little endian). */
 struct RcxtRecord {
@@ -211,6 +216,7 @@ enum class SlotType : uint8_t {
   kCounterSet = 21,     // set a conditional counter (count = value)
   kCounterQuery = 22,   // read a counter; the adapter writes it into the slot's ulp_word
   kRcxtCancel = 23,     // cancel whatever the local rCxt is doing
+  kRcxtArm = 24,        // arm a landing rCxt: each transfer landing on it bumps a counter
 };
 
 /** The request body that follows the slot header for every RDMA slot type. */
@@ -226,7 +232,8 @@ struct RdmaRequest {
   uint64_t remote_pvo;
   /** kReq* flags. */
   uint8_t flags;
-  /** Conditional queue: for kReqConditional completions and kConditional/kCounter* slots. */
+  /** Conditional queue: for kReqConditional completions and the kConditional, kCounter* and
+   *  kRcxtArm slots. */
   uint8_t cond_queue;
   /** kConditional slots: the type of the parked request (kRdmaWrite or kRdmaRead). */
   uint8_t parked_type;

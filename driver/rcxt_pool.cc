@@ -91,6 +91,19 @@ Status RcxtPool::Release(uint32_t ref) {
   return Status();
 }
 
+Result<uint32_t> RcxtPool::AcquireQueue() {
+  for (uint32_t q = 0; q < abi::kConditionalQueues; ++q) {
+    if (queues_.test(q)) continue;
+    queues_.set(q);
+    return q;
+  }
+  return Status::Error("every conditional queue of the adapter is taken");
+}
+
+void RcxtPool::ReleaseQueue(uint32_t queue) {
+  if (queue < abi::kConditionalQueues) queues_.reset(queue);
+}
+
 void RcxtPool::OnRecovery() {
   // SRAM already reads zero (kFree) for every record; only the driver's books change.
   for (uint32_t i = 0; i < held_.size(); ++i) {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rCxt pool of one adapter: RDMA contexts handed to windows from the head of a free
-// list and returned to its tail, keyed with the adapter's recovery count.
+// list and returned to its tail, keyed with the adapter's recovery count; and the adapter's
+// conditional queues, which its windows share.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -58,6 +60,14 @@ class RcxtPool {
    */
   void OnRecovery();
 
+  /**
+   * Takes one of the adapter's abi::kConditionalQueues conditional queues for a window (the
+   * lowest free). Error when every queue is taken: the caller does without.
+   */
+  Result<uint32_t> AcquireQueue();
+  /** Gives a queue back (ignored if it is not taken). */
+  void ReleaseQueue(uint32_t queue);
+
   /** Reads the record of `index` from SRAM (zeroes for an index outside the pool). */
   abi::RcxtRecord Read(uint32_t index);
   uint32_t free_count() const {
@@ -90,6 +100,8 @@ class RcxtPool {
   std::deque<uint32_t> returned_;
   /** Books of every index handed out so far (grown on demand). */
   std::vector<Held> held_;
+  /** Conditional queues taken. */
+  std::bitset<abi::kConditionalQueues> queues_;
 };
 
 }  // namespace nicsim::driver

@@ -184,6 +184,47 @@ void Fire(Context& ctx, const Task& task, const std::vector<ParkedRequest>& read
   }
 }
 
+
+/**
+ * Arms a landing rCxt of `window` (SlotType::kRcxtArm): from now on each transfer that
+ * finishes landing on it bumps conditional queue `r.cond_queue`, an event at the data sink
+ * that requests parked on the queue can wait for (an adapter forwarding what lands, without
+ * its host). `r.tid` is the transfer the owner waits for next: an older one still landing, or
+ * arriving later, is stale from now on. The queue's counter says whether that transfer has
+ * landed already (1) or not (0), so a request parked on it at count 1 fires once it has,
+ * whichever came first, the transfer or the arming.
+ */
+PostOutcome ArmLanding(Context& ctx, const Task& task, uint32_t window,
+                       const abi::RdmaRequest& r) {
+  abi::RcxtRecord rec;
+  uint32_t index;
+  if (!ctx.rdma.Resolve(r.local_rcxt, window, &rec, &index)) {
+    return Reject(ctx, task, window, DropReason::kRdmaBadRcxt);
+  }
+  if (r.cond_queue >= abi::kConditionalQueues) {
+    return Reject(ctx, task, window, DropReason::kRdmaBadRequest);
+  }
+  if (rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) ||
+      rec.state == static_cast<uint8_t>(abi::RcxtState::kAwaiting)) {
+    return Reject(ctx, task, window, DropReason::kRdmaRcxtBusy);
+  }
+  bool landed = false;
+  if (abi::TidBefore(rec.tid, r.tid)) {
+    // What is landing, or landed, is older than what the owner waits for: from now on its
+    // packets are stale.
+    ctx.rdma.EndInbound(index);
+    rec.state = static_cast<uint8_t>(abi::RcxtState::kIdle);
+    rec.tid = r.tid - 1;
+  } else {
+    landed = rec.state == static_cast<uint8_t>(abi::RcxtState::kIdle);
+  }
+  rec.flags |= abi::kRcxtArmed;
+  rec.cond_queue = r.cond_queue;
+  ctx.rdma.Store(index, rec, task.id);
+  Fire(ctx, task, ctx.rdma.SetCounter(r.cond_queue, landed ? 1 : 0));
+  return PostOutcome::kAccepted;
+}
+
 }  // namespace
 
 void StartSource(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
@@ -253,6 +294,8 @@ PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::Lmt
       return PostRead(ctx, task, window, lmt, slot, r, true);
     case abi::SlotType::kRcxtCancel:
       return Cancel(ctx, task, window, lmt, r);
+    case abi::SlotType::kRcxtArm:
+      return ArmLanding(ctx, task, window, r);
     case abi::SlotType::kConditional: {
       const bool parkable = r.parked_type == static_cast<uint8_t>(abi::SlotType::kRdmaWrite) ||
                             r.parked_type == static_cast<uint8_t>(abi::SlotType::kRdmaRead) ||

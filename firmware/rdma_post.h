@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // RDMA requests from the send FIFO that need no DMA of their own: RDMA write (the rCxt is
 // set up and queued on the window's send list), RDMA read and third-party read (a request
-// packet to the data source), cancel, and the conditional queue commands.
+// packet to the data source), cancel, arming a landing rCxt, and the conditional queue
+// commands.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@ enum class PostOutcome : uint8_t { kAccepted, kRejected };
 
 /**
  * Runs one request of `window` (kRdmaWrite, kRdmaRead, kThirdPartyRead, kConditional,
- * kCounterSet, kCounterQuery, kRcxtCancel). `lmt` is the window's current LMT. For
+ * kCounterSet, kCounterQuery, kRcxtCancel, kRcxtArm). `lmt` is the window's current LMT. For
  * kCounterQuery the counter is returned in `*query_result`.
  */
 PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
@@ -64,7 +65,7 @@ uint8_t WriteDataFlags(const abi::RdmaRequest& request);
 /** True for slot types whose body is an abi::RdmaRequest. */
 inline bool IsRequestSlot(uint8_t type) {
   return type >= static_cast<uint8_t>(abi::SlotType::kRdmaWrite) &&
-         type <= static_cast<uint8_t>(abi::SlotType::kRcxtCancel);
+         type <= static_cast<uint8_t>(abi::SlotType::kRcxtArm);
 }
 
 }  // namespace nicsim::fw

@@ -15,8 +15,6 @@
 namespace nicsim::fw {
 namespace {
 
-bool Older(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) < 0; }
-
 bool InUse(const abi::RcxtRecord& rec) {
   return rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) ||
          rec.state == static_cast<uint8_t>(abi::RcxtState::kReceiving);
@@ -47,7 +45,7 @@ bool RxEngine::OpenInbound(Task& task, Inbound** out, DropReason* reason) {
     return false;
   }
   task.rcxt = index;
-  if (Older(h.tid, rec.tid)) {
+  if (abi::TidBefore(h.tid, rec.tid)) {
     *reason = DropReason::kRdmaStaleTid;
     return false;
   }
@@ -60,9 +58,10 @@ bool RxEngine::OpenInbound(Task& task, Inbound** out, DropReason* reason) {
       return false;
     }
     if (!(awaiting && h.tid == rec.tid)) {
-      // A read's initiator keeps what it posted (conditional queue, tag); a target starts clean.
-      rec.flags = 0;
-      rec.cond_queue = 0;
+      // A read's initiator keeps what it posted (conditional queue, tag); a target starts clean
+      // but for its owner's arming (SlotType::kRcxtArm), which lasts.
+      rec.flags &= abi::kRcxtArmed;
+      if (!(rec.flags & abi::kRcxtArmed)) rec.cond_queue = 0;
       rec.tag = h.ulp_word;
     }
     rec.state = static_cast<uint8_t>(abi::RcxtState::kReceiving);
@@ -132,7 +131,7 @@ RxEngine::Next RxEngine::AdmitReadRequest(Task& task, abi::LmtEntry& lmt) {
     return Drop(task, DropReason::kRdmaBadRcxt);
   }
   if (InUse(rec)) return Drop(task, DropReason::kRdmaRcxtBusy);
-  if (!Older(rec.tid, h.tid)) return Drop(task, DropReason::kRdmaStaleTid);
+  if (!abi::TidBefore(rec.tid, h.tid)) return Drop(task, DropReason::kRdmaStaleTid);
   abi::ReadRequestExt ext;
   std::memcpy(&ext, task.header_ext, sizeof(ext));
   // The sink's PVOs are built here by adding offsets: they must not carry out of the field.
@@ -278,6 +277,9 @@ RxEngine::Next RxEngine::RdmaLanded(Task& task) {
   ctx_.rdma.Store(task.rcxt, rec, task.id);
   ++ctx_.counters.rdma_transfers_landed;
   if (h.flags & abi::kWireNotifySender) SendCompletion(task, ctx_.cbs.Lmt(task.cb), length);
+  // An armed rCxt's owner counts landings (requests parked on the queue may fire now); its
+  // window still gets the completion if the sender asked for one.
+  if (rec.flags & abi::kRcxtArmed) BumpConditional(ctx_, task, rec.cond_queue);
   if (!(h.flags & abi::kWireNotifySink)) return Next{RxState::kDone, false};
   if (rec.flags & abi::kRcxtConditional) {
     BumpConditional(ctx_, task, rec.cond_queue);

@@ -53,4 +53,8 @@ void Port::ReleaseRcxt(uint32_t ref) {
   static_cast<void>(rcxts_()->Release(ref));
 }
 
+Result<uint32_t> Port::AcquireConditionalQueue() { return rcxts_()->AcquireQueue(); }
+
+void Port::ReleaseConditionalQueue(uint32_t queue) { rcxts_()->ReleaseQueue(queue); }
+
 }  // namespace nicsim::hal

@@ -52,6 +52,9 @@ class Port {
   void ReleaseRcxt(uint32_t ref);
   /** rCxt `ref`'s record as the adapter holds it now (read from adapter memory). */
   abi::RcxtRecord ReadRcxt(uint32_t ref);
+  /** One of the adapter's conditional queues (shared by its windows), for this window. */
+  Result<uint32_t> AcquireConditionalQueue();
+  void ReleaseConditionalQueue(uint32_t queue);
 
  private:
   Peer self_;
