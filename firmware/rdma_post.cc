@@ -192,7 +192,8 @@ void Fire(Context& ctx, const Task& task, const std::vector<ParkedRequest>& read
  * its host). `r.tid` is the transfer the owner waits for next: an older one still landing, or
  * arriving later, is stale from now on. The queue's counter says whether that transfer has
  * landed already (1) or not (0), so a request parked on it at count 1 fires once it has,
- * whichever came first, the transfer or the arming.
+ * whichever came first, the transfer or the arming. Requests parked on the queue before the
+ * arming are discarded.
  */
 PostOutcome ArmLanding(Context& ctx, const Task& task, uint32_t window,
                        const abi::RdmaRequest& r) {
@@ -221,6 +222,8 @@ PostOutcome ArmLanding(Context& ctx, const Task& task, uint32_t window,
   rec.flags |= abi::kRcxtArmed;
   rec.cond_queue = r.cond_queue;
   ctx.rdma.Store(index, rec, task.id);
+  // Requests still parked there waited for an earlier transfer: they must not fire on this one.
+  ctx.counters.rdma_conditional_discarded += ctx.rdma.DiscardParked(r.cond_queue);
   Fire(ctx, task, ctx.rdma.SetCounter(r.cond_queue, landed ? 1 : 0));
   return PostOutcome::kAccepted;
 }

@@ -98,6 +98,12 @@ class RdmaState {
   std::vector<ParkedRequest> SetCounter(uint32_t queue, uint32_t value);
   /** Parks a request on `queue` until its counter reaches request.count (checked by caller). */
   void Park(uint32_t queue, const ParkedRequest& parked) { parked_[queue].push_back(parked); }
+  /** Forgets the requests parked on `queue`; returns how many there were. */
+  size_t DiscardParked(uint32_t queue) {
+    const size_t n = parked_[queue].size();
+    parked_[queue].clear();
+    return n;
+  }
 
   /** Adapter reset: the SRAM records are gone with SRAM; forget everything else. */
   void Reset();

@@ -32,12 +32,17 @@ RdmaMulticast::~RdmaMulticast() {
   for (auto& [id, g] : groups_) {
     for (uint32_t ref : g.self.rcxt) port.ReleaseRcxt(ref);
     for (uint32_t ref : g.sources) port.ReleaseRcxt(ref);
+    for (uint32_t ref : g.forwarders) port.ReleaseRcxt(ref);
+    for (uint32_t ref : g.self.retry) {
+      if (ref != 0) port.ReleaseRcxt(ref);
+    }
+    for (uint32_t q : g.queues) port.ReleaseConditionalQueue(q);
     for (const driver::Registration& r : g.registrations) static_cast<void>(ctx_.host.Deregister(r));
   }
 }
 
 Result<McastAddress> RdmaMulticast::Open(uint32_t id, uint64_t slot_bytes,
-                                         const McastAddress* first) {
+                                         const McastAddress* first, uint32_t tree_radix) {
   if (groups_.count(id) != 0) return Status::Error("multicast group " + std::to_string(id) + " is open");
   Group g;
   g.id = id;
@@ -70,9 +75,13 @@ Result<McastAddress> RdmaMulticast::Open(uint32_t id, uint64_t slot_bytes,
     g.self.rcxt[s] = *ref;
     slot_of_[*ref] = {id, s};
   }
-  const McastAddress self = g.self;
-  groups_.emplace(id, std::move(g));
-  return self;
+  Group& kept = groups_.emplace(id, std::move(g)).first->second;
+  if (tree_radix > 0) {
+    // Kept even if this fails, so that what it took is given back with the rest.
+    Status chain = OpenChain(kept, tree_radix);
+    if (!chain.ok()) return chain;
+  }
+  return kept.self;
 }
 
 void RdmaMulticast::SetMembers(uint32_t id, std::vector<uint32_t> tasks,
@@ -168,6 +177,17 @@ void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
 
 uint32_t RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len,
                                 std::set<uint32_t>* missing) {
+  if (g.radix > 0) {
+    if (missing != nullptr) {
+      for (uint32_t task : g.tasks) {
+        if (task != ctx_.config.task) missing->insert(task);
+      }
+    }
+    ++ctx_.stats.mcast_sends;
+    PostToChildren(g, epoch, len);
+    // A message reaches the last leaf after each level's writes left one after another.
+    return g.radix * Depth(g);
+  }
   const uint32_t slot = Slot(epoch);
   bool broadcast = false;
   uint32_t writes = 0;
@@ -197,11 +217,16 @@ void RdmaMulticast::ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt) {
   const Flight& f = g.flights.at(epoch);
   // Acknowledgements reach the root one after another: allow a microsecond per member on top
   // of the shortest packet timeout and the time of every write the message took (they leave
-  // one after another) at the RDMA pace. A retry goes to the few members that missed a
-  // message, not to the fabric at large, so the wait only doubles twice (a member on a lossy
-  // link is re-sent to often, not after ever longer waits).
+  // one after another) at the RDMA pace, behind the writes of the messages still in flight
+  // ahead of it. A retry goes to the few members that missed a message, not to the fabric at
+  // large, so the wait only doubles twice (a member on a lossy link is re-sent to often, not
+  // after ever longer waits).
+  uint64_t bytes = 0;
+  for (const auto& [sent, flight] : g.flights) {
+    if (sent <= epoch) bytes += flight.len;
+  }
   const uint64_t base = ctx_.config.rto_min_ps + g.tasks.size() * 1'000'000 +
-                        static_cast<uint64_t>(static_cast<double>(f.len) * std::max(f.writes, 1u) *
+                        static_cast<uint64_t>(static_cast<double>(bytes) * std::max(f.writes, 1u) *
                                               ctx_.config.rdma_timeout_ps_per_byte);
   const uint64_t delay = std::min(base << std::min<uint32_t>(attempt, 2), ctx_.config.rto_max_ps);
   ctx_.timers.After(delay, [this, id, epoch, attempt] { OnTimeout(id, epoch, attempt); });
@@ -223,7 +248,7 @@ void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
   for (size_t m = 0; m < g.tasks.size(); ++m) {
     if (f.missing.count(g.tasks[m]) == 0) continue;
     ++ctx_.stats.mcast_retries;
-    PostWrite(g, epoch, f.len, ctx_.ports.PeerOf(g.tasks[m], kPort), g.addresses[m].rcxt[slot],
+    PostWrite(g, epoch, f.len, ctx_.ports.PeerOf(g.tasks[m], kPort), RetryRcxt(g, m, slot),
               g.addresses[m].pvo, f.attempt);
   }
   ArmTimer(id, epoch, f.attempt);
@@ -248,6 +273,7 @@ void RdmaMulticast::Receive(uint32_t id, uint64_t epoch, uint32_t root, uint8_t*
                             uint64_t len, std::function<void()> on_done) {
   Group& g = groups_.at(id);
   const uint32_t slot = Slot(epoch);
+  if (g.radix > 0) ParkForwards(g, epoch, root, len);
   g.expects[slot] = Expect{epoch, root, out, len, std::move(on_done), 0};
   if (g.landed_tid[slot] != 0 && EpochOf(g.landed_tid[slot]) == EpochBits(epoch)) {
     Consume(g, slot);
@@ -300,7 +326,7 @@ void RdmaMulticast::OnNack(const Header& h) {
     for (size_t m = 0; m < g.tasks.size(); ++m) {
       if (g.tasks[m] != h.src_task) continue;
       ++ctx_.stats.mcast_retries;
-      PostWrite(g, epoch, 0, ctx_.ports.PeerOf(h.src_task, kPort), g.addresses[m].rcxt[Slot(epoch)],
+      PostWrite(g, epoch, 0, ctx_.ports.PeerOf(h.src_task, kPort), RetryRcxt(g, m, Slot(epoch)),
                 g.addresses[m].pvo, std::min(h.offset, kMcastAttempts - 1));
     }
     return;
@@ -321,6 +347,7 @@ bool RdmaMulticast::OnCompletion(const abi::RecvFrameHeader& frame,
   const uint32_t slot = it->second.second;
   g.landed_tid[slot] = c.tid;
   g.landed_root[slot] = frame.ulp_word;
+  g.landed_ref[slot] = c.rcxt;
   const uint32_t epoch = EpochOf(c.tid);
   if (g.expects[slot] && EpochBits(g.expects[slot]->epoch) == epoch) {
     Consume(g, slot);
@@ -348,7 +375,7 @@ void RdmaMulticast::Consume(Group& g, uint32_t slot) {
   if (e.len > 0) ctx_.host.Read(g.landing + slot * g.slot_bytes, e.out, e.len);
   // The slot still holds that message only if no newer write has reached its rCxt since (a
   // root kMcastSlots messages ahead): then the copy is not trusted and the receive waits.
-  const abi::RcxtRecord rec = ctx_.ports[kPort].ReadRcxt(g.self.rcxt[slot]);
+  const abi::RcxtRecord rec = ctx_.ports[kPort].ReadRcxt(g.landed_ref[slot]);
   if (rec.tid != g.landed_tid[slot] || rec.state != static_cast<uint8_t>(abi::RcxtState::kIdle)) {
     ++ctx_.stats.mcast_superseded;
     g.expects[slot] = std::move(e);
@@ -356,6 +383,7 @@ void RdmaMulticast::Consume(Group& g, uint32_t slot) {
   }
   g.expects[slot].reset();
   g.consumed[slot] = e.epoch;
+  if (g.radix > 0 && g.landed_ref[slot] == g.self.retry[slot]) FireForwards(g, slot, e.root);
   ++ctx_.stats.mcast_received;
   // Acknowledged, and handed to the receiver, once the CPU has copied it out.
   AfterCopy(e.len, [this, id = g.id, root = g.landed_root[slot], epoch = e.epoch, len = e.len,

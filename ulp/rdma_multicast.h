@@ -10,6 +10,15 @@
 // broadcast cannot reach (another window number, the root's own node, a slot at another index
 // or PVO) get unicast writes from the start.
 //
+// A chained group (Open with a tree radix) sends no broadcast: the root writes a message to
+// its children in a tree of the members (numbered from the root), and every member's adapter
+// forwards it to the member's own children as it lands. Each member arms its landing slot's
+// rCxt with a conditional queue of its adapter (SlotType::kRcxtArm) and parks one write per
+// child on that queue, so the landing fires them without the member's host. Acknowledgements
+// and selective retry are the same, but a retry lands on a second rCxt of the slot, not
+// armed: a member that gets a message that way fires its forwards itself (sets the queue's
+// counter), and a stale retry is acknowledged again rather than dropped by the arming.
+//
 // Message `epoch` of a group uses slot epoch % kMcastSlots, with tids epoch * kMcastAttempts +
 // attempt, so a root has up to kMcastSlots messages in flight and a late copy of an older
 // message never completes a newer one.
@@ -44,6 +53,9 @@ struct McastAddress {
   std::array<uint32_t, kMcastSlots> rcxt{};
   /** PVO of slot 0; slot s lies slot_bytes * s after it. */
   uint64_t pvo = 0;
+  /** Chained groups: per slot, a second rCxt onto the same memory, not armed, that the
+   *  root's retries land on (so a retry never fires forwards meant for a newer message). */
+  std::array<uint32_t, kMcastSlots> retry{};
 };
 
 class RdmaMulticast {
@@ -57,9 +69,13 @@ class RdmaMulticast {
    * Maps and registers this task's slots of group `id` (slot_bytes each) and takes their
    * rCxts. `first`: the address of the group's first member, whose rCxt indices and PVO this
    * member takes if it can (null for the first member itself). Collective: every member
-   * opens the group, then every member is told every address (SetMembers).
+   * opens the group, then every member is told every address (SetMembers). `tree_radix` > 0:
+   * a chained group, messages go down a tree of that many children per member (the member
+   * takes a conditional queue per slot and a source rCxt per slot and child; error if the
+   * adapter has no queues left).
    */
-  Result<McastAddress> Open(uint32_t id, uint64_t slot_bytes, const McastAddress* first);
+  Result<McastAddress> Open(uint32_t id, uint64_t slot_bytes, const McastAddress* first,
+                            uint32_t tree_radix = 0);
   /** The group's members (tasks, this one included) and their addresses, in the same order. */
   void SetMembers(uint32_t id, std::vector<uint32_t> tasks, std::vector<McastAddress> addresses);
   /** True once group `id` is open on this task. */
@@ -114,8 +130,8 @@ class RdmaMulticast {
   static constexpr size_t kKeptSignals = 64;
   struct Flight {
     uint64_t len = 0;
-    /** Writes the first send posted (the broadcast and the unicasts): they leave one after
-     *  another through the root's link. */
+    /** Writes the first send posted (the broadcast and the unicasts), which leave one after
+     *  another through the root's link; chained: the writes of every level of the tree. */
     uint32_t writes = 0;
     std::set<uint32_t> missing;
     uint32_t attempt = 0;
@@ -135,13 +151,20 @@ class RdmaMulticast {
     std::array<uint32_t, kMcastSlots> landed_tid{};
     std::array<std::optional<uint64_t>, kMcastSlots> consumed{};
     std::array<std::optional<Expect>, kMcastSlots> expects;
-    /** The task that sent each slot's last landed message (its completion says). */
+    /** The task that sent each slot's last landed message (its completion says), and the
+     *  rCxt it landed on. */
     std::array<uint32_t, kMcastSlots> landed_root{};
+    std::array<uint32_t, kMcastSlots> landed_ref{};
     /** Send side: messages waiting for acknowledgements, by epoch, and the last signals. */
     std::map<uint64_t, Flight> flights;
     std::set<uint64_t> signals;
     /** Source rCxts of this task's writes (reused once idle). */
     std::vector<uint32_t> sources;
+    /** Chained groups: children per member (0: broadcast), each slot's conditional queue and
+     *  the source rCxts of the forwards (slot * radix + child). */
+    uint32_t radix = 0;
+    std::vector<uint32_t> queues;
+    std::vector<uint32_t> forwarders;
   };
 
   static uint32_t Tid(uint64_t epoch, uint32_t attempt) {
@@ -158,6 +181,24 @@ class RdmaMulticast {
   /** Posts one write of message `epoch`'s slot to `dest` (a member, or the broadcast id). */
   void PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer dest, uint32_t remote_rcxt,
                  uint64_t remote_pvo, uint32_t attempt);
+  /** Chained groups (rdma_multicast_tree.cc). Takes the slots' queues and forward rCxts. */
+  Status OpenChain(Group& g, uint32_t radix);
+  /** The members (indices into tasks) `member`'s adapter forwards to, for a message of `root`. */
+  std::vector<size_t> Children(const Group& g, size_t root, size_t member) const;
+  /** Levels of the tree below the root. */
+  uint32_t Depth(const Group& g) const;
+  /** Root: writes message `epoch` to the root's children. Returns the writes posted. */
+  uint32_t PostToChildren(Group& g, uint64_t epoch, uint64_t len);
+  /** Member: arms `epoch`'s landing slot and parks its forwards to this member's children. */
+  void ParkForwards(Group& g, uint64_t epoch, uint32_t root, uint64_t len);
+  /** Member: a message in `slot` came by a retry: fires the forwards parked for it. */
+  void FireForwards(Group& g, uint32_t slot, uint32_t root);
+  /** The rCxt of `member`'s slot that retries go to. */
+  uint32_t RetryRcxt(const Group& g, size_t member, uint32_t slot) const {
+    return g.radix > 0 ? g.addresses[member].retry[slot] : g.addresses[member].rcxt[slot];
+  }
+  size_t MemberOf(const Group& g, uint32_t task) const;
+
   /** An idle source rCxt of the group (a new one if all are busy). */
   uint32_t SourceRcxt(Group& g);
   /** True if `member` takes the broadcast of slot `slot` from this task. */

@@ -89,12 +89,14 @@ struct TransportStats {
   uint64_t mcast_received = 0;
   uint64_t mcast_superseded = 0;
   uint64_t mcast_failed = 0;
+  uint64_t mcast_chain_writes = 0;
+  uint64_t mcast_chain_forwards = 0;
 
   /** Every figure with its stats.json name and meaning, in one table: totals, reports and
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 24>{{
+    return std::array<CounterField<S>, 26>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -140,6 +142,12 @@ struct TransportStats {
         {"mcast_failed", &S::mcast_failed,
          "group messages whose retries ran out before every member acknowledged (a late "
          "acknowledgement still ends one), or signals a member stopped asking for"},
+        {"mcast_chain_writes", &S::mcast_chain_writes,
+         "first sends of group messages by a root of a chained group to its children in the "
+         "tree (mpi.bcast=chained)"},
+        {"mcast_chain_forwards", &S::mcast_chain_forwards,
+         "writes a member of a chained group parked for its adapter to forward a message to "
+         "its children when it lands"},
     }};
   }
 

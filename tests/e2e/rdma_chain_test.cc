@@ -2,7 +2,8 @@
 // Conditional RDMA on an event at the data sink: an armed landing rCxt (SlotType::kRcxtArm)
 // bumps its queue when a transfer lands, so a write parked on that queue forwards what landed
 // without the host. Which transfer counts (the tid floor), what happens when the landing
-// comes before the arming, and that the forwarded bytes are exactly those that landed.
+// comes before the arming, what was parked for an earlier transfer, and that the forwarded
+// bytes are exactly those that landed.
 #include <gtest/gtest.h>
 
 #include "tests/e2e/rdma_harness.h"
@@ -125,6 +126,22 @@ TEST(RdmaChainTest, TheArmingLastsAndEachLandingCountsOnce) {
   c.Arm(257);
   h.Run();
   EXPECT_EQ(c.counter(), 1u);
+}
+
+TEST(RdmaChainTest, ArmingForANewTransferDiscardsWhatWasParkedForTheOldOne) {
+  RdmaHarness h(Nodes(3));
+  Chain c(h);
+  c.Arm(256);
+  c.ParkForward(256);  // the transfer it waits for never lands here
+  h.Run();
+  c.Arm(512);
+  h.Run();
+  EXPECT_EQ(h.fw(1).rdma_conditional_discarded, 1u);
+  c.Send(512, 13);
+  h.Run();
+  EXPECT_EQ(c.counter(), 1u);
+  EXPECT_EQ(h.fw(1).rdma_conditional_fired, 0u);  // the old forward did not go with new bytes
+  EXPECT_TRUE(h.Completions(2).empty());
 }
 
 TEST(RdmaChainTest, ArmingARcxtThatIsNotTheWindowsIsRejected) {

@@ -126,6 +126,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.bcast",
                                             "mpi.mcast_slot_bytes",
                                             "mpi.mcast_min_bytes",
+                                            "mpi.chain_radix",
                                             "mpi.sizes",
                                             "mpi.iterations",
                                             "mpi.bandwidth_messages",

@@ -17,7 +17,7 @@ constexpr int kBarrier = kBarrierTag, kBcast = kBcastTag, kGather = kGatherTag,
 }  // namespace
 
 void Mpi::Barrier(const Comm& comm) {
-  if (config_.bcast == CollectiveTransport::kMulticast && MulticastGroup(comm)) {
+  if (GroupCollectives() && MulticastGroup(comm)) {
     MulticastBarrier(comm);
     return;
   }
@@ -32,8 +32,8 @@ void Mpi::Barrier(const Comm& comm) {
 }
 
 void Mpi::Bcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm) {
-  if (config_.bcast == CollectiveTransport::kMulticast &&
-      count * type.size() >= config_.mcast_min_bytes && MulticastGroup(comm)) {
+  if (GroupCollectives() && count * type.size() >= config_.mcast_min_bytes &&
+      MulticastGroup(comm)) {
     std::vector<uint8_t> bytes = comm.rank == root ? Pack(buf, count, type)
                                                    : std::vector<uint8_t>(count * type.size());
     if (comm.rank == root) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Bcast and Barrier over a multicast group (mpi.bcast=multicast): each communicator forms its
-// group on first use, collectively, over point to point; a broadcast goes as slot-sized group
+// Bcast and Barrier over a multicast group (mpi.bcast=multicast; or chained: the group's
+// messages go down a tree of adapters instead of one broadcast write): each communicator forms
+// its group on first use, collectively, over point to point; a broadcast goes as slot-sized group
 // messages, up to ulp::kMcastSlots of them in flight from the root (which returns once it has
 // copied the last one into its source slot); a barrier gathers arrivals to rank 0 up a tree of
 // radix 8, and rank 0 releases every member with one signal (an empty group message).
@@ -31,10 +32,11 @@ bool Mpi::MulticastGroup(const Comm& comm) {
   if (auto it = mcast_usable_.find(id); it != mcast_usable_.end()) return it->second;
   ulp::RdmaMulticast& group = transport_.multicast();
   const int n = comm.size();
+  const uint32_t radix = config_.bcast == CollectiveTransport::kChained ? config_.chain_radix : 0;
   // Rank 0 opens first; the others take the same rCxt indices and PVO if they can.
   MemberRecord first;
   if (comm.rank == 0) {
-    Result<ulp::McastAddress> a = group.Open(id, config_.mcast_slot_bytes, nullptr);
+    Result<ulp::McastAddress> a = group.Open(id, config_.mcast_slot_bytes, nullptr, radix);
     first.ok = a.ok() ? 1 : 0;
     if (a.ok()) first.address = *a;
   }
@@ -43,7 +45,8 @@ bool Mpi::MulticastGroup(const Comm& comm) {
   if (comm.rank != 0) {
     mine.ok = 0;
     if (first.ok) {
-      Result<ulp::McastAddress> a = group.Open(id, config_.mcast_slot_bytes, &first.address);
+      Result<ulp::McastAddress> a =
+          group.Open(id, config_.mcast_slot_bytes, &first.address, radix);
       mine.ok = a.ok() ? 1 : 0;
       if (a.ok()) mine.address = *a;
     }
@@ -74,21 +77,29 @@ void Mpi::MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm)
   const uint64_t pieces = len == 0 ? 1 : (len + slot - 1) / slot;
   const uint64_t first = mcast_epoch_[id];
   mcast_epoch_[id] += pieces;
-  for (uint64_t i = 0; i < pieces; ++i) {
-    const uint64_t offset = i * slot;
-    const uint64_t piece = std::min<uint64_t>(slot, len - offset);
-    if (comm.rank == root) {
+  if (comm.rank == root) {
+    for (uint64_t i = 0; i < pieces; ++i) {
+      const uint64_t offset = i * slot;
       // The piece is copied into the root's source slot at once: the root goes on while the
       // members acknowledge, and waits only for its slot's last message to be acknowledged.
       blocker_.BlockUntil([&] { return group.SlotFree(id, first + i); });
-      group.Send(id, first + i, bytes + offset, piece, nullptr);
-      continue;
+      group.Send(id, first + i, bytes + offset, std::min<uint64_t>(slot, len - offset), nullptr);
     }
-    // Shared with the callback, which may outlive this call if the job is abandoned.
-    auto landed = std::make_shared<bool>(false);
-    group.Receive(id, first + i, static_cast<uint32_t>(comm.group->World(root)), bytes + offset,
-                  piece, [landed] { *landed = true; });
-    blocker_.BlockUntil([&] { return *landed; });
+    return;
+  }
+  // A member expects up to kMcastSlots pieces at once (one per slot), so each is ready when it
+  // lands: copied out and, in a chained group, forwarded by the adapter at once.
+  // Shared with the callbacks, which may outlive this call if the job is abandoned.
+  auto landed = std::make_shared<std::vector<bool>>(pieces, false);
+  uint64_t expected = 0;
+  for (uint64_t i = 0; i < pieces; ++i) {
+    for (; expected < pieces && expected < i + ulp::kMcastSlots; ++expected) {
+      const uint64_t offset = expected * slot;
+      group.Receive(id, first + expected, static_cast<uint32_t>(comm.group->World(root)),
+                    bytes + offset, std::min<uint64_t>(slot, len - offset),
+                    [landed, expected] { (*landed)[expected] = true; });
+    }
+    blocker_.BlockUntil([&] { return (*landed)[i]; });
   }
 }
 

@@ -67,6 +67,9 @@ enum class CollectiveTransport : uint8_t {
   /** Broadcast RDMA to a multicast group of the communicator, acknowledged by each member
    *  (ulp/rdma_multicast.h); the barrier gathers to rank 0, which releases by multicast. */
   kMulticast,
+  /** The same group, but a message goes down a tree of the members' adapters: each member's
+   *  adapter forwards it to its children as it lands (conditional RDMA), without the host. */
+  kChained,
 };
 
 struct MpiConfig {
@@ -78,6 +81,8 @@ struct MpiConfig {
   /** Multicast: smaller broadcasts go over the tree (the root takes in an acknowledgement
    *  from every member per group message, which costs more than a few tree steps). */
   uint64_t mcast_min_bytes = 8 * 1024;
+  /** Chained: children per member in the forwarding tree. */
+  uint32_t chain_radix = 2;
   /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
    *  bandwidth); 0: copies are free. */
   double copy_ps_per_byte = 0;
@@ -303,6 +308,11 @@ class Mpi {
   /** The communicator's multicast group, formed (collectively) on first use; false if some
    *  member could not open it (the collectives then go point to point). */
   bool MulticastGroup(const Comm& comm);
+  /** True if Bcast and Barrier go through the communicator's group (multicast or chained). */
+  bool GroupCollectives() const {
+    return config_.bcast == CollectiveTransport::kMulticast ||
+           config_.bcast == CollectiveTransport::kChained;
+  }
   /** Bcast of `bytes` through the communicator's group, in slot-sized messages. */
   void MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm);
   void MulticastBarrier(const Comm& comm);

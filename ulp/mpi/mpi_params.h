@@ -14,17 +14,22 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
              "MPI: messages above this size use the rendezvous protocol")
       .Enum("mpi.bcast", &C::bcast,
             {{CollectiveTransport::kPointToPoint, "point_to_point"},
-             {CollectiveTransport::kMulticast, "multicast"}},
-            "MPI: Bcast and Barrier over point to point (binomial tree, dissemination) or over "
+             {CollectiveTransport::kMulticast, "multicast"},
+             {CollectiveTransport::kChained, "chained"}},
+            "MPI: Bcast and Barrier over point to point (binomial tree, dissemination), over "
             "broadcast RDMA to a multicast group with unicast acknowledgements and selective "
-            "retry")
+            "retry, or over the same group with each message forwarded down a tree by the "
+            "members' adapters as it lands (conditional RDMA)")
       .Size("mpi.mcast_slot_bytes", &C::mcast_slot_bytes,
-            "MPI, mpi.bcast=multicast: bytes of one group message (each member keeps four such "
-            "landing slots); larger broadcasts go in pieces")
+            "MPI, mpi.bcast=multicast or chained: bytes of one group message (each member keeps "
+            "four such landing slots); larger broadcasts go in pieces")
       .Size("mpi.mcast_min_bytes", &C::mcast_min_bytes,
-            "MPI, mpi.bcast=multicast: broadcasts of fewer bytes go over the binomial tree (a "
-            "group message costs the root one acknowledgement per member); the barrier always "
-            "uses the group");
+            "MPI, mpi.bcast=multicast or chained: broadcasts of fewer bytes go over the binomial "
+            "tree (a group message costs the root one acknowledgement per member); the barrier "
+            "always uses the group")
+      .Int("mpi.chain_radix", &C::chain_radix, 1, 64,
+           "MPI, mpi.bcast=chained: children per member in the tree of adapters a group "
+           "message goes down");
   return *decls;
 }
 
