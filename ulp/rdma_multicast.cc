@@ -33,8 +33,8 @@ RdmaMulticast::~RdmaMulticast() {
     for (uint32_t ref : g.self.rcxt) port.ReleaseRcxt(ref);
     for (uint32_t ref : g.sources) port.ReleaseRcxt(ref);
     for (uint32_t ref : g.forwarders) port.ReleaseRcxt(ref);
-    for (uint32_t ref : g.self.retry) {
-      if (ref != 0) port.ReleaseRcxt(ref);
+    if (g.radix > 0) {
+      for (uint32_t ref : g.self.retry) port.ReleaseRcxt(ref);
     }
     for (uint32_t q : g.queues) port.ReleaseConditionalQueue(q);
     for (const driver::Registration& r : g.registrations) static_cast<void>(ctx_.host.Deregister(r));

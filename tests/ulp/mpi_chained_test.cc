@@ -11,13 +11,12 @@
 #include <vector>
 
 #include "sim/cluster/mpi_job.h"
+#include "tests/ulp/mpi_group_rounds.h"
 
 namespace nicsim::sim {
 namespace {
 
 constexpr uint64_t kSlot = 16 * 1024;
-
-uint8_t Byte(size_t i, int round) { return static_cast<uint8_t>(i * 151 + round * 11 + 3); }
 
 MpiJobConfig Config(uint32_t ranks, uint32_t nodes, uint32_t radix) {
   MpiJobConfig c;
@@ -44,37 +43,6 @@ std::unique_ptr<MpiJob> Job(const MpiJobConfig& c) {
   return std::move(*job);
 }
 
-/** Per round: a barrier (if asked), then a Bcast of `bytes` from roots[round]; returns the
- *  ranks that got wrong bytes. */
-int Rounds(MpiJob& job, size_t bytes, const std::vector<int>& roots, bool barriers = false) {
-  int wrong = 0;
-  EXPECT_TRUE(job.Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
-    for (size_t round = 0; round < roots.size(); ++round) {
-      if (barriers) m.Barrier(w);
-      std::vector<uint8_t> buf(bytes);
-      if (w.rank == roots[round]) {
-        for (size_t i = 0; i < bytes; ++i) buf[i] = Byte(i, static_cast<int>(round));
-      }
-      m.Bcast(buf.data(), bytes, kByte, roots[round], w);
-      for (size_t i = 0; i < bytes; ++i) {
-        if (buf[i] != Byte(i, static_cast<int>(round))) {
-          ++wrong;
-          break;
-        }
-      }
-    }
-  }).ok());
-  return wrong;
-}
-
-ulp::TransportStats Totals(MpiJob& job) {
-  ulp::TransportStats sum;
-  for (uint32_t r = 0; r < job.ranks(); ++r) sum += job.transport(r).stats();
-  return sum;
-}
-
 uint64_t Landed(MpiJob& job, uint32_t adapter) {
   return job.cluster().adapter(adapter).firmware_counters().rdma_transfers_landed;
 }
@@ -90,7 +58,7 @@ uint64_t Fired(MpiJob& job) {
 TEST(MpiChainedTest, GroupMessagesGoDownATreeOfAdaptersAndLandOnceEach) {
   auto job = Job(Config(8, 8, 2));
   // 40,000 bytes: three group messages (16 KiB slots), from three roots in turn.
-  ASSERT_EQ(Rounds(*job, 40'000, {0, 3, 5}), 0);
+  ASSERT_EQ(BcastRounds(*job, 40'000, {0, 3, 5}), 0);
   const ulp::TransportStats s = Totals(*job);
   const uint64_t messages = 9;
   EXPECT_EQ(s.mcast_sends, messages);
@@ -118,7 +86,7 @@ TEST(MpiChainedTest, LossOnOneLinkIsRepairedAndTheRestOfTheTreeLandsOnce) {
   loss.loss = 0.1;
   AddLinkFaults(c, 3, loss);
   auto job = Job(c);
-  ASSERT_EQ(Rounds(*job, 100'000, {0, 0, 0, 0}), 0);
+  ASSERT_EQ(BcastRounds(*job, 100'000, {0, 0, 0, 0}), 0);
   const ulp::TransportStats s = Totals(*job);
   const uint64_t messages = 4 * 7;  // 100,000 bytes: seven 16 KiB group messages
   EXPECT_EQ(s.mcast_sends, messages);
@@ -169,7 +137,7 @@ TEST(MpiChainedTest, ExactUnderLossDuplicationAndReorderingOnEveryLink) {
     c.cluster.fabric.duplicate = 0.03;
     c.cluster.fabric.reorder = 0.03;
     auto job = Job(c);
-    EXPECT_EQ(Rounds(*job, 50'000, {0, 5, 11, 2, 7}, true), 0) << "seed " << seed;
+    EXPECT_EQ(BcastRounds(*job, 50'000, {0, 5, 11, 2, 7}, true), 0) << "seed " << seed;
     EXPECT_EQ(Totals(*job).mcast_failed, 0u) << "seed " << seed;
   }
 }
@@ -178,7 +146,7 @@ TEST(MpiChainedTest, WithoutConditionalQueuesLeftTheCollectivesGoPointToPoint) {
   // Five ranks per adapter want 4 queues each; the adapter has 16: the fifth rank cannot
   // form the group, so no member uses it.
   auto job = Job(Config(10, 2, 2));
-  ASSERT_EQ(Rounds(*job, 40'000, {0, 7}), 0);
+  ASSERT_EQ(BcastRounds(*job, 40'000, {0, 7}), 0);
   EXPECT_EQ(job->mpi(0).stats().multicast_groups, 0u);
   EXPECT_EQ(Totals(*job).mcast_sends, 0u);
   EXPECT_EQ(Fired(*job), 0u);

@@ -10,13 +10,12 @@
 #include <vector>
 
 #include "sim/cluster/mpi_job.h"
+#include "tests/ulp/mpi_group_rounds.h"
 
 namespace nicsim::sim {
 namespace {
 
 constexpr uint64_t kSlot = 16 * 1024;
-
-uint8_t Byte(size_t i, int round) { return static_cast<uint8_t>(i * 131 + round * 7 + 5); }
 
 std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes, double lossy_link = 0,
                             uint32_t lossy_adapter = 0) {
@@ -36,35 +35,6 @@ std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes, double lossy_link = 
   Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
   NICSIM_CHECK(job.ok(), "job: %s", job.status().message().c_str());
   return std::move(*job);
-}
-
-/** Broadcasts from each root in `roots` in turn, `bytes` each; counts ranks that got wrong bytes. */
-int BcastRounds(MpiJob& job, size_t bytes, const std::vector<int>& roots) {
-  int wrong = 0;
-  EXPECT_TRUE(job.Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
-    for (size_t round = 0; round < roots.size(); ++round) {
-      std::vector<uint8_t> buf(bytes);
-      if (w.rank == roots[round]) {
-        for (size_t i = 0; i < bytes; ++i) buf[i] = Byte(i, static_cast<int>(round));
-      }
-      m.Bcast(buf.data(), bytes, kByte, roots[round], w);
-      for (size_t i = 0; i < bytes; ++i) {
-        if (buf[i] != Byte(i, static_cast<int>(round))) {
-          ++wrong;
-          break;
-        }
-      }
-    }
-  }).ok());
-  return wrong;
-}
-
-ulp::TransportStats Totals(MpiJob& job) {
-  ulp::TransportStats sum;
-  for (uint32_t r = 0; r < job.ranks(); ++r) sum += job.transport(r).stats();
-  return sum;
 }
 
 TEST(MpiMulticastTest, OneBroadcastWritePerGroupMessageReachesEveryRankExactly) {
@@ -164,7 +134,9 @@ TEST(MpiMulticastTest, AMemberThatMissesABarrierReleaseAsksTheRootForIt) {
   for (uint32_t a = 1; a < 8; ++a) {
     const uint64_t landed = job->cluster().adapter(a).firmware_counters().rdma_transfers_landed;
     EXPECT_GE(landed, 20u) << "adapter " << a;
-    if (a != lossy) EXPECT_LE(landed, 20u + nacks_elsewhere) << "adapter " << a;
+    if (a != lossy) {
+      EXPECT_LE(landed, 20u + nacks_elsewhere) << "adapter " << a;
+    }
   }
 }
 
@@ -194,11 +166,11 @@ TEST(MpiMulticastTest, ARootReusesASlotOnlyOnceItsLastMessageIsAcknowledged) {
         m.Barrier(m.world());
         std::vector<uint8_t> buf(100'000);
         if (m.world().rank == 0) {
-          for (size_t i = 0; i < buf.size(); ++i) buf[i] = Byte(i, round);
+          for (size_t i = 0; i < buf.size(); ++i) buf[i] = RoundByte(i, round);
         }
         m.Bcast(buf.data(), buf.size(), kByte, 0, m.world());
         for (size_t i = 0; i < buf.size(); ++i) {
-          if (buf[i] != Byte(i, round)) {
+          if (buf[i] != RoundByte(i, round)) {
             ++wrong;
             break;
           }
