@@ -24,8 +24,8 @@ bool EpochAfter(uint32_t a, uint32_t b) {
 
 }  // namespace
 
-RdmaMulticast::RdmaMulticast(TransportContext& ctx)
-    : ctx_(ctx), copies_(ctx.config.copy_ps_per_byte) {}
+RdmaMulticast::RdmaMulticast(TransportContext& ctx, ReliableSender& packets)
+    : ctx_(ctx), packets_(packets), copies_(ctx.config.copy_ps_per_byte) {}
 
 RdmaMulticast::~RdmaMulticast() {
   hal::Port& port = ctx_.ports[kPort];
@@ -33,9 +33,6 @@ RdmaMulticast::~RdmaMulticast() {
     for (uint32_t ref : g.self.rcxt) port.ReleaseRcxt(ref);
     for (uint32_t ref : g.sources) port.ReleaseRcxt(ref);
     for (uint32_t ref : g.forwarders) port.ReleaseRcxt(ref);
-    if (g.radix > 0) {
-      for (uint32_t ref : g.self.retry) port.ReleaseRcxt(ref);
-    }
     for (uint32_t q : g.queues) port.ReleaseConditionalQueue(q);
     for (const driver::Registration& r : g.registrations) static_cast<void>(ctx_.host.Deregister(r));
   }
@@ -247,8 +244,12 @@ void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
   const uint32_t slot = Slot(epoch);
   for (size_t m = 0; m < g.tasks.size(); ++m) {
     if (f.missing.count(g.tasks[m]) == 0) continue;
+    // Chained: a member whose parent also misses the message gets it from that parent, which
+    // forwards what its retry brings (a loss high in the tree would otherwise have the root
+    // re-send to the whole subtree, one member after another through its own link).
+    if (g.radix > 0 && f.missing.count(g.tasks[Parent(g, m)]) != 0) continue;
     ++ctx_.stats.mcast_retries;
-    PostWrite(g, epoch, f.len, ctx_.ports.PeerOf(g.tasks[m], kPort), RetryRcxt(g, m, slot),
+    PostWrite(g, epoch, f.len, ctx_.ports.PeerOf(g.tasks[m], kPort), g.addresses[m].rcxt[slot],
               g.addresses[m].pvo, f.attempt);
   }
   ArmTimer(id, epoch, f.attempt);
@@ -326,7 +327,7 @@ void RdmaMulticast::OnNack(const Header& h) {
     for (size_t m = 0; m < g.tasks.size(); ++m) {
       if (g.tasks[m] != h.src_task) continue;
       ++ctx_.stats.mcast_retries;
-      PostWrite(g, epoch, 0, ctx_.ports.PeerOf(h.src_task, kPort), RetryRcxt(g, m, Slot(epoch)),
+      PostWrite(g, epoch, 0, ctx_.ports.PeerOf(h.src_task, kPort), g.addresses[m].rcxt[Slot(epoch)],
                 g.addresses[m].pvo, std::min(h.offset, kMcastAttempts - 1));
     }
     return;
@@ -347,7 +348,6 @@ bool RdmaMulticast::OnCompletion(const abi::RecvFrameHeader& frame,
   const uint32_t slot = it->second.second;
   g.landed_tid[slot] = c.tid;
   g.landed_root[slot] = frame.ulp_word;
-  g.landed_ref[slot] = c.rcxt;
   const uint32_t epoch = EpochOf(c.tid);
   if (g.expects[slot] && EpochBits(g.expects[slot]->epoch) == epoch) {
     Consume(g, slot);
@@ -375,7 +375,7 @@ void RdmaMulticast::Consume(Group& g, uint32_t slot) {
   if (e.len > 0) ctx_.host.Read(g.landing + slot * g.slot_bytes, e.out, e.len);
   // The slot still holds that message only if no newer write has reached its rCxt since (a
   // root kMcastSlots messages ahead): then the copy is not trusted and the receive waits.
-  const abi::RcxtRecord rec = ctx_.ports[kPort].ReadRcxt(g.landed_ref[slot]);
+  const abi::RcxtRecord rec = ctx_.ports[kPort].ReadRcxt(g.self.rcxt[slot]);
   if (rec.tid != g.landed_tid[slot] || rec.state != static_cast<uint8_t>(abi::RcxtState::kIdle)) {
     ++ctx_.stats.mcast_superseded;
     g.expects[slot] = std::move(e);
@@ -383,7 +383,6 @@ void RdmaMulticast::Consume(Group& g, uint32_t slot) {
   }
   g.expects[slot].reset();
   g.consumed[slot] = e.epoch;
-  if (g.radix > 0 && g.landed_ref[slot] == g.self.retry[slot]) FireForwards(g, slot, e.root);
   ++ctx_.stats.mcast_received;
   // Acknowledged, and handed to the receiver, once the CPU has copied it out.
   AfterCopy(e.len, [this, id = g.id, root = g.landed_root[slot], epoch = e.epoch, len = e.len,
@@ -408,14 +407,18 @@ void RdmaMulticast::AfterCopy(uint64_t bytes, std::function<void()> fn) {
 }
 
 void RdmaMulticast::SendAck(const Group& g, uint32_t root, uint64_t epoch) {
+  // Reliable: a root keeps a slot until every member has acknowledged its message, and a
+  // member of a chained group that has armed the slot for a newer message drops the root's
+  // retries of the older one as stale, so it could not acknowledge it again. `offset` holds
+  // the group too: the reliable sender tells its packets apart by (kind, seq, offset).
   Header a{};
   a.kind = static_cast<uint8_t>(Kind::kMcastAck);
   a.src_task = ctx_.config.task;
   a.seq = static_cast<uint32_t>(epoch);
+  a.offset = g.id;
   a.context = g.id;
   ++ctx_.stats.mcast_acks;
-  ctx_.ports[kPort].Send(ctx_.ports.PeerOf(root, kPort), reinterpret_cast<const uint8_t*>(&a),
-                         sizeof(a), 0);
+  packets_.Queue(root, a, nullptr, 0);
 }
 
 }  // namespace nicsim::ulp

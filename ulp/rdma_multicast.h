@@ -5,8 +5,8 @@
 // area and posts one RDMA write to the broadcast adapter id: the switch replicates the packets,
 // the adapters where the slot's rCxt is held land them, others drop them. Each member that
 // receives the target-side completion copies the message out and acknowledges it to the root
-// by one unicast packet; the root re-sends by unicast RDMA write, with a newer tid, to each
-// member whose acknowledgement has not come by a timeout (selective retry). Members the
+// by one reliable unicast packet; the root re-sends by unicast RDMA write, with a newer tid, to
+// each member whose acknowledgement has not come by a timeout (selective retry). Members the
 // broadcast cannot reach (another window number, the root's own node, a slot at another index
 // or PVO) get unicast writes from the start.
 //
@@ -15,9 +15,9 @@
 // forwards it to the member's own children as it lands. Each member arms its landing slot's
 // rCxt with a conditional queue of its adapter (SlotType::kRcxtArm) and parks one write per
 // child on that queue, so the landing fires them without the member's host. Acknowledgements
-// and selective retry are the same, but a retry lands on a second rCxt of the slot, not
-// armed: a member that gets a message that way fires its forwards itself (sets the queue's
-// counter), and a stale retry is acknowledged again rather than dropped by the arming.
+// and selective retry are the same, except that the root re-sends only to the missing
+// members whose parent is not missing too: a retry that lands on a member fires its parked
+// forwards to the rest of its subtree.
 //
 // Message `epoch` of a group uses slot epoch % kMcastSlots, with tids epoch * kMcastAttempts +
 // attempt, so a root has up to kMcastSlots messages in flight and a late copy of an older
@@ -37,6 +37,7 @@
 #include "base/status.h"
 #include "hal/task_host.h"
 #include "ulp/host_copy_time.h"
+#include "ulp/reliable_sender.h"
 #include "ulp/transport_context.h"
 #include "ulp/wire.h"
 
@@ -53,14 +54,11 @@ struct McastAddress {
   std::array<uint32_t, kMcastSlots> rcxt{};
   /** PVO of slot 0; slot s lies slot_bytes * s after it. */
   uint64_t pvo = 0;
-  /** Chained groups: per slot, a second rCxt onto the same memory, not armed, that the
-   *  root's retries land on (so a retry never fires forwards meant for a newer message). */
-  std::array<uint32_t, kMcastSlots> retry{};
 };
 
 class RdmaMulticast {
  public:
-  explicit RdmaMulticast(TransportContext& ctx);
+  RdmaMulticast(TransportContext& ctx, ReliableSender& packets);
   ~RdmaMulticast();
   RdmaMulticast(const RdmaMulticast&) = delete;
   RdmaMulticast& operator=(const RdmaMulticast&) = delete;
@@ -151,10 +149,8 @@ class RdmaMulticast {
     std::array<uint32_t, kMcastSlots> landed_tid{};
     std::array<std::optional<uint64_t>, kMcastSlots> consumed{};
     std::array<std::optional<Expect>, kMcastSlots> expects;
-    /** The task that sent each slot's last landed message (its completion says), and the
-     *  rCxt it landed on. */
+    /** The task that sent each slot's last landed message (its completion says). */
     std::array<uint32_t, kMcastSlots> landed_root{};
-    std::array<uint32_t, kMcastSlots> landed_ref{};
     /** Send side: messages waiting for acknowledgements, by epoch, and the last signals. */
     std::map<uint64_t, Flight> flights;
     std::set<uint64_t> signals;
@@ -185,18 +181,14 @@ class RdmaMulticast {
   Status OpenChain(Group& g, uint32_t radix);
   /** The members (indices into tasks) `member`'s adapter forwards to, for a message of `root`. */
   std::vector<size_t> Children(const Group& g, size_t root, size_t member) const;
+  /** `member`'s parent in the tree of this task's messages (this task is the root). */
+  size_t Parent(const Group& g, size_t member) const;
   /** Levels of the tree below the root. */
   uint32_t Depth(const Group& g) const;
   /** Root: writes message `epoch` to the root's children. Returns the writes posted. */
   uint32_t PostToChildren(Group& g, uint64_t epoch, uint64_t len);
   /** Member: arms `epoch`'s landing slot and parks its forwards to this member's children. */
   void ParkForwards(Group& g, uint64_t epoch, uint32_t root, uint64_t len);
-  /** Member: a message in `slot` came by a retry: fires the forwards parked for it. */
-  void FireForwards(Group& g, uint32_t slot, uint32_t root);
-  /** The rCxt of `member`'s slot that retries go to. */
-  uint32_t RetryRcxt(const Group& g, size_t member, uint32_t slot) const {
-    return g.radix > 0 ? g.addresses[member].retry[slot] : g.addresses[member].rcxt[slot];
-  }
   size_t MemberOf(const Group& g, uint32_t task) const;
 
   /** An idle source rCxt of the group (a new one if all are busy). */
@@ -215,6 +207,7 @@ class RdmaMulticast {
   void OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt);
 
   TransportContext& ctx_;
+  ReliableSender& packets_;
   HostCopyTime copies_;
   std::map<uint32_t, Group> groups_;
   /** The tid last posted on each source rCxt: it is idle once the adapter holds that tid. */

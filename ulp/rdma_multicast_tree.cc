@@ -23,12 +23,6 @@ Status RdmaMulticast::OpenChain(Group& g, uint32_t radix) {
     if (!q.ok()) return q.status();
     g.queues.push_back(*q);
   }
-  for (uint32_t s = 0; s < kMcastSlots; ++s) {
-    Result<uint32_t> ref = port.AcquireRcxt();
-    if (!ref.ok()) return ref.status();
-    g.self.retry[s] = *ref;
-    slot_of_[*ref] = {g.id, s};
-  }
   for (uint32_t i = 0; i < kMcastSlots * radix; ++i) {
     Result<uint32_t> ref = port.AcquireRcxt();
     if (!ref.ok()) return ref.status();
@@ -51,6 +45,13 @@ std::vector<size_t> RdmaMulticast::Children(const Group& g, size_t root, size_t 
     out.push_back((c + root) % n);
   }
   return out;
+}
+
+size_t RdmaMulticast::Parent(const Group& g, size_t member) const {
+  const size_t n = g.tasks.size();
+  const size_t root = MemberOf(g, ctx_.config.task);
+  const size_t v = (member + n - root) % n;
+  return ((v - 1) / g.radix + root) % n;
 }
 
 uint32_t RdmaMulticast::Depth(const Group& g) const {
@@ -108,18 +109,6 @@ void RdmaMulticast::ParkForwards(Group& g, uint64_t epoch, uint32_t root, uint64
     // The child's completion names the root (its acknowledgement goes there).
     port.Post(abi::SlotType::kConditional, ctx_.ports.PeerOf(g.tasks[c], kPort), r, root);
   }
-}
-
-void RdmaMulticast::FireForwards(Group& g, uint32_t slot, uint32_t root) {
-  if (Children(g, MemberOf(g, root), MemberOf(g, ctx_.config.task)).empty()) return;
-  // The slot holds the message (copied out just now): the forwards parked for it may go. A
-  // copy from the parent landing later only counts past them; the next arming resets the
-  // count.
-  abi::RdmaRequest set{};
-  set.cond_queue = static_cast<uint8_t>(g.queues[slot]);
-  set.count = 1;
-  hal::Port& port = ctx_.ports[kPort];
-  port.Post(abi::SlotType::kCounterSet, port.self(), set, 0);
 }
 
 }  // namespace nicsim::ulp

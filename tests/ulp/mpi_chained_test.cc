@@ -129,8 +129,9 @@ TEST(MpiChainedTest, NoRankLeavesTheBarrierBeforeTheLastHasEntered) {
 
 TEST(MpiChainedTest, ExactUnderLossDuplicationAndReorderingOnEveryLink) {
   // Two ranks per node (window 0 and 1), every link faulty; barriers and broadcasts from
-  // rotating roots. Seeds 1..3 of fabric draws.
-  for (uint64_t seed = 1; seed <= 3; ++seed) {
+  // rotating roots. Seeds 1..8 of fabric draws (seed 3 delivered a wrong piece when retries
+  // landed on a second rCxt of the slot).
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
     MpiJobConfig c = Config(12, 6, 2);
     c.cluster.seed = seed;
     c.cluster.fabric.loss = 0.02;
