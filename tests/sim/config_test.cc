@@ -126,6 +126,8 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.bcast",
                                             "mpi.mcast_slot_bytes",
                                             "mpi.mcast_min_bytes",
+                                            "mpi.reduce",
+                                            "mpi.half_rdma_min_bytes",
                                             "mpi.sizes",
                                             "mpi.iterations",
                                             "mpi.bandwidth_messages",

@@ -24,7 +24,17 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
       .Size("mpi.mcast_min_bytes", &C::mcast_min_bytes,
             "MPI, mpi.bcast=multicast: broadcasts of fewer bytes go over the binomial tree (a "
             "group message costs the root one acknowledgement per member); the barrier always "
-            "uses the group");
+            "uses the group")
+      .Enum("mpi.reduce", &C::reduce,
+            {{ReduceTransport::kPointToPoint, "point_to_point"},
+             {ReduceTransport::kHalfRdma, "half_rdma"}},
+            "MPI: Reduce and Allreduce move each child's contribution to its tree parent point "
+            "to point, or by half RDMA: the child's adapter reads it from its registered "
+            "buffer, the packets land in the parent's receive FIFO and the parent's CPU "
+            "combines each as it arrives (built-in ops only; others stay point to point)")
+      .Size("mpi.half_rdma_min_bytes", &C::half_rdma_min_bytes,
+            "MPI, mpi.reduce=half_rdma: reductions of fewer bytes go point to point (each "
+            "contribution costs a clear-to-send and a done notice); above 16MiB they always do");
   return *decls;
 }
 
