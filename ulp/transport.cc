@@ -42,7 +42,8 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
                   },
                   [this](uint32_t src, uint32_t seq) { receiver_.OnPullAbandoned(src, seq); }}),
       receiver_(context_, puller_),
-      multicast_(context_, packets_) {
+      multicast_(context_, packets_),
+      reduction_(context_, packets_) {
   Reattach();
 }
 
@@ -87,7 +88,14 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
   if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
     abi::CompletionRecord c;
     std::memcpy(&c, payload, sizeof(c));
-    if (!multicast_.OnCompletion(frame, c)) puller_.OnCompletion(port, c);
+    if (!multicast_.OnCompletion(frame, c) && !reduction_.OnCompletion(c)) {
+      puller_.OnCompletion(port, c);
+    }
+    return;
+  }
+  // RDMA data in the FIFO (half RDMA): only reduction contributions are written that way.
+  if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaWrite)) {
+    reduction_.OnFifoData(frame, payload);
     return;
   }
   if (frame.type != static_cast<uint8_t>(abi::PacketType::kFifo) ||
@@ -125,6 +133,18 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
       break;
     case Kind::kMcastNack:
       multicast_.OnNack(h);
+      break;
+    case Kind::kReduceCts:
+      packets_.Acknowledge(port, h);
+      reduction_.OnCts(h, data, data_len);
+      break;
+    case Kind::kReduceDone:
+      packets_.Acknowledge(port, h);
+      reduction_.OnDone(h);
+      break;
+    case Kind::kReduceStarted:
+      packets_.Acknowledge(port, h);
+      reduction_.OnStarted(h);
       break;
   }
 }

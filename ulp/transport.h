@@ -10,7 +10,8 @@
 // (source, destination).
 //
 // Transport is the facade: it owns the parts (ReliableSender, MessageSender, RdmaPuller,
-// MessageReceiver) and routes the ports' frames and completions to them.
+// MessageReceiver, RdmaMulticast, FifoReduction) and routes the ports' frames and completions
+// to them.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@
 
 #include "hal/port.h"
 #include "hal/task_host.h"
+#include "ulp/fifo_reduction.h"
 #include "ulp/message_receiver.h"
 #include "ulp/message_sender.h"
 #include "ulp/port_set.h"
@@ -106,11 +108,14 @@ class Transport {
   void OnWindowReopened(uint32_t port);
   /** Multicast groups over broadcast RDMA, on the first port's window. */
   RdmaMulticast& multicast() { return multicast_; }
+  /** Reduction contributions by half RDMA into the parent's FIFO, on the first port. */
+  FifoReduction& fifo_reduction() { return reduction_; }
   /** Messages sent whose on_done has not run yet. */
   size_t pending_sends() const { return sender_.size(); }
   /** True when nothing is in flight either way (no unacked packet, no RDMA in progress). */
   bool Idle() const {
-    return packets_.empty() && sender_.empty() && receiver_.empty() && multicast_.Idle();
+    return packets_.empty() && sender_.empty() && receiver_.empty() && multicast_.Idle() &&
+           reduction_.Idle();
   }
   /**
    * Messages in progress by state, named "out.<state>" for those being sent (eager, offered,
@@ -136,6 +141,7 @@ class Transport {
   RdmaPuller puller_;
   MessageReceiver receiver_;
   RdmaMulticast multicast_;
+  FifoReduction reduction_;
 };
 
 }  // namespace nicsim::ulp

@@ -91,12 +91,20 @@ struct TransportStats {
   uint64_t mcast_failed = 0;
   uint64_t mcast_chain_writes = 0;
   uint64_t mcast_chain_forwards = 0;
+  uint64_t half_rdma_transfers = 0;
+  uint64_t half_rdma_writes = 0;
+  uint64_t half_rdma_packets = 0;
+  uint64_t half_rdma_duplicate_packets = 0;
+  uint64_t half_rdma_stale = 0;
+  uint64_t half_rdma_combined_bytes = 0;
+  uint64_t half_rdma_retries = 0;
+  uint64_t half_rdma_chunks = 0;
 
   /** Every figure with its stats.json name and meaning, in one table: totals, reports and
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 26>{{
+    return std::array<CounterField<S>, 34>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -148,6 +156,30 @@ struct TransportStats {
         {"mcast_chain_forwards", &S::mcast_chain_forwards,
          "writes a member of a chained group parked for its adapter to forward a message to "
          "its children when it lands"},
+        {"half_rdma_transfers", &S::half_rdma_transfers,
+         "reduction contributions a parent took in by half RDMA (mpi.reduce=half_rdma): the "
+         "child's adapter reads them from its buffer, the packets land in the parent's FIFO"},
+        {"half_rdma_writes", &S::half_rdma_writes,
+         "half RDMA writes a child posted for its contributions, one per clear-to-send it "
+         "acted on (retries included)"},
+        {"half_rdma_packets", &S::half_rdma_packets,
+         "half RDMA data packets a parent took from its FIFO for a contribution in progress"},
+        {"half_rdma_duplicate_packets", &S::half_rdma_duplicate_packets,
+         "of those, packets whose every byte had already come (a retry overlapping what had "
+         "arrived): nothing combined"},
+        {"half_rdma_stale", &S::half_rdma_stale,
+         "half RDMA data packets dropped by the parent: their rCxt and tid name no attempt of "
+         "a contribution in progress (a late packet of a finished one)"},
+        {"half_rdma_combined_bytes", &S::half_rdma_combined_bytes,
+         "bytes the parent's CPU combined into its accumulator as their packets arrived (each "
+         "byte of each contribution once)"},
+        {"half_rdma_retries", &S::half_rdma_retries,
+         "clear-to-sends a parent sent again, with a newer tid: for the first gaps of a "
+         "contribution that had made no progress for its watch interval, or for gaps with "
+         "bytes after them once what was asked for before was in"},
+        {"half_rdma_chunks", &S::half_rdma_chunks,
+         "clear-to-sends for a contribution's next chunk (ulp.rdma_chunk), sent as soon as the "
+         "chunk before was in"},
     }};
   }
 

@@ -25,6 +25,16 @@ enum class Kind : uint8_t {
   /** Multicast member to root: signal (empty message) `seq` of group `context` has not come;
    *  `offset` is the attempt to send it with. */
   kMcastNack = 7,
+  /** Reduction parent to child: clear to send contribution `seq` of collective `context`
+   *  (`total` bytes) by half RDMA; a ReduceCtsBody says which bytes, to which rCxt, with which
+   *  tid. `offset` holds the tid too, so each attempt is a packet of its own. */
+  kReduceCts = 8,
+  /** Reduction parent to child: every byte of contribution `seq` of `context` (also in
+   *  `offset`) is in; the child may reuse its buffer. */
+  kReduceDone = 9,
+  /** Reduction child to parent: the write of contribution `seq` of `context` has been posted
+   *  (`offset`: its tid); from now on its bytes should keep coming. */
+  kReduceStarted = 10,
 };
 
 /** Little-endian header at the start of every transport packet. */
@@ -73,5 +83,17 @@ struct RtsBody {
    *  they all pull through its one link, so each is served that many times slower. */
   uint32_t readers;
 };
+
+/** Payload of a kReduceCts packet after the header: one attempt of a half RDMA write. */
+struct ReduceCtsBody {
+  /** The parent's rCxt the write must name (its packets go through it into the FIFO). */
+  uint32_t rcxt;
+  /** The attempt's transaction id: newer than any the rCxt has seen. */
+  uint32_t tid;
+  /** Bytes [base, base + len) of the contribution to write. */
+  uint64_t base;
+  uint64_t len;
+};
+static_assert(sizeof(ReduceCtsBody) == 24, "reduce clear-to-send layout");
 
 }  // namespace nicsim::ulp

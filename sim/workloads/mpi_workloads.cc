@@ -109,6 +109,7 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
     sum.multicast_bcasts += s.multicast_bcasts;
     sum.multicast_barriers += s.multicast_barriers;
     sum.multicast_groups += s.multicast_groups;
+    sum.half_rdma_reductions += s.half_rdma_reductions;
   }
   return {{"eager_sends", sum.eager_sends},
           {"rendezvous_sends", sum.rendezvous_sends},
@@ -118,7 +119,8 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
           {"zero_copy_receives", sum.zero_copy_receives},
           {"multicast_bcasts", sum.multicast_bcasts},
           {"multicast_barriers", sum.multicast_barriers},
-          {"multicast_groups", sum.multicast_groups}};
+          {"multicast_groups", sum.multicast_groups},
+          {"half_rdma_reductions", sum.half_rdma_reductions}};
 }
 
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {

@@ -127,6 +127,8 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.mcast_slot_bytes",
                                             "mpi.mcast_min_bytes",
                                             "mpi.chain_radix",
+                                            "mpi.reduce",
+                                            "mpi.half_rdma_min_bytes",
                                             "mpi.sizes",
                                             "mpi.iterations",
                                             "mpi.bandwidth_messages",

@@ -28,6 +28,10 @@ void CopyBytes(uint8_t* to, const uint8_t* from, size_t n) {
 
 void Mpi::ReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
                       int root, const Comm& comm) {
+  if (UseHalfRdma(bytes, combine)) {
+    HalfRdmaReduceBytes(in, out, bytes, combine, root, comm);
+    return;
+  }
   const int n = comm.size();
   const uint32_t ctx = CollContext(comm);
   if (!combine.commutative && root != 0) {

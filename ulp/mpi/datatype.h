@@ -234,12 +234,15 @@ inline void Reduce(Op op, Base base, uint8_t* acc, const uint8_t* in, size_t n) 
 struct Combiner {
   std::function<void(uint8_t* acc, const uint8_t* in, size_t bytes)> apply;
   bool commutative = true;
+  /** Bytes of one element `apply` works on; 0: unknown (such a reduction is never split at
+   *  packet boundaries: mpi.reduce=half_rdma leaves it point to point). */
+  size_t element_bytes = 0;
 
   static Combiner Of(Op op, Base base) {
     return Combiner{[op, base](uint8_t* acc, const uint8_t* in, size_t bytes) {
                       Reduce(op, base, acc, in, bytes / BaseSize(base));
                     },
-                    true};
+                    true, BaseSize(base)};
   }
 };
 

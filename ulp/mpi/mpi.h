@@ -72,6 +72,16 @@ enum class CollectiveTransport : uint8_t {
   kChained,
 };
 
+/** How Reduce and Allreduce move each child's contribution to its parent in the tree. */
+enum class ReduceTransport : uint8_t {
+  /** Point to point: the child sends, the parent receives the whole message, then combines. */
+  kPointToPoint,
+  /** Half RDMA (ulp/fifo_reduction.h): the child's adapter reads the contribution from its
+   *  registered buffer, the packets land in the parent's receive FIFO and the parent's CPU
+   *  combines each as it arrives. */
+  kHalfRdma,
+};
+
 struct MpiConfig {
   /** Messages above this many bytes use the rendezvous protocol. */
   uint64_t eager_limit = 64 * 1024;
@@ -83,6 +93,11 @@ struct MpiConfig {
   uint64_t mcast_min_bytes = 8 * 1024;
   /** Chained: children per member in the forwarding tree. */
   uint32_t chain_radix = 2;
+  ReduceTransport reduce = ReduceTransport::kPointToPoint;
+  /** Half RDMA: smaller reductions go point to point (the rendezvous costs a round trip and
+   *  a done notice per contribution). Larger than 16 MiB (one contiguous registered area)
+   *  always go point to point. */
+  uint64_t half_rdma_min_bytes = 32 * 1024;
   /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
    *  bandwidth); 0: copies are free. */
   double copy_ps_per_byte = 0;
@@ -205,6 +220,8 @@ class Mpi {
     uint64_t multicast_bcasts = 0;
     uint64_t multicast_barriers = 0;
     uint64_t multicast_groups = 0;
+    /** Reduce and Allreduce calls whose contributions moved by half RDMA (mpi.reduce). */
+    uint64_t half_rdma_reductions = 0;
   };
   const Stats& stats() const { return stats_; }
   /**
@@ -316,6 +333,12 @@ class Mpi {
   /** Bcast of `bytes` through the communicator's group, in slot-sized messages. */
   void MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm);
   void MulticastBarrier(const Comm& comm);
+  /** True if ReduceBytes of `bytes` with `combine` goes by half RDMA (the same on every rank). */
+  bool UseHalfRdma(size_t bytes, const Combiner& combine) const;
+  /** ReduceBytes over the binomial tree with each contribution moved by half RDMA
+   *  (collectives_half_rdma.cc). */
+  void HalfRdmaReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
+                           int root, const Comm& comm);
 
 
   int world_rank_;
@@ -341,6 +364,13 @@ class Mpi {
    *  the group's next message (every member counts the same). */
   std::map<uint32_t, bool> mcast_usable_;
   std::map<uint32_t, uint64_t> mcast_epoch_;
+  /** Per communicator (collective context): the number of its next half RDMA reduction
+   *  (every member counts the same), which names the contributions. */
+  std::map<uint32_t, uint32_t> reduce_seq_;
+  /** The accumulator of half RDMA reductions: one contiguous area of task memory the
+   *  adapter reads a contribution from (mapped on first use; 0: not yet). */
+  uint64_t reduce_area_ = 0;
+  uint8_t* reduce_at_ = nullptr;
   /** When the copies this layer made on the rank's CPU are done. */
   ulp::HostCopyTime copies_;
   /** What waits for copies to finish (AfterCopies), and how many wait. */

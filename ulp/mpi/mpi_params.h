@@ -29,7 +29,17 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
             "always uses the group")
       .Int("mpi.chain_radix", &C::chain_radix, 1, 64,
            "MPI, mpi.bcast=chained: children per member in the tree of adapters a group "
-           "message goes down");
+           "message goes down")
+      .Enum("mpi.reduce", &C::reduce,
+            {{ReduceTransport::kPointToPoint, "point_to_point"},
+             {ReduceTransport::kHalfRdma, "half_rdma"}},
+            "MPI: Reduce and Allreduce move each child's contribution to its tree parent point "
+            "to point, or by half RDMA: the child's adapter reads it from its registered "
+            "buffer, the packets land in the parent's receive FIFO and the parent's CPU "
+            "combines each as it arrives (built-in ops only; others stay point to point)")
+      .Size("mpi.half_rdma_min_bytes", &C::half_rdma_min_bytes,
+            "MPI, mpi.reduce=half_rdma: reductions of fewer bytes go point to point (each "
+            "contribution costs a clear-to-send and a done notice); above 16MiB they always do");
   return *decls;
 }
 
