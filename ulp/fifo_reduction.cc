@@ -260,13 +260,7 @@ void FifoReduction::Finish(const Key& key) {
   }
   if (in.len > 0) {
     const auto [src, context, seq] = key;
-    Header h{};
-    h.kind = static_cast<uint8_t>(Kind::kReduceDone);
-    h.src_task = ctx_.config.task;
-    h.seq = seq;
-    h.offset = context;  // the reliable packet's key: (task, kind, seq, offset)
-    h.context = context;
-    packets_.Queue(src, h, nullptr, 0);
+    packets_.SendControl(src, Kind::kReduceDone, seq, context);
   }
   if (!in.on_done) return;
   const uint64_t now = ctx_.host.NowPs();
@@ -383,13 +377,7 @@ void FifoReduction::AnnounceWhenTaken(const Key& key) {
   }
   out.started = true;
   const auto [dest, context, seq] = key;
-  Header h{};
-  h.kind = static_cast<uint8_t>(Kind::kReduceStarted);
-  h.src_task = ctx_.config.task;
-  h.seq = seq;
-  h.offset = context;  // the reliable packet's key: (task, kind, seq, offset)
-  h.context = context;
-  packets_.Queue(dest, h, nullptr, 0);
+  packets_.SendControl(dest, Kind::kReduceStarted, seq, context);
 }
 
 void FifoReduction::CancelSending(const Out& out) {

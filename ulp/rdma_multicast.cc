@@ -24,8 +24,8 @@ bool EpochAfter(uint32_t a, uint32_t b) {
 
 }  // namespace
 
-RdmaMulticast::RdmaMulticast(TransportContext& ctx, ReliableSender& packets)
-    : ctx_(ctx), packets_(packets), copies_(ctx.config.copy_ps_per_byte) {}
+RdmaMulticast::RdmaMulticast(TransportContext& ctx)
+    : ctx_(ctx), copies_(ctx.config.copy_ps_per_byte) {}
 
 RdmaMulticast::~RdmaMulticast() {
   hal::Port& port = ctx_.ports[kPort];
@@ -285,35 +285,53 @@ void RdmaMulticast::Receive(uint32_t id, uint64_t epoch, uint32_t root, uint8_t*
     EndOvertakenSignal(g, slot);
     return;
   }
-  // A signal is not acknowledged: if it does not come, this member asks the root for it.
-  if (len == 0) ArmNack(id, epoch, 0);
+  // A signal is not acknowledged: if it does not come, this member asks the root for it. A
+  // member of a chained group that waits long repeats its acknowledgement of the slot's last
+  // message: having armed the slot for this one, it drops the root's retries of that one as
+  // stale, so a lost acknowledgement would never be answered again.
+  if (len == 0 || g.radix > 0) ArmWait(id, epoch, 0);
 }
 
-void RdmaMulticast::ArmNack(uint32_t id, uint64_t epoch, uint32_t attempt) {
+void RdmaMulticast::ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt) {
+  const Group& waiting = groups_.at(id);
+  // A signal is asked for after a packet timeout; an acknowledgement is repeated only once the
+  // root would have re-sent (its timer allows a microsecond per member), since a member waits
+  // for pieces ahead long before any of them is late.
+  const uint64_t root_wait = ctx_.config.rto_min_ps + waiting.tasks.size() * 1'000'000;
+  const uint64_t base =
+      waiting.expects[Slot(epoch)]->len == 0 ? ctx_.config.rto_ps : root_wait;
   const uint64_t delay =
-      std::min(ctx_.config.rto_ps << std::min<uint32_t>(attempt, 10), ctx_.config.rto_max_ps);
-  ctx_.timers.After(delay, [this, id, epoch, attempt] {
+      std::min(base << std::min<uint32_t>(attempt, 10), ctx_.config.rto_max_ps);
+  ctx_.timers.After(delay, [this, id, epoch, attempt, repeat_ack = delay >= root_wait] {
     auto git = groups_.find(id);
     if (git == groups_.end()) return;
     Group& g = git->second;
-    std::optional<Expect>& e = g.expects[Slot(epoch)];
-    if (!e || e->epoch != epoch || e->nacks != attempt) return;
-    if (e->nacks + 1 == kMcastAttempts) {
-      // The root never re-sent it: the receive stays open and the job stalls, seen as such.
-      ++ctx_.stats.mcast_failed;
+    const uint32_t slot = Slot(epoch);
+    std::optional<Expect>& e = g.expects[slot];
+    if (!e || e->epoch != epoch || e->waits != attempt) return;
+    if (e->waits + 1 == kMcastAttempts) {
+      // The root never re-sent a signal: the receive stays open and the job stalls, seen as
+      // such.
+      if (e->len == 0) ++ctx_.stats.mcast_failed;
       return;
     }
-    ++e->nacks;
-    Header n{};
-    n.kind = static_cast<uint8_t>(Kind::kMcastNack);
-    n.src_task = ctx_.config.task;
-    n.seq = static_cast<uint32_t>(epoch);
-    n.offset = std::min(e->nacks, kMcastAttempts - 1);
-    n.context = id;
-    ++ctx_.stats.mcast_nacks;
-    ctx_.ports[kPort].Send(ctx_.ports.PeerOf(e->root, kPort), reinterpret_cast<const uint8_t*>(&n),
-                           sizeof(n), 0);
-    ArmNack(id, epoch, e->nacks);
+    ++e->waits;
+    if (e->len == 0) {
+      Header n{};
+      n.kind = static_cast<uint8_t>(Kind::kMcastNack);
+      n.src_task = ctx_.config.task;
+      n.seq = static_cast<uint32_t>(epoch);
+      n.offset = std::min(e->waits, kMcastAttempts - 1);
+      n.context = id;
+      ++ctx_.stats.mcast_nacks;
+      ctx_.ports[kPort].Send(ctx_.ports.PeerOf(e->root, kPort),
+                             reinterpret_cast<const uint8_t*>(&n), sizeof(n), 0);
+    }
+    if (repeat_ack && g.radix > 0 && g.consumed[slot] && g.consumed_len[slot] > 0) {
+      ++ctx_.stats.mcast_reacks;
+      SendAck(g, g.consumed_root[slot], *g.consumed[slot]);
+    }
+    ArmWait(id, epoch, e->waits);
   });
 }
 
@@ -383,6 +401,8 @@ void RdmaMulticast::Consume(Group& g, uint32_t slot) {
   }
   g.expects[slot].reset();
   g.consumed[slot] = e.epoch;
+  g.consumed_len[slot] = e.len;
+  g.consumed_root[slot] = g.landed_root[slot];
   ++ctx_.stats.mcast_received;
   // Acknowledged, and handed to the receiver, once the CPU has copied it out.
   AfterCopy(e.len, [this, id = g.id, root = g.landed_root[slot], epoch = e.epoch, len = e.len,
@@ -407,18 +427,14 @@ void RdmaMulticast::AfterCopy(uint64_t bytes, std::function<void()> fn) {
 }
 
 void RdmaMulticast::SendAck(const Group& g, uint32_t root, uint64_t epoch) {
-  // Reliable: a root keeps a slot until every member has acknowledged its message, and a
-  // member of a chained group that has armed the slot for a newer message drops the root's
-  // retries of the older one as stale, so it could not acknowledge it again. `offset` holds
-  // the group too: the reliable sender tells its packets apart by (kind, seq, offset).
   Header a{};
   a.kind = static_cast<uint8_t>(Kind::kMcastAck);
   a.src_task = ctx_.config.task;
   a.seq = static_cast<uint32_t>(epoch);
-  a.offset = g.id;
   a.context = g.id;
   ++ctx_.stats.mcast_acks;
-  packets_.Queue(root, a, nullptr, 0);
+  ctx_.ports[kPort].Send(ctx_.ports.PeerOf(root, kPort), reinterpret_cast<const uint8_t*>(&a),
+                         sizeof(a), 0);
 }
 
 }  // namespace nicsim::ulp

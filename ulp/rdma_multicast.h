@@ -5,8 +5,8 @@
 // area and posts one RDMA write to the broadcast adapter id: the switch replicates the packets,
 // the adapters where the slot's rCxt is held land them, others drop them. Each member that
 // receives the target-side completion copies the message out and acknowledges it to the root
-// by one reliable unicast packet; the root re-sends by unicast RDMA write, with a newer tid, to
-// each member whose acknowledgement has not come by a timeout (selective retry). Members the
+// by one unicast packet; the root re-sends by unicast RDMA write, with a newer tid, to each
+// member whose acknowledgement has not come by a timeout (selective retry). Members the
 // broadcast cannot reach (another window number, the root's own node, a slot at another index
 // or PVO) get unicast writes from the start.
 //
@@ -16,8 +16,9 @@
 // rCxt with a conditional queue of its adapter (SlotType::kRcxtArm) and parks one write per
 // child on that queue, so the landing fires them without the member's host. Acknowledgements
 // and selective retry are the same, except that the root re-sends only to the missing
-// members whose parent is not missing too: a retry that lands on a member fires its parked
-// forwards to the rest of its subtree.
+// members whose parent is not missing too (a retry that lands on a member fires its parked
+// forwards to the rest of its subtree), and that a member waiting long for a message repeats
+// its acknowledgement of the slot's message before (the arming made its retries stale).
 //
 // Message `epoch` of a group uses slot epoch % kMcastSlots, with tids epoch * kMcastAttempts +
 // attempt, so a root has up to kMcastSlots messages in flight and a late copy of an older
@@ -37,7 +38,6 @@
 #include "base/status.h"
 #include "hal/task_host.h"
 #include "ulp/host_copy_time.h"
-#include "ulp/reliable_sender.h"
 #include "ulp/transport_context.h"
 #include "ulp/wire.h"
 
@@ -58,7 +58,7 @@ struct McastAddress {
 
 class RdmaMulticast {
  public:
-  RdmaMulticast(TransportContext& ctx, ReliableSender& packets);
+  explicit RdmaMulticast(TransportContext& ctx);
   ~RdmaMulticast();
   RdmaMulticast(const RdmaMulticast&) = delete;
   RdmaMulticast& operator=(const RdmaMulticast&) = delete;
@@ -121,8 +121,8 @@ class RdmaMulticast {
     uint8_t* out;
     uint64_t len;
     std::function<void()> on_done;
-    /** Times this member asked the root for it (signals only). */
-    uint32_t nacks;
+    /** Times its wait timer fired (a signal: times this member asked the root for it). */
+    uint32_t waits;
   };
   /** Signals a root remembers, to answer members that ask for one again. */
   static constexpr size_t kKeptSignals = 64;
@@ -148,6 +148,9 @@ class RdmaMulticast {
      *  the receive waiting for it. */
     std::array<uint32_t, kMcastSlots> landed_tid{};
     std::array<std::optional<uint64_t>, kMcastSlots> consumed{};
+    /** The length and root of each slot's message last copied out. */
+    std::array<uint64_t, kMcastSlots> consumed_len{};
+    std::array<uint32_t, kMcastSlots> consumed_root{};
     std::array<std::optional<Expect>, kMcastSlots> expects;
     /** The task that sent each slot's last landed message (its completion says). */
     std::array<uint32_t, kMcastSlots> landed_root{};
@@ -172,8 +175,9 @@ class RdmaMulticast {
   /** Posts the broadcast write and the unicast writes of message `epoch`; adds the members
    *  it goes to to `missing` (if given). Returns how many writes it posted. */
   uint32_t PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing);
-  /** A member's timer for a signal it waits for: asks the root again when it fires. */
-  void ArmNack(uint32_t id, uint64_t epoch, uint32_t attempt);
+  /** A member's timer while it waits for message `epoch`: a signal is asked for again, and
+   *  a chained group's member repeats its acknowledgement of the slot's message before. */
+  void ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt);
   /** Posts one write of message `epoch`'s slot to `dest` (a member, or the broadcast id). */
   void PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer dest, uint32_t remote_rcxt,
                  uint64_t remote_pvo, uint32_t attempt);
@@ -207,7 +211,6 @@ class RdmaMulticast {
   void OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt);
 
   TransportContext& ctx_;
-  ReliableSender& packets_;
   HostCopyTime copies_;
   std::map<uint32_t, Group> groups_;
   /** The tid last posted on each source rCxt: it is idle once the adapter holds that tid. */

@@ -32,11 +32,13 @@ void ReliableSender::Queue(uint32_t dest, const Header& h, const uint8_t* data, 
   PumpWindow(dest);
 }
 
-void ReliableSender::SendControl(uint32_t dest, Kind kind, uint32_t seq) {
+void ReliableSender::SendControl(uint32_t dest, Kind kind, uint32_t seq, uint32_t context) {
   Header h{};
   h.kind = static_cast<uint8_t>(kind);
   h.src_task = ctx_.config.task;
   h.seq = seq;
+  h.offset = context;
+  h.context = context;
   Queue(dest, h, nullptr, 0);
 }
 

@@ -39,8 +39,10 @@ class ReliableSender {
   /** Queues a reliable packet (sent when the destination's window allows); a packet with the
    *  same (kind, seq, offset) to `dest` already held is not queued again. */
   void Queue(uint32_t dest, const Header& h, const uint8_t* data, uint32_t len);
-  /** Queues an unsequenced control packet (done, fallback) for message `seq`. */
-  void SendControl(uint32_t dest, Kind kind, uint32_t seq);
+  /** Queues an unsequenced control packet (done, fallback, a group acknowledgement, a
+   *  reduction notice) for message `seq` of `context`; the context goes in `offset` too, so
+   *  the same seq of two contexts are two packets. */
+  void SendControl(uint32_t dest, Kind kind, uint32_t seq, uint32_t context = 0);
   /** Sends packets waiting for `dest` while its window has room. */
   void PumpWindow(uint32_t dest);
   /** An acknowledgement arrived. */

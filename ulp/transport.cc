@@ -42,7 +42,7 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
                   },
                   [this](uint32_t src, uint32_t seq) { receiver_.OnPullAbandoned(src, seq); }}),
       receiver_(context_, puller_),
-      multicast_(context_, packets_),
+      multicast_(context_),
       reduction_(context_, packets_) {
   Reattach();
 }
@@ -128,7 +128,6 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
       sender_.OnControl(h);
       break;
     case Kind::kMcastAck:
-      packets_.Acknowledge(port, h);
       multicast_.OnAck(h);
       break;
     case Kind::kMcastNack:

@@ -91,6 +91,7 @@ struct TransportStats {
   uint64_t mcast_failed = 0;
   uint64_t mcast_chain_writes = 0;
   uint64_t mcast_chain_forwards = 0;
+  uint64_t mcast_reacks = 0;
   uint64_t half_rdma_transfers = 0;
   uint64_t half_rdma_writes = 0;
   uint64_t half_rdma_packets = 0;
@@ -104,7 +105,7 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 34>{{
+    return std::array<CounterField<S>, 35>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -156,6 +157,10 @@ struct TransportStats {
         {"mcast_chain_forwards", &S::mcast_chain_forwards,
          "writes a member of a chained group parked for its adapter to forward a message to "
          "its children when it lands"},
+        {"mcast_reacks", &S::mcast_reacks,
+         "of mcast_acks, acknowledgements a member of a chained group repeated while it "
+         "waited long for the next message in a slot (it drops retries of the slot's message "
+         "before as stale, so a lost acknowledgement is answered no other way)"},
         {"half_rdma_transfers", &S::half_rdma_transfers,
          "reduction contributions a parent took in by half RDMA (mpi.reduce=half_rdma): the "
          "child's adapter reads them from its buffer, the packets land in the parent's FIFO"},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/cluster/mpi_job.h"
+#include "tests/support/link_faults.h"
 #include "tests/ulp/mpi_group_rounds.h"
 
 namespace nicsim::sim {
@@ -26,15 +27,6 @@ MpiJobConfig Config(uint32_t ranks, uint32_t nodes, uint32_t radix) {
   c.mpi.chain_radix = radix;
   c.mpi.mcast_slot_bytes = kSlot;
   return c;
-}
-
-void AddLinkFaults(MpiJobConfig& c, uint32_t adapter, const FaultRates& rates) {
-  FaultRule rule;
-  rule.scope = FaultRule::Scope::kLink;
-  rule.id = adapter;
-  rule.rates = rates;
-  rule.text = "test link faults";
-  c.cluster.fabric.fault_rules.push_back(rule);
 }
 
 std::unique_ptr<MpiJob> Job(const MpiJobConfig& c) {
@@ -70,7 +62,9 @@ TEST(MpiChainedTest, GroupMessagesGoDownATreeOfAdaptersAndLandOnceEach) {
   EXPECT_EQ(s.mcast_unicasts, 0u);
   EXPECT_EQ(s.mcast_retries, 0u);
   EXPECT_EQ(s.mcast_received, messages * 7);
-  EXPECT_EQ(s.mcast_acks, messages * 7);
+  // Each member acknowledged each message once; a member that waited long for a piece
+  // repeated its acknowledgement of the slot's message before.
+  EXPECT_EQ(s.mcast_acks - s.mcast_reacks, messages * 7);
   EXPECT_EQ(job->cluster().fabric().counters().frames_broadcast, 0u);
   for (uint32_t a = 0; a < 8; ++a) {
     const uint64_t own = a == 0 || a == 3 || a == 5 ? 3 : 0;
@@ -84,7 +78,7 @@ TEST(MpiChainedTest, LossOnOneLinkIsRepairedAndTheRestOfTheTreeLandsOnce) {
   MpiJobConfig c = Config(8, 8, 2);
   FaultRates loss;
   loss.loss = 0.1;
-  AddLinkFaults(c, 3, loss);
+  AddLinkFaults(c.cluster, 3, loss);
   auto job = Job(c);
   ASSERT_EQ(BcastRounds(*job, 100'000, {0, 0, 0, 0}), 0);
   const ulp::TransportStats s = Totals(*job);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/cluster/mpi_job.h"
+#include "tests/support/link_faults.h"
 
 namespace nicsim::sim {
 namespace {
@@ -38,15 +39,6 @@ MpiJobConfig Config(uint32_t ranks, uint32_t nodes, mpi::ReduceTransport reduce)
   c.cluster.nodes = nodes;
   c.mpi.reduce = reduce;
   return c;
-}
-
-void AddLinkFaults(MpiJobConfig& c, uint32_t adapter, const FaultRates& rates) {
-  FaultRule rule;
-  rule.scope = FaultRule::Scope::kLink;
-  rule.id = adapter;
-  rule.rates = rates;
-  rule.text = "test link faults";
-  c.cluster.fabric.fault_rules.push_back(rule);
 }
 
 /** What every rank ended with: per rank, the bytes of each reduction's result, in order. */
@@ -190,7 +182,7 @@ TEST(MpiHalfRdmaTest, LossOnOneLinkIsRepairedWithoutCombiningAnyByteTwice) {
   MpiJobConfig c = Config(kRanks, kRanks, mpi::ReduceTransport::kHalfRdma);
   FaultRates rates;
   rates.loss = 0.15;
-  AddLinkFaults(c, 2, rates);
+  AddLinkFaults(c.cluster, 2, rates);
   auto job = Create(c);
   EXPECT_EQ(RunReductions(*job, 2), Expected(kRanks, 2));
   const ulp::TransportStats s = Totals(*job);
@@ -215,7 +207,7 @@ TEST(MpiHalfRdmaTest, ElementsSplitByPacketBoundariesAreCombinedWhole) {
     if (loss > 0) {
       FaultRates rates;
       rates.loss = loss;
-      AddLinkFaults(c, 1, rates);
+      AddLinkFaults(c.cluster, 1, rates);
     }
     auto job = Create(c);
     auto value = [](size_t i, int rank) {
@@ -309,7 +301,7 @@ TEST(MpiHalfRdmaTest, RandomLossDuplicationAndReorderingStillGiveExactResults) {
   rates.loss = 0.05;
   rates.duplicate = 0.05;
   rates.reorder = 0.05;
-  AddLinkFaults(c, static_cast<uint32_t>(seed % kRanks), rates);
+  AddLinkFaults(c.cluster, static_cast<uint32_t>(seed % kRanks), rates);
   auto job = Create(c);
   EXPECT_EQ(RunReductions(*job, 2), Expected(kRanks, 2));
   const ulp::TransportStats s = Totals(*job);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/cluster/mpi_job.h"
+#include "tests/support/link_faults.h"
 #include "tests/ulp/mpi_group_rounds.h"
 
 namespace nicsim::sim {
@@ -25,12 +26,9 @@ std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes, double lossy_link = 
   c.mpi.bcast = mpi::CollectiveTransport::kMulticast;
   c.mpi.mcast_slot_bytes = kSlot;
   if (lossy_link > 0) {
-    FaultRule rule;
-    rule.scope = FaultRule::Scope::kLink;
-    rule.id = lossy_adapter;
-    rule.rates.loss = lossy_link;
-    rule.text = "test link loss";
-    c.cluster.fabric.fault_rules.push_back(rule);
+    FaultRates loss;
+    loss.loss = lossy_link;
+    AddLinkFaults(c.cluster, lossy_adapter, loss);
   }
   Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
   NICSIM_CHECK(job.ok(), "job: %s", job.status().message().c_str());
@@ -151,12 +149,9 @@ TEST(MpiMulticastTest, ARootReusesASlotOnlyOnceItsLastMessageIsAcknowledged) {
     c.cluster.seed = seed;
     c.mpi.bcast = mpi::CollectiveTransport::kMulticast;
     c.mpi.mcast_slot_bytes = kSlot;
-    FaultRule rule;
-    rule.scope = FaultRule::Scope::kLink;
-    rule.id = 3;
-    rule.rates.loss = 0.15;
-    rule.text = "test link loss";
-    c.cluster.fabric.fault_rules.push_back(rule);
+    FaultRates loss;
+    loss.loss = 0.15;
+    AddLinkFaults(c.cluster, 3, loss);
     Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
     ASSERT_TRUE(job.ok()) << job.status().message();
     int wrong = 0;
