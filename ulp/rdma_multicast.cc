@@ -327,13 +327,7 @@ void RdmaMulticast::ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt) {
       ctx_.ports[kPort].Send(ctx_.ports.PeerOf(e->root, kPort),
                              reinterpret_cast<const uint8_t*>(&n), sizeof(n), 0);
     }
-    // Only the oldest message waited for: the root sends in epoch order, so if it is held up
-    // by this member it is waiting for the acknowledgement of that message's slot.
-    const bool oldest = std::none_of(g.expects.begin(), g.expects.end(),
-                                     [epoch](const std::optional<Expect>& o) {
-                                       return o && o->epoch < epoch;
-                                     });
-    if (repeat_ack && oldest && g.radix > 0 && g.consumed[slot] && g.consumed_len[slot] > 0) {
+    if (repeat_ack && g.radix > 0 && g.consumed[slot] && g.consumed_len[slot] > 0) {
       ++ctx_.stats.mcast_reacks;
       SendAck(g, g.consumed_root[slot], *g.consumed[slot]);
     }
