@@ -250,7 +250,7 @@ void FifoReduction::CombineCompleted(In& in, uint64_t begin, uint64_t end) {
   copies_.Copy(ctx_.host.NowPs(), e - b);
 }
 
-void FifoReduction::Finish(const Key& key) {
+void FifoReduction::Finish(Key key) {
   auto it = ins_.find(key);
   In in = std::move(it->second);
   ins_.erase(it);

@@ -142,7 +142,7 @@ class FifoReduction {
   /** Combines the whole elements of `in` that the new bytes [begin, end) completed. */
   void CombineCompleted(In& in, uint64_t begin, uint64_t end);
   /** Every byte combined: tells the child, frees the rCxt, runs on_done after the CPU time. */
-  void Finish(const Key& key);
+  void Finish(Key key);  // by value: callers pass in.key, and Finish erases `in`
   /** Posts the write the newest clear-to-send asks for, if the data is there. */
   void Write(const Key& key, Out& out);
   /** Sends the started notice once the adapter has taken the contribution's first write. */
