@@ -10,30 +10,9 @@
 #include "abi/packet.h"
 #include "abi/rdma.h"
 #include "base/check.h"
+#include "ulp/block_service_message.h"
 
 namespace nicsim::ulp {
-
-/** The service's packets: a request (requester -> manager) and its answer, "done". */
-struct BlockServiceNode::Message {
-  enum Kind : uint8_t { kRequest = 1, kDone = 2 };
-  uint8_t kind;
-  uint8_t reserved[3];
-  /** The sending node. */
-  uint32_t node;
-  uint64_t request;
-  uint32_t block;
-  /** Request: the requester's landing slot, its rCxt and PVO (the data target). */
-  uint32_t slot;
-  uint64_t landing_pvo;
-  uint32_t landing_rcxt;
-  uint32_t reserved2;
-};
-static_assert(sizeof(BlockServiceNode::Message) == 40, "block service packet layout");
-
-namespace {
-/** Tid order that survives wrapping (as the adapter compares them). */
-bool Older(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) < 0; }
-}  // namespace
 
 BlockServiceStats& BlockServiceStats::operator+=(const BlockServiceStats& o) {
   requests += o.requests;
@@ -53,6 +32,14 @@ BlockServiceStats& BlockServiceStats::operator+=(const BlockServiceStats& o) {
   dones_sent += o.dones_sent;
   reads_abandoned += o.reads_abandoned;
   stray_completions += o.stray_completions;
+  landed_before_done += o.landed_before_done;
+  late_landings += o.late_landings;
+  orders_sent += o.orders_sent;
+  duplicate_orders += o.duplicate_orders;
+  fetch_reads += o.fetch_reads;
+  fetch_redrives += o.fetch_redrives;
+  reports_sent += o.reports_sent;
+  duplicate_reports += o.duplicate_reports;
   return *this;
 }
 
@@ -100,10 +87,12 @@ Result<std::unique_ptr<BlockServiceNode>> BlockServiceNode::Create(uint32_t node
     Result<uint32_t> landing = port.AcquireRcxt();
     Result<uint32_t> source = port.AcquireRcxt();
     if (!landing.ok() || !source.ok()) return Status::Error("block service: no free rCxt");
+    n->slot_of_rcxt_[*landing] = i;
     n->landing_rcxts_.push_back(*landing);
     n->entry_.source_rcxts.push_back(*source);
   }
   n->slot_busy_.assign(per_node, false);
+  n->slot_request_.assign(per_node, 0);
   n->waiting_.resize(config.nodes);
   n->source_busy_.assign(config.nodes, std::vector<bool>(config.slots, false));
   n->for_owner_.resize(config.nodes);
@@ -141,7 +130,14 @@ void BlockServiceNode::Receive(const abi::RecvFrameHeader& h, const uint8_t* pay
       ++stats_.stray_completions;  // nothing here cancels a read
       return;
     }
-    OnCompletion(c.rcxt, c.tid, c.length);
+    auto landing = slot_of_rcxt_.find(c.rcxt);
+    if (landing != slot_of_rcxt_.end() && config_.transfer == BlockTransfer::kThirdParty) {
+      OnLanded(landing->second, h.ulp_word);
+    } else if (landing != slot_of_rcxt_.end()) {
+      OnFetchCompletion(landing->second, c.tid);
+    } else {
+      OnCompletion(c.rcxt, c.tid, c.length);
+    }
     return;
   }
   if (h.type != static_cast<uint8_t>(abi::PacketType::kFifo) || h.len_bytes != sizeof(Message)) {
@@ -152,6 +148,8 @@ void BlockServiceNode::Receive(const abi::RecvFrameHeader& h, const uint8_t* pay
   if (m.node >= config_.nodes) return;
   if (m.kind == Message::kRequest) OnRequest(m.node, m);
   if (m.kind == Message::kDone) OnDone(m.node, m.request);
+  if (m.kind == Message::kOrder) OnOrder(m.node, m);
+  if (m.kind == Message::kReport) OnReport(m.node, m.request);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -196,7 +194,11 @@ void BlockServiceNode::Issue(uint32_t manager) {
     const uint64_t request = waiting_[manager].front();
     waiting_[manager].pop_front();
     slot_busy_[slot] = true;
-    outgoing_[request] = Outgoing{queued_blocks_[request], manager, slot, 0};
+    slot_request_[slot] = request;
+    Outgoing& o = outgoing_[request];
+    o.block = queued_blocks_[request];
+    o.manager = manager;
+    o.slot = slot;
     queued_blocks_.erase(request);
     SendRequest(request);
   }
@@ -207,11 +209,13 @@ void BlockServiceNode::SendRequest(uint64_t request) {
   if (it == outgoing_.end()) return;  // its block arrived
   Outgoing& o = it->second;
   if (o.sends == config_.max_tries) {
-    // Given up. The slot stays taken for good: a late transfer may still land in it.
+    // Given up (unless the block came, and only "done" did not). The slot stays taken for
+    // good: a late transfer may still land in it.
     const uint32_t block = o.block;
     const uint32_t manager = o.manager;
+    const bool landed = o.landed;
     outgoing_.erase(it);
-    Abandon(request, block);
+    if (!landed) Abandon(request, block);
     Issue(manager);
     return;
   }
@@ -220,21 +224,35 @@ void BlockServiceNode::SendRequest(uint64_t request) {
   ++stats_.request_packets;
   Message m{};
   m.kind = Message::kRequest;
-  m.node = node_;
   m.request = request;
   m.block = o.block;
   m.slot = o.slot;
-  m.landing_pvo = landing_pvo_ + uint64_t{o.slot} * config_.block_bytes;
-  m.landing_rcxt = landing_rcxts_[o.slot];
-  port_.Send(directory_[o.manager].peer, reinterpret_cast<const uint8_t*>(&m), sizeof(m), 0);
-  // Sent again unless "done" comes first (the manager ignores a copy of a request it is
-  // still serving, and answers one it has finished). Twice the manager's redrive wait: a
+  m.pvo = landing_pvo_ + uint64_t{o.slot} * config_.block_bytes;
+  m.rcxt = landing_rcxts_[o.slot];
+  SendMessage(o.manager, m);
+  ResendLater(request);
+}
+
+void BlockServiceNode::ResendLater(uint64_t request) {
+  // Sent again unless the request moves on first (the manager ignores a copy of a request it
+  // is still serving, and answers one it has finished). Twice the manager's redrive wait: a
   // manager that heard the request redrives its read before the requester asks again.
+  const Outgoing& o = outgoing_.at(request);
   const uint32_t sends = o.sends;
-  After(2 * Wait(sends), [this, request, sends] {
+  const Phase phase = o.phase;
+  After(2 * Wait(sends), [this, request, sends, phase] {
     auto again = outgoing_.find(request);
-    if (again != outgoing_.end() && again->second.sends == sends) SendRequest(request);
+    if (again == outgoing_.end() || again->second.sends != sends || again->second.phase != phase) {
+      return;
+    }
+    if (phase == Phase::kAsking) SendRequest(request);
+    if (phase == Phase::kReporting) SendReport(request);
   });
+}
+
+void BlockServiceNode::SendMessage(uint32_t to, Message& m) {
+  m.node = node_;
+  port_.Send(directory_[to].peer, reinterpret_cast<const uint8_t*>(&m), sizeof(m), 0);
 }
 
 void BlockServiceNode::OnDone(uint32_t manager, uint64_t request) {
@@ -244,16 +262,41 @@ void BlockServiceNode::OnDone(uint32_t manager, uint64_t request) {
     return;
   }
   const Outgoing o = it->second;
+  if (o.phase != Phase::kAsking) {
+    // kFetchOrder: the block came at the read's completion; this ends the report.
+    if (o.phase == Phase::kFetching) ++stats_.duplicate_dones;  // no report was sent yet
+    if (o.phase == Phase::kReporting) outgoing_.erase(it);
+    return;
+  }
   outgoing_.erase(it);
+  // The manager heard the completion, which the requester's adapter sent once every byte was
+  // coherent here: the block is in the slot (if the adapter's own completion record did not
+  // say so already), and no read of this request's can land in the slot any more.
+  if (!o.landed) Deliver(request, o);
+  slot_busy_[o.slot] = false;
+  Issue(o.manager);
+}
+
+void BlockServiceNode::OnLanded(uint32_t slot, uint32_t request_word) {
+  // The manager tags its reads with the request; a read of an earlier request in this slot
+  // (a redrive that lost the race with its completion) lands with another tag.
+  auto it = slot_busy_[slot] ? outgoing_.find(slot_request_[slot]) : outgoing_.end();
+  if (it == outgoing_.end() || static_cast<uint32_t>(it->first) != request_word ||
+      it->second.landed) {
+    ++stats_.late_landings;
+    return;
+  }
+  ++stats_.landed_before_done;
+  it->second.landed = true;
+  Deliver(it->first, it->second);
+}
+
+void BlockServiceNode::Deliver(uint64_t request, const Outgoing& o) {
   ++stats_.blocks_received;
   --open_;
-  // The manager heard the completion, which the requester's adapter sent once every byte was
-  // coherent here: the block is in the slot.
   if (arrived_) {
     arrived_(request, o.block, landing_vaddr_ + uint64_t{o.slot} * config_.block_bytes);
   }
-  slot_busy_[o.slot] = false;
-  Issue(o.manager);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -265,6 +308,7 @@ void BlockServiceNode::OnRequest(uint32_t requester, const Message& m) {
   if (it != managed_.end()) {
     ++stats_.duplicate_requests;
     if (it->second.done) SendDone(key);  // the first "done" was lost
+    if (!it->second.done && it->second.ordered) SendOrder(key);  // the order was lost
     return;
   }
   if (m.block >= config_.blocks || BlockManager(m.block, config_.nodes) != node_ ||
@@ -276,8 +320,8 @@ void BlockServiceNode::OnRequest(uint32_t requester, const Message& m) {
   r.block = m.block;
   r.requester = requester;
   r.slot = m.slot;
-  r.landing_pvo = m.landing_pvo;
-  r.landing_rcxt = m.landing_rcxt;
+  r.landing_pvo = m.pvo;
+  r.landing_rcxt = m.rcxt;
   for_owner_[BlockOwner(m.block, config_.nodes)].push_back(key);
   StartRead(key);
 }
@@ -295,7 +339,11 @@ void BlockServiceNode::StartRead(const ManagedKey& key) {
     queue.pop_front();
     busy[i] = true;
     r.source = static_cast<int32_t>(i);
-    PostRead(next);
+    if (config_.transfer == BlockTransfer::kFetchOrder) {
+      SendOrder(next);
+    } else {
+      PostRead(next);
+    }
   }
 }
 
@@ -353,14 +401,18 @@ void BlockServiceNode::PostRead(const ManagedKey& key) {
   q.tid = r.tid;
   q.length = config_.block_bytes;
   q.remote_pvo = directory_[owner].blocks_pvo + uint64_t{ordinal_[r.block]} * config_.block_bytes;
-  // Only the manager hears of the end: the owner's software is not involved at all, and the
-  // requester learns it from the manager.
-  q.flags = abi::kReqNotifyInitiator;
+  // The owner's software is not involved at all. The manager hears of the end (and frees the
+  // owner's source rCxt); so does the requester, from its own adapter, as soon as the block
+  // is there, but it keeps the slot until the manager's "done" (a redrive may still land).
+  q.flags = abi::kReqNotifyInitiator | abi::kReqNotifyTarget;
   q.third_adapter = directory_[r.requester].peer.adapter;
   q.third_window = directory_[r.requester].peer.window;
   q.third_rcxt = r.landing_rcxt;
   q.third_pvo = r.landing_pvo;
-  port_.Post(abi::SlotType::kThirdPartyRead, directory_[owner].peer, q, r.block);
+  // The tag the requester's completion record carries: which request landed (ids are unique
+  // in their low 32 bits among a requester's open requests).
+  port_.Post(abi::SlotType::kThirdPartyRead, directory_[owner].peer, q,
+             static_cast<uint32_t>(key.second));
   const uint32_t tid = r.tid;
   After(Wait(r.posts), [this, key, tid] {
     auto it = managed_.find(key);
@@ -373,7 +425,7 @@ void BlockServiceNode::PostRead(const ManagedKey& key) {
 
 void BlockServiceNode::OnCompletion(uint32_t rcxt, uint32_t tid, uint32_t length) {
   auto at = by_local_rcxt_.find(rcxt);
-  if (local_rcxts_.count(rcxt) == 0 || Older(next_tid_, tid)) {
+  if (local_rcxts_.count(rcxt) == 0 || abi::TidBefore(next_tid_, tid)) {
     ++stats_.stray_completions;  // no read of this node's could have sent it
     return;
   }
@@ -382,8 +434,8 @@ void BlockServiceNode::OnCompletion(uint32_t rcxt, uint32_t tid, uint32_t length
   // latest (every post moves the same bytes to the same slot). A tid before that range is
   // a post completing after its request was done: it landed the same bytes again, into a
   // slot whose next request's tids are all newer.
-  if (at == by_local_rcxt_.end() || Older(tid, managed_.at(at->second).first_tid) ||
-      Older(managed_.at(at->second).tid, tid)) {
+  if (at == by_local_rcxt_.end() || abi::TidBefore(tid, managed_.at(at->second).first_tid) ||
+      abi::TidBefore(managed_.at(at->second).tid, tid)) {
     ++stats_.late_completions;
     return;
   }
@@ -402,11 +454,10 @@ void BlockServiceNode::SendDone(const ManagedKey& key) {
   ++stats_.dones_sent;
   Message m{};
   m.kind = Message::kDone;
-  m.node = node_;
   m.request = key.second;
   m.block = r.block;
   m.slot = r.slot;
-  port_.Send(directory_[r.requester].peer, reinterpret_cast<const uint8_t*>(&m), sizeof(m), 0);
+  SendMessage(r.requester, m);
 }
 
 }  // namespace nicsim::ulp

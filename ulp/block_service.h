@@ -12,6 +12,11 @@
 // whose completion has not come with a newer tid. Every rCxt a manager's reads touch (its own,
 // the owner's source rCxts and the requester's landing rCxts) is set aside for that manager
 // alone, so the manager's one tid counter keeps each of them rising.
+//
+// The point-to-point way to do the same (BlockTransfer::kFetchOrder, for comparison): the
+// manager answers a request with an order naming where the block is and the tids to use; the
+// requester reads the block from the owner itself, then reports to the manager, which
+// answers "done". One more handshake per block, and the requester's software takes part twice.
 #pragma once
 
 #include <algorithm>
@@ -31,8 +36,17 @@
 
 namespace nicsim::ulp {
 
+/** How a block gets from its owner to its requester. */
+enum class BlockTransfer : uint8_t {
+  /** The manager posts a third-party read; the completion comes to the manager. */
+  kThirdParty,
+  /** The manager orders the requester to read the block from the owner itself. */
+  kFetchOrder,
+};
+
 /** The service's shape: the same on every node. */
 struct BlockServiceConfig {
+  BlockTransfer transfer = BlockTransfer::kThirdParty;
   uint32_t nodes = 3;
   uint32_t blocks = 64;
   uint32_t block_bytes = 64 << 10;
@@ -104,6 +118,22 @@ struct BlockServiceStats {
   uint64_t reads_abandoned = 0;
   /** Completion records that no read of this node's could have sent (an error). */
   uint64_t stray_completions = 0;
+  /** Requester (kThirdParty): blocks delivered at its own adapter's completion record, before
+   *  the manager's "done"; records of an earlier request's read landing in the slot. */
+  uint64_t landed_before_done = 0;
+  uint64_t late_landings = 0;
+  // kFetchOrder only.
+  /** Manager: orders sent (first answers and answers to resent requests). */
+  uint64_t orders_sent = 0;
+  /** Requester: orders for requests already past asking (resent or duplicated). */
+  uint64_t duplicate_orders = 0;
+  /** Requester: reads posted to owners (first posts and redrives), and the redrives. */
+  uint64_t fetch_reads = 0;
+  uint64_t fetch_redrives = 0;
+  /** Requester: reports sent to managers ("fetched"), first sends and resends. */
+  uint64_t reports_sent = 0;
+  /** Manager: reports heard for requests already done (the first "done" was lost). */
+  uint64_t duplicate_reports = 0;
 
   BlockServiceStats& operator+=(const BlockServiceStats& o);
 };
@@ -144,18 +174,33 @@ class BlockServiceNode {
  private:
   BlockServiceNode(uint32_t node, const BlockServiceConfig& config, hal::TaskHost& host,
                    hal::Port& port);
+  /** Where a request is, as its requester sees it (kFetchOrder goes through all three;
+   *  kThirdParty stays asking until "done"). */
+  enum class Phase : uint8_t { kAsking, kFetching, kReporting };
   /** A request as its requester tracks it. */
   struct Outgoing {
     uint32_t block = 0;
     uint32_t manager = 0;
     uint32_t slot = 0;
+    /** Packets sent in the current phase (requests, then reports), reads posted. */
     uint32_t sends = 0;
+    uint32_t reads = 0;
+    Phase phase = Phase::kAsking;
+    /** kThirdParty: the block landed and was delivered; the slot waits for "done". */
+    bool landed = false;
+    /** kFetchOrder: what the order said (the owner's source rCxt and block PVO, the first
+     *  of the tids set aside for this request's reads). */
+    uint32_t source_rcxt = 0;
+    uint64_t source_pvo = 0;
+    uint32_t first_tid = 0;
   };
   /** A request as its manager tracks it. */
   struct Managed {
     bool done = false;
     /** Given up after max_tries posts (a copy of the request is then ignored). */
     bool abandoned = false;
+    /** kFetchOrder: an order was sent (a copy of the request gets it again). */
+    bool ordered = false;
     uint32_t block = 0;
     uint32_t requester = 0;
     uint32_t slot = 0;
@@ -180,6 +225,17 @@ class BlockServiceNode {
   void Abandon(uint64_t request, uint32_t block);
   void SendRequest(uint64_t request);
   void OnDone(uint32_t manager, uint64_t request);
+  /** kThirdParty: the requester's adapter says a read tagged `request_word` landed in `slot`. */
+  void OnLanded(uint32_t slot, uint32_t request_word);
+  /** Hands the block in the request's slot over (counted). */
+  void Deliver(uint64_t request, const Outgoing& o);
+  /** Resends the packet of the request's phase after Wait(sends) unless it moved on. */
+  void ResendLater(uint64_t request);
+  // Requester, kFetchOrder (block_service_fetch.cc).
+  void OnOrder(uint32_t manager, const Message& m);
+  void PostFetch(uint64_t request);
+  void OnFetchCompletion(uint32_t slot, uint32_t tid);
+  void SendReport(uint64_t request);
   // Manager.
   void OnRequest(uint32_t requester, const Message& m);
   void StartRead(const ManagedKey& key);
@@ -190,6 +246,11 @@ class BlockServiceNode {
   /** A read is done or given up: its rCxts and the owner's source rCxt go back to work. */
   void FinishRead(Managed& r);
   void SendDone(const ManagedKey& key);
+  // Manager, kFetchOrder (block_service_fetch.cc).
+  void SendOrder(const ManagedKey& key);
+  void OnReport(uint32_t requester, uint64_t request);
+  /** Sends `m` (kind, request and the rest filled by the caller) to node `to`. */
+  void SendMessage(uint32_t to, Message& m);
   /**
    * How long to wait after try `tries` (1 = the first) before the next: the timeout, doubled
    * for each try before, up to kMaxBackoffShift times. A timeout shorter than a transfer
@@ -220,7 +281,11 @@ class BlockServiceNode {
   uint64_t landing_vaddr_ = 0;
   uint64_t landing_pvo_ = 0;
   std::vector<uint32_t> landing_rcxts_;
+  /** kFetchOrder: landing rCxt -> slot (completions of the requester's reads name it). */
+  std::map<uint32_t, uint32_t> slot_of_rcxt_;
   std::vector<bool> slot_busy_;
+  /** Per slot: the request holding it (while busy). */
+  std::vector<uint64_t> slot_request_;
   std::vector<std::deque<uint64_t>> waiting_;  // per manager: requests for a free slot
   std::map<uint64_t, Outgoing> outgoing_;
   std::map<uint64_t, uint32_t> queued_blocks_;  // requests waiting for a slot: their blocks

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,7 @@ uint64_t RoundUp(uint64_t bytes, uint64_t to) { return (bytes + to - 1) / to * t
 
 ulp::BlockServiceConfig ServiceConfig(const DlmBlocksConfig& c, uint32_t nodes) {
   ulp::BlockServiceConfig s;
+  s.transfer = c.transfer;
   s.nodes = nodes;
   s.blocks = c.blocks;
   s.block_bytes = static_cast<uint32_t>(c.block_size);
@@ -86,6 +88,7 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
   uint64_t finished = 0;
   const uint64_t start_ps = cluster.events().now_ps();
   uint64_t end_ps = start_ps;
+  uint64_t waited_ps = 0;  // summed over arrivals: every request is made at start_ps
   for (uint32_t n = 0; n < nodes; ++n) {
     hal::TaskHost& host = *hosts[n];
     services[n]->Start(
@@ -96,6 +99,7 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
           ledger.Arrived(request, intact, service.block_bytes, out);
           ++finished;
           end_ps = cluster.events().now_ps();
+          waited_ps += end_ps - start_ps;
         },
         [&](uint64_t, uint32_t) { ++finished; });
   }
@@ -123,16 +127,36 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
   }
   const double seconds = static_cast<double>(end_ps - start_ps) * 1e-12;
   const double mbps = seconds > 0 ? static_cast<double>(out.bytes_delivered) / seconds / 1e6 : 0;
+  const bool third_party = config.transfer == ulp::BlockTransfer::kThirdParty;
+  // Packets per block besides its data: the software's (requests, orders, reports, dones),
+  // the read requests, and with third-party reads the completion the requester's adapter
+  // sends to the manager (a plain read completes where it was posted).
+  const uint64_t reads = total.third_party_reads + total.fetch_reads;
+  const uint64_t software_packets =
+      total.request_packets + total.orders_sent + total.reports_sent + total.dones_sent;
+  const uint64_t remote_completions = third_party ? total.completions : 0;
+  const uint64_t control_packets = software_packets + reads + remote_completions;
+  // Times some node's software was woken per block: every software packet is received by
+  // software, and so is every completion record (the manager's, or the requester's own).
+  const uint64_t local_completions = total.landed_before_done + total.late_landings +
+                                     (third_party ? 0 : total.blocks_received);
+  const uint64_t handlings = software_packets + remote_completions + local_completions;
+  const double blocks = std::max<double>(1, static_cast<double>(ledger.delivered()));
+  const double mean_wait_us =
+      static_cast<double>(waited_ps) * 1e-6 / std::max<double>(1, static_cast<double>(finished));
   // A design where the manager tells the requester to fetch the block itself sends one more
   // message per block (the manager's "fetch it from the owner"): third-party RDMA saves it.
-  const uint64_t fetch_orders_saved = ledger.delivered();
+  const uint64_t fetch_orders_saved = third_party ? ledger.delivered() : 0;
   out.table = fmt::format(
-      "{:>8}  {:>8}  {:>11}  {:>8}  {:>11}  {:>12}  {:>14}\n"
-      "{:>8}  {:>8}  {:>11}  {:>8}  {:>11}  {:>12}  {:>14.1f}\n",
-      "requests", "blocks", "third_party", "redrives", "completions", "bytes_moved",
-      "bandwidth_MB/s", config.requests, ledger.delivered(), total.third_party_reads,
-      total.redrives, total.completions, total.bytes_moved, mbps);
+      "{:>11}  {:>8}  {:>8}  {:>8}  {:>8}  {:>16}  {:>17}  {:>12}  {:>14}\n"
+      "{:>11}  {:>8}  {:>8}  {:>8}  {:>8}  {:>16.2f}  {:>17.2f}  {:>12.1f}  {:>14.1f}\n",
+      "transfer", "requests", "blocks", "reads", "redrives", "packets_per_block",
+      "wakeups_per_block", "mean_wait_us", "bandwidth_MB/s",
+      third_party ? "third_party" : "fetch_order", config.requests, ledger.delivered(), reads,
+      total.redrives + total.fetch_redrives, static_cast<double>(control_packets) / blocks,
+      static_cast<double>(handlings) / blocks, mean_wait_us, mbps);
   out.results = {{"workload", "dlm_blocks"},
+                 {"transfer", third_party ? "third_party" : "fetch_order"},
                  {"nodes", nodes},
                  {"blocks", config.blocks},
                  {"block_bytes", service.block_bytes},
@@ -146,13 +170,24 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
                  {"third_party_reads", total.third_party_reads},
                  {"redrives", total.redrives},
                  {"reads_abandoned", total.reads_abandoned},
-                 {"completions_at_managers", total.completions},
+                 {"completions_at_managers", third_party ? total.completions : 0},
                  {"early_completions", total.early_completions},
                  {"late_completions", total.late_completions},
                  {"stray_completions", total.stray_completions},
+                 {"landed_before_done", total.landed_before_done},
+                 {"late_landings", total.late_landings},
                  {"dones_sent", total.dones_sent},
+                 {"orders_sent", total.orders_sent},
+                 {"duplicate_orders", total.duplicate_orders},
+                 {"fetch_reads", total.fetch_reads},
+                 {"fetch_redrives", total.fetch_redrives},
+                 {"reports_sent", total.reports_sent},
+                 {"duplicate_reports", total.duplicate_reports},
                  {"bytes_moved", total.bytes_moved},
                  {"fetch_orders_saved", fetch_orders_saved},
+                 {"control_packets", control_packets},
+                 {"software_wakeups", handlings},
+                 {"mean_wait_us", mean_wait_us},
                  {"bandwidth_mbps", mbps}};
   return out;
 }

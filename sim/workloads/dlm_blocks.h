@@ -6,11 +6,13 @@
 #include <cstdint>
 
 #include "sim/workloads/workload.h"
+#include "ulp/block_service.h"
 
 namespace nicsim::sim {
 
 /** The block service's shape and load (ulp::BlockServiceConfig plus the requests). */
 struct DlmBlocksConfig {
+  ulp::BlockTransfer transfer = ulp::BlockTransfer::kThirdParty;
   uint32_t blocks = 64;
   uint64_t block_size = 64 << 10;
   uint64_t requests = 200;

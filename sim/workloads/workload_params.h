@@ -79,7 +79,13 @@ inline const ParamDecls<RdmaSweepConfig>& RdmaSweepParams() {
 inline const ParamDecls<DlmBlocksConfig>& DlmBlocksParams() {
   using C = DlmBlocksConfig;
   static const auto* decls = &(new ParamDecls<C>())
-      ->Int("dlm.blocks", &C::blocks, 1, 1000000,
+      ->Enum("dlm.transfer", &C::transfer,
+             {{ulp::BlockTransfer::kThirdParty, "third_party"},
+              {ulp::BlockTransfer::kFetchOrder, "fetch_order"}},
+             "dlm_blocks: how a block moves: the manager posts a third-party RDMA read from "
+             "the owner into the requester, or (point to point, for comparison) orders the "
+             "requester to read it from the owner and report back")
+      .Int("dlm.blocks", &C::blocks, 1, 1000000,
             "dlm_blocks: blocks in the service; block b is managed by node b % nodes and owned "
             "by another node")
       .Size("dlm.block_size", &C::block_size,
@@ -93,12 +99,12 @@ inline const ParamDecls<DlmBlocksConfig>& DlmBlocksParams() {
            "dlm_blocks: landing slots each node sets aside per manager (its requests in "
            "flight to that manager), and source rCxts each owner sets aside per manager")
       .Duration("dlm.timeout", &C::timeout_ps,
-                "dlm_blocks: a manager redrives a third-party read (newer tid) when its "
-                "completion has not come in this time; a requester resends its request after "
-                "twice this; each later wait doubles, up to 32 times")
+                "dlm_blocks: a manager (fetch_order: a requester) redrives a read (newer "
+                "tid) when its completion has not come in this time; a requester resends its "
+                "request after twice this; each later wait doubles, up to 32 times")
       .Range(1000, kMaxDurationPs)
       .Int("dlm.max_tries", &C::max_tries, 1, 100000,
-           "dlm_blocks: third-party reads a manager posts per request, and request packets a "
+           "dlm_blocks: reads posted per request, and request (or report) packets a "
            "requester sends, before giving up (the run then fails)");
   return *decls;
 }

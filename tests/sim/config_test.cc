@@ -145,6 +145,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "rdma.sizes",
                                             "rdma.iterations",
                                             "rdma.page",
+                                            "dlm.transfer",
                                             "dlm.blocks",
                                             "dlm.block_size",
                                             "dlm.requests",
