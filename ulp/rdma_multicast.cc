@@ -134,6 +134,9 @@ void RdmaMulticast::PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer 
   r.remote_pvo = remote_pvo + slot * g.slot_bytes;
   r.flags = abi::kReqNotifyTarget;
   posted_tid_[r.local_rcxt] = r.tid;
+  writes_done_ps_ = std::max(writes_done_ps_, ctx_.host.NowPs()) +
+                    static_cast<uint64_t>(static_cast<double>(len) *
+                                          ctx_.config.rdma_timeout_ps_per_byte);
   // The completion at each member carries the root's task in its upper-layer word.
   ctx_.ports[kPort].Post(abi::SlotType::kRdmaWrite, dest, r, ctx_.config.task);
 }
@@ -162,7 +165,7 @@ void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
   if (git == groups_.end() || git->second.flights.count(epoch) == 0) return;
   Group& g = git->second;
   Flight& f = g.flights.at(epoch);
-  f.writes = PostAll(g, epoch, f.len, &f.missing);
+  PostAll(g, epoch, f.len, &f.missing);
   if (f.missing.empty()) {
     std::function<void()> done = std::move(f.on_done);
     g.flights.erase(epoch);
@@ -172,8 +175,8 @@ void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
   ArmTimer(id, epoch, 0);
 }
 
-uint32_t RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len,
-                                std::set<uint32_t>* missing) {
+void RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len,
+                            std::set<uint32_t>* missing) {
   if (g.radix > 0) {
     if (missing != nullptr) {
       for (uint32_t task : g.tasks) {
@@ -182,12 +185,10 @@ uint32_t RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len,
     }
     ++ctx_.stats.mcast_sends;
     PostToChildren(g, epoch, len);
-    // A message reaches the last leaf after each level's writes left one after another.
-    return g.radix * Depth(g);
+    return;
   }
   const uint32_t slot = Slot(epoch);
   bool broadcast = false;
-  uint32_t writes = 0;
   for (size_t m = 0; m < g.tasks.size(); ++m) {
     if (g.tasks[m] == ctx_.config.task) continue;
     if (missing != nullptr) missing->insert(g.tasks[m]);
@@ -196,36 +197,38 @@ uint32_t RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len,
       continue;
     }
     ++ctx_.stats.mcast_unicasts;
-    ++writes;
     PostWrite(g, epoch, len, ctx_.ports.PeerOf(g.tasks[m], kPort), g.addresses[m].rcxt[slot],
               g.addresses[m].pvo, 0);
   }
   ++ctx_.stats.mcast_sends;
   if (broadcast) {
-    ++writes;
     const hal::Peer all{abi::kBroadcastAdapter, ctx_.ports[kPort].self().window};
     PostWrite(g, epoch, len, all, g.self.rcxt[slot], g.self.pvo, 0);
   }
-  return writes;
 }
 
 void RdmaMulticast::ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt) {
   const Group& g = groups_.at(id);
-  const Flight& f = g.flights.at(epoch);
-  // Acknowledgements reach the root one after another: allow a microsecond per member on top
-  // of the shortest packet timeout and the time of every write the message took (they leave
-  // one after another) at the RDMA pace, behind the writes of the messages still in flight
-  // ahead of it. A retry goes to the few members that missed a message, not to the fabric at
-  // large, so the wait only doubles twice (a member on a lossy link is re-sent to often, not
-  // after ever longer waits).
-  uint64_t bytes = 0;
-  for (const auto& [sent, flight] : g.flights) {
-    if (sent <= epoch) bytes += flight.len;
+  // The message's writes leave after every write this task posted before them (other
+  // messages', and retries: counting only this group's messages ahead, and capping the wait,
+  // had a root re-send to every member while its first writes were still queued, and the
+  // re-sends queued ahead of the next messages stalled the job). Then acknowledgements reach
+  // the root one after another: a microsecond per member on top of the shortest packet
+  // timeout. A retry goes to the few members that missed a message, not to the fabric at
+  // large, so that part only doubles twice (a member on a lossy link is re-sent to often,
+  // not after ever longer waits).
+  const uint64_t now = ctx_.host.NowPs();
+  uint64_t queued = writes_done_ps_ > now ? writes_done_ps_ - now : 0;
+  if (g.radix > 0 && Depth(g) > 1) {
+    // Chained: the last leaf has it once every level below the root's children forwarded
+    // it, each member's writes one after another.
+    const uint64_t len = g.flights.at(epoch).len;
+    queued += static_cast<uint64_t>(static_cast<double>(len) * (Depth(g) - 1) * g.radix *
+                                    ctx_.config.rdma_timeout_ps_per_byte);
   }
-  const uint64_t base = ctx_.config.rto_min_ps + g.tasks.size() * 1'000'000 +
-                        static_cast<uint64_t>(static_cast<double>(bytes) * std::max(f.writes, 1u) *
-                                              ctx_.config.rdma_timeout_ps_per_byte);
-  const uint64_t delay = std::min(base << std::min<uint32_t>(attempt, 2), ctx_.config.rto_max_ps);
+  const uint64_t acks = ctx_.config.rto_min_ps + g.tasks.size() * 1'000'000;
+  const uint64_t delay =
+      queued + std::min(acks << std::min<uint32_t>(attempt, 2), ctx_.config.rto_max_ps);
   ctx_.timers.After(delay, [this, id, epoch, attempt] { OnTimeout(id, epoch, attempt); });
 }
 

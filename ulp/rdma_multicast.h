@@ -128,9 +128,6 @@ class RdmaMulticast {
   static constexpr size_t kKeptSignals = 64;
   struct Flight {
     uint64_t len = 0;
-    /** Writes the first send posted (the broadcast and the unicasts), which leave one after
-     *  another through the root's link; chained: the writes of every level of the tree. */
-    uint32_t writes = 0;
     std::set<uint32_t> missing;
     uint32_t attempt = 0;
     std::function<void()> on_done;
@@ -173,8 +170,8 @@ class RdmaMulticast {
   /** Posts message `epoch`'s writes (its source slot is written) and arms its timer. */
   void Start(uint32_t id, uint64_t epoch);
   /** Posts the broadcast write and the unicast writes of message `epoch`; adds the members
-   *  it goes to to `missing` (if given). Returns how many writes it posted. */
-  uint32_t PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing);
+   *  it goes to to `missing` (if given). */
+  void PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing);
   /** A member's timer while it waits for message `epoch`: a signal is asked for again, and
    *  a chained group's member repeats its acknowledgement of the slot's message before. */
   void ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt);
@@ -189,8 +186,8 @@ class RdmaMulticast {
   size_t Parent(const Group& g, size_t member) const;
   /** Levels of the tree below the root. */
   uint32_t Depth(const Group& g) const;
-  /** Root: writes message `epoch` to the root's children. Returns the writes posted. */
-  uint32_t PostToChildren(Group& g, uint64_t epoch, uint64_t len);
+  /** Root: writes message `epoch` to the root's children. */
+  void PostToChildren(Group& g, uint64_t epoch, uint64_t len);
   /** Member: arms `epoch`'s landing slot and parks its forwards to this member's children. */
   void ParkForwards(Group& g, uint64_t epoch, uint32_t root, uint64_t len);
   size_t MemberOf(const Group& g, uint32_t task) const;
@@ -215,6 +212,9 @@ class RdmaMulticast {
   std::map<uint32_t, Group> groups_;
   /** The tid last posted on each source rCxt: it is idle once the adapter holds that tid. */
   std::map<uint32_t, uint32_t> posted_tid_;
+  /** When the writes this task has posted (first sends and retries, every group) will have
+   *  left its adapter, at the RDMA timeout's pace: a message's wait starts after them. */
+  uint64_t writes_done_ps_ = 0;
   /** Slot rCxt reference -> (group, slot). */
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> slot_of_;
 };

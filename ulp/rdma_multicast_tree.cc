@@ -66,7 +66,7 @@ uint32_t RdmaMulticast::Depth(const Group& g) const {
   return depth;
 }
 
-uint32_t RdmaMulticast::PostToChildren(Group& g, uint64_t epoch, uint64_t len) {
+void RdmaMulticast::PostToChildren(Group& g, uint64_t epoch, uint64_t len) {
   const uint32_t slot = Slot(epoch);
   const std::vector<size_t> children = Children(g, MemberOf(g, ctx_.config.task),
                                                 MemberOf(g, ctx_.config.task));
@@ -75,7 +75,6 @@ uint32_t RdmaMulticast::PostToChildren(Group& g, uint64_t epoch, uint64_t len) {
     PostWrite(g, epoch, len, ctx_.ports.PeerOf(g.tasks[c], kPort), g.addresses[c].rcxt[slot],
               g.addresses[c].pvo, 0);
   }
-  return static_cast<uint32_t>(children.size());
 }
 
 void RdmaMulticast::ParkForwards(Group& g, uint64_t epoch, uint32_t root, uint64_t len) {

@@ -19,12 +19,12 @@ namespace {
 constexpr uint64_t kSlot = 16 * 1024;
 
 std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes, double lossy_link = 0,
-                            uint32_t lossy_adapter = 0) {
+                            uint32_t lossy_adapter = 0, uint64_t slot = kSlot) {
   MpiJobConfig c;
   c.ranks = ranks;
   c.cluster.nodes = nodes;
   c.mpi.bcast = mpi::CollectiveTransport::kMulticast;
-  c.mpi.mcast_slot_bytes = kSlot;
+  c.mpi.mcast_slot_bytes = slot;
   if (lossy_link > 0) {
     FaultRates loss;
     loss.loss = lossy_link;
@@ -88,6 +88,21 @@ TEST(MpiMulticastTest, MembersTheBroadcastCannotReachGetUnicastWrites) {
   EXPECT_EQ(s.mcast_unicasts, 2u * 4);
   EXPECT_EQ(s.mcast_received, 2u * 7);
   // The root's timer allows for every write leaving through its link: none is re-sent.
+  EXPECT_EQ(s.mcast_retries, 0u);
+}
+
+TEST(MpiMulticastTest, ARootWithManyUnicastMembersWaitsForItsQueuedWrites) {
+  // 32 ranks on 16 nodes: each 64 KiB group message is one broadcast and 16 unicast writes,
+  // and four messages in flight queue 4.4 MB on the root's link. The root's timer counted
+  // only this group's messages ahead and was capped at rto_max (2 ms): it re-sent to every
+  // member while the first writes were still queued, the re-sends queued ahead of the next
+  // messages, and a 1 MiB Bcast never ended.
+  auto job = Job(32, 16, 0, 0, 64 * 1024);
+  ASSERT_EQ(BcastRounds(*job, 1 << 20, {0}), 0);
+  const ulp::TransportStats s = Totals(*job);
+  EXPECT_EQ(s.mcast_sends, 16u);
+  EXPECT_EQ(s.mcast_unicasts, 16u * 16);
+  EXPECT_EQ(s.mcast_received, 16u * 31);
   EXPECT_EQ(s.mcast_retries, 0u);
 }
 
