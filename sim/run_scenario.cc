@@ -216,7 +216,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   // Let the adapters finish what they started (completion steps after the last delivery).
   RunToQuiet(*cluster);
   // The last sample of host memory: a run over host.touched_limit fails however short it was.
-  if (!cluster->SampleHostMemory() && !result->stalled) {
+  if (!cluster->SampleHostMemory(/*all=*/true) && !result->stalled) {
     result->Stall(Status::Error(fmt::format("at the end of the run (t={}ns): {}",
                                             cluster->events().now_ps() / 1000,
                                             cluster->touched_limit_error().message())));

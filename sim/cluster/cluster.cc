@@ -91,14 +91,18 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   return Result<std::unique_ptr<Cluster>>(std::move(c));
 }
 
-bool Cluster::SampleHostMemory() {
-  uint64_t touched = 0;
-  for (size_t n = 0; n < hosts_.size(); ++n) {
+bool Cluster::SampleHostMemory(bool all) {
+  const auto nodes = static_cast<uint32_t>(hosts_.size());
+  const uint32_t measured = all ? nodes : std::min(nodes, kHostsPerSample);
+  for (uint32_t i = 0; i < measured; ++i) {
+    const uint32_t n = (next_sampled_host_ + i) % nodes;
     HostMemoryUse& use = host_use_[n];
     use.touched_bytes = hosts_[n]->TouchedBytes();
     use.touched_peak_bytes = std::max(use.touched_peak_bytes, use.touched_bytes);
-    touched += use.touched_bytes;
   }
+  next_sampled_host_ = (next_sampled_host_ + measured) % std::max(nodes, 1u);
+  uint64_t touched = 0;
+  for (const HostMemoryUse& use : host_use_) touched += use.touched_bytes;
   touched_peak_bytes_ = std::max(touched_peak_bytes_, touched);
   if (touched > config_.touched_limit_bytes && touched_limit_error_.ok()) {
     touched_limit_error_ =

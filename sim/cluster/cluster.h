@@ -117,13 +117,18 @@ class Cluster {
   uint32_t NodeOf(uint32_t adapter_id) const { return adapter_id / config_.adapters_per_node; }
 
   /**
-   * Measures the host memory each node has touched (HostMemory::TouchedBytes), keeps each
-   * node's peak, and checks the sum against ClusterConfig::touched_limit_bytes: false once it
-   * is over (touched_limit_error() then says by how much, from now on). Run loops call it
-   * every 65,536 events and once at the end, so the peaks are those of these samples and a
-   * run stops at the same event every time it is run with the same seed.
+   * Measures the host memory nodes have touched (HostMemory::TouchedBytes), keeps each
+   * node's peak, and checks the sum of every node's latest measure against
+   * ClusterConfig::touched_limit_bytes: false once it is over (touched_limit_error() then says
+   * by how much, from now on). Run loops call it every 65,536 events, and it measures the
+   * next kHostsPerSample nodes in turn (a measure walks a node's allocated pages: measuring
+   * all of them every time would cost each event in proportion to the nodes); at the end
+   * they call it with `all`. So the peaks are those of these samples and a run stops at the
+   * same event every time it is run with the same seed.
    */
-  bool SampleHostMemory();
+  bool SampleHostMemory(bool all = false);
+  /** Nodes SampleHostMemory measures per call (all of them with `all`). */
+  static constexpr uint32_t kHostsPerSample = 64;
   /** Each node's host memory as of the last SampleHostMemory. */
   const std::vector<HostMemoryUse>& host_memory_use() const { return host_use_; }
   /** The most host memory the nodes had touched together at any sample. */
@@ -217,6 +222,8 @@ class Cluster {
   std::vector<std::unique_ptr<host::HostMemory>> hosts_;
   /** Indexed like hosts_. */
   std::vector<HostMemoryUse> host_use_;
+  /** The node SampleHostMemory measures next. */
+  uint32_t next_sampled_host_ = 0;
   uint64_t touched_peak_bytes_ = 0;
   Status touched_limit_error_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
