@@ -262,14 +262,7 @@ void FifoReduction::Finish(Key key) {
     const auto [src, context, seq] = key;
     packets_.SendControl(src, Kind::kReduceDone, seq, context);
   }
-  if (!in.on_done) return;
-  const uint64_t now = ctx_.host.NowPs();
-  const uint64_t done = copies_.DoneAtPs(now);
-  if (done == now) {
-    in.on_done();
-    return;
-  }
-  ctx_.timers.After(done - now, std::move(in.on_done));
+  if (in.on_done) copies_.Then(ctx_.host.NowPs(), 0, ctx_.timers, std::move(in.on_done));
 }
 
 bool FifoReduction::OnCompletion(const abi::CompletionRecord& c) const {

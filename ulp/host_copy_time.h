@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 namespace nicsim::ulp {
 
@@ -32,6 +33,21 @@ class HostCopyTime {
   }
   /** When the copies made so far are done: `now_ps` if they are. */
   uint64_t DoneAtPs(uint64_t now_ps) const { return std::max(now_ps, busy_until_ps_); }
+
+  /**
+   * Runs `fn` once a copy of `bytes` made at `now_ps` (0: none, only the copies before) is
+   * done: at once if that is now, else through `timers` (anything with After(delay_ps, fn)).
+   * What follows a copy in the layer (a post, a hand-over, a completion) waits for it here.
+   */
+  template <typename Timers, typename Fn>
+  void Then(uint64_t now_ps, uint64_t bytes, Timers& timers, Fn&& fn) {
+    const uint64_t done = bytes > 0 ? Copy(now_ps, bytes) : DoneAtPs(now_ps);
+    if (done == now_ps) {
+      fn();
+      return;
+    }
+    timers.After(done - now_ps, std::forward<Fn>(fn));
+  }
 
  private:
   double ps_per_byte_;

@@ -420,13 +420,7 @@ void RdmaMulticast::AfterCopy(uint64_t bytes, std::function<void()> fn) {
     ++ctx_.stats.host_copies;
     ctx_.stats.host_copy_bytes += bytes;
   }
-  const uint64_t now = ctx_.host.NowPs();
-  const uint64_t done = bytes > 0 ? copies_.Copy(now, bytes) : copies_.DoneAtPs(now);
-  if (done == now) {
-    fn();
-    return;
-  }
-  ctx_.timers.After(done - now, std::move(fn));
+  copies_.Then(ctx_.host.NowPs(), bytes, ctx_.timers, std::move(fn));
 }
 
 void RdmaMulticast::SendAck(const Group& g, uint32_t root, uint64_t epoch) {

@@ -343,12 +343,10 @@ void RdmaPuller::HandOver(uint32_t src, uint32_t seq, std::vector<uint8_t> data)
     return;
   }
   // The CPU copied the bytes out of the landing area: the receiver has them when it is done.
-  const uint64_t now = ctx_.host.NowPs();
-  const uint64_t done = copies_.Copy(now, data.size());
+  const uint64_t len = data.size();
   auto bytes = std::make_shared<std::vector<uint8_t>>(std::move(data));
-  ctx_.timers.After(done - now, [this, src, seq, bytes] {
-    events_.landed(src, seq, std::move(*bytes));
-  });
+  copies_.Then(ctx_.host.NowPs(), len, ctx_.timers,
+               [this, src, seq, bytes] { events_.landed(src, seq, std::move(*bytes)); });
 }
 
 void RdmaPuller::FallBack(uint32_t src, uint32_t seq, Pull* m) {
