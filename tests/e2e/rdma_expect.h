@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "tests/e2e/rdma_harness.h"
 
@@ -73,5 +74,15 @@ inline uint8_t RcxtState(RdmaHarness& h, uint32_t adapter, uint32_t ref) {
 }
 
 constexpr uint8_t State(abi::RcxtState s) { return static_cast<uint8_t>(s); }
+
+/** `len` bytes of `value` (a buffer's expected contents). */
+inline std::vector<uint8_t> Filled(uint64_t len, uint8_t value = kFill) {
+  return std::vector<uint8_t>(len, value);
+}
+
+/** The same PVO with its key bit 0 flipped: no TCE of the registration accepts it. */
+inline uint64_t WrongKey(uint64_t pvo) {
+  return abi::MakePvo(abi::PvoKey(pvo) ^ 1, abi::PvoTable(pvo), abi::PvoOffset(pvo));
+}
 
 }  // namespace nicsim::sim
