@@ -22,7 +22,8 @@ namespace {
 /** Bytes that differ by message and position, so a misplaced byte shows. */
 std::vector<uint8_t> Pattern(size_t size, uint32_t salt) {
   std::vector<uint8_t> v(size);
-  for (size_t i = 0; i < size; ++i) v[i] = static_cast<uint8_t>((i * 131 + salt * 7 + (i >> 8)) & 0xff);
+  for (size_t i = 0; i < size; ++i)
+    v[i] = static_cast<uint8_t>((i * 131 + salt * 7 + (i >> 8)) & 0xff);
   return v;
 }
 
@@ -358,11 +359,15 @@ TEST(PostboxRandomTest, SeededTrafficAmongFourProcessesLosesAndDuplicatesNothing
     for (uint32_t to = 0; to < 4; ++to) check(to);
     EXPECT_EQ(received, sent);
     for (auto& [pair, q] : expect) EXPECT_TRUE(q.empty()) << pair.first << "->" << pair.second;
+    uint64_t waits = 0;
     for (uint32_t i = 0; i < 4; ++i) {
       const SenderStats& s = w.senders[i]->stats();
+      waits += s.quota_waits + s.pool_waits + s.slot_waits;
       EXPECT_EQ(s.blocks_taken, s.blocks_returned);
       for (uint32_t n = 0; n < 2; ++n) EXPECT_EQ(w.senders[i]->FreeBlocks(n), p.pool_blocks);
     }
+    // The sizes are chosen so that senders do run out of slots, quota or blocks and wait.
+    EXPECT_GT(waits, 0u);
   }
 }
 

@@ -20,9 +20,7 @@ struct ProcessId {
   bool operator==(const ProcessId& o) const { return node == o.node && rank == o.rank; }
   bool operator!=(const ProcessId& o) const { return !(*this == o); }
   /** "n<node>.r<rank>", for messages and segment names. */
-  std::string ToString() const {
-    return "n" + std::to_string(node) + ".r" + std::to_string(rank);
-  }
+  std::string ToString() const { return "n" + std::to_string(node) + ".r" + std::to_string(rank); }
 };
 
 /** How many processes each node runs; node count is the vector's length. */
@@ -61,13 +59,13 @@ struct Topology {
   /** Ok if `p` names a process of this topology; `what` says whose id it is. */
   Status Check(ProcessId p, const char* what) const {
     if (p.node >= nodes()) {
-      return Status::Error(std::string("postbox: ") + what + " " + p.ToString() +
-                           ": no node " + std::to_string(p.node) + " (topology has " +
-                           std::to_string(nodes()) + ")");
+      return Status::Error(std::string("postbox: ") + what + " " + p.ToString() + ": no node " +
+                           std::to_string(p.node) + " (topology has " + std::to_string(nodes()) +
+                           ")");
     }
     if (p.rank >= processes_per_node[p.node]) {
-      return Status::Error(std::string("postbox: ") + what + " " + p.ToString() +
-                           ": node " + std::to_string(p.node) + " has only " +
+      return Status::Error(std::string("postbox: ") + what + " " + p.ToString() + ": node " +
+                           std::to_string(p.node) + " has only " +
                            std::to_string(processes_per_node[p.node]) + " processes");
     }
     return Status();

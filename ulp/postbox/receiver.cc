@@ -77,9 +77,8 @@ Status Receiver::TryAttach(Inbound& in) {
   Result<Mapping> m = platform_->Attach(DataSegmentName(in.from, self_.node));
   if (!m.ok()) return Status();  // that process has not sent here yet
   // A segment being made may be visible before it is sized or filled in; try again later.
-  if (m->bytes < sizeof(DataSegmentHeader) ||
-      static_cast<DataSegmentHeader*>(m->base)->magic.load(std::memory_order_acquire) !=
-          kDataMagic) {
+  if (m->bytes < sizeof(DataSegmentHeader) || static_cast<DataSegmentHeader*>(m->base)->magic.load(
+                                                  std::memory_order_acquire) != kDataMagic) {
     platform_->Detach(*m);
     return Status();
   }
@@ -140,9 +139,8 @@ Status Receiver::Drain(Inbound& in, size_t* delivered) {
       ++stats_.inline_received;
     } else if (slot->kind == static_cast<uint32_t>(SlotKind::kPiece)) {
       const bool first = offset == 0;
-      if (slot->block_index >= params_.pool_blocks || piece == 0 ||
-          piece > params_.piece_bytes || total > params_.max_message_bytes ||
-          offset + piece > total || first == in.in_message ||
+      if (slot->block_index >= params_.pool_blocks || piece == 0 || piece > params_.piece_bytes ||
+          total > params_.max_message_bytes || offset + piece > total || first == in.in_message ||
           (!first && (slot->message_id != in.message_id || offset != in.partial.size()))) {
         return Status::Error(who + "malformed piece in slot " + std::to_string(in.next_slot));
       }

@@ -85,7 +85,7 @@ class Receiver {
   Topology topology_;
   ProcessId self_;
   Params params_;
-  std::vector<Inbound> inbound_;                      // by the sender's topology index
+  std::vector<Inbound> inbound_;                       // by the sender's topology index
   std::unordered_map<uint32_t, Mapping> ack_by_node_;  // ACK segments, by sending node
   std::deque<Message> inbox_;
   ReceiverStats stats_;

@@ -129,9 +129,8 @@ inline DataLayout ComputeDataLayout(uint32_t receivers, const Params& params) {
   DataLayout l;
   l.slot_stride = AlignUp(sizeof(PostboxSlot) + params.inline_bytes);
   l.slot_area_offset = AlignUp(sizeof(DataSegmentHeader));
-  l.block_area_offset = AlignUp(l.slot_area_offset + size_t{receivers} *
-                                                         params.slots_per_receiver *
-                                                         l.slot_stride);
+  l.block_area_offset =
+      AlignUp(l.slot_area_offset + size_t{receivers} * params.slots_per_receiver * l.slot_stride);
   l.total_bytes = l.block_area_offset + size_t{params.pool_blocks} * params.piece_bytes;
   return l;
 }
@@ -164,9 +163,9 @@ inline std::string AckSegmentName(uint32_t sender_node, uint32_t receiver_node) 
 /** The slot for (receiver, slot index) in a mapped data segment. */
 inline PostboxSlot* SlotAt(void* base, const DataLayout& l, uint32_t receiver, uint32_t slot,
                            uint32_t slots_per_receiver) {
-  return reinterpret_cast<PostboxSlot*>(
-      static_cast<uint8_t*>(base) + l.slot_area_offset +
-      (size_t{receiver} * slots_per_receiver + slot) * l.slot_stride);
+  return reinterpret_cast<PostboxSlot*>(static_cast<uint8_t*>(base) + l.slot_area_offset +
+                                        (size_t{receiver} * slots_per_receiver + slot) *
+                                            l.slot_stride);
 }
 
 /** The inline bytes that follow a slot. */

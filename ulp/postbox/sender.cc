@@ -64,7 +64,8 @@ Status Sender::MakeAckSegment(Connection& c) {
       // Zero bytes are already valid flags (seq 0 = nothing acknowledged); constructing the
       // atomics only makes that formal.
       auto* slots = static_cast<AckSlot*>(created->base);
-      for (size_t i = 0; i < bytes / sizeof(AckSlot); ++i) new (&slots[i].acked_seq) std::atomic<uint32_t>(0);
+      for (size_t i = 0; i < bytes / sizeof(AckSlot); ++i)
+        new (&slots[i].acked_seq) std::atomic<uint32_t>(0);
       c.ack = *created;
       ++stats_.ack_segments_created;
       return Status();
@@ -146,8 +147,8 @@ Result<SendHandle> Sender::Send(ProcessId to, const void* data, size_t bytes) {
   if (bytes > params_.max_message_bytes) {
     ++stats_.rejected_sends;
     return Status::Error("postbox: message of " + std::to_string(bytes) + " bytes to " +
-                         to.ToString() + " exceeds max_message_bytes=" +
-                         std::to_string(params_.max_message_bytes));
+                         to.ToString() +
+                         " exceeds max_message_bytes=" + std::to_string(params_.max_message_bytes));
   }
   Result<Connection*> c = Connect(to.node);
   if (!c.ok()) {
@@ -264,7 +265,8 @@ size_t Sender::Advance(Connection& c, uint32_t rank) {
       }
     }
     p.waiting_slot = false;
-    PostboxSlot* slot = SlotAt(c.data.base, c.layout, rank, p.next_slot, params_.slots_per_receiver);
+    PostboxSlot* slot =
+        SlotAt(c.data.base, c.layout, rank, p.next_slot, params_.slots_per_receiver);
     const size_t size = m.bytes.size();
     size_t piece = 0;
     if (size <= params_.inline_bytes) {

@@ -109,7 +109,7 @@ class Sender {
     Mapping ack;
     DataLayout layout;
     std::vector<uint32_t> free_blocks;
-    std::vector<uint8_t> block_out;  // 1 while a block is lent to a receiver
+    std::vector<uint8_t> block_out;      // 1 while a block is lent to a receiver
     std::deque<uint32_t> receiver_list;  // ranks, in order of first use of a block
     std::vector<Peer> peers;
   };
