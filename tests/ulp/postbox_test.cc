@@ -200,6 +200,25 @@ TEST(PostboxQuotaTest, ASenderOverQuotaWaitsAndThenCompletesNeverDrops) {
   EXPECT_EQ(w.receiver(b).stats().messages_delivered, 2u);
 }
 
+TEST(PostboxQuotaTest, AReceiverAtQuotaDoesNotHoldUpOthers) {
+  Params p = SmallParams();
+  p.receiver_quota_blocks = 2;
+  World w({1, 2}, p);
+  const ProcessId a{0, 0}, r0{1, 0}, r1{1, 1};
+  const auto big = Pattern(6 * p.piece_bytes, 1);
+  const auto other = Pattern(2 * p.piece_bytes, 2);
+  auto h0 = w.sender(a).Send(r0, big.data(), big.size());
+  auto h1 = w.sender(a).Send(r1, other.data(), other.size());
+  ASSERT_TRUE(h0.ok() && h1.ok());
+  EXPECT_EQ(w.sender(a).State(*h0), SendState::kPending);
+  EXPECT_EQ(w.sender(a).State(*h1), SendState::kPosted);  // the pool had room for r1's share
+  EXPECT_EQ(w.sender(a).BlocksHeldBy(r0), 2u);
+  EXPECT_EQ(w.sender(a).BlocksHeldBy(r1), 2u);
+  ASSERT_TRUE(w.Pump());
+  EXPECT_EQ(w.receiver(r0).Take()->bytes, big);
+  EXPECT_EQ(w.receiver(r1).Take()->bytes, other);
+}
+
 TEST(PostboxReclaimTest, EveryBlockReturnsExactlyOnceAndThePoolIsFullAgain) {
   Params p = SmallParams();
   World w({1, 3}, p);

@@ -17,7 +17,9 @@ struct ProcessId {
   uint32_t node = 0;
   /** Rank of the process on its node (0 .. processes on the node - 1). */
   uint32_t rank = 0;
+  /** Same node and rank. */
   bool operator==(const ProcessId& o) const { return node == o.node && rank == o.rank; }
+  /** Another node or rank. */
   bool operator!=(const ProcessId& o) const { return !(*this == o); }
   /** "n<node>.r<rank>", for messages and segment names. */
   std::string ToString() const { return "n" + std::to_string(node) + ".r" + std::to_string(rank); }

@@ -39,6 +39,7 @@ class Receiver {
   /** A receiver for `self`; checks the topology, the id and the parameters. */
   static Result<std::unique_ptr<Receiver>> Create(Platform* platform, Topology topology,
                                                   ProcessId self, Params params);
+  /** Unmaps the segments it attached. */
   ~Receiver();
   Receiver(const Receiver&) = delete;
   Receiver& operator=(const Receiver&) = delete;

@@ -17,6 +17,9 @@ namespace {
 /** The sequence number after `seq`; 0 is skipped because a fresh slot holds 0. */
 uint32_t NextSeq(uint32_t seq) { return seq + 1 == 0 ? 1 : seq + 1; }
 
+/** Turns of attach-or-create before an ACK segment is given up on. */
+constexpr int kAckAttempts = 64;
+
 }  // namespace
 
 Result<std::unique_ptr<Sender>> Sender::Create(Platform* platform, Topology topology,
@@ -46,7 +49,9 @@ Status Sender::MakeAckSegment(Connection& c) {
   const std::string name = AckSegmentName(self_.node, c.node);
   const size_t bytes =
       AckSegmentBytes(topology_.ProcessesOn(self_.node), topology_.ProcessesOn(c.node), params_);
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  // Between another sender's create and its sizing the segment is visible but empty, and
+  // both calls fail; the window is a few system calls long, so a few turns close it.
+  for (int attempt = 0; attempt < kAckAttempts; ++attempt) {
     Result<Mapping> attached = platform_->Attach(name);
     if (attached.ok()) {
       if (attached->bytes < bytes) {
@@ -163,7 +168,7 @@ Result<SendHandle> Sender::Send(ProcessId to, const void* data, size_t bytes) {
     m.bytes.assign(p, p + bytes);
   }
   (*c)->peers[to.rank].queue.push_back(std::move(m));
-  pending_handles_.emplace(handle, true);
+  pending_handles_.insert(handle);
   ++stats_.messages_accepted;
   Advance(**c, to.rank);
   return handle;

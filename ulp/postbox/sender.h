@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/status.h"
@@ -41,6 +42,7 @@ class Sender {
   /** A sender for `self`; checks the topology, the id and the parameters. */
   static Result<std::unique_ptr<Sender>> Create(Platform* platform, Topology topology,
                                                 ProcessId self, Params params);
+  /** Unmaps its segments; they live on (a receiver may still be reading them). */
   ~Sender();
   Sender(const Sender&) = delete;
   Sender& operator=(const Sender&) = delete;
@@ -130,7 +132,7 @@ class Sender {
   ProcessId self_;
   Params params_;
   std::unordered_map<uint32_t, std::unique_ptr<Connection>> connections_;
-  std::unordered_map<SendHandle, bool> pending_handles_;  // accepted, not yet fully posted
+  std::unordered_set<SendHandle> pending_handles_;  // accepted, not yet fully posted
   SendHandle next_handle_ = 1;
   SenderStats stats_;
 };
