@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// ShmPlatform: POSIX shared-memory objects as postbox segments. Errors from the system calls
+// come back as Status values naming the object and errno's text.
+#include "ulp/postbox/shm_platform.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace nicsim::ulp::postbox {
+
+namespace {
+
+Status SysError(const std::string& what, const std::string& name) {
+  return Status::Error("shm platform: " + what + " " + name + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+ShmPlatform::ShmPlatform(std::string prefix) : prefix_(std::move(prefix)) {}
+
+ShmPlatform::~ShmPlatform() {
+  for (const Mapping& m : mapped_) munmap(m.base, m.bytes);
+  for (const std::string& name : created_) shm_unlink(name.c_str());
+}
+
+std::string ShmPlatform::PrefixForThisProcess() {
+  return "/nicsim-pbx-" + std::to_string(static_cast<long>(getpid())) + "-";
+}
+
+Result<Mapping> ShmPlatform::Create(const std::string& name, size_t bytes) {
+  const std::string full = prefix_ + name;
+  if (bytes == 0) return Status::Error("shm platform: segment " + full + " of 0 bytes");
+  const int fd = shm_open(full.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) return SysError("cannot create", full);
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    Status s = SysError("cannot size", full);
+    close(fd);
+    shm_unlink(full.c_str());
+    return s;
+  }
+  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base == MAP_FAILED) {
+    Status s = SysError("cannot map", full);
+    shm_unlink(full.c_str());
+    return s;
+  }
+  created_.push_back(full);
+  mapped_.push_back({base, bytes});
+  return Mapping{base, bytes};
+}
+
+Result<Mapping> ShmPlatform::Attach(const std::string& name) {
+  const std::string full = prefix_ + name;
+  const int fd = shm_open(full.c_str(), O_RDWR, 0600);
+  if (fd < 0) return SysError("cannot open", full);
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    Status s = SysError("cannot stat", full);
+    close(fd);
+    return s;
+  }
+  if (st.st_size <= 0) {
+    // Its creator has opened it but not sized it yet: not there for our purposes.
+    close(fd);
+    return Status::Error("shm platform: " + full + " is not sized yet");
+  }
+  const auto bytes = static_cast<size_t>(st.st_size);
+  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base == MAP_FAILED) return SysError("cannot map", full);
+  mapped_.push_back({base, bytes});
+  return Mapping{base, bytes};
+}
+
+Status ShmPlatform::Detach(const Mapping& mapping) {
+  auto it = std::find_if(mapped_.begin(), mapped_.end(),
+                         [&](const Mapping& m) { return m.base == mapping.base; });
+  if (it == mapped_.end()) return Status::Error("shm platform: detach of an unknown mapping");
+  munmap(it->base, it->bytes);
+  mapped_.erase(it);
+  return Status();
+}
+
+}  // namespace nicsim::ulp::postbox

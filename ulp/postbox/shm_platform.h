@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// A Platform on POSIX shared memory (shm_open, ftruncate, mmap), so postbox engines in
+// separate processes of one machine can talk. Names carry a prefix so runs do not collide.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ulp/postbox/platform.h"
+
+namespace nicsim::ulp::postbox {
+
+/**
+ * Segments are POSIX shared-memory objects named `prefix` + segment name. Every process of a
+ * run must use the same prefix. The object that created a segment unlinks it when destroyed;
+ * mappings still open elsewhere stay valid until they are unmapped, as POSIX provides.
+ */
+class ShmPlatform : public Platform {
+ public:
+  /** `prefix` must start with '/' and contain no other '/'. */
+  explicit ShmPlatform(std::string prefix);
+  /** Unmaps what this object still has mapped and unlinks the segments it created. */
+  ~ShmPlatform() override;
+  ShmPlatform(const ShmPlatform&) = delete;
+  ShmPlatform& operator=(const ShmPlatform&) = delete;
+
+  /** "/nicsim-pbx-<pid>-": a prefix private to this process and the children it forks. */
+  static std::string PrefixForThisProcess();
+
+  /** shm_open(O_CREAT | O_EXCL), ftruncate to `bytes` (zero-filled), mmap shared. */
+  Result<Mapping> Create(const std::string& name, size_t bytes) override;
+  /** shm_open of an existing object, mapped at its current size; an error while it is 0. */
+  Result<Mapping> Attach(const std::string& name) override;
+  /** munmap of one mapping. */
+  Status Detach(const Mapping& mapping) override;
+
+  /** Full names of the objects this platform created and has not yet unlinked. */
+  const std::vector<std::string>& Created() const { return created_; }
+
+ private:
+  std::string prefix_;
+  std::vector<std::string> created_;
+  std::vector<Mapping> mapped_;
+};
+
+}  // namespace nicsim::ulp::postbox
