@@ -68,15 +68,43 @@ void ReliableSender::Transmit(const PacketKey& key, OutPacket& p) {
   ArmRetransmit(key, p);
 }
 
-void ReliableSender::ArmRetransmit(const PacketKey& key, const OutPacket& p) {
-  const uint32_t generation = p.generation;
-  ctx_.timers.After(p.rto_ps, [this, key, generation] { OnTimeout(key, generation); });
+void ReliableSender::ArmRetransmit(const PacketKey& key, OutPacket& p) {
+  ClearDeadline(p);
+  const uint64_t at = ctx_.host.NowPs() + p.rto_ps;
+  p.deadline = deadlines_.emplace(at, key);
+  p.has_deadline = true;
+  ArmTimer(at);
 }
 
-void ReliableSender::OnTimeout(const PacketKey& key, uint32_t generation) {
-  auto it = packets_.find(key);
-  if (it == packets_.end() || it->second.acked || it->second.generation != generation) return;
-  OutPacket& packet = it->second;
+void ReliableSender::ClearDeadline(OutPacket& p) {
+  if (!p.has_deadline) return;
+  deadlines_.erase(p.deadline);
+  p.has_deadline = false;
+}
+
+void ReliableSender::ArmTimer(uint64_t at_ps) {
+  // A later deadline is served by the timer already set (it re-arms for what is left); only
+  // an earlier one needs a timer of its own.
+  if (at_ps >= timer_at_ps_) return;
+  timer_at_ps_ = at_ps;
+  ctx_.timers.After(at_ps - ctx_.host.NowPs(), [this, at_ps] { OnTimer(at_ps); });
+}
+
+void ReliableSender::OnTimer(uint64_t at_ps) {
+  if (at_ps != timer_at_ps_) return;  // an earlier timer took over, and has run
+  timer_at_ps_ = std::numeric_limits<uint64_t>::max();
+  const uint64_t now = ctx_.host.NowPs();
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    const PacketKey key = deadlines_.begin()->second;
+    auto it = packets_.find(key);
+    ClearDeadline(it->second);
+    OnTimeout(key);
+  }
+  if (!deadlines_.empty()) ArmTimer(deadlines_.begin()->first);
+}
+
+void ReliableSender::OnTimeout(const PacketKey& key) {
+  OutPacket& packet = packets_.at(key);
   if (packet.generation + 1 >= ctx_.config.max_retransmits) {
     events_.unreachable(packet.dest);
     return;
@@ -96,6 +124,7 @@ void ReliableSender::OnAck(const Header& h) {
     // Karn: only packets sent once give a round-trip sample.
     rtt_.Sample(h.src_task, static_cast<double>(ctx_.host.NowPs() - it->second.sent_ps));
   }
+  ClearDeadline(it->second);
   packets_.erase(it);
   uint32_t& flying = in_flight_[h.src_task];
   if (flying > 0) --flying;
@@ -122,6 +151,7 @@ void ReliableSender::DropMessage(uint32_t dest, uint32_t seq) {
     const auto kind = static_cast<Kind>(p->first.kind);
     if (p->first.seq == seq && (kind == Kind::kData || kind == Kind::kRts)) {
       if (p->second.sent && in_flight_[dest] > 0) --in_flight_[dest];
+      ClearDeadline(p->second);
       p = packets_.erase(p);
     } else {
       ++p;
@@ -132,6 +162,7 @@ void ReliableSender::DropMessage(uint32_t dest, uint32_t seq) {
 void ReliableSender::DropDestination(uint32_t dest) {
   for (auto p = packets_.lower_bound(PacketKey{dest, 0, 0, 0});
        p != packets_.end() && p->first.dest == dest;) {
+    ClearDeadline(p->second);
     p = packets_.erase(p);
   }
   waiting_.erase(dest);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -58,6 +59,14 @@ class ReliableSender {
   bool empty() const { return packets_.empty(); }
 
  private:
+  /** Key of an OutPacket: (dest, kind, seq, offset). */
+  struct PacketKey {
+    uint32_t dest;
+    uint8_t kind;
+    uint32_t seq;
+    uint32_t offset;
+    bool operator<(const PacketKey& o) const;
+  };
   /** A packet kept until acknowledged. */
   struct OutPacket {
     uint32_t dest = 0;
@@ -71,20 +80,22 @@ class ReliableSender {
     /** When it was last sent; an ack of a packet sent once is a round-trip sample. */
     uint64_t sent_ps = 0;
     bool retransmitted = false;
-  };
-  /** Key of an OutPacket: (dest, kind, seq, offset). */
-  struct PacketKey {
-    uint32_t dest;
-    uint8_t kind;
-    uint32_t seq;
-    uint32_t offset;
-    bool operator<(const PacketKey& o) const;
+    /** Its entry in deadlines_ while it is in flight. */
+    std::multimap<uint64_t, PacketKey>::iterator deadline;
+    bool has_deadline = false;
   };
 
   void Transmit(const PacketKey& key, OutPacket& p);
-  void ArmRetransmit(const PacketKey& key, const OutPacket& p);
-  /** The retransmit timer of `key`'s attempt `generation` ran out. */
-  void OnTimeout(const PacketKey& key, uint32_t generation);
+  /** Sets `key`'s retransmission deadline (its rto from now). */
+  void ArmRetransmit(const PacketKey& key, OutPacket& p);
+  /** Forgets `p`'s deadline (acknowledged, dropped or about to be re-armed). */
+  void ClearDeadline(OutPacket& p);
+  /** Makes sure a timer runs at `at_ps` or before. */
+  void ArmTimer(uint64_t at_ps);
+  /** The timer set for `at_ps` ran: retransmits every packet whose deadline has come. */
+  void OnTimer(uint64_t at_ps);
+  /** `key`'s retransmission deadline came. */
+  void OnTimeout(const PacketKey& key);
 
   const TransportContext ctx_;
   Events events_;
@@ -95,6 +106,13 @@ class ReliableSender {
   std::unordered_map<uint32_t, std::deque<PacketKey>> waiting_;
   /** Packets sent and not yet acknowledged, per destination. */
   std::unordered_map<uint32_t, uint32_t> in_flight_;
+  /** Retransmission deadlines of the packets in flight, earliest first (equal ones in the
+   *  order they were set). One timer in the simulator's event queue serves them all, set for
+   *  the earliest: a timer per packet left one dead event behind for every packet
+   *  acknowledged in time, and the event queue grew with the traffic of the whole cluster. */
+  std::multimap<uint64_t, PacketKey> deadlines_;
+  /** When the earliest timer set runs (UINT64_MAX: none). */
+  uint64_t timer_at_ps_ = UINT64_MAX;
 };
 
 }  // namespace nicsim::ulp
