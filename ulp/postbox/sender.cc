@@ -140,6 +140,14 @@ AckSlot* Sender::AckFor(Connection& c, uint32_t rank, uint32_t slot) {
 }
 
 Result<SendHandle> Sender::Send(ProcessId to, const void* data, size_t bytes) {
+  return Accept(to, data, bytes, /*copy=*/true);
+}
+
+Result<SendHandle> Sender::SendInPlace(ProcessId to, const void* data, size_t bytes) {
+  return Accept(to, data, bytes, /*copy=*/false);
+}
+
+Result<SendHandle> Sender::Accept(ProcessId to, const void* data, size_t bytes, bool copy) {
   if (Status s = topology_.Check(to, "receiver"); !s.ok()) {
     ++stats_.rejected_sends;
     return s;
@@ -163,9 +171,15 @@ Result<SendHandle> Sender::Send(ProcessId to, const void* data, size_t bytes) {
   const SendHandle handle = next_handle_++;
   PendingSend m;
   m.handle = handle;
+  m.size = bytes;
   if (bytes > 0) {
     const auto* p = static_cast<const uint8_t*>(data);
-    m.bytes.assign(p, p + bytes);
+    if (copy) {
+      m.bytes.assign(p, p + bytes);
+      m.data = m.bytes.data();  // a vector's buffer stays put when the vector is moved
+    } else {
+      m.data = p;
+    }
   }
   (*c)->peers[to.rank].queue.push_back(std::move(m));
   pending_handles_.insert(handle);
@@ -272,12 +286,12 @@ size_t Sender::Advance(Connection& c, uint32_t rank) {
     p.waiting_slot = false;
     PostboxSlot* slot =
         SlotAt(c.data.base, c.layout, rank, p.next_slot, params_.slots_per_receiver);
-    const size_t size = m.bytes.size();
+    const size_t size = m.size;
     size_t piece = 0;
     if (size <= params_.inline_bytes) {
       // Small enough for the postbox itself: no block, one copy.
       piece = size;
-      if (size > 0) std::memcpy(InlineData(slot), m.bytes.data(), size);
+      if (size > 0) std::memcpy(InlineData(slot), m.data, size);
       slot->kind = static_cast<uint32_t>(SlotKind::kInline);
       slot->block_index = 0;
       rec.block = -1;
@@ -288,7 +302,7 @@ size_t Sender::Advance(Connection& c, uint32_t rank) {
       // One piece of at most the cyclic transaction size per block and slot.
       piece = std::min<size_t>(size - m.posted, params_.piece_bytes);
       std::memcpy(BlockAt(c.data.base, c.layout, static_cast<uint32_t>(block), params_.piece_bytes),
-                  m.bytes.data() + m.posted, piece);
+                  m.data + m.posted, piece);
       slot->kind = static_cast<uint32_t>(SlotKind::kPiece);
       slot->block_index = static_cast<uint32_t>(block);
       rec.block = block;
