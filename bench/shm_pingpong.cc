@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <malloc.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +51,12 @@ constexpr auto kTimeout = std::chrono::seconds(60);
 pid_t g_child = 0;
 int g_child_status = 0;
 bool g_child_reaped = false;
+// Idle turns spent spinning before each further one yields (NICSIM_SHM_SPIN_TURNS).
+uint32_t g_spin_turns = 0;
+// Bind rank 0 and rank 1 to different CPUs (NICSIM_SHM_BIND=1). Off by default: on this
+// shared 2-core machine the unbound pair, yielding when idle, streams faster (the scheduler
+// may run both on one core, where the pieces stay in cache).
+bool g_bind = false;
 
 struct Stream {
   size_t bytes;
@@ -139,11 +147,21 @@ class Side {
     uint64_t turns = 0;
     auto start = Clock::now();
     while (true) {
-      if (auto m = receiver_->Take()) return std::move(*m);
+      if (auto m = receiver_->Take()) {
+        Busy();
+        return std::move(*m);
+      }
       auto polled = receiver_->Poll();
       if (!polled.ok()) Die("poll failed: " + polled.status().message());
-      if (*polled > 0) continue;
-      sender_->Progress();
+      if (*polled > 0) {
+        Busy();
+        continue;
+      }
+      if (sender_->Progress() == 0) {
+        Idle();
+      } else {
+        Busy();
+      }
       Watch(++turns, start, "receiving");
     }
   }
@@ -153,14 +171,26 @@ class Side {
     auto start = Clock::now();
     uint64_t turns = 0;
     while (!sender_->Idle()) {
-      sender_->Progress();
+      if (sender_->Progress() == 0) Idle();
       Watch(++turns, start, "draining");
     }
   }
 
   Sender& sender() { return *sender_; }
 
+  /**
+   * A turn with nothing to do. With the two processes alone on two cores spinning is best,
+   * but this machine is shared: when a third process holds the peer's core, spinning burns
+   * the time slice the peer needs. So after g_spin_turns idle turns in a row each idle turn
+   * gives the core away (sched_yield). NICSIM_SHM_SPIN_TURNS sets the count.
+   */
+  void Idle() {
+    if (++idle_turns_ >= g_spin_turns) sched_yield();
+  }
+  void Busy() { idle_turns_ = 0; }
+
  private:
+  uint32_t idle_turns_ = 0;
   ProcessId peer_;
   std::unique_ptr<Sender> sender_;
   std::unique_ptr<Receiver> receiver_;
@@ -253,9 +283,32 @@ double MemcpyBandwidth(size_t bytes) {
   return static_cast<double>(bytes) * rounds / Seconds(start, Clock::now()) / 1e6;
 }
 
+/**
+ * Binds this process to the `index`-th CPU it may run on, as mpirun binds each of two ranks
+ * to its own core by default: without it the scheduler may stack both spinning processes on
+ * one core. Returns the CPU, or -1 if there are not two to choose from (then unbound).
+ */
+int BindToCpu(int index) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return -1;
+  int seen = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    if (seen++ == index) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      return sched_setaffinity(0, sizeof one, &one) == 0 ? cpu : -1;
+    }
+  }
+  return -1;
+}
+
 /** Both processes' whole script; prints on rank 0 only. */
 void Run(ShmPlatform* platform, const Topology& topology, bool first, int iterations) {
   const ProcessId self{0, first ? 0u : 1u}, peer{0, first ? 1u : 0u};
+  const int cpu = g_bind ? BindToCpu(first ? 0 : 1) : -1;
+  if (first) std::printf("rank0_cpu %d\n", cpu);
   Side side(platform, topology, self, peer);
   const double latency = Latency(side, first, iterations);
   if (first) std::printf("latency_8B_us %.4f\n", latency);
@@ -283,7 +336,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: bench_shm_pingpong [ITERATIONS>0]\n");
     return 2;
   }
+  const char* spin = std::getenv("NICSIM_SHM_SPIN_TURNS");
+  g_spin_turns = spin != nullptr ? static_cast<uint32_t>(std::strtoul(spin, nullptr, 10)) : 0;
+  // Each delivered message is a fresh vector; by default glibc maps a 4 MiB one afresh and
+  // unmaps it when freed, so every message would fault its pages in again. Keeping freed
+  // memory in the heap lets the next message reuse it, as an MPI library reuses its buffers.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  const char* bind = std::getenv("NICSIM_SHM_BIND");
+  g_bind = bind != nullptr && std::strcmp(bind, "1") == 0;
   const Params p = BenchParams();
+  std::printf("idle sched_yield after %u idle turns\n", g_spin_turns);
   std::printf("params piece_bytes=%u pool_blocks=%u slots_per_receiver=%u inline_bytes=%u "
               "receiver_quota_blocks=%u\n",
               p.piece_bytes, p.pool_blocks, p.slots_per_receiver, p.inline_bytes,
