@@ -52,11 +52,12 @@ pid_t g_child = 0;
 int g_child_status = 0;
 bool g_child_reaped = false;
 // Idle turns spent spinning before each further one yields (NICSIM_SHM_SPIN_TURNS).
-uint32_t g_spin_turns = 0;
-// Bind rank 0 and rank 1 to different CPUs (NICSIM_SHM_BIND=1). Off by default: on this
-// shared 2-core machine the unbound pair, yielding when idle, streams faster (the scheduler
-// may run both on one core, where the pieces stay in cache).
-bool g_bind = false;
+// 64 turns are a few microseconds, longer than a round trip while the peer is running.
+uint32_t g_spin_turns = 64;
+// Bind rank 0 and rank 1 to different CPUs, as mpirun binds two ranks by default
+// (NICSIM_SHM_BIND=0 leaves them unbound: on a loaded machine the scheduler may then run both
+// on one core, where the pieces stay in cache and streaming gets faster, latency slower).
+bool g_bind = true;
 
 struct Stream {
   size_t bytes;
@@ -122,10 +123,16 @@ class Side {
     throw std::runtime_error(why);
   }
 
-  /** Every 2^16 idle turns: the timeout, and in the parent whether the child has died. */
-  static void Watch(uint64_t turns, Clock::time_point start, const char* what) {
+  /**
+   * Every 2^16 turns: the timeout, and in the parent whether the child has died. The clock
+   * starts at the first check (`start` is zero until then), so a wait that ends quickly never
+   * reads it.
+   */
+  static void Watch(uint64_t turns, Clock::time_point* start, const char* what) {
     if ((turns & 0xffff) != 0) return;
-    if (Clock::now() - start > kTimeout) Die(std::string("timed out ") + what);
+    const auto now = Clock::now();
+    if (*start == Clock::time_point{}) *start = now;
+    if (now - *start > kTimeout) Die(std::string("timed out ") + what);
     if (g_child != 0 && !g_child_reaped && waitpid(g_child, &g_child_status, WNOHANG) == g_child) {
       g_child_reaped = true;
       Die(std::string("child died while ") + what);
@@ -145,7 +152,7 @@ class Side {
   /** Busy-polls until a message arrives (progressing our own sends meanwhile). */
   Message Receive() {
     uint64_t turns = 0;
-    auto start = Clock::now();
+    Clock::time_point start{};
     while (true) {
       if (auto m = receiver_->Take()) {
         Busy();
@@ -162,17 +169,17 @@ class Side {
       } else {
         Busy();
       }
-      Watch(++turns, start, "receiving");
+      Watch(++turns, &start, "receiving");
     }
   }
 
   /** Busy-progresses until every send has been posted and acknowledged. */
   void Drain() {
-    auto start = Clock::now();
+    Clock::time_point start{};
     uint64_t turns = 0;
     while (!sender_->Idle()) {
       if (sender_->Progress() == 0) Idle();
-      Watch(++turns, start, "draining");
+      Watch(++turns, &start, "draining");
     }
   }
 
@@ -337,14 +344,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* spin = std::getenv("NICSIM_SHM_SPIN_TURNS");
-  g_spin_turns = spin != nullptr ? static_cast<uint32_t>(std::strtoul(spin, nullptr, 10)) : 0;
+  if (spin != nullptr) g_spin_turns = static_cast<uint32_t>(std::strtoul(spin, nullptr, 10));
   // Each delivered message is a fresh vector; by default glibc maps a 4 MiB one afresh and
   // unmaps it when freed, so every message would fault its pages in again. Keeping freed
   // memory in the heap lets the next message reuse it, as an MPI library reuses its buffers.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   const char* bind = std::getenv("NICSIM_SHM_BIND");
-  g_bind = bind != nullptr && std::strcmp(bind, "1") == 0;
+  g_bind = bind == nullptr || std::strcmp(bind, "0") != 0;
   const Params p = BenchParams();
   std::printf("idle sched_yield after %u idle turns\n", g_spin_turns);
   std::printf("params piece_bytes=%u pool_blocks=%u slots_per_receiver=%u inline_bytes=%u "
