@@ -77,6 +77,12 @@ def main():
                 print(f"{NAME}: postbox {params}; Open MPI btl self,{btl}")
             samples["postbox"].append(figures)
             samples["ompi"].append(run(mpi_cmd)[1])
+            # Each pair on its own line: the machine may be shared, and the spread shows it.
+            for side in ("postbox", "ompi"):
+                s = samples[side][-1]
+                print(f"  run {i + 1} {side:<7} latency_8B_us {s.get('latency_8B_us', 0):.4f}  " +
+                      "  ".join(f"bandwidth_{n}B_mbps {s.get(f'bandwidth_{n}B_mbps', 0):.1f}"
+                                for n in SIZES))
     figures, ratios, targets = {}, {}, {}
 
     def median(side, key):
