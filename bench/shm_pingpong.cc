@@ -74,6 +74,16 @@ Params BenchParams() {
   p.slots_per_receiver = 64;
   p.inline_bytes = 64;
   p.receiver_quota_blocks = 64;
+  // NICSIM_SHM_PARAMS=piece,pool,slots,quota overrides them, for trying other sizes.
+  if (const char* e = std::getenv("NICSIM_SHM_PARAMS")) {
+    unsigned piece = 0, pool = 0, slots = 0, quota = 0;
+    if (std::sscanf(e, "%u,%u,%u,%u", &piece, &pool, &slots, &quota) == 4) {
+      p.piece_bytes = piece;
+      p.pool_blocks = pool;
+      p.slots_per_receiver = slots;
+      p.receiver_quota_blocks = quota;
+    }
+  }
   return p;
 }
 
