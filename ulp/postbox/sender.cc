@@ -81,8 +81,13 @@ Status Sender::MakeAckSegment(Connection& c) {
 }
 
 Result<Sender::Connection*> Sender::Connect(uint32_t node) {
+  // Most senders keep sending to one node; remembering it skips a hash lookup per send.
+  if (last_connection_ != nullptr && last_connection_->node == node) return last_connection_;
   auto it = connections_.find(node);
-  if (it != connections_.end()) return it->second.get();
+  if (it != connections_.end()) {
+    last_connection_ = it->second.get();
+    return last_connection_;
+  }
 
   // Lazy creation, the reference's rule: nothing exists for a node until the first message
   // for it. The ACK segment comes first so a receiver that finds the data segment published
@@ -131,6 +136,7 @@ Result<Sender::Connection*> Sender::Connect(uint32_t node) {
   for (Peer& p : c->peers) p.slots.resize(params_.slots_per_receiver);
   Connection* raw = c.get();
   connections_.emplace(node, std::move(c));
+  last_connection_ = raw;
   return raw;
 }
 

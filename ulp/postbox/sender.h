@@ -143,6 +143,7 @@ class Sender {
   ProcessId self_;
   Params params_;
   std::unordered_map<uint32_t, std::unique_ptr<Connection>> connections_;
+  Connection* last_connection_ = nullptr;  // the one the last send used (owned above)
   std::unordered_set<SendHandle> pending_handles_;  // accepted, not yet fully posted
   SendHandle next_handle_ = 1;
   SenderStats stats_;
