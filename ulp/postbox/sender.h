@@ -130,6 +130,13 @@ class Sender {
   Result<SendHandle> Accept(ProcessId to, const void* data, size_t bytes, bool copy);
   Result<Connection*> Connect(uint32_t node);
   Status MakeAckSegment(Connection& c);
+  /** `rank`'s next postbox slot if it is free (reclaiming first), else null (a slot wait). */
+  PostboxSlot* NextSlot(Connection& c, uint32_t rank);
+  /** Copies a message of at most inline_bytes into `slot` itself. */
+  void PutInline(PostboxSlot* slot, const uint8_t* data, size_t size);
+  /** Fills in the slot from NextSlot and hands it to the receiver (and records it). */
+  void Publish(Connection& c, uint32_t rank, PostboxSlot* slot, int64_t block, size_t piece,
+               uint64_t message_bytes, uint64_t offset, SendHandle handle);
   /** Posts what it can of `rank`'s queue; returns pieces posted. */
   size_t Advance(Connection& c, uint32_t rank);
   /** Reclaims `rank`'s acknowledged slots in posting order; returns blocks freed. */
