@@ -3,15 +3,18 @@
 // ping-pong latency, one-way streaming bandwidth, and plain memcpy bandwidth for comparison.
 //
 // bench_shm_pingpong [ITERATIONS] prints one "key value" line per figure (bench/shm_vs_vader.py
-// parses them). The parent is rank 0 of node 0, a forked child rank 1; both busy-poll.
+// parses them). The parent is rank 0 of node 0, a forked child rank 1; both busy-poll, each
+// bound to its own CPU, yielding once idle for a while. NICSIM_SHM_BIND, NICSIM_SHM_SPIN_TURNS
+// and NICSIM_SHM_PARAMS change that and the sizes (see below).
+#include <malloc.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <malloc.h>
-#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -36,7 +39,6 @@ using nicsim::ulp::postbox::Params;
 using nicsim::ulp::postbox::ProcessId;
 using nicsim::ulp::postbox::Receiver;
 using nicsim::ulp::postbox::Sender;
-using nicsim::ulp::postbox::SendState;
 using nicsim::ulp::postbox::ShmPlatform;
 using nicsim::ulp::postbox::Topology;
 using Clock = std::chrono::steady_clock;
