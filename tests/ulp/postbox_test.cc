@@ -166,6 +166,73 @@ TEST(PostboxPiecesTest, EverySizeAroundEachPieceBoundaryArrivesExactly) {
   EXPECT_EQ(w.sender(a).FreeBlocks(1), p.pool_blocks);
 }
 
+TEST(PostboxInPlaceTest, SendInPlaceReadsTheCallersBufferUntilPostedAndArrivesExactly) {
+  Params p = SmallParams();
+  p.receiver_quota_blocks = 2;  // a message of 6 pieces must wait for acknowledgements
+  World w({1, 1}, p);
+  const ProcessId a{0, 0}, b{1, 0};
+  const std::vector<size_t> sizes = {0, 5, p.inline_bytes + 1, 6 * p.piece_bytes + 3};
+  uint32_t salt = 0;
+  for (size_t size : sizes) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    const auto msg = Pattern(size, ++salt);
+    std::vector<uint8_t> buffer = msg;  // the caller's buffer, kept until kPosted
+    auto h = w.sender(a).SendInPlace(b, buffer.data(), buffer.size());
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    if (size > 2 * p.piece_bytes) {
+      // Not all of it fits under the quota: the engine still needs the caller's bytes.
+      EXPECT_EQ(w.sender(a).State(*h), SendState::kPending);
+    }
+    ASSERT_TRUE(w.Pump());
+    EXPECT_EQ(w.sender(a).State(*h), SendState::kPosted);
+    // Posted: the buffer is the caller's again, and scribbling on it changes nothing sent.
+    std::fill(buffer.begin(), buffer.end(), 0xee);
+    auto m = w.receiver(b).Take();
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->bytes, msg);
+    EXPECT_EQ(m->sender_handle, *h);
+  }
+  // The copying Send keeps working alongside, in order with the in-place sends.
+  const auto first = Pattern(3 * p.piece_bytes, 90), second = Pattern(3 * p.piece_bytes, 91);
+  ASSERT_TRUE(w.sender(a).SendInPlace(b, first.data(), first.size()).ok());
+  ASSERT_TRUE(w.sender(a).Send(b, second.data(), second.size()).ok());
+  ASSERT_TRUE(w.Pump());
+  auto m1 = w.receiver(b).Take();
+  auto m2 = w.receiver(b).Take();
+  ASSERT_TRUE(m1.has_value() && m2.has_value());
+  EXPECT_EQ(m1->bytes, first);
+  EXPECT_EQ(m2->bytes, second);
+  EXPECT_EQ(w.sender(a).FreeBlocks(1), p.pool_blocks);
+  // Same argument checks as Send.
+  EXPECT_FALSE(w.sender(a).SendInPlace(b, nullptr, 4).ok());
+  EXPECT_FALSE(w.sender(a).SendInPlace({5, 0}, first.data(), 1).ok());
+}
+
+TEST(PostboxAttachTest, AnAttachIntervalSpacesOutLooksForNewSendersButDrainsEveryPoll) {
+  const Params p = SmallParams();
+  World w({1, 1}, p);
+  const ProcessId a{0, 0}, b{1, 0};
+  Receiver& r = w.receiver(b);
+  r.SetAttachInterval(3);
+  const auto msg = Pattern(10, 1);
+  ASSERT_TRUE(w.sender(a).Send(b, msg.data(), msg.size()).ok());
+  // Polls 1 and 2 do not look for the new segment; poll 3 does and drains it.
+  for (int poll = 1; poll <= 2; ++poll) {
+    auto got = r.Poll();
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(*got, 0u) << "poll " << poll;
+  }
+  auto got = r.Poll();
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, 1u);
+  EXPECT_EQ(r.stats().segments_attached, 1u);
+  // Once attached, a sender is drained on every poll whatever the interval.
+  ASSERT_TRUE(w.sender(a).Send(b, msg.data(), msg.size()).ok());
+  got = r.Poll();
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, 1u);
+}
+
 TEST(PostboxQuotaTest, ASenderOverQuotaWaitsAndThenCompletesNeverDrops) {
   Params p = SmallParams();
   p.receiver_quota_blocks = 2;

@@ -49,13 +49,13 @@ Receiver::~Receiver() {
 Status Receiver::CheckHeader(const Inbound& in, const Mapping& m) const {
   const auto* h = static_cast<const DataSegmentHeader*>(m.base);
   const DataLayout l = ComputeDataLayout(topology_.ProcessesOn(self_.node), params_);
-  const std::string who = "postbox: segment of " + in.from.ToString() + ": ";
+  auto who = [&in] { return "postbox: segment of " + in.from.ToString() + ": "; };
   if (h->version != kLayoutVersion) {
-    return Status::Error(who + "layout version " + std::to_string(h->version));
+    return Status::Error(who() + "layout version " + std::to_string(h->version));
   }
   if (h->sender_node != in.from.node || h->sender_rank != in.from.rank ||
       h->receiver_node != self_.node) {
-    return Status::Error(who + "header names another sender or node");
+    return Status::Error(who() + "header names another sender or node");
   }
   // Every process of a run must agree on the sizes; a segment made with others is refused.
   if (h->receiver_count != topology_.ProcessesOn(self_.node) ||
@@ -64,10 +64,10 @@ Status Receiver::CheckHeader(const Inbound& in, const Mapping& m) const {
       h->block_count != params_.pool_blocks || h->slot_stride != l.slot_stride ||
       h->slot_area_offset != l.slot_area_offset || h->block_area_offset != l.block_area_offset ||
       h->total_bytes != l.total_bytes) {
-    return Status::Error(who + "sizes differ from this receiver's parameters");
+    return Status::Error(who() + "sizes differ from this receiver's parameters");
   }
   if (m.bytes < l.total_bytes) {
-    return Status::Error(who + "mapping of " + std::to_string(m.bytes) + " bytes, layout needs " +
+    return Status::Error(who() + "mapping of " + std::to_string(m.bytes) + " bytes, layout needs " +
                          std::to_string(l.total_bytes));
   }
   return Status();
@@ -116,7 +116,8 @@ Status Receiver::TryAttach(Inbound& in) {
 }
 
 Status Receiver::Drain(Inbound& in, size_t* delivered) {
-  const std::string who = "postbox: from " + in.from.ToString() + ": ";
+  // Built only on an error: a busy-polling receiver calls Drain millions of times a second.
+  auto who = [&in] { return "postbox: from " + in.from.ToString() + ": "; };
   while (true) {
     PostboxSlot* slot =
         SlotAt(in.data.base, in.layout, self_.rank, in.next_slot, params_.slots_per_receiver);
@@ -129,7 +130,7 @@ Status Receiver::Drain(Inbound& in, size_t* delivered) {
     const uint8_t* src = nullptr;
     if (slot->kind == static_cast<uint32_t>(SlotKind::kInline)) {
       if (piece > params_.inline_bytes || piece != total || offset != 0 || in.in_message) {
-        return Status::Error(who + "malformed inline slot " + std::to_string(in.next_slot));
+        return Status::Error(who() + "malformed inline slot " + std::to_string(in.next_slot));
       }
       src = InlineData(slot);
       in.in_message = true;
@@ -142,7 +143,7 @@ Status Receiver::Drain(Inbound& in, size_t* delivered) {
       if (slot->block_index >= params_.pool_blocks || piece == 0 || piece > params_.piece_bytes ||
           total > params_.max_message_bytes || offset + piece > total || first == in.in_message ||
           (!first && (slot->message_id != in.message_id || offset != in.partial.size()))) {
-        return Status::Error(who + "malformed piece in slot " + std::to_string(in.next_slot));
+        return Status::Error(who() + "malformed piece in slot " + std::to_string(in.next_slot));
       }
       if (first) {
         in.in_message = true;
@@ -154,7 +155,7 @@ Status Receiver::Drain(Inbound& in, size_t* delivered) {
       src = BlockAt(in.data.base, in.layout, slot->block_index, params_.piece_bytes);
       ++stats_.pieces_received;
     } else {
-      return Status::Error(who + "unknown slot kind " + std::to_string(slot->kind));
+      return Status::Error(who() + "unknown slot kind " + std::to_string(slot->kind));
     }
     in.partial.insert(in.partial.end(), src, src + piece);
     // Copy first, acknowledge after: the release store is what lets the sender reuse the
@@ -182,9 +183,14 @@ Status Receiver::Drain(Inbound& in, size_t* delivered) {
 Result<size_t> Receiver::Poll() {
   size_t delivered = 0;
   Status first_error;
+  // Looking for a segment is a system call (shm_open) per absent sender; a busy-polling
+  // process may space those looks out (SetAttachInterval) so they do not dominate its polls.
+  const bool look = ++polls_since_look_ >= attach_interval_;
+  if (look) polls_since_look_ = 0;
   for (Inbound& in : inbound_) {
     if (in.broken) continue;
     if (!in.attached) {
+      if (!look) continue;
       Status s = TryAttach(in);
       if (!s.ok() && first_error.ok()) first_error = s;
       if (!in.attached) continue;

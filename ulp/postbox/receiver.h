@@ -54,6 +54,14 @@ class Receiver {
   /** The oldest delivered message not yet taken, if any. */
   std::optional<Message> Take();
 
+  /**
+   * Makes Poll look for senders not yet attached only every `polls` calls (1, the default:
+   * every call; 0 counts as 1). Each look costs a failed shm_open per absent sender on
+   * ShmPlatform, which would dominate a busy-polling loop; a sender's first messages then
+   * wait up to `polls` calls longer to be found. Attached senders are drained every call.
+   */
+  void SetAttachInterval(uint32_t polls) { attach_interval_ = polls == 0 ? 1 : polls; }
+
   /** Delivered messages waiting to be taken. */
   size_t Ready() const { return inbox_.size(); }
 
@@ -89,6 +97,8 @@ class Receiver {
   std::vector<Inbound> inbound_;                       // by the sender's topology index
   std::unordered_map<uint32_t, Mapping> ack_by_node_;  // ACK segments, by sending node
   std::deque<Message> inbox_;
+  uint32_t attach_interval_ = 1;
+  uint32_t polls_since_look_ = 0;
   ReceiverStats stats_;
 };
 

@@ -55,6 +55,14 @@ class Sender {
    */
   Result<SendHandle> Send(ProcessId to, const void* data, size_t bytes);
 
+  /**
+   * Send without the up-front copy: the bytes go from `data` straight into shared memory, so
+   * the caller must keep them alive and unchanged until State(handle) is kPosted. For large
+   * messages this saves one full copy (the engine's only one on the sending side besides the
+   * copy into the blocks). Same checks and errors as Send.
+   */
+  Result<SendHandle> SendInPlace(ProcessId to, const void* data, size_t bytes);
+
   /** Reclaims what receivers acknowledged and posts waiting sends. Returns pieces posted. */
   size_t Progress();
 
@@ -80,7 +88,9 @@ class Sender {
   /** A message waiting, or partly posted. */
   struct PendingSend {
     SendHandle handle = 0;
-    std::vector<uint8_t> bytes;
+    std::vector<uint8_t> bytes;      // the copy Send makes; empty for SendInPlace
+    const uint8_t* data = nullptr;   // the message: bytes.data() or the caller's buffer
+    size_t size = 0;
     size_t posted = 0;  // bytes already in shared memory
   };
   /** What this sender remembers of one slot it posted (the shared slot is not trusted). */
@@ -117,8 +127,16 @@ class Sender {
   };
 
   Sender(Platform* platform, Topology topology, ProcessId self, Params params);
+  Result<SendHandle> Accept(ProcessId to, const void* data, size_t bytes, bool copy);
   Result<Connection*> Connect(uint32_t node);
   Status MakeAckSegment(Connection& c);
+  /** `rank`'s next postbox slot if it is free (reclaiming first), else null (a slot wait). */
+  PostboxSlot* NextSlot(Connection& c, uint32_t rank);
+  /** Copies a message of at most inline_bytes into `slot` itself. */
+  void PutInline(PostboxSlot* slot, const uint8_t* data, size_t size);
+  /** Fills in the slot from NextSlot and hands it to the receiver (and records it). */
+  void Publish(Connection& c, uint32_t rank, PostboxSlot* slot, int64_t block, size_t piece,
+               uint64_t message_bytes, uint64_t offset, SendHandle handle);
   /** Posts what it can of `rank`'s queue; returns pieces posted. */
   size_t Advance(Connection& c, uint32_t rank);
   /** Reclaims `rank`'s acknowledged slots in posting order; returns blocks freed. */
@@ -132,6 +150,7 @@ class Sender {
   ProcessId self_;
   Params params_;
   std::unordered_map<uint32_t, std::unique_ptr<Connection>> connections_;
+  Connection* last_connection_ = nullptr;  // the one the last send used (owned above)
   std::unordered_set<SendHandle> pending_handles_;  // accepted, not yet fully posted
   SendHandle next_handle_ = 1;
   SenderStats stats_;
