@@ -280,7 +280,7 @@ void BlockServiceNode::OnDone(uint32_t manager, uint64_t request) {
 void BlockServiceNode::OnLanded(uint32_t slot, uint32_t request_word) {
   // The manager tags its reads with the request; a read of an earlier request in this slot
   // (a redrive that lost the race with its completion) lands with another tag.
-  auto it = slot_busy_[slot] ? outgoing_.find(slot_request_[slot]) : outgoing_.end();
+  auto it = HolderOf(slot);
   if (it == outgoing_.end() || static_cast<uint32_t>(it->first) != request_word ||
       it->second.landed) {
     ++stats_.late_landings;
@@ -289,6 +289,11 @@ void BlockServiceNode::OnLanded(uint32_t slot, uint32_t request_word) {
   ++stats_.landed_before_done;
   it->second.landed = true;
   Deliver(it->first, it->second);
+}
+
+std::map<uint64_t, BlockServiceNode::Outgoing>::iterator BlockServiceNode::HolderOf(
+    uint32_t slot) {
+  return slot_busy_[slot] ? outgoing_.find(slot_request_[slot]) : outgoing_.end();
 }
 
 void BlockServiceNode::Deliver(uint64_t request, const Outgoing& o) {

@@ -227,6 +227,8 @@ class BlockServiceNode {
   void OnDone(uint32_t manager, uint64_t request);
   /** kThirdParty: the requester's adapter says a read tagged `request_word` landed in `slot`. */
   void OnLanded(uint32_t slot, uint32_t request_word);
+  /** The request holding landing slot `slot` (outgoing_.end() if the slot is free). */
+  std::map<uint64_t, Outgoing>::iterator HolderOf(uint32_t slot);
   /** Hands the block in the request's slot over (counted). */
   void Deliver(uint64_t request, const Outgoing& o);
   /** Resends the packet of the request's phase after Wait(sends) unless it moved on. */

@@ -117,7 +117,7 @@ void BlockServiceNode::PostFetch(uint64_t request) {
 }
 
 void BlockServiceNode::OnFetchCompletion(uint32_t slot, uint32_t tid) {
-  auto it = slot_busy_[slot] ? outgoing_.find(slot_request_[slot]) : outgoing_.end();
+  auto it = HolderOf(slot);
   // Only the reads of the request now holding the slot count; any of its tids will do
   // (every read moves the same bytes to the same slot).
   if (it == outgoing_.end() || it->second.phase != Phase::kFetching ||

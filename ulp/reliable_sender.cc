@@ -96,15 +96,14 @@ void ReliableSender::OnTimer(uint64_t at_ps) {
   const uint64_t now = ctx_.host.NowPs();
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
     const PacketKey key = deadlines_.begin()->second;
-    auto it = packets_.find(key);
-    ClearDeadline(it->second);
-    OnTimeout(key);
+    OutPacket& packet = packets_.at(key);
+    ClearDeadline(packet);
+    OnTimeout(key, packet);
   }
   if (!deadlines_.empty()) ArmTimer(deadlines_.begin()->first);
 }
 
-void ReliableSender::OnTimeout(const PacketKey& key) {
-  OutPacket& packet = packets_.at(key);
+void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
   if (packet.generation + 1 >= ctx_.config.max_retransmits) {
     events_.unreachable(packet.dest);
     return;

@@ -94,8 +94,8 @@ class ReliableSender {
   void ArmTimer(uint64_t at_ps);
   /** The timer set for `at_ps` ran: retransmits every packet whose deadline has come. */
   void OnTimer(uint64_t at_ps);
-  /** `key`'s retransmission deadline came. */
-  void OnTimeout(const PacketKey& key);
+  /** `key`'s retransmission deadline came (`packet` is its entry). */
+  void OnTimeout(const PacketKey& key, OutPacket& packet);
 
   const TransportContext ctx_;
   Events events_;

@@ -246,7 +246,9 @@ TEST(MpiHalfRdmaTest, ElementsSplitByPacketBoundariesAreCombinedWhole) {
     const ulp::TransportStats s = Totals(*job);
     EXPECT_EQ(s.half_rdma_transfers, kRanks - 1);
     EXPECT_EQ(s.half_rdma_combined_bytes, kPairs * kPair * (kRanks - 1));
-    if (loss > 0) EXPECT_GT(s.half_rdma_retries, 0u);
+    if (loss > 0) {
+      EXPECT_GT(s.half_rdma_retries, 0u);
+    }
   }
 }
 

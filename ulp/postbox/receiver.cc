@@ -9,12 +9,6 @@
 
 namespace nicsim::ulp::postbox {
 
-namespace {
-
-uint32_t NextSeq(uint32_t seq) { return seq + 1 == 0 ? 1 : seq + 1; }
-
-}  // namespace
-
 Result<std::unique_ptr<Receiver>> Receiver::Create(Platform* platform, Topology topology,
                                                    ProcessId self, Params params) {
   if (platform == nullptr) return Status::Error("postbox: receiver needs a platform");

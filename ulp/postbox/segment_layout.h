@@ -26,6 +26,10 @@ inline constexpr uint32_t kLayoutVersion = 1;
 /** Alignment of every area and slot: one cache line, so slots do not share lines. */
 inline constexpr size_t kAlign = 64;
 
+/** The sequence number after `seq` (sender's posting and receiver's expectation alike); 0 is
+ *  skipped because a fresh slot and a fresh ACK flag hold 0. */
+constexpr uint32_t NextSeq(uint32_t seq) { return seq + 1 == 0 ? 1 : seq + 1; }
+
 /** Rounds `n` up to a multiple of kAlign. */
 constexpr size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 

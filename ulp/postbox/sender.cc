@@ -14,9 +14,6 @@ namespace nicsim::ulp::postbox {
 
 namespace {
 
-/** The sequence number after `seq`; 0 is skipped because a fresh slot holds 0. */
-uint32_t NextSeq(uint32_t seq) { return seq + 1 == 0 ? 1 : seq + 1; }
-
 /** Turns of attach-or-create before an ACK segment is given up on. */
 constexpr int kAckAttempts = 64;
 
