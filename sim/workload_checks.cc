@@ -9,6 +9,7 @@
 #include <string>
 
 #include "abi/limits.h"
+#include "ulp/postbox/params.h"
 
 namespace nicsim::sim {
 namespace {
@@ -120,6 +121,11 @@ Status CheckWorkloadParams(const Scenario& scenario) {
           "mpi.ranks: {} ranks on {} nodes need {} windows per adapter, more than the {} an "
           "adapter has: raise nodes or lower mpi.ranks",
           ranks, nodes, per_node, abi::kMaxWindows));
+    }
+    if (p.String("mpi.intranode") == "postbox") {
+      ulp::postbox::Params postbox;
+      if (Status s = ulp::postbox::PostboxParams().Read(p, &postbox); !s.ok()) return s;
+      if (Status s = postbox.Validate(); !s.ok()) return s;
     }
     if (workload == "mpi_alltoall") {
       const auto per_rank = static_cast<uint64_t>(p.Int("mpi.alltoall_messages"));

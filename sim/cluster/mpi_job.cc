@@ -87,6 +87,16 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(cc);
   if (!cluster.ok()) return cluster.status();
   job->cluster_ = std::move(*cluster);
+  const bool postbox = config.mpi.intranode == mpi::IntranodeTransport::kPostbox;
+  if (postbox) {
+    if (Status s = config.postbox.Validate(); !s.ok()) return s;
+    for (uint32_t n = 0; n < cc.nodes; ++n) {
+      std::vector<uint32_t> on_node;
+      for (uint32_t r = n; r < config.ranks; r += cc.nodes) on_node.push_back(r);
+      job->postbox_nodes_.push_back(std::make_unique<mpi::PostboxNode>(
+          std::move(on_node), config.postbox, config.cache_line_transfer_ps));
+    }
+  }
   for (uint32_t r = 0; r < config.ranks; ++r) {
     auto rank = std::make_unique<Rank>();
     std::vector<hal::Port*> ports;
@@ -130,6 +140,13 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
     mc.copy_ps_per_byte = config.copy_ps_per_byte;
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
                                            *rank->transport, *rank->host, *rank->blocker, mc);
+    if (postbox) {
+      Result<std::unique_ptr<mpi::PostboxPath>> path = mpi::PostboxPath::Create(
+          *job->postbox_nodes_[r % cc.nodes], r, *rank->host, config.copy_ps_per_byte);
+      if (!path.ok()) return path.status();
+      rank->postbox = std::move(*path);
+      rank->mpi->UseIntranodePath(rank->postbox.get());
+    }
     job->ranks_.push_back(std::move(rank));
   }
   return Result<std::unique_ptr<MpiJob>>(std::move(job));

@@ -6,6 +6,7 @@
 #include "base/params.h"
 #include "sim/cluster/mpi_job.h"
 #include "ulp/mpi/mpi_params.h"
+#include "ulp/postbox/params.h"
 #include "ulp/transport_params.h"
 
 namespace nicsim::sim {
@@ -30,7 +31,13 @@ inline const ParamDecls<MpiJobConfig>& MpiJobParams() {
             "MPI workloads: how rank programs run: contexts (user-level contexts on 256 KiB "
             "stacks that cost only the pages touched; the faster) or threads (an OS thread per "
             "rank); results are the same")
-      .Include(&C::mpi, mpi::MpiParams());
+      .Include(&C::mpi, mpi::MpiParams())
+      .Duration("host.cache_line_transfer", &C::cache_line_transfer_ps,
+                "MPI workloads, mpi.intranode=postbox: from a store on one CPU of a node until "
+                "another CPU polling that line sees it (a cache-line transfer between the "
+                "node's processors); a rank sees a posting or an acknowledgement this long "
+                "after the copy that made it")
+      .Include(&C::postbox, ulp::postbox::PostboxParams());
   return *decls;
 }
 

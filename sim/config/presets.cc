@@ -19,7 +19,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>* PresetValues(
       {"dma.bandwidth", "3GB/s"},        {"mmio.latency", "150ns"},
       {"host.poll_latency", "50ns"},     {"host.interrupt_latency", "2us"},
       {"host.cache_line", "128"},        {"ulp.send_overhead", "1050ns"},
-      {"ulp.recv_overhead", "1050ns"},
+      {"ulp.recv_overhead", "1050ns"},   {"host.cache_line_transfer", "150ns"},
   };
   static const std::vector<std::pair<std::string_view, std::string_view>> kPushPullFe = {
       {"link.bandwidth", "100Mb/s"},      {"fabric.hop_latency", "5us"},
@@ -27,6 +27,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>* PresetValues(
       {"dma.latency", "1us"},             {"dma.bandwidth", "100MB/s"},
       {"mmio.latency", "500ns"},          {"host.poll_latency", "200ns"},
       {"host.interrupt_latency", "10us"}, {"host.cache_line", "64"},
+      {"host.cache_line_transfer", "250ns"},
       // 64-byte lines cap a packet at 1008 bytes: keep the default sweep runnable.
       {"pingpong.sizes", "[0, 16, 64, 256, 512, 1008]"},
   };

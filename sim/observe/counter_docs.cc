@@ -11,6 +11,7 @@
 #include "hw/dpdk/ether_frame.h"
 #include "hw/func/adapter_model.h"
 #include "sim/fabric/switch_fabric.h"
+#include "ulp/postbox/stats.h"
 #include "ulp/transport.h"
 
 namespace nicsim::sim {
@@ -40,6 +41,10 @@ std::vector<Table> Tables() {
       {"Adapter model counters", "stats.json `adapters[]`", Rows(hw::func::kAdapterCounterFields)},
       {"Reliable transport", "stats.json `workload.transport` (MPI workloads); `nicsim port "
        "--mode transport`", Rows(ulp::TransportStats::Fields())},
+      {"Postbox senders", "stats.json `workload.mpi.postbox` (MPI workloads with "
+       "mpi.intranode=postbox, summed over the ranks)", Rows(ulp::postbox::SenderStats::Fields())},
+      {"Postbox receivers", "stats.json `workload.mpi.postbox`, beside the senders' counters",
+       Rows(ulp::postbox::ReceiverStats::Fields())},
       {"Real port drop reasons", "`nicsim port` summary `drops.port`", Rows(hw::dpdk::kPortDrops)},
   };
 }

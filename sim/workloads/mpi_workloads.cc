@@ -96,6 +96,26 @@ uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
  * gave up on is lost. A workload whose messages are collectives counts the transports'
  * messages as its own (`count_messages`).
  */
+nlohmann::json PostboxTotals(const MpiJob& job) {
+  if (job.ranks() == 0 || job.postbox(0) == nullptr) return nullptr;
+  ulp::postbox::SenderStats s;
+  ulp::postbox::ReceiverStats r;
+  uint64_t polls = 0, in_flight = 0;
+  for (uint32_t rank = 0; rank < job.ranks(); ++rank) {
+    const mpi::PostboxPath& p = *job.postbox(rank);
+    s += p.sender_stats();
+    r += p.receiver_stats();
+    polls += p.polls();
+    in_flight += p.in_flight();
+  }
+  nlohmann::json out = {{"polls", polls}, {"in_flight", in_flight}};
+  for (const auto& f : ulp::postbox::SenderStats::Fields()) out[std::string(f.name)] = s.*f.member;
+  for (const auto& f : ulp::postbox::ReceiverStats::Fields()) {
+    out[std::string(f.name)] = r.*f.member;
+  }
+  return out;
+}
+
 nlohmann::json MpiLayerTotals(MpiJob& job) {
   mpi::Mpi::Stats sum;
   for (uint32_t r = 0; r < job.ranks(); ++r) {
@@ -110,6 +130,7 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
     sum.multicast_barriers += s.multicast_barriers;
     sum.multicast_groups += s.multicast_groups;
     sum.half_rdma_reductions += s.half_rdma_reductions;
+    sum.intranode_messages += s.intranode_messages;
   }
   return {{"eager_sends", sum.eager_sends},
           {"rendezvous_sends", sum.rendezvous_sends},
@@ -120,15 +141,31 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
           {"multicast_bcasts", sum.multicast_bcasts},
           {"multicast_barriers", sum.multicast_barriers},
           {"multicast_groups", sum.multicast_groups},
-          {"half_rdma_reductions", sum.half_rdma_reductions}};
+          {"half_rdma_reductions", sum.half_rdma_reductions},
+          {"intranode_messages", sum.intranode_messages},
+          {"postbox", PostboxTotals(job)}};
 }
 
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
   RunToQuiet(job.cluster());
   ulp::TransportStats sum;
   for (uint32_t r = 0; r < job.ranks(); ++r) sum += job.transport(r).stats();
-  const uint64_t sent = sum.messages_sent, delivered = sum.messages_delivered,
-                 failed = sum.messages_failed;
+  uint64_t sent = sum.messages_sent, delivered = sum.messages_delivered;
+  const uint64_t failed = sum.messages_failed;
+  // Messages between ranks of one node through shared memory (mpi.intranode=postbox).
+  uint64_t local_sent = 0, local_delivered = 0;
+  for (uint32_t r = 0; r < job.ranks(); ++r) {
+    if (const mpi::PostboxPath* p = job.postbox(r)) {
+      local_sent += p->sender_stats().messages_accepted;
+      local_delivered += p->receiver_stats().messages_delivered;
+    }
+  }
+  if (!out.stalled && local_sent != local_delivered) {
+    out.AddError(fmt::format("the postbox paths delivered {} of the {} messages they accepted",
+                             local_delivered, local_sent));
+  }
+  sent += local_sent;
+  delivered += local_delivered;
   if (count_messages) {
     out.messages_sent = sent;
     out.messages_delivered = delivered;
@@ -139,9 +176,9 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
     out.messages_lost =
         out.messages_sent - std::min(out.messages_sent, out.messages_delivered + out.messages_damaged);
   }
-  if (!out.stalled && sent != delivered) {
+  if (!out.stalled && sum.messages_sent != sum.messages_delivered) {
     out.AddError(fmt::format("the transports delivered {} of the {} messages they accepted",
-                             delivered, sent));
+                             sum.messages_delivered, sum.messages_sent));
   }
   nlohmann::json totals = nlohmann::json::object();
   for (const auto& field : ulp::TransportStats::Fields()) {

@@ -20,7 +20,11 @@ namespace nicsim::sim {
  */
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages);
 
-/** The MPI layer's counters summed over the ranks (host copies, zero-copy messages, ...). */
+/** The postbox paths' counters summed over the ranks (null when mpi.intranode=adapter). */
+nlohmann::json PostboxTotals(const MpiJob& job);
+
+/** The MPI layer's counters summed over the ranks (host copies, zero-copy messages, ...),
+ *  with the postbox paths' under "postbox". */
 nlohmann::json MpiLayerTotals(MpiJob& job);
 
 struct MpiPingPongConfig {

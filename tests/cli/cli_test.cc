@@ -292,6 +292,13 @@ TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
   ExpectBadRun({"--set", "workload=mpi_alltoall", "--set", "mpi.ranks=1"},
                "nicsim: --set mpi.ranks=1: mpi.ranks: mpi_alltoall needs at least 2 ranks, got 1 "
                "(seed 1)\n");
+  const std::string quota = WriteScenario(
+      "quota.toml",
+      "workload = \"mpi_pingpong\"\n[mpi]\nintranode = \"postbox\"\n[postbox]\n"
+      "pool_blocks = 4\nreceiver_quota_blocks = 5\n");
+  ExpectBadRun({quota}, "nicsim: " + quota +
+                            ":6:25: postbox.receiver_quota_blocks: must be in [1, "
+                            "postbox.pool_blocks=4], is 5 (seed 1)\n");
   const std::string one_node =
       WriteScenario("one_node.toml", "nodes = 1\nworkload = \"stream\"\n");
   ExpectBadRun({one_node}, "nicsim: " + one_node +

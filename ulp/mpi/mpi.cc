@@ -41,7 +41,19 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
   });
 }
 
-Mpi::~Mpi() { transport_.OnDeliver(nullptr); }
+Mpi::~Mpi() {
+  transport_.OnDeliver(nullptr);
+  if (intranode_ != nullptr) intranode_->OnDeliver(nullptr);
+}
+
+void Mpi::UseIntranodePath(IntranodePath* path) {
+  if (intranode_ != nullptr) intranode_->OnDeliver(nullptr);
+  intranode_ = path;
+  if (path == nullptr) return;
+  path->OnDeliver([this](uint32_t src, uint32_t wire, uint32_t tag, std::vector<uint8_t> data) {
+    OnMessage(src, wire, tag, std::move(data));
+  });
+}
 
 void* Mpi::AllocMem(size_t bytes) {
   Result<uint64_t> vaddr = host_.MapContiguous(std::max<size_t>(bytes, 1));
@@ -105,6 +117,19 @@ void Mpi::Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
 void Mpi::DrainOutgoing() {
   while (!outgoing_.empty()) {
     Outgoing& o = outgoing_.front();
+    if (Intranode(o.dest_world)) {
+      // The path copies the bytes into memory the receiver reads (its own copy, on this
+      // CPU, after the ones before it): no staging area.
+      ++stats_.intranode_messages;
+      const uint32_t dest = static_cast<uint32_t>(o.dest_world);
+      const uint32_t wire = Wire(static_cast<uint32_t>(o.kind), o.context);
+      AfterCopies([this, dest, wire, tag = o.tag, bytes = std::move(o.bytes),
+                   on_done = std::move(o.on_done)]() mutable {
+        intranode_->Send(dest, wire, tag, std::move(bytes), std::move(on_done));
+      });
+      outgoing_.pop_front();
+      continue;
+    }
     Result<uint64_t> staging = staging_.Take(std::max<uint64_t>(o.bytes.size(), 1));
     // Out of staging memory: a send in flight gives its area back when it completes.
     if (!staging.ok()) {
@@ -207,7 +232,8 @@ void Mpi::Deliver(RequestState& r, int source_world, int tag, const uint8_t* dat
 void Mpi::ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const Request& r) {
   pending_recvs_[{source_world, rdv_id}] = r;
   // Into the program's own AllocMem buffer, the data lands in place (no copy by the CPU).
-  if (r->type.dense() && bytes > 0 && bytes <= r->count * r->type.size()) {
+  if (r->type.dense() && bytes > 0 && bytes <= r->count * r->type.size() &&
+      !Intranode(source_world)) {
     if (std::optional<uint64_t> own = TaskAddress(r->buf, bytes)) {
       r->in_place_bytes = bytes;
       transport_.LandInPlace(static_cast<uint32_t>(source_world),
@@ -308,7 +334,13 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
       PendingSend p = std::move(it->second);
       pending_sends_.erase(it);
       Request r = p.request;
-      if (p.len > 0) {
+      if (p.len > 0 && Intranode(p.dest)) {
+        // The path copies from the program's AllocMem buffer into shared memory itself.
+        const uint8_t* at = host_.Contiguous(p.vaddr, p.len);
+        NICSIM_CHECK(at != nullptr, "AllocMem area at %llx",
+                     static_cast<unsigned long long>(p.vaddr));
+        p.data.assign(at, at + p.len);
+      } else if (p.len > 0) {
         // From the program's own buffer: the transport reads it there, nothing is staged.
         ++stats_.zero_copy_sends;
         transport_.Send(static_cast<uint32_t>(p.dest),

@@ -20,6 +20,7 @@
 
 #include "ulp/mpi/datatype.h"
 #include "ulp/mpi/group.h"
+#include "ulp/mpi/intranode_path.h"
 #include "ulp/mpi/limits.h"
 #include "ulp/buffer_pool.h"
 #include "hal/port.h"
@@ -82,6 +83,14 @@ enum class ReduceTransport : uint8_t {
   kHalfRdma,
 };
 
+/** How a rank's messages to ranks of its own node travel. */
+enum class IntranodeTransport : uint8_t {
+  /** Like any other: through the transport and the adapter, which loops them back. */
+  kAdapter,
+  /** Through shared memory: the postbox engines of reference 000 (ulp/mpi/postbox_path.h). */
+  kPostbox,
+};
+
 struct MpiConfig {
   /** Messages above this many bytes use the rendezvous protocol. */
   uint64_t eager_limit = 64 * 1024;
@@ -98,6 +107,8 @@ struct MpiConfig {
    *  a done notice per contribution). Larger than 16 MiB (one contiguous registered area)
    *  always go point to point. */
   uint64_t half_rdma_min_bytes = 32 * 1024;
+  /** Messages between ranks of one node: through the adapter or shared memory. */
+  IntranodeTransport intranode = IntranodeTransport::kAdapter;
   /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
    *  bandwidth); 0: copies are free. */
   double copy_ps_per_byte = 0;
@@ -115,6 +126,13 @@ class Mpi {
   Mpi& operator=(const Mpi&) = delete;
 
   const Comm& world() const { return world_; }
+
+  /**
+   * Sends to the ranks `path` Reaches go through it instead of the transport (mpi.intranode),
+   * and what it delivers is received like a transport delivery. Set before the program runs;
+   * `path` must outlive this object. nullptr: every message uses the transport.
+   */
+  void UseIntranodePath(IntranodePath* path);
 
   /** The largest AllocMem area: one 16 MiB page (every area takes a page of its own). */
   static constexpr size_t kAllocMemMaxBytes = size_t{16} << 20;
@@ -222,6 +240,9 @@ class Mpi {
     uint64_t multicast_groups = 0;
     /** Reduce and Allreduce calls whose contributions moved by half RDMA (mpi.reduce). */
     uint64_t half_rdma_reductions = 0;
+    /** Messages (eager, requests and clears to send, rendezvous data) sent through the
+     *  intranode path rather than the transport. */
+    uint64_t intranode_messages = 0;
   };
   const Stats& stats() const { return stats_; }
   /**
@@ -292,6 +313,10 @@ class Mpi {
                 const std::vector<uint8_t>& bytes, std::function<void()> on_done);
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
+  /** True if messages to `dest_world` go through the intranode path. */
+  bool Intranode(int dest_world) const {
+    return intranode_ != nullptr && intranode_->Reaches(static_cast<uint32_t>(dest_world));
+  }
   bool Matches(const RequestState& r, uint32_t context, int source_world, int tag) const;
   /** Unpacks a message into r's buffer (a copy) and fills its status; not yet done. */
   void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
@@ -343,6 +368,8 @@ class Mpi {
 
   int world_rank_;
   ulp::Transport& transport_;
+  /** Where messages to ranks of this node go instead of the transport (nullptr: nowhere). */
+  IntranodePath* intranode_ = nullptr;
   hal::TaskHost& host_;
   Blocker& blocker_;
   MpiConfig config_;

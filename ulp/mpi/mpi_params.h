@@ -39,7 +39,13 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
             "combines each as it arrives (built-in ops only; others stay point to point)")
       .Size("mpi.half_rdma_min_bytes", &C::half_rdma_min_bytes,
             "MPI, mpi.reduce=half_rdma: reductions of fewer bytes go point to point (each "
-            "contribution costs a clear-to-send and a done notice); above 16MiB they always do");
+            "contribution costs a clear-to-send and a done notice); above 16MiB they always do")
+      .Enum("mpi.intranode", &C::intranode,
+            {{IntranodeTransport::kAdapter, "adapter"}, {IntranodeTransport::kPostbox, "postbox"}},
+            "MPI: messages between ranks of one node (mpi.ranks > nodes) go through the adapter, "
+            "which loops them back, or through shared memory in the node's host memory: the "
+            "postbox protocol of reference 000 (postbox.*), with each copy at "
+            "host.copy_bandwidth and host.cache_line_transfer before the other CPU sees a write");
   return *decls;
 }
 

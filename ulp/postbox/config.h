@@ -95,22 +95,23 @@ struct Params {
   /** Largest message accepted by Send. */
   uint64_t max_message_bytes = uint64_t{1} << 30;
 
-  /** Ok if the sizes are consistent; else an error naming the field. */
+  /** Ok if the sizes are consistent; else an error that starts with the field's parameter
+   *  name (postbox.*, ulp/postbox/params.h). */
   Status Validate() const {
     if (piece_bytes == 0 || piece_bytes % 8 != 0) {
-      return Status::Error("postbox: piece_bytes must be a positive multiple of 8, is " +
+      return Status::Error("postbox.piece_bytes: must be a positive multiple of 8, is " +
                            std::to_string(piece_bytes));
     }
-    if (pool_blocks == 0) return Status::Error("postbox: pool_blocks must be at least 1");
+    if (pool_blocks == 0) return Status::Error("postbox.pool_blocks: must be at least 1");
     if (slots_per_receiver == 0) {
-      return Status::Error("postbox: slots_per_receiver must be at least 1");
+      return Status::Error("postbox.slots_per_receiver: must be at least 1");
     }
     if (inline_bytes > 4096) {
-      return Status::Error("postbox: inline_bytes must be at most 4096, is " +
+      return Status::Error("postbox.inline_bytes: must be at most 4096, is " +
                            std::to_string(inline_bytes));
     }
     if (receiver_quota_blocks == 0 || receiver_quota_blocks > pool_blocks) {
-      return Status::Error("postbox: receiver_quota_blocks must be in [1, pool_blocks=" +
+      return Status::Error("postbox.receiver_quota_blocks: must be in [1, postbox.pool_blocks=" +
                            std::to_string(pool_blocks) + "], is " +
                            std::to_string(receiver_quota_blocks));
     }

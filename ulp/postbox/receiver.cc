@@ -152,6 +152,7 @@ Status Receiver::Drain(Inbound& in, size_t* delivered) {
       return Status::Error(who() + "unknown slot kind " + std::to_string(slot->kind));
     }
     in.partial.insert(in.partial.end(), src, src + piece);
+    stats_.bytes_copied += piece;
     // Copy first, acknowledge after: the release store is what lets the sender reuse the
     // slot and the block, so it must follow the last read of them.
     in.acks[in.next_slot].acked_seq.store(in.next_seq, std::memory_order_release);

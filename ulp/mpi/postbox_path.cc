@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+// PostboxPath: the postbox engines on simulated host memory, polled when something becomes
+// visible, with copies charged to the CPU that makes them.
+#include "ulp/mpi/postbox_path.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "base/check.h"
+
+namespace nicsim::mpi {
+namespace {
+
+/** Every message starts with the MPI layer's wire context and tag. */
+struct Header {
+  uint32_t wire;
+  uint32_t tag;
+};
+
+}  // namespace
+
+PostboxNode::PostboxNode(std::vector<uint32_t> world_ranks, ulp::postbox::Params params,
+                         uint64_t wake_ps)
+    : world_ranks_(std::move(world_ranks)),
+      params_(params),
+      wake_ps_(wake_ps),
+      paths_(world_ranks_.size(), nullptr) {
+  topology_.processes_per_node = {static_cast<uint32_t>(world_ranks_.size())};
+}
+
+int PostboxNode::LocalOf(uint32_t world) const {
+  auto it = std::lower_bound(world_ranks_.begin(), world_ranks_.end(), world);
+  if (it == world_ranks_.end() || *it != world) return -1;
+  return static_cast<int>(it - world_ranks_.begin());
+}
+
+Result<ulp::postbox::Mapping> TaskMemoryPlatform::Create(const std::string& name, size_t bytes) {
+  if (node_.segments().count(name) > 0) {
+    return nicsim::Status::Error("postbox segment " + name + " exists");
+  }
+  Result<uint64_t> vaddr = host_.MapContiguous(std::max<size_t>(bytes, 1));
+  if (!vaddr.ok()) {
+    return nicsim::Status::Error("postbox segment " + name + " (" + std::to_string(bytes) +
+                         " B): " + vaddr.status().message());
+  }
+  ulp::postbox::Mapping m{host_.Contiguous(*vaddr, bytes), bytes};
+  if (m.base == nullptr) {
+    return nicsim::Status::Error("postbox segment " + name + ": not contiguous");
+  }
+  node_.segments()[name] = m;
+  return m;
+}
+
+Result<ulp::postbox::Mapping> TaskMemoryPlatform::Attach(const std::string& name) {
+  auto it = node_.segments().find(name);
+  if (it == node_.segments().end()) return nicsim::Status::Error("no postbox segment " + name);
+  return it->second;
+}
+
+nicsim::Status TaskMemoryPlatform::Detach(const ulp::postbox::Mapping&) {
+  return nicsim::Status();
+}
+
+Result<std::unique_ptr<PostboxPath>> PostboxPath::Create(PostboxNode& node, uint32_t world,
+                                                         hal::TaskHost& host,
+                                                         double copy_ps_per_byte) {
+  const int local = node.LocalOf(world);
+  if (local < 0) {
+    return nicsim::Status::Error("postbox: rank " + std::to_string(world) + " not on the node");
+  }
+  std::unique_ptr<PostboxPath> path(
+      new PostboxPath(node, static_cast<uint32_t>(local), host, copy_ps_per_byte));
+  const ulp::postbox::ProcessId self{0, static_cast<uint32_t>(local)};
+  auto sender = ulp::postbox::Sender::Create(&path->platform_, node.topology(), self,
+                                             node.params());
+  if (!sender.ok()) return sender.status();
+  auto receiver = ulp::postbox::Receiver::Create(&path->platform_, node.topology(), self,
+                                                 node.params());
+  if (!receiver.ok()) return receiver.status();
+  path->sender_ = std::move(*sender);
+  path->receiver_ = std::move(*receiver);
+  node.Join(static_cast<uint32_t>(local), path.get());
+  return Result<std::unique_ptr<PostboxPath>>(std::move(path));
+}
+
+PostboxPath::PostboxPath(PostboxNode& node, uint32_t local, hal::TaskHost& host,
+                         double copy_ps_per_byte)
+    : node_(node),
+      local_(local),
+      host_(host),
+      platform_(host, node),
+      copies_(copy_ps_per_byte),
+      timers_(host) {}
+
+PostboxPath::~PostboxPath() { node_.Join(local_, nullptr); }
+
+void PostboxPath::Send(uint32_t dest, uint32_t wire, uint32_t tag, std::vector<uint8_t> bytes,
+                       std::function<void()> on_done) {
+  const int to = node_.LocalOf(dest);
+  NICSIM_CHECK(to >= 0, "postbox send to rank %u, not on this node", dest);
+  Outbound out;
+  out.bytes.resize(sizeof(Header) + bytes.size());
+  const Header h{wire, tag};
+  std::memcpy(out.bytes.data(), &h, sizeof(h));
+  if (!bytes.empty()) std::memcpy(out.bytes.data() + sizeof(h), bytes.data(), bytes.size());
+  out.to = static_cast<uint32_t>(to);
+  out.on_done = std::move(on_done);
+  // The engine reads the bytes from `out` until they are all posted: keep them in the map.
+  const uint8_t* data = out.bytes.data();
+  const size_t size = out.bytes.size();
+  Result<ulp::postbox::SendHandle> handle =
+      sender_->SendInPlace(ulp::postbox::ProcessId{0, out.to}, data, size);
+  NICSIM_CHECK(handle.ok(), "postbox send of %zu B to rank %u: %s", size, dest,
+               handle.status().message().c_str());
+  outbound_.emplace(*handle, std::move(out));
+  AfterPosting();
+}
+
+void PostboxPath::At(uint64_t at_ps, std::function<void()> fn) {
+  const uint64_t now = host_.NowPs();
+  if (at_ps <= now && waiting_at_ == 0) {
+    fn();
+    return;
+  }
+  // Callbacks due at one time run in the order they were set: what waits keeps its order.
+  ++waiting_at_;
+  timers_.After(at_ps > now ? at_ps - now : 0, [this, fn = std::move(fn)] {
+    --waiting_at_;
+    fn();
+  });
+}
+
+void PostboxPath::AfterPosting() {
+  const uint64_t now = host_.NowPs();
+  const uint64_t posted = sender_->stats().bytes_posted - bytes_posted_seen_;
+  bytes_posted_seen_ += posted;
+  // The CPU writes the pieces one after another; they are visible once written.
+  const uint64_t written = posted > 0 ? copies_.Copy(now, posted) : copies_.DoneAtPs(now);
+  std::vector<uint32_t> woken;
+  for (auto it = outbound_.begin(); it != outbound_.end();) {
+    const uint32_t to = it->second.to;
+    if (std::find(woken.begin(), woken.end(), to) == woken.end()) woken.push_back(to);
+    if (sender_->State(it->first) != ulp::postbox::SendState::kPosted) {
+      ++it;
+      continue;
+    }
+    if (it->second.on_done) At(written, std::move(it->second.on_done));
+    it = outbound_.erase(it);
+  }
+  if (posted == 0) return;
+  // Every receiver this rank had something for may have a new posting to find.
+  for (uint32_t to : woken) {
+    PostboxPath* peer = node_.path(to);
+    if (peer != nullptr) peer->WakeAfter(written - now + node_.wake_ps());
+  }
+}
+
+void PostboxPath::WakeAfter(uint64_t delay_ps) {
+  const uint64_t at = host_.NowPs() + delay_ps;
+  if (!wakes_.insert(at).second) return;
+  timers_.After(delay_ps, [this, at] {
+    wakes_.erase(at);
+    Serve();
+  });
+}
+
+void PostboxPath::Serve() {
+  ++polls_;
+  const uint64_t now = host_.NowPs();
+  Result<size_t> polled = receiver_->Poll();
+  // Every segment here was made by this job's own engines: a broken one is a bug.
+  NICSIM_CHECK(polled.ok(), "postbox poll of local rank %u: %s", local_,
+               polled.status().message().c_str());
+  const ulp::postbox::ReceiverStats& rs = receiver_->stats();
+  const uint64_t copied = rs.bytes_copied - bytes_copied_seen_;
+  bytes_copied_seen_ = rs.bytes_copied;
+  const uint64_t read = copied > 0 ? copies_.Copy(now, copied) : copies_.DoneAtPs(now);
+  while (std::optional<ulp::postbox::Message> m = receiver_->Take()) {
+    NICSIM_CHECK(m->bytes.size() >= sizeof(Header), "postbox message of %zu B", m->bytes.size());
+    Header h;
+    std::memcpy(&h, m->bytes.data(), sizeof(h));
+    const uint32_t src = node_.WorldOf(m->from.rank);
+    ++deliveries_waiting_;
+    At(read, [this, src, h, bytes = std::move(m->bytes)]() mutable {
+      --deliveries_waiting_;
+      bytes.erase(bytes.begin(), bytes.begin() + sizeof(Header));
+      if (deliver_) deliver_(src, h.wire, h.tag, std::move(bytes));
+    });
+  }
+  // Acknowledgements free the senders' slots and blocks: those that lent some look again
+  // (to post what waited, or only to take them back).
+  if (rs.acks_written != acks_seen_) {
+    acks_seen_ = rs.acks_written;
+    for (uint32_t i = 0; i < node_.size(); ++i) {
+      PostboxPath* peer = node_.path(i);
+      if (peer != nullptr && !peer->sender_->Idle()) {
+        peer->WakeAfter(read - now + node_.wake_ps());
+      }
+    }
+  }
+  if (!sender_->Idle()) {
+    sender_->Progress();
+    AfterPosting();
+  }
+}
+
+}  // namespace nicsim::mpi
