@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// ShmPlatform: the one-copy transfer between processes (process_vm_writev) and the errors
+// that send the sender to its staging fallback.
+#include "ulp/pushpull/shm_platform.h"
+
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+namespace nicsim::ulp::pushpull {
+
+std::string ShmPlatform::PrefixForThisProcess() {
+  return "/nicsim-pp-" + std::to_string(static_cast<long>(getpid())) + "-";
+}
+
+uint64_t ShmPlatform::ProcessToken() const { return static_cast<uint64_t>(getpid()); }
+
+CrossCopy ShmPlatform::CopyTo(uint64_t token, const Extent* local, size_t local_count,
+                              const Extent* remote, size_t remote_count) {
+  if (force_fallback_) return CrossCopy::kUnsupported;
+  uint64_t want = 0;
+  std::vector<iovec> l(local_count), r(remote_count);
+  for (size_t i = 0; i < local_count; ++i) {
+    l[i] = {reinterpret_cast<void*>(local[i].addr), static_cast<size_t>(local[i].len)};
+    want += local[i].len;
+  }
+  for (size_t i = 0; i < remote_count; ++i) {
+    r[i] = {reinterpret_cast<void*>(remote[i].addr), static_cast<size_t>(remote[i].len)};
+  }
+  // Params keeps a round under IOV_MAX extents on each side, so one call moves it all.
+  const ssize_t n = process_vm_writev(static_cast<pid_t>(token), l.data(), l.size(), r.data(),
+                                      r.size(), 0);
+  if (n < 0) {
+    return errno == EPERM || errno == ENOSYS ? CrossCopy::kUnsupported : CrossCopy::kFailed;
+  }
+  // A short write means a destination page went bad part way: the round is redone by staging.
+  return static_cast<uint64_t>(n) == want ? CrossCopy::kDone : CrossCopy::kFailed;
+}
+
+}  // namespace nicsim::ulp::pushpull
