@@ -343,8 +343,9 @@ int main(int argc, char** argv) {
   if ((engine != "push-pull" && engine != "push-all" && engine != "push-zero" &&
        engine != "postbox") ||
       scale <= 0) {
-    std::fprintf(stderr, "usage: bench_pushpull_modes push-pull|push-all|push-zero|postbox "
-                         "[SCALE>0]\n");
+    std::fprintf(stderr,
+                 "usage: bench_pushpull_modes push-pull|push-all|push-zero|postbox "
+                 "[SCALE>0]\n");
     return 2;
   }
   // Received and streamed buffers are reused; keep freed memory in the heap.

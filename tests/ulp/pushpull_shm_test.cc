@@ -54,8 +54,9 @@ std::vector<Planned> Plan(uint64_t seed, uint32_t s, uint32_t d, const Params& p
   for (Planned& m : plan) {
     m.tag = static_cast<uint32_t>(rng() % 2);
     const uint64_t pick = rng() % 4;
-    m.size = pick == 0 ? edges[rng() % edges.size()]
-                       : pick == 1 ? rng() % (300 * 1024) : rng() % 8192;
+    m.size = pick == 0   ? edges[rng() % edges.size()]
+             : pick == 1 ? rng() % (300 * 1024)
+                         : rng() % 8192;
   }
   return plan;
 }
@@ -154,8 +155,14 @@ int Child(const std::string& prefix, uint32_t self, Mode mode, bool force, uint6
   }
   const SenderStats& ss = (*sender)->stats();
   const ReceiverStats& rs = (*receiver)->stats();
-  *report = {0,         ss.bytes_pulled,  rs.bytes_pulled,     ss.zero_copy_rounds,
-             ss.zero_copy_fallbacks, ss.bytes_staged, rs.bytes_unstaged, rs.bytes_delivered,
+  *report = {0,
+             ss.bytes_pulled,
+             rs.bytes_pulled,
+             ss.zero_copy_rounds,
+             ss.zero_copy_fallbacks,
+             ss.bytes_staged,
+             rs.bytes_unstaged,
+             rs.bytes_delivered,
              rs.receives_completed};
   return 0;
 }
@@ -187,9 +194,8 @@ void RunFour(Mode mode, bool force) {
   const uint64_t seed = Seed();
   SCOPED_TRACE(std::string(ToString(mode)) + (force ? " forced fallback" : "") +
                "; replay with NICSIM_PUSHPULL_SEED=" + std::to_string(seed));
-  auto* reports = static_cast<Report*>(mmap(nullptr, sizeof(Report) * kRanks,
-                                            PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                                            -1, 0));
+  auto* reports = static_cast<Report*>(mmap(
+      nullptr, sizeof(Report) * kRanks, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(reports, MAP_FAILED);
   for (uint32_t r = 0; r < kRanks; ++r) reports[r] = Report{-1, 0, 0, 0, 0, 0, 0, 0, 0};
   const std::string prefix = ShmPlatform::PrefixForThisProcess();

@@ -50,8 +50,7 @@ struct World {
   std::vector<std::unique_ptr<Sender>> senders;
   std::vector<std::unique_ptr<Receiver>> receivers;
 
-  World(uint32_t ranks, const Params& p, bool force_fallback = false)
-      : platform(force_fallback) {
+  World(uint32_t ranks, const Params& p, bool force_fallback = false) : platform(force_fallback) {
     for (uint32_t r = 0; r < ranks; ++r) {
       auto v = Receiver::Create(&platform, ranks, r, p);
       EXPECT_TRUE(v.ok()) << v.status().message();
@@ -157,8 +156,7 @@ void RunCase(const Case& c) {
   EXPECT_EQ(ss.push_all_chunks,
             c.mode == Mode::kPushAll && c.size > kChunk ? CeilDiv(c.size, kChunk) - 1 : 0u);
   EXPECT_EQ(rs.pushes_consumed, ss.first_pushes + ss.second_pushes + ss.push_all_chunks);
-  EXPECT_EQ(ss.header_only_pushes,
-            c.size == 0 || c.mode == Mode::kPushZero ? 1u : 0u);
+  EXPECT_EQ(ss.header_only_pushes, c.size == 0 || c.mode == Mode::kPushZero ? 1u : 0u);
   // Pull phase: one ack, rounds of at most pull_round_bytes, all by the zero buffer.
   const uint64_t rounds = CeilDiv(pulled, kRound);
   EXPECT_EQ(ss.bytes_pulled, pulled);
@@ -191,9 +189,20 @@ void RunCase(const Case& c) {
 }
 
 std::vector<uint64_t> BoundarySizes() {
-  return {0,         1,         kBtp1 - 1,         kBtp1,         kBtp1 + 1,
-          kChunk,    kChunk + 1, kBtp1 + kBtp2 - 1, kBtp1 + kBtp2, kBtp1 + kBtp2 + 1,
-          kRound,    kBtp1 + kBtp2 + kRound, kBtp1 + kBtp2 + kRound + 1, 5 * kRound + 4097};
+  return {0,
+          1,
+          kBtp1 - 1,
+          kBtp1,
+          kBtp1 + 1,
+          kChunk,
+          kChunk + 1,
+          kBtp1 + kBtp2 - 1,
+          kBtp1 + kBtp2,
+          kBtp1 + kBtp2 + 1,
+          kRound,
+          kBtp1 + kBtp2 + kRound,
+          kBtp1 + kBtp2 + kRound + 1,
+          5 * kRound + 4097};
 }
 
 TEST(PushPullTest, PushPullModeAtEveryBtpBoundary) {

@@ -26,8 +26,14 @@ uint64_t ForEachOverlap(const Extent* from, size_t from_count, const Extent* to,
     walked += n;
     di += n;
     dj += n;
-    if (di == from[i].len) { ++i; di = 0; }
-    if (dj == to[j].len) { ++j; dj = 0; }
+    if (di == from[i].len) {
+      ++i;
+      di = 0;
+    }
+    if (dj == to[j].len) {
+      ++j;
+      dj = 0;
+    }
   }
   return walked;
 }

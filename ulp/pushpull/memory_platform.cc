@@ -14,8 +14,7 @@ CrossCopy MemoryPlatform::CopyTo(uint64_t token, const Extent* local, size_t loc
   if (force_fallback_) return CrossCopy::kUnsupported;
   ForEachOverlap(local, local_count, remote, remote_count,
                  [](uint64_t src, uint64_t dst, uint64_t n) {
-                   std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src),
-                               n);
+                   std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
                  });
   ++copies_;
   return CrossCopy::kDone;

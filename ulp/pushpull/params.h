@@ -24,9 +24,12 @@ enum class Mode : uint32_t {
 /** "push-pull", "push-all", "push-zero". */
 inline const char* ToString(Mode m) {
   switch (m) {
-    case Mode::kPushPull: return "push-pull";
-    case Mode::kPushAll: return "push-all";
-    case Mode::kPushZero: return "push-zero";
+    case Mode::kPushPull:
+      return "push-pull";
+    case Mode::kPushAll:
+      return "push-all";
+    case Mode::kPushZero:
+      return "push-zero";
   }
   return "unknown";
 }
@@ -60,9 +63,12 @@ struct Params {
    */
   uint32_t SlotBytes() const {
     switch (mode) {
-      case Mode::kPushPull: return std::max(btp1_bytes, btp2_bytes);
-      case Mode::kPushAll: return push_all_chunk_bytes;
-      case Mode::kPushZero: return 0;
+      case Mode::kPushPull:
+        return std::max(btp1_bytes, btp2_bytes);
+      case Mode::kPushAll:
+        return push_all_chunk_bytes;
+      case Mode::kPushZero:
+        return 0;
     }
     return 0;
   }
@@ -70,9 +76,12 @@ struct Params {
   /** Bytes of a `size`-byte message that are pushed (the rest is pulled). */
   uint64_t PushedBytesOf(uint64_t size) const {
     switch (mode) {
-      case Mode::kPushPull: return std::min<uint64_t>(size, uint64_t{btp1_bytes} + btp2_bytes);
-      case Mode::kPushAll: return size;
-      case Mode::kPushZero: return 0;
+      case Mode::kPushPull:
+        return std::min<uint64_t>(size, uint64_t{btp1_bytes} + btp2_bytes);
+      case Mode::kPushAll:
+        return size;
+      case Mode::kPushZero:
+        return 0;
     }
     return 0;
   }
@@ -94,8 +103,9 @@ struct Params {
       return bad("btp2_bytes", "must be at most 1 MiB, is " + std::to_string(btp2_bytes));
     }
     if (mode == Mode::kPushPull && btp1_bytes == 0 && btp2_bytes == 0) {
-      return bad("btp2_bytes", "and btp1_bytes are both 0: push-pull needs bytes to push "
-                               "(that is push-zero mode)");
+      return bad("btp2_bytes",
+                 "and btp1_bytes are both 0: push-pull needs bytes to push "
+                 "(that is push-zero mode)");
     }
     if (push_all_chunk_bytes == 0 || push_all_chunk_bytes > kMaxPush) {
       return bad("push_all_chunk_bytes",

@@ -86,9 +86,8 @@ Result<ReceiveHandle> Receiver::PostReceive(uint32_t source, uint32_t tag, void*
   p.dest = ZeroBuffer(buffer, capacity);
   ++stats_.dest_translations;
   ++stats_.receives_posted;
-  auto it = std::find_if(unexpected_.begin(), unexpected_.end(), [&](const Incoming* m) {
-    return m->source == source && m->tag == tag;
-  });
+  auto it = std::find_if(unexpected_.begin(), unexpected_.end(),
+                         [&](const Incoming* m) { return m->source == source && m->tag == tag; });
   if (it == unexpected_.end()) {
     ++stats_.dest_translations_masked;
     unmatched_.push_back(h);

@@ -48,8 +48,8 @@ struct Completion {
 class Receiver {
  public:
   /** A receiver for rank `self` of `ranks`; makes its channels. */
-  static Result<std::unique_ptr<Receiver>> Create(Platform* platform, uint32_t ranks,
-                                                  uint32_t self, Params params);
+  static Result<std::unique_ptr<Receiver>> Create(Platform* platform, uint32_t ranks, uint32_t self,
+                                                  Params params);
   /** Unmaps its channels (the platform unlinks them). */
   ~Receiver();
   Receiver(const Receiver&) = delete;
@@ -83,13 +83,13 @@ class Receiver {
     uint32_t tag = 0;
     uint64_t size = 0;
     uint64_t push_bytes = 0;
-    uint64_t pushed_in = 0;       // pushed bytes taken out so far
-    bool pushes_over = false;     // every push taken out
-    std::vector<uint8_t> aside;   // pushed bytes kept until a receive matches
-    ReceiveHandle receive = 0;    // 0 until matched
+    uint64_t pushed_in = 0;      // pushed bytes taken out so far
+    bool pushes_over = false;    // every push taken out
+    std::vector<uint8_t> aside;  // pushed bytes kept until a receive matches
+    ReceiveHandle receive = 0;   // 0 until matched
     bool ack_sent = false;
-    uint64_t pulled = 0;          // pulled bytes in place
-    bool pull_over = false;       // the last round has come back (or none was needed)
+    uint64_t pulled = 0;     // pulled bytes in place
+    bool pull_over = false;  // the last round has come back (or none was needed)
   };
   /** A posted receive. */
   struct Posted {
@@ -115,7 +115,7 @@ class Receiver {
     uint64_t round_bytes = 0;
     uint64_t round_offset = 0;
     bool round_last = false;
-    uint64_t next_seq = 1;        // sequence number of the next message expected
+    uint64_t next_seq = 1;  // sequence number of the next message expected
     bool broken = false;
   };
 
@@ -133,7 +133,7 @@ class Receiver {
   uint32_t self_;
   Params params_;
   ChannelLayout layout_;
-  std::vector<Inbound> inbound_;  // by sender rank (own rank unused)
+  std::vector<Inbound> inbound_;                                // by sender rank (own rank unused)
   std::map<std::pair<uint32_t, uint64_t>, Incoming> incoming_;  // by (source, seq)
   std::deque<Incoming*> unexpected_;                            // arrival order
   std::unordered_map<ReceiveHandle, Posted> receives_;

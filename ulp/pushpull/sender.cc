@@ -79,9 +79,8 @@ Status Sender::TryAttach(Outbound& out) {
   if (h->version != kChannelVersion || h->sender != self_ || h->receiver != out.to ||
       h->mode != static_cast<uint32_t>(params_.mode) || h->slot_bytes != params_.SlotBytes() ||
       h->slots != params_.pushed_slots || h->max_extents != layout_.max_extents ||
-      h->pull_round_bytes != params_.pull_round_bytes ||
-      h->slot_offset != layout_.slot_offset || h->total_bytes != layout_.total_bytes ||
-      m->bytes < layout_.total_bytes) {
+      h->pull_round_bytes != params_.pull_round_bytes || h->slot_offset != layout_.slot_offset ||
+      h->total_bytes != layout_.total_bytes || m->bytes < layout_.total_bytes) {
     platform_->Detach(*m);
     ++stats_.protocol_errors;
     return Status::Error("pushpull: channel " + ChannelName(self_, out.to) +

@@ -31,8 +31,8 @@ using SendHandle = uint64_t;
 class Sender {
  public:
   /** A sender for rank `self` of `ranks`; checks the ranks and the parameters. */
-  static Result<std::unique_ptr<Sender>> Create(Platform* platform, uint32_t ranks,
-                                                uint32_t self, Params params);
+  static Result<std::unique_ptr<Sender>> Create(Platform* platform, uint32_t ranks, uint32_t self,
+                                                Params params);
   /** Unmaps the channels it attached (the receivers own them). */
   ~Sender();
   Sender(const Sender&) = delete;
@@ -69,12 +69,12 @@ class Sender {
     uint32_t tag = 0;
     const uint8_t* data = nullptr;
     uint64_t size = 0;
-    uint64_t push_bytes = 0;   // how many of its bytes go by push
-    uint64_t pushed = 0;       // of those, posted so far
-    uint32_t pushes = 0;       // slots posted so far
-    bool acked = false;        // its first pull request has been served
-    bool pull_done = false;    // the receiver's last pull request has been served
-    ZeroBuffer source;         // translation of the whole buffer (pulled part sliced from it)
+    uint64_t push_bytes = 0;  // how many of its bytes go by push
+    uint64_t pushed = 0;      // of those, posted so far
+    uint32_t pushes = 0;      // slots posted so far
+    bool acked = false;       // its first pull request has been served
+    bool pull_done = false;   // the receiver's last pull request has been served
+    ZeroBuffer source;        // translation of the whole buffer (pulled part sliced from it)
   };
   /** This sender's end of one channel. */
   struct Outbound {
@@ -84,11 +84,11 @@ class Sender {
     Mapping mapping;
     ChannelView view;
     uint64_t receiver_token = 0;
-    uint64_t next_push_index = 0;   // slots posted so far
-    uint64_t next_seq = 1;          // sequence number of the next message accepted
-    uint64_t push_cursor = 1;       // the message being pushed
-    uint64_t served_gen = 0;        // pull requests served
-    bool waiting = false;           // in a push-wait episode
+    uint64_t next_push_index = 0;             // slots posted so far
+    uint64_t next_seq = 1;                    // sequence number of the next message accepted
+    uint64_t push_cursor = 1;                 // the message being pushed
+    uint64_t served_gen = 0;                  // pull requests served
+    bool waiting = false;                     // in a push-wait episode
     std::map<uint64_t, OutMessage> messages;  // by seq: unpushed or awaiting pulls
   };
 

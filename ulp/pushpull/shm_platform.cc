@@ -28,8 +28,8 @@ CrossCopy ShmPlatform::CopyTo(uint64_t token, const Extent* local, size_t local_
   auto coalesce = [](const Extent* e, size_t count, std::vector<iovec>* out) {
     out->clear();
     for (size_t i = 0; i < count; ++i) {
-      if (!out->empty() && reinterpret_cast<uint64_t>(out->back().iov_base) +
-                                   out->back().iov_len == e[i].addr) {
+      if (!out->empty() &&
+          reinterpret_cast<uint64_t>(out->back().iov_base) + out->back().iov_len == e[i].addr) {
         out->back().iov_len += e[i].len;
       } else {
         out->push_back({reinterpret_cast<void*>(e[i].addr), static_cast<size_t>(e[i].len)});
@@ -40,8 +40,8 @@ CrossCopy ShmPlatform::CopyTo(uint64_t token, const Extent* local, size_t local_
   coalesce(local, local_count, &l);
   coalesce(remote, remote_count, &r);
   // Params keeps a round under IOV_MAX extents on each side, so one call moves it all.
-  const ssize_t n = process_vm_writev(static_cast<pid_t>(token), l.data(), l.size(), r.data(),
-                                      r.size(), 0);
+  const ssize_t n =
+      process_vm_writev(static_cast<pid_t>(token), l.data(), l.size(), r.data(), r.size(), 0);
   if (n < 0) {
     return errno == EPERM || errno == ENOSYS ? CrossCopy::kUnsupported : CrossCopy::kFailed;
   }
