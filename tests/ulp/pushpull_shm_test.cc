@@ -66,6 +66,7 @@ struct Report {
   int code;
   uint64_t sender_pulled, receiver_pulled, zero_copy_rounds, fallbacks, staged, unstaged;
   uint64_t delivered_bytes, messages;
+  uint64_t sender_pushed, receiver_pushed_in;  // pushed bytes: sent, and taken out
 };
 
 Params ShmParams(Mode mode) {
@@ -155,15 +156,17 @@ int Child(const std::string& prefix, uint32_t self, Mode mode, bool force, uint6
   }
   const SenderStats& ss = (*sender)->stats();
   const ReceiverStats& rs = (*receiver)->stats();
-  *report = {0,
-             ss.bytes_pulled,
-             rs.bytes_pulled,
-             ss.zero_copy_rounds,
-             ss.zero_copy_fallbacks,
-             ss.bytes_staged,
-             rs.bytes_unstaged,
-             rs.bytes_delivered,
-             rs.receives_completed};
+  *report = Report{};
+  report->sender_pulled = ss.bytes_pulled;
+  report->receiver_pulled = rs.bytes_pulled;
+  report->zero_copy_rounds = ss.zero_copy_rounds;
+  report->fallbacks = ss.zero_copy_fallbacks;
+  report->staged = ss.bytes_staged;
+  report->unstaged = rs.bytes_unstaged;
+  report->delivered_bytes = rs.bytes_delivered;
+  report->messages = rs.receives_completed;
+  report->sender_pushed = ss.bytes_pushed;
+  report->receiver_pushed_in = rs.pushed_bytes_direct + rs.pushed_bytes_buffered;
   return 0;
 }
 
@@ -197,7 +200,10 @@ void RunFour(Mode mode, bool force) {
   auto* reports = static_cast<Report*>(mmap(
       nullptr, sizeof(Report) * kRanks, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(reports, MAP_FAILED);
-  for (uint32_t r = 0; r < kRanks; ++r) reports[r] = Report{-1, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (uint32_t r = 0; r < kRanks; ++r) {
+    reports[r] = Report{};
+    reports[r].code = -1;
+  }
   const std::string prefix = ShmPlatform::PrefixForThisProcess();
   std::vector<pid_t> children;
   for (uint32_t r = 0; r < kRanks; ++r) {
@@ -209,7 +215,7 @@ void RunFour(Mode mode, bool force) {
     }
     children.push_back(pid);
   }
-  Report sum{0, 0, 0, 0, 0, 0, 0, 0, 0};
+  Report sum{};
   for (uint32_t r = 0; r < kRanks; ++r) {
     int status = 0;
     ASSERT_EQ(waitpid(children[r], &status, 0), children[r]);
@@ -224,6 +230,8 @@ void RunFour(Mode mode, bool force) {
     sum.unstaged += reports[r].unstaged;
     sum.delivered_bytes += reports[r].delivered_bytes;
     sum.messages += reports[r].messages;
+    sum.sender_pushed += reports[r].sender_pushed;
+    sum.receiver_pushed_in += reports[r].receiver_pushed_in;
   }
   // Whatever a failed child left behind goes too.
   for (uint32_t s = 0; s < kRanks; ++s) {
@@ -232,7 +240,7 @@ void RunFour(Mode mode, bool force) {
   munmap(reports, sizeof(Report) * kRanks);
   // The counters the plan implies, exactly.
   const Params p = ShmParams(mode);
-  uint64_t messages = 0, bytes = 0, pulled = 0;
+  uint64_t messages = 0, bytes = 0, pulled = 0, pushed = 0;
   for (uint32_t s = 0; s < kRanks; ++s) {
     for (uint32_t d = 0; d < kRanks; ++d) {
       if (s == d) continue;
@@ -240,11 +248,14 @@ void RunFour(Mode mode, bool force) {
         ++messages;
         bytes += m.size;
         pulled += m.size - p.PushedBytesOf(m.size);
+        pushed += p.PushedBytesOf(m.size);
       }
     }
   }
   EXPECT_EQ(sum.messages, messages);
   EXPECT_EQ(sum.delivered_bytes, bytes);
+  EXPECT_EQ(sum.sender_pushed, pushed);
+  EXPECT_EQ(sum.receiver_pushed_in, pushed);
   EXPECT_EQ(sum.sender_pulled, pulled);
   EXPECT_EQ(sum.receiver_pulled, pulled);
   if (force) {
