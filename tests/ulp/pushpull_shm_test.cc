@@ -233,9 +233,12 @@ void RunFour(Mode mode, bool force) {
     sum.sender_pushed += reports[r].sender_pushed;
     sum.receiver_pushed_in += reports[r].receiver_pushed_in;
   }
-  // Whatever a failed child left behind goes too.
+  // Each child unlinked the channels it made; whatever a failed child left behind goes too.
   for (uint32_t s = 0; s < kRanks; ++s) {
-    for (uint32_t d = 0; d < kRanks; ++d) shm_unlink((prefix + ChannelName(s, d)).c_str());
+    for (uint32_t d = 0; d < kRanks; ++d) {
+      const std::string name = prefix + ChannelName(s, d);
+      EXPECT_NE(shm_unlink(name.c_str()), 0) << name << " outlived its receiver";
+    }
   }
   munmap(reports, sizeof(Report) * kRanks);
   // The counters the plan implies, exactly.
