@@ -46,6 +46,14 @@ std::vector<MpiFaultCell> Cells() {
       cells.push_back({std::string(backend) + "_" + name, backend, sets});
     }
   }
+  // Push-pull between nodes (mpi.internode=pushpull) under every fault at once; then with two
+  // ranks per node, whose local messages go through postboxes in shared memory.
+  std::vector<std::string> all = faults.back().second;
+  all.push_back("mpi.internode=pushpull");
+  cells.push_back({"func_pushpull_all", "func", all});
+  all.push_back("nodes=4");
+  all.push_back("mpi.intranode=postbox");
+  cells.push_back({"func_pushpull_postbox_all", "func", all});
   return cells;
 }
 
@@ -101,6 +109,17 @@ TEST_P(MpiFaultMatrixTest, AlltoallDeliversEveryMessageOnceAndLeaksNothing) {
   uint64_t fabric_drops = 0;
   for (const auto& [reason, n] : f.drops) fabric_drops += n;
   EXPECT_GT(fabric_drops + f.frames_duplicated + f.frames_reordered + f.frames_corrupted, 0u);
+  // The protocol cells really used their protocols, and left nothing behind in shared memory.
+  uint64_t pushes = 0, local = 0;
+  for (uint32_t r = 0; r < (*job)->ranks(); ++r) {
+    pushes += (*job)->mpi(r).stats().pushpull_pushes;
+    local += (*job)->mpi(r).stats().intranode_messages;
+    if (const mpi::PostboxPath* p = (*job)->postbox(r)) {
+      EXPECT_EQ(p->in_flight(), 0u) << "rank " << r;
+    }
+  }
+  EXPECT_EQ(pushes > 0, cell.name.find("pushpull") != std::string::npos);
+  EXPECT_EQ(local > 0, cell.name.find("postbox") != std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cells, MpiFaultMatrixTest, ::testing::ValuesIn(Cells()),

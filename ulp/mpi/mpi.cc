@@ -163,6 +163,9 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   NICSIM_CHECK(dest >= 0 && dest < comm.size(), "MPI send to rank %d of %d", dest, comm.size());
   auto r = std::make_shared<RequestState>();
   const int dest_world = comm.group->World(dest);
+  if (PushPull(dest_world)) {
+    return StartPushPullSend(buf, count, type, dest_world, tag, context, r, synchronous);
+  }
   const size_t total = count * type.size();
   // A large message from the program's own AllocMem buffer is read from there by RDMA.
   const std::optional<uint64_t> own =
@@ -233,7 +236,7 @@ void Mpi::ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const R
   pending_recvs_[{source_world, rdv_id}] = r;
   // Into the program's own AllocMem buffer, the data lands in place (no copy by the CPU).
   if (r->type.dense() && bytes > 0 && bytes <= r->count * r->type.size() &&
-      !Intranode(source_world)) {
+      !Intranode(source_world) && !PushPull(source_world)) {
     if (std::optional<uint64_t> own = TaskAddress(r->buf, bytes)) {
       r->in_place_bytes = bytes;
       transport_.LandInPlace(static_cast<uint32_t>(source_world),
@@ -264,6 +267,14 @@ Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int s
     if (it->kind == Kind::kEager) {
       Deliver(*r, it->source, it->tag, it->data.data(), it->data.size());
       r->done = true;
+    } else if (PushPull(it->source)) {
+      // A late receiver: the pushed bytes waited here; the acknowledgement asks for the rest.
+      ++stats_.pushpull_late_receivers;
+      r->status.source = r->group->RankOf(it->source);
+      r->status.tag = it->tag;
+      BeginGather(*r, it->bytes, it->pushed);
+      Gather(r, it->source, 0, it->data.data(), it->data.size());
+      ClearToSend(it->source, it->rdv_id, it->bytes, r);
     } else {
       r->status.source = r->group->RankOf(it->source);
       r->status.tag = it->tag;
@@ -296,6 +307,10 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
     case Kind::kEager:
     case Kind::kRts: {
       const int mpi_tag = static_cast<int>(tag);
+      if (kind == Kind::kRts && PushPull(source)) {
+        OnPush(source, context, mpi_tag, data);
+        return;
+      }
       for (auto it = posted_.begin(); it != posted_.end(); ++it) {
         if (!Matches(**it, context, source, mpi_tag)) continue;
         Request r = *it;
@@ -334,7 +349,20 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
       PendingSend p = std::move(it->second);
       pending_sends_.erase(it);
       Request r = p.request;
-      if (p.len > 0 && Intranode(p.dest)) {
+      if (p.pushpull) {
+        // Push-pull: the acknowledgement asks for what the pushes did not carry.
+        const uint64_t rest = (p.len > 0 ? p.len : p.data.size()) - p.pushed;
+        stats_.pushpull_pulled_bytes += rest;
+        if (p.len > 0) {
+          ++stats_.zero_copy_sends;
+          transport_.Send(static_cast<uint32_t>(p.dest),
+                          Wire(static_cast<uint32_t>(Kind::kData), p.context),
+                          static_cast<uint32_t>(id), p.vaddr + p.pushed, rest,
+                          [r] { r->done = true; });
+          return;
+        }
+        p.data.erase(p.data.begin(), p.data.begin() + static_cast<std::ptrdiff_t>(p.pushed));
+      } else if (p.len > 0 && Intranode(p.dest)) {
         // The path copies from the program's AllocMem buffer into shared memory itself.
         const uint8_t* at = host_.Contiguous(p.vaddr, p.len);
         NICSIM_CHECK(at != nullptr, "AllocMem area at %llx",
@@ -357,6 +385,11 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
       if (it == pending_recvs_.end()) return;
       Request r = it->second;
       pending_recvs_.erase(it);
+      if (PushPull(source)) {
+        // The rest of a push-pull message (nothing if the pushes held it all).
+        if (r->gathering) Gather(r, source, r->pulled_from, data.data(), data.size());
+        return;
+      }
       if (r->in_place_bytes > 0 && data.empty()) {
         // Landed in the program's buffer already.
         ++stats_.zero_copy_receives;

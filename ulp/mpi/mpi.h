@@ -22,6 +22,7 @@
 #include "ulp/mpi/group.h"
 #include "ulp/mpi/intranode_path.h"
 #include "ulp/mpi/limits.h"
+#include "ulp/pushpull/params.h"
 #include "ulp/buffer_pool.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
@@ -91,6 +92,16 @@ enum class IntranodeTransport : uint8_t {
   kPostbox,
 };
 
+/** How a rank's messages to ranks of other nodes travel. */
+enum class InternodeTransport : uint8_t {
+  /** Eager up to eager_limit, rendezvous above it (request, clear to send, data). */
+  kTransport,
+  /** Push-Pull (reference 003, ulp/mpi/push_pull.cc): the first pushpull.btp1_bytes go with
+   *  the request, the next pushpull.btp2_bytes right behind it without waiting, the rest once
+   *  the receiver has matched and acknowledged (the transport pulls it by RDMA read). */
+  kPushPull,
+};
+
 struct MpiConfig {
   /** Messages above this many bytes use the rendezvous protocol. */
   uint64_t eager_limit = 64 * 1024;
@@ -107,6 +118,11 @@ struct MpiConfig {
    *  a done notice per contribution). Larger than 16 MiB (one contiguous registered area)
    *  always go point to point. */
   uint64_t half_rdma_min_bytes = 32 * 1024;
+  /** Messages to other nodes: eager/rendezvous or push-pull (then `pushpull` says how much
+   *  is pushed; eager_limit is not used for them). */
+  InternodeTransport internode = InternodeTransport::kTransport;
+  /** Push-pull's mode and push sizes (its other fields are the shared-memory engine's). */
+  ulp::pushpull::Params pushpull;
   /** Messages between ranks of one node: through the adapter or shared memory. */
   IntranodeTransport intranode = IntranodeTransport::kAdapter;
   /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
@@ -243,6 +259,15 @@ class Mpi {
     /** Messages (eager, requests and clears to send, rendezvous data) sent through the
      *  intranode path rather than the transport. */
     uint64_t intranode_messages = 0;
+    /** Push-pull (mpi.internode=pushpull): push messages sent (first and second), bytes
+     *  pushed, bytes sent after the acknowledgement (pulled), second pushes (sent before the
+     *  ack could come back), and receives matched at the first push (early) or after it (late). */
+    uint64_t pushpull_pushes = 0;
+    uint64_t pushpull_pushed_bytes = 0;
+    uint64_t pushpull_pulled_bytes = 0;
+    uint64_t pushpull_second_pushes = 0;
+    uint64_t pushpull_early_receivers = 0;
+    uint64_t pushpull_late_receivers = 0;
   };
   const Stats& stats() const { return stats_; }
   /**
@@ -269,6 +294,12 @@ class Mpi {
     std::shared_ptr<const Group> group;
     /** A rendezvous receive landing in place: the bytes the sender announced (0: not). */
     uint64_t in_place_bytes = 0;
+    /** A push-pull receive: the message's bytes are gathered here (pushes first, then the
+     *  pulled rest from `pulled_from` on) until all have come, then unpacked. */
+    bool gathering = false;
+    std::vector<uint8_t> gathered;
+    uint64_t gathered_bytes = 0;
+    uint64_t pulled_from = 0;
   };
 
  private:
@@ -282,6 +313,8 @@ class Mpi {
     std::vector<uint8_t> data;
     uint64_t rdv_id = 0;
     uint64_t bytes = 0;
+    /** Push-pull: bytes the sender pushes (`data` holds those arrived so far). */
+    uint64_t pushed = 0;
   };
   /** A rendezvous send waiting for the receiver's clear-to-send. */
   struct PendingSend {
@@ -293,6 +326,9 @@ class Mpi {
     /** Sent from the program's own buffer (AllocMem): its task address and length. */
     uint64_t vaddr = 0;
     uint64_t len = 0;
+    /** Push-pull: the first `pushed` bytes went with the pushes; the rest follows the ack. */
+    bool pushpull = false;
+    uint64_t pushed = 0;
   };
   /** A message for the transport, waiting for staging memory. */
   struct Outgoing {
@@ -313,6 +349,22 @@ class Mpi {
                 const std::vector<uint8_t>& bytes, std::function<void()> on_done);
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
+  /** True if messages to and from `world` use push-pull (the same answer on both ranks). */
+  bool PushPull(int world) const {
+    return config_.internode == InternodeTransport::kPushPull && !Intranode(world);
+  }
+  /** A push-pull send (push_pull.cc): pushes now, the rest once the receiver acknowledges. */
+  Request StartPushPullSend(const void* buf, size_t count, const Datatype& type, int dest_world,
+                            int tag, uint32_t context, Request r, bool synchronous);
+  /** Sends one push of message `id`: bytes [offset, offset + len) of `total`. */
+  void SendPush(int dest_world, uint32_t context, int tag, uint64_t id, uint64_t total,
+                uint64_t pushed, uint64_t offset, const uint8_t* data, uint64_t len);
+  /** A push arrived: the first is matched (or kept as unexpected), a second is gathered. */
+  void OnPush(int source, uint32_t context, int tag, const std::vector<uint8_t>& data);
+  /** Starts gathering a push-pull message of `total` bytes of which `pushed` are pushed. */
+  void BeginGather(RequestState& r, uint64_t total, uint64_t pushed);
+  /** Gathers bytes at `offset`; once all have come, unpacks them and completes the receive. */
+  void Gather(const Request& r, int source, uint64_t offset, const uint8_t* data, size_t len);
   /** True if messages to `dest_world` go through the intranode path. */
   bool Intranode(int dest_world) const {
     return intranode_ != nullptr && intranode_->Reaches(static_cast<uint32_t>(dest_world));

@@ -40,6 +40,14 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
       .Size("mpi.half_rdma_min_bytes", &C::half_rdma_min_bytes,
             "MPI, mpi.reduce=half_rdma: reductions of fewer bytes go point to point (each "
             "contribution costs a clear-to-send and a done notice); above 16MiB they always do")
+      .Enum("mpi.internode", &C::internode,
+            {{InternodeTransport::kTransport, "transport"},
+             {InternodeTransport::kPushPull, "pushpull"}},
+            "MPI: messages to ranks of other nodes go eager up to mpi.eager_limit and by "
+            "rendezvous above it, or by push-pull (reference 003): the first "
+            "pushpull.btp1_bytes travel with the request, the next pushpull.btp2_bytes right "
+            "behind it without waiting, the rest once the receiver has matched and "
+            "acknowledged (pulled by RDMA read); pushpull.mode push_all and push_zero compare")
       .Enum("mpi.intranode", &C::intranode,
             {{IntranodeTransport::kAdapter, "adapter"}, {IntranodeTransport::kPostbox, "postbox"}},
             "MPI: messages between ranks of one node (mpi.ranks > nodes) go through the adapter, "
