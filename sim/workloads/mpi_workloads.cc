@@ -131,6 +131,12 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
     sum.multicast_groups += s.multicast_groups;
     sum.half_rdma_reductions += s.half_rdma_reductions;
     sum.intranode_messages += s.intranode_messages;
+    sum.pushpull_pushes += s.pushpull_pushes;
+    sum.pushpull_second_pushes += s.pushpull_second_pushes;
+    sum.pushpull_pushed_bytes += s.pushpull_pushed_bytes;
+    sum.pushpull_pulled_bytes += s.pushpull_pulled_bytes;
+    sum.pushpull_early_receivers += s.pushpull_early_receivers;
+    sum.pushpull_late_receivers += s.pushpull_late_receivers;
   }
   return {{"eager_sends", sum.eager_sends},
           {"rendezvous_sends", sum.rendezvous_sends},
@@ -143,6 +149,12 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
           {"multicast_groups", sum.multicast_groups},
           {"half_rdma_reductions", sum.half_rdma_reductions},
           {"intranode_messages", sum.intranode_messages},
+          {"pushpull_pushes", sum.pushpull_pushes},
+          {"pushpull_second_pushes", sum.pushpull_second_pushes},
+          {"pushpull_pushed_bytes", sum.pushpull_pushed_bytes},
+          {"pushpull_pulled_bytes", sum.pushpull_pulled_bytes},
+          {"pushpull_early_receivers", sum.pushpull_early_receivers},
+          {"pushpull_late_receivers", sum.pushpull_late_receivers},
           {"postbox", PostboxTotals(job)}};
 }
 
