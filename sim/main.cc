@@ -24,6 +24,7 @@
 #include "sim/observe/progress.h"
 #include "sim/observe/results_csv.h"
 #include "sim/mpirun/mpirun_args.h"
+#include "sim/shm_run/launcher.h"
 #include "sim/run_scenario.h"
 #include "sim/observe/trace_commands.h"
 #include "sim/observe/trace_selection.h"
@@ -300,6 +301,19 @@ int main(int argc, char** argv) {
                    "Largest payload in bytes (default: the largest single-packet payload)");
   port->add_option("--timeout-s", port_options.timeout_s,
                    "Wall-clock limit, peer start-up included (default 60)");
+  sim::ShmRunOptions shm_run_options;
+  CLI::App* shm_run = app.add_subcommand(
+      "shm-run",
+      "Start N processes of PROGRAM on this machine, talking through shared-memory postboxes "
+      "(ulp/postbox/shm_api.h): shm-run -n N [--prefix P] [--timeout S] PROGRAM [ARGS]");
+  shm_run->add_option("-n", shm_run_options.processes, "Processes to start (ranks 0 .. N-1)")
+      ->required();
+  shm_run->add_option("--prefix", shm_run_options.prefix,
+                      "Name of the run's segments, /dev/shm/P-* (default nicsim-run-<pid>)");
+  shm_run->add_option("--timeout", shm_run_options.timeout_s,
+                      "Seconds before the processes are killed and the run fails (default: none)");
+  // The first word that is not one of these flags is the program; the rest is its own.
+  shm_run->prefix_command();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -341,12 +355,20 @@ int main(int argc, char** argv) {
     }
     return sim::PortCommand(port_options);
   }
+  if (app.got_subcommand("shm-run")) {
+    shm_run_options.program = shm_run->remaining();
+    if (Status s = sim::ValidateShmRunOptions(&shm_run_options); !s.ok()) {
+      std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
+      return kBadInput;
+    }
+    return sim::ShmRunCommand(shm_run_options);
+  }
   if (app.got_subcommand("trace")) {
     if (trace->got_subcommand("diff")) return sim::TraceDiffCommand(left, right);
     if (trace->got_subcommand("bless")) return sim::TraceBlessCommand(golden_dir);
     return sim::TraceCheckCommand(golden_dir);
   }
-  std::fprintf(stderr, "nicsim: a command is required: run, mpirun, params, scenarios, trace or port\n");
+  std::fprintf(stderr, "nicsim: a command is required: run, mpirun, shm-run, params, scenarios, trace or port\n");
   std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
   return kBadInput;
 }
