@@ -3,7 +3,7 @@
  * API (ulp/postbox/shm_api.h), every byte checked, exactly once and in order per source. */
 /*
  * nicsim shm-run -n N shm_traffic [--seed S] [--messages M] [--max-bytes B]
- *                                 [--kill-rank R --kill-after K] [--hang]
+ *                                 [--kill-rank R --kill-after K] [--hang] [--liveness]
  *
  * Every rank sends M messages to every other rank (to itself when N is 1) in an order shuffled
  * from the seed, with sizes from 0 to B bytes (inline, one piece, several pieces). A message
@@ -16,6 +16,9 @@
  * print "rank X: EPEERDEAD from rank R after C messages" and still exit 0.
  * --hang: every rank passes one message round the ring, says "rank X: ready" and waits for a
  * message no one sends (for tests of the launcher's signals and timeout).
+ * --liveness (3 ranks): the rule for a receive from any rank. Rank 1 dies at once; rank 2 sends
+ * rank 0 one message 0.2 s after seeing that, then finalizes; rank 0 receives from any rank
+ * twice and must get the message first and EPEERDEAD naming rank 1 second.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ulp/postbox/shm_api.h"
 
@@ -146,13 +150,13 @@ static void Check(const uint8_t* buf, size_t len, int src, uint32_t expected_seq
 
 int main(int argc, char** argv) {
   uint32_t messages = 50, max_bytes = 12000;
-  int kill_rank = -1, hang = 0;
+  int kill_rank = -1, hang = 0, liveness = 0;
   long kill_after = -1;
   static const struct option kOptions[] = {
       {"seed", required_argument, 0, 's'},       {"messages", required_argument, 0, 'm'},
       {"max-bytes", required_argument, 0, 'b'},  {"kill-rank", required_argument, 0, 'r'},
       {"kill-after", required_argument, 0, 'k'}, {"hang", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+      {"liveness", no_argument, 0, 'l'},         {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", kOptions, NULL)) != -1) {
     switch (c) {
@@ -162,9 +166,10 @@ int main(int argc, char** argv) {
       case 'r': kill_rank = atoi(optarg); break;
       case 'k': kill_after = atol(optarg); break;
       case 'h': hang = 1; break;
+      case 'l': liveness = 1; break;
       default:
         fprintf(stderr, "usage: shm_traffic [--seed S] [--messages M] [--max-bytes B] "
-                        "[--kill-rank R --kill-after K] [--hang]\n");
+                        "[--kill-rank R --kill-after K] [--hang] [--liveness]\n");
         return 2;
     }
   }
@@ -196,6 +201,33 @@ int main(int argc, char** argv) {
            nicsim_shm_last_error());
     nicsim_shm_finalize();
     return rc == NICSIM_SHM_OK ? 1 : 0;
+  }
+
+  if (liveness) {
+    /* Rank 1 dies at once. Rank 2 sees that (its receive fails), waits, sends rank 0 one
+     * message and finalizes. Rank 0's receives from any rank must yield that message first,
+     * although rank 1 was dead before it was sent, and only then EPEERDEAD naming rank 1. */
+    size_t len = 0;
+    int src = -1;
+    if (n != 3) Failed("--liveness needs 3 ranks", 0);
+    if (me == 1) raise(SIGKILL);
+    if (me == 2) {
+      rc = nicsim_shm_recv(1, buf, cap, &len, &src);
+      printf("rank 2: receive from rank 1: %s\n", nicsim_shm_strerror(rc));
+      struct timespec pause = {0, 200000000};
+      nanosleep(&pause, NULL);
+      rc = nicsim_shm_send(0, "late", 4);
+      if (rc != NICSIM_SHM_OK) Failed("send to rank 0", rc);
+    } else {
+      rc = nicsim_shm_recv(NICSIM_SHM_ANY_SOURCE, buf, cap, &len, &src);
+      printf("rank 0: receive from any: %s, %zu bytes from rank %d\n", nicsim_shm_strerror(rc),
+             len, src);
+      rc = nicsim_shm_recv(NICSIM_SHM_ANY_SOURCE, buf, cap, &len, &src);
+      printf("rank 0: receive from any: %s, rank %d (%s)\n", nicsim_shm_strerror(rc), src,
+             nicsim_shm_last_error());
+    }
+    nicsim_shm_finalize();
+    return 0;
   }
 
   /* Send everything planned. */
