@@ -25,6 +25,7 @@
 #include "sim/observe/results_csv.h"
 #include "sim/mpirun/mpirun_args.h"
 #include "sim/shm_run/launcher.h"
+#include "sim/shm_run/shm_run_args.h"
 #include "sim/run_scenario.h"
 #include "sim/observe/trace_commands.h"
 #include "sim/observe/trace_selection.h"
@@ -209,10 +210,26 @@ int CmdMpirun(int argc, char** argv) {
   return CmdRun(args->scenario, args->sets, args->out_dir, options, args->quiet);
 }
 
+/** `nicsim shm-run ...`: its own parser (the program's arguments follow it), then the run. */
+int CmdShmRun(int argc, char** argv) {
+  if (argc > 2 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
+    std::cout << sim::ShmRunUsage();
+    return 0;
+  }
+  Result<sim::ShmRunOptions> options = sim::ParseShmRunArgs(argc, argv, 2);
+  Status valid = options.ok() ? sim::ValidateShmRunOptions(&*options) : options.status();
+  if (!valid.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", valid.message().c_str());
+    return kBadInput;
+  }
+  return sim::ShmRunCommand(*options);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "mpirun") return CmdMpirun(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "shm-run") return CmdShmRun(argc, argv);
   CLI::App app{"nicsim: NIC firmware and hardware-offload simulator"};
   // At most one subcommand; none is reported after parsing so a bad flag is named first.
   app.require_subcommand(0, 1);
@@ -301,19 +318,11 @@ int main(int argc, char** argv) {
                    "Largest payload in bytes (default: the largest single-packet payload)");
   port->add_option("--timeout-s", port_options.timeout_s,
                    "Wall-clock limit, peer start-up included (default 60)");
-  sim::ShmRunOptions shm_run_options;
-  CLI::App* shm_run = app.add_subcommand(
-      "shm-run",
-      "Start N processes of PROGRAM on this machine, talking through shared-memory postboxes "
-      "(ulp/postbox/shm_api.h): shm-run -n N [--prefix P] [--timeout S] PROGRAM [ARGS]");
-  shm_run->add_option("-n", shm_run_options.processes, "Processes to start (ranks 0 .. N-1)")
-      ->required();
-  shm_run->add_option("--prefix", shm_run_options.prefix,
-                      "Name of the run's segments, /dev/shm/P-* (default nicsim-run-<pid>)");
-  shm_run->add_option("--timeout", shm_run_options.timeout_s,
-                      "Seconds before the processes are killed and the run fails (default: none)");
-  // The first word that is not one of these flags is the program; the rest is its own.
-  shm_run->prefix_command();
+  // Listed for --help only: main() hands `nicsim shm-run ...` to CmdShmRun before parsing.
+  app.add_subcommand("shm-run",
+                     "Start N processes of PROGRAM on this machine, talking through shared-memory "
+                     "postboxes: shm-run -n N [--prefix P] [--timeout S] PROGRAM [ARGS] (nicsim "
+                     "shm-run --help)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -354,14 +363,6 @@ int main(int argc, char** argv) {
       }
     }
     return sim::PortCommand(port_options);
-  }
-  if (app.got_subcommand("shm-run")) {
-    shm_run_options.program = shm_run->remaining();
-    if (Status s = sim::ValidateShmRunOptions(&shm_run_options); !s.ok()) {
-      std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
-      return kBadInput;
-    }
-    return sim::ShmRunCommand(shm_run_options);
   }
   if (app.got_subcommand("trace")) {
     if (trace->got_subcommand("diff")) return sim::TraceDiffCommand(left, right);

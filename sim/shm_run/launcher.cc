@@ -191,9 +191,6 @@ Status ValidateShmRunOptions(ShmRunOptions* options) {
     return Status::Error("shm-run: -n: at most " + std::to_string(pb::kMaxRunProcesses) +
                          " processes, got " + std::to_string(options->processes));
   }
-  if (!options->program.empty() && options->program.front() == "--") {
-    options->program.erase(options->program.begin());
-  }
   if (options->program.empty()) {
     return Status::Error(
         "shm-run: a program to run is required: nicsim shm-run -n N PROGRAM [ARGS...]");

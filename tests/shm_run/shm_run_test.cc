@@ -223,6 +223,18 @@ TEST(ShmRunTest, AProcessThatExitsWithoutFinalizingIsDead) {
   EXPECT_TRUE(ShmObjects(prefix).empty());
 }
 
+TEST(ShmRunTest, TheProgramsArgumentsReachItUntouched) {
+  ScratchDir dir("shm_run_args");
+  const std::string prefix = Prefix("args");
+  // After `--` (or the program's name) nothing is shm-run's: not -n, not a subcommand's name.
+  const CommandResult r = ShmRun({"-n", "1", "--prefix=" + prefix, "--", "/bin/echo", "run",
+                                  "-n", "5", "--", "--timeout"},
+                                 dir);
+  EXPECT_EQ(r.out, "run -n 5 -- --timeout\n");
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // echo does not finalize
+  EXPECT_TRUE(ShmObjects(prefix).empty());
+}
+
 TEST(ShmRunTest, AProgramNotStartedByShmRunIsToldSo) {
   ScratchDir dir("shm_run_no_env");
   const CommandResult r = RunCommand({NICSIM_SHM_TRAFFIC}, dir.path());
@@ -246,8 +258,10 @@ TEST(ShmRunTest, BadFlagsExitTwoWithAMessage) {
       {{"-n", "2", not_executable}, not_executable + ": not an executable file"},
       {{"-n", "2", "--timeout", "-1", "/bin/true"}, "shm-run: --timeout: expected seconds >= 0"},
       {{"-n", "2", "--prefix", "a/b", "/bin/true"}, "shm-run: --prefix 'a/b'"},
-      {{"-n", "two", "/bin/true"}, "-n"},
-      {{"/bin/true"}, "-n is required"},
+      {{"-n", "two", "/bin/true"}, "shm-run: -n: expected a number of processes, got 'two'"},
+      {{"/bin/true"}, "shm-run: -n N is required"},
+      {{"-n", "2", "--verbose", "/bin/true"}, "shm-run: unknown flag --verbose"},
+      {{"-n", "2", "--timeout"}, "shm-run: --timeout needs a value"},
   };
   for (const Case& c : cases) {
     const CommandResult r = ShmRun(c.args, dir);
