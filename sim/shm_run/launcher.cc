@@ -52,7 +52,8 @@ Result<std::string> ResolveProgram(const std::string& name) {
   if (name.find('/') != std::string::npos) {
     struct stat st {};
     if (stat(name.c_str(), &st) != 0) return Status::Error("shm-run: " + name + ": no such file");
-    if (!IsExecutableFile(name)) return Status::Error("shm-run: " + name + ": not an executable file");
+    if (!IsExecutableFile(name))
+      return Status::Error("shm-run: " + name + ": not an executable file");
     return name;
   }
   const char* path = std::getenv("PATH");
@@ -120,9 +121,8 @@ pb::ProcessState MarkEnded(pb::ProcessEntry* e, int status) {
 }
 
 /** In the child after fork: the rank's environment, then exec. Never returns. */
-[[noreturn]] void ExecRank(const std::vector<char*>& argv, const sigset_t& old_mask,
-                           pid_t launcher, uint32_t rank, uint32_t size,
-                           const std::string& platform_prefix) {
+[[noreturn]] void ExecRank(const std::vector<char*>& argv, const sigset_t& old_mask, pid_t launcher,
+                           uint32_t rank, uint32_t size, const std::string& platform_prefix) {
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   // If the launcher dies without forwarding a signal (SIGKILL), take the rank down with it
   // rather than leave it polling for ever; the check closes the window before prctl.
@@ -197,8 +197,7 @@ Status ValidateShmRunOptions(ShmRunOptions* options) {
   }
   if (!options->prefix.empty() && !ValidPrefix(options->prefix)) {
     return Status::Error("shm-run: --prefix '" + options->prefix + "': use 1 to " +
-                         std::to_string(kMaxPrefixChars) +
-                         " letters, digits, '.', '_' or '-'");
+                         std::to_string(kMaxPrefixChars) + " letters, digits, '.', '_' or '-'");
   }
   if (!std::isfinite(options->timeout_s) || options->timeout_s < 0) {
     return Status::Error("shm-run: --timeout: expected seconds >= 0 (0: none), got " +
@@ -213,9 +212,9 @@ Status ValidateShmRunOptions(ShmRunOptions* options) {
 int ShmRunCommand(const ShmRunOptions& options) {
   const auto n = static_cast<uint32_t>(options.processes);
   const pid_t self = getpid();
-  const std::string run_prefix =
-      options.prefix.empty() ? "nicsim-run-" + std::to_string(static_cast<long>(self))
-                             : options.prefix;
+  const std::string run_prefix = options.prefix.empty()
+                                     ? "nicsim-run-" + std::to_string(static_cast<long>(self))
+                                     : options.prefix;
   const std::string platform_prefix = pb::PlatformPrefixOfRun(run_prefix);
 
   // The signals the wait loop takes with sigtimedwait: blocked from here on, so one that
@@ -229,8 +228,8 @@ int ShmRunCommand(const ShmRunOptions& options) {
 
   pb::ShmPlatform platform(platform_prefix);
   platform.KeepSegments();  // ReclaimSegments unlinks, and reports, everything at the end
-  Result<pb::Mapping> control = platform.Create(pb::ControlSegmentName(),
-                                                pb::ControlSegmentBytes(n));
+  Result<pb::Mapping> control =
+      platform.Create(pb::ControlSegmentName(), pb::ControlSegmentBytes(n));
   if (!control.ok()) {
     Say("cannot create the control segment of run " + run_prefix + ": " +
         control.status().message() + " (another run uses this --prefix, or a killed one left " +
@@ -310,8 +309,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
       }
       char limit[32];
       std::snprintf(limit, sizeof(limit), "%g", options.timeout_s);
-      Say(std::string("timed out after ") + limit + " s; still running: " + who +
-          "; killing them");
+      Say(std::string("timed out after ") + limit + " s; still running: " + who + "; killing them");
       signal_all(SIGKILL);
     }
     struct timespec slice = {0, kWaitSliceNs};

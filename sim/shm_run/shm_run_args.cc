@@ -61,7 +61,8 @@ Result<ShmRunOptions> ParseShmRunArgs(int argc, char** argv, int first) {
       }
       options.timeout_s = s;
     } else if (arg.size() > 1 && arg[0] == '-') {
-      return Status::Error("shm-run: unknown flag " + arg + " (shm-run's flags come before the "
+      return Status::Error("shm-run: unknown flag " + arg +
+                           " (shm-run's flags come before the "
                            "program; see nicsim shm-run --help)");
     } else {
       break;

@@ -68,7 +68,8 @@ TEST(ShmRunTest, FourRanksExchangeByteCheckedRandomTraffic) {
     for (int rank = 0; rank < 4; ++rank) {
       const std::string line = "rank " + std::to_string(rank) +
                                ": sent 120 (0 refused), received 120 from 3 ranks, every byte "
-                               "checked (seed " + seed + ")";
+                               "checked (seed " +
+                               seed + ")";
       EXPECT_TRUE(Has(r.out, line)) << line << "\n" << r.out;
     }
     EXPECT_TRUE(Has(r.err, "4 processes finalized and exited with status 0")) << r.err;
@@ -83,8 +84,8 @@ TEST(ShmRunTest, AKilledRankFailsTheRunAndEveryPeerGetsPeerDead) {
   const std::string prefix = Prefix("kill");
   const auto start = std::chrono::steady_clock::now();
   const CommandResult r =
-      ShmRun({"-n", "4", "--prefix", prefix, "--timeout", "120", NICSIM_SHM_TRAFFIC, "--seed",
-              "7", "--messages", "40", "--kill-rank", "2", "--kill-after", "25"},
+      ShmRun({"-n", "4", "--prefix", prefix, "--timeout", "120", NICSIM_SHM_TRAFFIC, "--seed", "7",
+              "--messages", "40", "--kill-rank", "2", "--kill-after", "25"},
              dir);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -163,8 +164,7 @@ TEST(ShmRunTest, SigtermToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   auto ready = [&] {
     const std::string text = ReadFile(out);
-    return Has(text, "rank 0: ready") && Has(text, "rank 1: ready") &&
-           Has(text, "rank 2: ready");
+    return Has(text, "rank 0: ready") && Has(text, "rank 1: ready") && Has(text, "rank 2: ready");
   };
   while (!ready() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -202,8 +202,8 @@ TEST(ShmRunTest, SigtermToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
 TEST(ShmRunTest, ATimeoutKillsTheRanksAndNamesThem) {
   ScratchDir dir("shm_run_timeout");
   const std::string prefix = Prefix("timeout");
-  const CommandResult r = ShmRun(
-      {"-n", "2", "--prefix", prefix, "--timeout", "1", NICSIM_SHM_TRAFFIC, "--hang"}, dir);
+  const CommandResult r =
+      ShmRun({"-n", "2", "--prefix", prefix, "--timeout", "1", NICSIM_SHM_TRAFFIC, "--hang"}, dir);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(std::regex_search(
       r.err, std::regex("timed out after 1 s; still running: rank 0 \\(pid [0-9]+, running\\), "
@@ -227,9 +227,9 @@ TEST(ShmRunTest, TheProgramsArgumentsReachItUntouched) {
   ScratchDir dir("shm_run_args");
   const std::string prefix = Prefix("args");
   // After `--` (or the program's name) nothing is shm-run's: not -n, not a subcommand's name.
-  const CommandResult r = ShmRun({"-n", "1", "--prefix=" + prefix, "--", "/bin/echo", "run",
-                                  "-n", "5", "--", "--timeout"},
-                                 dir);
+  const CommandResult r = ShmRun(
+      {"-n", "1", "--prefix=" + prefix, "--", "/bin/echo", "run", "-n", "5", "--", "--timeout"},
+      dir);
   EXPECT_EQ(r.out, "run -n 5 -- --timeout\n");
   EXPECT_EQ(r.exit_code, 1) << r.err;  // echo does not finalize
   EXPECT_TRUE(ShmObjects(prefix).empty());

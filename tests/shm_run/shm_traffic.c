@@ -63,10 +63,18 @@ static uint32_t PayloadLen(uint32_t src, uint32_t dst, uint32_t seq, uint32_t ma
   const uint64_t k = Key(src, dst, seq);
   uint32_t len;
   switch (k % 4) {
-    case 0: len = (uint32_t)((k >> 8) % 33); break;          /* inline with the header */
-    case 1: len = (uint32_t)((k >> 8) % 4096); break;        /* one piece */
-    case 2: len = 4096 + (uint32_t)((k >> 8) % 8200); break; /* two to four pieces */
-    default: len = (uint32_t)((k >> 8) % (max_bytes + 1)); break;
+    case 0: /* inline in the postbox slot with the header */
+      len = (uint32_t)((k >> 8) % 33);
+      break;
+    case 1: /* one piece */
+      len = (uint32_t)((k >> 8) % 4096);
+      break;
+    case 2: /* two to four pieces */
+      len = 4096 + (uint32_t)((k >> 8) % 8200);
+      break;
+    default: /* anything up to --max-bytes */
+      len = (uint32_t)((k >> 8) % (max_bytes + 1));
+      break;
   }
   return len > max_bytes ? max_bytes : len;
 }
@@ -125,8 +133,10 @@ static void Check(const uint8_t* buf, size_t len, int src, uint32_t expected_seq
     Failed(what, 0);
   }
   if (h.seq != expected_seq) {
-    snprintf(what, sizeof(what), "from rank %d: sequence %u where %u was due (lost, duplicated "
-             "or out of order)", src, h.seq, expected_seq);
+    snprintf(what, sizeof(what),
+             "from rank %d: sequence %u where %u was due (lost, duplicated "
+             "or out of order)",
+             src, h.seq, expected_seq);
     Failed(what, 0);
   }
   if (h.len != want_len || len != kHeaderBytes + (size_t)want_len) {
@@ -160,16 +170,31 @@ int main(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "", kOptions, NULL)) != -1) {
     switch (c) {
-      case 's': g_seed = strtoull(optarg, NULL, 10); break;
-      case 'm': messages = (uint32_t)strtoul(optarg, NULL, 10); break;
-      case 'b': max_bytes = (uint32_t)strtoul(optarg, NULL, 10); break;
-      case 'r': kill_rank = atoi(optarg); break;
-      case 'k': kill_after = atol(optarg); break;
-      case 'h': hang = 1; break;
-      case 'l': liveness = 1; break;
+      case 's':
+        g_seed = strtoull(optarg, NULL, 10);
+        break;
+      case 'm':
+        messages = (uint32_t)strtoul(optarg, NULL, 10);
+        break;
+      case 'b':
+        max_bytes = (uint32_t)strtoul(optarg, NULL, 10);
+        break;
+      case 'r':
+        kill_rank = atoi(optarg);
+        break;
+      case 'k':
+        kill_after = atol(optarg);
+        break;
+      case 'h':
+        hang = 1;
+        break;
+      case 'l':
+        liveness = 1;
+        break;
       default:
-        fprintf(stderr, "usage: shm_traffic [--seed S] [--messages M] [--max-bytes B] "
-                        "[--kill-rank R --kill-after K] [--hang] [--liveness]\n");
+        fprintf(stderr,
+                "usage: shm_traffic [--seed S] [--messages M] [--max-bytes B] "
+                "[--kill-rank R --kill-after K] [--hang] [--liveness]\n");
         return 2;
     }
   }
@@ -220,8 +245,8 @@ int main(int argc, char** argv) {
       if (rc != NICSIM_SHM_OK) Failed("send to rank 0", rc);
     } else {
       rc = nicsim_shm_recv(NICSIM_SHM_ANY_SOURCE, buf, cap, &len, &src);
-      printf("rank 0: receive from any: %s, %zu bytes from rank %d\n", nicsim_shm_strerror(rc),
-             len, src);
+      printf("rank 0: receive from any: %s, %zu bytes from rank %d\n", nicsim_shm_strerror(rc), len,
+             src);
       rc = nicsim_shm_recv(NICSIM_SHM_ANY_SOURCE, buf, cap, &len, &src);
       printf("rank 0: receive from any: %s, rank %d (%s)\n", nicsim_shm_strerror(rc), src,
              nicsim_shm_last_error());
@@ -311,9 +336,10 @@ int main(int argc, char** argv) {
   }
   rc = nicsim_shm_finalize();
   if (rc != NICSIM_SHM_OK) Failed("finalize", rc);
-  printf("rank %d: sent %u (%u refused), received %u from %u ranks, every byte checked "
-         "(seed %llu)\n",
-         g_rank, sent, refused, received, n == 1 ? 1 : n - 1, (unsigned long long)g_seed);
+  printf(
+      "rank %d: sent %u (%u refused), received %u from %u ranks, every byte checked "
+      "(seed %llu)\n",
+      g_rank, sent, refused, received, n == 1 ? 1 : n - 1, (unsigned long long)g_seed);
   free(got);
   free(expected);
   free(refused_by);

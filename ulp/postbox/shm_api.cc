@@ -87,8 +87,7 @@ std::string DescribePeer(uint32_t rank) {
       text += ": killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
     } else {
       text += ": exited with status " +
-              std::to_string(e->exit_code.load(std::memory_order_relaxed)) +
-              " without finalizing";
+              std::to_string(e->exit_code.load(std::memory_order_relaxed)) + " without finalizing";
     }
   }
   return text;
@@ -210,21 +209,22 @@ int Init() {
   run->platform->KeepSegments();
   Result<Mapping> control = run->platform->Attach(ControlSegmentName());
   if (!control.ok()) {
-    return Fail(NICSIM_SHM_ESYS, "nicsim_shm_init: no control segment: " +
-                                     control.status().message());
+    return Fail(NICSIM_SHM_ESYS,
+                "nicsim_shm_init: no control segment: " + control.status().message());
   }
   run->control = *control;
   const auto* header = static_cast<const ControlHeader*>(control->base);
   if (control->bytes < ControlSegmentBytes(run->size) ||
       header->magic.load(std::memory_order_acquire) != kControlMagic ||
       header->version != kControlVersion || header->process_count != run->size) {
-    return Fail(NICSIM_SHM_ESYS, "nicsim_shm_init: the control segment does not describe a run "
-                                 "of " + std::to_string(size) + " processes");
+    return Fail(NICSIM_SHM_ESYS,
+                "nicsim_shm_init: the control segment does not describe a run "
+                "of " +
+                    std::to_string(size) + " processes");
   }
   uint32_t expected = static_cast<uint32_t>(ProcessState::kStarting);
   if (!EntryAt(control->base, run->rank)
-           ->state.compare_exchange_strong(expected,
-                                           static_cast<uint32_t>(ProcessState::kRunning),
+           ->state.compare_exchange_strong(expected, static_cast<uint32_t>(ProcessState::kRunning),
                                            std::memory_order_acq_rel)) {
     return Fail(NICSIM_SHM_ESYS, "nicsim_shm_init: rank " + std::to_string(rank) + " is " +
                                      ToString(static_cast<ProcessState>(expected)) +
@@ -237,7 +237,7 @@ int Init() {
   auto receiver = Receiver::Create(run->platform.get(), topology, self, Params());
   if (!sender.ok() || !receiver.ok()) {
     return Fail(NICSIM_SHM_ESYS, "nicsim_shm_init: " + (sender.ok() ? receiver.status().message()
-                                                                     : sender.status().message()));
+                                                                    : sender.status().message()));
   }
   run->sender = std::move(*sender);
   run->receiver = std::move(*receiver);

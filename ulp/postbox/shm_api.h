@@ -80,7 +80,7 @@ const char* nicsim_shm_strerror(int code);
 const char* nicsim_shm_last_error(void);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* NICSIM_ULP_POSTBOX_SHM_API_H_ */
+#endif /* NICSIM_ULP_POSTBOX_SHM_API_H_ */
