@@ -144,9 +144,10 @@ TEST(ShmRunTest, AReceiveFromAnyRankFailsOnlyWhenNothingElseCanArrive) {
   EXPECT_TRUE(ShmObjects(prefix).empty());
 }
 
-TEST(ShmRunTest, SigtermToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
-  ScratchDir dir("shm_run_sigterm");
-  const std::string prefix = Prefix("sigterm");
+/** Runs 3 waiting ranks, sends `sig` to the launcher once all are ready, checks the end. */
+void SignalTheLauncher(int sig, const std::string& name) {
+  ScratchDir dir("shm_run_signal");
+  const std::string prefix = Prefix(name);
   const std::string out = (dir.path() / "stdout.txt").string();
   const std::string err = (dir.path() / "stderr.txt").string();
   const pid_t launcher = fork();
@@ -172,7 +173,7 @@ TEST(ShmRunTest, SigtermToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
   ASSERT_TRUE(ready()) << ReadFile(out) << ReadFile(err);
   // The run's segments exist while it runs: control, ACK, three data segments.
   EXPECT_EQ(ShmObjects(prefix).size(), 5u);
-  ASSERT_EQ(kill(launcher, SIGTERM), 0);
+  ASSERT_EQ(kill(launcher, sig), 0);
   int status = 0;
   pid_t reaped = 0;
   const auto stop_by = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -183,20 +184,29 @@ TEST(ShmRunTest, SigtermToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
   if (reaped == 0) {
     kill(launcher, SIGKILL);
     waitpid(launcher, &status, 0);
-    FAIL() << "the launcher did not end after SIGTERM\n" << ReadFile(err);
+    FAIL() << "the launcher did not end after " << name << "\n" << ReadFile(err);
   }
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
   const std::string text = ReadFile(err);
-  EXPECT_TRUE(Has(text, "got SIGTERM; forwarding it to 3 running processes")) << text;
+  EXPECT_TRUE(Has(text, "got " + name + "; forwarding it to 3 running processes")) << text;
   for (int rank = 0; rank < 3; ++rank) {
     EXPECT_TRUE(std::regex_search(text, std::regex("rank " + std::to_string(rank) +
-                                                   " \\(pid [0-9]+\\) was killed by signal 15")))
+                                                   " \\(pid [0-9]+\\) was killed by signal " +
+                                                   std::to_string(sig))))
         << text;
   }
   EXPECT_TRUE(Has(text, "reclaimed 5 shared-memory segments")) << text;
-  EXPECT_TRUE(Has(text, "interrupted by SIGTERM")) << text;
+  EXPECT_TRUE(Has(text, "interrupted by " + name)) << text;
   EXPECT_TRUE(ShmObjects(prefix).empty());
+}
+
+TEST(ShmRunTest, SigtermToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
+  SignalTheLauncher(SIGTERM, "SIGTERM");
+}
+
+TEST(ShmRunTest, SigintToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
+  SignalTheLauncher(SIGINT, "SIGINT");
 }
 
 TEST(ShmRunTest, ATimeoutKillsTheRanksAndNamesThem) {
