@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 SUBSET_TARGETS=(nicsim firmware_test driver_test hal_test fabric_test ulp_transport_test
   ulp_mpi_test ulp_mpi_workloads_test rdma_validation_test fuzz_regression_test verdict_test
   ulp_postbox_test shm_run_test shm_traffic third_party_workload_test)
-SUBSET_REGEX='^(Rx|Tx|Resources|Interrupts|AdapterDriver|RecvFifo|SendFifo|SwitchFabric|Fabric|FaultR|Transport|Mpi|Collective|RdmaValidation|Targets/FuzzRegression|Verdict|Workloads/EveryWorkload|Postbox|ShmRun|ThirdPartyWorkload)'
+SUBSET_REGEX='^(Rx|Tx|Resources|Interrupts|AdapterDriver|RecvFifo|SendFifo|SwitchFabric|Fabric|FaultR|Transport|Mpi|Collective|RdmaValidation|Targets/FuzzRegression|Verdict|Workloads/EveryWorkload|Postbox|ShmRun|ShmApi|ThirdPartyWorkload)'
 cmake --preset debug >/dev/null
 # Stop at the first report, and let UBSan fail the test like ASan does.
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"

@@ -216,8 +216,9 @@ TEST(ShmRunTest, ATimeoutKillsTheRanksAndNamesThem) {
       ShmRun({"-n", "2", "--prefix", prefix, "--timeout", "1", NICSIM_SHM_TRAFFIC, "--hang"}, dir);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(std::regex_search(
-      r.err, std::regex("timed out after 1 s; still running: rank 0 \\(pid [0-9]+, running\\), "
-                        "rank 1 \\(pid [0-9]+, running\\); killing them")))
+      r.err, std::regex("timed out after 1 s; still running: rank 0 \\(pid [0-9]+, "
+                        "(starting|running)\\), rank 1 \\(pid [0-9]+, (starting|running)\\); "
+                        "killing them")))
       << r.err;
   EXPECT_TRUE(Has(r.err, "FAILED: 2 of 2 processes did not finalize")) << r.err;
   EXPECT_TRUE(ShmObjects(prefix).empty());
