@@ -225,6 +225,7 @@ int main(int argc, char** argv) {
     printf("rank %d: the wait ended: %s (%s)\n", g_rank, nicsim_shm_strerror(rc),
            nicsim_shm_last_error());
     nicsim_shm_finalize();
+    free(buf);
     return rc == NICSIM_SHM_OK ? 1 : 0;
   }
 
@@ -252,6 +253,7 @@ int main(int argc, char** argv) {
              nicsim_shm_last_error());
     }
     nicsim_shm_finalize();
+    free(buf);
     return 0;
   }
 
