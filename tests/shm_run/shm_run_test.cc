@@ -127,12 +127,17 @@ TEST(ShmRunTest, AKilledRankFailsTheRunAndEveryPeerGetsPeerDead) {
   EXPECT_TRUE(ShmObjects(prefix).empty());
 }
 
-TEST(ShmRunTest, AReceiveFromAnyRankFailsOnlyWhenNothingElseCanArrive) {
+TEST(ShmRunTest, ABlockedSendFailsAndAnyRankReceiveFailsOnlyWhenNothingElseCanArrive) {
   ScratchDir dir("shm_run_liveness");
   const std::string prefix = Prefix("liveness");
   const CommandResult r = ShmRun(
       {"-n", "3", "--prefix", prefix, "--timeout", "60", NICSIM_SHM_TRAFFIC, "--liveness"}, dir);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // A send blocked on the quota of a rank that dies fails instead of waiting for ever.
+  // (Rank 1 lives 0.5 s after its last call: the send starts well before, and waits.)
+  EXPECT_TRUE(Has(r.out, "rank 0: send of 65536 bytes to rank 1: peer is dead (send (waiting "
+                         "for the receiver): rank 1 (pid"))
+      << r.out;
   EXPECT_TRUE(Has(r.out, "rank 2: receive from rank 1: peer is dead")) << r.out;
   // Rank 1 was dead before rank 2 sent, yet the message comes first...
   EXPECT_TRUE(Has(r.out, "rank 0: receive from any: success, 4 bytes from rank 2")) << r.out;

@@ -16,9 +16,10 @@
  * print "rank X: EPEERDEAD from rank R after C messages" and still exit 0.
  * --hang: every rank passes one message round the ring, says "rank X: ready" and waits for a
  * message no one sends (for tests of the launcher's signals and timeout).
- * --liveness (3 ranks): the rule for a receive from any rank. Rank 1 dies at once; rank 2 sends
- * rank 0 one message 0.2 s after seeing that, then finalizes; rank 0 receives from any rank
- * twice and must get the message first and EPEERDEAD naming rank 1 second.
+ * --liveness (3 ranks): the liveness rule. Rank 0 sends rank 1 a message larger than its
+ * quota; rank 1 does not receive it but dies, and the waiting send fails with EPEERDEAD. Rank 2
+ * sends rank 0 one message 0.2 s after seeing rank 1 dead, then finalizes; rank 0 receives
+ * from any rank twice and must get the message first and EPEERDEAD naming rank 1 second.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -230,21 +231,39 @@ int main(int argc, char** argv) {
   }
 
   if (liveness) {
-    /* Rank 1 dies at once. Rank 2 sees that (its receive fails), waits, sends rank 0 one
-     * message and finalizes. Rank 0's receives from any rank must yield that message first,
-     * although rank 1 was dead before it was sent, and only then EPEERDEAD naming rank 1. */
+    /* Rank 1 dies while rank 0's send to it waits. Rank 2 sees that (its receive fails),
+     * waits, sends rank 0 one message and finalizes. Rank 0's receives from any rank must yield
+     * that message first, although rank 1 was dead before it was sent, and only then
+     * EPEERDEAD naming rank 1. */
     size_t len = 0;
     int src = -1;
     if (n != 3) Failed("--liveness needs 3 ranks", 0);
-    if (me == 1) raise(SIGKILL);
+    struct timespec pause = {0, 200000000};
+    if (me == 1) {
+      /* Alive while rank 0 starts a send larger than its quota, but never polling (a receive
+       * would drain it), then dead. */
+      rc = nicsim_shm_send(0, "ready", 5);
+      if (rc != NICSIM_SHM_OK) Failed("send to rank 0", rc);
+      struct timespec longer = {0, 500000000};
+      nanosleep(&longer, NULL);
+      raise(SIGKILL);
+    }
     if (me == 2) {
       rc = nicsim_shm_recv(1, buf, cap, &len, &src);
       printf("rank 2: receive from rank 1: %s\n", nicsim_shm_strerror(rc));
-      struct timespec pause = {0, 200000000};
       nanosleep(&pause, NULL);
       rc = nicsim_shm_send(0, "late", 4);
       if (rc != NICSIM_SHM_OK) Failed("send to rank 0", rc);
     } else {
+      /* 64 KiB is 16 pieces, twice rank 1's quota of blocks: the send must wait for rank 1,
+       * which dies instead. */
+      rc = nicsim_shm_recv(1, buf, cap, &len, &src);
+      if (rc != NICSIM_SHM_OK) Failed("receive from rank 1", rc);
+      uint8_t* big = calloc(65536, 1);
+      rc = nicsim_shm_send(1, big, 65536);
+      free(big);
+      printf("rank 0: send of 65536 bytes to rank 1: %s (%s)\n", nicsim_shm_strerror(rc),
+             nicsim_shm_last_error());
       rc = nicsim_shm_recv(NICSIM_SHM_ANY_SOURCE, buf, cap, &len, &src);
       printf("rank 0: receive from any: %s, %zu bytes from rank %d\n", nicsim_shm_strerror(rc), len,
              src);
