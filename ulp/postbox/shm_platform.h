@@ -13,8 +13,8 @@ namespace nicsim::ulp::postbox {
 /**
  * Segments are POSIX shared-memory objects named `prefix` + segment name. Every process of a
  * run must use the same prefix. The object that created a segment unlinks it when destroyed
- * (unless told KeepSegments);
- * mappings still open elsewhere stay valid until they are unmapped, as POSIX provides.
+ * (unless told KeepSegments); mappings still open elsewhere stay valid until they are
+ * unmapped, as POSIX provides.
  */
 class ShmPlatform : public Platform {
  public:
