@@ -24,6 +24,8 @@
 #include "sim/observe/progress.h"
 #include "sim/observe/results_csv.h"
 #include "sim/mpirun/mpirun_args.h"
+#include "sim/shm_run/launcher.h"
+#include "sim/shm_run/shm_run_args.h"
 #include "sim/run_scenario.h"
 #include "sim/observe/trace_commands.h"
 #include "sim/observe/trace_selection.h"
@@ -208,10 +210,26 @@ int CmdMpirun(int argc, char** argv) {
   return CmdRun(args->scenario, args->sets, args->out_dir, options, args->quiet);
 }
 
+/** `nicsim shm-run ...`: its own parser (the program's arguments follow it), then the run. */
+int CmdShmRun(int argc, char** argv) {
+  if (argc > 2 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
+    std::cout << sim::ShmRunUsage();
+    return 0;
+  }
+  Result<sim::ShmRunOptions> options = sim::ParseShmRunArgs(argc, argv, 2);
+  Status valid = options.ok() ? sim::ValidateShmRunOptions(&*options) : options.status();
+  if (!valid.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", valid.message().c_str());
+    return kBadInput;
+  }
+  return sim::ShmRunCommand(*options);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "mpirun") return CmdMpirun(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "shm-run") return CmdShmRun(argc, argv);
   CLI::App app{"nicsim: NIC firmware and hardware-offload simulator"};
   // At most one subcommand; none is reported after parsing so a bad flag is named first.
   app.require_subcommand(0, 1);
@@ -300,6 +318,11 @@ int main(int argc, char** argv) {
                    "Largest payload in bytes (default: the largest single-packet payload)");
   port->add_option("--timeout-s", port_options.timeout_s,
                    "Wall-clock limit, peer start-up included (default 60)");
+  // Listed for --help only: main() hands `nicsim shm-run ...` to CmdShmRun before parsing.
+  app.add_subcommand("shm-run",
+                     "Start N processes of PROGRAM on this machine, talking through shared-memory "
+                     "postboxes: shm-run -n N [--prefix P] [--timeout S] PROGRAM [ARGS] (nicsim "
+                     "shm-run --help)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -346,7 +369,7 @@ int main(int argc, char** argv) {
     if (trace->got_subcommand("bless")) return sim::TraceBlessCommand(golden_dir);
     return sim::TraceCheckCommand(golden_dir);
   }
-  std::fprintf(stderr, "nicsim: a command is required: run, mpirun, params, scenarios, trace or port\n");
+  std::fprintf(stderr, "nicsim: a command is required: run, mpirun, shm-run, params, scenarios, trace or port\n");
   std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
   return kBadInput;
 }

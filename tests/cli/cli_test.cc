@@ -245,7 +245,7 @@ TEST_F(CliTest, MissingCommandIsRejected) {
   const Outcome o = Nicsim({});
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err,
-            "nicsim: a command is required: run, mpirun, params, scenarios, trace or port\n"
+            "nicsim: a command is required: run, mpirun, shm-run, params, scenarios, trace or port\n"
             "Run 'nicsim --help' for usage.\n");
 }
 

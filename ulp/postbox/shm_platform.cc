@@ -27,6 +27,7 @@ ShmPlatform::ShmPlatform(std::string prefix) : prefix_(std::move(prefix)) {}
 
 ShmPlatform::~ShmPlatform() {
   for (const Mapping& m : mapped_) munmap(m.base, m.bytes);
+  if (keep_segments_) return;
   for (const std::string& name : created_) shm_unlink(name.c_str());
 }
 

@@ -12,8 +12,9 @@ namespace nicsim::ulp::postbox {
 
 /**
  * Segments are POSIX shared-memory objects named `prefix` + segment name. Every process of a
- * run must use the same prefix. The object that created a segment unlinks it when destroyed;
- * mappings still open elsewhere stay valid until they are unmapped, as POSIX provides.
+ * run must use the same prefix. The object that created a segment unlinks it when destroyed
+ * (unless told KeepSegments); mappings still open elsewhere stay valid until they are
+ * unmapped, as POSIX provides.
  */
 class ShmPlatform : public Platform {
  public:
@@ -34,6 +35,15 @@ class ShmPlatform : public Platform {
   /** munmap of one mapping. */
   Status Detach(const Mapping& mapping) override;
 
+  /**
+   * Leaves the segments this platform created, and those it will create, to be unlinked by
+   * someone else (the `nicsim shm-run` launcher, at the end of the run). A process that
+   * leaves a run early must not unlink: a peer that has not attached its segment yet would
+   * never find it, and a shared ACK segment made again under the same name would split the
+   * run's acknowledgements in two.
+   */
+  void KeepSegments() { keep_segments_ = true; }
+
   /** Full names of the objects this platform created and has not yet unlinked. */
   const std::vector<std::string>& Created() const { return created_; }
 
@@ -41,6 +51,7 @@ class ShmPlatform : public Platform {
   std::string prefix_;
   std::vector<std::string> created_;
   std::vector<Mapping> mapped_;
+  bool keep_segments_ = false;
 };
 
 }  // namespace nicsim::ulp::postbox
