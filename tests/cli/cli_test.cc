@@ -297,8 +297,8 @@ TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
       "workload = \"mpi_pingpong\"\n[mpi]\nintranode = \"postbox\"\n[postbox]\n"
       "pool_blocks = 4\nreceiver_quota_blocks = 5\n");
   ExpectBadRun({quota}, "nicsim: " + quota +
-                            ":6:25: postbox.receiver_quota_blocks: must be in [1, "
-                            "postbox.pool_blocks=4], is 5 (seed 1)\n");
+                            ":6:25: postbox.receiver_quota_blocks: must be in [0, "
+                            "postbox.pool_blocks=4] (0: a share of the pool), is 5 (seed 1)\n");
   const std::string one_node =
       WriteScenario("one_node.toml", "nodes = 1\nworkload = \"stream\"\n");
   ExpectBadRun({one_node}, "nicsim: " + one_node +

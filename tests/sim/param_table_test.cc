@@ -110,6 +110,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.chain_radix",
                                             "mpi.reduce",
                                             "mpi.half_rdma_min_bytes",
+                                            "mpi.internode",
                                             "mpi.intranode",
                                             "host.cache_line_transfer",
                                             "postbox.piece_bytes",

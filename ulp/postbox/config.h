@@ -3,6 +3,7 @@
 // pool, quota). Every process of a run must use the same Topology and Params.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -89,9 +90,17 @@ struct Params {
   uint32_t inline_bytes = 64;
   /**
    * Blocks of one pool that a single receiver may hold unacknowledged. The reference's rule:
-   * a sender may not spend its whole pool on one receiver, so others are not starved.
+   * a sender may not spend its whole pool on one receiver, so others are not starved. 0: a
+   * share that follows the load, pool_blocks / (receivers holding blocks of the pool, this one
+   * counted), at least 1: one receiver alone may use the whole pool, two half each, and so on.
    */
   uint32_t receiver_quota_blocks = 8;
+
+  /** The quota of a receiver when `holders` receivers (it included) hold blocks of a pool. */
+  uint32_t QuotaFor(uint32_t holders) const {
+    if (receiver_quota_blocks > 0) return receiver_quota_blocks;
+    return holders == 0 ? pool_blocks : std::max<uint32_t>(1, pool_blocks / holders);
+  }
   /** Largest message accepted by Send. */
   uint64_t max_message_bytes = uint64_t{1} << 30;
 
@@ -110,10 +119,11 @@ struct Params {
       return Status::Error("postbox.inline_bytes: must be at most 4096, is " +
                            std::to_string(inline_bytes));
     }
-    if (receiver_quota_blocks == 0 || receiver_quota_blocks > pool_blocks) {
-      return Status::Error("postbox.receiver_quota_blocks: must be in [1, postbox.pool_blocks=" +
-                           std::to_string(pool_blocks) + "], is " +
-                           std::to_string(receiver_quota_blocks));
+    if (receiver_quota_blocks > pool_blocks) {
+      return Status::Error(
+          "postbox.receiver_quota_blocks: must be in [0, postbox.pool_blocks=" +
+          std::to_string(pool_blocks) + "] (0: a share of the pool), is " +
+          std::to_string(receiver_quota_blocks));
     }
     return Status();
   }

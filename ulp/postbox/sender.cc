@@ -245,10 +245,14 @@ uint32_t Sender::Reclaim(Connection& c, uint32_t rank) {
 int64_t Sender::TakeBlock(Connection& c, uint32_t rank) {
   Peer& p = c.peers[rank];
   // Quota: one receiver may hold only part of the pool; over it, the send waits for that
-  // receiver's own acknowledgements rather than starving the others.
-  if (p.blocks_held >= params_.receiver_quota_blocks) {
+  // receiver's own acknowledgements rather than starving the others. A share of the pool
+  // shrinks as more receivers hold blocks of it (receiver_quota_blocks = 0).
+  auto quota = [&] {
+    return params_.QuotaFor(static_cast<uint32_t>(c.receiver_list.size()) + (p.on_list ? 0 : 1));
+  };
+  if (p.blocks_held >= quota()) {
     Reclaim(c, rank);
-    if (p.blocks_held >= params_.receiver_quota_blocks) {
+    if (p.blocks_held >= quota()) {
       if (!p.waiting_quota) ++stats_.quota_waits;
       p.waiting_quota = true;
       return -1;
