@@ -97,6 +97,16 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
           std::move(on_node), config.postbox, config.cache_line_transfer_ps));
     }
   }
+  const bool pushpull = config.mpi.intranode == mpi::IntranodeTransport::kPushPull;
+  if (pushpull) {
+    if (Status s = config.pushpull.Validate(); !s.ok()) return s;
+    for (uint32_t n = 0; n < cc.nodes; ++n) {
+      std::vector<uint32_t> on_node;
+      for (uint32_t r = n; r < config.ranks; r += cc.nodes) on_node.push_back(r);
+      job->pushpull_nodes_.push_back(std::make_unique<mpi::PushPullNode>(
+          std::move(on_node), config.pushpull, config.cache_line_transfer_ps));
+    }
+  }
   for (uint32_t r = 0; r < config.ranks; ++r) {
     auto rank = std::make_unique<Rank>();
     std::vector<hal::Port*> ports;
@@ -146,6 +156,13 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
       if (!path.ok()) return path.status();
       rank->postbox = std::move(*path);
       rank->mpi->UseIntranodePath(rank->postbox.get());
+    }
+    if (pushpull) {
+      Result<std::unique_ptr<mpi::PushPullPath>> path = mpi::PushPullPath::Create(
+          *job->pushpull_nodes_[r % cc.nodes], r, *rank->host, config.copy_ps_per_byte);
+      if (!path.ok()) return path.status();
+      rank->pushpull = std::move(*path);
+      rank->mpi->UseIntranodePath(rank->pushpull.get());
     }
     job->ranks_.push_back(std::move(rank));
   }

@@ -41,11 +41,15 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
             "MPI, mpi.reduce=half_rdma: reductions of fewer bytes go point to point (each "
             "contribution costs a clear-to-send and a done notice); above 16MiB they always do")
       .Enum("mpi.intranode", &C::intranode,
-            {{IntranodeTransport::kAdapter, "adapter"}, {IntranodeTransport::kPostbox, "postbox"}},
+            {{IntranodeTransport::kAdapter, "adapter"},
+             {IntranodeTransport::kPostbox, "postbox"},
+             {IntranodeTransport::kPushPull, "pushpull"}},
             "MPI: messages between ranks of one node (mpi.ranks > nodes) go through the adapter, "
             "which loops them back, or through shared memory in the node's host memory: the "
-            "postbox protocol of reference 000 (postbox.*), with each copy at "
-            "host.copy_bandwidth and host.cache_line_transfer before the other CPU sees a write");
+            "postbox protocol of reference 000 (postbox.*) or the push-pull protocol of "
+            "reference 003 (pushpull.*: pushes copied through a ring, the rest pulled in one "
+            "copy), with each copy at host.copy_bandwidth and host.cache_line_transfer before "
+            "the other CPU sees a write");
   return *decls;
 }
 
