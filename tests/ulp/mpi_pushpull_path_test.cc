@@ -167,7 +167,10 @@ TEST(MpiPushPullPathTest, EverySizeArrivesExactInEveryModeWithExactPushedAndPull
 TEST(MpiPushPullPathTest, AShortMessageWaitsForTheLongerOneSentBeforeIt) {
   // The short message is pushed whole and complete while the long one is still being pulled:
   // MPI must still see the long one first (both match the same receive).
-  auto job = Job(2, 1, ulp::pushpull::Params{}, /*copy_ps_per_byte=*/0.3);
+  // Rounds of one page: the long messages take several, and the short one completes between.
+  ulp::pushpull::Params p;
+  p.pull_round_bytes = 4096;
+  auto job = Job(2, 1, p, /*copy_ps_per_byte=*/0.3);
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
     const auto& w = m.world();
     const size_t big = 200000, small = 10;
