@@ -86,8 +86,8 @@ uint64_t TransportMessages(MpiJob& job) {
 
 // With the defaults (BTP1 64, BTP2 960) and the 8-byte header: sizes around BTP1, around
 // BTP1 + BTP2, around the eager limit, and rendezvous data of one and of two pull rounds.
-const std::vector<size_t> kSizes = {0,     1,     55,    56,     57,    1015,  1016,
-                                    1017,  16383, 16384, 16385,  100000, 300000};
+const std::vector<size_t> kSizes = {0,    1,     55,    56,    57,     1015,  1016,
+                                    1017, 16383, 16384, 16385, 100000, 300000};
 
 TEST(MpiPushPullPathTest, EverySizeArrivesExactInEveryModeWithExactPushedAndPulledBytes) {
   for (Mode mode : {Mode::kPushPull, Mode::kPushAll, Mode::kPushZero}) {
@@ -96,22 +96,23 @@ TEST(MpiPushPullPathTest, EverySizeArrivesExactInEveryModeWithExactPushedAndPull
     auto job = Job(2, 1, params);
     size_t checked = 0;
     ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-      const auto& w = m.world();
-      for (size_t i = 0; i < kSizes.size(); ++i) {
-        const int index = static_cast<int>(i);
-        if (w.rank == 0) {
-          const std::vector<uint8_t> out = Pattern(kSizes[i], 0, index);
-          m.Send(out.data(), out.size(), kByte, 1, index, w);
-        } else {
-          std::vector<uint8_t> in(kSizes[i] + 8, 0xEE);
-          const mpi::Status s = m.Recv(in.data(), in.size(), kByte, 0, index, w);
-          EXPECT_EQ(s.bytes, kSizes[i]);
-          in.resize(kSizes[i]);
-          EXPECT_EQ(in, Pattern(kSizes[i], 0, index)) << "size " << kSizes[i];
-          ++checked;
-        }
-      }
-    }).ok());
+                     const auto& w = m.world();
+                     for (size_t i = 0; i < kSizes.size(); ++i) {
+                       const int index = static_cast<int>(i);
+                       if (w.rank == 0) {
+                         const std::vector<uint8_t> out = Pattern(kSizes[i], 0, index);
+                         m.Send(out.data(), out.size(), kByte, 1, index, w);
+                       } else {
+                         std::vector<uint8_t> in(kSizes[i] + 8, 0xEE);
+                         const mpi::Status s = m.Recv(in.data(), in.size(), kByte, 0, index, w);
+                         EXPECT_EQ(s.bytes, kSizes[i]);
+                         in.resize(kSizes[i]);
+                         EXPECT_EQ(in, Pattern(kSizes[i], 0, index)) << "size " << kSizes[i];
+                         ++checked;
+                       }
+                     }
+                   })
+                    .ok());
     EXPECT_EQ(checked, kSizes.size());
     Settle(*job);
     EXPECT_EQ(TransportMessages(*job), 0u);
@@ -172,34 +173,35 @@ TEST(MpiPushPullPathTest, AShortMessageWaitsForTheLongerOneSentBeforeIt) {
   p.pull_round_bytes = 4096;
   auto job = Job(2, 1, p, /*copy_ps_per_byte=*/0.3);
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    const size_t big = 200000, small = 10;
-    if (w.rank == 0) {
-      const std::vector<uint8_t> a = Pattern(big, 0, 1), b = Pattern(small, 0, 2);
-      const std::vector<uint8_t> c = Pattern(big, 0, 3);
-      mpi::Mpi::Request r1 = m.Isend(a.data(), big, kByte, 1, 5, w);
-      mpi::Mpi::Request r2 = m.Isend(b.data(), small, kByte, 1, 5, w);
-      m.Waitall({r1, r2});
-      // Eager too: an eager message above BTP1 + BTP2 overtaken by a short one.
-      const std::vector<uint8_t> d = Pattern(9000, 0, 4);
-      mpi::Mpi::Request r3 = m.Isend(d.data(), d.size(), kByte, 1, 6, w);
-      mpi::Mpi::Request r4 = m.Isend(b.data(), small, kByte, 1, 6, w);
-      m.Waitall({r3, r4});
-    } else {
-      std::vector<uint8_t> in(big);
-      mpi::Status s = m.Recv(in.data(), big, kByte, 0, 5, w);
-      EXPECT_EQ(s.bytes, big);
-      EXPECT_EQ(in, Pattern(big, 0, 1));
-      s = m.Recv(in.data(), big, kByte, 0, 5, w);
-      EXPECT_EQ(s.bytes, small);
-      s = m.Recv(in.data(), big, kByte, 0, 6, w);
-      EXPECT_EQ(s.bytes, 9000u);
-      in.resize(9000);
-      EXPECT_EQ(in, Pattern(9000, 0, 4));
-      s = m.Recv(in.data(), 9000, kByte, 0, 6, w);
-      EXPECT_EQ(s.bytes, small);
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   const size_t big = 200000, small = 10;
+                   if (w.rank == 0) {
+                     const std::vector<uint8_t> a = Pattern(big, 0, 1), b = Pattern(small, 0, 2);
+                     const std::vector<uint8_t> c = Pattern(big, 0, 3);
+                     mpi::Mpi::Request r1 = m.Isend(a.data(), big, kByte, 1, 5, w);
+                     mpi::Mpi::Request r2 = m.Isend(b.data(), small, kByte, 1, 5, w);
+                     m.Waitall({r1, r2});
+                     // Eager too: an eager message above BTP1 + BTP2 overtaken by a short one.
+                     const std::vector<uint8_t> d = Pattern(9000, 0, 4);
+                     mpi::Mpi::Request r3 = m.Isend(d.data(), d.size(), kByte, 1, 6, w);
+                     mpi::Mpi::Request r4 = m.Isend(b.data(), small, kByte, 1, 6, w);
+                     m.Waitall({r3, r4});
+                   } else {
+                     std::vector<uint8_t> in(big);
+                     mpi::Status s = m.Recv(in.data(), big, kByte, 0, 5, w);
+                     EXPECT_EQ(s.bytes, big);
+                     EXPECT_EQ(in, Pattern(big, 0, 1));
+                     s = m.Recv(in.data(), big, kByte, 0, 5, w);
+                     EXPECT_EQ(s.bytes, small);
+                     s = m.Recv(in.data(), big, kByte, 0, 6, w);
+                     EXPECT_EQ(s.bytes, 9000u);
+                     in.resize(9000);
+                     EXPECT_EQ(in, Pattern(9000, 0, 4));
+                     s = m.Recv(in.data(), 9000, kByte, 0, 6, w);
+                     EXPECT_EQ(s.bytes, small);
+                   }
+                 })
+                  .ok());
   Settle(*job);
   EXPECT_EQ(TransportMessages(*job), 0u);
   EXPECT_EQ(Delivered(*job), SenderTotals(*job).messages_accepted);
@@ -210,19 +212,21 @@ TEST(MpiPushPullPathTest, LocalPairsUsePushPullAndRemotePairsTheTransport) {
   auto job = Job(6, 2);
   const size_t size = 3000;  // past BTP1 + BTP2: pushed and pulled
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    std::vector<uint8_t> out(size * 6), in(size * 6, 0);
-    for (int to = 0; to < 6; ++to) {
-      const std::vector<uint8_t> p = Pattern(size, w.rank, to);
-      std::copy(p.begin(), p.end(), out.begin() + static_cast<long>(size) * to);
-    }
-    m.Alltoall(out.data(), size, kByte, in.data(), w);
-    for (int from = 0; from < 6; ++from) {
-      const std::vector<uint8_t> want = Pattern(size, from, w.rank);
-      EXPECT_TRUE(std::equal(want.begin(), want.end(), in.begin() + static_cast<long>(size) * from))
-          << "rank " << w.rank << " from " << from;
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   std::vector<uint8_t> out(size * 6), in(size * 6, 0);
+                   for (int to = 0; to < 6; ++to) {
+                     const std::vector<uint8_t> p = Pattern(size, w.rank, to);
+                     std::copy(p.begin(), p.end(), out.begin() + static_cast<long>(size) * to);
+                   }
+                   m.Alltoall(out.data(), size, kByte, in.data(), w);
+                   for (int from = 0; from < 6; ++from) {
+                     const std::vector<uint8_t> want = Pattern(size, from, w.rank);
+                     EXPECT_TRUE(std::equal(want.begin(), want.end(),
+                                            in.begin() + static_cast<long>(size) * from))
+                         << "rank " << w.rank << " from " << from;
+                   }
+                 })
+                  .ok());
   Settle(*job);
   // Each rank sends one eager message to every other rank: 2 on its node, 3 on the other.
   const ulp::pushpull::SenderStats s = SenderTotals(*job);
@@ -265,14 +269,15 @@ TEST(MpiPushPullPathTest, CopiesTakeTheCpuThatMakesThem) {
     uint64_t end = 0;
     const size_t size = 1 << 20;
     EXPECT_TRUE(job->Run([&](mpi::Mpi& m) {
-      std::vector<uint8_t> buf(size, 1);
-      if (m.world().rank == 0) {
-        m.Send(buf.data(), size, kByte, 1, 0, m.world());
-      } else {
-        m.Recv(buf.data(), size, kByte, 0, 0, m.world());
-        end = job->cluster().events().now_ps();
-      }
-    }).ok());
+                     std::vector<uint8_t> buf(size, 1);
+                     if (m.world().rank == 0) {
+                       m.Send(buf.data(), size, kByte, 1, 0, m.world());
+                     } else {
+                       m.Recv(buf.data(), size, kByte, 0, 0, m.world());
+                       end = job->cluster().events().now_ps();
+                     }
+                   })
+                    .ok());
     return end;
   };
   const uint64_t free_ps = elapsed(0), paid_ps = elapsed(1.0);

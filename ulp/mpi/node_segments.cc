@@ -14,14 +14,18 @@ int NodeRanks::LocalOf(uint32_t world) const {
 
 Result<ulp::postbox::Mapping> NodeSegments::Create(hal::TaskHost& host, const std::string& name,
                                                    size_t bytes) {
-  if (segments_.count(name) > 0) return nicsim::Status::Error(kind_ + " segment " + name + " exists");
+  if (segments_.count(name) > 0) {
+    return nicsim::Status::Error(kind_ + " segment " + name + " exists");
+  }
   Result<uint64_t> vaddr = host.MapContiguous(std::max<size_t>(bytes, 1));
   if (!vaddr.ok()) {
     return nicsim::Status::Error(kind_ + " segment " + name + " (" + std::to_string(bytes) +
-                         " B): " + vaddr.status().message());
+                                 " B): " + vaddr.status().message());
   }
   ulp::postbox::Mapping m{host.Contiguous(*vaddr, bytes), bytes};
-  if (m.base == nullptr) return nicsim::Status::Error(kind_ + " segment " + name + ": not contiguous");
+  if (m.base == nullptr) {
+    return nicsim::Status::Error(kind_ + " segment " + name + ": not contiguous");
+  }
   segments_[name] = m;
   return m;
 }

@@ -42,8 +42,7 @@ class NodeSegments {
   explicit NodeSegments(std::string kind) : kind_(std::move(kind)) {}
 
   /** Makes `name` in `host`'s memory: at most 16 MiB; an error if the name is taken. */
-  Result<ulp::postbox::Mapping> Create(hal::TaskHost& host, const std::string& name,
-                                       size_t bytes);
+  Result<ulp::postbox::Mapping> Create(hal::TaskHost& host, const std::string& name, size_t bytes);
   /** The segment named `name`; an error until someone made it. */
   Result<ulp::postbox::Mapping> Attach(const std::string& name) const;
   /** Segments made so far. */

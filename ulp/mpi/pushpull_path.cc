@@ -43,8 +43,7 @@ PushPullNode::PushPullNode(std::vector<uint32_t> world_ranks, ulp::pushpull::Par
       wake_ps_(wake_ps),
       paths_(ranks_.size(), nullptr) {}
 
-Result<ulp::pushpull::Mapping> TaskPushPullPlatform::Create(const std::string& name,
-                                                            size_t bytes) {
+Result<ulp::pushpull::Mapping> TaskPushPullPlatform::Create(const std::string& name, size_t bytes) {
   return node_.segments().Create(host_, name, bytes);
 }
 
@@ -129,8 +128,7 @@ void PushPullPath::Send(uint32_t dest, uint32_t wire, uint32_t tag, std::vector<
   // vector's storage stays put when `out` moves into the map.
   const uint8_t* data = out.bytes.data();
   const size_t size = out.bytes.size();
-  Result<ulp::pushpull::SendHandle> handle =
-      sender_->Send(out.to, next_tag_[out.to]++, data, size);
+  Result<ulp::pushpull::SendHandle> handle = sender_->Send(out.to, next_tag_[out.to]++, data, size);
   NICSIM_CHECK(handle.ok(), "pushpull send of %zu B to rank %u: %s", size, dest,
                handle.status().message().c_str());
   outbound_.emplace(*handle, std::move(out));

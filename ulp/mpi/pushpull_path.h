@@ -100,8 +100,7 @@ class PushPullPath final : public IntranodePath {
  public:
   /** The path of world rank `world` (on `node`); `copy_ps_per_byte` as the MPI layer's. */
   static Result<std::unique_ptr<PushPullPath>> Create(PushPullNode& node, uint32_t world,
-                                                      hal::TaskHost& host,
-                                                      double copy_ps_per_byte);
+                                                      hal::TaskHost& host, double copy_ps_per_byte);
   ~PushPullPath() override;
 
   bool Reaches(uint32_t world) const override { return node_.LocalOf(world) >= 0; }

@@ -110,7 +110,8 @@ struct ReceiverStats {
         {"late_matches", &S::late_matches,
          "messages matched by a receive posted after their first push arrived (late receiver)"},
         {"arrival_posts", &S::arrival_posts,
-         "receives posted by the arrival hook when a first push found none (counted in early_matches)"},
+         "receives posted by the arrival hook for a first push that matched no posted receive "
+         "(also in early_matches)"},
         {"pushes_consumed", &S::pushes_consumed, "pushed slots taken out of the pushed buffer"},
         {"pushed_bytes_direct", &S::pushed_bytes_direct,
          "pushed bytes copied straight into a posted destination buffer"},
