@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "sim/cluster/mpi_job.h"
+#include "sim/workloads/mpi_workloads.h"
 
 namespace nicsim::sim {
 namespace {
@@ -159,8 +160,12 @@ TEST(MpiPushPullPathTest, EverySizeArrivesExactInEveryModeWithExactPushedAndPull
     EXPECT_EQ(s.zero_copy_rounds, rounds);
     EXPECT_EQ(s.zero_copy_fallbacks, 0u);
     EXPECT_EQ(r.bytes_delivered, pushed + pulled);
-    if (mode == Mode::kPushAll) EXPECT_EQ(pulled, 0u);
-    if (mode == Mode::kPushZero) EXPECT_EQ(pushed, 0u);
+    if (mode == Mode::kPushAll) {
+      EXPECT_EQ(pulled, 0u);
+    }
+    if (mode == Mode::kPushZero) {
+      EXPECT_EQ(pushed, 0u);
+    }
     EXPECT_EQ(job->pushpull(0)->in_flight() + job->pushpull(1)->in_flight(), 0u);
   }
 }
@@ -282,6 +287,32 @@ TEST(MpiPushPullPathTest, CopiesTakeTheCpuThatMakesThem) {
   };
   const uint64_t free_ps = elapsed(0), paid_ps = elapsed(1.0);
   EXPECT_GE(paid_ps - free_ps, uint64_t{1} << 20);
+}
+
+TEST(MpiPushPullPathTest, PingPongWorkloadReportsThePathsCountersAndPassesTheExactlyOnceCheck) {
+  auto job = Job(2, 1, ulp::pushpull::Params{}, 0.3);
+  MpiPingPongConfig c;
+  c.sizes = {0, 1024, 1 << 20};
+  c.iterations = 5;
+  c.bandwidth_messages = 8;
+  c.window = 4;
+  Result<WorkloadResult> r = RunMpiPingPong(*job, c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->passed());
+  EXPECT_EQ(r->messages_lost, 0u);
+  const nlohmann::json& pp = r->results["mpi"]["pushpull"];
+  ASSERT_TRUE(pp.is_object());
+  EXPECT_TRUE(r->results["mpi"]["postbox"].is_null());
+  EXPECT_EQ(pp["in_flight"].get<uint64_t>(), 0u);
+  EXPECT_GT(pp["polls"].get<uint64_t>(), 0u);
+  EXPECT_EQ(pp["messages_accepted"].get<uint64_t>(), Delivered(*job));
+  EXPECT_EQ(pp["receives_completed"].get<uint64_t>(), Delivered(*job));
+  EXPECT_EQ(pp["bytes_pulled_served"].get<uint64_t>(), pp["bytes_pulled"].get<uint64_t>());
+  EXPECT_EQ(pp["bytes_pushed"].get<uint64_t>(), pp["pushed_bytes_direct"].get<uint64_t>());
+  // Every counter of both tables, under its own name.
+  EXPECT_EQ(pp.size(), 2 + ulp::pushpull::SenderStats::Fields().size() +
+                           ulp::pushpull::ReceiverStats::Fields().size());
+  EXPECT_EQ(TransportMessages(*job), 0u);
 }
 
 }  // namespace
