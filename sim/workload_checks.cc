@@ -10,6 +10,7 @@
 
 #include "abi/limits.h"
 #include "ulp/postbox/params.h"
+#include "ulp/pushpull/param_decls.h"
 
 namespace nicsim::sim {
 namespace {
@@ -126,6 +127,11 @@ Status CheckWorkloadParams(const Scenario& scenario) {
       ulp::postbox::Params postbox;
       if (Status s = ulp::postbox::PostboxParams().Read(p, &postbox); !s.ok()) return s;
       if (Status s = postbox.Validate(); !s.ok()) return s;
+    }
+    if (p.String("mpi.intranode") == "pushpull") {
+      ulp::pushpull::Params pushpull;
+      if (Status s = ulp::pushpull::PushPullParams().Read(p, &pushpull); !s.ok()) return s;
+      if (Status s = pushpull.Validate(); !s.ok()) return s;
     }
     if (workload == "mpi_alltoall") {
       const auto per_rank = static_cast<uint64_t>(p.Int("mpi.alltoall_messages"));

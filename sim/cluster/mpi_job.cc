@@ -97,6 +97,16 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
           std::move(on_node), config.postbox, config.cache_line_transfer_ps));
     }
   }
+  const bool pushpull = config.mpi.intranode == mpi::IntranodeTransport::kPushPull;
+  if (pushpull) {
+    if (Status s = config.pushpull.Validate(); !s.ok()) return s;
+    for (uint32_t n = 0; n < cc.nodes; ++n) {
+      std::vector<uint32_t> on_node;
+      for (uint32_t r = n; r < config.ranks; r += cc.nodes) on_node.push_back(r);
+      job->pushpull_nodes_.push_back(std::make_unique<mpi::PushPullNode>(
+          std::move(on_node), config.pushpull, config.cache_line_transfer_ps));
+    }
+  }
   for (uint32_t r = 0; r < config.ranks; ++r) {
     auto rank = std::make_unique<Rank>();
     std::vector<hal::Port*> ports;
@@ -138,6 +148,8 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
     rank->blocker = std::make_unique<RankBlocker>(*job, r);
     mpi::MpiConfig mc = config.mpi;
     mc.copy_ps_per_byte = config.copy_ps_per_byte;
+    // One set of push-pull sizes for both ways: inside a node (the engines) and between nodes.
+    mc.pushpull = config.pushpull;
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
                                            *rank->transport, *rank->host, *rank->blocker, mc);
     if (postbox) {
@@ -146,6 +158,13 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
       if (!path.ok()) return path.status();
       rank->postbox = std::move(*path);
       rank->mpi->UseIntranodePath(rank->postbox.get());
+    }
+    if (pushpull) {
+      Result<std::unique_ptr<mpi::PushPullPath>> path = mpi::PushPullPath::Create(
+          *job->pushpull_nodes_[r % cc.nodes], r, *rank->host, config.copy_ps_per_byte);
+      if (!path.ok()) return path.status();
+      rank->pushpull = std::move(*path);
+      rank->mpi->UseIntranodePath(rank->pushpull.get());
     }
     job->ranks_.push_back(std::move(rank));
   }

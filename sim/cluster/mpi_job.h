@@ -18,6 +18,7 @@
 #include "sim/cluster/rank_scheduler.h"
 #include "ulp/mpi/mpi.h"
 #include "ulp/mpi/postbox_path.h"
+#include "ulp/mpi/pushpull_path.h"
 #include "ulp/registration_cache.h"
 #include "ulp/transport.h"
 
@@ -35,8 +36,11 @@ struct MpiJobConfig {
   double copy_ps_per_byte = 0;
   /** mpi.intranode=postbox: the protocol's sizes. */
   ulp::postbox::Params postbox;
-  /** mpi.intranode=postbox: from a store on one CPU until another CPU polling the line sees
-   *  it (a cache-line transfer between the node's processors). */
+  /** The push-pull protocol's mode and sizes (mpi.intranode=pushpull and, mode and BTP sizes,
+   *  mpi.internode=pushpull: each rank's MpiConfig::pushpull is this). */
+  ulp::pushpull::Params pushpull;
+  /** mpi.intranode=postbox or pushpull: from a store on one CPU until another CPU polling the
+   *  line sees it (a cache-line transfer between the node's processors). */
   uint64_t cache_line_transfer_ps = 100'000;
   /** Seconds a registered fragment may idle before the cache deregisters it. */
   uint32_t registration_idle_s = 10;
@@ -73,6 +77,8 @@ class MpiJob {
   ulp::RegistrationCache& registrations(uint32_t rank) { return *ranks_[rank]->regs; }
   /** Rank `rank`'s shared-memory path to its node's ranks (nullptr: mpi.intranode=adapter). */
   const mpi::PostboxPath* postbox(uint32_t rank) const { return ranks_[rank]->postbox.get(); }
+  /** Rank `rank`'s push-pull path to its node's ranks (nullptr unless mpi.intranode=pushpull). */
+  const mpi::PushPullPath* pushpull(uint32_t rank) const { return ranks_[rank]->pushpull.get(); }
   /** The window rank `rank` uses on the `port`-th adapter of its node. */
   hal::Peer PeerOf(uint32_t rank, uint32_t port = 0) const;
 
@@ -89,6 +95,7 @@ class MpiJob {
     std::unique_ptr<ulp::Transport> transport;
     std::unique_ptr<RankBlocker> blocker;
     std::unique_ptr<mpi::PostboxPath> postbox;
+    std::unique_ptr<mpi::PushPullPath> pushpull;
     std::unique_ptr<mpi::Mpi> mpi;
     /** While the rank waits: what it waits for (on its own stack, in Block). */
     const std::function<bool()>* ready = nullptr;
@@ -123,6 +130,8 @@ class MpiJob {
   std::unique_ptr<Cluster> cluster_;
   /** mpi.intranode=postbox: what each node's ranks share (before ranks_: they outlive it). */
   std::vector<std::unique_ptr<mpi::PostboxNode>> postbox_nodes_;
+  /** mpi.intranode=pushpull: the same for the push-pull paths. */
+  std::vector<std::unique_ptr<mpi::PushPullNode>> pushpull_nodes_;
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::unique_ptr<RankScheduler> scheduler_;
   /** Ranks whose readiness may have changed: a frame or a timer of theirs ran. */

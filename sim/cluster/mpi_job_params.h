@@ -7,6 +7,7 @@
 #include "sim/cluster/mpi_job.h"
 #include "ulp/mpi/mpi_params.h"
 #include "ulp/postbox/params.h"
+#include "ulp/pushpull/param_decls.h"
 #include "ulp/transport_params.h"
 
 namespace nicsim::sim {
@@ -33,11 +34,12 @@ inline const ParamDecls<MpiJobConfig>& MpiJobParams() {
             "rank); results are the same")
       .Include(&C::mpi, mpi::MpiParams())
       .Duration("host.cache_line_transfer", &C::cache_line_transfer_ps,
-                "MPI workloads, mpi.intranode=postbox: from a store on one CPU of a node until "
+                "MPI workloads, mpi.intranode=postbox or pushpull: from a store on one CPU of a node until "
                 "another CPU polling that line sees it (a cache-line transfer between the "
                 "node's processors); a rank sees a posting or an acknowledgement this long "
                 "after the copy that made it")
-      .Include(&C::postbox, ulp::postbox::PostboxParams());
+      .Include(&C::postbox, ulp::postbox::PostboxParams())
+      .Include(&C::pushpull, ulp::pushpull::PushPullParams());
   return *decls;
 }
 

@@ -42,7 +42,9 @@ std::string AllowedText(const ParamSpec& spec) {
       return fmt::format("[{}, {}]", FormatDuration(spec.min), FormatDuration(spec.max));
     case ParamType::kSize:
       if (spec.max == std::numeric_limits<int64_t>::max()) return ">= 0";
-      return fmt::format("[0, {}]", FormatSize(static_cast<uint64_t>(spec.max)));
+      return fmt::format("[{}, {}]",
+                         spec.min <= 0 ? "0" : FormatSize(static_cast<uint64_t>(spec.min)),
+                         FormatSize(static_cast<uint64_t>(spec.max)));
     case ParamType::kRate:
       return (spec.min == 0 ? "0 (off) or >= " : ">= ") + FormatRate(kMinRateBytesPerSec);
     case ParamType::kIntList:

@@ -12,6 +12,7 @@
 #include "hw/func/adapter_model.h"
 #include "sim/fabric/switch_fabric.h"
 #include "ulp/postbox/stats.h"
+#include "ulp/pushpull/stats.h"
 #include "ulp/transport.h"
 
 namespace nicsim::sim {
@@ -45,6 +46,11 @@ std::vector<Table> Tables() {
        "mpi.intranode=postbox, summed over the ranks)", Rows(ulp::postbox::SenderStats::Fields())},
       {"Postbox receivers", "stats.json `workload.mpi.postbox`, beside the senders' counters",
        Rows(ulp::postbox::ReceiverStats::Fields())},
+      {"Push-pull senders", "stats.json `workload.mpi.pushpull` (MPI workloads with "
+       "mpi.intranode=pushpull, summed over the ranks)",
+       Rows(ulp::pushpull::SenderStats::Fields())},
+      {"Push-pull receivers", "stats.json `workload.mpi.pushpull`, beside the senders' counters",
+       Rows(ulp::pushpull::ReceiverStats::Fields())},
       {"Real port drop reasons", "`nicsim port` summary `drops.port`", Rows(hw::dpdk::kPortDrops)},
   };
 }

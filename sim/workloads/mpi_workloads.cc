@@ -96,24 +96,34 @@ uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
  * gave up on is lost. A workload whose messages are collectives counts the transports'
  * messages as its own (`count_messages`).
  */
-nlohmann::json PostboxTotals(const MpiJob& job) {
-  if (job.ranks() == 0 || job.postbox(0) == nullptr) return nullptr;
-  ulp::postbox::SenderStats s;
-  ulp::postbox::ReceiverStats r;
+/** Sums per-rank engine counters and writes each under its stats.json name. */
+template <class Senders, class Receivers, class Path>
+nlohmann::json EngineTotals(const MpiJob& job, const Path* (MpiJob::*path)(uint32_t) const) {
+  if (job.ranks() == 0 || (job.*path)(0) == nullptr) return nullptr;
+  Senders s;
+  Receivers r;
   uint64_t polls = 0, in_flight = 0;
   for (uint32_t rank = 0; rank < job.ranks(); ++rank) {
-    const mpi::PostboxPath& p = *job.postbox(rank);
+    const Path& p = *(job.*path)(rank);
     s += p.sender_stats();
     r += p.receiver_stats();
     polls += p.polls();
     in_flight += p.in_flight();
   }
   nlohmann::json out = {{"polls", polls}, {"in_flight", in_flight}};
-  for (const auto& f : ulp::postbox::SenderStats::Fields()) out[std::string(f.name)] = s.*f.member;
-  for (const auto& f : ulp::postbox::ReceiverStats::Fields()) {
-    out[std::string(f.name)] = r.*f.member;
-  }
+  for (const auto& f : Senders::Fields()) out[std::string(f.name)] = s.*f.member;
+  for (const auto& f : Receivers::Fields()) out[std::string(f.name)] = r.*f.member;
   return out;
+}
+
+nlohmann::json PostboxTotals(const MpiJob& job) {
+  return EngineTotals<ulp::postbox::SenderStats, ulp::postbox::ReceiverStats>(job,
+                                                                               &MpiJob::postbox);
+}
+
+nlohmann::json PushPullTotals(const MpiJob& job) {
+  return EngineTotals<ulp::pushpull::SenderStats, ulp::pushpull::ReceiverStats>(
+      job, &MpiJob::pushpull);
 }
 
 nlohmann::json MpiLayerTotals(MpiJob& job) {
@@ -155,7 +165,8 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
           {"pushpull_pulled_bytes", sum.pushpull_pulled_bytes},
           {"pushpull_early_receivers", sum.pushpull_early_receivers},
           {"pushpull_late_receivers", sum.pushpull_late_receivers},
-          {"postbox", PostboxTotals(job)}};
+          {"postbox", PostboxTotals(job)},
+          {"pushpull", PushPullTotals(job)}};
 }
 
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
@@ -164,18 +175,33 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
   for (uint32_t r = 0; r < job.ranks(); ++r) sum += job.transport(r).stats();
   uint64_t sent = sum.messages_sent, delivered = sum.messages_delivered;
   const uint64_t failed = sum.messages_failed;
-  // Messages between ranks of one node through shared memory (mpi.intranode=postbox).
+  // Messages between ranks of one node through shared memory (mpi.intranode=postbox or
+  // pushpull): each path must deliver every message it accepted, once.
   uint64_t local_sent = 0, local_delivered = 0;
+  auto check_local = [&](const char* paths, uint64_t accepted, uint64_t got) {
+    if (!out.stalled && accepted != got) {
+      out.AddError(fmt::format("the {} paths delivered {} of the {} messages they accepted",
+                               paths, got, accepted));
+    }
+    local_sent += accepted;
+    local_delivered += got;
+  };
+  uint64_t accepted = 0, got = 0;
   for (uint32_t r = 0; r < job.ranks(); ++r) {
     if (const mpi::PostboxPath* p = job.postbox(r)) {
-      local_sent += p->sender_stats().messages_accepted;
-      local_delivered += p->receiver_stats().messages_delivered;
+      accepted += p->sender_stats().messages_accepted;
+      got += p->receiver_stats().messages_delivered;
     }
   }
-  if (!out.stalled && local_sent != local_delivered) {
-    out.AddError(fmt::format("the postbox paths delivered {} of the {} messages they accepted",
-                             local_delivered, local_sent));
+  check_local("postbox", accepted, got);
+  accepted = got = 0;
+  for (uint32_t r = 0; r < job.ranks(); ++r) {
+    if (const mpi::PushPullPath* p = job.pushpull(r)) {
+      accepted += p->sender_stats().messages_accepted;
+      got += p->delivered();
+    }
   }
+  check_local("push-pull", accepted, got);
   sent += local_sent;
   delivered += local_delivered;
   if (count_messages) {

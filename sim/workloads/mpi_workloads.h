@@ -23,8 +23,11 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
 /** The postbox paths' counters summed over the ranks (null when mpi.intranode=adapter). */
 nlohmann::json PostboxTotals(const MpiJob& job);
 
+/** The push-pull paths' counters summed over the ranks (null unless mpi.intranode=pushpull). */
+nlohmann::json PushPullTotals(const MpiJob& job);
+
 /** The MPI layer's counters summed over the ranks (host copies, zero-copy messages, ...),
- *  with the postbox paths' under "postbox". */
+ *  with the postbox paths' under "postbox" and the push-pull paths' under "pushpull". */
 nlohmann::json MpiLayerTotals(MpiJob& job);
 
 struct MpiPingPongConfig {

@@ -299,6 +299,14 @@ TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
   ExpectBadRun({quota}, "nicsim: " + quota +
                             ":6:25: postbox.receiver_quota_blocks: must be in [0, "
                             "postbox.pool_blocks=4] (0: a share of the pool), is 5 (seed 1)\n");
+  // Each size is in range alone; together they leave push-pull nothing to push.
+  const std::string no_push = WriteScenario(
+      "no_push.toml",
+      "workload = \"mpi_pingpong\"\n[mpi]\nintranode = \"pushpull\"\n[pushpull]\n"
+      "btp1_bytes = 0\nbtp2_bytes = 0\n");
+  ExpectBadRun({no_push}, "nicsim: " + no_push +
+                              ":6:14: pushpull.btp2_bytes: is 0 and so is pushpull.btp1_bytes: "
+                              "push-pull needs bytes to push (that is push-zero mode) (seed 1)\n");
   const std::string one_node =
       WriteScenario("one_node.toml", "nodes = 1\nworkload = \"stream\"\n");
   ExpectBadRun({one_node}, "nicsim: " + one_node +

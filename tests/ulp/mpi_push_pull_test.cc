@@ -22,9 +22,9 @@ std::unique_ptr<MpiJob> Job(Mode mode) {
   c.cluster.nodes = 2;
   c.cluster.microcode.rcxts = 2048;
   c.mpi.internode = mpi::InternodeTransport::kPushPull;
-  c.mpi.pushpull.mode = mode;
-  c.mpi.pushpull.btp1_bytes = 64;
-  c.mpi.pushpull.btp2_bytes = 960;
+  c.pushpull.mode = mode;
+  c.pushpull.btp1_bytes = 64;
+  c.pushpull.btp2_bytes = 960;
   Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
   NICSIM_CHECK(job.ok(), "job: %s", job.status().message().c_str());
   return std::move(*job);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The seam through which the MPI layer moves a message to a rank on its own node without the
-// adapter (mpi.intranode): shared-memory postboxes today (ulp/mpi/postbox_path.h).
+// adapter (mpi.intranode): shared-memory postboxes (ulp/mpi/postbox_path.h) or push-pull
+// messaging (ulp/mpi/pushpull_path.h).
 #pragma once
 
 #include <cstdint>

@@ -90,6 +90,8 @@ enum class IntranodeTransport : uint8_t {
   kAdapter,
   /** Through shared memory: the postbox engines of reference 000 (ulp/mpi/postbox_path.h). */
   kPostbox,
+  /** Through shared memory: the push-pull engines of reference 003 (ulp/mpi/pushpull_path.h). */
+  kPushPull,
 };
 
 /** How a rank's messages to ranks of other nodes travel. */

@@ -49,11 +49,15 @@ inline const ParamDecls<MpiConfig>& MpiParams() {
             "behind it without waiting, the rest once the receiver has matched and "
             "acknowledged (pulled by RDMA read); pushpull.mode push_all and push_zero compare")
       .Enum("mpi.intranode", &C::intranode,
-            {{IntranodeTransport::kAdapter, "adapter"}, {IntranodeTransport::kPostbox, "postbox"}},
+            {{IntranodeTransport::kAdapter, "adapter"},
+             {IntranodeTransport::kPostbox, "postbox"},
+             {IntranodeTransport::kPushPull, "pushpull"}},
             "MPI: messages between ranks of one node (mpi.ranks > nodes) go through the adapter, "
             "which loops them back, or through shared memory in the node's host memory: the "
-            "postbox protocol of reference 000 (postbox.*), with each copy at "
-            "host.copy_bandwidth and host.cache_line_transfer before the other CPU sees a write");
+            "postbox protocol of reference 000 (postbox.*) or the push-pull protocol of "
+            "reference 003 (pushpull.*: pushes copied through a ring, the rest pulled in one "
+            "copy), with each copy at host.copy_bandwidth and host.cache_line_transfer before "
+            "the other CPU sees a write");
   return *decls;
 }
 

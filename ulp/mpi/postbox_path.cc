@@ -22,40 +22,19 @@ struct Header {
 
 PostboxNode::PostboxNode(std::vector<uint32_t> world_ranks, ulp::postbox::Params params,
                          uint64_t wake_ps)
-    : world_ranks_(std::move(world_ranks)),
+    : ranks_(std::move(world_ranks)),
       params_(params),
       wake_ps_(wake_ps),
-      paths_(world_ranks_.size(), nullptr) {
-  topology_.processes_per_node = {static_cast<uint32_t>(world_ranks_.size())};
-}
-
-int PostboxNode::LocalOf(uint32_t world) const {
-  auto it = std::lower_bound(world_ranks_.begin(), world_ranks_.end(), world);
-  if (it == world_ranks_.end() || *it != world) return -1;
-  return static_cast<int>(it - world_ranks_.begin());
+      paths_(ranks_.size(), nullptr) {
+  topology_.processes_per_node = {ranks_.size()};
 }
 
 Result<ulp::postbox::Mapping> TaskMemoryPlatform::Create(const std::string& name, size_t bytes) {
-  if (node_.segments().count(name) > 0) {
-    return nicsim::Status::Error("postbox segment " + name + " exists");
-  }
-  Result<uint64_t> vaddr = host_.MapContiguous(std::max<size_t>(bytes, 1));
-  if (!vaddr.ok()) {
-    return nicsim::Status::Error("postbox segment " + name + " (" + std::to_string(bytes) +
-                         " B): " + vaddr.status().message());
-  }
-  ulp::postbox::Mapping m{host_.Contiguous(*vaddr, bytes), bytes};
-  if (m.base == nullptr) {
-    return nicsim::Status::Error("postbox segment " + name + ": not contiguous");
-  }
-  node_.segments()[name] = m;
-  return m;
+  return node_.segments().Create(host_, name, bytes);
 }
 
 Result<ulp::postbox::Mapping> TaskMemoryPlatform::Attach(const std::string& name) {
-  auto it = node_.segments().find(name);
-  if (it == node_.segments().end()) return nicsim::Status::Error("no postbox segment " + name);
-  return it->second;
+  return node_.segments().Attach(name);
 }
 
 nicsim::Status TaskMemoryPlatform::Detach(const ulp::postbox::Mapping&) {
@@ -91,7 +70,7 @@ PostboxPath::PostboxPath(PostboxNode& node, uint32_t local, hal::TaskHost& host,
       host_(host),
       platform_(host, node),
       copies_(copy_ps_per_byte),
-      timers_(host) {}
+      clock_(host) {}
 
 PostboxPath::~PostboxPath() { node_.Join(local_, nullptr); }
 
@@ -117,20 +96,6 @@ void PostboxPath::Send(uint32_t dest, uint32_t wire, uint32_t tag, std::vector<u
   AfterPosting();
 }
 
-void PostboxPath::At(uint64_t at_ps, std::function<void()> fn) {
-  const uint64_t now = host_.NowPs();
-  if (at_ps <= now && waiting_at_ == 0) {
-    fn();
-    return;
-  }
-  // Callbacks due at one time run in the order they were set: what waits keeps its order.
-  ++waiting_at_;
-  timers_.After(at_ps > now ? at_ps - now : 0, [this, fn = std::move(fn)] {
-    --waiting_at_;
-    fn();
-  });
-}
-
 void PostboxPath::AfterPosting() {
   const uint64_t now = host_.NowPs();
   const uint64_t posted = sender_->stats().bytes_posted - bytes_posted_seen_;
@@ -145,7 +110,7 @@ void PostboxPath::AfterPosting() {
       ++it;
       continue;
     }
-    if (it->second.on_done) At(written, std::move(it->second.on_done));
+    if (it->second.on_done) clock_.At(written, std::move(it->second.on_done));
     it = outbound_.erase(it);
   }
   if (posted == 0) return;
@@ -157,12 +122,7 @@ void PostboxPath::AfterPosting() {
 }
 
 void PostboxPath::WakeAfter(uint64_t delay_ps) {
-  const uint64_t at = host_.NowPs() + delay_ps;
-  if (!wakes_.insert(at).second) return;
-  timers_.After(delay_ps, [this, at] {
-    wakes_.erase(at);
-    Serve();
-  });
+  clock_.PollAfter(delay_ps, [this] { Serve(); });
 }
 
 void PostboxPath::Serve() {
@@ -182,7 +142,7 @@ void PostboxPath::Serve() {
     std::memcpy(&h, m->bytes.data(), sizeof(h));
     const uint32_t src = node_.WorldOf(m->from.rank);
     ++deliveries_waiting_;
-    At(read, [this, src, h, bytes = std::move(m->bytes)]() mutable {
+    clock_.At(read, [this, src, h, bytes = std::move(m->bytes)]() mutable {
       --deliveries_waiting_;
       bytes.erase(bytes.begin(), bytes.begin() + sizeof(Header));
       if (deliver_) deliver_(src, h.wire, h.tag, std::move(bytes));

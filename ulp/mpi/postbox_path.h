@@ -8,7 +8,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -16,10 +15,11 @@
 #include "hal/task_host.h"
 #include "ulp/host_copy_time.h"
 #include "ulp/mpi/intranode_path.h"
+#include "ulp/mpi/node_segments.h"
+#include "ulp/mpi/path_clock.h"
 #include "ulp/postbox/platform.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/sender.h"
-#include "ulp/transport_timers.h"
 
 namespace nicsim::mpi {
 
@@ -43,14 +43,14 @@ class PostboxNode {
   const ulp::postbox::Params& params() const { return params_; }
   uint64_t wake_ps() const { return wake_ps_; }
   /** Ranks on the node. */
-  uint32_t size() const { return static_cast<uint32_t>(world_ranks_.size()); }
+  uint32_t size() const { return ranks_.size(); }
   /** The local rank of world rank `world`, or -1 if it is on another node. */
-  int LocalOf(uint32_t world) const;
+  int LocalOf(uint32_t world) const { return ranks_.LocalOf(world); }
   /** The world rank of local rank `local`. */
-  uint32_t WorldOf(uint32_t local) const { return world_ranks_[local]; }
+  uint32_t WorldOf(uint32_t local) const { return ranks_.WorldOf(local); }
 
   /** The segments made on this node, by name. */
-  std::map<std::string, ulp::postbox::Mapping>& segments() { return segments_; }
+  NodeSegments& segments() { return segments_; }
 
   /** Records local rank `local`'s path (PostboxPath does, when made). */
   void Join(uint32_t local, PostboxPath* path) { paths_[local] = path; }
@@ -58,11 +58,11 @@ class PostboxNode {
   PostboxPath* path(uint32_t local) const { return paths_[local]; }
 
  private:
-  std::vector<uint32_t> world_ranks_;
+  NodeRanks ranks_;
   ulp::postbox::Topology topology_;
   ulp::postbox::Params params_;
   uint64_t wake_ps_;
-  std::map<std::string, ulp::postbox::Mapping> segments_;
+  NodeSegments segments_{"postbox"};
   std::vector<PostboxPath*> paths_;
 };
 
@@ -130,8 +130,6 @@ class PostboxPath final : public IntranodePath {
   void Serve();
   /** Charges the copies of what was just posted, finishes sends and wakes their receivers. */
   void AfterPosting();
-  /** Runs `fn` at `at_ps` (now if it is now and nothing earlier waits). */
-  void At(uint64_t at_ps, std::function<void()> fn);
 
   PostboxNode& node_;
   uint32_t local_;
@@ -140,15 +138,13 @@ class PostboxPath final : public IntranodePath {
   std::unique_ptr<ulp::postbox::Sender> sender_;
   std::unique_ptr<ulp::postbox::Receiver> receiver_;
   ulp::HostCopyTime copies_;
-  ulp::TransportTimers timers_;
+  PathClock clock_;
   DeliverFn deliver_;
   std::map<ulp::postbox::SendHandle, Outbound> outbound_;
   uint64_t bytes_posted_seen_ = 0;
   uint64_t bytes_copied_seen_ = 0;
   uint64_t acks_seen_ = 0;
-  std::set<uint64_t> wakes_;  // times a poll is set for
   uint32_t deliveries_waiting_ = 0;
-  uint32_t waiting_at_ = 0;  // callbacks set through At and not yet run
   uint64_t polls_ = 0;
 };
 

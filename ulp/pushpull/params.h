@@ -89,7 +89,7 @@ struct Params {
   /** Ok if usable; else an error naming the first bad field. */
   Status Validate() const {
     auto bad = [](const std::string& field, const std::string& why) {
-      return Status::Error("pushpull: " + field + " " + why);
+      return Status::Error("pushpull." + field + ": " + why);
     };
     if (mode != Mode::kPushPull && mode != Mode::kPushAll && mode != Mode::kPushZero) {
       return bad("mode", "must be push-pull, push-all or push-zero, is " +
@@ -104,7 +104,7 @@ struct Params {
     }
     if (mode == Mode::kPushPull && btp1_bytes == 0 && btp2_bytes == 0) {
       return bad("btp2_bytes",
-                 "and btp1_bytes are both 0: push-pull needs bytes to push "
+                 "is 0 and so is pushpull.btp1_bytes: push-pull needs bytes to push "
                  "(that is push-zero mode)");
     }
     if (push_all_chunk_bytes == 0 || push_all_chunk_bytes > kMaxPush) {

@@ -168,10 +168,22 @@ Status Receiver::Drain(Inbound& in, size_t* completed) {
       msg->size = size;
       msg->push_bytes = push_bytes;
       in.current = msg;
-      auto it = std::find_if(unmatched_.begin(), unmatched_.end(), [&](ReceiveHandle h) {
-        const Posted& p = receives_.at(h);
-        return p.source == in.from && p.tag == msg->tag;
-      });
+      auto matching = [&] {
+        return std::find_if(unmatched_.begin(), unmatched_.end(), [&](ReceiveHandle h) {
+          const Posted& p = receives_.at(h);
+          return p.source == in.from && p.tag == msg->tag;
+        });
+      };
+      auto it = matching();
+      if (it == unmatched_.end() && on_arrival_) {
+        // The caller learns the size now and may post a buffer for it before the bytes move.
+        const uint64_t posted_before = stats_.receives_posted;
+        on_arrival_(in.from, msg->tag, size);
+        if (stats_.receives_posted != posted_before) {
+          it = matching();
+          if (it != unmatched_.end()) ++stats_.arrival_posts;
+        }
+      }
       if (it != unmatched_.end()) {
         const ReceiveHandle h = *it;
         unmatched_.erase(it);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,6 +68,15 @@ class Receiver {
 
   /** The completion of `handle` if it has finished (then forgotten), else nothing. */
   std::optional<Completion> Take(ReceiveHandle handle);
+
+  /**
+   * Called with (source, tag, message bytes) when a message's first push finds no posted
+   * receive, before any of its bytes are taken out. A receive the hook posts for it (from
+   * inside the call) matches at once, so the pushed bytes go straight into that buffer and are
+   * not set aside; if it posts none, the message waits as before. nullptr: no hook.
+   */
+  using ArrivalFn = std::function<void(uint32_t source, uint32_t tag, uint64_t bytes)>;
+  void OnArrival(ArrivalFn fn) { on_arrival_ = std::move(fn); }
 
   /** Receives posted and not yet taken. */
   size_t Outstanding() const { return receives_.size(); }
@@ -141,6 +151,7 @@ class Receiver {
   ReceiveHandle next_handle_ = 1;
   std::vector<Extent> scratch_;
   ReceiverStats stats_;
+  ArrivalFn on_arrival_;
 };
 
 }  // namespace nicsim::ulp::pushpull
