@@ -16,7 +16,9 @@ inline const ParamDecls<Params>& PushPullParams() {
                   {{Mode::kPushPull, "push_pull"},
                    {Mode::kPushAll, "push_all"},
                    {Mode::kPushZero, "push_zero"}},
-                  "The push-pull protocol (reference 003; used by mpi.intranode=pushpull): "
+                  "The push-pull protocol (reference 003; mpi.intranode=pushpull inside a node, "
+                  "and mpi.internode=pushpull between nodes, which uses the mode and the two "
+                  "push sizes): "
                   "push_pull pushes pushpull.btp1_bytes, then pushpull.btp2_bytes more without "
                   "waiting for the acknowledgement, and the receiver pulls the rest; push_all "
                   "pushes every byte; push_zero pushes only a header and pulls every byte")
