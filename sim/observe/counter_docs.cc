@@ -11,6 +11,7 @@
 #include "hw/dpdk/ether_frame.h"
 #include "hw/func/adapter_model.h"
 #include "sim/fabric/switch_fabric.h"
+#include "ulp/ip/stats.h"
 #include "ulp/postbox/stats.h"
 #include "ulp/transport.h"
 
@@ -45,6 +46,8 @@ std::vector<Table> Tables() {
        "mpi.intranode=postbox, summed over the ranks)", Rows(ulp::postbox::SenderStats::Fields())},
       {"Postbox receivers", "stats.json `workload.mpi.postbox`, beside the senders' counters",
        Rows(ulp::postbox::ReceiverStats::Fields())},
+      {"IP interface", "stats.json `workload.ip` (ip_exchange, summed over the nodes)",
+       Rows(ulp::ip::IpStats::Fields())},
       {"Real port drop reasons", "`nicsim port` summary `drops.port`", Rows(hw::dpdk::kPortDrops)},
   };
 }
