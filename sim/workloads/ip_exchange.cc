@@ -72,9 +72,14 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
   if (eps.size() != nodes) return Status::Error("ip_exchange: window 0 missing on some node");
   ulp::ip::IpConfig ipc;
   ipc.reassembly_timeout_ps = config.reassembly_timeout_ps;
+  ipc.rdma_threshold = static_cast<uint32_t>(config.rdma_threshold);
+  ipc.rdma_slots = config.rdma_slots;
   std::vector<std::unique_ptr<ulp::ip::IpInterface>> ifs;
   for (uint32_t n = 0; n < nodes; ++n) {
     ifs.push_back(std::make_unique<ulp::ip::IpInterface>(*ports[n], *hosts[n], ipc, members));
+    if (config.rdma_threshold < ulp::ip::kMaxPayloadBytes) {
+      if (Status st = ifs.back()->EnableRdma(); !st.ok()) return Status::Error("ip_exchange: " + st.message());
+    }
   }
   // Payload that fits one frame with its header: "small".
   const uint32_t one_frame = std::min(ports[0]->max_payload(), ipc.frame_bytes) -

@@ -20,11 +20,15 @@ struct IpExchangeConfig {
   uint32_t broadcast_percent = 10;
   /** ip.reassembly_timeout. */
   uint64_t reassembly_timeout_ps = 10'000'000'000;
+  /** Unicast datagrams with more payload than this go by RDMA (65515: none). */
+  uint64_t rdma_threshold = 8192;
+  /** RDMA source and landing slots per interface. */
+  uint32_t rdma_slots = 16;
 };
 
 /** Host memory per node the run needs (ClusterConfig::rdma_host_bytes: each node's task has an
  *  address space, for its timers and later RDMA buffers). */
-inline uint64_t IpExchangeHostBytes() { return uint64_t{32} << 20; }
+inline uint64_t IpExchangeHostBytes() { return uint64_t{64} << 20; }
 
 /**
  * Runs the exchange. Every datagram's bytes are checked at every receiver. With no fabric

@@ -126,8 +126,18 @@ inline const ParamDecls<IpExchangeConfig>& IpExchangeParams() {
       .Duration("ip.reassembly_timeout", &C::reassembly_timeout_ps,
                 "ip_exchange: a datagram's fragments must all arrive within this of its first "
                 "one, else the reassembly is dropped (drop_timeout); a datagram's identity is "
-                "also remembered this long, so a late copy is dropped, not delivered again")
-      .Range(1000, kMaxDurationPs);
+                "also remembered this long, so a late copy is dropped, not delivered again; an "
+                "RDMA read not complete in this time is cancelled and the datagram sent again "
+                "in fragments")
+      .Range(1000, kMaxDurationPs)
+      .Size("ip.rdma_threshold", &C::rdma_threshold,
+            "ip_exchange: unicast datagrams with more payload bytes than this are offered to "
+            "the receiver, which reads them by RDMA; smaller ones, and broadcasts, go through "
+            "the FIFOs (65515: never by RDMA)")
+      .Range(0, 65515)
+      .Int("ip.rdma_slots", &C::rdma_slots, 1, 64,
+           "ip_exchange: RDMA source slots and landing slots per interface (64 KiB and an rCxt "
+           "each): offers in flight at once each way; a send finding none free uses fragments");
   return *decls;
 }
 

@@ -145,6 +145,8 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "ip.max_size",
                                             "ip.broadcast_percent",
                                             "ip.reassembly_timeout",
+                                            "ip.rdma_threshold",
+                                            "ip.rdma_slots",
                                             "port.eal",
                                             "port.verbs",
                                             "port.mode",

@@ -57,7 +57,15 @@ TEST(IpExchangeTest, WithoutFaultsEveryDatagramArrivesOnce) {
   EXPECT_EQ(Ip(r, "broadcast_sent"), broadcasts);
   EXPECT_EQ(Ip(r, "datagrams_delivered"), r.messages_delivered);
   EXPECT_EQ(Ip(r, "bytes_delivered"), r.bytes_delivered);
-  EXPECT_EQ(Ip(r, "frames_received"), Ip(r, "frames_sent"));
+  // Every frame arrives, and each read's completion at its reader.
+  EXPECT_EQ(Ip(r, "frames_received"), Ip(r, "frames_sent") + Ip(r, "rdma_landed"));
+  EXPECT_GT(Ip(r, "rdma_offers"), 0u);
+  EXPECT_EQ(Ip(r, "rdma_reads") + Ip(r, "rdma_declined"), Ip(r, "rdma_offers"));
+  EXPECT_EQ(Ip(r, "rdma_landed"), Ip(r, "rdma_reads"));
+  EXPECT_EQ(Ip(r, "rdma_fallbacks"), Ip(r, "rdma_declined"));
+  for (const char* none : {"rdma_read_timeouts", "rdma_stray", "rdma_source_expired"}) {
+    EXPECT_EQ(Ip(r, none), 0u) << none;
+  }
   for (const char* drop : {"drop_not_ip", "drop_malformed", "drop_bad_checksum", "drop_bad_source",
                            "drop_not_for_us", "drop_too_big", "drop_inconsistent", "drop_timeout",
                            "drop_duplicate", "drop_late", "duplicate_fragments"}) {

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <utility>
 #include <optional>
 #include <vector>
 
@@ -22,14 +24,23 @@
 
 namespace nicsim::ulp::ip {
 
-/** The header word of every frame the interface sends ("IP4"), so other traffic is told apart. */
+/** The header word of every IP packet frame ("IP4"), so other traffic is told apart. */
 constexpr uint32_t kIpUlpWord = 0x49503400;
+/** An offer of a datagram to read by RDMA, and the receiver's answer to it. */
+constexpr uint32_t kIpOfferWord = 0x49503401;
+constexpr uint32_t kIpAnswerWord = 0x49503402;
+/** Bytes of one RDMA slot: the largest datagram. */
+constexpr uint32_t kRdmaSlotBytes = 65536;
 
 struct IpConfig {
   /** A reassembly not complete this long after its first fragment is dropped. */
   uint64_t reassembly_timeout_ps = 10'000'000'000;
   /** Largest frame payload to use (the window's max_payload() if smaller). */
   uint32_t frame_bytes = UINT32_MAX;
+  /** Unicast datagrams with more payload bytes than this go by RDMA (once EnableRdma). */
+  uint32_t rdma_threshold = 8192;
+  /** Source slots and landing slots (each a 64 KiB registered area and an rCxt). */
+  uint32_t rdma_slots = 16;
 };
 
 class IpInterface {
@@ -47,6 +58,11 @@ class IpInterface {
   IpInterface(const IpInterface&) = delete;
   IpInterface& operator=(const IpInterface&) = delete;
 
+  /**
+   * Maps and registers the source and landing slots and takes their rCxts, so unicast
+   * datagrams above the threshold go by RDMA. Without it every datagram uses the FIFOs.
+   */
+  Status EnableRdma();
   /** This window's address. */
   uint32_t address() const { return address_; }
   /** Sends `len` payload bytes to `dst` (a window's address or a broadcast address). */
@@ -57,7 +73,48 @@ class IpInterface {
   size_t pending_reassemblies() const { return reassembler_.pending(); }
 
  private:
+  /** An offer: where the receiver reads the datagram from. */
+  struct Offer {
+    uint32_t slot;
+    uint32_t generation;
+    uint32_t rcxt;
+    uint32_t length;
+    uint64_t pvo;
+    /** CRC-32 of the datagram: what lands is checked against it before it goes up. */
+    uint32_t crc;
+    uint32_t reserved;
+  };
+  /** The receiver's answer: done (read), or use fragments (fallback = 1). */
+  struct Answer {
+    uint32_t slot;
+    uint32_t generation;
+    uint32_t fallback;
+  };
+  struct SourceSlot {
+    bool busy = false;
+    uint32_t generation = 0;
+    hal::Peer to;
+    uint32_t length = 0;
+  };
+  struct LandingSlot {
+    bool busy = false;
+    uint32_t tid = 0;
+    hal::Peer from;
+    Offer offer{};
+  };
+
+  void SendPackets(hal::Peer to, const std::vector<std::vector<uint8_t>>& packets);
+  /** Offers `packet` (a whole datagram) to `to` by RDMA; false if no source slot is free. */
+  bool OfferByRdma(hal::Peer to, const std::vector<uint8_t>& packet);
   void Receive(const abi::RecvFrameHeader& header, const uint8_t* payload);
+  /** Checks a whole IP packet from `from` and hands it to the reassembler. */
+  void Accept(hal::Peer from, const uint8_t* packet, uint32_t len);
+  void OnOffer(hal::Peer from, const Offer& offer);
+  void OnAnswer(const Answer& answer);
+  void OnCompletion(const abi::CompletionRecord& c);
+  void SendAnswer(hal::Peer to, const Offer& offer, bool fallback);
+  void FreeSource(uint32_t slot);
+  void After(uint64_t delay_ps, std::function<void()> fn);
   void ArmTimer();
 
   hal::Port& port_;
@@ -71,6 +128,15 @@ class IpInterface {
   Reassembler reassembler_;
   DeliverFn deliver_;
   bool timer_armed_ = false;
+  bool rdma_ = false;
+  uint64_t source_vaddr_ = 0, source_pvo_ = 0, landing_vaddr_ = 0, landing_pvo_ = 0;
+  std::vector<uint32_t> source_rcxts_, landing_rcxts_;
+  std::vector<SourceSlot> sources_;
+  std::vector<LandingSlot> landings_;
+  /** Per sender and source slot, the newest offer generation taken (older copies ignored). */
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> offers_seen_;
+  /** The last tid used. */
+  uint32_t next_tid_ = 0;
   LifeToken life_;
 };
 

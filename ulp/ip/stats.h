@@ -33,11 +33,22 @@ struct IpStats {
   uint64_t drop_timeout = 0;
   uint64_t drop_duplicate = 0;
   uint64_t drop_late = 0;
+  uint64_t rdma_offers = 0;
+  uint64_t rdma_no_slot = 0;
+  uint64_t rdma_fallbacks = 0;
+  uint64_t rdma_source_expired = 0;
+  uint64_t rdma_reads = 0;
+  uint64_t rdma_landed = 0;
+  uint64_t rdma_declined = 0;
+  uint64_t rdma_read_timeouts = 0;
+  uint64_t rdma_stray = 0;
+  uint64_t rdma_old_offers = 0;
+  uint64_t drop_rdma_crc = 0;
 
   /** Every counter with its stats.json name and meaning. */
   static constexpr auto Fields() {
     using S = IpStats;
-    return std::array<CounterField<S>, 22>{{
+    return std::array<CounterField<S>, 33>{{
         {"datagrams_sent", &S::datagrams_sent, "datagrams accepted by Send"},
         {"unicast_sent", &S::unicast_sent, "of which to one address"},
         {"broadcast_sent", &S::broadcast_sent,
@@ -73,6 +84,29 @@ struct IpStats {
          "packets of a datagram already delivered (within the reassembly timeout)"},
         {"drop_late", &S::drop_late,
          "packets of a datagram whose reassembly was dropped (within the reassembly timeout)"},
+        {"rdma_offers", &S::rdma_offers,
+         "unicast datagrams above ip.rdma_threshold offered to their receiver for an RDMA read"},
+        {"rdma_no_slot", &S::rdma_no_slot,
+         "datagrams above the threshold sent as fragments at once: every source slot was busy"},
+        {"rdma_fallbacks", &S::rdma_fallbacks,
+         "offered datagrams sent again as fragments because the receiver declined or its read "
+         "timed out"},
+        {"rdma_source_expired", &S::rdma_source_expired,
+         "source slots freed without an answer from the receiver (its done or decline lost)"},
+        {"rdma_reads", &S::rdma_reads, "RDMA reads posted for offers received"},
+        {"rdma_landed", &S::rdma_landed, "RDMA reads whose completion arrived (the datagram landed)"},
+        {"rdma_declined", &S::rdma_declined,
+         "offers declined (no free landing slot, or a bad offer): the sender uses fragments"},
+        {"rdma_read_timeouts", &S::rdma_read_timeouts,
+         "RDMA reads not complete within ip.reassembly_timeout: cancelled, the sender asked to "
+         "use fragments"},
+        {"rdma_stray", &S::rdma_stray,
+         "RDMA completions for no read in progress (late, cancelled or unknown)"},
+        {"rdma_old_offers", &S::rdma_old_offers,
+         "offers ignored: a copy of one taken already, or older than it (not read twice)"},
+        {"drop_rdma_crc", &S::drop_rdma_crc,
+         "datagrams read by RDMA whose bytes did not match the offer's CRC-32 (sent again in "
+         "fragments)"},
     }};
   }
   IpStats& operator+=(const IpStats& o) {
