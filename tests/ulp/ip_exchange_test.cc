@@ -74,6 +74,50 @@ TEST(IpExchangeTest, WithoutFaultsEveryDatagramArrivesOnce) {
   EXPECT_GT(Ip(r, "reassembled"), 0u);
 }
 
+TEST(IpExchangeTest, WithoutRdmaLargeUnicastGoInFragments) {
+  ClusterConfig config;
+  config.nodes = 3;
+  config.seed = 5;
+  IpExchangeConfig ip;
+  ip.datagrams = 200;
+  ip.max_size = 30000;
+  ip.broadcast_percent = 0;
+  ip.rdma_threshold = 65515;
+  IpRun run = RunIp(config, ip);
+  const WorkloadResult& r = run.result;
+  for (const std::string& e : r.errors) ADD_FAILURE() << e;
+  EXPECT_TRUE(r.passed());
+  EXPECT_EQ(r.messages_delivered, 200u);
+  EXPECT_EQ(Ip(r, "rdma_offers"), 0u);
+  EXPECT_EQ(Ip(r, "rdma_no_slot"), 0u);
+  EXPECT_EQ(Ip(r, "fragmented_sent"), static_cast<uint64_t>(r.results["large_unicast"]));
+  EXPECT_EQ(Ip(r, "reassembled"), Ip(r, "fragmented_sent"));
+  EXPECT_EQ(Ip(r, "frames_received"), Ip(r, "frames_sent"));
+}
+
+TEST(IpExchangeTest, OneRdmaSlotStillDeliversEverythingOnce) {
+  // With one slot each way most large sends find it busy (fragments at once) or the
+  // receiver's taken (declined, then fragments): every path, and still each datagram once.
+  ClusterConfig config;
+  config.nodes = 4;
+  config.seed = 9;
+  IpExchangeConfig ip;
+  ip.datagrams = 300;
+  ip.max_size = 40000;
+  ip.broadcast_percent = 10;
+  ip.rdma_threshold = 4096;
+  ip.rdma_slots = 1;
+  IpRun run = RunIp(config, ip);
+  const WorkloadResult& r = run.result;
+  for (const std::string& e : r.errors) ADD_FAILURE() << e;
+  EXPECT_TRUE(r.passed());
+  EXPECT_EQ(r.messages_lost, 0u);
+  EXPECT_GT(Ip(r, "rdma_landed"), 0u);
+  EXPECT_GT(Ip(r, "rdma_no_slot"), 0u);
+  EXPECT_EQ(Ip(r, "rdma_fallbacks"), Ip(r, "rdma_declined"));
+  EXPECT_EQ(Ip(r, "rdma_landed") + Ip(r, "rdma_declined"), Ip(r, "rdma_offers"));
+}
+
 TEST(IpExchangeTest, UnderEveryFabricFaultNothingWrongOrDoubledIsDelivered) {
   struct Case {
     const char* name;
@@ -112,6 +156,12 @@ TEST(IpExchangeTest, UnderEveryFabricFaultNothingWrongOrDoubledIsDelivered) {
     if (c.duplicate > 0) {
       EXPECT_GT(Ip(r, "drop_duplicate") + Ip(r, "duplicate_fragments"), 0u);
     }
+    // Large unicast went by RDMA; a read lost on the way was redriven through the FIFOs.
+    EXPECT_GT(Ip(r, "rdma_landed"), 0u);
+    if (c.loss > 0) {
+      EXPECT_GT(Ip(r, "rdma_read_timeouts") + Ip(r, "rdma_source_expired"), 0u);
+    }
+    EXPECT_EQ(Ip(r, "drop_rdma_crc"), 0u);
   }
 }
 
