@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The IP interface of one task's window (reference 002's IP interface, in this design's
 // terms): IPv4 datagrams in and out over hal::Port. No ARP: a window's address comes from its
-// adapter id and window number (ipv4.h). Every datagram goes in packet mode through the send
+// adapter id and window number (ipv4.h). Small datagrams go in packet mode through the send
 // and receive FIFOs; one larger than a frame is sent as IPv4 fragments of FIFO-slot size and
-// put together again here, with a reassembly timeout. A broadcast goes to every other member
-// of the interface's group as such fragments.
+// put together again here, with a reassembly timeout. Unicast datagrams above a threshold are
+// offered to the receiver, which reads them with one RDMA read (falling back to fragments
+// when it cannot); broadcasts always go as fragments, one copy to every other member (docs/ip.md).
 #pragma once
 
 #include <cstdint>
