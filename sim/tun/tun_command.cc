@@ -122,10 +122,10 @@ int TunCommand(int argc, char** argv) {
       return kUsage;
     }
   }
-  if (nodes < 2 || nodes > 64 || prefix.empty() || prefix.size() > 40 || mtu < 576 ||
-      mtu > 65535) {
-    std::fprintf(stderr, "nicsim tun: --nodes must be in [2, 64], --prefix 1..40 characters, "
-                         "--mtu in [576, 65535]\n");
+  if (nodes < 2 || nodes > 64 || prefix.empty() || prefix.size() > 40 || mtu < 576 || mtu > 65535) {
+    std::fprintf(stderr,
+                 "nicsim tun: --nodes must be in [2, 64], --prefix 1..40 characters, "
+                 "--mtu in [576, 65535]\n");
     return kUsage;
   }
   if (geteuid() != 0) {
@@ -168,8 +168,8 @@ int TunCommand(int argc, char** argv) {
   }
   std::vector<std::unique_ptr<ulp::ip::IpInterface>> ifs;
   for (uint32_t n = 0; n < nodes; ++n) {
-    ifs.push_back(std::make_unique<ulp::ip::IpInterface>(*ports[n], *hosts[n], ulp::ip::IpConfig{},
-                                                         members));
+    ifs.push_back(
+        std::make_unique<ulp::ip::IpInterface>(*ports[n], *hosts[n], ulp::ip::IpConfig{}, members));
     if (Status st = ifs.back()->EnableRdma(); !st.ok()) {
       std::fprintf(stderr, "nicsim tun: %s\n", st.message().c_str());
       return 1;
@@ -250,8 +250,9 @@ int TunCommand(int argc, char** argv) {
         // fragment below the device's MTU).
         if (ulp::ip::ReadHeader(buf.data(), len, &h) != ulp::ip::HeaderError::kNone ||
             h.more_fragments || h.offset_bytes != 0 ||
-            !ifs[n]->Send(h.dst, h.protocol, buf.data() + ulp::ip::kHeaderBytes,
-                          len - ulp::ip::kHeaderBytes)
+            !ifs[n]
+                 ->Send(h.dst, h.protocol, buf.data() + ulp::ip::kHeaderBytes,
+                        len - ulp::ip::kHeaderBytes)
                  .ok()) {
           ++refused;
           continue;

@@ -78,17 +78,19 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
   for (uint32_t n = 0; n < nodes; ++n) {
     ifs.push_back(std::make_unique<ulp::ip::IpInterface>(*ports[n], *hosts[n], ipc, members));
     if (config.rdma_threshold < ulp::ip::kMaxPayloadBytes) {
-      if (Status st = ifs.back()->EnableRdma(); !st.ok()) return Status::Error("ip_exchange: " + st.message());
+      if (Status st = ifs.back()->EnableRdma(); !st.ok())
+        return Status::Error("ip_exchange: " + st.message());
     }
   }
   // Payload that fits one frame with its header: "small".
-  const uint32_t one_frame = std::min(ports[0]->max_payload(), ipc.frame_bytes) -
-                             ulp::ip::kHeaderBytes;
+  const uint32_t one_frame =
+      std::min(ports[0]->max_payload(), ipc.frame_bytes) - ulp::ip::kHeaderBytes;
   const auto max_size = static_cast<uint32_t>(config.max_size);
 
   WorkloadResult out;
   std::vector<Rng> rngs;
-  for (uint32_t n = 0; n < nodes; ++n) rngs.emplace_back(cc.seed, "ip_exchange/" + std::to_string(n));
+  for (uint32_t n = 0; n < nodes; ++n)
+    rngs.emplace_back(cc.seed, "ip_exchange/" + std::to_string(n));
   std::vector<SentLog> logs(nodes);
   std::vector<uint64_t> quota(nodes, config.datagrams / nodes);
   for (uint64_t i = 0; i < config.datagrams % nodes; ++i) ++quota[i];
@@ -119,8 +121,8 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
       Put32(buf.data(), src);
       Put32(buf.data() + 4, seq);
       FillPattern(buf.data() + kStampBytes, size - kStampBytes, DatagramKey(src, seq));
-      const uint32_t dst_ip = broadcast ? ulp::ip::kLimitedBroadcast
-                                        : ifs[static_cast<uint32_t>(dest)]->address();
+      const uint32_t dst_ip =
+          broadcast ? ulp::ip::kLimitedBroadcast : ifs[static_cast<uint32_t>(dest)]->address();
       Status s = ifs[src]->Send(dst_ip, kProtocol, buf.data(), size);
       if (!s.ok()) {
         out.AddError(fmt::format("node {} could not send datagram {}: {}", src, seq, s.message()));
@@ -137,8 +139,8 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
     ifs[n]->OnDeliver([&, n](const ulp::ip::Header& h, const uint8_t* p, uint32_t len) {
       if (h.protocol != kProtocol || len < kStampBytes) {
         ++out.messages_damaged;
-        out.AddError(fmt::format("node {} got a datagram of {} bytes, protocol {}", n, len,
-                                 h.protocol));
+        out.AddError(
+            fmt::format("node {} got a datagram of {} bytes, protocol {}", n, len, h.protocol));
         return;
       }
       const uint32_t src = Get32(p);
@@ -152,7 +154,8 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
       SentLog& log = logs[src];
       const int32_t dest = log.dest[seq];
       if (dest >= 0 && static_cast<uint32_t>(dest) != n) {
-        out.AddError(fmt::format("datagram {}:{} for node {} arrived at node {}", src, seq, dest, n));
+        out.AddError(
+            fmt::format("datagram {}:{} for node {} arrived at node {}", src, seq, dest, n));
       } else if (len != log.size[seq] ||
                  !CheckPattern(p + kStampBytes, len - kStampBytes, DatagramKey(src, seq))) {
         ++out.messages_damaged;
@@ -171,7 +174,8 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
   uint64_t last_ps = start_ps;
   for (uint32_t n = 0; n < nodes; ++n) pump(n);
   Status s = RunUntil(
-      cluster, [&] { return sent_done == nodes && out.messages_delivered + out.error_count >= expected; },
+      cluster,
+      [&] { return sent_done == nodes && out.messages_delivered + out.error_count >= expected; },
       "ip_exchange");
   last_ps = cluster.events().now_ps();
   // Late copies land and unfinished reassemblies time out.
@@ -192,7 +196,8 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
   if (lost > 0 && !faults) {
     out.AddError(fmt::format("{} datagram arrivals missing with no fabric fault configured", lost));
   }
-  if (pending > 0) out.AddError(fmt::format("{} reassemblies still pending after the run", pending));
+  if (pending > 0)
+    out.AddError(fmt::format("{} reassemblies still pending after the run", pending));
   nlohmann::json ip = nlohmann::json::object();
   for (const auto& f : ulp::ip::IpStats::Fields()) ip[std::string(f.name)] = total.*f.member;
   const double seconds = static_cast<double>(last_ps - start_ps) * 1e-12;

@@ -3,13 +3,14 @@
 // exactly once at each of its receivers, with exact counts; with loss, duplication,
 // reordering and corruption on the fabric nothing wrong or doubled is ever delivered and the
 // missing arrivals are counted as lost to faults.
+#include "sim/workloads/ip_exchange.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 
 #include "sim/cluster/cluster.h"
-#include "sim/workloads/ip_exchange.h"
 
 namespace nicsim::sim {
 namespace {

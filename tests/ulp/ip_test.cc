@@ -88,8 +88,16 @@ TEST(IpHeaderTest, AddressesComeFromTheAdapterAndWindow) {
 /** Sizes around every multiple of the fragment payload up to `count` fragments, and the ends. */
 std::vector<uint32_t> BoundarySizes(uint32_t frame, uint32_t count) {
   const uint32_t piece = FragmentPayloadBytes(frame);
-  std::vector<uint32_t> sizes = {0, 1, 7, 8, 9, frame - kHeaderBytes - 1, frame - kHeaderBytes,
-                                 frame - kHeaderBytes + 1, kMaxPayloadBytes - 1, kMaxPayloadBytes};
+  std::vector<uint32_t> sizes = {0,
+                                 1,
+                                 7,
+                                 8,
+                                 9,
+                                 frame - kHeaderBytes - 1,
+                                 frame - kHeaderBytes,
+                                 frame - kHeaderBytes + 1,
+                                 kMaxPayloadBytes - 1,
+                                 kMaxPayloadBytes};
   for (uint32_t k = 1; k <= count; ++k) {
     for (int d = -8; d <= 8; ++d) sizes.push_back(static_cast<uint32_t>(int64_t{k} * piece + d));
   }

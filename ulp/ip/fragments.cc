@@ -35,8 +35,7 @@ std::vector<std::vector<uint8_t>> Fragment(Header h, const uint8_t* payload, uin
   return out;
 }
 
-std::vector<uint8_t> Reassembler::Whole(const Header& first, const uint8_t* payload,
-                                        uint32_t len) {
+std::vector<uint8_t> Reassembler::Whole(const Header& first, const uint8_t* payload, uint32_t len) {
   Header h = first;
   h.more_fragments = false;
   h.offset_bytes = 0;
@@ -59,8 +58,8 @@ void Reassembler::Abandon(const Key& key, uint64_t now_ps, uint64_t IpStats::*re
   Finish(key, now_ps, false);
 }
 
-std::optional<std::vector<uint8_t>> Reassembler::FeedPacket(uint64_t now_ps,
-                                                            const uint8_t* packet, uint32_t len) {
+std::optional<std::vector<uint8_t>> Reassembler::FeedPacket(uint64_t now_ps, const uint8_t* packet,
+                                                            uint32_t len) {
   Header h;
   switch (ReadHeader(packet, len, &h)) {
     case HeaderError::kMalformed:
@@ -110,9 +109,8 @@ std::optional<std::vector<uint8_t>> Reassembler::Feed(uint64_t now_ps, const Hea
     starts_.emplace_back(now_ps, key);
   }
   Partial& p = it->second;
-  const bool inconsistent =
-      (!h.more_fragments && ((p.end && *p.end != end) || p.high > end)) ||
-      (h.more_fragments && p.end && end > *p.end);
+  const bool inconsistent = (!h.more_fragments && ((p.end && *p.end != end) || p.high > end)) ||
+                            (h.more_fragments && p.end && end > *p.end);
   if (inconsistent) {
     Abandon(key, now_ps, &IpStats::drop_inconsistent);
     return std::nullopt;

@@ -41,8 +41,8 @@ class Reassembler {
    * Returns the whole datagram (a header without fragment fields, then the payload) when this
    * packet completes it.
    */
-  std::optional<std::vector<uint8_t>> Feed(uint64_t now_ps, const Header& h,
-                                           const uint8_t* payload, uint32_t len);
+  std::optional<std::vector<uint8_t>> Feed(uint64_t now_ps, const Header& h, const uint8_t* payload,
+                                           uint32_t len);
   /** ReadHeader then Feed; a malformed packet or a bad checksum is counted and dropped. */
   std::optional<std::vector<uint8_t>> FeedPacket(uint64_t now_ps, const uint8_t* packet,
                                                  uint32_t len);

@@ -12,7 +12,10 @@ namespace nicsim::ulp::ip {
 
 IpInterface::IpInterface(hal::Port& port, hal::TaskHost& host, IpConfig config,
                          std::vector<hal::Peer> members)
-    : port_(port), host_(host), config_(config), members_(std::move(members)),
+    : port_(port),
+      host_(host),
+      config_(config),
+      members_(std::move(members)),
       reassembler_(config.reassembly_timeout_ps, stats_) {
   const std::optional<uint32_t> address = AddressOf(port.self());
   NICSIM_CHECK(address.has_value(), "window %u has no IP address", port.self().window);
@@ -20,9 +23,8 @@ IpInterface::IpInterface(hal::Port& port, hal::TaskHost& host, IpConfig config,
   frame_bytes_ = std::min(port.max_payload(), config.frame_bytes);
   NICSIM_CHECK(frame_bytes_ >= kHeaderBytes + 8, "frames of %u bytes are too small for IP",
                frame_bytes_);
-  port_.OnReceive([this](const abi::RecvFrameHeader& h, const uint8_t* payload) {
-    Receive(h, payload);
-  });
+  port_.OnReceive(
+      [this](const abi::RecvFrameHeader& h, const uint8_t* payload) { Receive(h, payload); });
 }
 
 IpInterface::~IpInterface() {
@@ -35,8 +37,8 @@ Status IpInterface::EnableRdma() {
   if (rdma_) return Status();
   const uint32_t slots = std::max<uint32_t>(1, config_.rdma_slots);
   const uint64_t bytes = uint64_t{slots} * kRdmaSlotBytes;
-  for (auto [vaddr, pvo] : {std::pair{&source_vaddr_, &source_pvo_},
-                            std::pair{&landing_vaddr_, &landing_pvo_}}) {
+  for (auto [vaddr, pvo] :
+       {std::pair{&source_vaddr_, &source_pvo_}, std::pair{&landing_vaddr_, &landing_pvo_}}) {
     Result<uint64_t> area = host_.Map(bytes);
     if (!area.ok()) return Status::Error("IP RDMA slots: " + area.status().message());
     Result<driver::Registration> reg = host_.Register(*area, bytes);
@@ -110,8 +112,8 @@ void IpInterface::SendPackets(hal::Peer to, const std::vector<std::vector<uint8_
 }
 
 bool IpInterface::OfferByRdma(hal::Peer to, const std::vector<uint8_t>& packet) {
-  auto free = std::find_if(sources_.begin(), sources_.end(),
-                           [](const SourceSlot& s) { return !s.busy; });
+  auto free =
+      std::find_if(sources_.begin(), sources_.end(), [](const SourceSlot& s) { return !s.busy; });
   if (free == sources_.end()) return false;
   const auto slot = static_cast<uint32_t>(free - sources_.begin());
   SourceSlot& s = *free;
@@ -121,8 +123,9 @@ bool IpInterface::OfferByRdma(hal::Peer to, const std::vector<uint8_t>& packet) 
   ++s.generation;
   s.to = to;
   s.length = static_cast<uint32_t>(packet.size());
-  const Offer offer{slot,  s.generation, source_rcxts_[slot], s.length, source_pvo_ + at,
-                    Crc32(0, packet.data(), packet.size()), 0};
+  const Offer offer{slot,     s.generation,     source_rcxts_[slot],
+                    s.length, source_pvo_ + at, Crc32(0, packet.data(), packet.size()),
+                    0};
   port_.Send(to, reinterpret_cast<const uint8_t*>(&offer), sizeof(offer), kIpOfferWord);
   ++stats_.frames_sent;
   ++stats_.rdma_offers;
@@ -237,8 +240,8 @@ void IpInterface::OnCompletion(const abi::CompletionRecord& c) {
   l.busy = false;
   ++stats_.rdma_landed;
   std::vector<uint8_t> packet(l.offer.length);
-  const bool read = host_.Read(landing_vaddr_ + uint64_t{slot} * kRdmaSlotBytes, packet.data(),
-                               packet.size());
+  const bool read =
+      host_.Read(landing_vaddr_ + uint64_t{slot} * kRdmaSlotBytes, packet.data(), packet.size());
   const bool intact = read && Crc32(0, packet.data(), packet.size()) == l.offer.crc;
   if (read && !intact) ++stats_.drop_rdma_crc;
   // Done, or (the bytes are not the offered ones) send it again in fragments.

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <utility>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "base/life_token.h"
@@ -22,16 +22,9 @@
 #include "ulp/ip/fragments.h"
 #include "ulp/ip/ipv4.h"
 #include "ulp/ip/stats.h"
+#include "ulp/ip/wire.h"
 
 namespace nicsim::ulp::ip {
-
-/** The header word of every IP packet frame ("IP4"), so other traffic is told apart. */
-constexpr uint32_t kIpUlpWord = 0x49503400;
-/** An offer of a datagram to read by RDMA, and the receiver's answer to it. */
-constexpr uint32_t kIpOfferWord = 0x49503401;
-constexpr uint32_t kIpAnswerWord = 0x49503402;
-/** Bytes of one RDMA slot: the largest datagram. */
-constexpr uint32_t kRdmaSlotBytes = 65536;
 
 struct IpConfig {
   /** A reassembly not complete this long after its first fragment is dropped. */
@@ -74,23 +67,8 @@ class IpInterface {
   size_t pending_reassemblies() const { return reassembler_.pending(); }
 
  private:
-  /** An offer: where the receiver reads the datagram from. */
-  struct Offer {
-    uint32_t slot;
-    uint32_t generation;
-    uint32_t rcxt;
-    uint32_t length;
-    uint64_t pvo;
-    /** CRC-32 of the datagram: what lands is checked against it before it goes up. */
-    uint32_t crc;
-    uint32_t reserved;
-  };
-  /** The receiver's answer: done (read), or use fragments (fallback = 1). */
-  struct Answer {
-    uint32_t slot;
-    uint32_t generation;
-    uint32_t fallback;
-  };
+  using Offer = RdmaOffer;
+  using Answer = RdmaAnswer;
   struct SourceSlot {
     bool busy = false;
     uint32_t generation = 0;

@@ -78,8 +78,7 @@ std::optional<hal::Peer> PeerOf(uint32_t address) {
   if ((address & kSubnetMask) != kSubnet) return std::nullopt;
   const uint32_t host = address & 0xFF;
   if (host == 0 || host > kMaxAddressedWindow + 1u) return std::nullopt;
-  return hal::Peer{static_cast<uint16_t>((address >> 8) & 0xFFFF),
-                   static_cast<uint16_t>(host - 1)};
+  return hal::Peer{static_cast<uint16_t>((address >> 8) & 0xFFFF), static_cast<uint16_t>(host - 1)};
 }
 
 std::string FormatAddress(uint32_t a) {
