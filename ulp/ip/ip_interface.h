@@ -26,8 +26,13 @@
 
 namespace nicsim::ulp::ip {
 
+/** An IP interface's settings (the ip_exchange workload sets them from ip.* parameters). */
 struct IpConfig {
-  /** A reassembly not complete this long after its first fragment is dropped. */
+  /**
+   * A reassembly not complete this long after its first fragment is dropped; a datagram's
+   * identity is remembered this long (late copies dropped); an RDMA read not complete in this
+   * time is cancelled and the datagram sent again in fragments.
+   */
   uint64_t reassembly_timeout_ps = 10'000'000'000;
   /** Largest frame payload to use (the window's max_payload() if smaller). */
   uint32_t frame_bytes = UINT32_MAX;
@@ -37,6 +42,11 @@ struct IpConfig {
   uint32_t rdma_slots = 16;
 };
 
+/**
+ * One window's IPv4 endpoint: sends datagrams (FIFO frames, fragments, or an RDMA offer) and
+ * hands up each datagram that arrives whole and intact, once. Owns the window's receive
+ * callback while it exists.
+ */
 class IpInterface {
  public:
   /** A whole datagram: its header (no fragment fields) then its payload. */
@@ -61,6 +71,7 @@ class IpInterface {
   uint32_t address() const { return address_; }
   /** Sends `len` payload bytes to `dst` (a window's address or a broadcast address). */
   Status Send(uint32_t dst, uint8_t protocol, const uint8_t* payload, uint32_t len);
+  /** Where delivered datagrams go. */
   void OnDeliver(DeliverFn fn) { deliver_ = std::move(fn); }
   const IpStats& stats() const { return stats_; }
   /** Reassemblies in progress. */
