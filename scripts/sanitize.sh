@@ -11,8 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SUBSET_TARGETS=(nicsim firmware_test driver_test hal_test fabric_test ulp_transport_test
   ulp_mpi_test ulp_mpi_workloads_test rdma_validation_test fuzz_regression_test verdict_test
-  ulp_postbox_test ulp_pushpull_test shm_run_test shm_traffic third_party_workload_test)
-SUBSET_REGEX='^(Rx|Tx|Resources|Interrupts|AdapterDriver|RecvFifo|SendFifo|SwitchFabric|Fabric|FaultR|Transport|Mpi|Collective|RdmaValidation|Targets/FuzzRegression|Verdict|Workloads/EveryWorkload|Postbox|pushpull/|ShmRun|ShmApi|ThirdPartyWorkload)'
+  ulp_postbox_test ulp_pushpull_test shm_run_test shm_traffic third_party_workload_test
+  ulp_ip_test)
+SUBSET_REGEX='^(Rx|Tx|Resources|Interrupts|AdapterDriver|RecvFifo|SendFifo|SwitchFabric|Fabric|FaultR|Transport|Mpi|Collective|RdmaValidation|Targets/FuzzRegression|Verdict|Workloads/EveryWorkload|Postbox|pushpull/|ShmRun|ShmApi|ThirdPartyWorkload|IpHeader|IpFragment|IpReassembly|IpExchange)'
 cmake --preset debug >/dev/null
 # Stop at the first report, and let UBSan fail the test like ASan does.
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"

@@ -17,6 +17,7 @@
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/param_docs.h"
 #include "sim/observe/counter_docs.h"
+#include "sim/tun/tun_command.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
 #include "sim/port/command.h"
@@ -230,6 +231,7 @@ int CmdShmRun(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "mpirun") return CmdMpirun(argc, argv);
   if (argc > 1 && std::string(argv[1]) == "shm-run") return CmdShmRun(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "tun") return sim::TunCommand(argc, argv);
   CLI::App app{"nicsim: NIC firmware and hardware-offload simulator"};
   // At most one subcommand; none is reported after parsing so a bad flag is named first.
   app.require_subcommand(0, 1);

@@ -68,6 +68,7 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
   if (p.String("workload") == "rdma_sweep") {
     c.rdma_host_bytes = RdmaSweepHostBytes(Read(RdmaSweepParams(), p));
   }
+  if (p.String("workload") == "ip_exchange") c.rdma_host_bytes = IpExchangeHostBytes();
   if (p.String("workload") == "dlm_blocks") {
     c.rdma_host_bytes = DlmBlocksHostBytes(Read(DlmBlocksParams(), p), c.nodes);
   }
@@ -107,6 +108,7 @@ Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
   if (workload == "pingpong_sweep") return RunPingPongSweep(cluster, Read(PingPongParams(), p));
   if (workload == "rdma_sweep") return RunRdmaSweep(cluster, Read(RdmaSweepParams(), p));
   if (workload == "dlm_blocks") return RunDlmBlocks(cluster, Read(DlmBlocksParams(), p));
+  if (workload == "ip_exchange") return RunIpExchange(cluster, Read(IpExchangeParams(), p));
   if (workload == "close_under_load") return RunCloseUnderLoad(cluster, Read(LifecycleParams(), p));
   if (workload == "recovery_under_load") {
     return RunRecoveryUnderLoad(cluster, Read(LifecycleParams(), p));

@@ -66,6 +66,10 @@ Status CheckWorkloadParams(const Scenario& scenario) {
         "windows_per_adapter",
         workload));
   }
+  if (workload == "ip_exchange" && p.Int("nodes") < 2) {
+    return Status::Error(
+        fmt::format("nodes: ip_exchange needs 2 nodes or more, got {}", p.Int("nodes")));
+  }
   if (workload == "dlm_blocks") {
     const auto nodes = static_cast<uint64_t>(p.Int("nodes"));
     if (nodes < 3) {

@@ -28,6 +28,7 @@ std::vector<ParamSpec> CatalogParams() {
   add(MpiProgramParams().Specs());
   add(RdmaSweepParams().Specs());
   add(DlmBlocksParams().Specs());
+  add(IpExchangeParams().Specs());
   add(PortParams().Specs());
   return table;
 }

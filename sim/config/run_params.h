@@ -23,13 +23,13 @@ inline const ParamDecls<RunChoices>& RunChoiceParams() {
       .Enum("workload", &C::workload,
             {{"pingpong_sweep", "pingpong_sweep"}, {"stream", "stream"},
              {"random_exchange", "random_exchange"}, {"rdma_sweep", "rdma_sweep"},
-             {"dlm_blocks", "dlm_blocks"},
+             {"dlm_blocks", "dlm_blocks"}, {"ip_exchange", "ip_exchange"},
              {"close_under_load", "close_under_load"},
              {"recovery_under_load", "recovery_under_load"}, {"mpi_pingpong", "mpi_pingpong"},
              {"mpi_collectives", "mpi_collectives"}, {"mpi_alltoall", "mpi_alltoall"},
              {"mpi_program", "mpi_program"}},
             "Traffic to run: ping-pong latency sweep, one-way stream, random exchange, RDMA "
-            "sweep, a block service moving blocks by third-party RDMA, a stream interrupted by a window close or an adapter recovery, or an MPI "
+            "sweep, a block service moving blocks by third-party RDMA, IP datagrams over the adapter (ip_exchange), a stream interrupted by a window close or an adapter recovery, or an MPI "
             "job (ping-pong latency and bandwidth, collective timings, random all-to-all, or a "
             "program of the user's: nicsim mpirun sets mpi_program)");
   return *decls;

@@ -11,6 +11,7 @@
 #include "hw/dpdk/ether_frame.h"
 #include "hw/func/adapter_model.h"
 #include "sim/fabric/switch_fabric.h"
+#include "ulp/ip/stats.h"
 #include "ulp/postbox/stats.h"
 #include "ulp/pushpull/stats.h"
 #include "ulp/transport.h"
@@ -51,6 +52,8 @@ std::vector<Table> Tables() {
        Rows(ulp::pushpull::SenderStats::Fields())},
       {"Push-pull receivers", "stats.json `workload.mpi.pushpull`, beside the senders' counters",
        Rows(ulp::pushpull::ReceiverStats::Fields())},
+      {"IP interface", "stats.json `workload.ip` (ip_exchange, summed over the nodes)",
+       Rows(ulp::ip::IpStats::Fields())},
       {"Real port drop reasons", "`nicsim port` summary `drops.port`", Rows(hw::dpdk::kPortDrops)},
   };
 }

@@ -9,6 +9,7 @@
 #include "abi/rdma.h"
 #include "base/params.h"
 #include "sim/workloads/dlm_blocks.h"
+#include "sim/workloads/ip_exchange.h"
 #include "sim/workloads/mpi_workloads.h"
 #include "sim/workloads/workload.h"
 
@@ -106,6 +107,37 @@ inline const ParamDecls<DlmBlocksConfig>& DlmBlocksParams() {
       .Int("dlm.max_tries", &C::max_tries, 1, 100000,
            "dlm_blocks: reads posted per request, and request (or report) packets a "
            "requester sends, before giving up (the run then fails)");
+  return *decls;
+}
+
+inline const ParamDecls<IpExchangeConfig>& IpExchangeParams() {
+  using C = IpExchangeConfig;
+  static const auto* decls = &(new ParamDecls<C>())
+      ->Int("ip.datagrams", &C::datagrams, 1, 65535,
+            "ip_exchange: datagrams sent in total, spread over the nodes (at most 65535: a "
+            "node's datagrams must have distinct 16-bit IP identifications)")
+      .Size("ip.max_size", &C::max_size,
+            "ip_exchange: largest datagram payload; half the unicast datagrams fit one frame, "
+            "the other half (and broadcasts) are up to this size, in IPv4 fragments")
+      .Range(8, 65515)
+      .Int("ip.broadcast_percent", &C::broadcast_percent, 0, 100,
+           "ip_exchange: share of the datagrams sent to 255.255.255.255 (every other node), "
+           "in percent")
+      .Duration("ip.reassembly_timeout", &C::reassembly_timeout_ps,
+                "ip_exchange: a datagram's fragments must all arrive within this of its first "
+                "one, else the reassembly is dropped (drop_timeout); a datagram's identity is "
+                "also remembered this long, so a late copy is dropped, not delivered again; an "
+                "RDMA read not complete in this time is cancelled and the datagram sent again "
+                "in fragments")
+      .Range(1000, kMaxDurationPs)
+      .Size("ip.rdma_threshold", &C::rdma_threshold,
+            "ip_exchange: unicast datagrams with more payload bytes than this are offered to "
+            "the receiver, which reads them by RDMA; smaller ones, and broadcasts, go through "
+            "the FIFOs (65515: never by RDMA)")
+      .Range(0, 65515)
+      .Int("ip.rdma_slots", &C::rdma_slots, 1, 64,
+           "ip_exchange: RDMA source slots and landing slots per interface (64 KiB and an rCxt "
+           "each): offers in flight at once each way; a send finding none free uses fragments");
   return *decls;
 }
 

@@ -336,7 +336,7 @@ TEST_F(CliTest, AnEmbeddedNulInAValueShowsInTheMessage) {
   const std::string path = WriteScenario("nul.toml", "workload = \"a\\u0000b\"\n");
   ExpectBadRun({path}, "nicsim: " + path +
                            ":1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
-                           "random_exchange, rdma_sweep, dlm_blocks, close_under_load, recovery_under_load, "
+                           "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, close_under_load, recovery_under_load, "
                            "mpi_pingpong, mpi_collectives, mpi_alltoall, mpi_program\n");
 }
 
