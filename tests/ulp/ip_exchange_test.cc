@@ -2,7 +2,7 @@
 // ip_exchange on the simulated cluster (func backend): with no fault every datagram arrives
 // exactly once at each of its receivers, with exact counts; with loss, duplication,
 // reordering and corruption on the fabric nothing wrong or doubled is ever delivered and the
-// missing arrivals are counted as lost to faults.
+// missing arrivals are counted as lost to faults and fail the run.
 #include "sim/workloads/ip_exchange.h"
 
 #include <gtest/gtest.h>
@@ -141,8 +141,11 @@ TEST(IpExchangeTest, UnderEveryFabricFaultNothingWrongOrDoubledIsDelivered) {
     ip.broadcast_percent = 20;
     IpRun run = RunIp(config, ip);
     const WorkloadResult& r = run.result;
-    for (const std::string& e : r.errors) ADD_FAILURE() << e;
-    EXPECT_TRUE(r.passed());
+    // A lost datagram fails the run (exit 1) like any lost message; nothing else may.
+    for (const std::string& e : r.errors) {
+      if (e.find("lost to the fabric's faults") == std::string::npos) ADD_FAILURE() << e;
+    }
+    EXPECT_EQ(r.passed(), r.messages_lost == 0);
     EXPECT_EQ(r.messages_damaged, 0u);
     EXPECT_EQ(r.messages_duplicated, 0u);
     const uint64_t expected = r.results["arrivals_expected"];
