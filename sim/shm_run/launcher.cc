@@ -147,8 +147,8 @@ struct Reclaimed {
 
 /**
  * Unlinks every segment of the run: the names the protocol gives them (control, the ACK
- * segment, each rank's data segment), then any other engine segment ("pbx-...") under the
- * prefix in /dev/shm.
+ * segment, each rank's data segment), then any other engine segment ("pbx-...", push-pull's
+ * "pp-ch-...") under the prefix in /dev/shm.
  */
 std::vector<Reclaimed> ReclaimSegments(const std::string& run_prefix, uint32_t processes) {
   const std::string platform_prefix = pb::PlatformPrefixOfRun(run_prefix);
@@ -161,10 +161,10 @@ std::vector<Reclaimed> ReclaimSegments(const std::string& run_prefix, uint32_t p
     while (dirent* d = readdir(dir)) {
       const std::string file = d->d_name;
       if (file.rfind(file_prefix, 0) != 0) continue;
-      // Only the engines' names ("pbx-..."): a run whose prefix extends this one
-      // ("<prefix>-x-control") is another run's business.
+      // Only the engines' names (postbox "pbx-...", push-pull channels "pp-ch-..."): a run
+      // whose prefix extends this one ("<prefix>-x-control") is another run's business.
       const std::string name = file.substr(file_prefix.size());
-      if (name.rfind("pbx-", 0) != 0) continue;
+      if (name.rfind("pbx-", 0) != 0 && name.rfind("pp-ch-", 0) != 0) continue;
       if (known.insert(name).second) names.push_back(name);
     }
     closedir(dir);
@@ -253,6 +253,8 @@ int ShmRunCommand(const ShmRunOptions& options) {
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  // Every rank talks the same protocol: the children inherit it with the environment.
+  setenv(pb::kProtocolEnv, options.protocol.c_str(), 1);
   std::vector<Child> children(n);
   bool failed_to_start = false;
   for (uint32_t r = 0; r < n; ++r) {

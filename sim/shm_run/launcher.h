@@ -22,6 +22,8 @@ struct ShmRunOptions {
   std::string prefix;
   /** --timeout: seconds before the run's processes are killed; 0 waits for ever. */
   double timeout_s = 0;
+  /** --protocol: what the C API talks, "postbox" or "pushpull" (NICSIM_SHM_PROTOCOL). */
+  std::string protocol = "postbox";
   /** PROGRAM (resolved to a path by ValidateShmRunOptions) and its arguments. */
   std::vector<std::string> program;
 };

@@ -60,6 +60,14 @@ Result<ShmRunOptions> ParseShmRunArgs(int argc, char** argv, int first) {
         return Status::Error("shm-run: --timeout: expected seconds, got '" + *v + "'");
       }
       options.timeout_s = s;
+    } else if (is("--protocol")) {
+      Result<std::string> v = Value("--protocol", arg, argc, argv, &i);
+      if (!v.ok()) return v.status();
+      if (*v != "postbox" && *v != "pushpull") {
+        return Status::Error("shm-run: --protocol: expected postbox or pushpull, got '" + *v +
+                             "'");
+      }
+      options.protocol = *v;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return Status::Error("shm-run: unknown flag " + arg +
                            " (shm-run's flags come before the "
@@ -74,7 +82,8 @@ Result<ShmRunOptions> ParseShmRunArgs(int argc, char** argv, int first) {
 }
 
 const char* ShmRunUsage() {
-  return "Usage: nicsim shm-run -n N [--prefix P] [--timeout S] [--] PROGRAM [ARGS...]\n"
+  return "Usage: nicsim shm-run -n N [--prefix P] [--timeout S] [--protocol postbox|pushpull]\n"
+         "                      [--] PROGRAM [ARGS...]\n"
          "\n"
          "Starts N processes of PROGRAM on this machine as ranks 0 .. N-1, talking through\n"
          "shared-memory postboxes (the C API of ulp/postbox/shm_api.h). A rank that ends\n"
@@ -85,6 +94,8 @@ const char* ShmRunUsage() {
          "  --prefix P     name of the run's segments, /dev/shm/P-* (default nicsim-run-<pid>)\n"
          "  --timeout S    seconds before the processes are killed and the run fails\n"
          "                 (default 0: none)\n"
+         "  --protocol P   postbox (reference 000, the default) or pushpull (reference 003:\n"
+         "                 pushes, then the rest pulled in one copy into the receiver)\n"
          "\n"
          "Exit 0 if every process finalized and exited with status 0, 1 if not (a line names\n"
          "each process that did not), 2 on bad flags. SIGINT and SIGTERM are forwarded.\n";

@@ -127,6 +127,49 @@ TEST(ShmRunTest, AKilledRankFailsTheRunAndEveryPeerGetsPeerDead) {
   EXPECT_TRUE(ShmObjects(prefix).empty());
 }
 
+TEST(ShmRunTest, PushPullCarriesTheSameTrafficAndSurvivesAKilledRank) {
+  ScratchDir dir("shm_run_pushpull");
+  const std::string prefix = Prefix("pushpull");
+  CommandResult r = ShmRun({"-n", "4", "--prefix", prefix, "--timeout", "120", "--protocol",
+                            "pushpull", NICSIM_SHM_TRAFFIC, "--seed", "7", "--messages", "40"},
+                           dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string line = "rank " + std::to_string(rank) +
+                             ": sent 120 (0 refused), received 120 from 3 ranks, every byte "
+                             "checked (seed 7)";
+    EXPECT_TRUE(Has(r.out, line)) << line << "\n" << r.out;
+  }
+  // The control segment and one channel per ordered pair of ranks (4 x 3).
+  EXPECT_TRUE(Has(r.err, "reclaimed 13 shared-memory segments")) << r.err;
+  EXPECT_TRUE(Has(r.err, "pp-ch-0-to-1")) << r.err;
+  EXPECT_TRUE(ShmObjects(prefix).empty());
+
+  const std::string killed = Prefix("pushpull_kill");
+  r = ShmRun({"-n", "4", "--prefix", killed, "--timeout", "120", "--protocol", "pushpull",
+              NICSIM_SHM_TRAFFIC, "--seed", "7", "--messages", "40", "--kill-rank", "2",
+              "--kill-after", "25"},
+             dir);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_FALSE(Has(r.err, "timed out")) << r.err;
+  // A push-pull send returns once the receiver has pulled the message: all 25 of the dead
+  // rank's sends reached their receivers, who then got EPEERDEAD naming it.
+  int from_dead = 0;
+  for (int rank : {0, 1, 3}) {
+    std::smatch m;
+    const std::regex dead("rank " + std::to_string(rank) +
+                          ": EPEERDEAD from rank 2 after ([0-9]+) messages: receive: rank 2 "
+                          "\\(pid [0-9]+\\) is dead: killed by signal 9");
+    ASSERT_TRUE(std::regex_search(r.out, m, dead)) << "rank " << rank << "\n" << r.out;
+    from_dead += std::stoi(m[1]);
+  }
+  EXPECT_EQ(from_dead, 25) << r.out;
+  // The dead rank's channels (those it received on) are reclaimed with the rest.
+  EXPECT_TRUE(Has(r.err, "reclaimed 13 shared-memory segments")) << r.err;
+  EXPECT_TRUE(Has(r.err, "pp-ch-0-to-2")) << r.err;
+  EXPECT_TRUE(ShmObjects(killed).empty());
+}
+
 TEST(ShmRunTest, ABlockedSendFailsAndAnyRankReceiveFailsOnlyWhenNothingElseCanArrive) {
   ScratchDir dir("shm_run_liveness");
   const std::string prefix = Prefix("liveness");
@@ -277,6 +320,8 @@ TEST(ShmRunTest, BadFlagsExitTwoWithAMessage) {
       {{"-n", "two", "/bin/true"}, "shm-run: -n: expected a number of processes, got 'two'"},
       {{"/bin/true"}, "shm-run: -n N is required"},
       {{"-n", "2", "--verbose", "/bin/true"}, "shm-run: unknown flag --verbose"},
+      {{"-n", "2", "--protocol", "tcp", "/bin/true"},
+       "shm-run: --protocol: expected postbox or pushpull, got 'tcp'"},
       {{"-n", "2", "--timeout"}, "shm-run: --timeout needs a value"},
   };
   for (const Case& c : cases) {

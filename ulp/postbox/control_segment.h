@@ -25,6 +25,9 @@ inline constexpr const char* kRankEnv = "NICSIM_SHM_RANK";
 inline constexpr const char* kSizeEnv = "NICSIM_SHM_SIZE";
 /** The ShmPlatform prefix of the run's segments ("/<run prefix>-"). */
 inline constexpr const char* kPrefixEnv = "NICSIM_SHM_PREFIX";
+/** The protocol the C API talks: "postbox" (reference 000, the default) or "pushpull"
+ *  (reference 003: pushes, then a one-copy pull straight into the receiver's buffer). */
+inline constexpr const char* kProtocolEnv = "NICSIM_SHM_PROTOCOL";
 
 /**
  * Where a process of a run stands. Starting -> running (the process, in init) -> finalized

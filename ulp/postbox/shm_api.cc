@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The C API of shm_api.h: one Sender and one Receiver per process over ShmPlatform, blocking
-// loops with back-off, and the liveness rule read from the launcher's control segment.
+// The C API of shm_api.h: one Sender and one Receiver per process over shared memory, of the
+// postbox protocol or of push-pull (NICSIM_SHM_PROTOCOL), blocking loops with back-off, and the
+// liveness rule read from the launcher's control segment.
 #include "ulp/postbox/shm_api.h"
 
 #include <sched.h>
@@ -18,6 +19,9 @@
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/sender.h"
 #include "ulp/postbox/shm_platform.h"
+#include "ulp/pushpull/receiver.h"
+#include "ulp/pushpull/sender.h"
+#include "ulp/pushpull/shm_platform.h"
 
 namespace nicsim::ulp::postbox {
 namespace {
@@ -44,16 +48,30 @@ constexpr const char* kErrorTexts[] = {
     "receive could never complete",
 };
 
+/** A push-pull message from one sender being received into a buffer of its size. */
+struct Arriving {
+  pushpull::ReceiveHandle handle = 0;
+  std::vector<uint8_t> bytes;
+};
+
 /** One process's part in the run. Not thread-safe: one thread calls the API. */
 struct Run {
   uint32_t rank = 0;
   uint32_t size = 0;
+  /** The control segment's platform, and the postbox engines' (postbox protocol). */
   std::unique_ptr<ShmPlatform> platform;
   Mapping control;
   std::unique_ptr<Sender> sender;
   std::unique_ptr<Receiver> receiver;
+  /** The push-pull engines (NICSIM_SHM_PROTOCOL=pushpull) and, per sender, the messages
+   *  whose first push has come, oldest first. */
+  std::unique_ptr<pushpull::ShmPlatform> pp_platform;
+  std::unique_ptr<pushpull::Sender> pp_sender;
+  std::unique_ptr<pushpull::Receiver> pp_receiver;
+  std::vector<std::deque<Arriving>> arriving;
   /** Delivered messages not yet received, in arrival order (per sender: the order sent). */
   std::deque<Message> queue;
+  bool pushpull() const { return pp_sender != nullptr; }
 };
 
 Run* g_run = nullptr;
@@ -100,8 +118,34 @@ int PeerEnded(uint32_t rank, const char* what) {
   return Fail(code, std::string(what) + ": " + DescribePeer(rank));
 }
 
+/** One turn of push-pull progress both ways: 1 if anything moved, 0 if not, or < 0. */
+int PumpPushPull() {
+  Result<size_t> sent = g_run->pp_sender->Progress();
+  if (!sent.ok()) return Fail(NICSIM_SHM_EPROTO, sent.status().message());
+  Result<size_t> polled = g_run->pp_receiver->Poll();
+  if (!polled.ok()) return Fail(NICSIM_SHM_EPROTO, polled.status().message());
+  size_t done = 0;
+  // Each sender's messages are handed over in the order sent, even if a short one finished
+  // while an earlier long one was still being pulled.
+  for (uint32_t from = 0; from < g_run->arriving.size(); ++from) {
+    std::deque<Arriving>& q = g_run->arriving[from];
+    while (!q.empty()) {
+      std::optional<pushpull::Completion> c = g_run->pp_receiver->Take(q.front().handle);
+      if (!c) break;
+      Message m;
+      m.from = ProcessId{0, from};
+      m.bytes = std::move(q.front().bytes);
+      g_run->queue.push_back(std::move(m));
+      q.pop_front();
+      ++done;
+    }
+  }
+  return *sent + *polled + done > 0 ? 1 : 0;
+}
+
 /** One turn of progress both ways. Returns pieces posted plus messages delivered, or < 0. */
 int Pump() {
+  if (g_run->pushpull()) return PumpPushPull();
   const size_t posted = g_run->sender->Progress();
   Result<size_t> polled = g_run->receiver->Poll();
   while (auto m = g_run->receiver->Take()) g_run->queue.push_back(std::move(*m));
@@ -114,6 +158,7 @@ int Pump() {
  * have ended (acquire), so everything it posted before is visible and is found here.
  */
 int FinalLook() {
+  if (g_run->pushpull()) return Pump();
   g_run->receiver->SetAttachInterval(1);
   const int rc = Pump();
   g_run->receiver->SetAttachInterval(kAttachInterval);
@@ -185,6 +230,33 @@ bool EnvNumber(const char* name, long* out) {
   return true;
 }
 
+/** The push-pull engines of `run` over the run's segments; every message a sender pushes
+ *  gets a buffer of its size here at once (so a receive from any rank works). */
+Status StartPushPull(Run& run, const char* prefix) {
+  run.pp_platform = std::make_unique<pushpull::ShmPlatform>(prefix);
+  run.pp_platform->KeepSegments();
+  const pushpull::Params params;
+  auto sender = pushpull::Sender::Create(run.pp_platform.get(), run.size, run.rank, params);
+  if (!sender.ok()) return sender.status();
+  // The receiver makes its channels (one per other rank) now; senders attach on first use.
+  auto receiver = pushpull::Receiver::Create(run.pp_platform.get(), run.size, run.rank, params);
+  if (!receiver.ok()) return receiver.status();
+  run.pp_sender = std::move(*sender);
+  run.pp_receiver = std::move(*receiver);
+  run.arriving.resize(run.size);
+  Run* r = &run;
+  run.pp_receiver->OnArrival([r](uint32_t source, uint32_t tag, uint64_t bytes) {
+    Arriving a;
+    a.bytes.resize(bytes);
+    Result<pushpull::ReceiveHandle> h =
+        r->pp_receiver->PostReceive(source, tag, a.bytes.data(), a.bytes.size());
+    if (!h.ok()) return;  // the message then waits set aside; Poll reports what broke
+    a.handle = *h;
+    r->arriving[source].push_back(std::move(a));
+  });
+  return Status();
+}
+
 int Init() {
   if (g_run != nullptr || g_finalized) {
     return Fail(NICSIM_SHM_ENOTINIT, "nicsim_shm_init: called twice (or after finalize)");
@@ -230,6 +302,19 @@ int Init() {
                                      ToString(static_cast<ProcessState>(expected)) +
                                      ", not starting");
   }
+  const char* protocol = std::getenv(kProtocolEnv);
+  const std::string proto = protocol != nullptr ? protocol : "postbox";
+  if (proto == "pushpull") {
+    if (Status s = StartPushPull(*run, prefix); !s.ok()) {
+      return Fail(NICSIM_SHM_ESYS, "nicsim_shm_init: " + s.message());
+    }
+    g_run = run.release();
+    return NICSIM_SHM_OK;
+  }
+  if (proto != "postbox") {
+    return Fail(NICSIM_SHM_EENV, std::string("nicsim_shm_init: ") + kProtocolEnv + "='" + proto +
+                                     "': expected postbox or pushpull");
+  }
   Topology topology;
   topology.processes_per_node = {run->size};
   const ProcessId self{0, run->rank};
@@ -246,6 +331,34 @@ int Init() {
   return NICSIM_SHM_OK;
 }
 
+/** Push-pull send: pushes now, the rest when the receiver pulls it, straight from `buf`, so
+ *  the call returns only then. A message to itself goes to its own queue. */
+int SendPushPull(uint32_t to, const void* buf, size_t len) {
+  if (to == g_run->rank) {
+    Message m;
+    m.from = ProcessId{0, to};
+    const auto* at = static_cast<const uint8_t*>(buf);
+    m.bytes.assign(at, at + len);
+    g_run->queue.push_back(std::move(m));
+    return NICSIM_SHM_OK;
+  }
+  Result<pushpull::SendHandle> handle = g_run->pp_sender->Send(to, 0, buf, len);
+  if (!handle.ok()) return Fail(NICSIM_SHM_ESYS, handle.status().message());
+  uint32_t turns = 0;
+  while (!g_run->pp_sender->Done(*handle)) {
+    const int rc = Pump();
+    if (rc < 0) return rc;
+    if (rc > 0) {
+      turns = 0;
+      continue;
+    }
+    // Waiting for the receiver to take pushes or ask for the rest: only it can.
+    if (Ended(StateOf(to))) return PeerEnded(to, "send (waiting for the receiver)");
+    Backoff(&turns);
+  }
+  return NICSIM_SHM_OK;
+}
+
 int Send(int dest, const void* buf, size_t len) {
   if (g_run == nullptr) return Fail(NICSIM_SHM_ENOTINIT, "nicsim_shm_send: not initialised");
   if (dest < 0 || static_cast<uint32_t>(dest) >= g_run->size || (buf == nullptr && len > 0)) {
@@ -256,6 +369,7 @@ int Send(int dest, const void* buf, size_t len) {
   const auto to = static_cast<uint32_t>(dest);
   const bool self = to == g_run->rank;
   if (!self && Ended(StateOf(to))) return PeerEnded(to, "send");
+  if (g_run->pushpull()) return SendPushPull(to, buf, len);
   Result<SendHandle> handle = g_run->sender->Send(ProcessId{0, to}, buf, len);
   if (!handle.ok()) return Fail(NICSIM_SHM_ESYS, handle.status().message());
   uint32_t turns = 0;
@@ -334,6 +448,9 @@ int Finalize() {
   g_finalized = true;
   run->receiver.reset();
   run->sender.reset();
+  run->pp_receiver.reset();
+  run->pp_sender.reset();
+  run->pp_platform.reset();  // unmaps; unlinks nothing (KeepSegments)
   run->platform->Detach(run->control);
   run->platform.reset();  // unmaps; unlinks nothing (KeepSegments)
   return NICSIM_SHM_OK;

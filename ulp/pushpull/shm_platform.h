@@ -32,6 +32,8 @@ class ShmPlatform : public Platform {
   }
   Result<Mapping> Attach(const std::string& name) override { return segments_.Attach(name); }
   Status Detach(const Mapping& mapping) override { return segments_.Detach(mapping); }
+  /** Leaves every segment this object made in place when it goes (a launcher unlinks them). */
+  void KeepSegments() { segments_.KeepSegments(); }
   /** This process's pid. */
   uint64_t ProcessToken() const override;
   /** process_vm_writev into pid `token`, looping over IOV_MAX-sized batches. */
