@@ -8,9 +8,14 @@
 #include <numeric>
 
 #include "sim/cluster/mpi_job.h"
+#include "tests/ulp/mpi_path_support.h"
 
 namespace nicsim::sim {
 namespace {
+
+using testing_paths::Pattern;
+using testing_paths::Settle;
+using testing_paths::TransportMessages;
 
 using mpi::Base;
 using mpi::Datatype;
@@ -33,16 +38,6 @@ std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes,
   return std::move(*job);
 }
 
-/** Bytes of message `index` from `from`: differ in every byte position, message and sender. */
-std::vector<uint8_t> Pattern(size_t size, int from, int index) {
-  std::vector<uint8_t> v(size);
-  for (size_t i = 0; i < size; ++i) {
-    v[i] = static_cast<uint8_t>(i * 131 + static_cast<size_t>(from) * 17 +
-                                static_cast<size_t>(index) * 7 + 1);
-  }
-  return v;
-}
-
 ulp::postbox::SenderStats SenderTotals(const MpiJob& job) {
   ulp::postbox::SenderStats s;
   for (uint32_t r = 0; r < job.ranks(); ++r) s += job.postbox(r)->sender_stats();
@@ -53,17 +48,6 @@ ulp::postbox::ReceiverStats ReceiverTotals(const MpiJob& job) {
   ulp::postbox::ReceiverStats s;
   for (uint32_t r = 0; r < job.ranks(); ++r) s += job.postbox(r)->receiver_stats();
   return s;
-}
-
-/** Runs what the ranks left behind (the last acknowledgements' wake-ups) until nothing is left. */
-void Settle(MpiJob& job) {
-  job.cluster().events().RunWhile([] { return true; });
-}
-
-uint64_t TransportMessages(MpiJob& job) {
-  uint64_t sent = 0;
-  for (uint32_t r = 0; r < job.ranks(); ++r) sent += job.transport(r).stats().messages_sent;
-  return sent;
 }
 
 // Sizes around the inline limit (64), the piece (4096) and the eager limit (16 KiB).

@@ -8,10 +8,15 @@
 #include <numeric>
 
 #include "sim/cluster/mpi_job.h"
+#include "tests/ulp/mpi_path_support.h"
 #include "sim/workloads/mpi_workloads.h"
 
 namespace nicsim::sim {
 namespace {
+
+using testing_paths::Pattern;
+using testing_paths::Settle;
+using testing_paths::TransportMessages;
 
 using mpi::Base;
 using mpi::Datatype;
@@ -46,16 +51,6 @@ ulp::pushpull::Params InMode(Mode mode) {
   return p;
 }
 
-/** Bytes of message `index` from `from`: differ in every byte position, message and sender. */
-std::vector<uint8_t> Pattern(size_t size, int from, int index) {
-  std::vector<uint8_t> v(size);
-  for (size_t i = 0; i < size; ++i) {
-    v[i] = static_cast<uint8_t>(i * 131 + static_cast<size_t>(from) * 17 +
-                                static_cast<size_t>(index) * 7 + 1);
-  }
-  return v;
-}
-
 ulp::pushpull::SenderStats SenderTotals(const MpiJob& job) {
   ulp::pushpull::SenderStats s;
   for (uint32_t r = 0; r < job.ranks(); ++r) s += job.pushpull(r)->sender_stats();
@@ -72,17 +67,6 @@ uint64_t Delivered(const MpiJob& job) {
   uint64_t n = 0;
   for (uint32_t r = 0; r < job.ranks(); ++r) n += job.pushpull(r)->delivered();
   return n;
-}
-
-/** Runs what the ranks left behind (the last wake-ups) until nothing is left. */
-void Settle(MpiJob& job) {
-  job.cluster().events().RunWhile([] { return true; });
-}
-
-uint64_t TransportMessages(MpiJob& job) {
-  uint64_t sent = 0;
-  for (uint32_t r = 0; r < job.ranks(); ++r) sent += job.transport(r).stats().messages_sent;
-  return sent;
 }
 
 // With the defaults (BTP1 64, BTP2 960) and the 8-byte header: sizes around BTP1, around

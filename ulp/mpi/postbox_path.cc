@@ -8,17 +8,9 @@
 #include <utility>
 
 #include "base/check.h"
+#include "ulp/mpi/path_message.h"
 
 namespace nicsim::mpi {
-namespace {
-
-/** Every message starts with the MPI layer's wire context and tag. */
-struct Header {
-  uint32_t wire;
-  uint32_t tag;
-};
-
-}  // namespace
 
 PostboxNode::PostboxNode(std::vector<uint32_t> world_ranks, ulp::postbox::Params params,
                          uint64_t wake_ps)
@@ -79,10 +71,7 @@ void PostboxPath::Send(uint32_t dest, uint32_t wire, uint32_t tag, std::vector<u
   const int to = node_.LocalOf(dest);
   NICSIM_CHECK(to >= 0, "postbox send to rank %u, not on this node", dest);
   Outbound out;
-  out.bytes.resize(sizeof(Header) + bytes.size());
-  const Header h{wire, tag};
-  std::memcpy(out.bytes.data(), &h, sizeof(h));
-  if (!bytes.empty()) std::memcpy(out.bytes.data() + sizeof(h), bytes.data(), bytes.size());
+  out.bytes = FramePathMessage(wire, tag, bytes);
   out.to = static_cast<uint32_t>(to);
   out.on_done = std::move(on_done);
   // The engine reads the bytes from `out` until they are all posted: keep them in the map.
@@ -137,14 +126,12 @@ void PostboxPath::Serve() {
   bytes_copied_seen_ = rs.bytes_copied;
   const uint64_t read = copied > 0 ? copies_.Copy(now, copied) : copies_.DoneAtPs(now);
   while (std::optional<ulp::postbox::Message> m = receiver_->Take()) {
-    NICSIM_CHECK(m->bytes.size() >= sizeof(Header), "postbox message of %zu B", m->bytes.size());
-    Header h;
-    std::memcpy(&h, m->bytes.data(), sizeof(h));
+    const PathHeader h = PathHeaderOf(m->bytes);
     const uint32_t src = node_.WorldOf(m->from.rank);
     ++deliveries_waiting_;
     clock_.At(read, [this, src, h, bytes = std::move(m->bytes)]() mutable {
       --deliveries_waiting_;
-      bytes.erase(bytes.begin(), bytes.begin() + sizeof(Header));
+      StripPathHeader(&bytes);
       if (deliver_) deliver_(src, h.wire, h.tag, std::move(bytes));
     });
   }

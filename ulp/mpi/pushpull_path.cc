@@ -8,16 +8,11 @@
 #include <utility>
 
 #include "base/check.h"
+#include "ulp/mpi/path_message.h"
 #include "ulp/pushpull/extent_copy.h"
 
 namespace nicsim::mpi {
 namespace {
-
-/** Every message starts with the MPI layer's wire context and tag. */
-struct Header {
-  uint32_t wire;
-  uint32_t tag;
-};
 
 /** Sender work that another rank may see: pushes posted and pull rounds served. */
 uint64_t SenderSteps(const ulp::pushpull::SenderStats& s) {
@@ -118,10 +113,7 @@ void PushPullPath::Send(uint32_t dest, uint32_t wire, uint32_t tag, std::vector<
   const int to = node_.LocalOf(dest);
   NICSIM_CHECK(to >= 0, "pushpull send to rank %u, not on this node", dest);
   Outbound out;
-  out.bytes.resize(sizeof(Header) + bytes.size());
-  const Header h{wire, tag};
-  std::memcpy(out.bytes.data(), &h, sizeof(h));
-  if (!bytes.empty()) std::memcpy(out.bytes.data() + sizeof(h), bytes.data(), bytes.size());
+  out.bytes = FramePathMessage(wire, tag, bytes);
   out.to = static_cast<uint32_t>(to);
   out.on_done = std::move(on_done);
   // The engine reads the bytes from `out` (pushes and pulls) until the send is done: the
@@ -203,17 +195,16 @@ void PushPullPath::Serve() {
       if (!c) break;
       std::vector<uint8_t> bytes = std::move(q.front().buffer);
       q.pop_front();
-      NICSIM_CHECK(!c->truncated && c->bytes == bytes.size() && bytes.size() >= sizeof(Header),
+      NICSIM_CHECK(!c->truncated && c->bytes == bytes.size(),
                    "pushpull message of %llu B into %zu", static_cast<unsigned long long>(c->bytes),
                    bytes.size());
-      Header h;
-      std::memcpy(&h, bytes.data(), sizeof(h));
+      const PathHeader h = PathHeaderOf(bytes);
       const uint32_t src = node_.WorldOf(from);
       ++deliveries_waiting_;
       clock_.At(read, [this, src, h, bytes = std::move(bytes)]() mutable {
         --deliveries_waiting_;
         ++delivered_;
-        bytes.erase(bytes.begin(), bytes.begin() + sizeof(Header));
+        StripPathHeader(&bytes);
         if (deliver_) deliver_(src, h.wire, h.tag, std::move(bytes));
       });
     }
