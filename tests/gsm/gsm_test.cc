@@ -2,7 +2,7 @@
 // The gsm service (ulp/gsm) under `nicsim mpirun` and Open MPI's `mpirun`: consumers see every
 // producer's latest data within one interval plus one propagation (simulated time), drop and
 // re-add, a silent producer failed and re-registered, close without drop cleaned up, and both
-// MPIs print the same timing-free lines.
+// MPIs print the same timing-free lines; the return codes of calls out of order.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -146,6 +146,33 @@ TEST(GsmScatter, MovesOnlyWhatANodesConsumersSelect) {
   EXPECT_LT(scatter_bytes, all_bytes * 2 / 3) << all.out << scatter.out;
   EXPECT_EQ(ServiceCounter(RankLines(all.out), 0, "received"),
             ServiceCounter(RankLines(all.out), 1, "received"));
+}
+
+TEST(GsmErrors, ReturnCodesAreTheSameUnderNicsimAndOpenMpi) {
+  ScratchDir nicsim_dir("gsm_errors_nicsim");
+  const CommandResult nicsim = RunCommand(
+      {NICSIM_BINARY, "mpirun", "-n", "3", "--quiet", "--out", nicsim_dir.path().string(),
+       "--set", "nodes=1", "--set", "backend=func",
+       std::string(NICSIM_MPI_C_BIN) + "/nicsim_gsm_errors", kSimIntervalUs},
+      nicsim_dir.path());
+  ASSERT_EQ(nicsim.exit_code, 0) << nicsim.out << nicsim.err;
+  const std::string lines = RankLines(nicsim.out);
+  EXPECT_EQ(lines.find("FAIL"), std::string::npos) << lines;
+  EXPECT_EQ(Count(lines, " OK "), 29u) << lines;
+  EXPECT_NE(lines.find("service: adds 2, drops 1, failures detected 1, closed without drop 1"),
+            std::string::npos)
+      << lines;
+  const std::string mpirun = NICSIM_OPEN_MPI_RUN;
+  if (mpirun.empty()) GTEST_SKIP() << "Open MPI is not installed (scripts/setup.sh installs it)";
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  ScratchDir ompi_dir("gsm_errors_ompi");
+  const CommandResult ompi =
+      RunCommand({mpirun, "--oversubscribe", "--tag-output", "-n", "3",
+                  std::string(NICSIM_MPI_C_BIN) + "/ompi_gsm_errors", kRealIntervalUs},
+                 ompi_dir.path());
+  ASSERT_EQ(ompi.exit_code, 0) << ompi.out << ompi.err;
+  EXPECT_EQ(lines, RankLines(ompi.out));
 }
 
 }  // namespace
