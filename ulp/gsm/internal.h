@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+_Static_assert(sizeof(gsm_record) == 40, "gsm_record is 40 bytes on the wire");
+
 /** Tags on the node communicator: client -> service requests, service -> client replies. */
 #define GSM_TAG_REQUEST 7101
 #define GSM_TAG_REPLY 7102
