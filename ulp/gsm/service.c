@@ -178,6 +178,7 @@ static void handle_request(gsm_t* g, int source, const gsm_request* q, const cha
       c->producer_id = -1;
       c->last_seen_s = now;
       c->data = (char*)malloc((size_t)g->config.slot_bytes + 1);
+      if (!c->data) abort(); /* out of memory */
       r.value = c->handle;
       s->stats.connections_open = open_count(s);
       if (s->stats.connections_open > s->stats.connections_max)
@@ -387,7 +388,7 @@ static int propagate(gsm_t* g, double due) {
       total += counts[i];
       all_done &= all[i].done;
     }
-    reserve_recv(s, (size_t)total + 1);
+    if (reserve_recv(s, (size_t)total + 1) != GSM_OK) abort(); /* out of memory */
     MPI_Allgatherv(s->send_buf, counts[g->node], MPI_BYTE, s->recv_buf, counts, displs,
                    MPI_BYTE, g->service_comm);
     s->stats.bytes_sent += (uint64_t)counts[g->node];
@@ -399,7 +400,7 @@ static int propagate(gsm_t* g, double due) {
                   g->service_comm);
     for (int i = 0; i < services; i++) all_done &= all[i].done;
     const size_t per_root = (size_t)GSM_MAX_CONNECTIONS * g->record_bytes;
-    reserve_recv(s, per_root * (size_t)services + 1);
+    if (reserve_recv(s, per_root * (size_t)services + 1) != GSM_OK) abort(); /* out of memory */
     char* pack = (char*)malloc(per_root * (size_t)services + 1);
     int received = 0;
     for (int root = 0; root < services; root++) {

@@ -87,7 +87,7 @@ static gsm_handle put_round(gsm_t* g, gsm_handle h, int rank, int round, int exp
   return h;
 }
 
-static void producer(gsm_t* g, int rank, int role, int consumers_first, int consumers) {
+static void producer(gsm_t* g, int rank, int role, int consumers) {
   gsm_handle h = register_producer(g, rank);
   for (int round = 1; round <= ROUNDS; round++) {
     h = put_round(g, h, rank, round, role == 3 && round == 6);
@@ -120,7 +120,6 @@ static void producer(gsm_t* g, int rank, int role, int consumers_first, int cons
     }
     sleep_for(interval_s / 2);
   }
-  (void)consumers_first;
   if (role == 2) {
     leave(gsm_close(g, h), rank, "close"); /* still registered: the service cleans up */
     printf("producer %d: %d rounds put, closed without drop\n", rank, ROUNDS);
@@ -248,7 +247,7 @@ int main(int argc, char** argv) {
            (unsigned long long)st.failures_detected, (unsigned long long)st.closed_without_drop,
            (unsigned long long)st.connections_max);
   } else if (rank < consumers_first) {
-    producer(g, rank, (rank - producers_first) % 4, consumers_first, 2);
+    producer(g, rank, (rank - producers_first) % 4, 2);
   } else if (rank == consumers_first) {
     int ids[GSM_MAX_PRODUCERS];
     for (int p = 0; p < producers; p++) ids[p] = producers_first + p;
