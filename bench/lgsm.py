@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Benchmark: M producers and N consumers sharing latest values through the gsm service
+# (ulp/gsm, allgather and scatter modes) against a direct point-to-point design (every put
+# sent to every consumer), under nicsim mpirun on 4 nodes (func backend), in simulated time.
+"""Writes bench/results/lgsm.json. Figures per mode and M = N: connections (M + N for gsm,
+M x N for point to point), bytes moved (gsm: record bytes received by the services; p2p: the
+data sent), bytes per propagation round, and the lag from a producer's last put to a consumer
+seeing it (max and mean). Interval 200 us, 10 puts per producer, one every half interval.
+
+Ratios: connections_p2p_over_gsm_<M> (the M x N / (M + N) saving). No target: the lag is
+expected to be worse for gsm (up to one interval plus one round) and is reported as is.
+M, N stop at 16 here (36 rank processes): the issue's 256 costs minutes per run of wall time
+with a process per rank and is not run."""
+
+import re
+import subprocess
+import sys
+
+import nicsim_bench
+
+NAME = "lgsm"
+DESCRIPTION = ("gsm (allgather, scatter) vs point to point: connections, bytes, lag; M = N in "
+               "4, 8, 16 on 4 nodes (func)")
+NODES = 4
+SIZES = [4, 8, 16]
+PROGRAM = nicsim_bench.ROOT / "build" / "tests" / "gsm" / "bin" / "nicsim_gsm_bench"
+LINE = re.compile(r"connections (\d+) bytes (\d+) propagations (\d+) bytes_per_propagation "
+                  r"(\d+) lag_max_us ([0-9.]+) lag_mean_us ([0-9.]+)")
+
+
+def main():
+    built = subprocess.run(["cmake", "--build", str(nicsim_bench.ROOT / "build"), "--target",
+                            "nicsim_gsm_bench", "nicsim_mpi"], capture_output=True, text=True)
+    if built.returncode != 0:
+        nicsim_bench.fail(NAME, "building nicsim_gsm_bench failed:\n" + built.stdout[-2000:])
+    figures, ratios = {}, {}
+    for size in SIZES:
+        ranks = NODES + 2 * size
+        for mode in ["allgather", "scatter", "p2p"]:
+            cmd = [str(nicsim_bench.NICSIM), "mpirun", "-n", str(ranks), "--quiet", "--set",
+                   f"nodes={NODES}", "--set", "backend=func", str(PROGRAM), str(NODES),
+                   str(size), str(size), "200", "10", mode]
+            code, wall, _, out, err = nicsim_bench.measure(cmd)
+            match = LINE.search(out)
+            if code != 0 or not match:
+                nicsim_bench.fail(NAME, f"{' '.join(cmd)} failed ({code}):\n{out}{err}")
+            connections, bytes_moved, rounds, per_round, lag_max, lag_mean = match.groups()
+            key = f"{mode}_{size}"
+            figures[f"{key}_connections"] = float(connections)
+            figures[f"{key}_bytes"] = float(bytes_moved)
+            if mode != "p2p":
+                figures[f"{key}_rounds"] = float(rounds)
+                figures[f"{key}_bytes_per_round"] = float(per_round)
+            figures[f"{key}_lag_max_us"] = float(lag_max)
+            figures[f"{key}_lag_mean_us"] = float(lag_mean)
+            figures[f"{key}_wall_s"] = wall
+        ratios[f"connections_p2p_over_gsm_{size}"] = (
+            figures[f"p2p_{size}_connections"] / figures[f"allgather_{size}_connections"])
+    return nicsim_bench.finish(NAME, DESCRIPTION, figures, ratios, {})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
