@@ -25,6 +25,9 @@
 namespace nicsim::sim {
 namespace {
 
+/** Reassembly timeout (and RDMA read timeout) of the interface, wall-clock time: 2 s. */
+constexpr uint64_t kIpReassemblyTimeoutPs = 2'000'000'000'000;
+
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
@@ -77,7 +80,12 @@ bool RunIpMode(WireNode& node, const PolledPort& polled, const PortCommandOption
                      r.job_key());
   const std::vector<hal::Peer> members = {port.self(),
                                           hal::Peer{static_cast<uint16_t>(options.peer), 0}};
-  ulp::ip::IpInterface ip(port, host, ulp::ip::IpConfig{}, members);
+  ulp::ip::IpConfig config;
+  // The interface's timers run on the wall clock of a host whose CPUs the two processes and
+  // the socket programs share: the simulated default (10 ms) would abandon reassemblies whose
+  // fragments are merely late. The kernel's own default (ipfrag_time) is 30 s.
+  config.reassembly_timeout_ps = kIpReassemblyTimeoutPs;
+  ulp::ip::IpInterface ip(port, host, config, members);
   // The microcode cuts RDMA data into packets of kRdmaPacketBytes: on a link whose frames are
   // smaller (net_memif's default) every datagram goes through the FIFOs.
   const bool rdma_fits = link_mtu >= RdmaFrameBytes();
