@@ -100,7 +100,11 @@ nlohmann::json Summary(const std::string& out) {
   return nlohmann::json::parse(out.substr(from), nullptr, false);
 }
 
-TEST(IpPortTest, UdpEchoAndA16MiBTcpTransferCrossTheMemifLink) {
+/**
+ * The echo and the transfer over a net_memif pair whose vdevs get `devargs`; `rdma`: the
+ * frames carry RDMA packets, so large unicast datagrams must go by RDMA read.
+ */
+void RunIpPair(const std::string& devargs, bool rdma) {
   if (!Usable()) GTEST_SKIP() << "needs root, /dev/net/tun, ip and network namespaces";
   testing::ScratchDir dir("nicsim_ip_port");
   ASSERT_FALSE(dir.path().empty());
@@ -120,7 +124,7 @@ TEST(IpPortTest, UdpEchoAndA16MiBTcpTransferCrossTheMemifLink) {
                   const std::string& ns) {
     return std::string(NICSIM_BINARY) + " port --eal '" + eal + " --file-prefix=" + ns +
            " " + cores + " --vdev=net_memif0,role=" + role + ",socket=" + d +
-           "/memif.sock,socket-abstract=no' --mode ip --node " + node + " --peer " + peer +
+           "/memif.sock,socket-abstract=no" + devargs + "' --mode ip --node " + node + " --peer " + peer +
            " --netns " + ns + " --timeout-s 200";
   };
   const std::string py = "/usr/bin/python3 ";
@@ -170,10 +174,12 @@ TEST(IpPortTest, UdpEchoAndA16MiBTcpTransferCrossTheMemifLink) {
     EXPECT_EQ(j["stopped_by_signal"], true) << j.dump();
     EXPECT_EQ(j["errors"], 0);
     EXPECT_EQ(j["not_written"], 0);
-    // Fragments were sent and put together again, and no reassembly was abandoned.
-    EXPECT_GT(j["ip"].value("reassembled", 0), 0) << j.dump();
+    // Fragments were sent and put together again (with RDMA, the large datagrams were read
+    // whole instead), and no reassembly was abandoned.
+    EXPECT_GT(j["ip"].value(rdma ? "rdma_landed" : "reassembled", 0), 0) << j.dump();
     EXPECT_EQ(j["ip"].value("drop_timeout", 0), 0) << j.dump();
     EXPECT_EQ(j["ip"].value("drop_inconsistent", 0), 0) << j.dump();
+    EXPECT_EQ(j["rdma"], rdma) << j.dump();
   }
   // Nothing is delivered that was not sent. (Not exactly as many: the warm-up echoes sent
   // while the memif link comes up, and a last TCP segment sent as the peer stops, are lost.)
@@ -183,8 +189,17 @@ TEST(IpPortTest, UdpEchoAndA16MiBTcpTransferCrossTheMemifLink) {
             cj["ip"]["datagrams_sent"].get<uint64_t>()) << log;
   EXPECT_LE(cj["ip"]["datagrams_delivered"].get<uint64_t>(),
             sj["ip"]["datagrams_sent"].get<uint64_t>()) << log;
+  if (rdma) {
+    // The TCP segments (up to 64 KiB each) went by RDMA read into the server's landing slots.
+    EXPECT_GT(sj["ip"].value("rdma_landed", 0), 100) << sj.dump();
+  }
   std::printf("%s", r.out.c_str());
 }
+
+TEST(IpPortTest, UdpEchoAndA16MiBTcpTransferCrossTheMemifLink) { RunIpPair("", false); }
+
+// With bsize=4096 memif carries the RDMA data packets' larger frames.
+TEST(IpPortTest, LargeDatagramsGoByRdmaOnBsize4096) { RunIpPair(",bsize=4096", true); }
 
 TEST(IpPortTest, RefusesWithoutRoot) {
   if (geteuid() != 0 || !fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "needs root to drop it";
