@@ -305,7 +305,10 @@ int main(int argc, char** argv) {
   port->add_option("--peer-addr", port_options.peer_addr,
                    "Verbs: the peer's LID:QPN, [GID]:QPN, or @FILE (its --addr-file)");
   port->add_option("--addr-file", port_options.addr_file, "Verbs: write this port's address here");
-  port->add_option("--mode", port_options.mode, "exchange (default), pingpong or transport (the reliable transport, RDMA included)");
+  port->add_option("--mode", port_options.mode, "exchange (default), pingpong, transport (the reliable transport, RDMA included) or ip (a TUN device in a network namespace; root)");
+  port->add_option("--netns", port_options.netns,
+                   "Ip mode: network namespace to create (default nicsim-port-<node>)");
+  port->add_option("--tun-mtu", port_options.tun_mtu, "Ip mode: MTU of TUN device ipif0 (default 65535)");
   port->add_option("--size", port_options.size, "Ping-pong: payload bytes (default 2)");
   port->add_option("--warmup", port_options.warmup, "Ping-pong: untimed rounds (default 1000)");
   port->add_option("--node", port_options.node, "This adapter's id")->required();

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include "sim/port/link.h"
 #include "sim/port/modes.h"
 #include "sim/port/node.h"
+#include "sim/workloads/ip_exchange.h"
 
 namespace nicsim::sim {
 namespace {
@@ -60,9 +63,19 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   if (o.node < 0 || o.node > UINT16_MAX) return Status::Error("--node: must be 0..65535");
   if (o.peer < 0 || o.peer > UINT16_MAX) return Status::Error("--peer: must be 0..65535");
   if (o.node == o.peer) return Status::Error("--peer: must differ from --node");
-  if (o.mode != "exchange" && o.mode != "pingpong" && o.mode != "transport") {
+  if (o.mode != "exchange" && o.mode != "pingpong" && o.mode != "transport" && o.mode != "ip") {
     return Status::Error("--mode: '" + Printable(o.mode) +
-                         "' is not exchange, pingpong or transport");
+                         "' is not exchange, pingpong, transport or ip");
+  }
+  if (o.mode == "ip") {
+    if (o.tun_mtu < 576 || o.tun_mtu > 65535) {
+      return Status::Error(fmt::format("--tun-mtu: must be 576..65535, got {}", o.tun_mtu));
+    }
+    if (o.netns.size() > 40 || o.netns.find_first_of(" /\t\n'\"") != std::string::npos) {
+      return Status::Error("--netns: at most 40 characters, no blanks, quotes or slashes");
+    }
+  } else if (!o.netns.empty()) {
+    return Status::Error("--netns: applies to --mode ip");
   }
   // At least one message: a run of none would report success without hearing from the peer.
   // At most what each side can keep a record of (port.messages has the same range). Both
@@ -136,6 +149,12 @@ int PortCommand(const PortCommandOptions& options) {
   std::signal(SIGPIPE, SIG_IGN);
   const uint32_t max_payload = abi::MaxPacketPayload(kNodeConfig.line_bytes);
   if (Status s = CheckOptions(options, max_payload); !s.ok()) return Fail(s);
+  const bool ip = options.mode == "ip";
+  if (ip && geteuid() != 0) {
+    return Fail(Status::Error(
+        "--mode ip needs root: it creates a network namespace and a TUN device (run it as root, "
+        "e.g. with sudo)"));
+  }
   // Start-up (a verbs peer's address file included) counts against the same limit.
   const Clock::time_point deadline = Clock::now() + TimeLimit(options);
   Result<std::unique_ptr<CommandLink>> opened =
@@ -160,6 +179,7 @@ int PortCommand(const PortCommandOptions& options) {
                                                     : wire_payload;
   WireNodeConfig node_config = kNodeConfig;
   if (transport) node_config.rdma_host_bytes = TransportHostBytes(max_size);
+  if (ip) node_config.rdma_host_bytes = IpExchangeHostBytes();
   node_config.adapter_core = options.adapter_lcore >= 0;
   std::unique_ptr<hw::CoreLauncher> adapter_core;
   if (node_config.adapter_core) {
@@ -183,14 +203,16 @@ int PortCommand(const PortCommandOptions& options) {
     // Opening the window is MMIO and DMA: let it finish before anything is sent. (At the
     // deadline the run below reports the time-out.)
     SettleEvents(events, {polled}, deadline);
-    // Transport mode moves the adapter itself, once its RDMA set-up has settled.
-    if (adapter_core && !transport) {
+    // Transport and ip modes move the adapter themselves, once their RDMA set-up has settled.
+    if (adapter_core && !transport && !ip) {
       if (Status s = node.StartAdapterLoop({polled}, *adapter_core); !s.ok()) {
         return Fail(Status::Error("--adapter-lcore: " + s.message()));
       }
     }
     if (options.mode == "pingpong") {
       ok = RunPingPong(node, polled, options, &summary);
+    } else if (ip) {
+      ok = RunIpMode(node, polled, options, link.mtu_bytes(), adapter_core.get(), &summary);
     } else if (transport) {
       ok = RunTransport(node, polled, options, max_size, link.mtu_bytes(), adapter_core.get(),
                         &summary);

@@ -26,9 +26,14 @@ struct PortCommandOptions {
    * `exchange` (checked random-size messages both ways), `pingpong` (round-trip times) or
    * `transport` (the reliable transport over the window: checked messages up to --max-size,
    * default 1 MiB, the large ones by RDMA where the link's frames carry RDMA packets; on
-   * net_memif give the vdev bsize=4096).
+   * net_memif give the vdev bsize=4096), or `ip` (an IP interface on the window as TUN device
+   * ipif0 in network namespace `netns`, until the time limit or SIGINT/SIGTERM; root only).
    */
   std::string mode = "exchange";
+  /** Ip mode: the network namespace to create; empty: nicsim-port-<node>. */
+  std::string netns;
+  /** Ip mode: the TUN device's MTU (the interface fragments what the link cannot carry). */
+  int64_t tun_mtu = 65535;
   /** Ping-pong: payload bytes of each message. */
   int64_t size = 2;
   /** Ping-pong: untimed rounds before the timed ones. */
@@ -53,7 +58,7 @@ struct PortCommandOptions {
    * the port's MTU allow. Both sides derive each other's sizes from it: it must match.
    */
   int64_t max_size = -1;
-  /** Wall-clock limit of the whole exchange, peer start-up included. */
+  /** Wall-clock limit of the whole exchange, peer start-up included (ip mode: the run's length). */
   double timeout_s = 60.0;
 };
 

@@ -23,8 +23,10 @@ inline const ParamDecls<PortCommandOptions>& PortParams() {
       .String("port.verbs", &C::verbs,
               "nicsim port: DEVICE[:PORT] of an RDMA device (a verbs UD port); --verbs overrides")
       .Enum("port.mode", &C::mode,
-            {{"exchange", "exchange"}, {"pingpong", "pingpong"}, {"transport", "transport"}},
-            "nicsim port: checked exchange, ping-pong, or the reliable transport (RDMA included)")
+            {{"exchange", "exchange"}, {"pingpong", "pingpong"}, {"transport", "transport"},
+             {"ip", "ip"}},
+            "nicsim port: checked exchange, ping-pong, the reliable transport (RDMA included), or IP "
+            "through a TUN device in a network namespace (root)")
       .Int("port.messages", &C::messages, 1, 10000000,
            "nicsim port: messages sent each way (ping-pong: timed rounds); at most 1e7, each "
            "side keeps up to 9 bytes per message")

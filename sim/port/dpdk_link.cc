@@ -65,16 +65,17 @@ Result<std::unique_ptr<CommandLink>> OpenDpdkLink(const PortCommandOptions& opti
   Result<uint32_t> device_mtu = hw::dpdk::DpdkPort::MaxMtu(port_id);
   if (!device_mtu.ok()) return device_mtu.status();
   hw::dpdk::DpdkPortConfig config;
-  // The transport's RDMA data packets carry kRdmaPacketBytes after a header of up to the
-  // microcode's header register: a larger frame than a packet-mode one.
+  // The transport's (and the IP interface's) RDMA data packets carry kRdmaPacketBytes after a
+  // header of up to the microcode's header register: a larger frame than a packet-mode one.
+  const bool rdma_mode = options.mode == "transport" || options.mode == "ip";
   const uint32_t wanted =
-      options.mode == "transport"
+      rdma_mode
           ? std::max(hw::dpdk::kDefaultMtuBytes, fw::kHeaderRegisterBytes + abi::kRdmaPacketBytes)
           : hw::dpdk::kDefaultMtuBytes;
   config.mtu_bytes = std::min(wanted, *device_mtu);
   // net_memif advertises an MTU of 1500 yet carries any frame that fits one of its ring buffers
   // (its bsize devarg, 2048 bytes by default): with bsize=4096 the transport's RDMA packets fit.
-  if (options.mode == "transport" && wanted > config.mtu_bytes &&
+  if (rdma_mode && wanted > config.mtu_bytes &&
       options.eal.find("net_memif") != std::string::npos &&
       MemifBufferBytes(options.eal) >= wanted + kEthernetHeaderBytes) {
     config.device_mtu_bytes = config.mtu_bytes;

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "abi/rdma.h"
+#include "firmware/platform.h"
 #include "hw/common/core_launcher.h"
 #include "sim/port/clock.h"
 #include "sim/port/command.h"
@@ -41,6 +43,11 @@ inline uint64_t MessageKey(uint16_t sender, uint32_t seq) {
   return (uint64_t{sender} << 32) | seq;
 }
 
+/** The largest frame an RDMA data packet makes: RDMA is used on links whose MTU is this or more. */
+constexpr uint64_t RdmaFrameBytes() {
+  return uint64_t{fw::kHeaderRegisterBytes} + abi::kRdmaPacketBytes;
+}
+
 /** Runs the checked exchange (--mode exchange) on an opened node; fills `summary`. */
 bool RunExchange(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  uint32_t max_size, nlohmann::json* summary);
@@ -67,5 +74,15 @@ uint64_t TransportHostBytes(uint32_t max_size);
 bool RunTransport(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                   uint32_t max_size, uint32_t link_mtu, hw::CoreLauncher* adapter_core,
                   nlohmann::json* summary);
+
+/**
+ * Runs --mode ip on an opened node whose config has RDMA host memory: an IP interface on the
+ * window, exposed as TUN device ipif0 in network namespace --netns (created here, removed at
+ * the end; needs root), until --timeout-s passes or SIGINT/SIGTERM. With `adapter_core` the
+ * adapter's loop moves there once the RDMA set-up has settled. Fills `summary`; true if the
+ * namespace was set up and the run had no error.
+ */
+bool RunIpMode(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
+               uint32_t link_mtu, hw::CoreLauncher* adapter_core, nlohmann::json* summary);
 
 }  // namespace nicsim::sim

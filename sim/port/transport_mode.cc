@@ -41,11 +41,6 @@ constexpr auto kLinger = std::chrono::milliseconds(300);
 /** Seconds a registration may idle before the cache drops it. */
 constexpr uint32_t kRegistrationIdleS = 60;
 
-/** The largest frame an RDMA data packet makes. */
-constexpr uint64_t RdmaFrameBytes() {
-  return uint64_t{fw::kHeaderRegisterBytes} + abi::kRdmaPacketBytes;
-}
-
 /** Sizes of adapter `sender`'s messages: half up to the RDMA threshold, half up to max_size. */
 std::vector<uint32_t> TransportSizes(uint64_t seed, uint16_t sender, uint64_t count,
                                      uint32_t max_size, uint64_t threshold) {

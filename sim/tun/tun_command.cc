@@ -6,13 +6,7 @@
 // second). SIGINT or SIGTERM (or --duration) ends the run and removes the namespaces.
 #include "sim/tun/tun_command.h"
 
-#include <fcntl.h>
-#include <linux/if.h>
-#include <linux/if_tun.h>
 #include <poll.h>
-#include <sched.h>
-#include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -28,6 +22,7 @@
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/scenario.h"
 #include "sim/run_scenario.h"
+#include "sim/tun/netns.h"
 #include "sim/workloads/ip_exchange.h"
 #include "ulp/ip/ip_interface.h"
 
@@ -45,50 +40,6 @@ void Usage() {
                "[--set KEY=VALUE]...\n"
                "  Every node's IP interface becomes TUN device ipif0 in network namespace "
                "NAME-<node> (default NAME: nicsim). Needs root.\n");
-}
-
-/** Runs `ip ARGS...`; true if it exits 0. */
-bool Ip(const std::vector<std::string>& args) {
-  std::string cmd = "ip";
-  for (const std::string& a : args) cmd += " " + a;
-  cmd += " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0) std::fprintf(stderr, "nicsim tun: '%s' failed\n", cmd.c_str());
-  return rc == 0;
-}
-
-/** Opens TUN device `name` inside namespace `ns` (the fd stays usable from here). */
-int OpenTunIn(const std::string& ns, const char* name) {
-  const int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-  const int target = open(("/var/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
-  if (self < 0 || target < 0 || setns(target, CLONE_NEWNET) != 0) {
-    std::fprintf(stderr, "nicsim tun: cannot enter namespace %s: %s\n", ns.c_str(),
-                 std::strerror(errno));
-    if (self >= 0) close(self);
-    if (target >= 0) close(target);
-    return -1;
-  }
-  int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd >= 0) {
-    ifreq ifr{};
-    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-    std::strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
-    if (ioctl(fd, TUNSETIFF, &ifr) != 0) {
-      std::fprintf(stderr, "nicsim tun: TUNSETIFF: %s\n", std::strerror(errno));
-      close(fd);
-      fd = -1;
-    }
-  } else {
-    std::fprintf(stderr, "nicsim tun: /dev/net/tun: %s\n", std::strerror(errno));
-  }
-  const bool back = setns(self, CLONE_NEWNET) == 0;
-  close(self);
-  close(target);
-  if (!back) {
-    std::fprintf(stderr, "nicsim tun: cannot return to the first namespace\n");
-    std::exit(1);
-  }
-  return fd;
 }
 
 }  // namespace
@@ -177,42 +128,19 @@ int TunCommand(int argc, char** argv) {
   }
 
   // Namespaces and devices.
-  std::vector<std::string> names;
-  std::vector<int> fds;
-  auto cleanup = [&] {
-    for (int fd : fds) close(fd);
-    for (const std::string& ns : names) Ip({"netns", "del", ns});
-  };
+  std::vector<std::unique_ptr<TunNamespace>> spaces;
   for (uint32_t n = 0; n < nodes; ++n) {
-    const std::string ns = prefix + "-" + std::to_string(n);
-    if (!Ip({"netns", "add", ns})) {
-      cleanup();
-      return 1;
-    }
-    names.push_back(ns);
-    const int fd = OpenTunIn(ns, "ipif0");
-    const std::string address = ulp::ip::FormatAddress(ifs[n]->address()) + "/8";
-    if (fd < 0 || !Ip({"-n", ns, "addr", "add", address, "dev", "ipif0"}) ||
-        !Ip({"-n", ns, "link", "set", "ipif0", "mtu", std::to_string(mtu), "up"}) ||
-        !Ip({"-n", ns, "link", "set", "lo", "up"})) {
-      if (fd >= 0) close(fd);
-      cleanup();
-      return 1;
-    }
-    fds.push_back(fd);
-    std::printf("node %u: namespace %s, ipif0 %s\n", n, ns.c_str(), address.c_str());
+    std::unique_ptr<TunNamespace> ns = TunNamespace::Create(
+        prefix + "-" + std::to_string(n), ifs[n]->address(), mtu, "nicsim tun");
+    if (ns == nullptr) return 1;  // The namespaces made so far are removed.
+    std::printf("node %u: namespace %s, ipif0 %s\n", n, ns->name().c_str(),
+                ns->address().c_str());
+    spaces.push_back(std::move(ns));
   }
   uint64_t from_tun = 0, to_tun = 0, refused = 0;
   for (uint32_t n = 0; n < nodes; ++n) {
     ifs[n]->OnDeliver([&, n](const ulp::ip::Header& h, const uint8_t* payload, uint32_t len) {
-      std::vector<uint8_t> packet(ulp::ip::kHeaderBytes + len);
-      ulp::ip::Header out = h;
-      out.total_length = static_cast<uint16_t>(packet.size());
-      ulp::ip::WriteHeader(out, packet.data());
-      std::memcpy(packet.data() + ulp::ip::kHeaderBytes, payload, len);
-      if (write(fds[n], packet.data(), packet.size()) == static_cast<ssize_t>(packet.size())) {
-        ++to_tun;
-      }
+      if (spaces[n]->Write(h, payload, len)) ++to_tun;
     });
   }
   std::printf("ready\n");
@@ -224,8 +152,7 @@ int TunCommand(int argc, char** argv) {
   const uint64_t sim_start = events.now_ps();
   const auto wall_start = std::chrono::steady_clock::now();
   std::vector<pollfd> polls(nodes);
-  for (uint32_t n = 0; n < nodes; ++n) polls[n] = pollfd{fds[n], POLLIN, 0};
-  std::vector<uint8_t> buf(65536);
+  for (uint32_t n = 0; n < nodes; ++n) polls[n] = pollfd{spaces[n]->fd(), POLLIN, 0};
   while (g_stop == 0) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -240,25 +167,7 @@ int TunCommand(int argc, char** argv) {
     }
     if (poll(polls.data(), polls.size(), 1) <= 0) continue;
     for (uint32_t n = 0; n < nodes; ++n) {
-      if ((polls[n].revents & POLLIN) == 0) continue;
-      for (;;) {
-        const ssize_t got = read(fds[n], buf.data(), buf.size());
-        if (got <= 0) break;
-        ulp::ip::Header h;
-        const auto len = static_cast<uint32_t>(got);
-        // Only whole datagrams: the interface fragments by itself (the kernel does not
-        // fragment below the device's MTU).
-        if (ulp::ip::ReadHeader(buf.data(), len, &h) != ulp::ip::HeaderError::kNone ||
-            h.more_fragments || h.offset_bytes != 0 ||
-            !ifs[n]
-                 ->Send(h.dst, h.protocol, buf.data() + ulp::ip::kHeaderBytes,
-                        len - ulp::ip::kHeaderBytes)
-                 .ok()) {
-          ++refused;
-          continue;
-        }
-        ++from_tun;
-      }
+      if ((polls[n].revents & POLLIN) != 0) from_tun += spaces[n]->Drain(*ifs[n], &refused);
     }
   }
   std::printf("packets from the TUN devices %llu, to them %llu, refused %llu\n",
@@ -273,8 +182,7 @@ int TunCommand(int argc, char** argv) {
     }
   }
   for (auto& i : ifs) i->OnDeliver(nullptr);
-  cleanup();
-  return 0;
+  return 0;  // The namespaces go with `spaces`.
 }
 
 }  // namespace nicsim::sim

@@ -120,7 +120,7 @@ TEST_F(CliTest, PortScenarioErrorsNameTheFileLineAndKey) {
   Outcome o = Nicsim({"port", "--scenario", mode, "--node", "1", "--peer", "2"});
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err, "nicsim: " + mode +
-                       ":3:8: port.mode: 'sideways' is not one of exchange, pingpong, transport\n");
+                       ":3:8: port.mode: 'sideways' is not one of exchange, pingpong, transport, ip\n");
   EXPECT_EQ(o.out, "");
   const std::string key = WriteScenario("port_key.toml", "[port]\neall = \"-l 0\"\n");
   o = Nicsim({"port", "--scenario", key, "--node", "1", "--peer", "2"});
