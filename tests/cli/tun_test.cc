@@ -40,7 +40,7 @@ else:
 )PY";
 
 constexpr const char* kTcp = R"PY(
-import socket, sys
+import socket, sys, time
 mode, addr, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 block = bytes((i * 7 + (i >> 10)) & 0xFF for i in range(1 << 20))
 if mode == "server":
@@ -53,7 +53,13 @@ if mode == "server":
     ok = len(got) == n and all(got[i:i + len(block)] == block for i in range(0, n, len(block)))
     c.sendall(b"OK" if ok else b"NO"); c.close()
 else:
-    c = socket.create_connection((addr, 5001), timeout=120)
+    # The server may still be starting (a loaded machine): retry a refused connection.
+    for attempt in range(300):
+        try:
+            c = socket.create_connection((addr, 5001), timeout=120)
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.1)
     for _ in range(n // len(block)): c.sendall(block)
     print("tcp reply", c.recv(2).decode())
 )PY";

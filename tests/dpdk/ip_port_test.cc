@@ -73,7 +73,13 @@ if mode == "server":
 else:
     want = hashlib.sha256()
     for _ in range(n // len(block)): want.update(block)
-    c = socket.create_connection((addr, 5001), timeout=120)
+    # The server may still be starting (a loaded machine): retry a refused connection.
+    for attempt in range(300):
+        try:
+            c = socket.create_connection((addr, 5001), timeout=120)
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.1)
     t = time.perf_counter()
     for _ in range(n // len(block)): c.sendall(block)
     digest = b""
