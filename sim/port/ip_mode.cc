@@ -18,6 +18,7 @@
 #include "kernel/clock.h"
 #include "sim/port/modes.h"
 #include "sim/port/node.h"
+#include "sim/port/rdma_task.h"
 #include "sim/port/run_loop.h"
 #include "sim/tun/netns.h"
 #include "ulp/ip/ip_interface.h"
@@ -56,28 +57,15 @@ bool RunIpMode(WireNode& node, const PolledPort& polled, const PortCommandOption
                uint32_t link_mtu, hw::CoreLauncher* adapter_core, nlohmann::json* summary) {
   // From here on a signal ends the run and the namespace is removed.
   const StopSignals signals;
-  kernel::EventQueue& events = node.adapter().events();
-  const std::vector<PolledPort> ports = {polled};
-  Result<std::unique_ptr<WireNodeRdma>> rdma =
-      WireNodeRdma::Create(node, static_cast<uint64_t>(options.seed) * 65537 + options.node);
-  if (!rdma.ok()) {
-    (*summary)["error"] = rdma.status().message();
+  Result<std::unique_ptr<RdmaTask>> rdma_task =
+      RdmaTask::Start(node, polled, options, link_mtu, adapter_core);
+  if (!rdma_task.ok()) {
+    (*summary)["error"] = rdma_task.status().message();
     return false;
   }
-  SettleEvents(events, ports, PortClock::now() + TimeLimit(options));
-  if (adapter_core != nullptr) {
-    if (Status s = node.StartAdapterLoop(ports, *adapter_core); !s.ok()) {
-      (*summary)["error"] = "--adapter-lcore: " + s.message();
-      return false;
-    }
-  }
-  WireNodeRdma& r = **rdma;
-  hal::Port port(
-      node.endpoint().addr(), [&node]() -> hal::Endpoint* { return &node.endpoint(); },
-      [&r] { return &r.rcxts(); }, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));
-  kernel::WallClock wall;
-  hal::TaskHost host(wall, r.space(), [&r]() -> driver::TceTables& { return r.tables(); },
-                     r.job_key());
+  hal::Port& port = (*rdma_task)->port();
+  hal::TaskHost& host = (*rdma_task)->host();
+  kernel::WallClock& wall = (*rdma_task)->wall();
   const std::vector<hal::Peer> members = {port.self(),
                                           hal::Peer{static_cast<uint16_t>(options.peer), 0}};
   ulp::ip::IpConfig config;

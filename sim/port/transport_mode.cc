@@ -24,6 +24,7 @@
 #include "kernel/clock.h"
 #include "sim/port/modes.h"
 #include "sim/port/node.h"
+#include "sim/port/rdma_task.h"
 #include "sim/port/run_loop.h"
 #include "sim/workloads/workload.h"
 #include "ulp/registration_cache.h"
@@ -165,30 +166,15 @@ uint64_t TransportHostBytes(uint32_t max_size) {
 bool RunTransport(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                   uint32_t max_size, uint32_t link_mtu, hw::CoreLauncher* adapter_core,
                   nlohmann::json* summary) {
-  kernel::EventQueue& events = node.adapter().events();
-  const std::vector<PolledPort> ports = {polled};
-  Result<std::unique_ptr<WireNodeRdma>> rdma =
-      WireNodeRdma::Create(node, static_cast<uint64_t>(options.seed) * 65537 + options.node);
-  if (!rdma.ok()) {
-    (*summary)["error"] = rdma.status().message();
+  Result<std::unique_ptr<RdmaTask>> rdma_task =
+      RdmaTask::Start(node, polled, options, link_mtu, adapter_core);
+  if (!rdma_task.ok()) {
+    (*summary)["error"] = rdma_task.status().message();
     return false;
   }
-  // Setting up the TCE tables is MMIO and DMA: let it finish first (the exchange below has
-  // the whole time limit; a port flooding frames does not hold this up).
-  SettleEvents(events, ports, Clock::now() + TimeLimit(options));
-  if (adapter_core != nullptr) {
-    if (Status s = node.StartAdapterLoop(ports, *adapter_core); !s.ok()) {
-      (*summary)["error"] = "--adapter-lcore: " + s.message();
-      return false;
-    }
-  }
-  WireNodeRdma& r = **rdma;
-  hal::Port port(
-      node.endpoint().addr(), [&node]() -> hal::Endpoint* { return &node.endpoint(); },
-      [&r] { return &r.rcxts(); }, link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader)));
-  kernel::WallClock wall;
-  hal::TaskHost host(wall, r.space(), [&r]() -> driver::TceTables& { return r.tables(); },
-                     r.job_key());
+  hal::Port& port = (*rdma_task)->port();
+  hal::TaskHost& host = (*rdma_task)->host();
+  kernel::WallClock& wall = (*rdma_task)->wall();
   bool ok = false;
   {
     ulp::RegistrationCache regs(host, kRegistrationIdleS);
