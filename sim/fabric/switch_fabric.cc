@@ -67,11 +67,13 @@ SwitchFabric::SwitchFabric(kernel::EventQueue& events, const FabricConfig& confi
 
 SwitchFabric::~SwitchFabric() = default;
 
-hw::FabricLink* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
+hw::FabricLink* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink,
+                                     kernel::EventQueue::Owner owner) {
   NICSIM_CHECK(adapter_id == sinks_.size(), "adapters must attach in id order");
   NICSIM_CHECK(adapter_id != abi::kBroadcastAdapter, "adapter id %u is the broadcast id",
                static_cast<unsigned>(adapter_id));
   sinks_.push_back(sink);
+  owners_.push_back(owner);
   for (Plane& plane : planes_) plane.out.emplace_back();
   next_plane_.push_back(0);
   std::vector<FaultRates>& links = link_faults_.emplace_back(planes_.size());
@@ -216,7 +218,11 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   }
   const uint64_t at_output =
       in_ps + config_.link_delay_ps + plane * config_.path_skew_ps + config_.hop_latency_ps;
-  events_.At(at_output, [this, plane, faults, f = std::move(frame)]() mutable {
+  // The hand-over to the destination's node: the output port and what follows are its state.
+  // The event is keyed by the sender (the running owner), so its place among the
+  // destination's events does not depend on when the destination's node ran.
+  const kernel::EventQueue::Owner dest_owner = owners_[frame.dest_adapter];
+  events_.AtFor(dest_owner, at_output, [this, plane, faults, f = std::move(frame)]() mutable {
     Forward(plane, std::move(f), faults);
   });
 }
@@ -314,7 +320,9 @@ void SwitchFabric::Deliver(hw::Frame frame, uint64_t arrive_ps) {
     return;
   }
   hw::LinkSink* sink = sinks_[frame.dest_adapter];
-  events_.At(arrive_ps, [this, sink, f = std::move(frame)]() mutable {
+  // Normally already run as the destination (Transmit runs in its hand-over); InjectRaw and
+  // ReleaseHeld come from outside.
+  events_.AtFor(owners_[frame.dest_adapter], arrive_ps, [this, sink, f = std::move(frame)]() mutable {
     // Captured at the hand-over itself, so the file is in arrival order with arrival times.
     if (capture_ != nullptr && capture_->Wants(events_.now_ps(), f.src_adapter, f.dest_adapter)) {
       // The capture inspects the bytes, so it shows the CRC the wire would carry.

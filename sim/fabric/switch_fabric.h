@@ -146,9 +146,12 @@ class SwitchFabric {
 
   /**
    * Attaches an adapter: returns the port it transmits into. Ids must be 0, 1, 2, ... and
-   * never abi::kBroadcastAdapter.
+   * never abi::kBroadcastAdapter. `owner` is the event owner of the adapter's node: a frame
+   * for the adapter is handed to it when it reaches the adapter's output port, so the port's
+   * queue and everything after it run as that node (docs/architecture.md, "Event order").
    */
-  hw::FabricLink* Attach(uint16_t adapter_id, hw::LinkSink* sink);
+  hw::FabricLink* Attach(uint16_t adapter_id, hw::LinkSink* sink,
+                         kernel::EventQueue::Owner owner = kernel::EventQueue::kGlobalOwner);
   /** Delivers a raw frame to an adapter as if it came off the fabric (for tests). */
   void InjectRaw(uint16_t dest_adapter, std::vector<uint8_t> bytes);
 
@@ -256,6 +259,8 @@ class SwitchFabric {
   Rng rng_;
   std::vector<std::unique_ptr<AdapterLink>> links_;
   std::vector<hw::LinkSink*> sinks_;
+  /** The event owner of each adapter's node, indexed like sinks_. */
+  std::vector<kernel::EventQueue::Owner> owners_;
   std::vector<Plane> planes_;
   /** fabric.faults rates per plane (path rules), and per adapter and plane (link rules). */
   std::vector<FaultRates> path_faults_;
