@@ -467,15 +467,9 @@ TEST(FabricParamsTest, ScenarioParamsReachTheFabricConfig) {
 
 /** What adapter 1 receives from adapter 0 under every fault, with or without other traffic. */
 std::vector<Arrival> PathUnderFaults(uint64_t seed, bool other_traffic) {
-  FabricConfig c = BaseConfig();
-  c.seed = seed;
-  c.paths = 4;
-  c.routing = RoutingPolicy::kRandom;
-  c.path_skew_ps = 100 * kNs;
-  c.loss = 0.1;
-  c.duplicate = 0.1;
-  c.reorder = 0.1;
-  c.corrupt = 0.1;
+  // FaultyConfig's random planes, with every fault five times as likely.
+  FabricConfig c = FaultyConfig(seed);
+  c.loss = c.duplicate = c.reorder = c.corrupt = 0.1;
   c.port_buffer_bytes = 0;
   Bench b(c, 4);
   constexpr uint32_t kSize = 300;
