@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// A deterministic discrete-event queue: events run in time order, ties in schedule order.
+// A deterministic discrete-event queue: events run in time order, ties by a key no split of
+// the cluster can change (the scheduling owner, then that owner's own count of schedules).
 // The functional model and the fabric share one queue per simulation.
 #pragma once
 
@@ -27,10 +28,51 @@ class CoSimulator {
   virtual void AdvanceTo(uint64_t time_ps) = 0;
 };
 
-/** Discrete-event scheduler with picosecond time. */
+/**
+ * Discrete-event scheduler with picosecond time.
+ *
+ * Every event has an owner: the node whose state it runs on (or kGlobalOwner for drivers of
+ * the whole run). Events due at the same time run in the order of their key (the owner that
+ * scheduled them, then the number of events that owner had scheduled before), not in global
+ * schedule order, so the order cannot depend on what other owners did in between, and a
+ * cluster split across processes (docs/architecture.md, "Event order") runs every owner's
+ * events in the same order. An event runs as its owner; what it schedules is keyed by that
+ * owner and runs as it too, unless it is handed to another owner (AtFor).
+ */
 class EventQueue {
  public:
   using Action = EventAction;
+  /** Who an event belongs to: a node id, or kGlobalOwner. */
+  using Owner = uint32_t;
+  /** Bits of an owner in the tie key; the rest count that owner's schedules. */
+  static constexpr uint32_t kOwnerBits = 20;
+  /** The owner of work that belongs to no node (workload drivers, samplers, set-up). */
+  static constexpr Owner kGlobalOwner = (1u << kOwnerBits) - 1;
+  /** The tie-break of one event: (owner that scheduled it << kSeqBits) | that owner's count. */
+  static constexpr uint32_t kSeqBits = 64 - kOwnerBits;
+
+  /**
+   * Runs the code of its scope (outside any event: set-up, an MPI rank resumed between
+   * events) as `owner`: what it schedules is keyed by and runs as `owner`.
+   */
+  class OwnerScope {
+   public:
+    OwnerScope(EventQueue& events, Owner owner) : events_(events), saved_(events.owner_) {
+      events_.SetOwner(owner);
+    }
+    ~OwnerScope() { events_.SetOwner(saved_); }
+    OwnerScope(const OwnerScope&) = delete;
+    OwnerScope& operator=(const OwnerScope&) = delete;
+
+   private:
+    EventQueue& events_;
+    Owner saved_;
+  };
+
+  EventQueue() : seqs_(1, 0), seq_(&seqs_[0]) {}
+  /** Not copied or moved: seq_ points into seqs_. */
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
 
   /** One scheduling call: the time it was made and the time its event is due. */
   struct Scheduled {
@@ -50,18 +92,119 @@ class EventQueue {
   uint64_t now_ps() const { return now_ps_; }
   /** Events run so far. */
   uint64_t events_run() const { return events_run_; }
+  /** The owner of the running event (or of the current OwnerScope). */
+  Owner owner() const { return owner_; }
+  /** How many events `owner` has scheduled so far (its next tie key's count). */
+  uint64_t scheduled_by(Owner owner) const {
+    const uint32_t i = IndexOf(owner);
+    return i < seqs_.size() ? seqs_[i] : 0;
+  }
   bool empty() const { return heap_.empty(); }
+  /** The time of the earliest pending event (not counting a co-simulator); UINT64_MAX if none. */
+  uint64_t next_time_ps() const { return heap_.empty() ? UINT64_MAX : heap_.front().time; }
 
   /** Runs `action` (a callable) at `now + delay_ps`. */
   template <typename F>
   void After(uint64_t delay_ps, F&& action) {
     At(now_ps_ + delay_ps, std::forward<F>(action));
   }
-  /** Runs `action` (a callable) at absolute time `time_ps` (not before now). */
+  /** Runs `action` (a callable) at absolute time `time_ps` (not before now), as this owner. */
   template <typename F>
   void At(uint64_t time_ps, F&& action) {
+    Push(time_ps, TakeTie(), owner_, std::forward<F>(action));
+  }
+  /**
+   * Hands `action` to `target` (a frame crossing to another node): keyed by the scheduling
+   * owner like any event it schedules, but run as `target`, so what it schedules in turn
+   * belongs to `target`.
+   */
+  template <typename F>
+  void AtFor(Owner target, uint64_t time_ps, F&& action) {
+    AtKeyed(time_ps, TakeTie(), target, std::forward<F>(action));
+  }
+  /**
+   * The tie key the running owner gives its next event, taken (the owner's count advances):
+   * a hand-over to a node in another process carries it there (AtKeyed).
+   */
+  uint64_t TakeTie() {
+    const uint64_t seq = (*seq_)++;
+    NICSIM_CHECK(seq < kSeqLimit, "owner %u scheduled more than 2^%u events", owner_, kSeqBits);
+    return (uint64_t{owner_} << kSeqBits) | seq;
+  }
+  /** Runs `action` as `runs_as` at `time_ps`, ordered by a tie key taken by TakeTie. */
+  template <typename F>
+  void AtKeyed(uint64_t time_ps, uint64_t tie, Owner runs_as, F&& action) {
+    NICSIM_CHECK(runs_as <= kGlobalOwner, "event owner %u out of range", runs_as);
+    Push(time_ps, tie, runs_as, std::forward<F>(action));
+  }
+
+  /** Runs the earliest event; false if none is left. */
+  bool RunOne() {
+    uint64_t cosim_ps;
+    if (cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps) &&
+        (heap_.empty() || cosim_ps < heap_.front().time)) {
+      now_ps_ = std::max(now_ps_, cosim_ps);
+      ++events_run_;
+      // The co-simulator's processes belong to no one node (docs/architecture.md).
+      OwnerScope global(*this, kGlobalOwner);
+      cosim_->AdvanceTo(now_ps_);
+      return true;
+    }
+    if (heap_.empty()) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), Later());
+    const Entry entry = heap_.back();
+    heap_.pop_back();
+    now_ps_ = entry.time;
+    ++events_run_;
+    SetOwner(entry.runs_as);
+    // In place: the slot is not reused until it is freed below.
+    SlotAction(entry.slot).RunOnce();
+    free_slots_.push_back(entry.slot);
+    return true;
+  }
+  /** Runs events while `keep_going()` is true and events remain. */
+  template <typename Pred>
+  void RunWhile(Pred keep_going) {
+    while (keep_going() && RunOne()) {
+    }
+  }
+
+ private:
+  /** A pending event: ordered by (time, tie); the action waits in its slot. */
+  struct Entry {
+    uint64_t time;
+    /** (owner that scheduled it << kSeqBits) | that owner's schedule count. */
+    uint64_t tie;
+    uint32_t slot;
+    /** The owner the event runs as. */
+    Owner runs_as;
+  };
+  /** A max-heap comparison that makes the heap's front the earliest key. */
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      using Wide = unsigned __int128;
+      return ((Wide{a.time} << 64) | a.tie) > ((Wide{b.time} << 64) | b.tie);
+    }
+  };
+  static constexpr uint32_t kSlotBits = 24;
+  static constexpr uint32_t kSlotMask = (1u << kSlotBits) - 1;
+  static constexpr uint32_t kChunkShift = 10;
+  static constexpr uint64_t kSeqLimit = uint64_t{1} << kSeqBits;
+  /** Where an owner's count lives: the global owner first, then node n at n + 1. */
+  static uint32_t IndexOf(Owner owner) { return (owner + 1) & kGlobalOwner; }
+  Action& SlotAction(uint32_t slot) {
+    return chunks_[slot >> kChunkShift][slot & ((1u << kChunkShift) - 1)];
+  }
+  void SetOwner(Owner owner) {
+    owner_ = owner;
+    const uint32_t i = IndexOf(owner);
+    if (i >= seqs_.size()) seqs_.resize(size_t{i} + 1, 0);
+    seq_ = &seqs_[i];
+  }
+  template <typename F>
+  void Push(uint64_t time_ps, uint64_t tie, Owner runs_as, F&& action) {
     // Actions stay put in a slot (addresses never move, so an action runs in place); the
-    // heap orders 16-byte keys: time, then schedule order, with the slot in the low bits.
+    // heap orders small entries.
     uint32_t slot;
     if (free_slots_.empty()) {
       slot = slots_used_++;
@@ -76,56 +219,21 @@ class EventQueue {
     SlotAction(slot).Emplace(std::forward<F>(action));
     const uint64_t time = time_ps < now_ps_ ? now_ps_ : time_ps;
     if (schedule_log_ != nullptr) schedule_log_->push_back(Scheduled{now_ps_, time});
-    heap_.push_back((Key{time} << 64) | (Key{next_seq_++} << kSlotBits) | slot);
-    std::push_heap(heap_.begin(), heap_.end(), std::greater<Key>());
+    heap_.push_back(Entry{time, tie, slot, runs_as});
+    std::push_heap(heap_.begin(), heap_.end(), Later());
   }
 
-  /** Runs the earliest event; false if none is left. */
-  bool RunOne() {
-    uint64_t cosim_ps;
-    if (cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps) &&
-        (heap_.empty() || cosim_ps < TimeOf(heap_.front()))) {
-      now_ps_ = std::max(now_ps_, cosim_ps);
-      ++events_run_;
-      cosim_->AdvanceTo(now_ps_);
-      return true;
-    }
-    if (heap_.empty()) return false;
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<Key>());
-    const Key key = heap_.back();
-    heap_.pop_back();
-    const auto slot = static_cast<uint32_t>(key) & kSlotMask;
-    now_ps_ = TimeOf(key);
-    ++events_run_;
-    // In place: the slot is not reused until it is freed below.
-    SlotAction(slot).RunOnce();
-    free_slots_.push_back(slot);
-    return true;
-  }
-  /** Runs events while `keep_going()` is true and events remain. */
-  template <typename Pred>
-  void RunWhile(Pred keep_going) {
-    while (keep_going() && RunOne()) {
-    }
-  }
-
- private:
-  using Key = unsigned __int128;
-  static constexpr uint32_t kSlotBits = 24;
-  static constexpr uint32_t kSlotMask = (1u << kSlotBits) - 1;
-  static constexpr uint32_t kChunkShift = 10;
-  static uint64_t TimeOf(Key key) { return static_cast<uint64_t>(key >> 64); }
-  Action& SlotAction(uint32_t slot) {
-    return chunks_[slot >> kChunkShift][slot & ((1u << kChunkShift) - 1)];
-  }
-
-  std::vector<Key> heap_;
+  std::vector<Entry> heap_;
   /** Action storage in fixed chunks, so a running action's address stays valid. */
   std::vector<std::unique_ptr<Action[]>> chunks_;
   uint32_t slots_used_ = 0;
   std::vector<uint32_t> free_slots_;
   uint64_t now_ps_ = 0;
-  uint64_t next_seq_ = 0;
+  /** Schedules made by each owner, at IndexOf(owner). */
+  std::vector<uint64_t> seqs_;
+  /** The running owner and its count in seqs_. */
+  Owner owner_ = kGlobalOwner;
+  uint64_t* seq_;
   uint64_t events_run_ = 0;
   kernel::CoSimulator* cosim_ = nullptr;
   std::vector<Scheduled>* schedule_log_ = nullptr;

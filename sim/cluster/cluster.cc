@@ -56,6 +56,8 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   c->job_key_ = static_cast<uint32_t>(keys.Next() | 1);
 
   for (uint32_t n = 0; n < config.nodes; ++n) {
+    // A node's set-up (driver initialisation, windows opening) schedules as the node.
+    kernel::EventQueue::OwnerScope as_node(c->events_, n);
     c->hosts_.push_back(std::make_unique<host::HostMemory>(node_bytes));
     c->host_use_.push_back(HostMemoryUse{node_bytes, 0, 0});
     for (uint32_t a = 0; a < config.adapters_per_node; ++a) {
@@ -64,7 +66,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
       slot->node = n;
       slot->hw = c->backend_->MakeAdapter(c->events_, *c->hosts_.back(), id);
       slot->hw->SetTraceSink(config.trace);
-      slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get()));
+      slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get(), n));
       slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
       slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
       slot->driver->SetInterruptServiceTime(config.interrupt_service_ps);

@@ -174,7 +174,7 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
 MpiJob::~MpiJob() {
   abort_ = true;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
-    if (ranks_[r]->started && !ranks_[r]->finished) scheduler_->Resume(r);
+    if (ranks_[r]->started && !ranks_[r]->finished) ResumeRank(r);
   }
   scheduler_.reset();
   ranks_.clear();
@@ -249,7 +249,7 @@ void MpiJob::ReapAll() {
 Status MpiJob::Abandon(const std::string& why) {
   abort_ = true;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
-    if (!ranks_[r]->finished) scheduler_->Resume(r);
+    if (!ranks_[r]->finished) ResumeRank(r);
   }
   ReapAll();
   // The programs' buffers are gone with their stacks: what still arrives lands nowhere.
@@ -258,13 +258,18 @@ Status MpiJob::Abandon(const std::string& why) {
   return Status::Error(why);
 }
 
+void MpiJob::ResumeRank(uint32_t r) {
+  kernel::EventQueue::OwnerScope as_node(cluster_->events(), r % config_.cluster.nodes);
+  scheduler_->Resume(r);
+}
+
 bool MpiJob::ResumeReadyRanks() {
   bool resumed = false;
   dirty_.BeginSweep();
   while (std::optional<uint32_t> r = dirty_.Next()) {
     Rank& rank = *ranks_[*r];
     if (rank.finished || rank.ready == nullptr || !(*rank.ready)()) continue;
-    scheduler_->Resume(*r);
+    ResumeRank(*r);
     resumed = true;
   }
   return resumed;
@@ -285,7 +290,7 @@ Status MpiJob::Run(const Program& program) {
       ranks_[r]->finished = true;
       --unfinished_;
     });
-    scheduler_->Resume(r);  // runs until its first wait (or to the end)
+    ResumeRank(r);  // runs until its first wait (or to the end)
   }
   // A rank's readiness depends only on its own transport and MPI state, which changes only in
   // its program (which checks before it waits), in frames its windows receive and in its

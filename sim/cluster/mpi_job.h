@@ -112,6 +112,11 @@ class MpiJob {
   void CpuStateChanged(uint32_t rank);
   /** Resumes, in ascending order, the marked ranks whose wait is over; true if any ran. */
   bool ResumeReadyRanks();
+  /**
+   * Hands control to rank `r` until it waits or ends. It runs as its node's event owner, so
+   * what it schedules is keyed by the node (docs/architecture.md, "Event order").
+   */
+  void ResumeRank(uint32_t r);
   /** Unwinds every rank still running and returns `why` as the job's error. */
   Status Abandon(const std::string& why);
   /** Waits for (threads) or frees (contexts) every rank's finished context. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Switch fabric routing, broadcast replication, output-port buffering, fault injection and the
-// trickle hold. Every random choice comes from the fabric's own streams of the scenario seed,
-// in event order, so runs replay exactly.
+// trickle hold. Every random choice comes from a stream of the scenario seed of its own path
+// (source and destination adapter) or output port, so runs replay exactly and a path's draws do
+// not depend on other paths' traffic.
 #include "sim/fabric/switch_fabric.h"
 
 #include "abi/packet.h"
@@ -44,8 +45,12 @@ class SwitchFabric::AdapterLink final : public hw::FabricLink {
 SwitchFabric::SwitchFabric(kernel::EventQueue& events, const FabricConfig& config)
     : events_(events),
       config_(config),
-      rng_(config.seed, "fabric"),
-      hold_rng_(config.seed, "fabric.hold") {
+      path_rngs_(config.seed, "fabric.path/"),
+      no_draws_(config.seed, "fabric.none"),
+      hold_rngs_(config.seed, "fabric.hold/") {
+  draws_ = config_.loss > 0 || config_.duplicate > 0 || config_.reorder > 0 ||
+           config_.corrupt > 0 || config_.routing == RoutingPolicy::kRandom ||
+           !config_.fault_rules.empty();
   NICSIM_CHECK(config_.paths >= 1 && config_.paths <= kMaxFabricPaths,
                "fabric paths must be in [1, %u], got %u", kMaxFabricPaths, config_.paths);
   planes_.resize(config_.paths);
@@ -67,11 +72,13 @@ SwitchFabric::SwitchFabric(kernel::EventQueue& events, const FabricConfig& confi
 
 SwitchFabric::~SwitchFabric() = default;
 
-hw::FabricLink* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink) {
+hw::FabricLink* SwitchFabric::Attach(uint16_t adapter_id, hw::LinkSink* sink,
+                                     kernel::EventQueue::Owner owner) {
   NICSIM_CHECK(adapter_id == sinks_.size(), "adapters must attach in id order");
   NICSIM_CHECK(adapter_id != abi::kBroadcastAdapter, "adapter id %u is the broadcast id",
                static_cast<unsigned>(adapter_id));
   sinks_.push_back(sink);
+  owners_.push_back(owner);
   for (Plane& plane : planes_) plane.out.emplace_back();
   next_plane_.push_back(0);
   std::vector<FaultRates>& links = link_faults_.emplace_back(planes_.size());
@@ -129,7 +136,11 @@ uint32_t SwitchFabric::FixedPlane(uint16_t src, uint16_t dest, uint32_t paths) {
   return static_cast<uint32_t>(SplitMix64(state) % paths);
 }
 
-uint32_t SwitchFabric::ChoosePlane(uint16_t src, uint16_t dest) {
+Rng& SwitchFabric::PathRng(uint16_t src, uint16_t dest) {
+  return draws_ ? path_rngs_.For((uint64_t{src} << 16) | dest) : no_draws_;
+}
+
+uint32_t SwitchFabric::ChoosePlane(Rng& rng, uint16_t src, uint16_t dest) {
   const auto paths = static_cast<uint32_t>(planes_.size());
   switch (config_.routing) {
     case RoutingPolicy::kFixed: {
@@ -155,7 +166,7 @@ uint32_t SwitchFabric::ChoosePlane(uint16_t src, uint16_t dest) {
         if (!path_down(p)) up[n++] = p;
       }
       // No draw when nothing is up: the stream advances only for real choices.
-      return n == 0 ? kNoPlane : up[rng_.Below(n)];
+      return n == 0 ? kNoPlane : up[rng.Below(n)];
     }
   }
   return kNoPlane;
@@ -171,7 +182,7 @@ void SwitchFabric::Route(hw::Frame frame, uint64_t depart_ps) {
 
 void SwitchFabric::Broadcast(const hw::Frame& frame, uint64_t depart_ps) {
   ++counters_.frames_broadcast;
-  // In id order, so the copies' draws from the fabric's stream replay exactly.
+  // In id order; each copy draws from its own path's stream.
   for (size_t dest = 0; dest < sinks_.size(); ++dest) {
     if (dest == frame.src_adapter) continue;
     // Only the routing field changes: the wire header still names the broadcast id.
@@ -186,21 +197,22 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
     Drop(FabricDrop::kNoRoute);
     return;
   }
-  if (rng_.Chance(config_.loss)) {
+  Rng& rng = PathRng(frame.src_adapter, frame.dest_adapter);
+  if (rng.Chance(config_.loss)) {
     Drop(FabricDrop::kFabricLoss);
     return;
   }
-  const uint32_t plane = ChoosePlane(frame.src_adapter, frame.dest_adapter);
+  const uint32_t plane = ChoosePlane(rng, frame.src_adapter, frame.dest_adapter);
   if (plane == kNoPlane) {
     Drop(FabricDrop::kPathDown);
     return;
   }
   Faults faults;
-  if (rng_.Chance(config_.corrupt)) Corrupt(frame, faults);
-  faults.duplicate = rng_.Chance(config_.duplicate);
-  faults.reorder = rng_.Chance(config_.reorder);
+  if (rng.Chance(config_.corrupt)) Corrupt(rng, frame, faults);
+  faults.duplicate = rng.Chance(config_.duplicate);
+  faults.reorder = rng.Chance(config_.reorder);
   if (faults.reorder) faults.reorder_delay_ps = config_.reorder_delay_ps;
-  if (!config_.fault_rules.empty() && !DrawScopedFaults(frame, plane, faults)) return;
+  if (!config_.fault_rules.empty() && !DrawScopedFaults(rng, frame, plane, faults)) return;
   ++counters_.frames_routed;
   ++counters_.frames_per_path[plane];
   // Store and forward: the switch has the whole frame one link delay after its last byte
@@ -216,7 +228,11 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   }
   const uint64_t at_output =
       in_ps + config_.link_delay_ps + plane * config_.path_skew_ps + config_.hop_latency_ps;
-  events_.At(at_output, [this, plane, faults, f = std::move(frame)]() mutable {
+  // The hand-over to the destination's node: the output port and what follows are its state.
+  // The event is keyed by the sender (the running owner), so its place among the
+  // destination's events does not depend on when the destination's node ran.
+  const kernel::EventQueue::Owner dest_owner = owners_[frame.dest_adapter];
+  events_.AtFor(dest_owner, at_output, [this, plane, faults, f = std::move(frame)]() mutable {
     Forward(plane, std::move(f), faults);
   });
 }
@@ -227,19 +243,20 @@ FaultRates SwitchFabric::Resolved(const FaultRates& rates) const {
   return r;
 }
 
-void SwitchFabric::Corrupt(hw::Frame& frame, Faults& faults) {
+void SwitchFabric::Corrupt(Rng& rng, hw::Frame& frame, Faults& faults) {
   if (frame.bytes.empty()) return;
   // Flip one bit somewhere in the frame; the receiving link's CRC check catches it.
   if (frame.crc_deferred) {
     hw::StampCrc(frame.bytes);
     frame.crc_deferred = false;
   }
-  const uint64_t bit = rng_.Below(frame.bytes.size() * 8);
+  const uint64_t bit = rng.Below(frame.bytes.size() * 8);
   frame.bytes[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
   faults.corrupted = true;
 }
 
-bool SwitchFabric::DrawScopedFaults(hw::Frame& frame, uint32_t plane, Faults& faults) {
+bool SwitchFabric::DrawScopedFaults(Rng& rng, hw::Frame& frame, uint32_t plane,
+                                    Faults& faults) {
   // The frame crosses its source's link into the plane, the plane's switch, then the link
   // out to its destination. Rates of 0 draw nothing (Rng::Chance).
   const FaultRates* crossed[3] = {&link_faults_[frame.src_adapter][plane], &path_faults_[plane],
@@ -247,16 +264,16 @@ bool SwitchFabric::DrawScopedFaults(hw::Frame& frame, uint32_t plane, Faults& fa
   constexpr FabricDrop kLossReason[3] = {FabricDrop::kLinkLoss, FabricDrop::kPathLoss,
                                          FabricDrop::kLinkLoss};
   for (int i = 0; i < 3; ++i) {
-    if (rng_.Chance(crossed[i]->loss)) {
+    if (rng.Chance(crossed[i]->loss)) {
       Drop(kLossReason[i]);
       return false;
     }
   }
   for (const FaultRates* rates : crossed) {
     // One flipped bit per frame is enough for its CRC to fail.
-    if (rng_.Chance(rates->corrupt) && !faults.corrupted) Corrupt(frame, faults);
-    faults.duplicate = rng_.Chance(rates->duplicate) || faults.duplicate;
-    if (rng_.Chance(rates->reorder)) {
+    if (rng.Chance(rates->corrupt) && !faults.corrupted) Corrupt(rng, frame, faults);
+    faults.duplicate = rng.Chance(rates->duplicate) || faults.duplicate;
+    if (rng.Chance(rates->reorder)) {
       faults.reorder = true;
       faults.reorder_delay_ps = std::max(faults.reorder_delay_ps, rates->reorder_delay_ps);
     }
@@ -266,7 +283,7 @@ bool SwitchFabric::DrawScopedFaults(hw::Frame& frame, uint32_t plane, Faults& fa
 
 void SwitchFabric::Forward(uint32_t plane, hw::Frame frame, Faults faults) {
   // No draw while the hold is off, so seeded runs replay exactly as without the hook.
-  if (hold_fraction_ > 0 && hold_rng_.Chance(hold_fraction_)) {
+  if (hold_fraction_ > 0 && hold_rngs_.For(frame.dest_adapter).Chance(hold_fraction_)) {
     ++counters_.frames_held;
     held_.push_back({plane, std::move(frame), faults});
     return;
@@ -314,7 +331,9 @@ void SwitchFabric::Deliver(hw::Frame frame, uint64_t arrive_ps) {
     return;
   }
   hw::LinkSink* sink = sinks_[frame.dest_adapter];
-  events_.At(arrive_ps, [this, sink, f = std::move(frame)]() mutable {
+  // Normally already run as the destination (Transmit runs in its hand-over); InjectRaw and
+  // ReleaseHeld come from outside.
+  events_.AtFor(owners_[frame.dest_adapter], arrive_ps, [this, sink, f = std::move(frame)]() mutable {
     // Captured at the hand-over itself, so the file is in arrival order with arrival times.
     if (capture_ != nullptr && capture_->Wants(events_.now_ps(), f.src_adapter, f.dest_adapter)) {
       // The capture inspects the bytes, so it shows the CRC the wire would carry.

@@ -20,6 +20,7 @@
 #include "hw/common/link.h"
 #include "kernel/event_queue.h"
 #include "sim/config/fault_rules.h"
+#include "sim/fabric/keyed_streams.h"
 
 namespace nicsim::sim {
 
@@ -34,7 +35,7 @@ enum class RoutingPolicy {
   kFixed,
   /** Each source adapter cycles through the planes, skipping planes that are down. */
   kRoundRobin,
-  /** A uniform draw from the fabric's seeded stream among the planes that are up. */
+  /** A uniform draw from the path's seeded stream among the planes that are up. */
   kRandom,
 };
 
@@ -146,9 +147,12 @@ class SwitchFabric {
 
   /**
    * Attaches an adapter: returns the port it transmits into. Ids must be 0, 1, 2, ... and
-   * never abi::kBroadcastAdapter.
+   * never abi::kBroadcastAdapter. `owner` is the event owner of the adapter's node: a frame
+   * for the adapter is handed to it when it reaches the adapter's output port, so the port's
+   * queue and everything after it run as that node (docs/architecture.md, "Event order").
    */
-  hw::FabricLink* Attach(uint16_t adapter_id, hw::LinkSink* sink);
+  hw::FabricLink* Attach(uint16_t adapter_id, hw::LinkSink* sink,
+                         kernel::EventQueue::Owner owner = kernel::EventQueue::kGlobalOwner);
   /** Delivers a raw frame to an adapter as if it came off the fabric (for tests). */
   void InjectRaw(uint16_t dest_adapter, std::vector<uint8_t> bytes);
 
@@ -171,8 +175,8 @@ class SwitchFabric {
   /**
    * Test hook modelling trickle traffic stuck in the network (across an adapter recovery or
    * a node reboot): while `fraction` (in [0, 1]) is above 0, each frame reaching an output
-   * port is kept aside instead with that probability, drawn from the fabric's own "fabric.hold"
-   * stream, so the routing and fault draws stay as they were. Held frames take no buffer
+   * port is kept aside instead with that probability, drawn from the port's own "fabric.hold/"
+   * stream (one per destination adapter), so the routing and fault draws stay as they were. Held frames take no buffer
    * space and wait, in arrival order, for ReleaseHeld. At 0 (the default) nothing is held and
    * nothing is drawn; lowering the fraction does not release frames already held.
    */
@@ -233,15 +237,21 @@ class SwitchFabric {
   void RouteUnicast(hw::Frame frame, uint64_t depart_ps);
   /** A rule's rates with its reorder delay filled in (fabric.reorder_delay if it has none). */
   FaultRates Resolved(const FaultRates& rates) const;
-  /** Flips one seeded bit of the frame (its CRC then fails at the receiver). */
-  void Corrupt(hw::Frame& frame, Faults& faults);
+  /** Flips one bit of the frame drawn from `rng` (its CRC then fails at the receiver). */
+  void Corrupt(Rng& rng, hw::Frame& frame, Faults& faults);
   /**
    * Draws the faults of the rules covering this frame's source link, plane and destination
    * link, in that order; false if the frame is lost (counted).
    */
-  bool DrawScopedFaults(hw::Frame& frame, uint32_t plane, Faults& faults);
+  bool DrawScopedFaults(Rng& rng, hw::Frame& frame, uint32_t plane, Faults& faults);
   /** The plane for this frame, or kNoPlane when the policy finds none that is up. */
-  uint32_t ChoosePlane(uint16_t src, uint16_t dest);
+  uint32_t ChoosePlane(Rng& rng, uint16_t src, uint16_t dest);
+  /**
+   * The stream of the path from `src` to `dest`: every routing and fault draw of a frame on
+   * that path comes from it, so a path draws the same whatever other paths carry and
+   * whichever of their frames were routed first (or in which process).
+   */
+  Rng& PathRng(uint16_t src, uint16_t dest);
   /** At the plane's output port: hold the frame back (SetHoldFraction) or Transmit it. */
   void Forward(uint32_t plane, hw::Frame frame, Faults faults);
   /** Out of the plane's output port: admit into the buffer or drop, then send downstream. */
@@ -253,9 +263,16 @@ class SwitchFabric {
 
   kernel::EventQueue& events_;
   FabricConfig config_;
-  Rng rng_;
+  /** One stream per (source, destination) path ("fabric.path/" + (src << 16 | dest)). */
+  KeyedStreams path_rngs_;
+  /** False when no rate is set and routing is not random: then nothing is ever drawn. */
+  bool draws_ = false;
+  /** Handed out instead of a path's stream when nothing is drawn (never drawn from). */
+  Rng no_draws_;
   std::vector<std::unique_ptr<AdapterLink>> links_;
   std::vector<hw::LinkSink*> sinks_;
+  /** The event owner of each adapter's node, indexed like sinks_. */
+  std::vector<kernel::EventQueue::Owner> owners_;
   std::vector<Plane> planes_;
   /** fabric.faults rates per plane (path rules), and per adapter and plane (link rules). */
   std::vector<FaultRates> path_faults_;
@@ -267,8 +284,8 @@ class SwitchFabric {
   PcapWriter* capture_ = nullptr;
   /** SetHoldFraction's probability; 0 holds nothing and draws nothing. */
   double hold_fraction_ = 0;
-  /** The hold's own stream, so holding leaves rng_'s routing and fault draws unchanged. */
-  Rng hold_rng_;
+  /** The hold's own streams, one per destination adapter, apart from the paths' streams. */
+  KeyedStreams hold_rngs_;
   /** Frames held back, in the order they reached their output ports. */
   std::vector<HeldFrame> held_;
 };

@@ -95,7 +95,11 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
       }
     });
   }
-  for (size_t i = 0; i < eps.size(); ++i) pump(i);
+  for (size_t i = 0; i < eps.size(); ++i) {
+    // Each sender starts as its own node, like every later pump (which runs in its events).
+    kernel::EventQueue::OwnerScope as_node(cluster.events(), cluster.NodeOf(eps[i]->addr().adapter));
+    pump(i);
+  }
   Status s = RunUntil(cluster, [&] { return out.messages_delivered + out.error_count >= config.messages; },
                       "random_exchange");
   // Let every packet still in flight land, so late duplicates are caught too.

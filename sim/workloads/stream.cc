@@ -41,7 +41,11 @@ Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config) {
       end_ps = cluster.events().now_ps();
     }
   });
-  pump();
+  {
+    // The sender starts as its own node, like every later pump (which runs in its events).
+    kernel::EventQueue::OwnerScope as_node(cluster.events(), cluster.NodeOf(a.addr().adapter));
+    pump();
+  }
   Status s = RunUntil(cluster, [&] { return ledger.delivered() >= config.packets; }, "stream");
   // Whatever is still in flight lands now, so a late duplicate is caught too.
   RunToQuiet(cluster);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "abi/rdma.h"
@@ -115,10 +116,10 @@ TEST(SwitchFabricTest, EachBroadcastCopyDrawsItsOwnLoss) {
   b.SendAt(0, 0, abi::kBroadcastAdapter, 0, 100);
   b.RunAll();
   // With one fixed plane and no other faults, the only draws are one loss draw per copy,
-  // taken in adapter id order from the fabric's stream.
-  Rng replay(c.seed, "fabric");
+  // each the first draw of its own path's stream.
   uint64_t lost = 0;
   for (uint16_t d = 1; d < kAdapters; ++d) {
+    Rng replay(c.seed, "fabric.path/" + std::to_string((0u << 16) | d));
     const bool dropped = replay.Chance(c.loss);
     lost += dropped;
     EXPECT_EQ(b.sinks[d]->arrivals.size(), dropped ? 0u : 1u) << "adapter " << d;
@@ -248,7 +249,7 @@ TEST(SwitchFabricTest, HoldDrawsFromItsOwnStreamAndOnlyWhileOn) {
   const uint64_t start = b.events.now_ps() + kGap;
   for (uint32_t i = 0; i < kOn; ++i) b.SendAt(start + i * kGap, 0, 1, kOff + i, kSize);
   b.RunAll();
-  Rng replay(c.seed, "fabric.hold");
+  Rng replay(c.seed, "fabric.hold/1");  // the output port to adapter 1
   std::vector<uint32_t> held, passed;
   for (uint32_t i = 0; i < kOn; ++i) (replay.Chance(0.5) ? held : passed).push_back(kOff + i);
   ASSERT_FALSE(held.empty());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests for the switch fabric: exact idle timing, multi-path routing policies and the
-// reordering they cause, path outages, finite output buffers, replay and parameters.
+// reordering they cause, path outages, finite output buffers, replay, per-path streams and
+// parameters.
 // Broadcast and the trickle hold are in switch_fabric_broadcast_test.cc, end to end runs in
 // fabric_cluster_test.cc.
 #include "sim/fabric/switch_fabric.h"
@@ -12,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "base/rng.h"
@@ -458,6 +460,43 @@ TEST(FabricParamsTest, ScenarioParamsReachTheFabricConfig) {
   ASSERT_TRUE(p.SetFromText("fabric.paths", "2").ok());
   EXPECT_EQ(ClusterConfigFromParams(p).status().message(),
             "fabric.path_down[0]: plane 3 is not in [0, fabric.paths) = [0, 2)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-path streams
+
+/** What adapter 1 receives from adapter 0 under every fault, with or without other traffic. */
+std::vector<Arrival> PathUnderFaults(uint64_t seed, bool other_traffic) {
+  // FaultyConfig's random planes, with every fault five times as likely.
+  FabricConfig c = FaultyConfig(seed);
+  c.loss = c.duplicate = c.reorder = c.corrupt = 0.1;
+  c.port_buffer_bytes = 0;
+  Bench b(c, 4);
+  constexpr uint32_t kSize = 300;
+  constexpr uint32_t kFrames = 200;
+  for (uint32_t i = 0; i < kFrames; ++i) {
+    // Other paths' frames leave at the same times and are routed first (scheduled first).
+    if (other_traffic) {
+      b.SendAt(i * b.WirePs(kSize), 2, 3, i, kSize);
+      b.SendAt(i * b.WirePs(kSize), 0, 2, i, kSize);
+    }
+    b.SendAt(i * b.WirePs(kSize), 0, 1, i, kSize);
+  }
+  b.RunAll();
+  return b.sinks[1]->arrivals;
+}
+
+TEST(SwitchFabricTest, APathDrawsTheSameFaultsWhateverOtherPathsCarry) {
+  // Other paths' traffic (from another source, and from the same source to another
+  // destination) takes draws in between; the path 0 -> 1 must see exactly the same losses,
+  // copies, delays, flipped bits and planes.
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::vector<Arrival> alone = PathUnderFaults(seed, false);
+    ASSERT_GT(alone.size(), 150u);
+    ASSERT_LT(alone.size(), 250u);
+    EXPECT_TRUE(PathUnderFaults(seed, true) == alone);
+  }
 }
 
 }  // namespace

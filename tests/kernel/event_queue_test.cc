@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The event queue and its in-place actions: time order with ties in schedule order, small
+// The event queue and its in-place actions: time order with ties by owner and the owner's own
+// schedule count (in schedule order within one owner), hand-overs between owners, small
 // and large captures (run once, destroyed once), move-only captures, and an action that
 // schedules thousands of events while it runs; the schedule log benchmarks replay.
 #include "kernel/event_queue.h"
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +33,162 @@ TEST(EventQueueTest, RunsInTimeOrderWithTiesInScheduleOrder) {
   EXPECT_EQ(q.now_ps(), 30u);
   EXPECT_EQ(q.events_run(), 6u);
   EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueueTest, TiesRunByOwnerThenTheOwnersOwnScheduleCount) {
+  kernel::EventQueue q;
+  std::string order;
+  {
+    kernel::EventQueue::OwnerScope as2(q, 2);
+    q.At(10, [&] { order += "2a "; });
+  }
+  {
+    kernel::EventQueue::OwnerScope as1(q, 1);
+    q.At(10, [&] { order += "1a "; });
+  }
+  {
+    kernel::EventQueue::OwnerScope as2(q, 2);
+    q.At(10, [&] { order += "2b "; });
+  }
+  q.At(10, [&] { order += "global "; });  // outside any scope: the global owner, last
+  {
+    kernel::EventQueue::OwnerScope as1(q, 1);
+    q.At(5, [&] { order += "1-early "; });
+  }
+  q.RunWhile([] { return true; });
+  EXPECT_EQ(order, "1-early 1a 2a 2b global ");
+  EXPECT_EQ(q.scheduled_by(1), 2u);
+  EXPECT_EQ(q.scheduled_by(2), 2u);
+  EXPECT_EQ(q.scheduled_by(kernel::EventQueue::kGlobalOwner), 1u);
+  EXPECT_EQ(q.owner(), kernel::EventQueue::kGlobalOwner);
+}
+
+TEST(EventQueueTest, AnEventRunsAsItsOwnerAndWhatItSchedulesBelongsToIt) {
+  kernel::EventQueue q;
+  std::vector<kernel::EventQueue::Owner> seen;
+  {
+    kernel::EventQueue::OwnerScope as3(q, 3);
+    q.At(1, [&] {
+      seen.push_back(q.owner());
+      q.After(1, [&] { seen.push_back(q.owner()); });
+    });
+  }
+  q.RunWhile([] { return true; });
+  EXPECT_EQ(seen, (std::vector<kernel::EventQueue::Owner>{3, 3}));
+  EXPECT_EQ(q.scheduled_by(3), 2u);
+}
+
+TEST(EventQueueTest, AHandOverIsKeyedByTheSenderAndRunsAsTheTarget) {
+  kernel::EventQueue q;
+  std::string order;
+  std::vector<kernel::EventQueue::Owner> runs_as;
+  {
+    kernel::EventQueue::OwnerScope as5(q, 5);
+    // Node 5's own event at 20, scheduled first ...
+    q.At(20, [&] { order += "5-own "; });
+  }
+  {
+    kernel::EventQueue::OwnerScope as1(q, 1);
+    // ... and a frame from node 1 handed to node 5 for the same time: keyed by node 1, it
+    // runs first, as node 5, and what it schedules is node 5's.
+    q.AtFor(5, 20, [&] {
+      order += "from-1 ";
+      runs_as.push_back(q.owner());
+      q.After(0, [&] {
+        order += "follow-up ";
+        runs_as.push_back(q.owner());
+      });
+    });
+  }
+  q.RunWhile([] { return true; });
+  EXPECT_EQ(order, "from-1 5-own follow-up ");
+  EXPECT_EQ(runs_as, (std::vector<kernel::EventQueue::Owner>{5, 5}));
+  EXPECT_EQ(q.scheduled_by(1), 1u);  // the hand-over counts for its sender
+  EXPECT_EQ(q.scheduled_by(5), 2u);  // its own event and the follow-up
+}
+
+/**
+ * A toy cluster for the split test: node n sends `rounds` messages, one every 10 ps, to node
+ * `to[n]`; a message lands 10 ps after it is sent (the lookahead), and its receiver logs it.
+ * Nodes 0 and 1 both send to node 2, at the same times.
+ */
+struct ToyCluster {
+  static constexpr uint64_t kLatencyPs = 10;
+  static constexpr uint32_t kNodes = 3;
+  static constexpr uint32_t kTo[kNodes] = {2, 2, 0};
+  /** Which queue each node lives in. */
+  std::vector<kernel::EventQueue*> queue_of;
+  /** A hand-over to a node of another queue: the message and its key. */
+  struct InFlight {
+    uint64_t time_ps;
+    uint64_t tie;
+    uint32_t from;
+    uint32_t to;
+    int round;
+  };
+  std::vector<InFlight> mailbox;
+  std::vector<std::vector<std::string>> log = std::vector<std::vector<std::string>>(kNodes);
+
+  void Land(kernel::EventQueue& q, uint32_t from, uint32_t to, int round) {
+    log[to].push_back(std::to_string(q.now_ps()) + ":" + std::to_string(from) + "#" +
+                      std::to_string(round));
+  }
+  void Send(kernel::EventQueue& q, uint32_t from, int round) {
+    const uint32_t to = kTo[from];
+    const uint64_t at = q.now_ps() + kLatencyPs;
+    if (queue_of[to] == &q) {
+      q.AtFor(to, at, [this, &q, from, to, round] { Land(q, from, to, round); });
+    } else {
+      mailbox.push_back({at, q.TakeTie(), from, to, round});
+    }
+    if (round > 0) q.After(kLatencyPs, [this, &q, from, round] { Send(q, from, round - 1); });
+  }
+  void Start(uint32_t node, int rounds) {
+    kernel::EventQueue& q = *queue_of[node];
+    kernel::EventQueue::OwnerScope as(q, node);
+    q.At(0, [this, &q, node, rounds] { Send(q, node, rounds); });
+  }
+  /** Delivers the mailbox into the receivers' queues, keyed as they were sent. */
+  void Exchange() {
+    for (const InFlight& m : mailbox) {
+      kernel::EventQueue& q = *queue_of[m.to];
+      q.AtKeyed(m.time_ps, m.tie, m.to,
+                [this, &q, from = m.from, to = m.to, round = m.round] { Land(q, from, to, round); });
+    }
+    mailbox.clear();
+  }
+};
+
+TEST(EventQueueTest, ANodeSplitOverTwoQueuesRunsItsEventsInTheSameOrder) {
+  // One queue for the whole toy cluster ...
+  kernel::EventQueue whole;
+  ToyCluster one;
+  one.queue_of = {&whole, &whole, &whole};
+  for (uint32_t node : {0u, 1u, 2u}) one.Start(node, 5);
+  whole.RunWhile([] { return true; });
+
+  // ... and the same cluster split: node 0 alone, nodes 1 and 2 together, run in windows of
+  // the lookahead with the hand-overs exchanged between windows. Node 0's messages reach node
+  // 2 only at each exchange, after node 1's (scheduled in node 2's own queue): in schedule
+  // order node 1's would run first; by key, node 0's run first, as in one queue.
+  kernel::EventQueue a;
+  kernel::EventQueue b;
+  ToyCluster split;
+  split.queue_of = {&a, &b, &b};
+  for (uint32_t node : {0u, 1u, 2u}) split.Start(node, 5);
+  for (uint64_t end = ToyCluster::kLatencyPs; !a.empty() || !b.empty() || !split.mailbox.empty();
+       end += ToyCluster::kLatencyPs) {
+    split.Exchange();
+    for (kernel::EventQueue* q : {&a, &b}) {
+      while (!q->empty() && q->next_time_ps() < end) q->RunOne();
+    }
+  }
+  ASSERT_EQ(one.log[2].size(), 12u);
+  EXPECT_EQ(one.log[2][0], "10:0#5");
+  EXPECT_EQ(one.log[2][1], "10:1#5");
+  for (uint32_t node = 0; node < ToyCluster::kNodes; ++node) {
+    EXPECT_EQ(split.log[node], one.log[node]) << "node " << node;
+  }
 }
 
 TEST(EventQueueTest, APastTimeRunsNowNotBefore) {
