@@ -28,6 +28,12 @@ struct AdapterContext {
   AdapterTrace& trace;
   AdapterCounters& counters;
   const AdapterTiming& timing;
+  /**
+   * Real-port bursts (AdapterModel::SetRealPortBursts): the payloads of one received burst
+   * land in one event and DMA completions are delivered in batches, one event per batch.
+   * False on every simulated backend, whose timing stays per frame.
+   */
+  const bool& bursts;
 };
 
 }  // namespace nicsim::hw::func
