@@ -26,12 +26,14 @@ fw::MicrocodeConfig RealPortMicrocode() {
   return c;
 }
 
-/** Buffers for a burst in flight each way: DTBs, header buffers and link output queue. */
+/**
+ * Buffers for a burst in flight each way: DTBs and header buffers. (The simulated link output
+ * queue is not used behind a real port: AdapterContext::bursts.)
+ */
 hw::func::AdapterResources RealPortResources() {
   hw::func::AdapterResources r;
   r.dtbs = 2 * kRealPortBurstFrames;
   r.header_buffers = 2 * kRealPortBurstFrames;
-  r.link_queue_frames = 2 * kRealPortBurstFrames;
   return r;
 }
 
