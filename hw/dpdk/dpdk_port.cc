@@ -132,9 +132,10 @@ DpdkPort::DpdkPort(uint16_t port_id, const DpdkPortConfig& config, rte_mempool* 
     : port_id_(port_id), config_(config), pool_(pool) {}
 
 DpdkPort::~DpdkPort() {
+  // Frames still held are not sent now: a peer's rings may already have been drained.
+  ReleaseHeld();
   DrainRx();
   Stop();
-  ReleaseHeld();
   // Closing releases the queues, and with them the mbufs a NIC holds in its descriptors.
   rte_eth_dev_close(port_id_);
   if (rte_mempool_full(pool_)) {

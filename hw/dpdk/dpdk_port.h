@@ -87,7 +87,10 @@ class DpdkPort final : public FabricLink {
    * less than kDefaultMtuBytes (af_packet in DPDK 22.11: 1,500); a caller then asks for less.
    */
   static Result<uint32_t> MaxMtu(uint16_t port_id);
-  /** Stops the port, frees whatever waits in its receive queue, then frees the pool. */
+  /**
+   * Frees the frames Send still holds (unsent) and its spare mbufs, stops the port, frees
+   * whatever waits in its receive queue, then frees the pool.
+   */
   ~DpdkPort() override;
   DpdkPort(const DpdkPort&) = delete;
   DpdkPort& operator=(const DpdkPort&) = delete;
