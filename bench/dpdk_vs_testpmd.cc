@@ -32,6 +32,14 @@
 // FIFO bookkeeping), is measured on net_null too: its ratio to testpmd is an upper bound on
 // what any faithful implementation reaches on this machine.
 //
+// The targets. Forwarding on net_null against the copy floor: 0.35, one thread and split
+// (`null_fwd_vs_copy_floor`, `null_fwd_split_vs_copy_floor`); the split run no slower than
+// one thread (`null_fwd_split_vs_one_thread` >= 1). Against testpmd there is no target any
+// more (the 0.8 was retired: io mode copies nothing); those ratios stay as information. On a
+// shared machine the wall-clock rates move with other work, so the one-thread runs and the
+// copy floor also report frames per CPU-second of their thread (`*_cpu_pps`, and their
+// ratio `null_fwd_cpu_vs_copy_floor_cpu`), and the forwarder its adapter events per frame.
+//
 // NICSIM_BENCH_SECONDS (default 3) sets each measurement's length.
 #include <fcntl.h>
 #include <rte_ethdev.h>
@@ -79,7 +87,13 @@ constexpr uint64_t kInFlight = 32;
 constexpr double kWarmupSeconds = 0.5;
 /** The worker lcore of the split runs. */
 constexpr unsigned kAdapterLcore = 1;
-constexpr double kTarget = 0.8;
+/**
+ * Against testpmd io forwarding: no target (the former 0.8 is retired: io mode touches no
+ * data, so no forwarder that copies can approach it); the ratios stay as information.
+ */
+constexpr double kTarget = 0;
+/** Microcode forwarding against the three-copy floor measured in the same run. */
+constexpr double kFloorTarget = 0.35;
 
 double BenchSeconds() {
   const char* env = std::getenv("NICSIM_BENCH_SECONDS");
@@ -247,8 +261,22 @@ uint64_t MicrocodeDrops(const sim::WireNode& node) {
 
 enum class Mode { kForward, kReceive, kTransmit };
 
+/** CPU seconds this thread has run: unlike the wall clock, blind to other processes' load. */
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 struct Measured {
   double pps = 0;
+  /**
+   * Frames per CPU-second of the measuring thread, warm-up included (one thread only): what
+   * the rate would be on a core of its own, on a machine shared with other work.
+   */
+  double cpu_pps = 0;
+  /** Adapter events run per frame counted (one thread only; split, the adapter's lcore runs them). */
+  double events_per_frame = 0;
   uint64_t port_drops = 0;
   uint64_t microcode_drops = 0;
 };
@@ -260,16 +288,25 @@ struct Measured {
 struct GatedPort {
   hw::dpdk::DpdkPort* port;
   std::function<bool()> open;
-  uint32_t Poll(hw::LinkSink& sink) { return open() ? port->Poll(sink) : 0; }
+  uint32_t Poll(hw::LinkSink& sink) {
+    if (open()) return port->Poll(sink);
+    port->FlushTx();  // what the adapter sent leaves even while nothing is taken
+    return 0;
+  }
 };
 
-/** A DpdkPort on the ethdev the EAL made for vdev `vdev_name`. */
+/**
+ * A DpdkPort on the ethdev the EAL made for vdev `vdev_name`, with the burst path of `nicsim
+ * port` (a tx_burst per rx_burst).
+ */
 Result<std::unique_ptr<hw::dpdk::DpdkPort>> OpenVdev(const std::string& vdev_name) {
   uint16_t port_id = 0;
   if (rte_eth_dev_get_port_by_name(vdev_name.c_str(), &port_id) != 0) {
     return Status::Error("no ethdev " + vdev_name);
   }
-  return hw::dpdk::DpdkPort::Create(port_id);
+  hw::dpdk::DpdkPortConfig config;
+  config.tx_burst = config.rx_burst;
+  return hw::dpdk::DpdkPort::Create(port_id, config);
 }
 
 /**
@@ -332,6 +369,9 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
       if (Status s = node.StartAdapterLoop({polled}, lcore); !s.ok()) return s;
     }
     RateWindow window(seconds);
+    const uint64_t events_before = events.events_run();
+    const uint64_t count_before = count();
+    const double cpu_before = ThreadCpuSeconds();
     for (uint64_t iteration = 0;; ++iteration) {
       if (split) {
         node.Turn({});
@@ -343,6 +383,12 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
       if ((iteration & 255) != 0) continue;
       if (const std::optional<double> pps = window.Sample(count())) {
         result.pps = *pps;
+        if (!split && count() > count_before) {
+          const auto frames = static_cast<double>(count() - count_before);
+          result.events_per_frame =
+              static_cast<double>(events.events_run() - events_before) / frames;
+          result.cpu_pps = frames / (ThreadCpuSeconds() - cpu_before);
+        }
         break;
       }
     }
@@ -360,7 +406,7 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
  * The copy floor on ethdev `vdev_name`: rx_burst, three 64-byte copies per frame (receive FIFO
  * slot, send FIFO slot, new mbuf), tx_burst. Returns frames sent per second.
  */
-Result<double> MeasureCopyFloor(const std::string& vdev_name, double seconds) {
+Result<Measured> MeasureCopyFloor(const std::string& vdev_name, double seconds) {
   Result<std::unique_ptr<hw::dpdk::DpdkPort>> created = OpenVdev(vdev_name);
   if (!created.ok()) return created.status();
   hw::dpdk::DpdkPort& port = **created;
@@ -376,6 +422,7 @@ Result<double> MeasureCopyFloor(const std::string& vdev_name, double seconds) {
   uint64_t slot = 0;
   uint64_t sent = 0;
   RateWindow window(seconds);
+  const double cpu_before = ThreadCpuSeconds();
   for (uint64_t iteration = 0;; ++iteration) {
     const uint16_t n = rte_eth_rx_burst(port_id, 0, rx.data(), kBurst);
     uint16_t out = 0;
@@ -394,8 +441,11 @@ Result<double> MeasureCopyFloor(const std::string& vdev_name, double seconds) {
     sent += done;
     if ((iteration & 1023) != 0) continue;
     if (const std::optional<double> pps = window.Sample(sent)) {
+      Measured m;
+      m.pps = *pps;
+      m.cpu_pps = static_cast<double>(sent) / (ThreadCpuSeconds() - cpu_before);
       port.Stop();
-      return *pps;
+      return m;
     }
   }
 }
@@ -450,6 +500,8 @@ int Main() {
       return 2;
     }
     report.Figure("nicsim_" + key + "_fwd_pps", fwd->pps);
+    report.Figure("nicsim_" + key + "_fwd_cpu_pps", fwd->cpu_pps);
+    report.Figure("nicsim_" + key + "_fwd_events_per_frame", fwd->events_per_frame);
     report.Figure("nicsim_" + key + "_fwd_drops",
                   static_cast<double>(fwd->port_drops + fwd->microcode_drops));
     if (reference > 0) report.Ratio(key + "_fwd_vs_testpmd_io", fwd->pps / reference, kTarget);
@@ -474,14 +526,22 @@ int Main() {
                      (!rx.ok() ? rx.status() : tx.status()).message().c_str());
         return 2;
       }
-      Result<double> floor = MeasureCopyFloor("net_null4", seconds);
+      Result<Measured> floor = MeasureCopyFloor("net_null4", seconds);
       if (!floor.ok()) {
         std::fprintf(stderr, "dpdk_vs_testpmd: copy floor: %s\n", floor.status().message().c_str());
         return 2;
       }
-      report.Figure("copy_floor_null_pps", *floor);
+      report.Figure("copy_floor_null_pps", floor->pps);
+      report.Figure("copy_floor_null_cpu_pps", floor->cpu_pps);
       // The bound itself, against the same target: where it misses, no implementation meets it.
-      if (reference > 0) report.Ratio("copy_floor_null_vs_testpmd_io", *floor / reference, kTarget);
+      if (reference > 0) {
+        report.Ratio("copy_floor_null_vs_testpmd_io", floor->pps / reference, kTarget);
+      }
+      report.Ratio("null_fwd_vs_copy_floor", fwd->pps / floor->pps, kFloorTarget);
+      report.Ratio("null_fwd_split_vs_copy_floor", split->pps / floor->pps, kFloorTarget);
+      report.Ratio("null_fwd_cpu_vs_copy_floor_cpu", fwd->cpu_pps / floor->cpu_pps, kFloorTarget);
+      // The adapter on its own lcore must not be slower than both on one thread.
+      report.Ratio("null_fwd_split_vs_one_thread", split->pps / fwd->pps, 1.0);
       report.Figure("nicsim_null_rx_only_pps", rx->pps);
       report.Figure("nicsim_null_tx_only_pps", tx->pps);
       if (reference > 0) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace nicsim::hw {
@@ -38,6 +39,13 @@ class LinkSink {
   virtual ~LinkSink() = default;
   /** The frame's header reaches the adapter now; its payload follows at link speed. */
   virtual void Receive(Frame frame) = 0;
+  /**
+   * A burst of `count` frames taken off a real port at once, in arrival order (their bytes
+   * are moved out). By default each goes to Receive; an adapter may take the burst whole.
+   */
+  virtual void ReceiveBurst(Frame* frames, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i) Receive(std::move(frames[i]));
+  }
 };
 
 }  // namespace nicsim::hw

@@ -9,6 +9,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
+#include <rte_prefetch.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,14 +17,12 @@
 #include <cstring>
 #include <string>
 
-#include "hw/common/frame_codec.h"
+#include "hw/common/byte_recycler.h"
 #include "hw/dpdk/eal.h"
+#include "hw/dpdk/net_crc.h"
 
 namespace nicsim::hw::dpdk {
 namespace {
-
-/** The largest rx_burst the port accepts (its burst array lives on the stack). */
-constexpr uint16_t kMaxRxBurst = 64;
 
 /** Pool names must be unique while pools live: a process-wide sequence number. */
 std::atomic<uint32_t> pool_sequence{0};
@@ -64,8 +63,11 @@ Result<std::unique_ptr<DpdkPort>> DpdkPort::Create(uint16_t port_id, const DpdkP
     return Status::Error("dpdk port: mtu_bytes " + std::to_string(config.mtu_bytes) +
                          " does not fit one mbuf");
   }
-  if (config.rx_burst == 0 || config.rx_burst > kMaxRxBurst) {
-    return Status::Error("dpdk port: rx_burst must be 1.." + std::to_string(kMaxRxBurst));
+  if (config.rx_burst == 0 || config.rx_burst > kMaxBurst) {
+    return Status::Error("dpdk port: rx_burst must be 1.." + std::to_string(kMaxBurst));
+  }
+  if (config.tx_burst == 0 || config.tx_burst > kMaxBurst) {
+    return Status::Error("dpdk port: tx_burst must be 1.." + std::to_string(kMaxBurst));
   }
   if (config.mbufs == 0) return Status::Error("dpdk port: mbufs must be at least 1");
 
@@ -130,6 +132,8 @@ DpdkPort::DpdkPort(uint16_t port_id, const DpdkPortConfig& config, rte_mempool* 
     : port_id_(port_id), config_(config), pool_(pool) {}
 
 DpdkPort::~DpdkPort() {
+  // Frames still held are not sent now: a peer's rings may already have been drained.
+  ReleaseHeld();
   DrainRx();
   Stop();
   // Closing releases the queues, and with them the mbufs a NIC holds in its descriptors.
@@ -146,6 +150,7 @@ DpdkPort::~DpdkPort() {
 
 void DpdkPort::Stop() {
   if (!started_) return;
+  FlushTx();
   started_ = false;
   rte_eth_dev_stop(port_id_);
 }
@@ -153,12 +158,12 @@ void DpdkPort::Stop() {
 uint32_t DpdkPort::DrainRx() {
   if (!started_) return 0;  // a stopped queue cannot be read
   uint32_t drained = 0;
-  std::array<rte_mbuf*, kMaxRxBurst> burst;
+  std::array<rte_mbuf*, kMaxBurst> burst;
   // What the queue holds is bounded by its descriptors; a port that never goes quiet (a
   // flood, net_null) stops the drain there instead of holding it forever.
-  const uint32_t limit = 2u * config_.rx_descriptors + kMaxRxBurst;
+  const uint32_t limit = 2u * config_.rx_descriptors + kMaxBurst;
   while (drained < limit) {
-    const uint16_t n = rte_eth_rx_burst(port_id_, 0, burst.data(), kMaxRxBurst);
+    const uint16_t n = rte_eth_rx_burst(port_id_, 0, burst.data(), kMaxBurst);
     if (n == 0) break;
     rte_pktmbuf_free_bulk(burst.data(), n);
     drained += n;
@@ -166,16 +171,36 @@ uint32_t DpdkPort::DrainRx() {
   return drained;
 }
 
+rte_mbuf* DpdkPort::TakeMbuf() {
+  if (spare_count_ == 0) {
+    // A burst's worth at once: one trip to the pool instead of one per frame.
+    const uint16_t want = config_.tx_burst > 1 ? config_.tx_burst : 1;
+    if (want > 1 && rte_pktmbuf_alloc_bulk(pool_, spares_.data(), want) == 0) {
+      spare_count_ = want;
+    } else {
+      return rte_pktmbuf_alloc(pool_);
+    }
+  }
+  return spares_[--spare_count_];
+}
+
+void DpdkPort::ReleaseHeld() {
+  if (spare_count_ > 0) rte_pktmbuf_free_bulk(spares_.data(), spare_count_);
+  if (tx_held_count_ > 0) rte_pktmbuf_free_bulk(tx_held_.data(), tx_held_count_);
+  spare_count_ = 0;
+  tx_held_count_ = 0;
+}
+
 void DpdkPort::Send(Frame frame, uint64_t /*depart_ps*/) {
   // The wire checks the CRC, so a frame whose CRC was deferred gets it now.
   if (frame.crc_deferred) {
-    StampCrc(frame.bytes);
+    NetStampCrc(frame.bytes);
     frame.crc_deferred = false;
   }
   const size_t inner = frame.bytes.size();
   if (inner > config_.mtu_bytes) return CountDrop(PortDrop::kTxOverMtu);
   if (!started_) return CountDrop(PortDrop::kTxPortStopped);
-  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  rte_mbuf* m = TakeMbuf();
   if (m == nullptr) return CountDrop(PortDrop::kTxNoMbuf);
   // The pool's data room holds an Ethernet header and an MTU-sized frame: this fits.
   char* data = rte_pktmbuf_append(m, static_cast<uint16_t>(kEthernetHeaderBytes + inner));
@@ -184,36 +209,60 @@ void DpdkPort::Send(Frame frame, uint64_t /*depart_ps*/) {
   SetMac(&eth->src_addr, frame.src_adapter);
   eth->ether_type = rte_cpu_to_be_16(kNicsimEtherType);
   if (inner > 0) std::memcpy(data + kEthernetHeaderBytes, frame.bytes.data(), inner);
+  // The bytes are in the mbuf: their buffer serves the next frame the adapter makes.
+  Recycle(std::move(frame.bytes));
+  tx_held_[tx_held_count_++] = m;
+  if (tx_held_count_ >= config_.tx_burst) FlushTx();
+}
 
+uint32_t DpdkPort::FlushTx() {
+  uint16_t sent = 0;
   // A full queue drains as the NIC (or the peer) catches up: retry briefly, then drop.
-  for (uint32_t attempt = 0;; ++attempt) {
-    if (rte_eth_tx_burst(port_id_, 0, &m, 1) == 1) {
+  for (uint32_t attempt = 0; sent < tx_held_count_; ++attempt) {
+    const uint16_t n = rte_eth_tx_burst(port_id_, 0, tx_held_.data() + sent,
+                                        static_cast<uint16_t>(tx_held_count_ - sent));
+    for (uint16_t i = sent; i < sent + n; ++i) {
       ++counters_.tx_frames;
-      counters_.tx_bytes += inner;
-      return;
+      counters_.tx_bytes += tx_held_[i]->pkt_len - kEthernetHeaderBytes;
     }
-    if (attempt == config_.tx_retries) break;
+    sent = static_cast<uint16_t>(sent + n);
+    if (sent == tx_held_count_ || attempt == config_.tx_retries) break;
     ++counters_.tx_retries;
     rte_pause();
   }
-  rte_pktmbuf_free(m);
-  CountDrop(PortDrop::kTxRingFull);
+  if (sent < tx_held_count_) {
+    rte_pktmbuf_free_bulk(tx_held_.data() + sent, tx_held_count_ - sent);
+    for (uint16_t i = sent; i < tx_held_count_; ++i) CountDrop(PortDrop::kTxRingFull);
+  }
+  tx_held_count_ = 0;
+  return sent;
 }
 
 uint32_t DpdkPort::Poll(LinkSink& sink) {
   if (!started_) return 0;
-  std::array<rte_mbuf*, kMaxRxBurst> burst;
+  FlushTx();
+  std::array<rte_mbuf*, kMaxBurst> burst;
   const uint16_t n = rte_eth_rx_burst(port_id_, 0, burst.data(), config_.rx_burst);
+  if (n == 0) return 0;
+  rte_prefetch0(rte_pktmbuf_mtod(burst[0], void*));
+  uint32_t valid = 0;
   for (uint16_t i = 0; i < n; ++i) {
-    Frame frame;
-    const bool valid = Decode(burst[i], &frame);
-    // The bytes are copied out: the mbuf goes home before the adapter sees the frame.
-    rte_pktmbuf_free(burst[i]);
-    if (!valid) continue;
+    // The next frame's header is on its way while this one is checked.
+    if (i + 1 < n) rte_prefetch0(rte_pktmbuf_mtod(burst[i + 1], void*));
+    Frame& frame = rx_frames_[valid];
+    // A recycled buffer: the copy out of the mbuf allocates nothing.
+    if (frame.bytes.capacity() < burst[i]->pkt_len) frame.bytes = RecycledBytes(burst[i]->pkt_len);
+    if (!Decode(burst[i], &frame)) continue;
+    // The CRC instruction checks the frame as a NIC checks the FCS: one that checks reaches
+    // the adapter as a frame that checks by construction; the microcode counts any other.
+    frame.crc_deferred = NetFrameCrcOk(frame.bytes.data(), frame.bytes.size());
     ++counters_.rx_frames;
     counters_.rx_bytes += frame.bytes.size();
-    sink.Receive(std::move(frame));
+    ++valid;
   }
+  // The bytes were copied out: every mbuf goes home before the adapter sees a frame.
+  rte_pktmbuf_free_bulk(burst.data(), n);
+  if (valid > 0) sink.ReceiveBurst(rx_frames_.data(), valid);
   return n;
 }
 

@@ -54,6 +54,12 @@ struct DpdkPortConfig {
   uint32_t tx_retries = 8;
   /** Frames taken per rx_burst. */
   uint16_t rx_burst = 32;
+  /**
+   * Frames held before one tx_burst (1..64): 1 sends each frame as it comes; more coalesces
+   * the transmit doorbell per burst, and what is held leaves at the latest with the next
+   * Poll, FlushTx or Stop (a real port's run loop polls every turn).
+   */
+  uint16_t tx_burst = 1;
 };
 
 /**
@@ -81,18 +87,29 @@ class DpdkPort final : public FabricLink {
    * less than kDefaultMtuBytes (af_packet in DPDK 22.11: 1,500); a caller then asks for less.
    */
   static Result<uint32_t> MaxMtu(uint16_t port_id);
-  /** Stops the port, frees whatever waits in its receive queue, then frees the pool. */
+  /**
+   * Frees the frames Send still holds (unsent) and its spare mbufs, stops the port, frees
+   * whatever waits in its receive queue, then frees the pool.
+   */
   ~DpdkPort() override;
   DpdkPort(const DpdkPort&) = delete;
   DpdkPort& operator=(const DpdkPort&) = delete;
 
-  /** Device-to-wire: stamps a deferred CRC, frames the bytes and transmits them now. */
+  /**
+   * Device-to-wire: stamps a deferred CRC and frames the bytes into an mbuf, which leaves now
+   * (tx_burst 1) or with the burst it joins.
+   */
   void Send(Frame frame, uint64_t depart_ps) override;
   /**
-   * Wire-to-device: takes up to one burst off the receive queue and hands every valid frame
-   * to `sink`; frees every mbuf. Returns the frames taken (delivered or dropped).
+   * Wire-to-device: first sends what Send holds (FlushTx), then takes up to one burst off the
+   * receive queue, checks each frame's CRC (a frame whose CRC checks goes on as one that checks
+   * by construction, crc_deferred; any other is left to the microcode to count) and hands the
+   * valid frames to `sink` in one ReceiveBurst; frees every mbuf in bulk. Returns the frames
+   * taken (delivered or dropped).
    */
   uint32_t Poll(LinkSink& sink);
+  /** Transmits every frame Send holds, retrying a full queue briefly; returns those sent. */
+  uint32_t FlushTx();
   /** Stops the device (no more traffic either way). Idempotent. */
   void Stop();
   /**
@@ -109,8 +126,14 @@ class DpdkPort final : public FabricLink {
 
  private:
   DpdkPort(uint16_t port_id, const DpdkPortConfig& config, rte_mempool* pool);
+  /** Largest rx_burst and tx_burst: the port's burst arrays are members of this size. */
+  static constexpr uint16_t kMaxBurst = 64;
   /** Checks one received mbuf; fills `frame` and returns true if it goes to the adapter. */
   bool Decode(const rte_mbuf* m, Frame* frame);
+  /** A fresh mbuf from the spares, refilled in bulk from the pool; null if the pool is dry. */
+  rte_mbuf* TakeMbuf();
+  /** Frees the spare mbufs and the held frames (uncounted): before the pool goes. */
+  void ReleaseHeld();
   void CountDrop(PortDrop reason) { ++counters_.drops[static_cast<size_t>(reason)]; }
 
   uint16_t port_id_;
@@ -118,6 +141,14 @@ class DpdkPort final : public FabricLink {
   rte_mempool* pool_;
   bool started_ = true;
   DpdkPortCounters counters_;
+  /** Frames of the receive burst on their way to the sink (their byte buffers are reused). */
+  std::array<Frame, kMaxBurst> rx_frames_;
+  /** Frames Send made that wait for the next tx_burst. */
+  std::array<rte_mbuf*, kMaxBurst> tx_held_{};
+  uint16_t tx_held_count_ = 0;
+  /** Mbufs allocated in bulk ahead of Send; the next one is spares_[spare_count_ - 1]. */
+  std::array<rte_mbuf*, kMaxBurst> spares_{};
+  uint16_t spare_count_ = 0;
 };
 
 }  // namespace nicsim::hw::dpdk

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "hw/dpdk/net_crc.h"
+
 namespace nicsim::hw::dpdk {
 namespace {
 
@@ -50,6 +52,10 @@ Status InitEal(std::string_view args) {
   if (rc >= 0 || rte_errno == EALREADY) {
     // EALREADY: someone in this process started the EAL before us; it is usable.
     eal_outcome = Status();
+    // Picks the frame CRC's algorithm now, on this one thread: left to its first call,
+    // rte_net_crc chooses lazily and, meanwhile, leaves its handler table null for a moment,
+    // which crashes a port on another lcore that computes a CRC just then.
+    SelectNetCrc();
   } else {
     eal_outcome = Status::Error("dpdk: rte_eal_init(\"" + std::string(args) +
                                 "\") failed: " + rte_strerror(rte_errno));

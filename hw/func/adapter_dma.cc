@@ -4,6 +4,7 @@
 #include "hw/func/adapter_dma.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "abi/limits.h"
@@ -64,18 +65,40 @@ void AdapterDma::RunSerial(DmaJob job) {
   // Jobs wait in reusable slots, so the event is a small closure (no allocation per DMA).
   const uint64_t done_ps = DoneAt(job.len);
   const uint32_t slot = slots_.Park(PendingDma{std::move(job), ctx_.generation});
-  ctx_.events.At(done_ps, [this, slot] {
-    PendingDma& pending = slots_[slot];
-    if (pending.generation != ctx_.generation) {
-      ++ctx_.counters.dropped_by_reset;
-    } else {
-      const fw::DmaStatus status = Perform(pending.job);
-      // Complete may start new DMAs (growing slots_) only in its last step.
-      Complete(pending.job, status);
-      RecycleStaging(std::move(slots_[slot].job.data));
+  if (ctx_.bursts) {
+    batch_.push_back(Batched{slot, done_ps});
+    if (!batch_event_pending_) {
+      batch_event_pending_ = true;
+      ctx_.events.At(done_ps, [this] { RunBatch(); });
     }
-    slots_.Release(slot);
-  });
+    return;
+  }
+  ctx_.events.At(done_ps, [this, slot] { Finish(slot); });
+}
+
+void AdapterDma::Finish(uint32_t slot) {
+  PendingDma& pending = slots_[slot];
+  if (pending.generation != ctx_.generation) {
+    ++ctx_.counters.dropped_by_reset;
+  } else {
+    const fw::DmaStatus status = Perform(pending.job);
+    // Complete may start new DMAs (growing slots_) only in its last step.
+    Complete(pending.job, status);
+    RecycleStaging(std::move(slots_[slot].job.data));
+  }
+  slots_.Release(slot);
+}
+
+void AdapterDma::RunBatch() {
+  batch_event_pending_ = false;
+  // Jobs started by these completions join batch_ behind them and wait for the next event.
+  const size_t end = batch_.size();
+  for (size_t i = 0; i < end; ++i) Finish(batch_[i].slot);
+  // The few jobs left move to the front: the storage keeps its capacity and never grows.
+  batch_.erase(batch_.begin(), batch_.begin() + static_cast<std::ptrdiff_t>(end));
+  if (batch_.empty()) return;
+  batch_event_pending_ = true;
+  ctx_.events.At(batch_.front().done_ps, [this] { RunBatch(); });
 }
 
 fw::DmaStatus AdapterDma::Perform(DmaJob& job) {

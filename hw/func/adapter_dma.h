@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "firmware/platform.h"
 #include "host/host_memory.h"
@@ -46,6 +47,20 @@ class AdapterDma {
     uint64_t generation = 0;
   };
 
+  /** A parked DMA in a completion batch, and when the engine finishes it. */
+  struct Batched {
+    uint32_t slot;
+    uint64_t done_ps;
+  };
+
+  /** Performs and completes the DMA parked in `slot` (or drops it after a reset); frees it. */
+  void Finish(uint32_t slot);
+  /**
+   * Real-port bursts: the completion event of a batch, at the first job's time. Completes
+   * every job queued when it fires, in engine order; jobs they start form the next batch.
+   */
+  void RunBatch();
+
   /** Time the engine finishes moving `bytes` queued behind earlier transfers. */
   uint64_t DoneAt(uint64_t bytes);
   fw::DmaStatus Failed(host::HostMemory::Access access);
@@ -55,6 +70,9 @@ class AdapterDma {
   AdapterBuffers& buffers_;
   SlotPool<PendingDma> slots_;
   uint64_t busy_until_ps_ = 0;
+  /** Jobs waiting for the batch event, oldest first (storage reused: no allocation). */
+  std::vector<Batched> batch_;
+  bool batch_event_pending_ = false;
 };
 
 }  // namespace nicsim::hw::func

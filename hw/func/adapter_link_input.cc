@@ -4,6 +4,7 @@
 #include "hw/func/adapter_link_input.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "hw/common/byte_recycler.h"
@@ -19,6 +20,67 @@ void AdapterLinkInput::Receive(Frame frame) {
   ctx_.counters.input_queue_peak =
       std::max<uint64_t>(ctx_.counters.input_queue_peak, input_.size());
   ctx_.runner.Run([this] { DispatchInput(); });
+}
+
+void AdapterLinkInput::ReceiveBurst(Frame* frames, uint32_t count) {
+  if (!ctx_.bursts) {
+    for (uint32_t i = 0; i < count; ++i) Receive(std::move(frames[i]));
+    return;
+  }
+  in_burst_ = true;
+  for (uint32_t i = 0; i < count; ++i) Receive(std::move(frames[i]));
+  in_burst_ = false;
+  ScheduleBurstLanding();
+}
+
+void AdapterLinkInput::SchedulePayload(fw::TaskId task, fw::DtbId dtb, uint64_t arrive_ps) {
+  if (in_burst_) {
+    landings_.push_back(Landing{task, dtb});
+    ++burst_landings_;
+    burst_arrive_ps_ = std::max(burst_arrive_ps_, arrive_ps);
+    return;
+  }
+  const auto gen = static_cast<uint32_t>(ctx_.generation);  // small closures: no allocation
+  ctx_.events.At(arrive_ps, [this, task, dtb, gen] {
+    if (gen != static_cast<uint32_t>(ctx_.generation)) {
+      ++ctx_.counters.dropped_by_reset;
+      return;
+    }
+    ctx_.runner.Run([this, task, dtb, gen] {
+      if (gen == static_cast<uint32_t>(ctx_.generation)) {
+        ctx_.microcode.OnPayloadArrived(task, dtb);
+      }
+    });
+  });
+}
+
+void AdapterLinkInput::ScheduleBurstLanding() {
+  if (burst_landings_ == 0) return;
+  const uint32_t count = burst_landings_;
+  const uint64_t at = std::max(burst_arrive_ps_, last_landing_ps_);
+  burst_landings_ = 0;
+  burst_arrive_ps_ = 0;
+  last_landing_ps_ = at;
+  const auto gen = static_cast<uint32_t>(ctx_.generation);
+  ctx_.events.At(at, [this, count, gen] { Land(count, gen); });
+}
+
+void AdapterLinkInput::Land(uint32_t count, uint32_t generation) {
+  // Events at one time run in schedule order and `at` never decreases: these are the oldest.
+  for (uint32_t i = 0; i < count; ++i) {
+    const Landing l = landings_[i];
+    if (generation != static_cast<uint32_t>(ctx_.generation)) {
+      ++ctx_.counters.dropped_by_reset;
+      continue;
+    }
+    ctx_.runner.Run([this, l, generation] {
+      if (generation == static_cast<uint32_t>(ctx_.generation)) {
+        ctx_.microcode.OnPayloadArrived(l.task, l.dtb);
+      }
+    });
+  }
+  // Later bursts' landings move to the front: the storage keeps its capacity.
+  landings_.erase(landings_.begin(), landings_.begin() + count);
 }
 
 bool AdapterLinkInput::HeadAcceptable() const {
@@ -43,7 +105,10 @@ void AdapterLinkInput::DispatchInput() {
     const bool crc_ok = frame.crc_deferred || FrameCrcOk(frame.bytes.data(), size);
     const fw::TaskId task =
         ctx_.microcode.OnHeaderArrived(frame.bytes.data(), header_len, payload_len, crc_ok);
-    if (task == fw::kNoTask || payload_len == 0) continue;  // dropped: payload discarded
+    if (task == fw::kNoTask || payload_len == 0) {  // dropped: payload discarded
+      Recycle(std::move(frame.bytes));
+      continue;
+    }
     // The payload streams in behind the header and needs a DTB to land in (the frame is kept
     // whole; the payload starts after its header).
     const uint64_t arrive =
@@ -63,18 +128,7 @@ void AdapterLinkInput::ServePayloadWaiters() {
     std::memcpy(buffers_.dtb(dtb), p.frame.data() + sizeof(abi::WireHeader),
                 p.frame.size() - sizeof(abi::WireHeader));
     Recycle(std::move(p.frame));
-    const auto gen = static_cast<uint32_t>(ctx_.generation);  // small closures: no allocation
-    ctx_.events.At(p.arrive_ps, [this, task = p.task, dtb, gen] {
-      if (gen != static_cast<uint32_t>(ctx_.generation)) {
-        ++ctx_.counters.dropped_by_reset;
-        return;
-      }
-      ctx_.runner.Run([this, task, dtb, gen] {
-        if (gen == static_cast<uint32_t>(ctx_.generation)) {
-          ctx_.microcode.OnPayloadArrived(task, dtb);
-        }
-      });
-    });
+    SchedulePayload(p.task, dtb, p.arrive_ps);
   }
 }
 

@@ -22,6 +22,12 @@ class AdapterLinkInput {
 
   /** A frame whose header reached the adapter now. */
   void Receive(Frame frame);
+  /**
+   * A burst off a real port: each frame is received as by Receive, in order. With
+   * AdapterContext::bursts the payloads that find a DTB at once land together, in one event
+   * at the latest of their arrival times (landings stay in receive order).
+   */
+  void ReceiveBurst(Frame* frames, uint32_t count);
   /** True while received payloads wait for a DTB (they are served before the microcode). */
   bool payloads_waiting() const { return !payload_waiters_.empty(); }
   /** Gives free DTBs to the oldest payloads waiting for one. */
@@ -45,6 +51,19 @@ class AdapterLinkInput {
     uint64_t arrive_ps;
   };
 
+  /** A payload in its DTB, waiting for its burst's landing event. */
+  struct Landing {
+    fw::TaskId task;
+    fw::DtbId dtb;
+  };
+
+  /** Schedules the landing of the payload in `dtb` for `task` at `arrive_ps`. */
+  void SchedulePayload(fw::TaskId task, fw::DtbId dtb, uint64_t arrive_ps);
+  /** Schedules one event for the landings the current burst collected. */
+  void ScheduleBurstLanding();
+  /** The burst landing event: hands the oldest `count` landings to the microcode. */
+  void Land(uint32_t count, uint32_t generation);
+
   /** True if the microcode can take the header at the head of the input queue now. */
   bool HeadAcceptable() const;
   /** Hands queued headers to the microcode while it has free receive tasks. */
@@ -56,6 +75,15 @@ class AdapterLinkInput {
   std::deque<Arrived> input_;
   std::deque<PendingPayload> payload_waiters_;
   bool dispatch_pending_ = false;
+  /** A burst is being received (its payloads land together). */
+  bool in_burst_ = false;
+  /** Landings scheduled, oldest first (storage reused: no allocation). */
+  std::vector<Landing> landings_;
+  /** Landings of the current burst not yet given an event, and their latest arrival. */
+  uint32_t burst_landings_ = 0;
+  uint64_t burst_arrive_ps_ = 0;
+  /** Time of the last landing event: later ones never precede it, so landings stay in order. */
+  uint64_t last_landing_ps_ = 0;
 };
 
 }  // namespace nicsim::hw::func

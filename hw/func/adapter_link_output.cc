@@ -16,6 +16,9 @@ void AdapterLinkOutput::DropSentFrames() {
 }
 
 bool AdapterLinkOutput::HasRoom() {
+  // Behind a real port the room on the link is the ethdev's transmit queue, which the port
+  // retries when full; simulated serialisation would only pace the run in simulated time.
+  if (ctx_.bursts) return true;
   DropSentFrames();
   if (queue_.size() < queue_frames_) return true;
   // The microcode suspends one task for each false answer; each gets one wake-up.
@@ -70,8 +73,10 @@ void AdapterLinkOutput::SendFrame(Frame frame, uint16_t dest_adapter) {
   frame.crc_deferred = true;
   const uint64_t start = std::max(ctx_.hooks.NowPs(), busy_until_ps_);
   busy_until_ps_ = start + static_cast<uint64_t>(frame.bytes.size() * ctx_.timing.link_ps_per_byte);
-  DropSentFrames();
-  queue_.push_back(busy_until_ps_);
+  if (!ctx_.bursts) {  // a real port keeps no simulated output queue (HasRoom)
+    DropSentFrames();
+    queue_.push_back(busy_until_ps_);
+  }
   ++ctx_.counters.frames_out;
   ctx_.trace.Hardware(fw::TraceKind::kLinkOut, fw::kNoTask, dest_adapter, frame.bytes.size());
   NICSIM_CHECK(fabric_ != nullptr, "adapter %u transmits with no fabric", adapter_id_);

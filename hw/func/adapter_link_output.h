@@ -25,7 +25,7 @@ class AdapterLinkOutput {
   void Connect(FabricLink* fabric) { fabric_ = fabric; }
   /**
    * True if the output queue has room; otherwise the asking task waits and is woken (once)
-   * when a frame has gone out.
+   * when a frame has gone out. Always true with real-port bursts (AdapterContext::bursts).
    */
   bool HasRoom();
   /** Sends a frame of `header` and `len` bytes of DTB `dtb`. */

@@ -63,6 +63,16 @@ class AdapterModel : public fw::Platform, public LinkSink, private AdapterHooks 
 
   // LinkSink.
   void Receive(Frame frame) override { link_input_.Receive(std::move(frame)); }
+  void ReceiveBurst(Frame* frames, uint32_t count) override {
+    link_input_.ReceiveBurst(frames, count);
+  }
+  /**
+   * Behind a real port (sim/port's WireNode): frames come in bursts off an ethdev and the
+   * wall clock, not simulated time, paces the run. The adapter then lands each burst's
+   * payloads with one event and completes DMAs in batches (see AdapterContext::bursts); the
+   * microcode runs the same state machines in the same order per frame. Off by default.
+   */
+  void SetRealPortBursts(bool on) { bursts_ = on; }
 
   host::HostMemory& host() { return host_; }
   kernel::EventQueue& events() { return events_; }
@@ -159,6 +169,7 @@ class AdapterModel : public fw::Platform, public LinkSink, private AdapterHooks 
   AdapterCounters counters_;
   /** Bumped by a reset; events scheduled before it are discarded. */
   uint64_t generation_ = 0;
+  bool bursts_ = false;
   MicrocodeRunner runner_;
   AdapterTrace trace_;
   /** What the DMA engine and the link port share with the assembly. */

@@ -65,6 +65,8 @@ Result<std::unique_ptr<CommandLink>> OpenDpdkLink(const PortCommandOptions& opti
   Result<uint32_t> device_mtu = hw::dpdk::DpdkPort::MaxMtu(port_id);
   if (!device_mtu.ok()) return device_mtu.status();
   hw::dpdk::DpdkPortConfig config;
+  // The burst path: what the adapter sends between two polls leaves in one tx_burst.
+  config.tx_burst = config.rx_burst;
   // The transport's (and the IP interface's) RDMA data packets carry kRdmaPacketBytes after a
   // header of up to the microcode's header register: a larger frame than a packet-mode one.
   const bool rdma_mode = options.mode == "transport" || options.mode == "ip";

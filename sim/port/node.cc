@@ -12,17 +12,45 @@
 #include "sim/cluster/node_memory.h"
 
 namespace nicsim::sim {
+namespace {
+
+/**
+ * The microcode of a real-port node: the same image, with tasks for a whole port burst
+ * (kRealPortBurstFrames) in flight each way instead of the simulated adapter's four.
+ */
+fw::MicrocodeConfig RealPortMicrocode() {
+  fw::MicrocodeConfig c;
+  c.tasks = abi::kMaxTasks;
+  c.rx_tasks = kRealPortBurstFrames;
+  c.tx_tasks = kRealPortBurstFrames;
+  return c;
+}
+
+/**
+ * Buffers for a burst in flight each way: DTBs and header buffers. (The simulated link output
+ * queue is not used behind a real port: AdapterContext::bursts.)
+ */
+hw::func::AdapterResources RealPortResources() {
+  hw::func::AdapterResources r;
+  r.dtbs = 2 * kRealPortBurstFrames;
+  r.header_buffers = 2 * kRealPortBurstFrames;
+  return r;
+}
+
+}  // namespace
 
 WireNode::WireNode(kernel::EventQueue& events, uint16_t adapter_id, hw::FabricLink& port,
                    const WireNodeConfig& config)
     : config_(config),
       host_(HostBytes(config)),
       adapter_(events, host_, adapter_id, config.line_bytes, hw::func::AdapterTiming{},
-               fw::MicrocodeConfig{}, hw::func::AdapterResources{}),
+               RealPortMicrocode(), RealPortResources()),
       direct_(adapter_),
       ringed_(direct_, host_events_),
       driver_(ringed_) {
   adapter_.ConnectFabric(&port);
+  // Frames come off the port in bursts and the wall clock paces the run.
+  adapter_.SetRealPortBursts(true);
 }
 
 WireNode::~WireNode() {

@@ -27,6 +27,12 @@
 
 namespace nicsim::sim {
 
+/**
+ * Frames a real port takes or sends per burst (DpdkPortConfig's rx_burst and tx_burst); the
+ * node's adapter has tasks and buffers for one burst in flight each way.
+ */
+inline constexpr uint32_t kRealPortBurstFrames = 32;
+
 /** Sizes of a WireNode's window, as in sim::ClusterConfig. */
 struct WireNodeConfig {
   uint32_t line_bytes = 128;
