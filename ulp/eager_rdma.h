@@ -18,7 +18,7 @@
 
 #include "abi/fifo.h"
 #include "abi/rdma.h"
-#include "driver/tce_tables.h"
+#include "hal/task_host.h"
 #include "ulp/reliable_sender.h"
 #include "ulp/source_rcxts.h"
 #include "ulp/transport_context.h"
