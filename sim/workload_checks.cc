@@ -138,7 +138,10 @@ Status CheckWorkloadParams(const Scenario& scenario) {
       if (Status s = pushpull.Validate(); !s.ok()) return s;
     }
     if (workload == "mpi_alltoall") {
-      const auto per_rank = static_cast<uint64_t>(p.Int("mpi.alltoall_messages"));
+      // A complete exchange (mpi.alltoall_large_pairs) sends to every other rank instead.
+      const bool exchange = p.Probability("mpi.alltoall_large_pairs") > 0;
+      const auto per_rank =
+          exchange ? ranks - 1 : static_cast<uint64_t>(p.Int("mpi.alltoall_messages"));
       const uint64_t messages = ranks * per_rank;
       if (messages > kMaxAlltoallMessages) {
         return Status::Error(fmt::format(
@@ -146,7 +149,13 @@ Status CheckWorkloadParams(const Scenario& scenario) {
             Blame(scenario, "mpi.alltoall_messages", "mpi.ranks"), ranks, per_rank, messages,
             kMaxAlltoallMessages));
       }
-      const uint64_t max_size = p.SizeBytes("mpi.alltoall_max_size");
+      // In a complete exchange only the large pairs' messages are max_size.
+      const uint64_t max_size =
+          exchange ? static_cast<uint64_t>(
+                         static_cast<double>(p.SizeBytes("mpi.alltoall_max_size")) *
+                         p.Probability("mpi.alltoall_large_pairs")) +
+                         p.SizeBytes("mpi.alltoall_small_size")
+                   : p.SizeBytes("mpi.alltoall_max_size");
       // Both factors are bounded (1e7 messages, 256 MiB), so the product fits in 64 bits.
       if (messages * max_size > kMaxAlltoallBytes) {
         return Status::Error(fmt::format(

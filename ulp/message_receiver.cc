@@ -80,6 +80,22 @@ void MessageReceiver::OnPullLanded(uint32_t src, uint32_t seq, std::vector<uint8
   TryDeliver(src);
 }
 
+void MessageReceiver::OnRingLanded(uint32_t src, uint32_t seq, uint32_t context, uint32_t tag,
+                                   std::vector<uint8_t> data) {
+  InConn& conn = in_[src];
+  if (static_cast<int32_t>(seq - conn.next_deliver) < 0 || conn.msgs.count(seq) > 0) {
+    ++ctx_.stats.duplicates;
+    return;
+  }
+  InMsg& m = conn.msgs[seq];
+  m.context = context;
+  m.tag = tag;
+  m.total = data.size();
+  m.data = std::move(data);
+  m.state = InState::kComplete;
+  TryDeliver(src);
+}
+
 void MessageReceiver::OnPullAbandoned(uint32_t src, uint32_t seq) {
   InMsg& m = in_.at(src).msgs.at(seq);
   m.state = InState::kPushed;

@@ -41,6 +41,9 @@ class MessageReceiver {
   void OnRts(const Header& h, const uint8_t* body, uint32_t len);
   /** The puller landed every byte of message `seq` from `src`. */
   void OnPullLanded(uint32_t src, uint32_t seq, std::vector<uint8_t> data);
+  /** Message `seq` from `src` landed whole in an eager RDMA ring slot. */
+  void OnRingLanded(uint32_t src, uint32_t seq, uint32_t context, uint32_t tag,
+                    std::vector<uint8_t> data);
   /** The puller gave up message `seq` from `src`: its fragments will be pushed. */
   void OnPullAbandoned(uint32_t src, uint32_t seq);
   /**

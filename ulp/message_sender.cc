@@ -43,6 +43,10 @@ void MessageSender::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t
 void MessageSender::StartSend(uint64_t key) {
   OutMsg& m = msgs_.at(key);
   const uint64_t vaddr = m.vaddr, len = m.len;
+  if (ring_ != nullptr && ring_->TrySend(m.dest, m.seq, m.context, m.tag, vaddr, len)) {
+    m.state = OutState::kRing;
+    return;
+  }
   if (ctx_.config.rdma && len > ctx_.config.rdma_threshold) {
     Result<std::vector<RegistrationCache::Span>> spans = ctx_.regs.Acquire(vaddr, len);
     if (spans.ok() && spans->size() <= kMaxRtsSpans) {
@@ -127,6 +131,11 @@ void MessageSender::OnControl(const Header& h) {
   MaybeFinish(it->first);
 }
 
+void MessageSender::OnRingDelivered(uint32_t dest, uint32_t seq) {
+  const uint64_t key = MsgKey(dest, seq);
+  if (msgs_.count(key) > 0) Finish(key);
+}
+
 void MessageSender::OnPacketAcked(uint32_t dest, uint32_t seq) {
   auto it = msgs_.find(MsgKey(dest, seq));
   if (it == msgs_.end()) return;
@@ -148,7 +157,7 @@ void MessageSender::Finish(uint64_t msg_key) {
   auto it = msgs_.find(msg_key);
   OutMsg& m = it->second;
   packets_.DropMessage(m.dest, m.seq);
-  if (m.state != OutState::kEager) ReleaseRdma(m);
+  if (Offered(m)) ReleaseRdma(m);
   std::function<void()> done = std::move(m.on_done);
   const uint32_t dest = m.dest;
   msgs_.erase(it);
@@ -176,7 +185,7 @@ void MessageSender::GiveUp(uint32_t dest) {
       continue;
     }
     OutMsg& m = it->second;
-    if (m.state != OutState::kEager) ReleaseRdma(m);
+    if (Offered(m)) ReleaseRdma(m);
     failed.push_back(FailedMessage{dest, m.seq, m.len});
     it = msgs_.erase(it);
   }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ulp/eager_rdma.h"
 #include "ulp/message_states.h"
 #include "ulp/registration_cache.h"
 #include "ulp/reliable_sender.h"
@@ -42,6 +43,10 @@ class MessageSender {
   void OnControl(const Header& h);
   /** A fragment or the RTS of message `seq` to `dest` was acknowledged. */
   void OnPacketAcked(uint32_t dest, uint32_t seq);
+  /** Messages that fit go by eager RDMA through `ring` (null: never). */
+  void UseRing(EagerRdma* ring) { ring_ = ring; }
+  /** The receiver delivered message `seq`, sent by eager RDMA, to `dest`. */
+  void OnRingDelivered(uint32_t dest, uint32_t seq);
   /** `dest` stopped answering: its messages fail and its packets are dropped. */
   void GiveUp(uint32_t dest);
 
@@ -76,6 +81,10 @@ class MessageSender {
   void SendRts(OutMsg& m, const std::vector<RegistrationCache::Span>& spans);
   void MaybeFinish(uint64_t msg_key);
   void Finish(uint64_t msg_key);
+  /** True if `m` was offered by RTS (it holds a registration and rCxts). */
+  static bool Offered(const OutMsg& m) {
+    return m.state != OutState::kEager && m.state != OutState::kRing;
+  }
   /** Releases what an RDMA message holds (registration, rCxts). */
   void ReleaseRdma(OutMsg& m);
 
@@ -83,6 +92,7 @@ class MessageSender {
 
   const TransportContext ctx_;
   ReliableSender& packets_;
+  EagerRdma* ring_ = nullptr;
   UnreachableFn unreachable_fn_;
   /** Destinations given up on. */
   std::set<uint32_t> unreachable_;

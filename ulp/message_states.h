@@ -20,6 +20,9 @@ enum class OutState : uint8_t {
   kPushed,
   /** The receiver said its pull is done. */
   kDone,
+  /** It went by one RDMA write into the receiver's eager ring; it ends when the receiver
+   *  acknowledges its delivery. */
+  kRing,
   kCount,
 };
 
@@ -38,7 +41,7 @@ enum class InState : uint8_t {
 
 /** Each OutState's name, in enum order ("out.<name>" in Transport::MessagesByState). */
 inline constexpr std::array<std::string_view, static_cast<size_t>(OutState::kCount)>
-    kOutStateNames = {"eager", "offered", "pushed", "done"};
+    kOutStateNames = {"eager", "offered", "pushed", "done", "ring"};
 
 /** Each InState's name, in enum order ("in.<name>" in Transport::MessagesByState). */
 inline constexpr std::array<std::string_view, static_cast<size_t>(InState::kCount)>

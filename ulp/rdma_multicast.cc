@@ -31,7 +31,7 @@ RdmaMulticast::~RdmaMulticast() {
   hal::Port& port = ctx_.ports[kPort];
   for (auto& [id, g] : groups_) {
     for (uint32_t ref : g.self.rcxt) port.ReleaseRcxt(ref);
-    for (uint32_t ref : g.sources) port.ReleaseRcxt(ref);
+    g.sources.ReleaseAll(port);
     for (uint32_t ref : g.forwarders) port.ReleaseRcxt(ref);
     for (uint32_t q : g.queues) port.ReleaseConditionalQueue(q);
     for (const driver::Registration& r : g.registrations) static_cast<void>(ctx_.host.Deregister(r));
@@ -106,21 +106,7 @@ bool RdmaMulticast::Reachable(const Group& g, size_t member, uint32_t slot) cons
          g.addresses[member].pvo == g.self.pvo;
 }
 
-uint32_t RdmaMulticast::SourceRcxt(Group& g) {
-  hal::Port& port = ctx_.ports[kPort];
-  // Idle once the adapter has taken the last write posted on it (its tid) and sent it all.
-  for (uint32_t& ref : g.sources) {
-    const abi::RcxtRecord rec = port.ReadRcxt(ref);
-    if (rec.state == static_cast<uint8_t>(abi::RcxtState::kIdle) && rec.tid == posted_tid_[ref]) {
-      return ref;
-    }
-  }
-  Result<uint32_t> ref = port.AcquireRcxt();
-  if (!ref.ok()) return g.sources.empty() ? abi::kNoRcxt : g.sources.front();
-  g.sources.push_back(*ref);
-  posted_tid_[*ref] = 0;
-  return *ref;
-}
+uint32_t RdmaMulticast::SourceRcxt(Group& g) { return g.sources.Take(ctx_.ports[kPort]); }
 
 void RdmaMulticast::PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer dest,
                               uint32_t remote_rcxt, uint64_t remote_pvo, uint32_t attempt) {
@@ -133,7 +119,7 @@ void RdmaMulticast::PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer 
   r.local_pvo = g.registrations[1].pvo + slot * g.slot_bytes;
   r.remote_pvo = remote_pvo + slot * g.slot_bytes;
   r.flags = abi::kReqNotifyTarget;
-  posted_tid_[r.local_rcxt] = r.tid;
+  g.sources.Posted(r.local_rcxt, r.tid);
   writes_done_ps_ = std::max(writes_done_ps_, ctx_.host.NowPs()) +
                     static_cast<uint64_t>(static_cast<double>(len) *
                                           ctx_.config.rdma_timeout_ps_per_byte);

@@ -38,6 +38,7 @@
 #include "base/status.h"
 #include "hal/task_host.h"
 #include "ulp/host_copy_time.h"
+#include "ulp/source_rcxts.h"
 #include "ulp/transport_context.h"
 #include "ulp/wire.h"
 
@@ -155,7 +156,7 @@ class RdmaMulticast {
     std::map<uint64_t, Flight> flights;
     std::set<uint64_t> signals;
     /** Source rCxts of this task's writes (reused once idle). */
-    std::vector<uint32_t> sources;
+    SourceRcxts sources;
     /** Chained groups: children per member (0: broadcast), each slot's conditional queue and
      *  the source rCxts of the forwards (slot * radix + child). */
     uint32_t radix = 0;
@@ -210,8 +211,6 @@ class RdmaMulticast {
   TransportContext& ctx_;
   HostCopyTime copies_;
   std::map<uint32_t, Group> groups_;
-  /** The tid last posted on each source rCxt: it is idle once the adapter holds that tid. */
-  std::map<uint32_t, uint32_t> posted_tid_;
   /** When the writes this task has posted (first sends and retries, every group) will have
    *  left its adapter, at the RDMA timeout's pace: a message's wait starts after them. */
   uint64_t writes_done_ps_ = 0;

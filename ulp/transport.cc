@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "abi/limits.h"
 #include "abi/packet.h"
@@ -33,7 +34,10 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
       packets_(context_,
                ReliableSender::Events{
                    [this](uint32_t dest, uint32_t seq) { sender_.OnPacketAcked(dest, seq); },
-                   [this](uint32_t dest) { sender_.GiveUp(dest); }}),
+                   [this](uint32_t dest) {
+                     eager_.GiveUp(dest);
+                     sender_.GiveUp(dest);
+                   }}),
       sender_(context_, packets_),
       puller_(context_, packets_,
               RdmaPuller::Events{
@@ -42,8 +46,16 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
                   },
                   [this](uint32_t src, uint32_t seq) { receiver_.OnPullAbandoned(src, seq); }}),
       receiver_(context_, puller_),
+      eager_(context_, packets_,
+             EagerRdma::Events{
+                 [this](uint32_t src, uint32_t seq, uint32_t context, uint32_t tag,
+                        std::vector<uint8_t> data) {
+                   receiver_.OnRingLanded(src, seq, context, tag, std::move(data));
+                 },
+                 [this](uint32_t dest, uint32_t seq) { sender_.OnRingDelivered(dest, seq); }}),
       multicast_(context_),
       reduction_(context_, packets_) {
+  if (config_.eager_rdma) sender_.UseRing(&eager_);
   Reattach();
 }
 
@@ -54,6 +66,22 @@ Transport::Transport(hal::TaskHost& host, hal::Port& port, RegistrationCache& re
 
 Transport::~Transport() {
   for (uint32_t i = 0; i < ports_.size(); ++i) ports_[i].OnReceive(nullptr);
+}
+
+void Transport::SendVector(uint32_t dest_task, uint32_t context, uint32_t tag,
+                           const std::vector<Element>& elements, std::function<void()> on_done) {
+  if (elements.empty()) {
+    if (on_done) on_done();
+    return;
+  }
+  // The last element's on_done runs after every earlier one's: one connection, in order.
+  auto left = std::make_shared<size_t>(elements.size());
+  auto done = std::make_shared<std::function<void()>>(std::move(on_done));
+  for (const Element& e : elements) {
+    Send(dest_task, context, tag, e.vaddr, e.len, [left, done] {
+      if (--*left == 0 && *done) (*done)();
+    });
+  }
 }
 
 void Transport::Reattach() {
@@ -88,7 +116,8 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
   if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
     abi::CompletionRecord c;
     std::memcpy(&c, payload, sizeof(c));
-    if (!multicast_.OnCompletion(frame, c) && !reduction_.OnCompletion(c)) {
+    if (!multicast_.OnCompletion(frame, c) && !reduction_.OnCompletion(c) &&
+        !eager_.OnCompletion(c)) {
       puller_.OnCompletion(port, c);
     }
     return;
@@ -144,6 +173,21 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
     case Kind::kReduceStarted:
       packets_.Acknowledge(port, h);
       reduction_.OnStarted(h);
+      break;
+    case Kind::kEagerOpen:
+      packets_.Acknowledge(port, h);
+      eager_.OnOpen(h);
+      break;
+    case Kind::kEagerReady:
+      packets_.Acknowledge(port, h);
+      eager_.OnReady(h, data, data_len);
+      break;
+    case Kind::kEagerAck:
+      eager_.OnAck(h);
+      break;
+    case Kind::kEagerRelease:
+      packets_.Acknowledge(port, h);
+      eager_.OnRelease(h);
       break;
   }
 }

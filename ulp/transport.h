@@ -23,6 +23,7 @@
 
 #include "hal/port.h"
 #include "hal/task_host.h"
+#include "ulp/eager_rdma.h"
 #include "ulp/fifo_reduction.h"
 #include "ulp/message_receiver.h"
 #include "ulp/message_sender.h"
@@ -89,6 +90,21 @@ class Transport {
     sender_.Send(dest_task, context, tag, vaddr, len, std::move(on_done));
   }
 
+  /** One element of a vector send: `len` bytes at `vaddr`. */
+  struct Element {
+    uint64_t vaddr;
+    uint64_t len;
+  };
+  /**
+   * Sends each element as a message of its own to `dest_task` (same context and tag, in
+   * order); `on_done` runs once the receiver holds them all. With ulp.eager_rdma each element
+   * is checked against the connection's slots: leading small ones go over the small ring, the
+   * first that needs a large slot enlarges the connection once, and the rest follow over the
+   * large ring when it is ready (by RTS or packets until then).
+   */
+  void SendVector(uint32_t dest_task, uint32_t context, uint32_t tag,
+                  const std::vector<Element>& elements, std::function<void()> on_done);
+
   /** MessageReceiver::LandInPlace: the RDMA message (src, context, tag) lands at `vaddr`. */
   void LandInPlace(uint32_t src, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len) {
     receiver_.LandInPlace(src, context, tag, vaddr, len);
@@ -110,12 +126,14 @@ class Transport {
   RdmaMulticast& multicast() { return multicast_; }
   /** Reduction contributions by half RDMA into the parent's FIFO, on the first port. */
   FifoReduction& fifo_reduction() { return reduction_; }
+  /** The eager RDMA rings (ulp.eager_rdma). */
+  const EagerRdma& eager() const { return eager_; }
   /** Messages sent whose on_done has not run yet. */
   size_t pending_sends() const { return sender_.size(); }
   /** True when nothing is in flight either way (no unacked packet, no RDMA in progress). */
   bool Idle() const {
     return packets_.empty() && sender_.empty() && receiver_.empty() && multicast_.Idle() &&
-           reduction_.Idle();
+           reduction_.Idle() && eager_.Idle();
   }
   /**
    * Messages in progress by state, named "out.<state>" for those being sent (eager, offered,
@@ -140,6 +158,7 @@ class Transport {
   MessageSender sender_;
   RdmaPuller puller_;
   MessageReceiver receiver_;
+  EagerRdma eager_;
   RdmaMulticast multicast_;
   FifoReduction reduction_;
 };

@@ -61,6 +61,21 @@ struct TransportConfig {
    *  bandwidth): a message copied out of its landing area is delivered that much later.
    *  0: copies are free. */
   double copy_ps_per_byte = 0;
+  /**
+   * Eager RDMA (docs/ulp.md): a message that fits a slot goes by one RDMA write into the
+   * receiver's ring for this connection instead of packet mode or an RTS. Connections are made
+   * on first use with small slots and enlarged when a message needs it.
+   */
+  bool eager_rdma = false;
+  /** Bytes of a small slot and of a large slot (framing included). */
+  uint64_t eager_small_slot = 4 * 1024;
+  uint64_t eager_large_slot = 64 * 1024;
+  /** Slots per ring: writes in flight per connection. */
+  uint32_t eager_slots = 4;
+  /** The receiver frees and deregisters the small ring once the sender has moved to the large. */
+  bool eager_release_small = true;
+  /** A large connection idle this long goes back to small slots (0: never). */
+  uint64_t eager_shrink_idle_ps = 0;
 };
 
 /** Counters of one task's transport; its parts count into one instance the facade owns. */
@@ -100,12 +115,26 @@ struct TransportStats {
   uint64_t half_rdma_combined_bytes = 0;
   uint64_t half_rdma_retries = 0;
   uint64_t half_rdma_chunks = 0;
+  uint64_t eager_rdma_messages = 0;
+  uint64_t eager_rdma_redrives = 0;
+  uint64_t eager_enlargements = 0;
+  uint64_t eager_shrinks = 0;
+  uint64_t eager_rings_released = 0;
+  uint64_t eager_registrations = 0;
+  uint64_t eager_deregistrations = 0;
+  uint64_t eager_rcxts_taken = 0;
+  uint64_t eager_rcxts_released = 0;
+  uint64_t eager_ring_bytes = 0;
+  uint64_t eager_ring_bytes_peak = 0;
+  uint64_t eager_flag_mismatches = 0;
+  uint64_t eager_duplicates = 0;
+  uint64_t eager_refusals = 0;
 
   /** Every figure with its stats.json name and meaning, in one table: totals, reports and
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 35>{{
+    return std::array<CounterField<S>, 49>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -185,6 +214,41 @@ struct TransportStats {
         {"half_rdma_chunks", &S::half_rdma_chunks,
          "clear-to-sends for a contribution's next chunk (ulp.rdma_chunk), sent as soon as the "
          "chunk before was in"},
+        {"eager_rdma_messages", &S::eager_rdma_messages,
+         "messages sent by one RDMA write into the receiver's eager ring (ulp.eager_rdma)"},
+        {"eager_rdma_redrives", &S::eager_rdma_redrives,
+         "eager ring writes posted again, with a newer tid, because their delivery was not "
+         "acknowledged in time"},
+        {"eager_enlargements", &S::eager_enlargements,
+         "connections asked to provision large slots (a message did not fit the small ones)"},
+        {"eager_shrinks", &S::eager_shrinks,
+         "large connections asked to go back to small slots after ulp.eager_shrink_idle"},
+        {"eager_rings_released", &S::eager_rings_released,
+         "receive rings freed, deregistered and their rCxts given back once their sender had "
+         "moved to another (ulp.eager_release_small, or a shrink)"},
+        {"eager_registrations", &S::eager_registrations,
+         "eager ring and staging areas registered (each is deregistered once: "
+         "eager_deregistrations, or when the transport ends)"},
+        {"eager_deregistrations", &S::eager_deregistrations,
+         "eager ring and staging areas deregistered while the transport ran"},
+        {"eager_rcxts_taken", &S::eager_rcxts_taken, "landing rCxts taken for eager rings"},
+        {"eager_rcxts_released", &S::eager_rcxts_released,
+         "landing rCxts of eager rings given back while the transport ran"},
+        {"eager_ring_bytes", &S::eager_ring_bytes,
+         "bytes of eager ring and staging areas registered now (the memory the connections "
+         "hold)"},
+        {"eager_ring_bytes_peak", &S::eager_ring_bytes_peak,
+         "most bytes of eager ring and staging areas this task held at once (job totals add "
+         "the tasks' peaks)"},
+        {"eager_flag_mismatches", &S::eager_flag_mismatches,
+         "eager slots or ready notices whose head and tail flags did not agree (not taken; "
+         "the write is redriven)"},
+        {"eager_duplicates", &S::eager_duplicates,
+         "eager writes that landed again after their message was delivered (acknowledged "
+         "again, not delivered)"},
+        {"eager_refusals", &S::eager_refusals,
+         "ring requests a receiver refused (no memory, registration or rCxts): the connection "
+         "keeps packet mode and RTS for those messages"},
     }};
   }
 

@@ -7,6 +7,7 @@
 
 #include "base/params.h"
 #include "ulp/transport_config.h"
+#include "ulp/wire.h"
 
 namespace nicsim::ulp {
 
@@ -34,7 +35,26 @@ inline const ParamDecls<TransportConfig>& TransportParams() {
       .Int("ulp.max_retransmits", &C::max_retransmits, 1, 100000,
            "Reliable transport: sends of one packet without an acknowledgement after which its "
            "destination is unreachable and its messages fail (the timeout doubles per retry up "
-           "to 2 ms)");
+           "to 2 ms)")
+      .Bool("ulp.eager_rdma", &C::eager_rdma,
+            "Reliable transport: send a message that fits a slot by one RDMA write into the "
+            "receiver's ring for the connection (made on first use, small slots first, "
+            "enlarged when a message needs it)")
+      .Size("ulp.eager_small_slot", &C::eager_small_slot,
+            "Eager RDMA: bytes of a small ring slot, 32 bytes of flags included")
+      .Range(64, int64_t{1} << 30)
+      .Size("ulp.eager_large_slot", &C::eager_large_slot,
+            "Eager RDMA: bytes of a large ring slot (messages up to this go by one write once "
+            "the connection is enlarged)")
+      .Range(64, int64_t{1} << 30)
+      .Int("ulp.eager_slots", &C::eager_slots, 1, kMaxEagerSlots,
+           "Eager RDMA: slots per ring (writes in flight per connection)")
+      .Bool("ulp.eager_release_small", &C::eager_release_small,
+            "Eager RDMA: free and deregister a connection's small ring once it has moved to "
+            "large slots")
+      .Duration("ulp.eager_shrink_idle", &C::eager_shrink_idle_ps,
+                "Eager RDMA: a large connection idle this long goes back to small slots (0: "
+                "never)");
   return *decls;
 }
 

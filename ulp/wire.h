@@ -35,6 +35,17 @@ enum class Kind : uint8_t {
   /** Reduction child to parent: the write of contribution `seq` of `context` has been posted
    *  (`offset`: its tid); from now on its bytes should keep coming. */
   kReduceStarted = 10,
+  /** Eager RDMA, sender to receiver: provision ring generation `seq` of `offset` slots of
+   *  `total` bytes each for this connection (docs/ulp.md, eager RDMA). */
+  kEagerOpen = 11,
+  /** Eager RDMA, receiver to sender: ring generation `seq` is ready; an EagerReadyBody says
+   *  where (no slots: refused, keep the old way). */
+  kEagerReady = 12,
+  /** Eager RDMA, receiver to sender (not acknowledged itself): the write with ring index
+   *  `seq` of generation `context` was delivered; its slot is free again. */
+  kEagerAck = 13,
+  /** Eager RDMA, sender to receiver: ring generation `seq` will not be written again. */
+  kEagerRelease = 14,
 };
 
 /** Little-endian header at the start of every transport packet. */
@@ -95,5 +106,53 @@ struct ReduceCtsBody {
   uint64_t len;
 };
 static_assert(sizeof(ReduceCtsBody) == 24, "reduce clear-to-send layout");
+
+/** Most slots of an eager RDMA ring. */
+inline constexpr uint32_t kMaxEagerSlots = 16;
+
+/**
+ * Payload of a kEagerReady packet: where the receiver's ring lies. The sender takes it only
+ * when the head and tail flags both name the generation it asked for.
+ */
+struct EagerReadyBody {
+  /** The ring's generation (first field). */
+  uint32_t head_flag;
+  /** Slots of the ring (0: the receiver refused; the connection keeps what it had). */
+  uint32_t slots;
+  /** Bytes of one slot, head and tail flags included. */
+  uint64_t slot_bytes;
+  /** PVO of slot 0 (its registration's remote key is the PVO's key); slot s lies
+   *  s * slot_bytes after it. */
+  uint64_t pvo;
+  /** The receiver's landing rCxt of each slot. */
+  uint32_t rcxt[kMaxEagerSlots];
+  /** The ring's generation again (last field). */
+  uint32_t tail_flag;
+  uint32_t reserved;
+};
+static_assert(sizeof(EagerReadyBody) == 96, "eager ready layout");
+
+/** The head of a message in an eager RDMA slot: the message's bytes follow it. */
+struct EagerSlotHead {
+  /** The write's ring index (the tail flag must name it too). */
+  uint32_t flag;
+  uint32_t generation;
+  /** The message's sequence number on the connection. */
+  uint32_t seq;
+  uint32_t len;
+  uint32_t context;
+  uint32_t tag;
+};
+static_assert(sizeof(EagerSlotHead) == 24, "eager slot head layout");
+
+/** The tail of a message in an eager RDMA slot, right after its bytes. */
+struct EagerSlotTail {
+  uint32_t flag;
+  uint32_t generation;
+};
+static_assert(sizeof(EagerSlotTail) == 8, "eager slot tail layout");
+
+/** Bytes of a slot that are not message data. */
+inline constexpr uint64_t kEagerFraming = sizeof(EagerSlotHead) + sizeof(EagerSlotTail);
 
 }  // namespace nicsim::ulp

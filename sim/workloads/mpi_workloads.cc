@@ -440,8 +440,24 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
   };
   std::vector<Msg> all;
   Rng rng(seed, "mpi_alltoall");
+  const bool exchange = config.large_pairs > 0;
+  // A complete exchange: one message from each rank to each other, large for the pairs a
+  // seeded draw picks (the same draw both ways: a pair is large or not).
+  const uint64_t large_below = static_cast<uint64_t>(config.large_pairs * (1u << 20));
+  const auto pair_is_large = [&](int a, int b) {
+    const uint64_t lo = static_cast<uint64_t>(std::min(a, b)), hi = static_cast<uint64_t>(std::max(a, b));
+    Rng pair(seed ^ (lo * 1'000'003 + hi), "mpi_alltoall_pair");
+    return pair.Below(1u << 20) < large_below;
+  };
+  const uint32_t per_rank = exchange ? static_cast<uint32_t>(n - 1) : config.messages_per_rank;
   for (int src = 0; src < n; ++src) {
-    for (uint32_t i = 0; i < config.messages_per_rank; ++i) {
+    for (uint32_t i = 0; i < per_rank; ++i) {
+      if (exchange) {
+        const int dst = (src + 1 + static_cast<int>(i)) % n;
+        const int64_t len = pair_is_large(src, dst) ? config.max_size : config.small_size;
+        all.push_back({src, dst, static_cast<size_t>(len)});
+        continue;
+      }
       int dst = static_cast<int>(rng.Below(static_cast<uint64_t>(n - 1)));
       if (dst >= src) ++dst;
       all.push_back({src, dst, static_cast<size_t>(rng.Below(static_cast<uint64_t>(config.max_size) + 1))});
@@ -464,8 +480,8 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
       ++r;
     }
     // A rank's own messages are consecutive in the plan.
-    const size_t first = static_cast<size_t>(w.rank) * config.messages_per_rank;
-    for (size_t i = first; i < first + config.messages_per_rank; ++i) {
+    const size_t first = static_cast<size_t>(w.rank) * per_rank;
+    for (size_t i = first; i < first + per_rank; ++i) {
       sends.emplace_back(all[i].len);
       FillPattern(sends.back().data(), static_cast<uint32_t>(all[i].len), i);
       rs.push_back(m.Isend(sends.back().data(), all[i].len, kByte, all[i].dst, static_cast<int>(i % (1 << 20)), w));

@@ -70,6 +70,12 @@ struct MpiAlltoallConfig {
   /** Messages each rank sends, to random ranks, of random sizes up to max_size. */
   uint32_t messages_per_rank = 200;
   int64_t max_size = 1 << 20;
+  /**
+   * Above 0: a complete exchange instead (each rank sends one message to every other rank);
+   * this fraction of the rank pairs exchange max_size bytes both ways, the others small_size.
+   */
+  double large_pairs = 0;
+  int64_t small_size = 256;
 };
 /** Random all-to-all traffic; every message's bytes are checked at the receiver. */
 Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig& config);

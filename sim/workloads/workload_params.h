@@ -193,6 +193,14 @@ inline const ParamDecls<MpiAlltoallConfig>& MpiAlltoallParams() {
             "mpi.alltoall_max_size at most 8GiB)")
       .Size("mpi.alltoall_max_size", &C::max_size,
             "mpi_alltoall: largest message (sizes are uniform up to it)")
+      .Range(0, 256 << 20)
+      .Probability("mpi.alltoall_large_pairs", &C::large_pairs,
+                   "mpi_alltoall: above 0, a complete exchange (every rank sends one message to "
+                   "every other, mpi.alltoall_messages unused) where this fraction of the rank "
+                   "pairs exchange mpi.alltoall_max_size bytes and the rest "
+                   "mpi.alltoall_small_size")
+      .Size("mpi.alltoall_small_size", &C::small_size,
+            "mpi_alltoall: message size of the pairs that are not large (complete exchange)")
       .Range(0, 256 << 20);
   return *decls;
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,6 +34,8 @@ struct TransportCell {
   /** Mostly small messages (the fault matrix): 60% < 2 KiB, 27% < 64 KiB, 12% < 1 MiB,
    *  1% up to max_size. Otherwise a quarter each up to 64 B, 16 KiB, 512 KiB, max_size. */
   bool small_heavy = false;
+  /** Changes the transport settings (e.g. ulp.eager_rdma) before the tasks are made. */
+  std::function<void(ulp::TransportConfig&)> tune;
 };
 
 class TransportHarness {
@@ -57,6 +60,7 @@ class TransportHarness {
     cluster_ = std::move(*made);
     ulp::TransportConfig tc;
     tc.rdma = cell.rdma;
+    if (cell.tune) cell.tune(tc);
     for (uint32_t n = 0; n < cell.nodes; ++n) {
       Task t;
       t.port = cluster_->MakePort(n, 0);
@@ -131,6 +135,49 @@ class TransportHarness {
     });
   }
 
+  /** One vector send from src to dst, each (offset, len) of src's source buffer an element,
+   *  checked like Run's messages (every element carries the vector's first tag). */
+  void SendVector(uint32_t src, uint32_t dst, const std::vector<std::pair<uint64_t, uint64_t>>& parts) {
+    std::vector<ulp::Transport::Element> elements;
+    for (const auto& [offset, len] : parts) {
+      ++sent_[{src, dst}];
+      expected_[{src, dst}].push_back(Expect{src, dst, offset, len});
+      ++expected_total_;
+      elements.push_back({tasks_[src].source + offset, len});
+    }
+    const auto first = static_cast<uint32_t>(sent_[{src, dst}] - parts.size());
+    vector_tags_[{src, dst}].push_back({first, static_cast<uint32_t>(parts.size())});
+    tasks_[src].transport->SendVector(dst, 7, first, elements, [this] { ++vectors_done_; });
+  }
+  /** One message of `len` bytes at `offset` of src's source buffer, checked like Run's. */
+  void SendOne(uint32_t src, uint32_t dst, uint64_t offset, uint64_t len) {
+    const uint32_t tag = static_cast<uint32_t>(sent_[{src, dst}]++);
+    expected_[{src, dst}].push_back(Expect{src, dst, offset, len});
+    ++expected_total_;
+    tasks_[src].transport->Send(dst, 7, tag, tasks_[src].source + offset, len,
+                                [this] { ++done_; });
+  }
+  /** Runs until every message sent by SendOne and SendVector arrived and every transport is
+   *  idle (its handshakes answered), or nothing is left to run. */
+  void Settle() {
+    cluster_->events().RunWhile([&] {
+      if (delivered_ < expected_total_) return true;
+      for (const Task& t : tasks_) {
+        if (!t.transport->Idle()) return true;
+      }
+      return false;
+    });
+  }
+  /** Runs the simulation for `ps` more picoseconds. */
+  void RunFor(uint64_t ps) {
+    bool due = false;
+    cluster_->events().After(ps, [&due] { due = true; });
+    cluster_->events().RunWhile([&] { return !due; });
+  }
+  hal::Port& port(uint32_t n) { return *tasks_[n].port; }
+  hal::TaskHost& host(uint32_t n) { return *tasks_[n].host; }
+  uint64_t vectors_done() const { return vectors_done_; }
+
   Cluster& cluster() { return *cluster_; }
   const TransportCell& cell() const { return cell_; }
   ulp::Transport& transport(uint32_t n) { return *tasks_[n].transport; }
@@ -162,6 +209,10 @@ class TransportHarness {
     bytes_ += data.size();
     uint64_t& next = received_[{src, dst}];
     const auto& list = expected_[{src, dst}];
+    // An element of a vector send carries the vector's first tag.
+    for (const auto& [first, count] : vector_tags_[{src, dst}]) {
+      if (tag == first && next >= first && next < first + count) tag = static_cast<uint32_t>(next);
+    }
     if (tag != next || tag >= list.size()) {
       Error("message " + std::to_string(src) + "->" + std::to_string(dst) + " tag " +
             std::to_string(tag) + " arrived when " + std::to_string(next) + " was due");
@@ -186,6 +237,9 @@ class TransportHarness {
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> sent_;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> received_;
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Expect>> expected_;
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, uint32_t>>> vector_tags_;
+  uint64_t expected_total_ = 0;
+  uint64_t vectors_done_ = 0;
   uint64_t delivered_ = 0;
   uint64_t done_ = 0;
   uint64_t bytes_ = 0;

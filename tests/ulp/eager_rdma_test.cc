@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// Eager RDMA with buffer enlargement (ulp.eager_rdma, reference 001): exactly once and in
+// order under faults, one enlargement per connection for a vector of large elements, rings
+// and keys released once, and a late write to a released ring dropped by the adapter.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "firmware/counters.h"
+#include "tests/ulp/transport_harness.h"
+
+namespace nicsim::sim {
+namespace {
+
+constexpr uint64_t kSmallSlot = 4 * 1024;
+constexpr uint64_t kLargeSlot = 64 * 1024;
+constexpr uint32_t kSlots = 4;
+/** How long a released ring lingers, registered, before it goes (the longest packet
+ *  retransmit timeout), plus a margin. */
+const uint64_t kLinger = ulp::TransportConfig{}.rto_max_ps + 1'000'000;
+
+/** Eager RDMA on, small slots 4 KiB, large 64 KiB, 4 slots; `shrink_idle_ps` 0: never. */
+TransportCell EagerCell(uint32_t nodes, uint64_t shrink_idle_ps = 0) {
+  TransportCell cell;
+  cell.nodes = nodes;
+  cell.tune = [shrink_idle_ps](ulp::TransportConfig& c) {
+    c.eager_rdma = true;
+    c.eager_small_slot = kSmallSlot;
+    c.eager_large_slot = kLargeSlot;
+    c.eager_slots = kSlots;
+    c.eager_release_small = true;
+    c.eager_shrink_idle_ps = shrink_idle_ps;
+  };
+  return cell;
+}
+
+TEST(EagerRdmaTest, LossDuplicationAndReorderingNeverLoseOrReorderAMessage) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+    TransportCell cell = EagerCell(4, 100'000'000);
+    cell.loss = 0.02;
+    cell.duplicate = 0.05;
+    cell.reorder = 0.1;
+    cell.seed = seed;
+    TransportHarness h(cell);
+    // Waves of mixed sizes a little apart: connections are made, enlarged and shrunk while
+    // writes are in flight on the ring before.
+    Rng rng(seed, "eager_rdma_test");
+    uint64_t sent = 0;
+    for (int wave = 0; wave < 60; ++wave) {
+      for (int i = 0; i < 10; ++i) {
+        const auto src = static_cast<uint32_t>(rng.Below(cell.nodes));
+        auto dst = static_cast<uint32_t>(rng.Below(cell.nodes - 1));
+        if (dst >= src) ++dst;
+        const uint64_t r = rng.Below(100);
+        const uint64_t len = r < 60 ? rng.Below(4000) : r < 95 ? rng.Below(64000) : rng.Below(1 << 20);
+        h.SendOne(src, dst, rng.Below(TransportHarness::kSourceBytes - len), len);
+        ++sent;
+      }
+      h.RunFor(wave % 10 == 9 ? 300'000'000 : 20'000'000);
+    }
+    h.Settle();
+    EXPECT_TRUE(h.errors().empty()) << h.errors().front();
+    EXPECT_EQ(h.delivered(), sent);
+    EXPECT_EQ(h.done(), sent);
+    ulp::TransportStats total;
+    for (uint32_t n = 0; n < cell.nodes; ++n) total += h.transport(n).stats();
+    EXPECT_EQ(total.messages_delivered, sent);
+    EXPECT_EQ(total.messages_failed, 0u);
+    EXPECT_GT(total.eager_rdma_messages, 0u);
+    EXPECT_GT(total.eager_enlargements, 0u);
+    EXPECT_GT(total.eager_rdma_redrives, 0u);  // loss made some writes go again
+    std::printf("eager %llu of %llu, enlargements %llu, shrinks %llu, redrives %llu\n",
+                static_cast<unsigned long long>(total.eager_rdma_messages),
+                static_cast<unsigned long long>(sent),
+                static_cast<unsigned long long>(total.eager_enlargements),
+                static_cast<unsigned long long>(total.eager_shrinks),
+                static_cast<unsigned long long>(total.eager_rdma_redrives));
+  }
+}
+
+TEST(EagerRdmaTest, AVectorWhoseEveryElementNeedsALargeSlotEnlargesOnce) {
+  TransportHarness h(EagerCell(2));
+  // The first message makes the connection (small slots); the second goes by eager RDMA.
+  h.SendOne(0, 1, 0, 100);
+  h.Settle();
+  h.SendOne(0, 1, 100, 200);
+  h.Settle();
+  const ulp::TransportStats& s = h.transport(0).stats();
+  EXPECT_EQ(h.transport(0).eager().SlotBytesTo(1), kSmallSlot);
+  EXPECT_EQ(s.eager_rdma_messages, 1u);
+  EXPECT_EQ(s.eager_enlargements, 0u);
+  // Five 20 KiB elements: each needs a large slot, one enlargement asks for them.
+  std::vector<std::pair<uint64_t, uint64_t>> large;
+  for (uint64_t i = 0; i < 5; ++i) large.push_back({1000 + i * 30000, 20 * 1024});
+  h.SendVector(0, 1, large);
+  h.Settle();
+  EXPECT_EQ(s.eager_enlargements, 1u);
+  EXPECT_EQ(h.transport(0).eager().SlotBytesTo(1), kLargeSlot);
+  // The next vector, small and large elements mixed, goes whole over the large ring.
+  std::vector<std::pair<uint64_t, uint64_t>> mixed = {{7, 30}, {500, 20 * 1024}, {9, 3000},
+                                                      {40000, 60 * 1024}};
+  const uint64_t before = s.eager_rdma_messages;
+  h.SendVector(0, 1, mixed);
+  h.Settle();
+  EXPECT_EQ(s.eager_rdma_messages - before, 4u);
+  EXPECT_EQ(s.eager_enlargements, 1u);
+  EXPECT_EQ(h.vectors_done(), 2u);
+  EXPECT_TRUE(h.errors().empty()) << h.errors().front();
+  EXPECT_EQ(h.delivered(), 11u);
+  EXPECT_EQ(h.transport(1).stats().messages_delivered, 11u);
+}
+
+TEST(EagerRdmaTest, RingsAndKeysAreReleasedExactlyOnceThroughEnlargeAndShrink) {
+  constexpr uint64_t kIdle = 10'000'000'000;  // 10 ms
+  TransportHarness h(EagerCell(2, kIdle));
+  h.SendOne(0, 1, 0, 100);  // makes the small connection
+  h.Settle();
+  h.SendOne(0, 1, 0, 30000);  // enlarges it
+  h.Settle();
+  h.RunFor(kLinger);
+  h.SendOne(0, 1, 0, 30000);  // goes over the large ring
+  h.Settle();
+  h.RunFor(kLinger);
+  const ulp::TransportStats& tx = h.transport(0).stats();
+  const ulp::TransportStats& rx = h.transport(1).stats();
+  EXPECT_EQ(tx.eager_rdma_messages, 1u);
+  EXPECT_EQ(h.transport(0).eager().SlotBytesTo(1), kLargeSlot);
+  // Small ring and small staging released once each; the large ones are held.
+  EXPECT_EQ(rx.eager_registrations, 2u);
+  EXPECT_EQ(rx.eager_deregistrations, 1u);
+  EXPECT_EQ(rx.eager_rings_released, 1u);
+  EXPECT_EQ(rx.eager_rcxts_taken, 2 * kSlots);
+  EXPECT_EQ(rx.eager_rcxts_released, kSlots);
+  EXPECT_EQ(rx.eager_ring_bytes, kLargeSlot * kSlots);
+  EXPECT_EQ(rx.eager_ring_bytes_peak, (kSmallSlot + kLargeSlot) * kSlots);
+  EXPECT_EQ(tx.eager_registrations, 2u);
+  EXPECT_EQ(tx.eager_deregistrations, 1u);
+  EXPECT_EQ(tx.eager_ring_bytes, kLargeSlot * kSlots);
+  // Idle past ulp.eager_shrink_idle: back to small slots, the large ring released once.
+  h.RunFor(kIdle + kLinger);
+  EXPECT_EQ(tx.eager_shrinks, 1u);
+  EXPECT_EQ(h.transport(0).eager().SlotBytesTo(1), kSmallSlot);
+  EXPECT_EQ(rx.eager_registrations, 3u);
+  EXPECT_EQ(rx.eager_deregistrations, 2u);
+  EXPECT_EQ(rx.eager_rings_released, 2u);
+  EXPECT_EQ(rx.eager_rcxts_taken, 3 * kSlots);
+  EXPECT_EQ(rx.eager_rcxts_released, 2 * kSlots);
+  EXPECT_EQ(rx.eager_ring_bytes, kSmallSlot * kSlots);
+  EXPECT_EQ(tx.eager_registrations, 3u);
+  EXPECT_EQ(tx.eager_deregistrations, 2u);
+  EXPECT_EQ(tx.eager_ring_bytes, kSmallSlot * kSlots);
+  // Nothing more is released however long it stays idle.
+  h.RunFor(3 * kIdle);
+  EXPECT_EQ(rx.eager_deregistrations, 2u);
+  EXPECT_EQ(tx.eager_shrinks, 1u);
+  EXPECT_TRUE(h.errors().empty()) << h.errors().front();
+}
+
+TEST(EagerRdmaTest, AWriteToAReleasedSmallRingIsDroppedByTheAdapterAndNeverDelivered) {
+  TransportHarness h(EagerCell(2));
+  h.SendOne(0, 1, 0, 100);
+  h.Settle();
+  // Where the small ring is, as the sender was told.
+  const auto [small_pvo, small_rcxts] = h.transport(1).eager().RingFrom(0);
+  ASSERT_EQ(small_rcxts.size(), kSlots);
+  h.SendOne(0, 1, 0, 30000);  // enlarges: the small ring is released
+  h.Settle();
+  h.RunFor(kLinger);
+  ASSERT_EQ(h.transport(1).stats().eager_rings_released, 1u);
+  const fw::Counters& fc = h.cluster().adapter(1).firmware_counters();
+  const uint64_t bad_before = fc.drop(fw::DropReason::kRdmaBadRcxt);
+  const uint64_t delivered_before = h.transport(1).stats().messages_delivered;
+  // A trickle write: task 0 writes into the released ring's first slot.
+  Result<uint32_t> src = h.port(0).AcquireRcxt();
+  ASSERT_TRUE(src.ok());
+  Result<driver::Registration> reg = h.host(0).Register(h.source(0), 4096);
+  ASSERT_TRUE(reg.ok());
+  abi::RdmaRequest r{};
+  r.local_rcxt = *src;
+  r.remote_rcxt = small_rcxts[0];
+  r.tid = 1000 * ulp::kEagerAttempts;
+  r.length = 200;
+  r.local_pvo = reg->pvo;
+  r.remote_pvo = small_pvo;
+  r.flags = abi::kReqNotifyTarget;
+  h.port(0).Post(abi::SlotType::kRdmaWrite, hal::Peer{1, 0}, r, 0);
+  h.RunFor(50'000'000);
+  EXPECT_EQ(fc.drop(fw::DropReason::kRdmaBadRcxt), bad_before + 1);
+  EXPECT_EQ(h.transport(1).stats().messages_delivered, delivered_before);
+  EXPECT_EQ(h.transport(1).stats().eager_flag_mismatches, 0u);
+  EXPECT_TRUE(h.errors().empty()) << h.errors().front();
+}
+
+TEST(EagerRdmaTest, OffByDefaultSendsNothingByEagerRdma) {
+  TransportCell cell;
+  cell.nodes = 3;
+  cell.messages = 100;
+  TransportHarness h(cell);
+  h.Run();
+  EXPECT_TRUE(h.errors().empty());
+  for (uint32_t n = 0; n < 3; ++n) {
+    EXPECT_EQ(h.transport(n).stats().eager_rdma_messages, 0u);
+    EXPECT_EQ(h.transport(n).stats().eager_registrations, 0u);
+  }
+}
+
+}  // namespace
+}  // namespace nicsim::sim
