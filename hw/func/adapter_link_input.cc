@@ -66,7 +66,8 @@ void AdapterLinkInput::ScheduleBurstLanding() {
 }
 
 void AdapterLinkInput::Land(uint32_t count, uint32_t generation) {
-  // Events at one time run in schedule order and `at` never decreases: these are the oldest.
+  // One owner's events at one time run in its schedule order (kernel/event_queue.h) and `at`
+  // never decreases: these are the oldest.
   for (uint32_t i = 0; i < count; ++i) {
     const Landing l = landings_[i];
     if (generation != static_cast<uint32_t>(ctx_.generation)) {
