@@ -197,7 +197,10 @@ void RunIpPair(const std::string& devargs, bool rdma) {
             sj["ip"]["datagrams_sent"].get<uint64_t>()) << log;
   if (rdma) {
     // The TCP segments (up to 64 KiB each) went by RDMA read into the server's landing slots.
-    EXPECT_GT(sj["ip"].value("rdma_landed", 0), 100) << sj.dump();
+    // How many segments TCP makes of 16 MiB depends on its pacing (78 to 86 and more were
+    // seen under a loaded ctest): more than 32 datagrams above the 8 KiB threshold says RDMA
+    // carried the transfer, where a broken RDMA path lands none.
+    EXPECT_GT(sj["ip"].value("rdma_landed", 0), 32) << sj.dump();
   }
   std::printf("%s", r.out.c_str());
 }
