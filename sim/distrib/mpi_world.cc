@@ -3,8 +3,12 @@
 // deadline, so a dead partition ends every process with a message rather than a hang.
 #include <mpi.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "sim/distrib/mpi_world.h"
@@ -32,6 +36,19 @@ void WaitOrAbort(MPI_Request* request, double timeout_s, uint32_t rank, const ch
   }
 }
 
+/** The message a process prints when mpirun ends it (set once, before any signal). */
+char g_ended_message[160];
+
+/**
+ * mpirun ends the other processes with SIGTERM when one dies: say so on this process's
+ * stderr too, so every process reports the failure, then exit 1 (only async-signal-safe calls).
+ */
+void OnEndedByMpirun(int) {
+  const ssize_t written = write(STDERR_FILENO, g_ended_message, std::strlen(g_ended_message));
+  (void)written;
+  _exit(1);
+}
+
 }  // namespace
 
 bool MpiWorld::Available() { return true; }
@@ -46,6 +63,13 @@ Result<std::unique_ptr<MpiWorld>> MpiWorld::Init(double timeout_s) {
   int size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::snprintf(g_ended_message, sizeof(g_ended_message),
+                "nicsim: partition %d of %d: ended by mpirun (another partition failed or was "
+                "killed); no results\n",
+                rank, size);
+  struct sigaction on_term = {};
+  on_term.sa_handler = OnEndedByMpirun;
+  sigaction(SIGTERM, &on_term, nullptr);
   return std::unique_ptr<MpiWorld>(
       new MpiWorld(static_cast<uint32_t>(rank), static_cast<uint32_t>(size), timeout_s));
 }
