@@ -139,6 +139,7 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
           for (const auto& [k, v] : stats["drops"].items()) n += v.get<uint64_t>();
           return n;
         }());
+    std::cout << outcome->split_summary;
     std::cout << "stats: " << path << "\n";
   }
   if (!w.passed()) {

@@ -259,7 +259,11 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     for (const std::string& text : world.GatherToRoot(mine.dump())) {
       parts.push_back(nlohmann::json::parse(text));
     }
+    const uint64_t crossed = world.Sum(split->frames_sent());
     outcome.writes_outputs = world.rank() == 0;
+    outcome.split_summary = fmt::format(
+        "split over {} processes: {} windows of {} ns lookahead, {} frames between partitions\n",
+        world.size(), split->windows(), split->lookahead_ps() / 1000, crossed);
     outcome.stats = outcome.writes_outputs ? distrib::MergeStats(parts) : mine;
   } else {
     outcome.stats = BuildStats(*cluster, scenario, *result, wall_s);

@@ -30,6 +30,8 @@ struct RunOutcome {
   nlohmann::json stats;
   /** False on the processes of a split run other than rank 0: rank 0 writes and prints. */
   bool writes_outputs = true;
+  /** A split run's synchronisation figures (processes, windows, frames between partitions). */
+  std::string split_summary;
 };
 /** Options that are not scenario parameters. */
 struct RunOptions {

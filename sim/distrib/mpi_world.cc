@@ -49,6 +49,15 @@ void OnEndedByMpirun(int) {
   _exit(1);
 }
 
+/** `op` over every process's `v`, waited for as WaitOrAbort waits. */
+uint64_t AllReduce(uint64_t v, MPI_Op op, double timeout_s, uint32_t rank, const char* what) {
+  uint64_t result = v;
+  MPI_Request request;
+  MPI_Iallreduce(&v, &result, 1, MPI_UINT64_T, op, MPI_COMM_WORLD, &request);
+  WaitOrAbort(&request, timeout_s, rank, what);
+  return result;
+}
+
 }  // namespace
 
 bool MpiWorld::Available() { return true; }
@@ -106,19 +115,11 @@ std::vector<std::vector<uint8_t>> MpiWorld::Exchange(
 }
 
 uint64_t MpiWorld::Min(uint64_t v) {
-  uint64_t least = v;
-  MPI_Request request;
-  MPI_Iallreduce(&v, &least, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD, &request);
-  WaitOrAbort(&request, timeout_s_, rank_, "the agreement on the next window");
-  return least;
+  return AllReduce(v, MPI_MIN, timeout_s_, rank_, "the agreement on the next window");
 }
 
 uint64_t MpiWorld::Sum(uint64_t v) {
-  uint64_t sum = v;
-  MPI_Request request;
-  MPI_Iallreduce(&v, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request);
-  WaitOrAbort(&request, timeout_s_, rank_, "a sum over the partitions");
-  return sum;
+  return AllReduce(v, MPI_SUM, timeout_s_, rank_, "a sum over the partitions");
 }
 
 std::vector<std::string> MpiWorld::GatherToRoot(const std::string& text) {

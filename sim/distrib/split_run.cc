@@ -20,6 +20,7 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
     return Status::Error("a split run needs a fabric latency above 0 (fabric.link_delay + "
                          "fabric.hop_latency) as its lookahead");
   }
+  lookahead_ps_ = lookahead_ps;
   WindowClock clock(lookahead_ps);
   Status failed;
   while (clock.Advance(world_.Min(events.next_time_ps()))) {

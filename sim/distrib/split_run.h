@@ -37,6 +37,8 @@ class SplitRun {
   std::vector<HandOver>* outbox() { return &outbox_; }
   /** Windows run so far. */
   uint64_t windows() const { return windows_; }
+  /** The lookahead of the last RunWindows. */
+  uint64_t lookahead_ps() const { return lookahead_ps_; }
   /** Hand-overs sent to other partitions so far. */
   uint64_t frames_sent() const { return frames_sent_; }
 
@@ -55,6 +57,7 @@ class SplitRun {
   std::vector<uint8_t> local_nodes_;
   std::vector<HandOver> outbox_;
   uint64_t windows_ = 0;
+  uint64_t lookahead_ps_ = 0;
   uint64_t frames_sent_ = 0;
 };
 
