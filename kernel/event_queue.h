@@ -85,6 +85,17 @@ class EventQueue {
    */
   void RecordSchedule(std::vector<Scheduled>* log) { schedule_log_ = log; }
 
+  /**
+   * Keeps only the events of the owners marked in `local` (indexed by node; owners past its
+   * end, the global owner among them, are kept): a process of a split run builds every node
+   * but runs its own partition's (docs/architecture.md, "Distribution over MPI"). An event
+   * for another owner still takes its tie, so every owner's count stays what it is in one
+   * process. nullptr: keep everything.
+   */
+  void KeepOnly(const std::vector<uint8_t>* local) { local_ = local; }
+  /** The tie key of the running event (what orders it among events of its time). */
+  uint64_t running_tie() const { return running_tie_; }
+
   /** Steps `cosim` together with the queue (nullptr: none). */
   void SetCoSimulator(kernel::CoSimulator* cosim) { cosim_ = cosim; }
 
@@ -155,6 +166,7 @@ class EventQueue {
     const Entry entry = heap_.back();
     heap_.pop_back();
     now_ps_ = entry.time;
+    running_tie_ = entry.tie;
     ++events_run_;
     SetOwner(entry.runs_as);
     // In place: the slot is not reused until it is freed below.
@@ -203,6 +215,7 @@ class EventQueue {
   }
   template <typename F>
   void Push(uint64_t time_ps, uint64_t tie, Owner runs_as, F&& action) {
+    if (local_ != nullptr && runs_as < local_->size() && (*local_)[runs_as] == 0) return;
     // Actions stay put in a slot (addresses never move, so an action runs in place); the
     // heap orders small entries.
     uint32_t slot;
@@ -236,6 +249,8 @@ class EventQueue {
   uint64_t* seq_;
   uint64_t events_run_ = 0;
   kernel::CoSimulator* cosim_ = nullptr;
+  const std::vector<uint8_t>* local_ = nullptr;
+  uint64_t running_tie_ = 0;
   std::vector<Scheduled>* schedule_log_ = nullptr;
 };
 

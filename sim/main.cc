@@ -20,6 +20,7 @@
 #include "sim/tun/tun_command.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
+#include "sim/distrib/mpi_world.h"
 #include "sim/port/command.h"
 #include "sim/port/scenario.h"
 #include "sim/observe/progress.h"
@@ -85,7 +86,8 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
     std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
     return kBadInput;
   }
-  sim::Progress::Enable(!quiet);
+  // A split run's progress line comes from rank 0 only.
+  sim::Progress::Enable(!quiet && (options.world == nullptr || options.world->rank() == 0));
   Result<sim::RunOutcome> outcome = Status::Error("");
   try {
     outcome = sim::RunScenario(*scenario, options);
@@ -103,6 +105,9 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
                  static_cast<long long>(seed));
     return kBadInput;
   }
+  const sim::WorkloadResult& w = outcome->workload;
+  // A split run: rank 0 writes and prints for all; the others give the same exit code.
+  if (!outcome->writes_outputs) return w.passed() ? 0 : kRunFailed;
   const nlohmann::json& stats = outcome->stats;
   const std::string path = (std::filesystem::path(out_dir) / "stats.json").string();
   std::ofstream out(path);
@@ -134,9 +139,9 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
           for (const auto& [k, v] : stats["drops"].items()) n += v.get<uint64_t>();
           return n;
         }());
+    std::cout << outcome->split_summary;
     std::cout << "stats: " << path << "\n";
   }
-  const sim::WorkloadResult& w = outcome->workload;
   if (!w.passed()) {
     std::fprintf(stderr,
                  "nicsim: FAILED: %llu messages sent, %llu delivered once intact, %llu lost, "
@@ -341,6 +346,18 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("run")) {
     sim::RunOptions options;
+    // Under `mpirun -n K` (K > 1) this process runs one partition of the cluster.
+    std::unique_ptr<sim::distrib::MpiWorld> world;
+    if (sim::distrib::MpiWorld::RequestedSize() > 1) {
+      Result<std::unique_ptr<sim::distrib::MpiWorld>> joined =
+          sim::distrib::MpiWorld::Init(sim::distrib::MpiWorld::TimeoutSeconds());
+      if (!joined.ok()) {
+        std::fprintf(stderr, "nicsim: %s\n", joined.status().message().c_str());
+        return kBadInput;
+      }
+      world = std::move(*joined);
+      options.world = world.get();
+    }
     options.trace_path = trace_path;
     options.trace_filter = trace_filter;
     options.timeline_path = timeline_path;

@@ -12,6 +12,10 @@
 #include "firmware/counters.h"
 #include "sim/cluster/cluster_params.h"
 #include "sim/cluster/mpi_job_params.h"
+#include "sim/distrib/merge_stats.h"
+#include "sim/distrib/partition_map.h"
+#include "sim/distrib/split_run.h"
+#include "sim/distrib/split_support.h"
 #include "sim/fabric/pcap_writer.h"
 #include "sim/mpirun/mpi_program.h"
 #include "sim/mpirun/mpi_program_params.h"
@@ -154,6 +158,18 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!config.ok()) return LocateParamError(scenario, config.status());
   const Status workload = CheckWorkloadParams(scenario);
   if (!workload.ok()) return LocateParamError(scenario, workload);
+  // A split run: this process's partition of the nodes (contiguous blocks).
+  std::unique_ptr<distrib::SplitRun> split;
+  if (options.world != nullptr) {
+    const bool records = !options.trace_path.empty() || !options.timeline_path.empty() ||
+                         !options.pcap_path.empty();
+    if (Status s = distrib::CheckSplitSupported(scenario.params, records); !s.ok()) return s;
+    Result<distrib::PartitionMap> map =
+        distrib::PartitionMap::Contiguous(config->nodes, options.world->size());
+    if (!map.ok()) return map.status();
+    split = std::make_unique<distrib::SplitRun>(*options.world, std::move(*map));
+    config->split = split.get();
+  }
   // Checked before any output file is opened.
   const uint32_t adapters = config->nodes * config->adapters_per_node;
   if (options.selection.max_listed_adapter() >= static_cast<int32_t>(adapters)) {
@@ -233,13 +249,36 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     return Status::Error("--pcap " + options.pcap_path + ": write failed");
   }
   RunOutcome outcome;
-  outcome.stats = BuildStats(*cluster, scenario, *result, wall_s);
+  if (split != nullptr) {
+    distrib::Collectives& world = split->world();
+    StatsScope scope;
+    scope.local_nodes = &split->local_nodes();
+    scope.now_ps = world.Max(cluster->events().now_ps());
+    const nlohmann::json mine = BuildStats(*cluster, scenario, *result, wall_s, scope);
+    std::vector<nlohmann::json> parts;
+    for (const std::string& text : world.GatherToRoot(mine.dump())) {
+      parts.push_back(nlohmann::json::parse(text));
+    }
+    const uint64_t crossed = world.Sum(split->frames_sent());
+    outcome.writes_outputs = world.rank() == 0;
+    outcome.split_summary = fmt::format(
+        "split over {} processes: {} windows of {} ns lookahead, {} frames between partitions\n",
+        world.size(), split->windows(), split->lookahead_ps() / 1000, crossed);
+    outcome.stats = outcome.writes_outputs ? distrib::MergeStats(parts) : mine;
+  } else {
+    outcome.stats = BuildStats(*cluster, scenario, *result, wall_s);
+  }
   outcome.workload = std::move(*result);
   return outcome;
 }
 
 nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
-                          const WorkloadResult& result, double wall_time_s) {
+                          const WorkloadResult& result, double wall_time_s,
+                          const StatsScope& scope) {
+  auto counted_node = [&](uint32_t node) {
+    return scope.local_nodes == nullptr || (*scope.local_nodes)[node] != 0;
+  };
+  const uint64_t now_ps = scope.now_ps != UINT64_MAX ? scope.now_ps : cluster.events().now_ps();
   nlohmann::json drops = nlohmann::json::object();
   for (std::string_view name : fw::kDropReasonNames) drops[std::string(name)] = 0;
   for (std::string_view name : kFabricDropNames) drops[std::string(name)] = 0;
@@ -248,6 +287,7 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   uint64_t packets_delivered = 0;
   nlohmann::json adapters = nlohmann::json::array();
   for (uint32_t id = 0; id < cluster.adapter_count(); ++id) {
+    if (!counted_node(cluster.NodeOf(id))) continue;
     const hw::func::AdapterModel& a = cluster.adapter(id);
     const fw::Counters& fc = a.firmware_counters();
     const hw::func::AdapterCounters& hc = a.counters();
@@ -275,8 +315,14 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   nlohmann::json host_nodes = nlohmann::json::array();
   uint64_t reserved_bytes = 0;
   uint64_t touched_bytes = 0;
-  for (const HostMemoryUse& use : cluster.host_memory_use()) {
-    host_nodes.push_back({{"node", host_nodes.size()},
+  uint64_t touched_peak_bytes = cluster.touched_peak_bytes();
+  if (scope.local_nodes != nullptr) touched_peak_bytes = 0;
+  for (uint32_t node = 0; node < cluster.host_memory_use().size(); ++node) {
+    if (!counted_node(node)) continue;
+    const HostMemoryUse& use = cluster.host_memory_use()[node];
+    // Split: one partition's share (its nodes' peaks); rank 0 sums the shares.
+    if (scope.local_nodes != nullptr) touched_peak_bytes += use.touched_peak_bytes;
+    host_nodes.push_back({{"node", node},
                           {"reserved_bytes", use.reserved_bytes},
                           {"touched_bytes", use.touched_bytes},
                           {"touched_peak_bytes", use.touched_peak_bytes}});
@@ -285,21 +331,21 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   }
   const nlohmann::json host_memory = {{"reserved_bytes", reserved_bytes},
                                       {"touched_bytes", touched_bytes},
-                                      {"touched_peak_bytes", cluster.touched_peak_bytes()},
+                                      {"touched_peak_bytes", touched_peak_bytes},
                                       {"nodes", host_nodes}};
 
   nlohmann::json params = nlohmann::json::object();
   for (std::string_view name : ParamValues::Names()) {
     params[std::string(name)] = scenario.params.ToText(name);
   }
-  const double sim_s = static_cast<double>(cluster.events().now_ps()) * 1e-12;
+  const double sim_s = static_cast<double>(now_ps) * 1e-12;
   nlohmann::json stats = {
       {"scenario", scenario.name},
       {"seed", scenario.params.Int("seed")},
       {"backend", scenario.params.String("backend")},
       {"backend_model", cluster.DescribeBackend()},
       {"quantum_ns", cluster.DescribeBackend()["quantum_ns"]},
-      {"sim_time_ns", cluster.events().now_ps() / 1000},
+      {"sim_time_ns", now_ps / 1000},
       {"wall_time_s", wall_time_s},
       {"wall_events_per_second", wall_time_s > 0 ? cluster.events().events_run() / wall_time_s : 0},
       {"events", cluster.events().events_run()},

@@ -13,6 +13,7 @@
 #include "base/status.h"
 #include "sim/cluster/cluster.h"
 #include "sim/config/scenario.h"
+#include "sim/distrib/collectives.h"
 #include "sim/observe/trace_selection.h"
 #include "sim/workloads/workload.h"
 
@@ -27,6 +28,10 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& params);
 struct RunOutcome {
   WorkloadResult workload;
   nlohmann::json stats;
+  /** False on the processes of a split run other than rank 0: rank 0 writes and prints. */
+  bool writes_outputs = true;
+  /** A split run's synchronisation figures (processes, windows, frames between partitions). */
+  std::string split_summary;
 };
 /** Options that are not scenario parameters. */
 struct RunOptions {
@@ -47,12 +52,26 @@ struct RunOptions {
   TraceSelection selection;
   /** The program workload mpi_program runs on every rank, and its arguments (nicsim mpirun). */
   std::vector<std::string> program;
+  /**
+   * The processes of a split run (`mpirun -n K nicsim run`, K > 1): this process runs
+   * partition world->rank() of the nodes. nullptr: an ordinary run. Not owned.
+   */
+  distrib::Collectives* world = nullptr;
 };
 /** Runs the scenario's workload on a fresh cluster. */
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options = {});
 
 /** Builds stats.json: the DESIGN.md contract fields plus counters and the params echo. */
+/** What one process of a split run counts in its stats (StatsScope{} : everything). */
+struct StatsScope {
+  /** Count only the adapters and host memory of these nodes (one byte per node); nullptr: all. */
+  const std::vector<uint8_t>* local_nodes = nullptr;
+  /** The run's simulated end time, if not this process's queue's (a split run's latest). */
+  uint64_t now_ps = UINT64_MAX;
+};
+
 nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
-                          const WorkloadResult& result, double wall_time_s);
+                          const WorkloadResult& result, double wall_time_s,
+                          const StatsScope& scope = {});
 
 }  // namespace nicsim::sim

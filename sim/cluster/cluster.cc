@@ -10,6 +10,7 @@
 #include "base/check.h"
 #include "base/rng.h"
 #include "sim/cluster/node_memory.h"
+#include "sim/distrib/split_run.h"
 
 namespace nicsim::sim {
 
@@ -41,6 +42,11 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   fabric.seed = config.seed;
   fabric.link_ps_per_byte = config.timing.link_ps_per_byte;
   c->fabric_ = std::make_unique<SwitchFabric>(c->events_, fabric);
+  if (config.split != nullptr) {
+    // Before any set-up: other partitions' nodes are built here but their events never run.
+    c->events_.KeepOnly(&config.split->local_nodes());
+    c->fabric_->SetPartition(&config.split->local_nodes(), config.split->outbox());
+  }
 
   NodeMemory memory;
   memory.line_bytes = config.line_bytes;

@@ -32,6 +32,10 @@
 #include "sim/observe/host_trace.h"
 
 namespace nicsim::sim {
+namespace distrib {
+class SplitRun;
+}
+
 
 /** Everything needed to build a cluster. */
 struct ClusterConfig {
@@ -67,6 +71,12 @@ struct ClusterConfig {
   hw::func::TraceSink* trace = nullptr;
   /** Receives host trace events (receive frames consumed by each endpoint), if set. */
   HostTraceSink* host_trace = nullptr;
+  /**
+   * A split run (mpirun -n K): this process builds every node but runs only its partition's
+   * events, and hands frames for other partitions to the split's outbox. Not owned; nullptr
+   * for an ordinary run.
+   */
+  distrib::SplitRun* split = nullptr;
   fw::MicrocodeConfig microcode;
   FabricConfig fabric;
   /**

@@ -173,6 +173,10 @@ uint32_t SwitchFabric::ChoosePlane(Rng& rng, uint16_t src, uint16_t dest) {
 }
 
 void SwitchFabric::Route(hw::Frame frame, uint64_t depart_ps) {
+  // A split run replays every node's set-up; only the sender's own process routes its frames.
+  if (local_ != nullptr && events_.owner() < local_->size() && (*local_)[events_.owner()] == 0) {
+    return;
+  }
   if (frame.dest_adapter == abi::kBroadcastAdapter) {
     Broadcast(frame, depart_ps);
     return;
@@ -232,9 +236,43 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   // The event is keyed by the sender (the running owner), so its place among the
   // destination's events does not depend on when the destination's node ran.
   const kernel::EventQueue::Owner dest_owner = owners_[frame.dest_adapter];
+  if (outbox_ != nullptr && dest_owner < local_->size() && (*local_)[dest_owner] == 0) {
+    distrib::HandOver h;
+    h.time_ps = at_output;
+    h.tie = events_.TakeTie();
+    h.runs_as = dest_owner;
+    h.plane = plane;
+    h.corrupted = faults.corrupted;
+    h.duplicate = faults.duplicate;
+    h.reorder = faults.reorder;
+    h.reorder_delay_ps = faults.reorder_delay_ps;
+    h.src_adapter = frame.src_adapter;
+    h.dest_adapter = frame.dest_adapter;
+    h.crc_deferred = frame.crc_deferred;
+    h.bytes = std::move(frame.bytes);
+    outbox_->push_back(std::move(h));
+    return;
+  }
   events_.AtFor(dest_owner, at_output, [this, plane, faults, f = std::move(frame)]() mutable {
     Forward(plane, std::move(f), faults);
   });
+}
+
+void SwitchFabric::Import(distrib::HandOver h) {
+  hw::Frame frame;
+  frame.bytes = std::move(h.bytes);
+  frame.src_adapter = h.src_adapter;
+  frame.dest_adapter = h.dest_adapter;
+  frame.crc_deferred = h.crc_deferred;
+  Faults faults;
+  faults.corrupted = h.corrupted;
+  faults.duplicate = h.duplicate;
+  faults.reorder = h.reorder;
+  faults.reorder_delay_ps = h.reorder_delay_ps;
+  events_.AtKeyed(h.time_ps, h.tie, h.runs_as,
+                  [this, plane = h.plane, faults, f = std::move(frame)]() mutable {
+                    Forward(plane, std::move(f), faults);
+                  });
 }
 
 FaultRates SwitchFabric::Resolved(const FaultRates& rates) const {

@@ -20,6 +20,7 @@
 #include "hw/common/link.h"
 #include "kernel/event_queue.h"
 #include "sim/config/fault_rules.h"
+#include "sim/distrib/hand_over.h"
 #include "sim/fabric/keyed_streams.h"
 
 namespace nicsim::sim {
@@ -190,6 +191,19 @@ class SwitchFabric {
   /** Frames held now, waiting for ReleaseHeld. */
   size_t held() const { return held_.size(); }
 
+  /**
+   * A split run (docs/architecture.md, "Distribution over MPI"): this process runs the nodes
+   * marked in `local` (indexed by node). A frame routed for another node goes to `outbox`
+   * with its event key instead of into the queue; a frame sent by another node (its set-up
+   * replayed here) is not routed at all, since its own process routes it. Not owned.
+   */
+  void SetPartition(const std::vector<uint8_t>* local, std::vector<distrib::HandOver>* outbox) {
+    local_ = local;
+    outbox_ = outbox;
+  }
+  /** A hand-over from another partition: runs at its time, with its key, as its node. */
+  void Import(distrib::HandOver h);
+
   /** The plane the fixed policy gives frames from `src` to `dest` (a seed-free hash). */
   static uint32_t FixedPlane(uint16_t src, uint16_t dest, uint32_t paths);
 
@@ -273,6 +287,9 @@ class SwitchFabric {
   std::vector<hw::LinkSink*> sinks_;
   /** The event owner of each adapter's node, indexed like sinks_. */
   std::vector<kernel::EventQueue::Owner> owners_;
+  /** Split runs: the nodes this process runs, and where frames for the others go. */
+  const std::vector<uint8_t>* local_ = nullptr;
+  std::vector<distrib::HandOver>* outbox_ = nullptr;
   std::vector<Plane> planes_;
   /** fabric.faults rates per plane (path rules), and per adapter and plane (link rules). */
   std::vector<FaultRates> path_faults_;

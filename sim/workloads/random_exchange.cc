@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "base/rng.h"
+#include "sim/distrib/merge_results.h"
+#include "sim/distrib/split_run.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
@@ -48,18 +50,28 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   for (size_t i = 0; i < config.messages % eps.size(); ++i) ++quota[i];
   std::vector<uint8_t> buf(max_payload);
 
+  // A sender's next message: its destination and size, drawn from the sender's stream.
+  auto draw_next = [&](size_t src) {
+    SenderLog& log = logs[src];
+    Rng& rng = rngs[src];
+    auto dest = static_cast<uint32_t>(rng.Below(eps.size() - 1));
+    if (dest >= src) ++dest;  // never to itself
+    log.dest.push_back(dest);
+    log.size.push_back(static_cast<uint16_t>(rng.Between(0, max_size)));
+    log.arrivals.push_back(0);
+  };
+  distrib::SplitRun* split = cluster.config().split;
+  auto is_local = [&](size_t ep) {
+    return split == nullptr || split->IsLocalNode(cluster.NodeOf(eps[ep]->addr().adapter));
+  };
   auto pump = [&](size_t src) {
     Endpoint& ep = *eps[src];
     SenderLog& log = logs[src];
-    Rng& rng = rngs[src];
     while (log.dest.size() < quota[src] && ep.backlog() == 0) {
-      auto dest = static_cast<uint32_t>(rng.Below(eps.size() - 1));
-      if (dest >= src) ++dest;  // never to itself
-      const auto size = static_cast<uint32_t>(rng.Between(0, max_size));
       const auto seq = static_cast<uint32_t>(log.dest.size());
-      log.dest.push_back(dest);
-      log.size.push_back(static_cast<uint16_t>(size));
-      log.arrivals.push_back(0);
+      draw_next(src);
+      const uint32_t dest = log.dest[seq];
+      const uint32_t size = log.size[seq];
       FillPattern(buf.data(), size, MessageKey(src, seq));
       ep.Send(eps[dest]->addr(), buf.data(), size, seq);
       ++out.messages_sent;
@@ -70,24 +82,29 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
     eps[i]->OnReceive([&, i](const hal::RecvPacket& p) {
       auto it = index_of.find({p.header.src_adapter, p.header.src_window});
       const uint32_t seq = p.header.ulp_word;
+      // A sender in another partition sent it: replay that sender's draws up to it here.
+      if (it != index_of.end() && !is_local(it->second) && seq < quota[it->second]) {
+        while (logs[it->second].dest.size() <= seq) draw_next(it->second);
+      }
+      const kernel::EventQueue& events = cluster.events();
       if (it == index_of.end() || seq >= logs[it->second].dest.size()) {
-        out.AddError(fmt::format("window {} got a message from unknown sender {}:{} seq {}", i,
+        out.AddErrorAt(events.now_ps(), events.running_tie(), fmt::format("window {} got a message from unknown sender {}:{} seq {}", i,
                                  p.header.src_adapter, p.header.src_window, seq));
         return;
       }
       const size_t src = it->second;
       SenderLog& log = logs[src];
       if (log.dest[seq] != i) {
-        out.AddError(fmt::format("message {}:{} for window {} arrived at window {}", src, seq,
+        out.AddErrorAt(events.now_ps(), events.running_tie(), fmt::format("message {}:{} for window {} arrived at window {}", src, seq,
                                  log.dest[seq], i));
       } else if (p.header.len_bytes != log.size[seq] ||
                  !CheckPattern(p.payload, p.header.len_bytes, MessageKey(src, seq))) {
         ++out.messages_damaged;
-        out.AddError(fmt::format("message {}:{} arrived with wrong bytes ({} of {})", src, seq,
+        out.AddErrorAt(events.now_ps(), events.running_tie(), fmt::format("message {}:{} arrived with wrong bytes ({} of {})", src, seq,
                                  p.header.len_bytes, log.size[seq]));
       } else if (log.arrivals[seq]++ > 0) {
         ++out.messages_duplicated;
-        out.AddError(fmt::format("message {}:{} delivered twice", src, seq));
+        out.AddErrorAt(events.now_ps(), events.running_tie(), fmt::format("message {}:{} delivered twice", src, seq));
       } else {
         ++out.messages_delivered;
         out.bytes_delivered += p.header.len_bytes;
@@ -96,22 +113,44 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
     });
   }
   for (size_t i = 0; i < eps.size(); ++i) {
+    if (!is_local(i)) continue;  // its own process starts it
     // Each sender starts as its own node, like every later pump (which runs in its events).
     kernel::EventQueue::OwnerScope as_node(cluster.events(), cluster.NodeOf(eps[i]->addr().adapter));
     pump(i);
   }
-  Status s = RunUntil(cluster, [&] { return out.messages_delivered + out.error_count >= config.messages; },
-                      "random_exchange");
-  // Let every packet still in flight land, so late duplicates are caught too.
-  RunToQuiet(cluster);
-  for (Endpoint* ep : eps) {
-    ep->OnSendable(nullptr);
-    ep->OnReceive(nullptr);
-  }
-  if (!s.ok()) out.Stall(s);
   uint64_t lost = 0;
-  for (const SenderLog& log : logs) {
-    for (uint8_t a : log.arrivals) lost += a == 0;
+  if (split != nullptr) {
+    // Every partition runs to the end (no stop when done: it would need a global test per
+    // event), which is where one process's RunUntil and RunToQuiet end too.
+    const SwitchFabric& fabric = cluster.fabric();
+    if (Status run = split->RunWindows(cluster.events(), cluster.fabric(),
+                                       fabric.config().link_delay_ps + fabric.config().hop_latency_ps);
+        !run.ok()) {
+      return run;
+    }
+    for (Endpoint* ep : eps) {
+      ep->OnSendable(nullptr);
+      ep->OnReceive(nullptr);
+    }
+    out = distrib::MergeResults(split->world(), out);
+    if (out.messages_delivered + out.error_count < config.messages) {
+      out.Stall(StalledError(cluster, "random_exchange", split->world().Max(cluster.events().now_ps())));
+    }
+    // A message is lost when it never arrived intact: sent less delivered, in any partition.
+    lost = out.messages_sent - out.messages_delivered;
+  } else {
+    Status s = RunUntil(cluster, [&] { return out.messages_delivered + out.error_count >= config.messages; },
+                        "random_exchange");
+    // Let every packet still in flight land, so late duplicates are caught too.
+    RunToQuiet(cluster);
+    for (Endpoint* ep : eps) {
+      ep->OnSendable(nullptr);
+      ep->OnReceive(nullptr);
+    }
+    if (!s.ok()) out.Stall(s);
+    for (const SenderLog& log : logs) {
+      for (uint8_t a : log.arrivals) lost += a == 0;
+    }
   }
   out.messages_lost = lost;
   if (lost > 0) out.AddError(fmt::format("{} messages never arrived", lost));

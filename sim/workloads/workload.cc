@@ -85,13 +85,16 @@ NICSIM_PATTERN_CLONES bool CheckPattern(const uint8_t* data, uint32_t len, uint6
 }
 
 Status StalledError(const Cluster& cluster, const std::string& what) {
-  const kernel::EventQueue& events = cluster.events();
-  const std::string at = std::to_string(events.now_ps() / 1000) + "ns";
+  return StalledError(cluster, what, cluster.events().now_ps());
+}
+
+Status StalledError(const Cluster& cluster, const std::string& what, uint64_t now_ps) {
+  const std::string at = std::to_string(now_ps / 1000) + "ns";
   if (!cluster.touched_limit_error().ok()) {
     return Status::Error(what + ": stopped at t=" + at + ": " +
                          cluster.touched_limit_error().message());
   }
-  if (events.now_ps() > cluster.config().time_limit_ps) {
+  if (now_ps > cluster.config().time_limit_ps) {
     return Status::Error(what + ": not done when simulated time passed run.time_limit (" +
                          std::to_string(cluster.config().time_limit_ps / 1000) + "ns) at t=" +
                          at);

@@ -42,9 +42,23 @@ struct WorkloadResult {
   /** Total verification failures (errors keeps only the first few). */
   uint64_t error_count = 0;
 
+  /**
+   * The (time, tie) key of the event that found each of `errors`, where the workload gives
+   * one (AddErrorAt): a split run merges its partitions' errors in that order, which is the
+   * order one process finds them in.
+   */
+  std::vector<std::pair<uint64_t, uint64_t>> error_keys;
+  /** Most verification failures kept in `errors`. */
+  static constexpr size_t kErrorsKept = 20;
+
   void AddError(std::string message) {
     ++error_count;
-    if (errors.size() < 20) errors.push_back(std::move(message));
+    if (errors.size() < kErrorsKept) errors.push_back(std::move(message));
+  }
+  /** AddError by the event at `time_ps` with tie key `tie` (EventQueue::running_tie). */
+  void AddErrorAt(uint64_t time_ps, uint64_t tie, std::string message) {
+    if (errors.size() < kErrorsKept) error_keys.emplace_back(time_ps, tie);
+    AddError(std::move(message));
   }
   /** Records a run that could not finish: `why` says where it stopped. */
   void Stall(const Status& why) {
@@ -64,6 +78,8 @@ bool CheckPattern(const uint8_t* data, uint32_t len, uint64_t key);
  * time passed the cluster's time limit, or the nodes touched more host memory than allowed.
  */
 Status StalledError(const Cluster& cluster, const std::string& what);
+/** StalledError at simulated time `now_ps` (a split run's latest time over its partitions). */
+Status StalledError(const Cluster& cluster, const std::string& what, uint64_t now_ps);
 
 /** True once simulated time has passed the cluster's limit (run.time_limit). */
 inline bool PastTimeLimit(const Cluster& cluster) {

@@ -191,6 +191,42 @@ TEST(EventQueueTest, ANodeSplitOverTwoQueuesRunsItsEventsInTheSameOrder) {
   }
 }
 
+TEST(EventQueueTest, KeepOnlyDropsOtherOwnersEventsButTheyStillTakeTheirTies) {
+  // A split run's process: nodes 0 and 2 here, node 1 elsewhere.
+  const std::vector<uint8_t> local = {1, 0, 1};
+  kernel::EventQueue q;
+  q.KeepOnly(&local);
+  std::vector<uint32_t> ran;
+  for (kernel::EventQueue::Owner node : {0u, 1u, 2u}) {
+    kernel::EventQueue::OwnerScope as_node(q, node);
+    q.After(10, [&, node] { ran.push_back(node); });
+  }
+  // A hand-over to node 1 is dropped too; the global owner's work is kept.
+  {
+    kernel::EventQueue::OwnerScope as_node(q, 0);
+    q.AtFor(1, 20, [&] { ran.push_back(100); });
+  }
+  q.At(30, [&] { ran.push_back(kernel::EventQueue::kGlobalOwner); });
+  q.RunWhile([] { return true; });
+  EXPECT_EQ(ran, (std::vector<uint32_t>{0, 2, kernel::EventQueue::kGlobalOwner}));
+  EXPECT_EQ(q.events_run(), 3u);
+  // Node 1 counted its dropped schedule and node 0 its dropped hand-over, as in one process.
+  EXPECT_EQ(q.scheduled_by(1), 1u);
+  EXPECT_EQ(q.scheduled_by(0), 2u);
+}
+
+TEST(EventQueueTest, RunningTieIsTheKeyOfTheRunningEvent) {
+  kernel::EventQueue q;
+  uint64_t seen = 0;
+  {
+    kernel::EventQueue::OwnerScope as_node(q, 3);
+    q.After(5, [] {});
+    q.After(5, [&] { seen = q.running_tie(); });
+  }
+  q.RunWhile([] { return true; });
+  EXPECT_EQ(seen, (uint64_t{3} << kernel::EventQueue::kSeqBits) | 1);
+}
+
 TEST(EventQueueTest, APastTimeRunsNowNotBefore) {
   kernel::EventQueue q;
   uint64_t seen = 0;

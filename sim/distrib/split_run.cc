@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// The window loop of a split run: conservative synchronisation with the fabric's least
+// latency as lookahead (docs/architecture.md, "Distribution over MPI").
+#include "sim/distrib/split_run.h"
+
+#include <string>
+
+#include "sim/fabric/switch_fabric.h"
+
+namespace nicsim::sim::distrib {
+
+SplitRun::SplitRun(Collectives& world, PartitionMap map)
+    : world_(world), map_(std::move(map)), local_nodes_(map_.nodes(), 0) {
+  for (uint32_t n = 0; n < map_.nodes(); ++n) local_nodes_[n] = map_.PartOf(n) == world_.rank();
+}
+
+Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
+                            uint64_t lookahead_ps) {
+  if (lookahead_ps == 0) {
+    return Status::Error("a split run needs a fabric latency above 0 (fabric.link_delay + "
+                         "fabric.hop_latency) as its lookahead");
+  }
+  lookahead_ps_ = lookahead_ps;
+  WindowClock clock(lookahead_ps);
+  Status failed;
+  while (clock.Advance(world_.Min(events.next_time_ps()))) {
+    events.RunWhile([&] { return events.next_time_ps() < clock.window_end_ps(); });
+    std::vector<std::vector<uint8_t>> out(world_.size());
+    for (const HandOver& h : outbox_) EncodeHandOver(h, &out[map_.PartOf(h.runs_as)]);
+    frames_sent_ += outbox_.size();
+    outbox_.clear();
+    const std::vector<std::vector<uint8_t>> in = world_.Exchange(out);
+    for (uint32_t from = 0; from < in.size() && failed.ok(); ++from) {
+      Result<std::vector<HandOver>> frames = DecodeHandOvers(in[from].data(), in[from].size());
+      if (!frames.ok()) {
+        failed = Status::Error("frames from partition " + std::to_string(from) + ": " +
+                               frames.status().message());
+        break;
+      }
+      for (HandOver& h : *frames) {
+        if (Status s = clock.CheckArrival(h.time_ps, from); !s.ok()) {
+          failed = s;
+          break;
+        }
+        fabric.Import(std::move(h));
+      }
+    }
+    // A failed process offers no next event; the others learn of it from the error count.
+    if (world_.Sum(failed.ok() ? 0 : 1) > 0) {
+      windows_ = clock.windows();
+      return failed.ok() ? Status::Error("another partition stopped the run (see its message)")
+                         : failed;
+    }
+  }
+  windows_ = clock.windows();
+  return Status();
+}
+
+}  // namespace nicsim::sim::distrib

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// One process's share of a split run: the nodes it runs, the frames it hands to other
+// partitions, and the window loop that runs its events in step with the other processes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "kernel/event_queue.h"
+#include "sim/distrib/collectives.h"
+#include "sim/distrib/hand_over.h"
+#include "sim/distrib/partition_map.h"
+#include "sim/distrib/window_clock.h"
+
+namespace nicsim::sim {
+class SwitchFabric;
+}
+
+namespace nicsim::sim::distrib {
+
+/**
+ * This process's part of a run split over `world`'s processes: partition world.rank() of
+ * `map`. The cluster gives it its event queue and fabric (Cluster::Create), which keep only
+ * this partition's events and hand frames for other partitions to outbox().
+ */
+class SplitRun {
+ public:
+  SplitRun(Collectives& world, PartitionMap map);
+
+  Collectives& world() { return world_; }
+  const PartitionMap& map() const { return map_; }
+  /** One byte per node: 1 if this process runs it (EventQueue::KeepOnly's format). */
+  const std::vector<uint8_t>& local_nodes() const { return local_nodes_; }
+  bool IsLocalNode(uint32_t node) const { return local_nodes_[node] != 0; }
+  /** Where the fabric puts frames for nodes of other partitions. */
+  std::vector<HandOver>* outbox() { return &outbox_; }
+  /** Windows run so far. */
+  uint64_t windows() const { return windows_; }
+  /** The lookahead of the last RunWindows. */
+  uint64_t lookahead_ps() const { return lookahead_ps_; }
+  /** Hand-overs sent to other partitions so far. */
+  uint64_t frames_sent() const { return frames_sent_; }
+
+  /**
+   * Runs this partition's events, window by window, until every partition is idle and no
+   * frame is in flight: in each window the events before its end, then the exchange of
+   * hand-overs and the agreement on the next window. `lookahead_ps` must be above 0. An
+   * error if a hand-over arrives inside the window it was sent in (a lookahead violation) or
+   * cannot be decoded; every process sees the same exchange, so every process stops.
+   */
+  Status RunWindows(kernel::EventQueue& events, SwitchFabric& fabric, uint64_t lookahead_ps);
+
+ private:
+  Collectives& world_;
+  PartitionMap map_;
+  std::vector<uint8_t> local_nodes_;
+  std::vector<HandOver> outbox_;
+  uint64_t windows_ = 0;
+  uint64_t lookahead_ps_ = 0;
+  uint64_t frames_sent_ = 0;
+};
+
+}  // namespace nicsim::sim::distrib

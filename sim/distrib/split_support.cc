@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// The list of what a split run supports, in one place, with a message naming the rest.
+#include "sim/distrib/split_support.h"
+
+namespace nicsim::sim::distrib {
+
+Status CheckSplitSupported(const ParamValues& params, bool has_record_outputs) {
+  const std::string& workload = params.String("workload");
+  // Other workloads still have global drivers, or stop on a global test after every event
+  // (docs/architecture.md, "Event order").
+  if (workload != "random_exchange") {
+    return Status::Error("workload '" + workload +
+                         "' cannot be split over processes yet (mpirun -n K, K > 1): only "
+                         "random_exchange can; run it without mpirun");
+  }
+  const std::string& backend = params.String("backend");
+  // The SystemC kernel's steps run as the global owner, across nodes.
+  if (backend != "func") {
+    return Status::Error("backend '" + backend +
+                         "' cannot be split over processes yet (mpirun -n K, K > 1): only "
+                         "func can; run it without mpirun");
+  }
+  if (has_record_outputs) {
+    return Status::Error("--trace, --timeline and --pcap are not merged over processes yet: "
+                         "a split run (mpirun -n K, K > 1) cannot write them");
+  }
+  return Status();
+}
+
+}  // namespace nicsim::sim::distrib

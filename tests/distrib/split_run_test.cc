@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// `mpirun -n K nicsim run`: the same stats.json as one process (faults on), the refusal of
+// what is not split-ready, and a killed partition ending every process with an error.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kMpirun = NICSIM_OPEN_MPI_RUN;
+
+/** Skips unless this build can split runs and Open MPI's mpirun was found. */
+#define REQUIRE_SPLIT_RUNS()                                                    \
+  do {                                                                          \
+    if (!NICSIM_SPLIT_BUILT || std::string(kMpirun).empty()) {                  \
+      GTEST_SKIP() << "nicsim built without MPI, or no mpirun: no split runs";  \
+    }                                                                           \
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);                                   \
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);                           \
+  } while (0)
+
+fs::path FreshDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("nicsim_split_" + std::to_string(getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/** Runs `nicsim run ARGS` with K processes (K = 1: no mpirun); returns the exit code. */
+int RunNicsim(int k, const std::string& args, const fs::path& out, const fs::path& log) {
+  std::string cmd;
+  if (k > 1) cmd = std::string(kMpirun) + " --oversubscribe -n " + std::to_string(k) + " ";
+  cmd += std::string(NICSIM_BINARY) + " run " + args + " --quiet --out " + out.string() + " >" +
+         log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/** stats.json without what may differ between two runs of one scenario. */
+std::string Comparable(const fs::path& stats) {
+  std::ifstream in(stats);
+  nlohmann::json j = nlohmann::json::parse(in);
+  for (const char* key : {"wall_time_s", "wall_events_per_second", "partitions"}) j.erase(key);
+  return j.dump(1);
+}
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* const kFaults =
+    " --set fabric.loss=0.01 --set fabric.duplicate=0.01 --set fabric.reorder=0.02"
+    " --set fabric.corrupt=0.01";
+
+TEST(SplitRunTest, TwoProcessesWriteTheStatsOfOneWithFaultsOn) {
+  REQUIRE_SPLIT_RUNS();
+  for (int seed : {1, 2, 3}) {
+    // 7 nodes: the blocks are uneven (3 and 4).
+    const std::string args = "--set backend=func --set workload=random_exchange --set nodes=7"
+                             " --set exchange.messages=3000 --set seed=" +
+                             std::to_string(seed) + kFaults;
+    const fs::path one = FreshDir("one" + std::to_string(seed));
+    const fs::path two = FreshDir("two" + std::to_string(seed));
+    const int code_one = RunNicsim(1, args, one, one / "log");
+    const int code_two = RunNicsim(2, args, two, two / "log");
+    ASSERT_TRUE(fs::exists(two / "stats.json")) << Slurp(two / "log");
+    // Faults lose messages: both fail the same way (exit 1), not as bad input.
+    EXPECT_EQ(code_one, code_two) << Slurp(two / "log");
+    EXPECT_EQ(Comparable(one / "stats.json"), Comparable(two / "stats.json")) << "seed " << seed;
+    std::ifstream in(two / "stats.json");
+    EXPECT_EQ(nlohmann::json::parse(in)["partitions"], 2);
+  }
+}
+
+TEST(SplitRunTest, ThreeProcessesWithoutFaultsPassLikeOne) {
+  REQUIRE_SPLIT_RUNS();
+  const std::string args = "--set backend=func --set workload=random_exchange --set nodes=8"
+                           " --set exchange.messages=2000 --set seed=11";
+  const fs::path one = FreshDir("one");
+  const fs::path three = FreshDir("three");
+  EXPECT_EQ(RunNicsim(1, args, one, one / "log"), 0);
+  EXPECT_EQ(RunNicsim(3, args, three, three / "log"), 0) << Slurp(three / "log");
+  EXPECT_EQ(Comparable(one / "stats.json"), Comparable(three / "stats.json"));
+}
+
+TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
+  REQUIRE_SPLIT_RUNS();
+  const fs::path out = FreshDir("refused");
+  EXPECT_EQ(RunNicsim(2, "--set backend=func --set workload=stream", out, out / "log"), 2);
+  const std::string log = Slurp(out / "log");
+  // Both processes say why.
+  const std::string why = "workload 'stream' cannot be split over processes yet";
+  const size_t first = log.find(why);
+  ASSERT_NE(first, std::string::npos) << log;
+  EXPECT_NE(log.find(why, first + 1), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(out / "stats.json"));
+  EXPECT_EQ(RunNicsim(2, "--set backend=func --set workload=random_exchange --pcap " +
+                       (out / "x.pcapng").string(),
+                out, out / "log2"),
+            2);
+  EXPECT_NE(Slurp(out / "log2").find("--pcap are not merged"), std::string::npos);
+}
+
+/** The pids of `parent`'s children. */
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
+                   "/children");
+  std::vector<pid_t> kids;
+  for (pid_t p; in >> p;) kids.push_back(p);
+  return kids;
+}
+
+TEST(SplitRunTest, KilledPartitionEndsEveryProcessWithAnErrorNotAHang) {
+  REQUIRE_SPLIT_RUNS();
+  const fs::path out = FreshDir("killed");
+  const std::string log = (out / "log").string();
+  // Long enough that the run is still going when one process is killed.
+  const std::string cmd = std::string(kMpirun) + " --oversubscribe -n 2 " + NICSIM_BINARY +
+                          " run --set backend=func --set workload=random_exchange --set nodes=32"
+                          " --set exchange.messages=5000000 --quiet --out " +
+                          out.string() + " >" + log + " 2>&1";
+  const pid_t mpirun = fork();
+  ASSERT_GE(mpirun, 0);
+  if (mpirun == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  std::vector<pid_t> ranks;
+  while (Clock::now() < deadline && (ranks = ChildrenOf(mpirun)).size() < 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(ranks.size(), 2u) << "mpirun did not start two processes";
+  // Let both get past MPI_Init into the run.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  kill(ranks.back(), SIGKILL);
+  int status = 0;
+  pid_t done = 0;
+  while (Clock::now() < deadline && (done = waitpid(mpirun, &status, WNOHANG)) == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (done == 0) {
+    kill(mpirun, SIGKILL);
+    waitpid(mpirun, &status, 0);
+    FAIL() << "the run hung after a partition was killed:\n" << Slurp(log);
+  }
+  EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string text = Slurp(log);
+  EXPECT_NE(text.find("partition 0 of 2: ended by mpirun"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(out / "stats.json"));
+}
+
+}  // namespace
