@@ -146,7 +146,13 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
     // for want of memory.
     uint64_t area = 4096;
     while (area < p.SizeBytes("mpi.alltoall_max_size")) area *= 2;
-    per_rank += 2 * static_cast<uint64_t>(p.Int("mpi.alltoall_messages")) * area;
+    // A complete exchange has at most its window of steps in flight (0: all n - 1).
+    const uint64_t window = static_cast<uint64_t>(p.Int("mpi.alltoall_window"));
+    const uint64_t in_flight =
+        p.Probability("mpi.alltoall_large_pairs") == 0
+            ? static_cast<uint64_t>(p.Int("mpi.alltoall_messages"))
+            : window == 0 || window >= c.ranks ? c.ranks - 1 : window;
+    per_rank += 2 * in_flight * area;
   }
   const uint64_t ranks_per_node = (c.ranks + c.cluster.nodes - 1) / c.cluster.nodes;
   c.cluster.rdma_host_bytes = std::max<uint64_t>(c.cluster.rdma_host_bytes, per_rank * ranks_per_node);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -137,11 +138,27 @@ Status CheckWorkloadParams(const Scenario& scenario) {
       if (Status s = ulp::pushpull::PushPullParams().Read(p, &pushpull); !s.ok()) return s;
       if (Status s = pushpull.Validate(); !s.ok()) return s;
     }
-    if (workload == "mpi_alltoall") {
-      // A complete exchange (mpi.alltoall_large_pairs) sends to every other rank instead.
-      const bool exchange = p.Probability("mpi.alltoall_large_pairs") > 0;
-      const auto per_rank =
-          exchange ? ranks - 1 : static_cast<uint64_t>(p.Int("mpi.alltoall_messages"));
+    if (workload == "mpi_alltoall" && p.Probability("mpi.alltoall_large_pairs") > 0) {
+      // A complete exchange plans nothing up front; a rank buffers the steps it has in flight
+      // (mpi.alltoall_window, 0: all), each on average this many bytes.
+      const uint64_t window = static_cast<uint64_t>(p.Int("mpi.alltoall_window"));
+      const uint64_t steps = window == 0 ? ranks - 1 : std::min<uint64_t>(window, ranks - 1);
+      const uint64_t mean_size =
+          static_cast<uint64_t>(static_cast<double>(p.SizeBytes("mpi.alltoall_max_size")) *
+                                p.Probability("mpi.alltoall_large_pairs")) +
+          p.SizeBytes("mpi.alltoall_small_size");
+      // Each factor is bounded (ranks, 1e6 steps, 256 MiB), so the product fits in 64 bits.
+      if (ranks * steps * mean_size > kMaxAlltoallBytes) {
+        return Status::Error(fmt::format(
+            "{}: mpi.ranks x steps in flight (mpi.alltoall_window, 0: mpi.ranks - 1) x mean "
+            "message (mpi.alltoall_large_pairs x mpi.alltoall_max_size + "
+            "mpi.alltoall_small_size) = {} x {} x {} bytes = {} MiB of message buffers, more "
+            "than {} MiB",
+            Blame(scenario, "mpi.alltoall_window", "mpi.alltoall_max_size"), ranks, steps,
+            mean_size, ranks * steps * mean_size >> 20, kMaxAlltoallBytes >> 20));
+      }
+    } else if (workload == "mpi_alltoall") {
+      const auto per_rank = static_cast<uint64_t>(p.Int("mpi.alltoall_messages"));
       const uint64_t messages = ranks * per_rank;
       if (messages > kMaxAlltoallMessages) {
         return Status::Error(fmt::format(
@@ -149,13 +166,7 @@ Status CheckWorkloadParams(const Scenario& scenario) {
             Blame(scenario, "mpi.alltoall_messages", "mpi.ranks"), ranks, per_rank, messages,
             kMaxAlltoallMessages));
       }
-      // In a complete exchange only the large pairs' messages are max_size.
-      const uint64_t max_size =
-          exchange ? static_cast<uint64_t>(
-                         static_cast<double>(p.SizeBytes("mpi.alltoall_max_size")) *
-                         p.Probability("mpi.alltoall_large_pairs")) +
-                         p.SizeBytes("mpi.alltoall_small_size")
-                   : p.SizeBytes("mpi.alltoall_max_size");
+      const uint64_t max_size = p.SizeBytes("mpi.alltoall_max_size");
       // Both factors are bounded (1e7 messages, 256 MiB), so the product fits in 64 bits.
       if (messages * max_size > kMaxAlltoallBytes) {
         return Status::Error(fmt::format(

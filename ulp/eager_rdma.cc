@@ -88,7 +88,10 @@ void EagerRdma::Request(uint32_t dest, OutConn& conn, uint64_t slot_bytes) {
   h.src_task = ctx_.config.task;
   h.seq = conn.requested;
   h.total = static_cast<uint32_t>(slot_bytes);
-  h.offset = ctx_.config.eager_slots;
+  // Large rings may keep fewer slots (ulp.eager_large_slots): their memory is in the slot size.
+  const bool large = slot_bytes > ctx_.config.eager_small_slot;
+  h.offset = large && ctx_.config.eager_large_slots > 0 ? ctx_.config.eager_large_slots
+                                                        : ctx_.config.eager_slots;
   packets_.Queue(dest, h, nullptr, 0);
 }
 

@@ -72,6 +72,8 @@ struct TransportConfig {
   uint64_t eager_large_slot = 64 * 1024;
   /** Slots per ring: writes in flight per connection. */
   uint32_t eager_slots = 4;
+  /** Slots per ring of large slots (0: eager_slots). */
+  uint32_t eager_large_slots = 0;
   /** The receiver frees and deregisters the small ring once the sender has moved to the large. */
   bool eager_release_small = true;
   /** A large connection idle this long goes back to small slots (0: never). */

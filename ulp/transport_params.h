@@ -49,6 +49,9 @@ inline const ParamDecls<TransportConfig>& TransportParams() {
       .Range(64, int64_t{1} << 30)
       .Int("ulp.eager_slots", &C::eager_slots, 1, kMaxEagerSlots,
            "Eager RDMA: slots per ring (writes in flight per connection)")
+      .Int("ulp.eager_large_slots", &C::eager_large_slots, 0, kMaxEagerSlots,
+           "Eager RDMA: slots per ring of large slots (0: ulp.eager_slots): large rings may "
+           "keep fewer, the memory being in their slot size")
       .Bool("ulp.eager_release_small", &C::eager_release_small,
             "Eager RDMA: free and deregister a connection's small ring once it has moved to "
             "large slots")

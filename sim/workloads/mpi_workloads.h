@@ -71,11 +71,17 @@ struct MpiAlltoallConfig {
   uint32_t messages_per_rank = 200;
   int64_t max_size = 1 << 20;
   /**
-   * Above 0: a complete exchange instead (each rank sends one message to every other rank);
-   * this fraction of the rank pairs exchange max_size bytes both ways, the others small_size.
+   * Above 0: a complete exchange instead (each rank sends one message to every other rank, in
+   * pairwise steps: in step k rank r sends to (r + k) % n and receives from (r - k) % n); this
+   * fraction of the rank pairs exchange max_size bytes both ways, the others small_size.
    */
   double large_pairs = 0;
   int64_t small_size = 256;
+  /** Complete exchange: how many times every pair exchanges its messages (later rounds find
+   *  the transport's connections made). */
+  uint32_t rounds = 1;
+  /** Complete exchange: steps of the pairwise schedule a rank has in flight (0: all). */
+  uint32_t window = 0;
 };
 /** Random all-to-all traffic; every message's bytes are checked at the receiver. */
 Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig& config);

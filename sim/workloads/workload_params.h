@@ -196,12 +196,19 @@ inline const ParamDecls<MpiAlltoallConfig>& MpiAlltoallParams() {
       .Range(0, 256 << 20)
       .Probability("mpi.alltoall_large_pairs", &C::large_pairs,
                    "mpi_alltoall: above 0, a complete exchange (every rank sends one message to "
-                   "every other, mpi.alltoall_messages unused) where this fraction of the rank "
+                   "every other in pairwise steps, mpi.alltoall_messages unused) where this fraction of the rank "
                    "pairs exchange mpi.alltoall_max_size bytes and the rest "
                    "mpi.alltoall_small_size")
       .Size("mpi.alltoall_small_size", &C::small_size,
             "mpi_alltoall: message size of the pairs that are not large (complete exchange)")
-      .Range(0, 256 << 20);
+      .Range(0, 256 << 20)
+      .Int("mpi.alltoall_rounds", &C::rounds, 1, 1000,
+           "mpi_alltoall complete exchange: times every pair exchanges its messages (later "
+           "rounds find the connections the first made)")
+      .Int("mpi.alltoall_window", &C::window, 0, 1000000,
+           "mpi_alltoall complete exchange: pairwise steps (in step k rank r sends to r + k and "
+           "receives from r - k) a rank has in flight, its buffers held only for those (0: all "
+           "steps at once)");
   return *decls;
 }
 

@@ -322,6 +322,15 @@ TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
                "nicsim: --set mpi.alltoall_messages=200000: mpi.alltoall_messages: mpi.ranks x "
                "mpi.alltoall_messages = 64 x 200000 = 12800000 messages, more than 10000000 "
                "(seed 1)\n");
+  // Regression (wrong parameter named): a complete exchange buffers its steps in flight; the
+  // message names the parameters that decide it, not mpi.alltoall_messages (unused there).
+  ExpectBadRun({"--set", "workload=mpi_alltoall", "--set", "nodes=8", "--set", "mpi.ranks=64",
+                "--set", "mpi.alltoall_large_pairs=1", "--set", "mpi.alltoall_max_size=256MiB"},
+               "nicsim: --set mpi.alltoall_max_size=256MiB: mpi.alltoall_max_size: mpi.ranks x "
+               "steps in flight (mpi.alltoall_window, 0: mpi.ranks - 1) x mean message "
+               "(mpi.alltoall_large_pairs x mpi.alltoall_max_size + mpi.alltoall_small_size) = "
+               "64 x 63 x 268435712 bytes = 1032192 MiB of message buffers, more than 8192 MiB "
+               "(seed 1)\n");
   ExpectBadRun({"--set", "mpi.collectives=allreduce,scan"},
                "nicsim: --set mpi.collectives=allreduce,scan: mpi.collectives: 'scan' is not a "
                "collective (barrier, bcast, allreduce, allgather or alltoall)\n");

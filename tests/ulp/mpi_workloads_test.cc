@@ -84,5 +84,30 @@ TEST(MpiWorkloadsTest, RandomAlltoallChecksEveryByte) {
   EXPECT_GT(r->bytes_delivered, 0u);
 }
 
+TEST(MpiWorkloadsTest, CompleteExchangeInRoundsSendsLaterRoundsOverEagerRings) {
+  MpiJobConfig jc;
+  jc.ranks = 6;
+  jc.cluster.nodes = 6;
+  jc.cluster.microcode.rcxts = 2048;
+  jc.transport.eager_rdma = true;
+  jc.transport.eager_small_slot = 2048;
+  jc.transport.eager_large_slot = 64 * 1024 + 32;
+  jc.transport.eager_large_slots = 1;
+  auto job = std::move(*MpiJob::Create(jc));
+  MpiAlltoallConfig c;
+  c.large_pairs = 0.3;
+  c.max_size = 64 * 1024;
+  c.small_size = 256;
+  c.rounds = 3;
+  c.window = 2;  // a pairwise schedule: 2 of the 5 steps in flight
+  Result<WorkloadResult> r = RunMpiRandomAlltoall(*job, c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->error_count, 0u);
+  EXPECT_EQ(r->messages_delivered, 6u * 5u * 3u);
+  EXPECT_EQ(r->results["messages"].get<uint64_t>(), 90u);
+  // The first round makes the connections; the two after it go by eager RDMA.
+  EXPECT_GE(r->results["transport"]["eager_rdma_messages"].get<uint64_t>(), 6u * 5u * 2u);
+}
+
 }  // namespace
 }  // namespace nicsim::sim
