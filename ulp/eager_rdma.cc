@@ -9,7 +9,7 @@
 namespace nicsim::ulp {
 
 EagerRdma::EagerRdma(const TransportContext& ctx, ReliableSender& packets, Events events)
-    : ctx_(ctx), packets_(packets), events_(std::move(events)) {}
+    : ctx_(ctx), packets_(packets), events_(std::move(events)), rtt_(ctx.config) {}
 
 EagerRdma::~EagerRdma() {
   hal::Port& port = ctx_.ports[kPort];
@@ -73,7 +73,8 @@ bool EagerRdma::TrySend(uint32_t dest, uint32_t seq, uint32_t context, uint32_t 
   if (len > 0) ctx_.host.Read(vaddr, bytes.data() + sizeof(head), len);
   std::memcpy(bytes.data() + sizeof(head) + len, &tail, sizeof(tail));
   ctx_.host.Write(ring.vaddr + slot * ring.slot_bytes, bytes.data(), need);
-  conn.flights[index] = Flight{ring.generation, slot, seq, static_cast<uint32_t>(need), 0};
+  conn.flights[index] =
+      Flight{ring.generation, slot, seq, static_cast<uint32_t>(need), 0, ctx_.host.NowPs()};
   ++ctx_.stats.eager_rdma_messages;
   Post(dest, conn, index);
   ArmShrink(dest, conn);
@@ -101,9 +102,9 @@ void EagerRdma::Post(uint32_t dest, OutConn& conn, uint32_t index) {
                                                            : conn.retiring.at(f.generation);
   hal::Port& port = ctx_.ports[kPort];
   abi::RdmaRequest r{};
-  r.local_rcxt = sources_.Take(port);
-  r.remote_rcxt = ring.rcxts[f.slot];
   r.tid = Tid(index, f.attempt);
+  r.local_rcxt = sources_.Take(port, r.tid);
+  r.remote_rcxt = ring.rcxts[f.slot];
   r.length = f.length;
   r.local_pvo = ring.reg.pvo + f.slot * ring.slot_bytes;
   r.remote_pvo = ring.remote_pvo + f.slot * ring.slot_bytes;
@@ -114,12 +115,15 @@ void EagerRdma::Post(uint32_t dest, OutConn& conn, uint32_t index) {
   ArmRedrive(dest, index, f.attempt, f.length);
 }
 
-void EagerRdma::ArmRedrive(uint32_t dest, uint32_t index, uint32_t attempt, uint32_t length) {
-  // A round trip plus the write at the RDMA timeout's pace, doubled per attempt.
-  const uint64_t base = ctx_.config.rdma_timeout_base_ps +
+uint64_t EagerRdma::RedriveWait(uint32_t dest, uint32_t attempt, uint32_t length) const {
+  const uint64_t base = std::max(ctx_.config.rdma_timeout_base_ps, rtt_.RtoFor(dest)) +
                         static_cast<uint64_t>(length * ctx_.config.rdma_timeout_ps_per_byte);
-  const uint64_t wait = std::min(base << std::min<uint32_t>(attempt, 6), ctx_.config.rto_max_ps);
-  ctx_.timers.After(wait, [this, dest, index, attempt] { OnRedrive(dest, index, attempt); });
+  return std::min(base << std::min<uint32_t>(attempt, 6), ctx_.config.rto_max_ps);
+}
+
+void EagerRdma::ArmRedrive(uint32_t dest, uint32_t index, uint32_t attempt, uint32_t length) {
+  ctx_.timers.After(RedriveWait(dest, attempt, length),
+                    [this, dest, index, attempt] { OnRedrive(dest, index, attempt); });
 }
 
 void EagerRdma::OnRedrive(uint32_t dest, uint32_t index, uint32_t attempt) {
@@ -131,6 +135,8 @@ void EagerRdma::OnRedrive(uint32_t dest, uint32_t index, uint32_t attempt) {
   // half; a late copy of an older attempt is then stale.
   f->second.attempt = std::min(attempt + 1, kEagerAttempts - 1);
   ++ctx_.stats.eager_rdma_redrives;
+  // Writes to `dest` wait this long until an acknowledgement of one sent once says otherwise.
+  rtt_.BackOff(dest, RedriveWait(dest, attempt + 1, 0));
   Post(dest, c->second, index);
 }
 
@@ -142,6 +148,10 @@ void EagerRdma::OnAck(const Header& h) {
   if (f == conn.flights.end() || f->second.generation != h.context) return;  // acked before
   const uint32_t seq = f->second.seq;
   const uint32_t gen = f->second.generation;
+  // Karn's rule: a redriven write's acknowledgement may answer any of its attempts.
+  if (f->second.attempt == 0) {
+    rtt_.Sample(h.src_task, static_cast<double>(ctx_.host.NowPs() - f->second.posted_ps));
+  }
   conn.flights.erase(f);
   if (!conn.ring || conn.ring->generation != gen) MaybeRetire(h.src_task, conn, gen);
   events_.delivered(h.src_task, seq);

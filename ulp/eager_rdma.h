@@ -20,6 +20,7 @@
 #include "abi/rdma.h"
 #include "hal/task_host.h"
 #include "ulp/reliable_sender.h"
+#include "ulp/rtt_estimator.h"
 #include "ulp/source_rcxts.h"
 #include "ulp/transport_context.h"
 #include "ulp/wire.h"
@@ -104,6 +105,8 @@ class EagerRdma {
     uint32_t seq = 0;
     uint32_t length = 0;
     uint32_t attempt = 0;
+    /** When its first attempt was posted: the round trip its acknowledgement measures. */
+    uint64_t posted_ps = 0;
   };
   struct OutConn {
     /** The ring written now, and older ones with writes still in flight. */
@@ -141,6 +144,10 @@ class EagerRdma {
   void Request(uint32_t dest, OutConn& conn, uint64_t slot_bytes);
   /** Posts write `index` of `conn` (its staging slot is written). */
   void Post(uint32_t dest, OutConn& conn, uint32_t index);
+  /** The wait before write `index` to `dest` is redriven: the measured round trip (at least
+   *  the RDMA timeout's base) plus its bytes at the RDMA timeout's pace, doubled per attempt,
+   *  at most ulp.rto_max. */
+  uint64_t RedriveWait(uint32_t dest, uint32_t attempt, uint32_t length) const;
   void ArmRedrive(uint32_t dest, uint32_t index, uint32_t attempt, uint32_t length);
   void OnRedrive(uint32_t dest, uint32_t index, uint32_t attempt);
   /** Retires generation `gen` of `conn` once no write to it is in flight. */
@@ -165,6 +172,10 @@ class EagerRdma {
   ReliableSender& packets_;
   Events events_;
   SourceRcxts sources_;
+  /** Post-to-acknowledgement round trips per destination (writes sent once only): the
+   *  acknowledgement is a packet that may wait behind the receiver's own sends, so a fixed
+   *  timeout redrives writes that have landed. */
+  RttEstimator rtt_;
   std::unordered_map<uint32_t, OutConn> out_;
   std::unordered_map<uint32_t, InConn> in_;
   /** Landing rCxt reference -> its ring slot. */

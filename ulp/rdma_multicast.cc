@@ -106,15 +106,17 @@ bool RdmaMulticast::Reachable(const Group& g, size_t member, uint32_t slot) cons
          g.addresses[member].pvo == g.self.pvo;
 }
 
-uint32_t RdmaMulticast::SourceRcxt(Group& g) { return g.sources.Take(ctx_.ports[kPort]); }
+uint32_t RdmaMulticast::SourceRcxt(Group& g, uint32_t tid) {
+  return g.sources.Take(ctx_.ports[kPort], tid);
+}
 
 void RdmaMulticast::PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer dest,
                               uint32_t remote_rcxt, uint64_t remote_pvo, uint32_t attempt) {
   const uint32_t slot = Slot(epoch);
   abi::RdmaRequest r{};
-  r.local_rcxt = SourceRcxt(g);
-  r.remote_rcxt = remote_rcxt;
   r.tid = Tid(epoch, attempt);
+  r.local_rcxt = SourceRcxt(g, r.tid);
+  r.remote_rcxt = remote_rcxt;
   r.length = static_cast<uint32_t>(len);
   r.local_pvo = g.registrations[1].pvo + slot * g.slot_bytes;
   r.remote_pvo = remote_pvo + slot * g.slot_bytes;

@@ -193,8 +193,8 @@ class RdmaMulticast {
   void ParkForwards(Group& g, uint64_t epoch, uint32_t root, uint64_t len);
   size_t MemberOf(const Group& g, uint32_t task) const;
 
-  /** An idle source rCxt of the group (a new one if all are busy). */
-  uint32_t SourceRcxt(Group& g);
+  /** An idle source rCxt of the group for a write with `tid` (a new one if all are busy). */
+  uint32_t SourceRcxt(Group& g, uint32_t tid);
   /** True if `member` takes the broadcast of slot `slot` from this task. */
   bool Reachable(const Group& g, size_t member, uint32_t slot) const;
   /** Completes a signal receive whose slot a later message reached first. */

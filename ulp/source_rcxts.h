@@ -15,15 +15,20 @@ namespace nicsim::ulp {
 /**
  * Source rCxts of one user on one port. An rCxt is idle once the adapter holds the tid last
  * posted on it and has sent all of that write: a write posted on a busy source would be lost.
+ * The tid the rCxt shows is how the adapter's taking of a post is seen, so two posts in a row
+ * on one rCxt never carry the same tid (the second would find it idle under the first's tid
+ * before the adapter took the first; writes of one message to several peers, or of several
+ * connections, share tids).
  */
 class SourceRcxts {
  public:
-  /** An idle source rCxt (a new one if all are busy; the oldest if the port has none left;
-   *  kNoRcxt if it never had one). */
-  uint32_t Take(hal::Port& port) {
+  /** An idle source rCxt for a write with `tid`, its last post not of that tid (a new one if
+   *  all are busy; the oldest if the port has none left; kNoRcxt if it never had one). */
+  uint32_t Take(hal::Port& port, uint32_t tid) {
     for (uint32_t ref : refs_) {
       const abi::RcxtRecord rec = port.ReadRcxt(ref);
-      if (rec.state == static_cast<uint8_t>(abi::RcxtState::kIdle) && rec.tid == posted_[ref]) {
+      if (rec.state == static_cast<uint8_t>(abi::RcxtState::kIdle) && rec.tid == posted_[ref] &&
+          posted_[ref] != tid) {
         return ref;
       }
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Eager RDMA with buffer enlargement (ulp.eager_rdma, reference 001): exactly once and in
 // order under faults, one enlargement per connection for a vector of large elements, rings
-// and keys released once, and a late write to a released ring dropped by the adapter.
+// and keys released once, a late write to a released ring dropped by the adapter, and writes
+// of one tid to several peers posted without a refusal.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -34,6 +35,28 @@ TransportCell EagerCell(uint32_t nodes, uint64_t shrink_idle_ps = 0) {
   return cell;
 }
 
+/** Waves of mixed sizes a little apart among `cell.nodes` tasks (connections are made,
+ *  enlarged and shrunk while writes are in flight on the ring before); returns how many
+ *  messages were sent. */
+uint64_t SendWaves(TransportHarness& h, const TransportCell& cell) {
+  Rng rng(cell.seed, "eager_rdma_test");
+  uint64_t sent = 0;
+  for (int wave = 0; wave < 60; ++wave) {
+    for (int i = 0; i < 10; ++i) {
+      const auto src = static_cast<uint32_t>(rng.Below(cell.nodes));
+      auto dst = static_cast<uint32_t>(rng.Below(cell.nodes - 1));
+      if (dst >= src) ++dst;
+      const uint64_t r = rng.Below(100);
+      const uint64_t len = r < 60 ? rng.Below(4000) : r < 95 ? rng.Below(64000) : rng.Below(1 << 20);
+      h.SendOne(src, dst, rng.Below(TransportHarness::kSourceBytes - len), len);
+      ++sent;
+    }
+    h.RunFor(wave % 10 == 9 ? 300'000'000 : 20'000'000);
+  }
+  h.Settle();
+  return sent;
+}
+
 TEST(EagerRdmaTest, LossDuplicationAndReorderingNeverLoseOrReorderAMessage) {
   for (uint64_t seed : {1u, 2u, 3u}) {
     std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
@@ -43,23 +66,7 @@ TEST(EagerRdmaTest, LossDuplicationAndReorderingNeverLoseOrReorderAMessage) {
     cell.reorder = 0.1;
     cell.seed = seed;
     TransportHarness h(cell);
-    // Waves of mixed sizes a little apart: connections are made, enlarged and shrunk while
-    // writes are in flight on the ring before.
-    Rng rng(seed, "eager_rdma_test");
-    uint64_t sent = 0;
-    for (int wave = 0; wave < 60; ++wave) {
-      for (int i = 0; i < 10; ++i) {
-        const auto src = static_cast<uint32_t>(rng.Below(cell.nodes));
-        auto dst = static_cast<uint32_t>(rng.Below(cell.nodes - 1));
-        if (dst >= src) ++dst;
-        const uint64_t r = rng.Below(100);
-        const uint64_t len = r < 60 ? rng.Below(4000) : r < 95 ? rng.Below(64000) : rng.Below(1 << 20);
-        h.SendOne(src, dst, rng.Below(TransportHarness::kSourceBytes - len), len);
-        ++sent;
-      }
-      h.RunFor(wave % 10 == 9 ? 300'000'000 : 20'000'000);
-    }
-    h.Settle();
+    const uint64_t sent = SendWaves(h, cell);
     EXPECT_TRUE(h.errors().empty()) << h.errors().front();
     EXPECT_EQ(h.delivered(), sent);
     EXPECT_EQ(h.done(), sent);
@@ -76,6 +83,36 @@ TEST(EagerRdmaTest, LossDuplicationAndReorderingNeverLoseOrReorderAMessage) {
                 static_cast<unsigned long long>(total.eager_enlargements),
                 static_cast<unsigned long long>(total.eager_shrinks),
                 static_cast<unsigned long long>(total.eager_rdma_redrives));
+  }
+}
+
+TEST(EagerRdmaTest, WithoutFaultsAWriteIsRedrivenOnlyWhenItsAcknowledgementIsLate) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+    TransportCell cell = EagerCell(4, 100'000'000);
+    cell.seed = seed;
+    TransportHarness h(cell);
+    const uint64_t sent = SendWaves(h, cell);
+    ulp::TransportStats total;
+    for (uint32_t n = 0; n < cell.nodes; ++n) total += h.transport(n).stats();
+    EXPECT_EQ(total.messages_delivered, sent);
+    // No eager post is refused: the only busy rCxts are those of RTS reads redriven while
+    // the source still sent the last attempt (one drop per such redrive at most).
+    uint64_t busy = 0;
+    for (uint32_t n = 0; n < cell.nodes; ++n) {
+      busy += h.cluster().adapter(n).firmware_counters().drop(fw::DropReason::kRdmaRcxtBusy);
+    }
+    EXPECT_LE(busy, total.rdma_redrives);
+    // The timeout follows the measured round trip: what is still redriven had landed (its
+    // acknowledgement waited behind the receiver's sends of up to 1 MiB), at most one
+    // otherwise, and it is a small share (about half of the writes before the round trip
+    // was measured).
+    EXPECT_LE(total.eager_rdma_redrives, total.eager_duplicates + 1);
+    EXPECT_LT(total.eager_rdma_redrives * 4, total.eager_rdma_messages);
+    std::printf("eager %llu, redrives %llu, duplicates %llu\n",
+                static_cast<unsigned long long>(total.eager_rdma_messages),
+                static_cast<unsigned long long>(total.eager_rdma_redrives),
+                static_cast<unsigned long long>(total.eager_duplicates));
   }
 }
 
@@ -190,6 +227,27 @@ TEST(EagerRdmaTest, AWriteToAReleasedSmallRingIsDroppedByTheAdapterAndNeverDeliv
   EXPECT_EQ(h.transport(1).stats().messages_delivered, delivered_before);
   EXPECT_EQ(h.transport(1).stats().eager_flag_mismatches, 0u);
   EXPECT_TRUE(h.errors().empty()) << h.errors().front();
+}
+
+TEST(EagerRdmaTest, WritesToSeveralPeersWithOneTidAreNeitherRefusedNorRedriven) {
+  // Each connection numbers its writes from 1, so the first eager write to each peer carries
+  // the same tid. The write to peer 1 leaves its source rCxt idle under that tid; the three
+  // posted next, in one instant, must not take it (it would look idle under their tid before
+  // the adapter took the first of them) and then one another's: the adapter would refuse a
+  // post on a busy source, and that write would go again after its timeout.
+  TransportHarness h(EagerCell(5));
+  for (uint32_t dst = 1; dst < 5; ++dst) h.SendOne(0, dst, 0, 100);  // makes the connections
+  h.Settle();
+  h.SendOne(0, 1, 100, 300);
+  h.Settle();
+  for (uint32_t dst = 2; dst < 5; ++dst) h.SendOne(0, dst, 200 * dst, 300);
+  h.Settle();
+  const ulp::TransportStats& s = h.transport(0).stats();
+  EXPECT_EQ(s.eager_rdma_messages, 4u);
+  EXPECT_EQ(s.eager_rdma_redrives, 0u);
+  EXPECT_EQ(h.cluster().adapter(0).firmware_counters().drop(fw::DropReason::kRdmaRcxtBusy), 0u);
+  EXPECT_TRUE(h.errors().empty()) << h.errors().front();
+  EXPECT_EQ(h.delivered(), 8u);
 }
 
 TEST(EagerRdmaTest, OffByDefaultSendsNothingByEagerRdma) {
