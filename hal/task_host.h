@@ -28,6 +28,9 @@ class TaskHost {
   void After(uint64_t delay_ps, std::function<void()> fn) { clock_.After(delay_ps, std::move(fn)); }
   bool Read(uint64_t vaddr, void* dst, uint64_t len) { return space_.Read(vaddr, dst, len); }
   bool Write(uint64_t vaddr, const void* src, uint64_t len) { return space_.Write(vaddr, src, len); }
+  /** The contents of [vaddr, vaddr + len) are no longer wanted (madvise(MADV_DONTNEED)):
+   *  whole pages in it cost no memory and read zero until written again. */
+  void Discard(uint64_t vaddr, uint64_t len) { space_.Discard(vaddr, len); }
   /** Maps fresh virtual memory (receive landing areas): large areas on 16 MiB pages (few
    *  TCEs), smaller ones on 64 KiB pages. */
   Result<uint64_t> Map(uint64_t bytes);

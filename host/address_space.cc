@@ -162,6 +162,20 @@ bool AddressSpace::Write(uint64_t vaddr, const void* src, uint64_t len) {
   return true;
 }
 
+void AddressSpace::Discard(uint64_t vaddr, uint64_t len) {
+  if (len > ~uint64_t{0} - vaddr) return;
+  for (uint64_t done = 0, left = 0; done < len; done += left) {
+    uint64_t start = 0;
+    const Mapping* m = Find(vaddr + done, &start);
+    if (m == nullptr) return;  // the mapped run ends: nothing further is given back
+    const uint64_t offset = vaddr + done - start;
+    const uint64_t page = uint64_t{1} << m->page_shift;
+    const uint64_t in_page = offset & (page - 1);
+    left = std::min(page - in_page, len - done);
+    mem_.Discard(m->pages[offset >> m->page_shift].real_addr + in_page, left);
+  }
+}
+
 bool AddressSpace::Read(uint64_t vaddr, void* dst, uint64_t len) const {
   if (len > ~uint64_t{0} - vaddr) return false;
   for (uint64_t done = 0, left = 0; done < len; done += left) {

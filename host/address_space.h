@@ -51,6 +51,10 @@ class AddressSpace final : public PageTable {
   /** CPU load of `len` bytes at `vaddr`; false if any byte is unmapped. */
   bool Read(uint64_t vaddr, void* dst, uint64_t len) const;
 
+  /** The contents of [vaddr, vaddr + len) are no longer wanted: HostMemory::Discard of each
+   *  real page's part (whole system pages given back, reading zero), up to the first
+   *  unmapped byte. */
+  void Discard(uint64_t vaddr, uint64_t len);
   /**
    * A CPU pointer to [vaddr, vaddr + len) when the range lies in one real page (so its bytes
    * are contiguous in host memory), else nullptr: how a process uses memory it keeps for the

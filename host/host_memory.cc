@@ -57,6 +57,14 @@ void HostMemory::Zero(uint64_t offset, uint64_t len) {
   std::memset(mem_ + last, 0, offset + len - last);
 }
 
+void HostMemory::Discard(uint64_t addr, uint64_t len) {
+  if (addr < kBaseAddr || len > bytes_ || addr - kBaseAddr > bytes_ - len) return;
+  const uint64_t offset = addr - kBaseAddr;
+  const uint64_t first = RoundUp(offset, page_bytes_);
+  const uint64_t last = RoundDown(offset + len, page_bytes_);
+  if (first < last) Zero(first, last - first);
+}
+
 uint64_t HostMemory::ResidentPages(uint64_t offset, uint64_t len) const {
   if (len == 0) return 0;
   const uint64_t end = std::min(RoundUp(offset + len, page_bytes_), mapped_bytes_);

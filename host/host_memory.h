@@ -59,6 +59,14 @@ class HostMemory {
    */
   uint64_t TouchedBytes() const;
 
+  /**
+   * The contents of [addr, addr + len) are no longer wanted (a process's
+   * madvise(MADV_DONTNEED)): the system pages wholly inside it are given back, cost no memory
+   * and read zero until written again; bytes at either end sharing a page with other data are
+   * left as they are. Nothing happens outside memory.
+   */
+  void Discard(uint64_t addr, uint64_t len);
+
   /** CPU pointer for [addr, addr + len), or nullptr if any byte is outside memory. */
   uint8_t* Translate(uint64_t addr, uint64_t len);
   /** True if every byte of [addr, addr + len) is in an allocated block (not freed). */

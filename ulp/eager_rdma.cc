@@ -152,6 +152,13 @@ void EagerRdma::OnAck(const Header& h) {
   if (f->second.attempt == 0) {
     rtt_.Sample(h.src_task, static_cast<double>(ctx_.host.NowPs() - f->second.posted_ps));
   }
+  // The staging slot's bytes are dead until the next write (a redrive still queued reads
+  // zeros, which the receiver takes as the repeat it is): its whole pages cost nothing.
+  const Ring* staging = conn.ring && conn.ring->generation == gen ? &*conn.ring : nullptr;
+  if (auto r = conn.retiring.find(gen); r != conn.retiring.end()) staging = &r->second;
+  if (staging != nullptr) {
+    ctx_.host.Discard(staging->vaddr + f->second.slot * staging->slot_bytes, staging->slot_bytes);
+  }
   conn.flights.erase(f);
   if (!conn.ring || conn.ring->generation != gen) MaybeRetire(h.src_task, conn, gen);
   events_.delivered(h.src_task, seq);
@@ -397,6 +404,8 @@ bool EagerRdma::OnCompletion(const abi::CompletionRecord& c) {
   std::vector<uint8_t> data(head.len);
   if (head.len > 0) ctx_.host.Read(base + sizeof(head), data.data(), head.len);
   in.delivered[ref.slot] = index;
+  // The slot's bytes are dead until the next write: its whole pages cost nothing meanwhile.
+  ctx_.host.Discard(base, r.slot_bytes);
   SendAck(ref.src, ref.generation, index);
   events_.landed(ref.src, head.seq, head.context, head.tag, std::move(data));
   return true;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host page tables: page-aligned mappings with guard gaps, scattered real pages, CPU access
-// across page boundaries, unmap and remap, bad input; aligned host memory allocation.
+// across page boundaries, unmap, remap and discard, bad input; aligned host memory allocation.
 #include "host/address_space.h"
 
 #include <gtest/gtest.h>
@@ -188,6 +188,26 @@ TEST(AddressSpaceTest, UnmapFreesTheRealPages) {
   EXPECT_FALSE(as.Unmap(w + 8).ok());
   // Virtual addresses are never reused.
   EXPECT_GT(*as.Map(k4K, abi::kPageShift4K), w);
+}
+
+TEST(AddressSpaceTest, DiscardClearsTheWholeRealPagesOfAVirtualRange) {
+  host::HostMemory mem(4 << 20);
+  host::AddressSpace as(mem, 5);
+  const uint64_t v = *as.Map(4 * k4K, abi::kPageShift4K);
+  std::vector<uint8_t> ones(4 * k4K, 1);
+  ASSERT_TRUE(as.Write(v, ones.data(), ones.size()));
+  // Pages 1 and 2 whole, page 0's last byte and page 3's first: the scattered real pages
+  // behind the two whole ones read zero, the bytes at the ends keep their value.
+  as.Discard(v + k4K - 1, 2 * k4K + 2);
+  std::vector<uint8_t> back(4 * k4K);
+  ASSERT_TRUE(as.Read(v, back.data(), back.size()));
+  EXPECT_EQ(std::count(back.begin(), back.end(), 0), static_cast<long>(2 * k4K));
+  EXPECT_EQ(back[k4K - 1], 1);
+  EXPECT_EQ(back[3 * k4K], 1);
+  // Past the end of the mapping (its guard page) it stops.
+  as.Discard(v + 3 * k4K, 2 * k4K);
+  ASSERT_TRUE(as.Read(v + 3 * k4K, back.data(), k4K));
+  EXPECT_EQ(std::count(back.begin(), back.begin() + k4K, 0), static_cast<long>(k4K));
 }
 
 TEST(AddressSpaceTest, RemapPutsNewRealPagesBehindTheSameAddresses) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host memory that costs what is written: a large reservation costs nothing, never-written
-// pages read zero for free, writes touch exactly their pages, Free gives pages back, and
-// memory handed out again is zero; a device write into freed memory is refused.
+// pages read zero for free, writes touch exactly their pages, Free and Discard give pages
+// back, and memory handed out again is zero; a device write into freed memory is refused.
 #include "host/host_memory.h"
 
 #include <gtest/gtest.h>
@@ -108,6 +108,28 @@ TEST_F(HostMemoryCostTest, FreeGivesThePagesBackAndTheyReadZero) {
   EXPECT_EQ(mem.DeviceRead(block->real_addr, dma.data(), dma.size()), HostMemory::Access::kOk);
   EXPECT_TRUE(AllZero(dma.data(), dma.size()));
   EXPECT_EQ(kept->ptr[0], 7);
+}
+
+TEST_F(HostMemoryCostTest, DiscardGivesBackWholePagesOnlyAndKeepsTheBlock) {
+  HostMemory mem(16 * kMiB);
+  Result<HostRegion> block = mem.AllocContiguous(8 * kPage);
+  ASSERT_TRUE(block.ok());
+  std::fill(block->ptr, block->ptr + block->bytes, uint8_t{0x5A});
+  EXPECT_EQ(mem.TouchedBytes(), 8 * kPage);
+  // From the middle of page 1 to the middle of page 6: pages 2-5 go, the ends stay.
+  mem.Discard(block->real_addr + kPage + 100, 5 * kPage);
+  EXPECT_EQ(mem.TouchedBytes(), 4 * kPage);
+  // Less than a page, or outside memory: nothing happens.
+  mem.Discard(block->real_addr + 7 * kPage, kPage - 1);
+  mem.Discard(HostMemory::kBaseAddr + 15 * kMiB, 2 * kMiB);
+  EXPECT_EQ(mem.TouchedBytes(), 4 * kPage);
+  EXPECT_TRUE(AllZero(block->ptr + 2 * kPage, 4 * kPage));
+  EXPECT_EQ(block->ptr[2 * kPage - 1], 0x5A);
+  EXPECT_EQ(block->ptr[6 * kPage], 0x5A);
+  EXPECT_EQ(block->ptr[8 * kPage - 1], 0x5A);
+  // Still allocated: the device may write it again.
+  const uint8_t byte = 1;
+  EXPECT_EQ(mem.DeviceWrite(block->real_addr + 3 * kPage, &byte, 1), HostMemory::Access::kOk);
 }
 
 TEST_F(HostMemoryCostTest, DeviceWriteIntoFreedMemoryIsRefusedAndWritesNothing) {
