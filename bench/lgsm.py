@@ -10,9 +10,11 @@ seeing it (max and mean). Interval 200 us, 10 puts per producer, one every half 
 
 Ratios: connections_p2p_over_gsm_<M> (the M x N / (M + N) saving). No target: the lag is
 expected to be worse for gsm (up to one interval plus one round) and is reported as is.
-M, N stop at 16 here (36 rank processes): the issue's 256 costs minutes per run of wall time
-with a process per rank and is not run."""
+LGSM_SIZES chooses M = N (default 4,8,16); a service per node, on max(4, M / 16) nodes so a
+service has at most 32 clients (LGSM_SIZES=4,8,16,64,128,256 for the whole range: minutes of
+wall time per run above 64, a process per rank)."""
 
+import os
 import re
 import subprocess
 import sys
@@ -20,10 +22,9 @@ import sys
 import nicsim_bench
 
 NAME = "lgsm"
+SIZES = [int(s) for s in os.environ.get("LGSM_SIZES", "4,8,16").split(",")]
 DESCRIPTION = ("gsm (allgather, scatter) vs point to point: connections, bytes, lag; M = N in "
-               "4, 8, 16 on 4 nodes (func)")
-NODES = 4
-SIZES = [4, 8, 16]
+               f"{SIZES}, a service on each of max(4, M / 16) nodes (func)")
 PROGRAM = nicsim_bench.ROOT / "build" / "tests" / "gsm" / "bin" / "nicsim_gsm_bench"
 LINE = re.compile(r"connections (\d+) bytes (\d+) propagations (\d+) bytes_per_propagation "
                   r"(\d+) lag_max_us ([0-9.]+) lag_mean_us ([0-9.]+)")
@@ -36,10 +37,11 @@ def main():
         nicsim_bench.fail(NAME, "building nicsim_gsm_bench failed:\n" + built.stdout[-2000:])
     figures, ratios = {}, {}
     for size in SIZES:
-        ranks = NODES + 2 * size
+        nodes = max(4, size // 16)
+        ranks = nodes + 2 * size
         for mode in ["allgather", "scatter", "p2p"]:
             cmd = [str(nicsim_bench.NICSIM), "mpirun", "-n", str(ranks), "--quiet", "--set",
-                   f"nodes={NODES}", "--set", "backend=func", str(PROGRAM), str(NODES),
+                   f"nodes={nodes}", "--set", "backend=func", str(PROGRAM), str(nodes),
                    str(size), str(size), "200", "10", mode]
             code, wall, _, out, err = nicsim_bench.measure(cmd)
             match = LINE.search(out)

@@ -12,8 +12,8 @@ extern "C" {
 #endif
 
 /** Limits of one service (device limits in one place). */
-#define GSM_MAX_PRODUCERS 256   /**< producer ids are 0..max_producers-1, at most this many */
-#define GSM_MAX_CONNECTIONS 64  /**< open connections per service */
+#define GSM_MAX_PRODUCERS 1024  /**< producer ids are 0..max_producers-1, at most this many */
+#define GSM_MAX_CONNECTIONS 256 /**< open connections per service */
 #define GSM_MASK_WORDS (GSM_MAX_PRODUCERS / 64)
 
 /** Return codes: 0 or a negative error. */

@@ -120,6 +120,13 @@ static void expire_silent(gsm_t* g, double now) {
   s->stats.connections_open = open_count(s);
 }
 
+/** The service did not listen for `deaf_s` (a propagation round): that time is nobody's
+ *  silence, so every connection's last-seen time moves on by it. */
+static void excuse_deaf_time(gsm_service* s, double deaf_s) {
+  for (int i = 0; i < GSM_MAX_CONNECTIONS; i++)
+    if (s->conns[i].used) s->conns[i].last_seen_s += deaf_s;
+}
+
 static int producer_taken(const gsm_service* s, int id) {
   for (int i = 0; i < GSM_MAX_CONNECTIONS; i++)
     if (s->conns[i].used && s->conns[i].producer_id == id) return 1;
@@ -456,6 +463,8 @@ int gsm_service_run(gsm_t* g) {
       if (propagate(g, due)) break;
       s->next_due_s = due + g->config.interval_s;
       const double after = MPI_Wtime();
+      /* A client whose request waited out the round was not silent. */
+      excuse_deaf_time(s, after - now);
       if (s->next_due_s < after) s->next_due_s = after; /* late: catch up without a burst */
       continue;
     }
