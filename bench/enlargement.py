@@ -51,6 +51,8 @@ def exchange(ranks, always_large):
     if stats["errors"] != 0:
         nicsim_bench.fail(NAME, f"{sets}: the run reported errors")
     transport = stats["workload"]["transport"]
+    print(f"  {ranks} ranks, {'always large' if always_large else 'enlarging'}: ring KiB per "
+          f"rank {transport['eager_ring_bytes_peak'] / ranks / 1024:.0f}", flush=True)
     # Rounds after the first find every connection made: rings must carry them.
     later = ranks * (ranks - 1) * (ROUNDS - 1)
     if transport["eager_rdma_messages"] < later:

@@ -154,6 +154,20 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
             : window == 0 || window >= c.ranks ? c.ranks - 1 : window;
     per_rank += 2 * in_flight * area;
   }
+  if (p.Bool("ulp.eager_rdma")) {
+    // Eager RDMA rings: per peer, the ring it writes here and this rank's staging copy of the
+    // one it writes there, at the larger ring size, and one more generation of each while a
+    // ring is replaced or lingers; mapped on 64 KiB pages. Reserved room costs only what is
+    // written, so no ring is refused for want of it (always-large rings at 1,024 ranks need
+    // 2 x 1,023 x 320 KiB).
+    const auto slots = static_cast<uint64_t>(p.Int("ulp.eager_slots"));
+    const auto large_slots = static_cast<uint64_t>(p.Int("ulp.eager_large_slots"));
+    const uint64_t ring =
+        std::max(p.SizeBytes("ulp.eager_small_slot") * slots,
+                 p.SizeBytes("ulp.eager_large_slot") * (large_slots > 0 ? large_slots : slots));
+    const uint64_t page = uint64_t{64} << 10;
+    per_rank += 4 * (c.ranks - 1) * ((ring + page - 1) / page * page);
+  }
   const uint64_t ranks_per_node = (c.ranks + c.cluster.nodes - 1) / c.cluster.nodes;
   c.cluster.rdma_host_bytes = std::max<uint64_t>(c.cluster.rdma_host_bytes, per_rank * ranks_per_node);
   return c;
