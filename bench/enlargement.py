@@ -52,7 +52,8 @@ def exchange(ranks, always_large):
         nicsim_bench.fail(NAME, f"{sets}: the run reported errors")
     transport = stats["workload"]["transport"]
     print(f"  {ranks} ranks, {'always large' if always_large else 'enlarging'}: ring KiB per "
-          f"rank {transport['eager_ring_bytes_peak'] / ranks / 1024:.0f}", flush=True)
+          f"rank {transport['eager_ring_bytes_peak'] / ranks / 1024:.0f}, refusals "
+          f"{transport['eager_refusals']}", flush=True)
     # Rounds after the first find every connection made: rings must carry them.
     later = ranks * (ranks - 1) * (ROUNDS - 1)
     if transport["eager_rdma_messages"] < later:
