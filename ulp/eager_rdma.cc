@@ -98,8 +98,7 @@ void EagerRdma::Request(uint32_t dest, OutConn& conn, uint64_t slot_bytes) {
 
 void EagerRdma::Post(uint32_t dest, OutConn& conn, uint32_t index) {
   const Flight& f = conn.flights.at(index);
-  const Ring& ring = f.generation == conn.ring->generation ? *conn.ring
-                                                           : conn.retiring.at(f.generation);
+  const Ring& ring = *StagingOf(conn, f.generation);
   hal::Port& port = ctx_.ports[kPort];
   abi::RdmaRequest r{};
   r.tid = Tid(index, f.attempt);
@@ -113,6 +112,12 @@ void EagerRdma::Post(uint32_t dest, OutConn& conn, uint32_t index) {
   // The target's completion carries this task in its upper-layer word.
   port.Post(abi::SlotType::kRdmaWrite, ctx_.ports.PeerOf(dest, kPort), r, ctx_.config.task);
   ArmRedrive(dest, index, f.attempt, f.length);
+}
+
+const EagerRdma::Ring* EagerRdma::StagingOf(const OutConn& conn, uint32_t generation) {
+  if (conn.ring && conn.ring->generation == generation) return &*conn.ring;
+  auto it = conn.retiring.find(generation);
+  return it == conn.retiring.end() ? nullptr : &it->second;
 }
 
 uint64_t EagerRdma::RedriveWait(uint32_t dest, uint32_t attempt, uint32_t length) const {
@@ -154,9 +159,7 @@ void EagerRdma::OnAck(const Header& h) {
   }
   // The staging slot's bytes are dead until the next write (a redrive still queued reads
   // zeros, which the receiver takes as the repeat it is): its whole pages cost nothing.
-  const Ring* staging = conn.ring && conn.ring->generation == gen ? &*conn.ring : nullptr;
-  if (auto r = conn.retiring.find(gen); r != conn.retiring.end()) staging = &r->second;
-  if (staging != nullptr) {
+  if (const Ring* staging = StagingOf(conn, gen); staging != nullptr) {
     ctx_.host.Discard(staging->vaddr + f->second.slot * staging->slot_bytes, staging->slot_bytes);
   }
   conn.flights.erase(f);

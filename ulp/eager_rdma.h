@@ -142,6 +142,8 @@ class EagerRdma {
 
   /** Asks `dest` for a ring of `slot_bytes` slots (generation next). */
   void Request(uint32_t dest, OutConn& conn, uint64_t slot_bytes);
+  /** The ring of `conn` with `generation` (the one written now or one retiring), or nullptr. */
+  static const Ring* StagingOf(const OutConn& conn, uint32_t generation);
   /** Posts write `index` of `conn` (its staging slot is written). */
   void Post(uint32_t dest, OutConn& conn, uint32_t index);
   /** The wait before write `index` to `dest` is redriven: the measured round trip (at least
