@@ -154,6 +154,7 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
             : window == 0 || window >= c.ranks ? c.ranks - 1 : window;
     per_rank += 2 * in_flight * area;
   }
+  uint64_t ring_pages = 0;  // 64 KiB pages of eager RDMA rings per rank
   if (p.Bool("ulp.eager_rdma")) {
     // Eager RDMA rings: per peer, the ring it writes here and this rank's staging copy of the
     // one it writes there, at the larger ring size, and one more generation of each while a
@@ -166,10 +167,24 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
         std::max(p.SizeBytes("ulp.eager_small_slot") * slots,
                  p.SizeBytes("ulp.eager_large_slot") * (large_slots > 0 ? large_slots : slots));
     const uint64_t page = uint64_t{64} << 10;
-    per_rank += 4 * (c.ranks - 1) * ((ring + page - 1) / page * page);
+    ring_pages = 4 * (c.ranks - 1) * ((ring + page - 1) / page);
+    per_rank += ring_pages * page;
   }
   const uint64_t ranks_per_node = (c.ranks + c.cluster.nodes - 1) / c.cluster.nodes;
   c.cluster.rdma_host_bytes = std::max<uint64_t>(c.cluster.rdma_host_bytes, per_rank * ranks_per_node);
+  // Every ring is registered on its own in the job's one 64 KiB TCE table, which must hold
+  // them all besides the TCEs the table has for landing areas (always-large rings at 1,024
+  // ranks take 4 x 1,023 x 5 TCEs; a table of 4,096 held 819 of them). TCEs cost host
+  // memory only where written.
+  const uint64_t entries = c.cluster.tce.entries_64k + ring_pages * ranks_per_node;
+  const uint64_t most = (abi::kPvoOffsetMask + 1) >> abi::kPageShift64K;
+  if (entries > most) {
+    return Status::Error(fmt::format(
+        "ulp.eager_rdma: the rings of {} ranks per node need {} TCEs of 64 KiB, a table "
+        "holds at most {}; use smaller ulp.eager_large_slot or fewer ranks",
+        ranks_per_node, entries, most));
+  }
+  c.cluster.tce.entries_64k = static_cast<uint32_t>(entries);
   return c;
 }
 

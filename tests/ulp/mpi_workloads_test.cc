@@ -2,6 +2,11 @@
 // The MPI workloads run and report what they measured.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "sim/config/builtin_scenarios.h"
+#include "sim/config/scenario.h"
+#include "sim/run_scenario.h"
 #include "sim/workloads/mpi_workloads.h"
 
 namespace nicsim::sim {
@@ -107,6 +112,37 @@ TEST(MpiWorkloadsTest, CompleteExchangeInRoundsSendsLaterRoundsOverEagerRings) {
   EXPECT_EQ(r->results["messages"].get<uint64_t>(), 90u);
   // The first round makes the connections; the two after it go by eager RDMA.
   EXPECT_GE(r->results["transport"]["eager_rdma_messages"].get<uint64_t>(), 6u * 5u * 2u);
+}
+
+TEST(MpiWorkloadsTest, AlwaysLargeRingsToEveryPeerFitTheJobsTceTable) {
+  // Each rank holds a 15 MiB ring (240 TCEs of 64 KiB) from each of its 11 peers and a staging
+  // copy of one to each: 5,280 TCEs, more than the 4,096 of a default 64 KiB table. The job's
+  // configuration sizes the table for the rings, so none is refused.
+  Result<Scenario> scenario = ParseScenario(*BuiltinScenarioText("default"), "builtin:default");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+  for (const std::string s :
+       {"workload=mpi_alltoall", "nodes=12", "mpi.ranks=12", "ulp.eager_rdma=true",
+        "ulp.eager_small_slot=15MiB", "ulp.eager_slots=1", "ulp.eager_large_slot=15MiB",
+        "ulp.eager_large_slots=1", "mpi.alltoall_max_size=64KiB"}) {
+    ASSERT_TRUE(ApplySetFlag(*scenario, s).ok()) << s;
+  }
+  Result<MpiJobConfig> config = MpiJobConfigFromParams(scenario->params);
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  EXPECT_EQ(config->cluster.tce.entries_64k, 4096u + 4u * 11u * 240u);
+  auto job = std::move(*MpiJob::Create(*config));
+  MpiAlltoallConfig c;
+  c.large_pairs = 0.1;
+  c.max_size = 64 * 1024;
+  c.small_size = 256;
+  c.rounds = 2;
+  Result<WorkloadResult> r = RunMpiRandomAlltoall(*job, c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->error_count, 0u);
+  EXPECT_EQ(r->messages_delivered, 12u * 11u * 2u);
+  const auto& transport = r->results["transport"];
+  EXPECT_EQ(transport["eager_refusals"].get<uint64_t>(), 0u);
+  EXPECT_EQ(transport["eager_ring_bytes_peak"].get<uint64_t>(), 12u * 2u * 11u * (15u << 20));
+  EXPECT_GE(transport["eager_rdma_messages"].get<uint64_t>(), 12u * 11u);
 }
 
 }  // namespace
