@@ -401,36 +401,38 @@ static int propagate(gsm_t* g, double due) {
     s->stats.bytes_sent += (uint64_t)counts[g->node];
     s->stats.bytes_received += (uint64_t)total;
   } else {
-    /* Scatter mode: every service exchanges headers (interest), then roots in turn scatter
-     * to each service only the records of producers its consumers selected. */
+    /* Scatter mode: every service exchanges headers (interest), then sends each service only
+     * the records of producers its consumers selected. Every service is a scatter root at
+     * once: one all-to-all of the sizes, then one personalised all-to-all of the records
+     * (a scatter per root in turn took services rounds of two collectives). */
     MPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE,
                   g->service_comm);
     for (int i = 0; i < services; i++) all_done &= all[i].done;
-    const size_t per_root = (size_t)GSM_MAX_CONNECTIONS * g->record_bytes;
-    if (reserve_recv(s, per_root * (size_t)services + 1) != GSM_OK) abort(); /* out of memory */
-    char* pack = (char*)malloc(per_root * (size_t)services + 1);
-    int received = 0;
-    for (int root = 0; root < services; root++) {
-      int send_total = 0;
-      if (root == g->node) {
-        for (int d = 0; d < services; d++) {
-          const int n = pack_local(g, all[d].interest, pack + send_total);
-          counts[d] = n * (int)g->record_bytes;
-          displs[d] = send_total;
-          send_total += counts[d];
-        }
-      }
-      int my_count = 0;
-      /* Each destination learns its size from a scatter of the counts first. */
-      MPI_Scatter(counts, 1, MPI_INT, &my_count, 1, MPI_INT, root, g->service_comm);
-      MPI_Scatterv(pack, counts, displs, MPI_BYTE, s->recv_buf + received, my_count, MPI_BYTE,
-                   root, g->service_comm);
-      received += my_count;
-      if (root == g->node) s->stats.bytes_sent += (uint64_t)send_total;
+    const size_t per_dest = (size_t)GSM_MAX_CONNECTIONS * g->record_bytes;
+    char* pack = (char*)malloc(per_dest * (size_t)services + 1);
+    int* recv_counts = (int*)calloc((size_t)services, sizeof(int));
+    int* recv_displs = (int*)calloc((size_t)services, sizeof(int));
+    if (!pack || !recv_counts || !recv_displs) abort(); /* out of memory */
+    int send_total = 0;
+    for (int d = 0; d < services; d++) {
+      const int n = pack_local(g, all[d].interest, pack + send_total);
+      counts[d] = n * (int)g->record_bytes;
+      displs[d] = send_total;
+      send_total += counts[d];
     }
+    MPI_Alltoall(counts, 1, MPI_INT, recv_counts, 1, MPI_INT, g->service_comm);
+    for (int i = 0; i < services; i++) {
+      recv_displs[i] = total;
+      total += recv_counts[i];
+    }
+    if (reserve_recv(s, (size_t)total + 1) != GSM_OK) abort(); /* out of memory */
+    MPI_Alltoallv(pack, counts, displs, MPI_BYTE, s->recv_buf, recv_counts, recv_displs,
+                  MPI_BYTE, g->service_comm);
     free(pack);
-    total = received;
-    s->stats.bytes_received += (uint64_t)received;
+    free(recv_counts);
+    free(recv_displs);
+    s->stats.bytes_sent += (uint64_t)send_total;
+    s->stats.bytes_received += (uint64_t)total;
   }
   const double now = MPI_Wtime();
   install(g, s->recv_buf, total / (int)g->record_bytes, now);
