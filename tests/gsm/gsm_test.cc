@@ -50,13 +50,14 @@ uint64_t ServiceCounter(const std::string& out, int node, const std::string& nam
 }
 
 CommandResult RunNicsim(const std::string& mode, const std::filesystem::path& dir,
-                        std::vector<std::string> extra = {}) {
+                        std::vector<std::string> extra = {},
+                        const std::string& interval_us = kSimIntervalUs) {
   std::vector<std::string> argv = {NICSIM_BINARY, "mpirun", "-n", std::to_string(kRanks),
                                    "--quiet", "--out", dir.string(), "--set",
                                    std::string("nodes=") + kNodes, "--set", "backend=func"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   for (const std::string& a : {std::string(NICSIM_MPI_C_BIN) + "/nicsim_gsm_pubsub",
-                               std::string(kNodes), std::string(kSimIntervalUs), mode})
+                               std::string(kNodes), interval_us, mode})
     argv.push_back(a);
   return RunCommand(argv, dir);
 }
@@ -90,6 +91,16 @@ TEST_P(GsmPubSub, MeetsTheStalenessBoundAndCleansUpUnderNicsim) {
       nlohmann::json::parse(ReadFile(dir.path() / "stats.json"), nullptr, false);
   EXPECT_EQ(stats["verdict"], "pass");
   EXPECT_EQ(stats["messages_delivered"], stats["messages_sent"]);
+}
+
+TEST_P(GsmPubSub, ServesClientsAndFailsOnlySilenceWhenRoundsOutlastTheInterval) {
+  // At a 10 us interval a round (about 17 us) outlasts it: each round starts as the last one
+  // ends. The requests that came meanwhile are answered between rounds, and a client whose
+  // request waited is not failed, while the program's silent producer still is.
+  ScratchDir dir("gsm_short_interval");
+  const CommandResult run = RunNicsim(GetParam(), dir.path(), {}, "10");
+  ExpectSimulatedRunMeetsTheModel(run, GetParam());
+  EXPECT_GT(ServiceCounter(RankLines(run.out), 0, "propagation max"), 10u) << run.out;
 }
 
 TEST_P(GsmPubSub, PrintsWhatOpenMpiPrints) {

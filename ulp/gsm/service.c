@@ -112,19 +112,19 @@ static void expire_silent(gsm_t* g, double now) {
   const double limit = g->config.failure_intervals * g->config.interval_s;
   for (int i = 0; i < GSM_MAX_CONNECTIONS; i++) {
     connection* c = &s->conns[i];
-    if (c->used && now - c->last_seen_s > limit) {
-      s->stats.failures_detected++;
-      release(c);
+    if (!c->used || now - c->last_seen_s <= limit) continue;
+    /* A request of the client's waiting to be read (it came while a propagation round kept
+     * the service from listening) is not silence: the client is seen now. */
+    int waiting = 0;
+    MPI_Iprobe(c->owner, GSM_TAG_REQUEST, g->node_comm, &waiting, MPI_STATUS_IGNORE);
+    if (waiting) {
+      c->last_seen_s = now;
+      continue;
     }
+    s->stats.failures_detected++;
+    release(c);
   }
   s->stats.connections_open = open_count(s);
-}
-
-/** The service did not listen for `deaf_s` (a propagation round): that time is nobody's
- *  silence, so every connection's last-seen time moves on by it. */
-static void excuse_deaf_time(gsm_service* s, double deaf_s) {
-  for (int i = 0; i < GSM_MAX_CONNECTIONS; i++)
-    if (s->conns[i].used) s->conns[i].last_seen_s += deaf_s;
 }
 
 static int producer_taken(const gsm_service* s, int id) {
@@ -461,12 +461,16 @@ int gsm_service_run(gsm_t* g) {
      * silence finds its handle expired rather than revived. */
     expire_silent(g, now);
     if (now >= s->next_due_s) {
+      /* Requests that came during the last round are answered before the next one (a client
+       * waits for its answer, so there is at most one per client): when rounds last longer
+       * than the interval, each starts as the last ends, and the clients would otherwise
+       * never be served. */
+      for (int n = 0; n < s->clients && serve_one(g); n++) {
+      }
       const double due = s->next_due_s;
       if (propagate(g, due)) break;
       s->next_due_s = due + g->config.interval_s;
       const double after = MPI_Wtime();
-      /* A client whose request waited out the round was not silent. */
-      excuse_deaf_time(s, after - now);
       if (s->next_due_s < after) s->next_due_s = after; /* late: catch up without a burst */
       continue;
     }
