@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "hal/endpoint.h"
 
+#include <atomic>
+
 namespace nicsim::hal {
 
 uint64_t Endpoint::ReadFrames() {
@@ -19,8 +21,14 @@ uint64_t Endpoint::ReadFrames() {
   return read;
 }
 
+uint64_t Endpoint::NextSerial() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
 bool Endpoint::Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_word) {
   if (len > max_payload()) return false;
+  ++given_;
   if (backlog_.empty() &&
       window_.send().Post(dest.adapter, dest.window, data, len, ulp_word) == SendResult::kOk) {
     RingDoorbell();
@@ -32,6 +40,7 @@ bool Endpoint::Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_w
 
 void Endpoint::PostRequest(abi::SlotType type, Peer dest, const abi::RdmaRequest& request,
                            uint32_t ulp_word) {
+  ++given_;
   Pending p;
   p.dest = dest;
   p.ulp_word = ulp_word;

@@ -24,7 +24,7 @@ class Endpoint {
   /** A frame was consumed: its sequence number on the window. */
   using ConsumedFn = std::function<void(uint64_t seq)>;
 
-  explicit Endpoint(Window& window) : window_(window) {}
+  explicit Endpoint(Window& window) : window_(window), serial_(NextSerial()) {}
   virtual ~Endpoint() = default;
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
@@ -65,6 +65,13 @@ class Endpoint {
   bool CanSendNow() const { return backlog_.empty() && window_.send().CanPost(); }
   /** Packets waiting in the user-side backlog. */
   size_t backlog() const { return backlog_.size(); }
+  /** Sends given so far (packets and requests, posted at once or queued aside). */
+  uint64_t given() const { return given_; }
+  /** How many of them have reached the send FIFO: the backlog leaves in order, so the n-th
+   *  send given still waits in it while posted() < n. */
+  uint64_t posted() const { return given_ - backlog_.size(); }
+  /** Tells this endpoint from the one a reopened window gets in its place. */
+  uint64_t serial() const { return serial_; }
 
   /** Reads, hands up and consumes every frame that has arrived; returns how many. */
   uint64_t ReadFrames();
@@ -90,6 +97,7 @@ class Endpoint {
   void RingDoorbell() {
     if (ring_each_post_) window_.send().Flush();
   }
+  static uint64_t NextSerial();
 
   Window& window_;
   bool ring_each_post_ = true;
@@ -99,6 +107,8 @@ class Endpoint {
   ConsumedFn on_consumed_;
   std::deque<Pending> backlog_;
   uint64_t received_ = 0;
+  uint64_t given_ = 0;
+  uint64_t serial_;
 };
 
 }  // namespace nicsim::hal

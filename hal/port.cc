@@ -13,8 +13,16 @@ uint32_t Port::max_payload() const {
   return std::min(e->max_payload(), payload_cap_);
 }
 
-void Port::Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_word) {
-  if (Endpoint* e = endpoint_()) e->Send(dest, data, len, ulp_word);  // else: a lost packet
+SendTicket Port::Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_word) {
+  Endpoint* e = endpoint_();
+  if (e == nullptr || !e->Send(dest, data, len, ulp_word)) return {};  // a lost packet
+  return SendTicket{e->serial(), e->given()};
+}
+
+bool Port::Waiting(const SendTicket& ticket) const {
+  const Endpoint* e = endpoint_();
+  return e != nullptr && ticket.place != 0 && e->serial() == ticket.endpoint &&
+         e->posted() < ticket.place;
 }
 
 void Port::Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request,

@@ -17,6 +17,13 @@
 
 namespace nicsim::hal {
 
+/** Where a packet given to Port::Send waits: its endpoint and its place among that
+ *  endpoint's sends (0: not accepted). */
+struct SendTicket {
+  uint64_t endpoint = 0;
+  uint64_t place = 0;
+};
+
 class Port {
  public:
   /** The window's endpoint now; null when the window is not open. */
@@ -35,7 +42,10 @@ class Port {
   /** Largest packet-mode payload. */
   uint32_t max_payload() const;
   /** Queues a packet-mode packet (copied); it leaves when the send FIFO has room. */
-  void Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_word);
+  SendTicket Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_word);
+  /** True while the packet of `ticket` waits in the user-side backlog, not yet in the send
+   *  FIFO (false once posted, or when its endpoint is gone). */
+  bool Waiting(const SendTicket& ticket) const;
   /** Queues an RDMA request behind earlier sends. */
   void Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request, uint32_t ulp_word);
   void OnReceive(ReceiveFn fn);

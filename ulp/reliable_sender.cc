@@ -57,8 +57,9 @@ void ReliableSender::PumpWindow(uint32_t dest) {
 
 void ReliableSender::Transmit(const PacketKey& key, OutPacket& p) {
   const uint32_t port = p.port;
-  ctx_.ports[port].Send(ctx_.ports.PeerOf(p.dest, port), p.bytes.data(),
-                    static_cast<uint32_t>(p.bytes.size()), 0);
+  p.sent_port = port;
+  p.ticket = ctx_.ports[port].Send(ctx_.ports.PeerOf(p.dest, port), p.bytes.data(),
+                                   static_cast<uint32_t>(p.bytes.size()), 0);
   // A retransmission tries the next port: a dead adapter or path is left behind.
   p.port = (port + 1) % ctx_.ports.size();
   ++ctx_.stats.packets_sent;
@@ -104,6 +105,13 @@ void ReliableSender::OnTimer(uint64_t at_ps) {
 }
 
 void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
+  if (ctx_.ports[packet.sent_port].Waiting(packet.ticket)) {
+    // The last copy has not left this task yet (the send FIFO is full and the backlog long):
+    // another would only wait behind it. The timeout starts again, not doubled.
+    ++ctx_.stats.retransmits_deferred;
+    ArmRetransmit(key, packet);
+    return;
+  }
   if (packet.generation + 1 >= ctx_.config.max_retransmits) {
     events_.unreachable(packet.dest);
     return;

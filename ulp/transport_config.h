@@ -86,6 +86,7 @@ struct TransportStats {
   uint64_t messages_delivered = 0;
   uint64_t packets_sent = 0;
   uint64_t retransmits = 0;
+  uint64_t retransmits_deferred = 0;
   uint64_t duplicates = 0;
   uint64_t rdma_messages = 0;
   uint64_t rdma_chunks = 0;
@@ -136,13 +137,16 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 49>{{
+    return std::array<CounterField<S>, 50>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
          "messages given up because their destination stopped answering"},
         {"packets_sent", &S::packets_sent, "reliable packets sent, retransmissions included"},
         {"retransmits", &S::retransmits, "packets sent again after their timeout"},
+        {"retransmits_deferred", &S::retransmits_deferred,
+         "timeouts that sent nothing because the last copy still waited in the task's send "
+         "backlog (the timeout started again)"},
         {"duplicates_suppressed", &S::duplicates, "packets that arrived again and were dropped"},
         {"rdma_messages", &S::rdma_messages, "messages offered for RDMA (their request to send went out)"},
         {"rdma_chunks", &S::rdma_chunks, "RDMA read chunks posted, redrives included"},
