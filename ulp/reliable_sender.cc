@@ -105,13 +105,6 @@ void ReliableSender::OnTimer(uint64_t at_ps) {
 }
 
 void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
-  if (ctx_.ports[packet.sent_port].Waiting(packet.ticket)) {
-    // The last copy has not left this task yet (the send FIFO is full and the backlog long):
-    // another would only wait behind it. The timeout starts again, not doubled.
-    ++ctx_.stats.retransmits_deferred;
-    ArmRetransmit(key, packet);
-    return;
-  }
   if (packet.generation + 1 >= ctx_.config.max_retransmits) {
     events_.unreachable(packet.dest);
     return;
@@ -119,6 +112,15 @@ void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
   ++packet.generation;
   packet.rto_ps = std::min(packet.rto_ps * 2, ctx_.config.rto_max_ps);
   rtt_.BackOff(packet.dest, packet.rto_ps);
+  if (packet.port == packet.sent_port && ctx_.ports[packet.sent_port].Waiting(packet.ticket)) {
+    // The last copy has not left this task yet (the send FIFO is full and the backlog long),
+    // and a new one would queue on the same port behind it: the timeout counts as a send
+    // (doubled, and towards max_retransmits, so a port that never drains still ends in
+    // OnUnreachable) but nothing is sent. With several ports the copy goes to the next one.
+    ++ctx_.stats.retransmits_deferred;
+    ArmRetransmit(key, packet);
+    return;
+  }
   ++ctx_.stats.retransmits;
   Transmit(key, packet);
 }

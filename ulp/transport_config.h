@@ -146,7 +146,7 @@ struct TransportStats {
         {"retransmits", &S::retransmits, "packets sent again after their timeout"},
         {"retransmits_deferred", &S::retransmits_deferred,
          "timeouts that sent nothing because the last copy still waited in the task's send "
-         "backlog (the timeout started again)"},
+         "backlog on the same port (doubled and counted like a send)"},
         {"duplicates_suppressed", &S::duplicates, "packets that arrived again and were dropped"},
         {"rdma_messages", &S::rdma_messages, "messages offered for RDMA (their request to send went out)"},
         {"rdma_chunks", &S::rdma_chunks, "RDMA read chunks posted, redrives included"},
