@@ -57,7 +57,6 @@ void ReliableSender::PumpWindow(uint32_t dest) {
 
 void ReliableSender::Transmit(const PacketKey& key, OutPacket& p) {
   const uint32_t port = p.port;
-  p.sent_port = port;
   p.ticket = ctx_.ports[port].Send(ctx_.ports.PeerOf(p.dest, port), p.bytes.data(),
                                    static_cast<uint32_t>(p.bytes.size()), 0);
   // A retransmission tries the next port: a dead adapter or path is left behind.
@@ -112,11 +111,12 @@ void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
   ++packet.generation;
   packet.rto_ps = std::min(packet.rto_ps * 2, ctx_.config.rto_max_ps);
   rtt_.BackOff(packet.dest, packet.rto_ps);
-  if (packet.port == packet.sent_port && ctx_.ports[packet.sent_port].Waiting(packet.ticket)) {
+  if (ctx_.ports.size() == 1 && ctx_.ports[packet.port].Waiting(packet.ticket)) {
     // The last copy has not left this task yet (the send FIFO is full and the backlog long),
-    // and a new one would queue on the same port behind it: the timeout counts as a send
+    // and with one port a new one would queue behind it: the timeout counts as a send
     // (doubled, and towards max_retransmits, so a port that never drains still ends in
-    // OnUnreachable) but nothing is sent. With several ports the copy goes to the next one.
+    // OnUnreachable) but nothing is sent. With several ports the copy goes to the next one
+    // (Transmit moves each copy on), past a port that may be stuck.
     ++ctx_.stats.retransmits_deferred;
     ArmRetransmit(key, packet);
     return;

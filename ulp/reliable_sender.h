@@ -77,8 +77,7 @@ class ReliableSender {
     bool sent = false;
     /** Port for the next transmission (each retransmission moves to the next port). */
     uint32_t port = 0;
-    /** The last transmission: its port and its place in that port's send backlog. */
-    uint32_t sent_port = 0;
+    /** The last transmission's place in its port's send backlog. */
     hal::SendTicket ticket;
     /** When it was last sent; an ack of a packet sent once is a round-trip sample. */
     uint64_t sent_ps = 0;
