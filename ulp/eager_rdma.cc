@@ -101,7 +101,7 @@ void EagerRdma::Post(uint32_t dest, OutConn& conn, uint32_t index) {
   const Ring& ring = *StagingOf(conn, f.generation);
   hal::Port& port = ctx_.ports[kPort];
   abi::RdmaRequest r{};
-  r.tid = Tid(index, f.attempt);
+  r.tid = TidOf(index, f);
   r.local_rcxt = sources_.Take(port, r.tid);
   r.remote_rcxt = ring.rcxts[f.slot];
   r.length = f.length;
@@ -131,18 +131,54 @@ void EagerRdma::ArmRedrive(uint32_t dest, uint32_t index, uint32_t attempt, uint
                     [this, dest, index, attempt] { OnRedrive(dest, index, attempt); });
 }
 
+uint32_t EagerRdma::TidOf(uint32_t index, const Flight& f) const {
+  const bool one_packet = f.length <= ctx_.ports[kPort].max_payload();
+  const uint32_t fresh =
+      one_packet || f.attempt == 0 ? f.attempt : 1 + (f.attempt - 1) / kFillPasses;
+  return index * kEagerAttempts + fresh;
+}
+
 void EagerRdma::OnRedrive(uint32_t dest, uint32_t index, uint32_t attempt) {
   auto c = out_.find(dest);
   if (c == out_.end()) return;
   auto f = c->second.flights.find(index);
-  if (f == c->second.flights.end() || f->second.attempt != attempt) return;
-  // A newer tid: the target's rCxt takes it as a new transfer even if the last one landed
-  // half; a late copy of an older attempt is then stale.
-  f->second.attempt = std::min(attempt + 1, kEagerAttempts - 1);
+  if (f == c->second.flights.end() || f->second.attempt != attempt || f->second.abandoned) {
+    return;
+  }
+  if (attempt >= ctx_.config.eager_redrives) {
+    Abandon(dest, c->second, index);
+    return;
+  }
+  // A newer tid (TidOf) makes the target's rCxt start over, and a late copy of an older
+  // attempt is then stale; the same tid fills in what the last pass lost.
+  const uint32_t tid = TidOf(index, f->second);
+  f->second.attempt = attempt + 1;
   ++ctx_.stats.eager_rdma_redrives;
+  if (TidOf(index, f->second) == tid) ++ctx_.stats.eager_fill_passes;
   // Writes to `dest` wait this long until an acknowledgement of one sent once says otherwise.
   rtt_.BackOff(dest, RedriveWait(dest, attempt + 1, 0));
   Post(dest, c->second, index);
+}
+
+void EagerRdma::Abandon(uint32_t dest, OutConn& conn, uint32_t index) {
+  Flight& f = conn.flights.at(index);
+  f.abandoned = true;
+  ++ctx_.stats.eager_fallbacks;
+  // Its slot stays taken: an attempt the fabric still holds may land in it, and the next
+  // write there must not be overwritten by one.
+  ctx_.timers.After(ctx_.config.rto_max_ps, [this, dest, index] { EndAbandoned(dest, index); });
+  events_.fell_back(dest, f.seq);
+}
+
+void EagerRdma::EndAbandoned(uint32_t dest, uint32_t index) {
+  auto c = out_.find(dest);
+  if (c == out_.end()) return;
+  OutConn& conn = c->second;
+  auto f = conn.flights.find(index);
+  if (f == conn.flights.end() || !f->second.abandoned) return;
+  const uint32_t gen = f->second.generation;
+  conn.flights.erase(f);
+  if (!conn.ring || conn.ring->generation != gen) MaybeRetire(dest, conn, gen);
 }
 
 void EagerRdma::OnAck(const Header& h) {
@@ -274,7 +310,10 @@ void EagerRdma::GiveUp(uint32_t dest) {
 
 bool EagerRdma::Idle() const {
   for (const auto& [dest, conn] : out_) {
-    if (!conn.flights.empty() || conn.requested != 0) return false;
+    if (conn.requested != 0) return false;
+    for (const auto& [index, f] : conn.flights) {
+      if (!f.abandoned) return false;
+    }
   }
   return true;
 }

@@ -27,9 +27,6 @@
 
 namespace nicsim::ulp {
 
-/** Sends of one eager write at most (the first and its redrives): its tids' low part. */
-inline constexpr uint32_t kEagerAttempts = 64;
-
 /**
  * Both sides of this task's eager RDMA connections. As a sender it owns, per destination, the
  * ring it writes (a registered staging area here, the receiver's slots there) and the writes in
@@ -48,6 +45,10 @@ class EagerRdma {
         landed;
     /** Sender: the receiver delivered message `seq` to `dest`: it is done. */
     std::function<void(uint32_t dest, uint32_t seq)> delivered;
+    /** Sender: the write of message `seq` to `dest` was given up after ulp.eager_redrives
+     *  redrives: the caller sends it the usual way (the receiver keeps whichever copy lands
+     *  first). */
+    std::function<void(uint32_t dest, uint32_t seq)> fell_back;
   };
 
   EagerRdma(const TransportContext& ctx, ReliableSender& packets, Events events);
@@ -107,6 +108,9 @@ class EagerRdma {
     uint32_t attempt = 0;
     /** When its first attempt was posted: the round trip its acknowledgement measures. */
     uint64_t posted_ps = 0;
+    /** Given up (its message went in packet mode): it keeps its slot until no attempt of it
+     *  can still land, and an acknowledgement still ends it. */
+    bool abandoned = false;
   };
   struct OutConn {
     /** The ring written now, and older ones with writes still in flight. */
@@ -118,7 +122,7 @@ class EagerRdma {
     uint32_t next_generation = 1;
     /** Slot sizes the receiver refused: not asked for again. */
     std::vector<uint64_t> refused;
-    /** Ring index of the next write (tids are index * kEagerAttempts + attempt). */
+    /** Ring index of the next write (its tids are index * kEagerAttempts + a count). */
     uint32_t next_index = 1;
     std::map<uint32_t, Flight> flights;
     uint64_t last_use_ps = 0;
@@ -152,6 +156,10 @@ class EagerRdma {
   uint64_t RedriveWait(uint32_t dest, uint32_t attempt, uint32_t length) const;
   void ArmRedrive(uint32_t dest, uint32_t index, uint32_t attempt, uint32_t length);
   void OnRedrive(uint32_t dest, uint32_t index, uint32_t attempt);
+  /** Gives write `index` to `dest` up: its message goes the usual way; its slot is free
+   *  again after ulp.rto_max (EndAbandoned). */
+  void Abandon(uint32_t dest, OutConn& conn, uint32_t index);
+  void EndAbandoned(uint32_t dest, uint32_t index);
   /** Retires generation `gen` of `conn` once no write to it is in flight. */
   void MaybeRetire(uint32_t dest, OutConn& conn, uint32_t gen);
   void ArmShrink(uint32_t dest, OutConn& conn);
@@ -167,7 +175,16 @@ class EagerRdma {
   void EndLinger(uint64_t id);
   void SendReady(uint32_t src, const Ring& r);
   void SendAck(uint32_t src, uint32_t generation, uint32_t index);
-  uint32_t Tid(uint32_t index, uint32_t attempt) const { return index * kEagerAttempts + attempt; }
+  /** The tid of `f`'s current attempt. Each attempt of a write of one packet takes a newer
+   *  tid: a repeat of a tid that landed is dropped by the adapter unanswered, and what is
+   *  most often missing is the answer (an acknowledgement behind the receiver's sends, a
+   *  completion its full receive FIFO lost). So does the first redrive of a larger write;
+   *  after that, loss is the likely cause, and a write of several packets keeps each newer
+   *  tid for kFillPasses attempts: the target's landing map keeps what landed, so each pass
+   *  needs only the packets still missing, where a newer tid starts over and under loss
+   *  would rarely get all of a large write through. */
+  uint32_t TidOf(uint32_t index, const Flight& f) const;
+  static constexpr uint32_t kFillPasses = 3;
 
   static constexpr uint32_t kPort = 0;
   const TransportContext ctx_;

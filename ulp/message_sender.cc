@@ -136,6 +136,13 @@ void MessageSender::OnRingDelivered(uint32_t dest, uint32_t seq) {
   if (msgs_.count(key) > 0) Finish(key);
 }
 
+void MessageSender::OnRingFellBack(uint32_t dest, uint32_t seq) {
+  auto it = msgs_.find(MsgKey(dest, seq));
+  if (it == msgs_.end() || it->second.state != OutState::kRing) return;
+  it->second.state = OutState::kEager;
+  SendEager(it->second);
+}
+
 void MessageSender::OnPacketAcked(uint32_t dest, uint32_t seq) {
   auto it = msgs_.find(MsgKey(dest, seq));
   if (it == msgs_.end()) return;

@@ -47,6 +47,8 @@ class MessageSender {
   void UseRing(EagerRdma* ring) { ring_ = ring; }
   /** The receiver delivered message `seq`, sent by eager RDMA, to `dest`. */
   void OnRingDelivered(uint32_t dest, uint32_t seq);
+  /** The eager RDMA write of message `seq` to `dest` was given up: it goes in packet mode. */
+  void OnRingFellBack(uint32_t dest, uint32_t seq);
   /** `dest` stopped answering: its messages fail and its packets are dropped. */
   void GiveUp(uint32_t dest);
 

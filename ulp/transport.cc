@@ -52,7 +52,8 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
                         std::vector<uint8_t> data) {
                    receiver_.OnRingLanded(src, seq, context, tag, std::move(data));
                  },
-                 [this](uint32_t dest, uint32_t seq) { sender_.OnRingDelivered(dest, seq); }}),
+                 [this](uint32_t dest, uint32_t seq) { sender_.OnRingDelivered(dest, seq); },
+                 [this](uint32_t dest, uint32_t seq) { sender_.OnRingFellBack(dest, seq); }}),
       multicast_(context_),
       reduction_(context_, packets_) {
   if (config_.eager_rdma) sender_.UseRing(&eager_);

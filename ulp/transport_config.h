@@ -78,6 +78,9 @@ struct TransportConfig {
   bool eager_release_small = true;
   /** A large connection idle this long goes back to small slots (0: never). */
   uint64_t eager_shrink_idle_ps = 0;
+  /** Redrives of one eager write after which its message goes in packet mode instead
+   *  (at most kEagerAttempts - 1). */
+  uint32_t eager_redrives = 8;
 };
 
 /** Counters of one task's transport; its parts count into one instance the facade owns. */
@@ -120,6 +123,8 @@ struct TransportStats {
   uint64_t half_rdma_chunks = 0;
   uint64_t eager_rdma_messages = 0;
   uint64_t eager_rdma_redrives = 0;
+  uint64_t eager_fill_passes = 0;
+  uint64_t eager_fallbacks = 0;
   uint64_t eager_enlargements = 0;
   uint64_t eager_shrinks = 0;
   uint64_t eager_rings_released = 0;
@@ -137,7 +142,7 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 50>{{
+    return std::array<CounterField<S>, 52>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -223,8 +228,15 @@ struct TransportStats {
         {"eager_rdma_messages", &S::eager_rdma_messages,
          "messages sent by one RDMA write into the receiver's eager ring (ulp.eager_rdma)"},
         {"eager_rdma_redrives", &S::eager_rdma_redrives,
-         "eager ring writes posted again, with a newer tid, because their delivery was not "
-         "acknowledged in time"},
+         "eager ring writes posted again because their delivery was not acknowledged in time "
+         "(from its second redrive on, a write of several packets keeps each tid for three "
+         "passes, so the receiver's adapter fills in the packets it lacks)"},
+        {"eager_fill_passes", &S::eager_fill_passes,
+         "eager redrives that kept the tid of the attempt before: the target's adapter keeps "
+         "the packets that landed and drops them again"},
+        {"eager_fallbacks", &S::eager_fallbacks,
+         "eager ring writes given up after ulp.eager_redrives redrives: their messages went "
+         "in packet mode instead"},
         {"eager_enlargements", &S::eager_enlargements,
          "connections asked to provision large slots (a message did not fit the small ones)"},
         {"eager_shrinks", &S::eager_shrinks,

@@ -57,7 +57,10 @@ inline const ParamDecls<TransportConfig>& TransportParams() {
             "large slots")
       .Duration("ulp.eager_shrink_idle", &C::eager_shrink_idle_ps,
                 "Eager RDMA: a large connection idle this long goes back to small slots (0: "
-                "never)");
+                "never)")
+      .Int("ulp.eager_redrives", &C::eager_redrives, 0, kEagerAttempts - 1,
+           "Eager RDMA: redrives of one ring write after which its message is sent in packet "
+           "mode instead (a write the loss keeps from landing whole)");
   return *decls;
 }
 

@@ -109,6 +109,9 @@ static_assert(sizeof(ReduceCtsBody) == 24, "reduce clear-to-send layout");
 
 /** Most slots of an eager RDMA ring. */
 inline constexpr uint32_t kMaxEagerSlots = 16;
+/** Tids one eager write may take (its first and its redrives'): a write's tids are its ring
+ *  index times this plus a count below it. */
+inline constexpr uint32_t kEagerAttempts = 64;
 
 /**
  * Payload of a kEagerReady packet: where the receiver's ring lies. The sender takes it only

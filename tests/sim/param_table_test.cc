@@ -107,6 +107,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "ulp.eager_large_slots",
                                             "ulp.eager_release_small",
                                             "ulp.eager_shrink_idle",
+                                            "ulp.eager_redrives",
                                             "host.copy_bandwidth",
                                             "mpi.ranks",
                                             "mpi.scheduler",
