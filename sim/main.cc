@@ -369,7 +369,11 @@ int main(int argc, char** argv) {
       return kBadInput;
     }
     options.selection = std::move(*selection);
-    return CmdRun(scenario, sets, out_dir, options, quiet);
+    const int code = CmdRun(scenario, sets, out_dir, options, quiet);
+    // No process of a split run leaves before rank 0 has written the outputs: mpirun ends
+    // the job when one exits with a failure code, which could cut rank 0's writing short.
+    if (world != nullptr) world->Sum(0);
+    return code;
   }
   if (app.got_subcommand("params")) return CmdParams(markdown, presets);
   if (app.got_subcommand("counters")) return CmdCounters(markdown);

@@ -14,6 +14,7 @@
 #include "sim/cluster/mpi_job_params.h"
 #include "sim/distrib/merge_stats.h"
 #include "sim/distrib/partition_map.h"
+#include "sim/distrib/split_records.h"
 #include "sim/distrib/split_run.h"
 #include "sim/distrib/split_support.h"
 #include "sim/fabric/pcap_writer.h"
@@ -193,14 +194,17 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!config.ok()) return LocateParamError(scenario, config.status());
   const Status workload = CheckWorkloadParams(scenario);
   if (!workload.ok()) return LocateParamError(scenario, workload);
-  // A split run: this process's partition of the nodes (contiguous blocks).
+  // A split run: this process's partition of the nodes (run.partition).
   std::unique_ptr<distrib::SplitRun> split;
   if (options.world != nullptr) {
-    const bool records = !options.trace_path.empty() || !options.timeline_path.empty() ||
-                         !options.pcap_path.empty();
-    if (Status s = distrib::CheckSplitSupported(scenario.params, records); !s.ok()) return s;
+    const bool timeline_asked = !options.timeline_path.empty();
+    if (Status s = distrib::CheckSplitSupported(scenario.params, timeline_asked); !s.ok()) {
+      return s;
+    }
     Result<distrib::PartitionMap> map =
-        distrib::PartitionMap::Contiguous(config->nodes, options.world->size());
+        config->partition == ClusterConfig::Partition::kRoundRobin
+            ? distrib::PartitionMap::RoundRobin(config->nodes, options.world->size())
+            : distrib::PartitionMap::Contiguous(config->nodes, options.world->size());
     if (!map.ok()) return map.status();
     split = std::make_unique<distrib::SplitRun>(*options.world, std::move(*map));
     config->split = split.get();
@@ -212,14 +216,24 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
         fmt::format("--trace-adapters: adapter {} is not in this run ({} adapters: 0-{})",
                     options.selection.max_listed_adapter(), adapters, adapters - 1));
   }
+  // A split run's trace and capture are kept by every process under event keys and written,
+  // merged, by rank 0 (the only process that opens the files).
+  const bool writes_files = split == nullptr || split->world().rank() == 0;
   std::unique_ptr<TraceWriter> trace;
+  std::unique_ptr<distrib::KeyedTraceSink> split_trace;
+  Status open_error;
   if (!options.trace_path.empty()) {
     Result<TraceFilter> filter = TraceFilter::Parse(options.trace_filter);
     if (!filter.ok()) return filter.status();
-    trace = std::make_unique<TraceWriter>(options.trace_path, std::move(*filter),
-                                          options.trace_create_new ? TraceWriter::Open::kCreateNew
-                                                                   : TraceWriter::Open::kTruncate);
-    if (!trace->ok()) return Status::Error("--trace " + options.trace_path + ": cannot open for writing");
+    if (split != nullptr) split_trace = std::make_unique<distrib::KeyedTraceSink>(*filter);
+    if (writes_files) {
+      trace = std::make_unique<TraceWriter>(
+          options.trace_path, std::move(*filter),
+          options.trace_create_new ? TraceWriter::Open::kCreateNew : TraceWriter::Open::kTruncate);
+      if (!trace->ok()) {
+        open_error = Status::Error("--trace " + options.trace_path + ": cannot open for writing");
+      }
+    }
   }
   std::unique_ptr<TimelineWriter> timeline;
   if (!options.timeline_path.empty()) {
@@ -229,19 +243,36 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     }
   }
   std::unique_ptr<PcapWriter> pcap;
+  std::unique_ptr<distrib::KeyedCapture> split_capture;
   if (!options.pcap_path.empty()) {
-    Result<std::unique_ptr<PcapWriter>> opened = PcapWriter::Open(options.pcap_path);
-    if (!opened.ok()) return Status::Error("--pcap " + opened.status().message());
-    pcap = std::move(*opened);
-    pcap->Select(options.selection);
+    if (split != nullptr) split_capture = std::make_unique<distrib::KeyedCapture>(options.selection);
+    if (writes_files && open_error.ok()) {
+      Result<std::unique_ptr<PcapWriter>> opened = PcapWriter::Open(options.pcap_path);
+      if (opened.ok()) {
+        pcap = std::move(*opened);
+        pcap->Select(options.selection);
+      } else {
+        open_error = Status::Error("--pcap " + opened.status().message());
+      }
+    }
   }
+  // Every process of a split run stops if rank 0 could not open an output.
+  if (split != nullptr && split->world().Sum(open_error.ok() ? 0 : 1) > 0 && open_error.ok()) {
+    open_error = Status::Error("rank 0 could not open --trace or --pcap for writing");
+  }
+  if (!open_error.ok()) return open_error;
   // The cluster takes one sink: both outputs share the events through a fan-out.
   TraceFanOut sinks;
-  sinks.Add(trace.get());
+  if (split_trace != nullptr) {
+    sinks.Add(split_trace.get());
+  } else {
+    sinks.Add(trace.get());
+  }
   sinks.Add(timeline.get());
   config->trace = sinks.Sink();
   // Host events (frames consumed) go to the text trace only.
-  config->host_trace = trace.get();
+  config->host_trace = split_trace != nullptr ? static_cast<HostTraceSink*>(split_trace.get())
+                                              : trace.get();
   const auto wall_start = std::chrono::steady_clock::now();
   // An MPI workload runs as a job (its own cluster, a transport and MPI per rank).
   std::unique_ptr<MpiJob> job;
@@ -262,7 +293,13 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     owned = std::move(*made);
     cluster = owned.get();
   }
-  cluster->fabric().SetCapture(pcap.get());
+  if (split_trace != nullptr) split_trace->records().Bind(&cluster->events());
+  if (split_capture != nullptr) {
+    split_capture->records().Bind(&cluster->events());
+    cluster->fabric().SetCapture(split_capture.get());
+  } else {
+    cluster->fabric().SetCapture(pcap.get());
+  }
   Result<WorkloadResult> result = job ? RunMpiWorkload(*job, scenario.params, options.program)
                                       : RunWorkload(*cluster, scenario.params);
   if (!result.ok()) return result.status();
@@ -279,6 +316,22 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   // Written after the clock stops: rendering the timeline is not simulation time.
   if (timeline != nullptr && !timeline->Finish()) {
     return Status::Error("--timeline " + options.timeline_path + ": write failed");
+  }
+  if (split_trace != nullptr) {
+    const Status merged = distrib::GatherMerged(
+        split->world(), split_trace->records(), [&trace](const distrib::KeyedRecords::Record& r) {
+          trace->WriteLine(r.bytes);
+          return true;
+        });
+    if (!merged.ok()) return merged;
+  }
+  if (split_capture != nullptr) {
+    const Status merged = distrib::GatherMerged(
+        split->world(), split_capture->records(), [&pcap](const distrib::KeyedRecords::Record& r) {
+          return pcap->Write(r.time_ps, reinterpret_cast<const uint8_t*>(r.bytes.data()),
+                             r.bytes.size());
+        });
+    if (!merged.ok()) return merged;
   }
   if (pcap != nullptr && !pcap->Close()) {
     return Status::Error("--pcap " + options.pcap_path + ": write failed");

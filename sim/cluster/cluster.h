@@ -77,6 +77,9 @@ struct ClusterConfig {
    * for an ordinary run.
    */
   distrib::SplitRun* split = nullptr;
+  /** How a split run assigns nodes to processes (run.partition); results never depend on it. */
+  enum class Partition : uint8_t { kContiguous, kRoundRobin };
+  Partition partition = Partition::kContiguous;
   fw::MicrocodeConfig microcode;
   FabricConfig fabric;
   /**

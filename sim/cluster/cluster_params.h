@@ -38,6 +38,10 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
                 "Simulated time after which a workload that is not done has stalled: the run "
                 "stops and fails (exit 1)")
       .RunDefault("60s")
+      .Enum("run.partition", &C::partition,
+            {{C::Partition::kContiguous, "contiguous"}, {C::Partition::kRoundRobin, "round_robin"}},
+            "A run split over processes (mpirun -n K): contiguous blocks of nodes per process, "
+            "or round_robin (node n on process n mod K); the results are the same either way")
       .Custom("backend", ParamType::kEnum,
               "Adapter model that runs the firmware: functional C++, SystemC, RTL or DPDK",
               [](const C& c) {

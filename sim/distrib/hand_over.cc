@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "sim/distrib/le_bytes.h"
+
 namespace nicsim::sim::distrib {
 namespace {
 
@@ -13,16 +15,6 @@ namespace {
 constexpr size_t kHeaderBytes = 3 * 8 + 3 * 4 + 2 * 2 + 1;
 constexpr uint8_t kCorrupted = 1, kDuplicate = 2, kReorder = 4, kCrcDeferred = 8;
 constexpr uint8_t kKnownFlags = kCorrupted | kDuplicate | kReorder | kCrcDeferred;
-
-void Put(std::vector<uint8_t>* out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-
-uint64_t Get(const uint8_t* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= uint64_t{p[i]} << (8 * i);
-  return v;
-}
 
 }  // namespace
 
@@ -34,14 +26,14 @@ bool HandOver::operator==(const HandOver& o) const {
 }
 
 void EncodeHandOver(const HandOver& h, std::vector<uint8_t>* out) {
-  Put(out, h.time_ps, 8);
-  Put(out, h.tie, 8);
-  Put(out, h.reorder_delay_ps, 8);
-  Put(out, h.runs_as, 4);
-  Put(out, h.plane, 4);
-  Put(out, h.bytes.size(), 4);
-  Put(out, h.src_adapter, 2);
-  Put(out, h.dest_adapter, 2);
+  PutLe(out, h.time_ps, 8);
+  PutLe(out, h.tie, 8);
+  PutLe(out, h.reorder_delay_ps, 8);
+  PutLe(out, h.runs_as, 4);
+  PutLe(out, h.plane, 4);
+  PutLe(out, h.bytes.size(), 4);
+  PutLe(out, h.src_adapter, 2);
+  PutLe(out, h.dest_adapter, 2);
   const uint8_t flags = (h.corrupted ? kCorrupted : 0) | (h.duplicate ? kDuplicate : 0) |
                         (h.reorder ? kReorder : 0) | (h.crc_deferred ? kCrcDeferred : 0);
   out->push_back(flags);
@@ -59,14 +51,14 @@ Result<std::vector<HandOver>> DecodeHandOvers(const uint8_t* data, size_t len) {
     }
     const uint8_t* p = data + at;
     HandOver h;
-    h.time_ps = Get(p, 8);
-    h.tie = Get(p + 8, 8);
-    h.reorder_delay_ps = Get(p + 16, 8);
-    h.runs_as = static_cast<uint32_t>(Get(p + 24, 4));
-    h.plane = static_cast<uint32_t>(Get(p + 28, 4));
-    const uint64_t size = Get(p + 32, 4);
-    h.src_adapter = static_cast<uint16_t>(Get(p + 36, 2));
-    h.dest_adapter = static_cast<uint16_t>(Get(p + 38, 2));
+    h.time_ps = GetLe(p, 8);
+    h.tie = GetLe(p + 8, 8);
+    h.reorder_delay_ps = GetLe(p + 16, 8);
+    h.runs_as = static_cast<uint32_t>(GetLe(p + 24, 4));
+    h.plane = static_cast<uint32_t>(GetLe(p + 28, 4));
+    const uint64_t size = GetLe(p + 32, 4);
+    h.src_adapter = static_cast<uint16_t>(GetLe(p + 36, 2));
+    h.dest_adapter = static_cast<uint16_t>(GetLe(p + 38, 2));
     const uint8_t flags = p[40];
     if ((flags & ~kKnownFlags) != 0) {
       return Status::Error("hand-over at byte " + std::to_string(at) + ": unknown flags " +

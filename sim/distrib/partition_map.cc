@@ -5,11 +5,27 @@
 
 namespace nicsim::sim::distrib {
 
-Result<PartitionMap> PartitionMap::Contiguous(uint32_t nodes, uint32_t parts) {
+namespace {
+
+Status CheckParts(uint32_t nodes, uint32_t parts) {
   if (parts == 0 || parts > nodes) {
     return Status::Error("a split over " + std::to_string(parts) + " processes needs 1 to " +
                          std::to_string(nodes) + " processes (one node at least each)");
   }
+  return Status();
+}
+
+}  // namespace
+
+Result<PartitionMap> PartitionMap::RoundRobin(uint32_t nodes, uint32_t parts) {
+  if (Status s = CheckParts(nodes, parts); !s.ok()) return s;
+  std::vector<uint32_t> of_node(nodes);
+  for (uint32_t n = 0; n < nodes; ++n) of_node[n] = n % parts;
+  return PartitionMap(std::move(of_node), parts);
+}
+
+Result<PartitionMap> PartitionMap::Contiguous(uint32_t nodes, uint32_t parts) {
+  if (Status s = CheckParts(nodes, parts); !s.ok()) return s;
   std::vector<uint32_t> of_node(nodes);
   for (uint32_t p = 0; p < parts; ++p) {
     const uint64_t first = uint64_t{p} * nodes / parts;

@@ -23,6 +23,9 @@ class PartitionMap {
    * 1 <= parts <= nodes, so that no partition is empty.
    */
   static Result<PartitionMap> Contiguous(uint32_t nodes, uint32_t parts);
+  /** Node n in partition n mod K: every partition's nodes spread over the cluster. Needs
+   *  1 <= parts <= nodes. */
+  static Result<PartitionMap> RoundRobin(uint32_t nodes, uint32_t parts);
   /**
    * Node n in partition `of_node[n]`; every partition 0..parts-1 must hold at least one node.
    * The error names the first node out of range or the first empty partition.

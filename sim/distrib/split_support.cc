@@ -4,7 +4,7 @@
 
 namespace nicsim::sim::distrib {
 
-Status CheckSplitSupported(const ParamValues& params, bool has_record_outputs) {
+Status CheckSplitSupported(const ParamValues& params, bool has_timeline) {
   const std::string& workload = params.String("workload");
   // Other workloads still have global drivers, or stop on a global test after every event
   // (docs/architecture.md, "Event order").
@@ -20,9 +20,9 @@ Status CheckSplitSupported(const ParamValues& params, bool has_record_outputs) {
                          "' cannot be split over processes yet (mpirun -n K, K > 1): only "
                          "func can; run it without mpirun");
   }
-  if (has_record_outputs) {
-    return Status::Error("--trace, --timeline and --pcap are not merged over processes yet: "
-                         "a split run (mpirun -n K, K > 1) cannot write them");
+  if (has_timeline) {
+    return Status::Error("--timeline is not merged over processes yet: a split run (mpirun -n "
+                         "K, K > 1) cannot write it (--trace and --pcap it can)");
   }
   return Status();
 }

@@ -9,9 +9,9 @@ namespace nicsim::sim::distrib {
 
 /**
  * An error naming what is not split-ready yet, or ok: a split run supports the workload
- * random_exchange on the func backend, without --trace, --timeline or --pcap
- * (`has_record_outputs`), whose per-process records are not merged yet.
+ * random_exchange on the func backend, with --trace and --pcap but without --timeline
+ * (`has_timeline`), whose per-process records are not merged yet.
  */
-Status CheckSplitSupported(const ParamValues& params, bool has_record_outputs);
+Status CheckSplitSupported(const ParamValues& params, bool has_timeline);
 
 }  // namespace nicsim::sim::distrib

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "sim/fabric/frame_capture.h"
 #include "sim/observe/trace_selection.h"
 
 namespace nicsim::sim {
@@ -38,7 +39,7 @@ namespace nicsim::sim {
  * Write errors never abort: the first failure is remembered, later writes are skipped, and
  * ok() / Close() report it.
  */
-class PcapWriter {
+class PcapWriter final : public FrameCapture {
  public:
   /** The link type written in the Interface Description Block (LINKTYPE_USER0). */
   static constexpr uint16_t kLinkType = 147;
@@ -60,7 +61,7 @@ class PcapWriter {
   static Result<std::unique_ptr<PcapWriter>> Open(const std::string& path);
 
   /** Closes the file if Close() was not called. */
-  ~PcapWriter();
+  ~PcapWriter() override;
   PcapWriter(const PcapWriter&) = delete;
   PcapWriter& operator=(const PcapWriter&) = delete;
 
@@ -70,16 +71,15 @@ class PcapWriter {
    */
   bool Write(uint64_t time_ps, const uint8_t* data, size_t len_bytes);
   /** Write() for a whole byte vector. */
-  bool Write(uint64_t time_ps, const std::vector<uint8_t>& bytes) {
+  bool Write(uint64_t time_ps, const std::vector<uint8_t>& bytes) override {
     return Write(time_ps, bytes.data(), bytes.size());
   }
 
   /** Captures only what `selection` keeps from now on (the default keeps every frame). */
   void Select(TraceSelection selection) { selection_ = std::move(selection); }
   /** True if a frame from `src_adapter` to `dest_adapter` arriving at `time_ps` is captured. */
-  bool Wants(uint64_t time_ps, uint16_t src_adapter, uint16_t dest_adapter) const {
-    return selection_.KeepsTime(time_ps) &&
-           (selection_.KeepsAdapter(src_adapter) || selection_.KeepsAdapter(dest_adapter));
+  bool Wants(uint64_t time_ps, uint16_t src_adapter, uint16_t dest_adapter) const override {
+    return selection_.KeepsFrame(time_ps, src_adapter, dest_adapter);
   }
 
   /** Flushes and closes the file. True if every write and the close succeeded. */

@@ -12,7 +12,7 @@
 #include "abi/rdma.h"
 #include "base/check.h"
 #include "hw/common/frame_codec.h"
-#include "sim/fabric/pcap_writer.h"
+#include "sim/fabric/frame_capture.h"
 
 namespace nicsim::sim {
 

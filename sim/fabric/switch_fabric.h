@@ -25,7 +25,7 @@
 
 namespace nicsim::sim {
 
-class PcapWriter;
+class FrameCapture;
 
 /** Most planes (independent paths) a fabric can have. */
 inline constexpr uint32_t kMaxFabricPaths = 16;
@@ -171,7 +171,7 @@ class SwitchFabric {
    * arrival time and as it arrives: duplicates and corrupted bytes included; only the frames
    * the writer Wants() (its TraceSelection). Not owned.
    */
-  void SetCapture(PcapWriter* capture) { capture_ = capture; }
+  void SetCapture(FrameCapture* capture) { capture_ = capture; }
 
   /**
    * Test hook modelling trickle traffic stuck in the network (across an adapter recovery or
@@ -298,7 +298,7 @@ class SwitchFabric {
   std::vector<uint32_t> next_plane_;
   FabricCounters counters_;
   /** Where delivered frames are captured; null when not capturing. */
-  PcapWriter* capture_ = nullptr;
+  FrameCapture* capture_ = nullptr;
   /** SetHoldFraction's probability; 0 holds nothing and draws nothing. */
   double hold_fraction_ = 0;
   /** The hold's own streams, one per destination adapter, apart from the paths' streams. */

@@ -43,6 +43,11 @@ class TraceSelection {
   bool KeepsTime(uint64_t time_ps) const { return time_ps >= start_ps_ && time_ps < end_ps_; }
   /** True when adapter `id` is selected. */
   bool KeepsAdapter(uint16_t id) const { return all_adapters_ || kept_[id]; }
+  /** A frame from `src` to `dest` arriving at `time_ps`: inside the window, and a kept
+   *  adapter sent or receives it. */
+  bool KeepsFrame(uint64_t time_ps, uint16_t src, uint16_t dest) const {
+    return KeepsTime(time_ps) && (KeepsAdapter(src) || KeepsAdapter(dest));
+  }
   /** The largest selected adapter id; -1 when every adapter is kept or none is listed. */
   int32_t max_listed_adapter() const { return max_listed_; }
 

@@ -169,17 +169,17 @@ TraceWriter::~TraceWriter() {
 }
 
 void TraceWriter::Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) {
-  if (!filter_.Keeps(adapter, event)) return;
-  ++events_;
-  const std::string line = FormatTraceEvent(time_ps, adapter, event);
-  std::fprintf(file_, "%s\n", line.c_str());
+  if (filter_.Keeps(adapter, event)) WriteLine(FormatTraceEvent(time_ps, adapter, event));
 }
 
 void TraceWriter::RecordHost(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& event) {
-  if (!filter_.Keeps(adapter, event)) return;
+  if (filter_.Keeps(adapter, event)) WriteLine(FormatHostTraceEvent(time_ps, adapter, event));
+}
+
+void TraceWriter::WriteLine(std::string_view line) {
   ++events_;
-  const std::string line = FormatHostTraceEvent(time_ps, adapter, event);
-  std::fprintf(file_, "%s\n", line.c_str());
+  std::fwrite(line.data(), 1, line.size(), file_);
+  std::fputc('\n', file_);
 }
 
 }  // namespace nicsim::sim

@@ -63,6 +63,8 @@ class TraceWriter final : public hw::func::TraceSink, public HostTraceSink {
   uint64_t events() const { return events_; }
   void Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) override;
   void RecordHost(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& event) override;
+  /** Writes one event already formatted (FormatTraceEvent; a split run's merged trace). */
+  void WriteLine(std::string_view line);
 
  private:
   std::FILE* file_;

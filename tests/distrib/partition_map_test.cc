@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Partition maps: contiguous blocks and explicit lists, and the errors for maps that would
+// Partition maps: contiguous blocks, round robin and explicit lists, and the errors for maps that would
 // leave a process without a node.
 #include "sim/distrib/partition_map.h"
 
@@ -16,6 +16,17 @@ TEST(PartitionMapTest, ContiguousBlocksCoverEveryNodeOnceInOrder) {
   EXPECT_EQ(map->NodesOf(1), (std::vector<uint32_t>{3, 4, 5}));
   EXPECT_EQ(map->NodesOf(2), (std::vector<uint32_t>{6, 7, 8, 9}));
   EXPECT_EQ(map->PartOf(9), 2u);
+}
+
+TEST(PartitionMapTest, RoundRobinDealsNodesOutInTurn) {
+  Result<PartitionMap> map = PartitionMap::RoundRobin(10, 3);
+  ASSERT_TRUE(map.ok());
+  EXPECT_EQ(map->NodesOf(0), (std::vector<uint32_t>{0, 3, 6, 9}));
+  EXPECT_EQ(map->NodesOf(1), (std::vector<uint32_t>{1, 4, 7}));
+  EXPECT_EQ(map->NodesOf(2), (std::vector<uint32_t>{2, 5, 8}));
+  Result<PartitionMap> too_many = PartitionMap::RoundRobin(2, 3);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("1 to 2 processes"), std::string::npos);
 }
 
 TEST(PartitionMapTest, OnePartitionHoldsEverything) {

@@ -35,6 +35,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "workload",
                                             "seed",
                                             "run.time_limit",
+                                            "run.partition",
                                             "backend",
                                             "nodes",
                                             "adapters_per_node",
