@@ -348,10 +348,17 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
       parts.push_back(nlohmann::json::parse(text));
     }
     const uint64_t crossed = world.Sum(split->frames_sent());
+    // Microseconds summed over the processes, reported as the mean per process.
+    const auto mean_s = [&](double s) {
+      return static_cast<double>(world.Sum(static_cast<uint64_t>(s * 1e6))) / 1e6 / world.size();
+    };
+    const double run_s = mean_s(split->run_s());
+    const double sync_s = mean_s(split->sync_s());
     outcome.writes_outputs = world.rank() == 0;
     outcome.split_summary = fmt::format(
-        "split over {} processes: {} windows of {} ns lookahead, {} frames between partitions\n",
-        world.size(), split->windows(), split->lookahead_ps() / 1000, crossed);
+        "split over {} processes: {} windows of {} ns lookahead, {} frames between partitions; "
+        "per process {:.3f} s running events, {:.3f} s synchronising\n",
+        world.size(), split->windows(), split->lookahead_ps() / 1000, crossed, run_s, sync_s);
     outcome.stats = outcome.writes_outputs ? distrib::MergeStats(parts) : mine;
   } else {
     outcome.stats = BuildStats(*cluster, scenario, *result, wall_s);

@@ -3,6 +3,7 @@
 // latency as lookahead (docs/architecture.md, "Distribution over MPI").
 #include "sim/distrib/split_run.h"
 
+#include <chrono>
 #include <string>
 
 #include "sim/fabric/switch_fabric.h"
@@ -23,8 +24,17 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
   lookahead_ps_ = lookahead_ps;
   WindowClock clock(lookahead_ps);
   Status failed;
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  Clock::time_point sync_start = Clock::now();
   while (clock.Advance(world_.Min(events.next_time_ps()))) {
+    const Clock::time_point run_start = Clock::now();
+    sync_s_ += std::chrono::duration<double>(run_start - sync_start).count();
     events.RunWhile([&] { return events.next_time_ps() < clock.window_end_ps(); });
+    run_s_ += since(run_start);
+    sync_start = Clock::now();
     std::vector<std::vector<uint8_t>> out(world_.size());
     for (const HandOver& h : outbox_) EncodeHandOver(h, &out[map_.PartOf(h.runs_as)]);
     frames_sent_ += outbox_.size();
@@ -52,6 +62,7 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
                          : failed;
     }
   }
+  sync_s_ += since(sync_start);
   windows_ = clock.windows();
   return Status();
 }

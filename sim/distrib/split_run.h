@@ -41,6 +41,11 @@ class SplitRun {
   uint64_t lookahead_ps() const { return lookahead_ps_; }
   /** Hand-overs sent to other partitions so far. */
   uint64_t frames_sent() const { return frames_sent_; }
+  /** Wall seconds RunWindows spent running this partition's events, and the rest: encoding,
+   *  exchanging and importing frames, agreeing on windows, and waiting for the other
+   *  processes (the synchronisation's whole cost). */
+  double run_s() const { return run_s_; }
+  double sync_s() const { return sync_s_; }
 
   /**
    * Runs this partition's events, window by window, until every partition is idle and no
@@ -59,6 +64,8 @@ class SplitRun {
   uint64_t windows_ = 0;
   uint64_t lookahead_ps_ = 0;
   uint64_t frames_sent_ = 0;
+  double run_s_ = 0;
+  double sync_s_ = 0;
 };
 
 }  // namespace nicsim::sim::distrib
