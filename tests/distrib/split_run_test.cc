@@ -178,44 +178,88 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
   return kids;
 }
 
+/** A two-process run long enough to be interrupted, started in the background: mpirun's pid
+ *  and its two ranks' (empty if they did not start within a minute). */
+struct Background {
+  pid_t mpirun = -1;
+  std::vector<pid_t> ranks;
+};
+
+Background StartLongSplitRun(const fs::path& out, const std::string& env) {
+  const std::string cmd = env + " exec " + kMpirun + " --oversubscribe -n 2 " + NICSIM_BINARY +
+                          " run --set backend=func --set workload=random_exchange --set nodes=32"
+                          " --set exchange.messages=5000000 --quiet --out " + out.string() +
+                          " >" + (out / "log").string() + " 2>&1";
+  Background run;
+  run.mpirun = fork();
+  if (run.mpirun == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline &&
+         (run.ranks = ChildrenOf(run.mpirun)).size() < 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // Let both get past MPI_Init into the run.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  return run;
+}
+
+/** True if `pid` is a stopped process (state T in /proc/PID/stat). */
+bool IsStopped(pid_t pid) {
+  const std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'T';
+}
+
+/** Waits up to `seconds` for mpirun to end; false (and mpirun killed) if it did not. */
+bool EndsWithin(pid_t mpirun, int seconds, int* status) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(mpirun, status, WNOHANG) != 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(mpirun, SIGKILL);
+  waitpid(mpirun, status, 0);
+  return false;
+}
+
 TEST(SplitRunTest, KilledPartitionEndsEveryProcessWithAnErrorNotAHang) {
   REQUIRE_SPLIT_RUNS();
   const fs::path out = FreshDir("killed");
-  const std::string log = (out / "log").string();
-  // Long enough that the run is still going when one process is killed.
-  const std::string cmd = std::string(kMpirun) + " --oversubscribe -n 2 " + NICSIM_BINARY +
-                          " run --set backend=func --set workload=random_exchange --set nodes=32"
-                          " --set exchange.messages=5000000 --quiet --out " +
-                          out.string() + " >" + log + " 2>&1";
-  const pid_t mpirun = fork();
-  ASSERT_GE(mpirun, 0);
-  if (mpirun == 0) {
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::seconds(60);
-  std::vector<pid_t> ranks;
-  while (Clock::now() < deadline && (ranks = ChildrenOf(mpirun)).size() < 2) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_GE(ranks.size(), 2u) << "mpirun did not start two processes";
-  // Let both get past MPI_Init into the run.
-  std::this_thread::sleep_for(std::chrono::seconds(3));
-  kill(ranks.back(), SIGKILL);
+  Background run = StartLongSplitRun(out, "");
+  ASSERT_GT(run.mpirun, 0);
+  ASSERT_GE(run.ranks.size(), 2u) << "mpirun did not start two processes";
+  kill(run.ranks.back(), SIGKILL);
   int status = 0;
-  pid_t done = 0;
-  while (Clock::now() < deadline && (done = waitpid(mpirun, &status, WNOHANG)) == 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (done == 0) {
-    kill(mpirun, SIGKILL);
-    waitpid(mpirun, &status, 0);
-    FAIL() << "the run hung after a partition was killed:\n" << Slurp(log);
-  }
+  ASSERT_TRUE(EndsWithin(run.mpirun, 60, &status))
+      << "the run hung after a partition was killed:\n" << Slurp(out / "log");
   EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  const std::string text = Slurp(log);
+  const std::string text = Slurp(out / "log");
   EXPECT_NE(text.find("partition 0 of 2: ended by mpirun"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(out / "stats.json"));
+}
+
+TEST(SplitRunTest, AHungPartitionEndsTheRunAfterTheTimeoutWithAnError) {
+  REQUIRE_SPLIT_RUNS();
+  const fs::path out = FreshDir("hung");
+  // A process that stops answering (stopped, not dead: mpirun sees nothing wrong) is noticed
+  // by the others' wait for a collective, NICSIM_SPLIT_TIMEOUT_S seconds at most.
+  Background run = StartLongSplitRun(out, "NICSIM_SPLIT_TIMEOUT_S=3");
+  ASSERT_GT(run.mpirun, 0);
+  ASSERT_GE(run.ranks.size(), 2u) << "mpirun did not start two processes";
+  kill(run.ranks.back(), SIGSTOP);
+  int status = 0;
+  const bool ended = EndsWithin(run.mpirun, 60, &status);
+  if (IsStopped(run.ranks.back())) kill(run.ranks.back(), SIGKILL);  // if the abort left it
+  ASSERT_TRUE(ended) << "the run hung after a partition stopped answering:\n"
+                     << Slurp(out / "log");
+  EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string text = Slurp(out / "log");
+  EXPECT_NE(text.find(": no answer from the other partitions within 3 s"),
+            std::string::npos)
+      << text;
   EXPECT_FALSE(fs::exists(out / "stats.json"));
 }
 
