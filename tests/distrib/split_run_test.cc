@@ -225,42 +225,47 @@ bool EndsWithin(pid_t mpirun, int seconds, int* status) {
   return false;
 }
 
+/** Starts a long two-process run (with `env`), sends one rank `signal`, and waits a minute
+ *  at most for the run to end: true if it ended, failing, without stats.json; its log in
+ *  `log`. */
+::testing::AssertionResult InterruptedRunEndsFailing(const std::string& name,
+                                                     const std::string& env, int signal,
+                                                     std::string* log) {
+  const fs::path out = FreshDir(name);
+  Background run = StartLongSplitRun(out, env);
+  if (run.mpirun <= 0 || run.ranks.size() < 2) {
+    return ::testing::AssertionFailure() << "mpirun did not start two processes";
+  }
+  kill(run.ranks.back(), signal);
+  int status = 0;
+  const bool ended = EndsWithin(run.mpirun, 60, &status);
+  if (IsStopped(run.ranks.back())) kill(run.ranks.back(), SIGKILL);  // if the abort left it
+  *log = Slurp(out / "log");
+  if (!ended) return ::testing::AssertionFailure() << "the run hung:\n" << *log;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    return ::testing::AssertionFailure() << "the run passed:\n" << *log;
+  }
+  if (fs::exists(out / "stats.json")) {
+    return ::testing::AssertionFailure() << "stats.json was written:\n" << *log;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(SplitRunTest, KilledPartitionEndsEveryProcessWithAnErrorNotAHang) {
   REQUIRE_SPLIT_RUNS();
-  const fs::path out = FreshDir("killed");
-  Background run = StartLongSplitRun(out, "");
-  ASSERT_GT(run.mpirun, 0);
-  ASSERT_GE(run.ranks.size(), 2u) << "mpirun did not start two processes";
-  kill(run.ranks.back(), SIGKILL);
-  int status = 0;
-  ASSERT_TRUE(EndsWithin(run.mpirun, 60, &status))
-      << "the run hung after a partition was killed:\n" << Slurp(out / "log");
-  EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  const std::string text = Slurp(out / "log");
-  EXPECT_NE(text.find("partition 0 of 2: ended by mpirun"), std::string::npos) << text;
-  EXPECT_FALSE(fs::exists(out / "stats.json"));
+  std::string log;
+  ASSERT_TRUE(InterruptedRunEndsFailing("killed", "", SIGKILL, &log));
+  EXPECT_NE(log.find("partition 0 of 2: ended by mpirun"), std::string::npos) << log;
 }
 
 TEST(SplitRunTest, AHungPartitionEndsTheRunAfterTheTimeoutWithAnError) {
   REQUIRE_SPLIT_RUNS();
-  const fs::path out = FreshDir("hung");
   // A process that stops answering (stopped, not dead: mpirun sees nothing wrong) is noticed
   // by the others' wait for a collective, NICSIM_SPLIT_TIMEOUT_S seconds at most.
-  Background run = StartLongSplitRun(out, "NICSIM_SPLIT_TIMEOUT_S=3");
-  ASSERT_GT(run.mpirun, 0);
-  ASSERT_GE(run.ranks.size(), 2u) << "mpirun did not start two processes";
-  kill(run.ranks.back(), SIGSTOP);
-  int status = 0;
-  const bool ended = EndsWithin(run.mpirun, 60, &status);
-  if (IsStopped(run.ranks.back())) kill(run.ranks.back(), SIGKILL);  // if the abort left it
-  ASSERT_TRUE(ended) << "the run hung after a partition stopped answering:\n"
-                     << Slurp(out / "log");
-  EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  const std::string text = Slurp(out / "log");
-  EXPECT_NE(text.find(": no answer from the other partitions within 3 s"),
-            std::string::npos)
-      << text;
-  EXPECT_FALSE(fs::exists(out / "stats.json"));
+  std::string log;
+  ASSERT_TRUE(InterruptedRunEndsFailing("hung", "NICSIM_SPLIT_TIMEOUT_S=3", SIGSTOP, &log));
+  EXPECT_NE(log.find(": no answer from the other partitions within 3 s"), std::string::npos)
+      << log;
 }
 
 }  // namespace
