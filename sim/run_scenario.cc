@@ -197,10 +197,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   // A split run: this process's partition of the nodes (run.partition).
   std::unique_ptr<distrib::SplitRun> split;
   if (options.world != nullptr) {
-    const bool timeline_asked = !options.timeline_path.empty();
-    if (Status s = distrib::CheckSplitSupported(scenario.params, timeline_asked); !s.ok()) {
-      return s;
-    }
+    if (Status s = distrib::CheckSplitSupported(scenario.params); !s.ok()) return s;
     Result<distrib::PartitionMap> map =
         config->partition == ClusterConfig::Partition::kRoundRobin
             ? distrib::PartitionMap::RoundRobin(config->nodes, options.world->size())
@@ -236,10 +233,15 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     }
   }
   std::unique_ptr<TimelineWriter> timeline;
+  std::unique_ptr<distrib::KeyedEventSink> split_timeline;
   if (!options.timeline_path.empty()) {
-    timeline = std::make_unique<TimelineWriter>(options.timeline_path, options.selection);
-    if (!timeline->ok()) {
-      return Status::Error("--timeline " + options.timeline_path + ": cannot open for writing");
+    if (split != nullptr) split_timeline = std::make_unique<distrib::KeyedEventSink>();
+    if (writes_files && open_error.ok()) {
+      timeline = std::make_unique<TimelineWriter>(options.timeline_path, options.selection);
+      if (!timeline->ok()) {
+        open_error =
+            Status::Error("--timeline " + options.timeline_path + ": cannot open for writing");
+      }
     }
   }
   std::unique_ptr<PcapWriter> pcap;
@@ -258,7 +260,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   }
   // Every process of a split run stops if rank 0 could not open an output.
   if (split != nullptr && split->world().Sum(open_error.ok() ? 0 : 1) > 0 && open_error.ok()) {
-    open_error = Status::Error("rank 0 could not open --trace or --pcap for writing");
+    open_error = Status::Error("rank 0 could not open --trace, --timeline or --pcap for writing");
   }
   if (!open_error.ok()) return open_error;
   // The cluster takes one sink: both outputs share the events through a fan-out.
@@ -268,7 +270,11 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   } else {
     sinks.Add(trace.get());
   }
-  sinks.Add(timeline.get());
+  if (split_timeline != nullptr) {
+    sinks.Add(split_timeline.get());
+  } else {
+    sinks.Add(timeline.get());
+  }
   config->trace = sinks.Sink();
   // Host events (frames consumed) go to the text trace only.
   config->host_trace = split_trace != nullptr ? static_cast<HostTraceSink*>(split_trace.get())
@@ -294,6 +300,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     cluster = owned.get();
   }
   if (split_trace != nullptr) split_trace->records().Bind(&cluster->events());
+  if (split_timeline != nullptr) split_timeline->records().Bind(&cluster->events());
   if (split_capture != nullptr) {
     split_capture->records().Bind(&cluster->events());
     cluster->fabric().SetCapture(split_capture.get());
@@ -313,14 +320,23 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  // Written after the clock stops: rendering the timeline is not simulation time.
-  if (timeline != nullptr && !timeline->Finish()) {
-    return Status::Error("--timeline " + options.timeline_path + ": write failed");
-  }
+  // A split run's records, merged on rank 0 (after the clock stops, as the writing is).
   if (split_trace != nullptr) {
     const Status merged = distrib::GatherMerged(
         split->world(), split_trace->records(), [&trace](const distrib::KeyedRecords::Record& r) {
           trace->WriteLine(r.bytes);
+          return true;
+        });
+    if (!merged.ok()) return merged;
+  }
+  if (split_timeline != nullptr) {
+    const Status merged = distrib::GatherMerged(
+        split->world(), split_timeline->records(),
+        [&timeline](const distrib::KeyedRecords::Record& r) {
+          uint16_t adapter = 0;
+          fw::TraceEvent event;
+          if (!distrib::KeyedEventSink::Decode(r.bytes, &adapter, &event)) return false;
+          timeline->Record(r.time_ps, adapter, event);
           return true;
         });
     if (!merged.ok()) return merged;
@@ -332,6 +348,10 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
                              r.bytes.size());
         });
     if (!merged.ok()) return merged;
+  }
+  // Written after the clock stops: rendering the timeline is not simulation time.
+  if (timeline != nullptr && !timeline->Finish()) {
+    return Status::Error("--timeline " + options.timeline_path + ": write failed");
   }
   if (pcap != nullptr && !pcap->Close()) {
     return Status::Error("--pcap " + options.pcap_path + ": write failed");

@@ -72,6 +72,41 @@ void KeyedTraceSink::RecordHost(uint64_t time_ps, uint16_t adapter,
   records_.Add(time_ps, reinterpret_cast<const uint8_t*>(line.data()), line.size());
 }
 
+namespace {
+
+/** adapter (2), kind (1), task (2), state (4), window (4), cb (2), dtb (2), value (8). */
+constexpr size_t kEventBytes = 2 + 1 + 2 + 4 + 4 + 2 + 2 + 8;
+
+}  // namespace
+
+void KeyedEventSink::Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) {
+  std::vector<uint8_t> bytes;
+  bytes.reserve(kEventBytes);
+  PutLe(&bytes, adapter, 2);
+  PutLe(&bytes, static_cast<uint8_t>(event.kind), 1);
+  PutLe(&bytes, event.task, 2);
+  PutLe(&bytes, event.state, 4);
+  PutLe(&bytes, event.window, 4);
+  PutLe(&bytes, event.cb, 2);
+  PutLe(&bytes, event.dtb, 2);
+  PutLe(&bytes, event.value, 8);
+  records_.Add(time_ps, bytes.data(), bytes.size());
+}
+
+bool KeyedEventSink::Decode(std::string_view bytes, uint16_t* adapter, fw::TraceEvent* event) {
+  if (bytes.size() != kEventBytes) return false;
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  *adapter = static_cast<uint16_t>(GetLe(p, 2));
+  event->kind = static_cast<fw::TraceKind>(GetLe(p + 2, 1));
+  event->task = static_cast<fw::TaskId>(GetLe(p + 3, 2));
+  event->state = static_cast<uint32_t>(GetLe(p + 5, 4));
+  event->window = static_cast<uint32_t>(GetLe(p + 9, 4));
+  event->cb = static_cast<fw::CbId>(GetLe(p + 13, 2));
+  event->dtb = static_cast<fw::DtbId>(GetLe(p + 15, 2));
+  event->value = GetLe(p + 17, 8);
+  return true;
+}
+
 bool KeyedCapture::Wants(uint64_t time_ps, uint16_t src_adapter, uint16_t dest_adapter) const {
   return selection_.KeepsFrame(time_ps, src_adapter, dest_adapter);
 }

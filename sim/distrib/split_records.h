@@ -67,6 +67,20 @@ class KeyedTraceSink final : public hw::func::TraceSink, public HostTraceSink {
   KeyedRecords records_;
 };
 
+/** The firmware trace events of this process's nodes, raw (adapter and event), for rank 0 to
+ *  replay into a TimelineWriter: what it writes depends only on the events it is given and
+ *  their order. */
+class KeyedEventSink final : public hw::func::TraceSink {
+ public:
+  KeyedRecords& records() { return records_; }
+  void Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) override;
+  /** The adapter and event a record holds; false if its bytes are not one event. */
+  static bool Decode(std::string_view bytes, uint16_t* adapter, fw::TraceEvent* event);
+
+ private:
+  KeyedRecords records_;
+};
+
 /** The frames this process's nodes receive that `selection` keeps, as keyed records. */
 class KeyedCapture final : public FrameCapture {
  public:

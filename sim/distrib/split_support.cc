@@ -4,7 +4,7 @@
 
 namespace nicsim::sim::distrib {
 
-Status CheckSplitSupported(const ParamValues& params, bool has_timeline) {
+Status CheckSplitSupported(const ParamValues& params) {
   const std::string& workload = params.String("workload");
   // Other workloads still have global drivers, or stop on a global test after every event
   // (docs/architecture.md, "Event order").
@@ -19,10 +19,6 @@ Status CheckSplitSupported(const ParamValues& params, bool has_timeline) {
     return Status::Error("backend '" + backend +
                          "' cannot be split over processes yet (mpirun -n K, K > 1): only "
                          "func can; run it without mpirun");
-  }
-  if (has_timeline) {
-    return Status::Error("--timeline is not merged over processes yet: a split run (mpirun -n "
-                         "K, K > 1) cannot write it (--trace and --pcap it can)");
   }
   return Status();
 }

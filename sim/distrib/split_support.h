@@ -9,9 +9,8 @@ namespace nicsim::sim::distrib {
 
 /**
  * An error naming what is not split-ready yet, or ok: a split run supports the workload
- * random_exchange on the func backend, with --trace and --pcap but without --timeline
- * (`has_timeline`), whose per-process records are not merged yet.
+ * random_exchange on the func backend (with --trace, --timeline and --pcap).
  */
-Status CheckSplitSupported(const ParamValues& params, bool has_timeline);
+Status CheckSplitSupported(const ParamValues& params);
 
 }  // namespace nicsim::sim::distrib

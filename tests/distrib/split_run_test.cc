@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `mpirun -n K nicsim run`: the same stats.json, trace and pcap as one process (faults on, two
-// partition schemes), the refusal of what is not split-ready, and a killed partition ending
-// every process with an error.
+// `mpirun -n K nicsim run`: the same stats.json, trace, timeline and pcap as one process
+// (faults on, two partition schemes), the refusal of what is not split-ready, and a killed or
+// hung partition ending every process with an error.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,14 +132,14 @@ TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
   ASSERT_NE(first, std::string::npos) << log;
   EXPECT_NE(log.find(why, first + 1), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(out / "stats.json"));
-  EXPECT_EQ(RunNicsim(2, "--set backend=func --set workload=random_exchange --timeline " +
-                       (out / "x.pftrace").string(),
-                out, out / "log2"),
+  EXPECT_EQ(RunNicsim(2, "--set backend=systemc --set workload=random_exchange", out,
+                      out / "log2"),
             2);
-  EXPECT_NE(Slurp(out / "log2").find("--timeline is not merged"), std::string::npos);
+  EXPECT_NE(Slurp(out / "log2").find("backend 'systemc' cannot be split"), std::string::npos)
+      << Slurp(out / "log2");
 }
 
-TEST(SplitRunTest, TraceAndPcapAreByteIdenticalForAnySplitWithFaultsOn) {
+TEST(SplitRunTest, TraceTimelineAndPcapAreByteIdenticalForAnySplitWithFaultsOn) {
   REQUIRE_SPLIT_RUNS();
   for (int seed : {1, 2}) {
     const std::string args = "--set backend=func --set workload=random_exchange --set nodes=9"
@@ -150,20 +150,25 @@ TEST(SplitRunTest, TraceAndPcapAreByteIdenticalForAnySplitWithFaultsOn) {
         {1, ""}, {2, ""}, {3, " --set run.partition=round_robin"}};
     for (const auto& [k, partition] : splits) {
       const fs::path dir = FreshDir("records" + std::to_string(seed) + "_" + std::to_string(k));
-      const std::string records =
-          " --trace " + (dir / "run.trace").string() + " --pcap " + (dir / "run.pcapng").string();
+      const std::string records = " --trace " + (dir / "run.trace").string() + " --pcap " +
+                                  (dir / "run.pcapng").string() + " --timeline " +
+                                  (dir / "run.pftrace").string();
       RunNicsim(k, args + partition + records, dir, dir / "log");
       ASSERT_TRUE(fs::exists(dir / "stats.json")) << Slurp(dir / "log");
       dirs.push_back(dir);
     }
     const std::string trace = Slurp(dirs[0] / "run.trace");
     const std::string pcap = Slurp(dirs[0] / "run.pcapng");
+    const std::string timeline = Slurp(dirs[0] / "run.pftrace");
     EXPECT_GT(trace.size(), 100000u);
     EXPECT_GT(pcap.size(), 100000u);
+    EXPECT_GT(timeline.size(), 10000u);
     for (size_t i = 1; i < dirs.size(); ++i) {
       // Compared whole, not by size: a merge out of key order keeps the size.
       EXPECT_TRUE(Slurp(dirs[i] / "run.trace") == trace) << "seed " << seed << ", " << dirs[i];
       EXPECT_TRUE(Slurp(dirs[i] / "run.pcapng") == pcap) << "seed " << seed << ", " << dirs[i];
+      EXPECT_TRUE(Slurp(dirs[i] / "run.pftrace") == timeline)
+          << "seed " << seed << ", " << dirs[i];
       EXPECT_EQ(Comparable(dirs[0] / "stats.json"), Comparable(dirs[i] / "stats.json"));
     }
   }
