@@ -289,6 +289,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     if (!jc.ok()) return LocateParamError(scenario, jc.status());
     jc->cluster.trace = config->trace;
     jc->cluster.host_trace = config->host_trace;
+    jc->cluster.split = config->split;
     Result<std::unique_ptr<MpiJob>> made = MpiJob::Create(*jc);
     if (!made.ok()) return made.status();
     job = std::move(*made);

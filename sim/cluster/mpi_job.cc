@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "sim/distrib/split_run.h"
 #include "sim/observe/progress.h"
 
 namespace nicsim::sim {
@@ -237,19 +238,24 @@ void MpiJob::NoteUnreachable(uint32_t rank, uint32_t dest,
 std::string MpiJob::Unfinished() const {
   std::string list;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
-    if (!ranks_[r]->finished) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    // A split run lists the ranks of its own partition (the others are not started here).
+    if (ranks_[r]->started && !ranks_[r]->finished) {
+      list += (list.empty() ? "" : ", ") + std::to_string(r);
+    }
   }
   return list;
 }
 
 void MpiJob::ReapAll() {
-  for (uint32_t r = 0; r < ranks_.size(); ++r) scheduler_->Reap(r);
+  for (uint32_t r = 0; r < ranks_.size(); ++r) {
+    if (ranks_[r]->started) scheduler_->Reap(r);
+  }
 }
 
 Status MpiJob::Abandon(const std::string& why) {
   abort_ = true;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
-    if (!ranks_[r]->finished) ResumeRank(r);
+    if (ranks_[r]->started && !ranks_[r]->finished) ResumeRank(r);
   }
   ReapAll();
   // The programs' buffers are gone with their stacks: what still arrives lands nowhere.
@@ -275,9 +281,16 @@ bool MpiJob::ResumeReadyRanks() {
   return resumed;
 }
 
+bool MpiJob::IsLocal(uint32_t r) const {
+  const distrib::SplitRun* split = cluster_->config().split;
+  return split == nullptr || split->IsLocalNode(r % config_.cluster.nodes);
+}
+
 Status MpiJob::Run(const Program& program) {
-  unfinished_ = ranks();
+  unfinished_ = 0;
+  for (uint32_t r = 0; r < ranks_.size(); ++r) unfinished_ += IsLocal(r) ? 1 : 0;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
+    if (!IsLocal(r)) continue;  // another process runs it
     Rank& rank = *ranks_[r];
     rank.finished = false;
     rank.computing = false;
@@ -298,6 +311,7 @@ Status MpiJob::Run(const Program& program) {
   // resumes exactly the ranks a sweep of all would. As a fallback against a missed path, every
   // rank is re-checked once every kSweepAllEvents events and before a deadlock is declared.
   dirty_.MarkAll();
+  if (cluster_->config().split != nullptr) return RunSplit();
   kernel::EventQueue& events = cluster_->events();
   uint64_t steps = 0;
   bool swept_dry = false;
@@ -340,6 +354,50 @@ Status MpiJob::Run(const Program& program) {
                                  events.now_ps() / 1000, Unfinished()));
     }
     swept_dry = false;
+  }
+  ReapAll();
+  return Status();
+}
+
+Status MpiJob::RunSplit() {
+  distrib::SplitRun& split = *cluster_->config().split;
+  kernel::EventQueue& events = cluster_->events();
+  uint64_t steps = 0;
+  distrib::WindowHooks hooks;
+  hooks.between_events = [&] {
+    if ((++steps % kSweepAllEvents) == 0) dirty_.MarkAll();
+    while (failed_.empty() && ResumeReadyRanks()) {
+    }
+  };
+  hooks.after_window = [&]() -> Status {
+    if (!failed_.empty()) {
+      return Status::Error(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,
+                                       failed_));
+    }
+    if (!unreachable_.empty()) {
+      return Status::Error(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,
+                                       unreachable_));
+    }
+    if (unfinished_ > 0 && events.now_ps() > cluster_->config().time_limit_ps) {
+      return Status::Error(fmt::format(
+          "MPI job not done when simulated time passed run.time_limit ({} ns) at t={} ns: "
+          "ranks {} still wait",
+          cluster_->config().time_limit_ps / 1000, events.now_ps() / 1000, Unfinished()));
+    }
+    return Status();
+  };
+  const SwitchFabric& fabric = cluster_->fabric();
+  const Status run = split.RunWindows(
+      events, cluster_->fabric(),
+      fabric.config().link_delay_ps + fabric.config().hop_latency_ps, hooks);
+  failed_.clear();
+  if (!run.ok()) return Abandon(run.message());
+  dirty_.MarkAll();
+  while (ResumeReadyRanks()) {
+  }
+  if (split.world().Sum(unfinished_) > 0) {
+    return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
+                               split.world().Max(events.now_ps()) / 1000, Unfinished()));
   }
   ReapAll();
   return Status();

@@ -61,6 +61,9 @@ class MpiJob {
    * nodes touched more host memory than host.touched_limit.
    */
   Status Run(const Program& program);
+  /** True if rank `r` runs in this process (always, unless the run is split over processes:
+   *  then only the ranks of this partition's nodes run here). */
+  bool IsLocal(uint32_t r) const;
 
   /**
    * From a rank's program: the job cannot succeed (`why` says what happened). Run unwinds the
@@ -117,6 +120,9 @@ class MpiJob {
    * what it schedules is keyed by the node (docs/architecture.md, "Event order").
    */
   void ResumeRank(uint32_t r);
+  /** Run() in a split run: this partition's ranks, window by window with the others (their
+   *  ready ranks resumed between events as in one process), to the end of every event. */
+  Status RunSplit();
   /** Unwinds every rank still running and returns `why` as the job's error. */
   Status Abandon(const std::string& why);
   /** Waits for (threads) or frees (contexts) every rank's finished context. */

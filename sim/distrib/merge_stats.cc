@@ -63,4 +63,27 @@ nlohmann::json MergeStats(const std::vector<nlohmann::json>& parts) {
   return merged;
 }
 
+nlohmann::json SumCounters(const std::vector<nlohmann::json>& parts) {
+  nlohmann::json sum = parts.at(0);
+  if (sum.is_number_unsigned()) {
+    uint64_t total = 0;
+    for (const nlohmann::json& p : parts) total += p.get<uint64_t>();
+    return total;
+  }
+  if (!sum.is_structured()) return sum;
+  std::vector<nlohmann::json> column(parts.size());
+  if (sum.is_object()) {
+    for (auto& [key, value] : sum.items()) {
+      for (size_t i = 0; i < parts.size(); ++i) column[i] = parts[i].at(key);
+      value = SumCounters(column);
+    }
+  } else {
+    for (size_t at = 0; at < sum.size(); ++at) {
+      for (size_t i = 0; i < parts.size(); ++i) column[i] = parts[i].at(at);
+      sum[at] = SumCounters(column);
+    }
+  }
+  return sum;
+}
+
 }  // namespace nicsim::sim::distrib

@@ -19,4 +19,9 @@ namespace nicsim::sim::distrib {
  */
 nlohmann::json MergeStats(const std::vector<nlohmann::json>& parts);
 
+/** Every unsigned integer of `parts[0]` summed with the same field of the others (objects and
+ *  arrays followed field by field); anything else as `parts[0]` has it. For counter totals a
+ *  workload builds from its partition's ranks. */
+nlohmann::json SumCounters(const std::vector<nlohmann::json>& parts);
+
 }  // namespace nicsim::sim::distrib

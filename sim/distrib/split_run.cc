@@ -16,7 +16,7 @@ SplitRun::SplitRun(Collectives& world, PartitionMap map)
 }
 
 Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
-                            uint64_t lookahead_ps) {
+                            uint64_t lookahead_ps, const WindowHooks& hooks) {
   if (lookahead_ps == 0) {
     return Status::Error("a split run needs a fabric latency above 0 (fabric.link_delay + "
                          "fabric.hop_latency) as its lookahead");
@@ -32,7 +32,10 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
   while (clock.Advance(world_.Min(events.next_time_ps()))) {
     const Clock::time_point run_start = Clock::now();
     sync_s_ += std::chrono::duration<double>(run_start - sync_start).count();
-    events.RunWhile([&] { return events.next_time_ps() < clock.window_end_ps(); });
+    events.RunWhile([&] {
+      if (hooks.between_events) hooks.between_events();
+      return events.next_time_ps() < clock.window_end_ps();
+    });
     run_s_ += since(run_start);
     sync_start = Clock::now();
     std::vector<std::vector<uint8_t>> out(world_.size());
@@ -55,6 +58,7 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
         fabric.Import(std::move(h));
       }
     }
+    if (failed.ok() && hooks.after_window) failed = hooks.after_window();
     // A failed process offers no next event; the others learn of it from the error count.
     if (world_.Sum(failed.ok() ? 0 : 1) > 0) {
       windows_ = clock.windows();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "base/status.h"
@@ -18,6 +19,16 @@ class SwitchFabric;
 }
 
 namespace nicsim::sim::distrib {
+
+/** What a workload adds to the window loop (both optional). */
+struct WindowHooks {
+  /** Runs before each event and once more before a window closes: work outside events (an MPI
+   *  job resuming the ranks that became ready) may schedule events, which the window then runs
+   *  if they are due in it. */
+  std::function<void()> between_events;
+  /** Runs after each window's exchange: an error stops every process at that window. */
+  std::function<Status()> after_window;
+};
 
 /**
  * This process's part of a run split over `world`'s processes: partition world.rank() of
@@ -54,7 +65,8 @@ class SplitRun {
    * error if a hand-over arrives inside the window it was sent in (a lookahead violation) or
    * cannot be decoded; every process sees the same exchange, so every process stops.
    */
-  Status RunWindows(kernel::EventQueue& events, SwitchFabric& fabric, uint64_t lookahead_ps);
+  Status RunWindows(kernel::EventQueue& events, SwitchFabric& fabric, uint64_t lookahead_ps,
+                    const WindowHooks& hooks = {});
 
  private:
   Collectives& world_;

@@ -8,10 +8,13 @@ Status CheckSplitSupported(const ParamValues& params) {
   const std::string& workload = params.String("workload");
   // Other workloads still have global drivers, or stop on a global test after every event
   // (docs/architecture.md, "Event order").
-  if (workload != "random_exchange") {
+  const bool random_alltoall =
+      workload == "mpi_alltoall" && params.Probability("mpi.alltoall_large_pairs") == 0;
+  if (workload != "random_exchange" && !random_alltoall) {
     return Status::Error("workload '" + workload +
                          "' cannot be split over processes yet (mpirun -n K, K > 1): only "
-                         "random_exchange can; run it without mpirun");
+                         "random_exchange and mpi_alltoall (mpi.alltoall_large_pairs=0) can; "
+                         "run it without mpirun");
   }
   const std::string& backend = params.String("backend");
   // The SystemC kernel's steps run as the global owner, across nodes.

@@ -4,10 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <functional>
 
 #include "base/rng.h"
+#include "sim/distrib/merge_results.h"
+#include "sim/distrib/merge_stats.h"
+#include "sim/distrib/split_run.h"
 
 namespace nicsim::sim {
 namespace {
@@ -105,6 +109,7 @@ nlohmann::json EngineTotals(const MpiJob& job, const Path* (MpiJob::*path)(uint3
   Receivers r;
   uint64_t polls = 0, in_flight = 0;
   for (uint32_t rank = 0; rank < job.ranks(); ++rank) {
+    if (!job.IsLocal(rank)) continue;  // a split run: another process counts it
     const Path& p = *(job.*path)(rank);
     s += p.sender_stats();
     r += p.receiver_stats();
@@ -130,6 +135,7 @@ nlohmann::json PushPullTotals(const MpiJob& job) {
 nlohmann::json MpiLayerTotals(MpiJob& job) {
   mpi::Mpi::Stats sum;
   for (uint32_t r = 0; r < job.ranks(); ++r) {
+    if (!job.IsLocal(r)) continue;
     const mpi::Mpi::Stats& s = job.mpi(r).stats();
     sum.eager_sends += s.eager_sends;
     sum.rendezvous_sends += s.rendezvous_sends;
@@ -172,8 +178,16 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
 
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
   RunToQuiet(job.cluster());
+  distrib::SplitRun* split = job.cluster().config().split;
+  // A split run: each process sums its own ranks, then every process the whole job's.
+  auto everywhere = [split](uint64_t v) { return split == nullptr ? v : split->world().Sum(v); };
   ulp::TransportStats sum;
-  for (uint32_t r = 0; r < job.ranks(); ++r) sum += job.transport(r).stats();
+  for (uint32_t r = 0; r < job.ranks(); ++r) {
+    if (job.IsLocal(r)) sum += job.transport(r).stats();
+  }
+  for (const auto& field : ulp::TransportStats::Fields()) {
+    sum.*field.member = everywhere(sum.*field.member);
+  }
   uint64_t sent = sum.messages_sent, delivered = sum.messages_delivered;
   const uint64_t failed = sum.messages_failed;
   // Messages between ranks of one node through shared memory (mpi.intranode=postbox or
@@ -189,20 +203,22 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
   };
   uint64_t accepted = 0, got = 0;
   for (uint32_t r = 0; r < job.ranks(); ++r) {
-    if (const mpi::PostboxPath* p = job.postbox(r)) {
+    const mpi::PostboxPath* p = job.postbox(r);
+    if (p != nullptr && job.IsLocal(r)) {
       accepted += p->sender_stats().messages_accepted;
       got += p->receiver_stats().messages_delivered;
     }
   }
-  check_local("postbox", accepted, got);
+  check_local("postbox", everywhere(accepted), everywhere(got));
   accepted = got = 0;
   for (uint32_t r = 0; r < job.ranks(); ++r) {
-    if (const mpi::PushPullPath* p = job.pushpull(r)) {
+    const mpi::PushPullPath* p = job.pushpull(r);
+    if (p != nullptr && job.IsLocal(r)) {
       accepted += p->sender_stats().messages_accepted;
       got += p->delivered();
     }
   }
-  check_local("push-pull", accepted, got);
+  check_local("push-pull", everywhere(accepted), everywhere(got));
   sent += local_sent;
   delivered += local_delivered;
   if (count_messages) {
@@ -571,6 +587,23 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
     }
   });
   if (!s.ok()) out.Stall(s);
+  nlohmann::json mpi_totals = MpiLayerTotals(job);
+  if (distrib::SplitRun* split = job.cluster().config().split; split != nullptr) {
+    // Each process checked its own ranks' messages: the job's figures are the sums, and the
+    // time is the one rank 0's process measured (its bits, so it is exactly that double).
+    distrib::Collectives& world = split->world();
+    out = distrib::MergeResults(world, out);
+    bytes = world.Sum(bytes);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &seconds, sizeof(bits));
+    bits = world.Sum(bits);
+    std::memcpy(&seconds, &bits, sizeof(bits));
+    std::vector<nlohmann::json> parts;
+    for (const std::string& text : world.GatherToRoot(mpi_totals.dump())) {
+      parts.push_back(nlohmann::json::parse(text));
+    }
+    if (world.rank() == 0) mpi_totals = distrib::SumCounters(parts);
+  }
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
   out.table = fmt::format("{:>8}  {:>10}  {:>12}  {:>16}\n{:>8}  {:>10}  {:>12}  {:>16.1f}\n",
@@ -578,7 +611,7 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
                           mbps);
   out.results = {{"workload", "mpi_alltoall"}, {"ranks", n}, {"messages", all.size()},
                  {"bytes", bytes}, {"aggregate_mbps", mbps}, {"transport", transport},
-                 {"mpi", MpiLayerTotals(job)}};
+                 {"mpi", mpi_totals}};
   return out;
 }
 

@@ -121,6 +121,33 @@ TEST(SplitRunTest, RoundRobinPartitionsWriteTheStatsOfContiguousOnesWithFaultsOn
   EXPECT_EQ(Comparable(one / "stats.json"), Comparable(dealt / "stats.json"));
 }
 
+TEST(SplitRunTest, AnMpiAlltoallSplitWritesTheStatsAndTraceOfOneProcessWithFaultsOn) {
+  REQUIRE_SPLIT_RUNS();
+  // Ranks run between their node's events as in one process; the transports retransmit what
+  // the faults lose, so every message arrives and the run passes.
+  const std::string args =
+      "--set backend=func --set workload=mpi_alltoall --set nodes=12 --set mpi.ranks=12"
+      " --set mpi.alltoall_messages=20 --set mpi.alltoall_max_size=16KiB --set seed=5"
+      " --set fabric.loss=0.02 --set fabric.duplicate=0.02 --set fabric.reorder=0.02";
+  std::vector<fs::path> dirs;
+  const std::vector<std::pair<int, std::string>> splits = {
+      {1, ""}, {2, " --set run.partition=round_robin"}, {3, ""}};
+  for (const auto& [k, partition] : splits) {
+    const fs::path dir = FreshDir("mpi_alltoall_" + std::to_string(k));
+    EXPECT_EQ(RunNicsim(k, args + partition + " --trace " + (dir / "run.trace").string(), dir,
+                        dir / "log"),
+              0)
+        << Slurp(dir / "log");
+    dirs.push_back(dir);
+  }
+  const std::string trace = Slurp(dirs[0] / "run.trace");
+  EXPECT_GT(trace.size(), 100000u);
+  for (size_t i = 1; i < dirs.size(); ++i) {
+    EXPECT_EQ(Comparable(dirs[0] / "stats.json"), Comparable(dirs[i] / "stats.json"));
+    EXPECT_TRUE(Slurp(dirs[i] / "run.trace") == trace) << dirs[i];
+  }
+}
+
 TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
   REQUIRE_SPLIT_RUNS();
   const fs::path out = FreshDir("refused");
