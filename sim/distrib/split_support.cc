@@ -10,6 +10,9 @@ Status CheckSplitSupported(const ParamValues& params) {
   // (docs/architecture.md, "Event order").
   const bool random_alltoall =
       workload == "mpi_alltoall" && params.Probability("mpi.alltoall_large_pairs") == 0;
+  // MPI workloads of several job runs (one per size, per round) start each when the last rank
+  // of the one before ends, which a partition learns only at a window's end, after it has run
+  // events past that instant: they are not split-ready.
   if (workload != "random_exchange" && !random_alltoall) {
     return Status::Error("workload '" + workload +
                          "' cannot be split over processes yet (mpirun -n K, K > 1): only "

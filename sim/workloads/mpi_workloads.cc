@@ -176,6 +176,19 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
           {"pushpull", PushPullTotals(job)}};
 }
 
+nlohmann::json MergePartitions(MpiJob& job, WorkloadResult& out) {
+  nlohmann::json mpi_totals = MpiLayerTotals(job);
+  distrib::SplitRun* split = job.cluster().config().split;
+  if (split == nullptr) return mpi_totals;
+  distrib::Collectives& world = split->world();
+  out = distrib::MergeResults(world, out);
+  std::vector<nlohmann::json> parts;
+  for (const std::string& text : world.GatherToRoot(mpi_totals.dump())) {
+    parts.push_back(nlohmann::json::parse(text));
+  }
+  return world.rank() == 0 ? distrib::SumCounters(parts) : mpi_totals;
+}
+
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
   RunToQuiet(job.cluster());
   distrib::SplitRun* split = job.cluster().config().split;
@@ -437,9 +450,10 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
     out.table += "\n";
     points.push_back(std::move(point));
   }
+  nlohmann::json mpi_totals = MergePartitions(job, out);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
   out.results = {{"workload", "mpi_collectives"}, {"ranks", n}, {"points", points},
-                 {"transport", transport}, {"mpi", MpiLayerTotals(job)}};
+                 {"transport", transport}, {"mpi", mpi_totals}};
   return out;
 }
 
@@ -587,22 +601,16 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
     }
   });
   if (!s.ok()) out.Stall(s);
-  nlohmann::json mpi_totals = MpiLayerTotals(job);
+  nlohmann::json mpi_totals = MergePartitions(job, out);
   if (distrib::SplitRun* split = job.cluster().config().split; split != nullptr) {
-    // Each process checked its own ranks' messages: the job's figures are the sums, and the
-    // time is the one rank 0's process measured (its bits, so it is exactly that double).
+    // Each process counted its own ranks' bytes; the time is the one rank 0's process
+    // measured (its bits, so it is exactly that double).
     distrib::Collectives& world = split->world();
-    out = distrib::MergeResults(world, out);
     bytes = world.Sum(bytes);
     uint64_t bits = 0;
     std::memcpy(&bits, &seconds, sizeof(bits));
     bits = world.Sum(bits);
     std::memcpy(&seconds, &bits, sizeof(bits));
-    std::vector<nlohmann::json> parts;
-    for (const std::string& text : world.GatherToRoot(mpi_totals.dump())) {
-      parts.push_back(nlohmann::json::parse(text));
-    }
-    if (world.rank() == 0) mpi_totals = distrib::SumCounters(parts);
   }
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;

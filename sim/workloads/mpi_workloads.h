@@ -27,8 +27,17 @@ nlohmann::json PostboxTotals(const MpiJob& job);
 nlohmann::json PushPullTotals(const MpiJob& job);
 
 /** The MPI layer's counters summed over the ranks (host copies, zero-copy messages, ...),
- *  with the postbox paths' under "postbox" and the push-pull paths' under "pushpull". */
+ *  with the postbox paths' under "postbox" and the push-pull paths' under "pushpull". In a
+ *  split run, over this process's ranks. */
 nlohmann::json MpiLayerTotals(MpiJob& job);
+
+/**
+ * The MPI layer's counters (MpiLayerTotals). In a run split over processes, first makes this
+ * process's verdict figures in `out` the job's (on every process, MergeResults) and returns
+ * the counters summed over every process's ranks on rank 0 (elsewhere its own); call it
+ * before SettleTransports.
+ */
+nlohmann::json MergePartitions(MpiJob& job, WorkloadResult& out);
 
 struct MpiPingPongConfig {
   std::vector<int64_t> sizes = {0, 8, 1024, 65536, 1048576, 4194304};
