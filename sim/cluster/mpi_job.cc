@@ -386,10 +386,7 @@ Status MpiJob::RunSplit() {
     }
     return Status();
   };
-  const SwitchFabric& fabric = cluster_->fabric();
-  const Status run = split.RunWindows(
-      events, cluster_->fabric(),
-      fabric.config().link_delay_ps + fabric.config().hop_latency_ps, hooks);
+  const Status run = split.RunWindows(events, cluster_->fabric(), hooks);
   failed_.clear();
   if (!run.ok()) return Abandon(run.message());
   dirty_.MarkAll();

@@ -16,6 +16,12 @@ SplitRun::SplitRun(Collectives& world, PartitionMap map)
 }
 
 Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
+                            const WindowHooks& hooks) {
+  return RunWindows(events, fabric,
+                    fabric.config().link_delay_ps + fabric.config().hop_latency_ps, hooks);
+}
+
+Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
                             uint64_t lookahead_ps, const WindowHooks& hooks) {
   if (lookahead_ps == 0) {
     return Status::Error("a split run needs a fabric latency above 0 (fabric.link_delay + "

@@ -67,6 +67,10 @@ class SplitRun {
    */
   Status RunWindows(kernel::EventQueue& events, SwitchFabric& fabric, uint64_t lookahead_ps,
                     const WindowHooks& hooks = {});
+  /** RunWindows with the fabric's least latency from routing a frame to its hand-over
+   *  (fabric.link_delay + fabric.hop_latency) as the lookahead. */
+  Status RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
+                    const WindowHooks& hooks = {});
 
  private:
   Collectives& world_;

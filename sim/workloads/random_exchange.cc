@@ -122,10 +122,7 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   if (split != nullptr) {
     // Every partition runs to the end (no stop when done: it would need a global test per
     // event), which is where one process's RunUntil and RunToQuiet end too.
-    const SwitchFabric& fabric = cluster.fabric();
-    if (Status run = split->RunWindows(cluster.events(), cluster.fabric(),
-                                       fabric.config().link_delay_ps + fabric.config().hop_latency_ps);
-        !run.ok()) {
+    if (Status run = split->RunWindows(cluster.events(), cluster.fabric()); !run.ok()) {
       return run;
     }
     for (Endpoint* ep : eps) {
