@@ -217,12 +217,12 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   // merged, by rank 0 (the only process that opens the files).
   const bool writes_files = split == nullptr || split->world().rank() == 0;
   std::unique_ptr<TraceWriter> trace;
-  std::unique_ptr<distrib::KeyedTraceSink> split_trace;
+  distrib::SplitRecorders split_records;
   Status open_error;
   if (!options.trace_path.empty()) {
     Result<TraceFilter> filter = TraceFilter::Parse(options.trace_filter);
     if (!filter.ok()) return filter.status();
-    if (split != nullptr) split_trace = std::make_unique<distrib::KeyedTraceSink>(*filter);
+    if (split != nullptr) split_records.trace = std::make_unique<distrib::KeyedTraceSink>(*filter);
     if (writes_files) {
       trace = std::make_unique<TraceWriter>(
           options.trace_path, std::move(*filter),
@@ -233,9 +233,8 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     }
   }
   std::unique_ptr<TimelineWriter> timeline;
-  std::unique_ptr<distrib::KeyedEventSink> split_timeline;
   if (!options.timeline_path.empty()) {
-    if (split != nullptr) split_timeline = std::make_unique<distrib::KeyedEventSink>();
+    if (split != nullptr) split_records.timeline = std::make_unique<distrib::KeyedEventSink>();
     if (writes_files && open_error.ok()) {
       timeline = std::make_unique<TimelineWriter>(options.timeline_path, options.selection);
       if (!timeline->ok()) {
@@ -245,9 +244,10 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     }
   }
   std::unique_ptr<PcapWriter> pcap;
-  std::unique_ptr<distrib::KeyedCapture> split_capture;
   if (!options.pcap_path.empty()) {
-    if (split != nullptr) split_capture = std::make_unique<distrib::KeyedCapture>(options.selection);
+    if (split != nullptr) {
+      split_records.capture = std::make_unique<distrib::KeyedCapture>(options.selection);
+    }
     if (writes_files && open_error.ok()) {
       Result<std::unique_ptr<PcapWriter>> opened = PcapWriter::Open(options.pcap_path);
       if (opened.ok()) {
@@ -265,20 +265,17 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (!open_error.ok()) return open_error;
   // The cluster takes one sink: both outputs share the events through a fan-out.
   TraceFanOut sinks;
-  if (split_trace != nullptr) {
-    sinks.Add(split_trace.get());
+  if (split != nullptr) {
+    sinks.Add(split_records.trace.get());
+    sinks.Add(split_records.timeline.get());
   } else {
     sinks.Add(trace.get());
-  }
-  if (split_timeline != nullptr) {
-    sinks.Add(split_timeline.get());
-  } else {
     sinks.Add(timeline.get());
   }
   config->trace = sinks.Sink();
   // Host events (frames consumed) go to the text trace only.
-  config->host_trace = split_trace != nullptr ? static_cast<HostTraceSink*>(split_trace.get())
-                                              : trace.get();
+  config->host_trace = split != nullptr ? static_cast<HostTraceSink*>(split_records.trace.get())
+                                        : trace.get();
   const auto wall_start = std::chrono::steady_clock::now();
   // An MPI workload runs as a job (its own cluster, a transport and MPI per rank).
   std::unique_ptr<MpiJob> job;
@@ -300,11 +297,9 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     owned = std::move(*made);
     cluster = owned.get();
   }
-  if (split_trace != nullptr) split_trace->records().Bind(&cluster->events());
-  if (split_timeline != nullptr) split_timeline->records().Bind(&cluster->events());
-  if (split_capture != nullptr) {
-    split_capture->records().Bind(&cluster->events());
-    cluster->fabric().SetCapture(split_capture.get());
+  split_records.Bind(&cluster->events());
+  if (split != nullptr) {
+    cluster->fabric().SetCapture(split_records.capture.get());
   } else {
     cluster->fabric().SetCapture(pcap.get());
   }
@@ -322,32 +317,8 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   // A split run's records, merged on rank 0 (after the clock stops, as the writing is).
-  if (split_trace != nullptr) {
-    const Status merged = distrib::GatherMerged(
-        split->world(), split_trace->records(), [&trace](const distrib::KeyedRecords::Record& r) {
-          trace->WriteLine(r.bytes);
-          return true;
-        });
-    if (!merged.ok()) return merged;
-  }
-  if (split_timeline != nullptr) {
-    const Status merged = distrib::GatherMerged(
-        split->world(), split_timeline->records(),
-        [&timeline](const distrib::KeyedRecords::Record& r) {
-          uint16_t adapter = 0;
-          fw::TraceEvent event;
-          if (!distrib::KeyedEventSink::Decode(r.bytes, &adapter, &event)) return false;
-          timeline->Record(r.time_ps, adapter, event);
-          return true;
-        });
-    if (!merged.ok()) return merged;
-  }
-  if (split_capture != nullptr) {
-    const Status merged = distrib::GatherMerged(
-        split->world(), split_capture->records(), [&pcap](const distrib::KeyedRecords::Record& r) {
-          return pcap->Write(r.time_ps, reinterpret_cast<const uint8_t*>(r.bytes.data()),
-                             r.bytes.size());
-        });
+  if (split != nullptr) {
+    Status merged = split_records.WriteMerged(split->world(), trace.get(), timeline.get(), pcap.get());
     if (!merged.ok()) return merged;
   }
   // Written after the clock stops: rendering the timeline is not simulation time.

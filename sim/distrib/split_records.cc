@@ -116,6 +116,41 @@ bool KeyedCapture::Write(uint64_t time_ps, const std::vector<uint8_t>& bytes) {
   return true;
 }
 
+void SplitRecorders::Bind(const kernel::EventQueue* events) {
+  if (trace != nullptr) trace->records().Bind(events);
+  if (timeline != nullptr) timeline->records().Bind(events);
+  if (capture != nullptr) capture->records().Bind(events);
+}
+
+Status SplitRecorders::WriteMerged(Collectives& world, TraceWriter* trace_out,
+                                   TimelineWriter* timeline_out, PcapWriter* pcap_out) const {
+  using Record = KeyedRecords::Record;
+  if (trace != nullptr) {
+    Status s = GatherMerged(world, trace->records(), [&](const Record& r) {
+      trace_out->WriteLine(r.bytes);
+      return true;
+    });
+    if (!s.ok()) return s;
+  }
+  if (timeline != nullptr) {
+    Status s = GatherMerged(world, timeline->records(), [&](const Record& r) {
+      uint16_t adapter = 0;
+      fw::TraceEvent event;
+      if (!KeyedEventSink::Decode(r.bytes, &adapter, &event)) return false;
+      timeline_out->Record(r.time_ps, adapter, event);
+      return true;
+    });
+    if (!s.ok()) return s;
+  }
+  if (capture != nullptr) {
+    return GatherMerged(world, capture->records(), [&](const Record& r) {
+      return pcap_out->Write(r.time_ps, reinterpret_cast<const uint8_t*>(r.bytes.data()),
+                             r.bytes.size());
+    });
+  }
+  return Status();
+}
+
 Status GatherMerged(Collectives& world, const KeyedRecords& records,
                     const std::function<bool(const KeyedRecords::Record&)>& write) {
   const std::vector<std::string> parts = world.GatherToRoot(records.encoded());

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +16,9 @@
 #include "kernel/event_queue.h"
 #include "sim/distrib/collectives.h"
 #include "sim/fabric/frame_capture.h"
+#include "sim/fabric/pcap_writer.h"
 #include "sim/observe/host_trace.h"
+#include "sim/observe/timeline_writer.h"
 #include "sim/observe/trace_selection.h"
 #include "sim/observe/trace_writer.h"
 
@@ -92,6 +95,23 @@ class KeyedCapture final : public FrameCapture {
  private:
   TraceSelection selection_;
   KeyedRecords records_;
+};
+
+/**
+ * A split run's records of the outputs asked for (null: not asked): each process keeps its
+ * own, and WriteMerged has rank 0 write them all through the ordinary writers.
+ */
+struct SplitRecorders {
+  std::unique_ptr<KeyedTraceSink> trace;
+  std::unique_ptr<KeyedEventSink> timeline;
+  std::unique_ptr<KeyedCapture> capture;
+
+  /** Keys every record by `events`' running event from now on. */
+  void Bind(const kernel::EventQueue* events);
+  /** Gathers and merges each output on rank 0 and writes it there to the writer given
+   *  (which only rank 0 has). Every process calls it. */
+  Status WriteMerged(Collectives& world, TraceWriter* trace_out, TimelineWriter* timeline_out,
+                     PcapWriter* pcap_out) const;
 };
 
 /**
