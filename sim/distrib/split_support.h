@@ -9,8 +9,8 @@ namespace nicsim::sim::distrib {
 
 /**
  * An error naming what is not split-ready yet, or ok: a split run supports the workloads
- * random_exchange and mpi_alltoall (random peers: mpi.alltoall_large_pairs=0) on the func
- * backend (with --trace, --timeline and --pcap).
+ * random_exchange and mpi_alltoall on the func backend, without ulp.eager_rdma (with
+ * --trace, --timeline and --pcap).
  */
 Status CheckSplitSupported(const ParamValues& params);
 

@@ -189,6 +189,19 @@ nlohmann::json MergePartitions(MpiJob& job, WorkloadResult& out) {
   return world.rank() == 0 ? distrib::SumCounters(parts) : mpi_totals;
 }
 
+void MergeBytesAndTime(MpiJob& job, uint64_t* bytes, double* seconds) {
+  distrib::SplitRun* split = job.cluster().config().split;
+  if (split == nullptr) return;
+  // Each process counted its own ranks' bytes; the time is the one rank 0's process measured
+  // (the others hold 0), summed as its bits so it is exactly that double.
+  distrib::Collectives& world = split->world();
+  *bytes = world.Sum(*bytes);
+  uint64_t bits = 0;
+  std::memcpy(&bits, seconds, sizeof(bits));
+  bits = world.Sum(bits);
+  std::memcpy(seconds, &bits, sizeof(bits));
+}
+
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
   RunToQuiet(job.cluster());
   distrib::SplitRun* split = job.cluster().config().split;
@@ -527,6 +540,8 @@ Result<WorkloadResult> RunCompleteExchange(MpiJob& job, const MpiAlltoallConfig&
     if (w.rank == 0) seconds = m.Wtime() - start;
   });
   if (!s.ok()) out.Stall(s);
+  nlohmann::json mpi_totals = MergePartitions(job, out);
+  MergeBytesAndTime(job, &bytes, &seconds);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
   const uint64_t messages = static_cast<uint64_t>(n) * steps * config.rounds;
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
@@ -535,7 +550,7 @@ Result<WorkloadResult> RunCompleteExchange(MpiJob& job, const MpiAlltoallConfig&
                           mbps);
   out.results = {{"workload", "mpi_alltoall"}, {"ranks", n}, {"messages", messages},
                  {"rounds", config.rounds}, {"window", window}, {"bytes", bytes},
-                 {"aggregate_mbps", mbps}, {"transport", transport}, {"mpi", MpiLayerTotals(job)}};
+                 {"aggregate_mbps", mbps}, {"transport", transport}, {"mpi", mpi_totals}};
   return out;
 }
 
@@ -602,16 +617,7 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
   });
   if (!s.ok()) out.Stall(s);
   nlohmann::json mpi_totals = MergePartitions(job, out);
-  if (distrib::SplitRun* split = job.cluster().config().split; split != nullptr) {
-    // Each process counted its own ranks' bytes; the time is the one rank 0's process
-    // measured (its bits, so it is exactly that double).
-    distrib::Collectives& world = split->world();
-    bytes = world.Sum(bytes);
-    uint64_t bits = 0;
-    std::memcpy(&bits, &seconds, sizeof(bits));
-    bits = world.Sum(bits);
-    std::memcpy(&seconds, &bits, sizeof(bits));
-  }
+  MergeBytesAndTime(job, &bytes, &seconds);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
   out.table = fmt::format("{:>8}  {:>10}  {:>12}  {:>16}\n{:>8}  {:>10}  {:>12}  {:>16.1f}\n",

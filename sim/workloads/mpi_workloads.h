@@ -39,6 +39,10 @@ nlohmann::json MpiLayerTotals(MpiJob& job);
  */
 nlohmann::json MergePartitions(MpiJob& job, WorkloadResult& out);
 
+/** In a split run: `bytes` (each process's ranks') summed over every process, and `seconds`
+ *  (measured by rank 0, 0 elsewhere) made rank 0's on every process. */
+void MergeBytesAndTime(MpiJob& job, uint64_t* bytes, double* seconds);
+
 struct MpiPingPongConfig {
   std::vector<int64_t> sizes = {0, 8, 1024, 65536, 1048576, 4194304};
   /** Timed round trips per size (after a few untimed warm-up ones). */

@@ -164,6 +164,11 @@ TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
             2);
   EXPECT_NE(Slurp(out / "log2").find("backend 'systemc' cannot be split"), std::string::npos)
       << Slurp(out / "log2");
+  EXPECT_EQ(RunNicsim(2, "--set backend=func --set workload=mpi_alltoall --set ulp.eager_rdma=true",
+                      out, out / "log3"),
+            2);
+  EXPECT_NE(Slurp(out / "log3").find("ulp.eager_rdma=true cannot be split"), std::string::npos)
+      << Slurp(out / "log3");
 }
 
 TEST(SplitRunTest, TraceTimelineAndPcapAreByteIdenticalForAnySplitWithFaultsOn) {
