@@ -174,6 +174,15 @@ class EventQueue {
     free_slots_.push_back(entry.slot);
     return true;
   }
+  /**
+   * Moves the clock forward to `time_ps` with no event: a split run's partitions agree on one
+   * instant after each ran its own last event (docs/architecture.md). Never moves it back or
+   * past a pending event.
+   */
+  void AdvanceClock(uint64_t time_ps) {
+    NICSIM_CHECK(time_ps <= next_time_ps(), "clock moved past a pending event");
+    now_ps_ = std::max(now_ps_, time_ps);
+  }
   /** Runs events while `keep_going()` is true and events remain. */
   template <typename Pred>
   void RunWhile(Pred keep_going) {

@@ -177,6 +177,26 @@ int CmdParams(bool markdown, bool presets) {
   return 0;
 }
 
+/** CmdRun, as one partition of the cluster when started by Open MPI's `mpirun -n K` (K > 1). */
+int CmdRunSplitOrNot(const std::string& scenario, const std::vector<std::string>& sets,
+                     const std::string& out_dir, sim::RunOptions options, bool quiet) {
+  if (sim::distrib::MpiWorld::RequestedSize() <= 1) {
+    return CmdRun(scenario, sets, out_dir, options, quiet);
+  }
+  Result<std::unique_ptr<sim::distrib::MpiWorld>> world =
+      sim::distrib::MpiWorld::Init(sim::distrib::MpiWorld::TimeoutSeconds());
+  if (!world.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", world.status().message().c_str());
+    return kBadInput;
+  }
+  options.world = world->get();
+  const int code = CmdRun(scenario, sets, out_dir, options, quiet);
+  // No process of a split run leaves before rank 0 has written the outputs: mpirun ends
+  // the job when one exits with a failure code, which could cut rank 0's writing short.
+  (*world)->Sum(0);
+  return code;
+}
+
 int CmdCounters(bool markdown) {
   std::cout << (markdown ? sim::CountersMarkdown() : sim::CountersText());
   return 0;
@@ -213,7 +233,7 @@ int CmdMpirun(int argc, char** argv) {
   }
   options.selection = std::move(*selection);
   options.program = args->program;
-  return CmdRun(args->scenario, args->sets, args->out_dir, options, args->quiet);
+  return CmdRunSplitOrNot(args->scenario, args->sets, args->out_dir, options, args->quiet);
 }
 
 /** `nicsim shm-run ...`: its own parser (the program's arguments follow it), then the run. */
@@ -346,18 +366,6 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("run")) {
     sim::RunOptions options;
-    // Under `mpirun -n K` (K > 1) this process runs one partition of the cluster.
-    std::unique_ptr<sim::distrib::MpiWorld> world;
-    if (sim::distrib::MpiWorld::RequestedSize() > 1) {
-      Result<std::unique_ptr<sim::distrib::MpiWorld>> joined =
-          sim::distrib::MpiWorld::Init(sim::distrib::MpiWorld::TimeoutSeconds());
-      if (!joined.ok()) {
-        std::fprintf(stderr, "nicsim: %s\n", joined.status().message().c_str());
-        return kBadInput;
-      }
-      world = std::move(*joined);
-      options.world = world.get();
-    }
     options.trace_path = trace_path;
     options.trace_filter = trace_filter;
     options.timeline_path = timeline_path;
@@ -369,11 +377,7 @@ int main(int argc, char** argv) {
       return kBadInput;
     }
     options.selection = std::move(*selection);
-    const int code = CmdRun(scenario, sets, out_dir, options, quiet);
-    // No process of a split run leaves before rank 0 has written the outputs: mpirun ends
-    // the job when one exits with a failure code, which could cut rank 0's writing short.
-    if (world != nullptr) world->Sum(0);
-    return code;
+    return CmdRunSplitOrNot(scenario, sets, out_dir, options, quiet);
   }
   if (app.got_subcommand("params")) return CmdParams(markdown, presets);
   if (app.got_subcommand("counters")) return CmdCounters(markdown);

@@ -286,7 +286,30 @@ bool MpiJob::IsLocal(uint32_t r) const {
   return split == nullptr || split->IsLocalNode(r % config_.cluster.nodes);
 }
 
+Status MpiJob::ReachNextStart() {
+  kernel::EventQueue& events = cluster_->events();
+  const uint64_t start = *next_start_ps_;
+  if (distrib::SplitRun* split = cluster_->config().split; split != nullptr) {
+    distrib::WindowHooks hooks;
+    hooks.stop_before_ps = start;
+    if (Status s = split->RunWindows(events, cluster_->fabric(), hooks); !s.ok()) return s;
+  } else {
+    events.RunWhile([&] { return events.next_time_ps() < start; });
+  }
+  if (events.now_ps() > start) {
+    return Status::Error(fmt::format("lookahead violation: this process ran an event at t={} "
+                                     "ps, after the next run's start at t={} ps",
+                                     events.now_ps(), start));
+  }
+  events.AdvanceClock(start);
+  return Status();
+}
+
 Status MpiJob::Run(const Program& program) {
+  if (next_start_ps_) {
+    if (Status s = ReachNextStart(); !s.ok()) return s;
+  }
+  last_finish_ps_ = 0;
   unfinished_ = 0;
   for (uint32_t r = 0; r < ranks_.size(); ++r) unfinished_ += IsLocal(r) ? 1 : 0;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
@@ -302,6 +325,7 @@ Status MpiJob::Run(const Program& program) {
       }
       ranks_[r]->finished = true;
       --unfinished_;
+      last_finish_ps_ = std::max(last_finish_ps_, cluster_->events().now_ps());
     });
     ResumeRank(r);  // runs until its first wait (or to the end)
   }
@@ -356,6 +380,7 @@ Status MpiJob::Run(const Program& program) {
     swept_dry = false;
   }
   ReapAll();
+  next_start_ps_ = last_finish_ps_ + distrib::LookaheadOf(cluster_->fabric());
   return Status();
 }
 
@@ -386,6 +411,9 @@ Status MpiJob::RunSplit() {
     }
     return Status();
   };
+  // The windows stop once every rank returned: the events after that are the next run's
+  // (or the workload's, which runs them to the end).
+  hooks.finished = [&] { return unfinished_ == 0; };
   const Status run = split.RunWindows(events, cluster_->fabric(), hooks);
   failed_.clear();
   if (!run.ok()) return Abandon(run.message());
@@ -397,6 +425,9 @@ Status MpiJob::RunSplit() {
                                split.world().Max(events.now_ps()) / 1000, Unfinished()));
   }
   ReapAll();
+  // The last rank returned inside the window just ended, so its lookahead reaches past that
+  // window's end: no process has run an event at or after the next run's start.
+  next_start_ps_ = split.world().Max(last_finish_ps_) + distrib::LookaheadOf(cluster_->fabric());
   return Status();
 }
 

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,8 +56,11 @@ class MpiJob {
 
   using Program = std::function<void(mpi::Mpi& mpi)>;
   /**
-   * Runs `program` on every rank until all return. An error when the job cannot finish:
-   * ranks wait with no event left (a deadlock), a transport gave up on an unreachable rank
+   * Runs `program` on every rank until all return. A run after the first starts a lookahead
+   * (distrib::LookaheadOf) after the last rank of the one before returned, once every event
+   * before that instant has run: the same instant however the cluster is split over
+   * processes, which learn that the last rank returned only at a window's end. An error
+   * when the job cannot finish: ranks wait with no event left (a deadlock), a transport gave up on an unreachable rank
    * (the error names the ranks and messages), simulated time passed run.time_limit, or the
    * nodes touched more host memory than host.touched_limit.
    */
@@ -121,8 +125,12 @@ class MpiJob {
    */
   void ResumeRank(uint32_t r);
   /** Run() in a split run: this partition's ranks, window by window with the others (their
-   *  ready ranks resumed between events as in one process), to the end of every event. */
+   *  ready ranks resumed between events as in one process), to the end of the window in
+   *  which the last rank returned. */
   Status RunSplit();
+  /** Before a run after the first: runs every event before its start, then sets the clock
+   *  there (in a split run, window by window with the other processes). */
+  Status ReachNextStart();
   /** Unwinds every rank still running and returns `why` as the job's error. */
   Status Abandon(const std::string& why);
   /** Waits for (threads) or frees (contexts) every rank's finished context. */
@@ -148,6 +156,10 @@ class MpiJob {
   /** Ranks whose readiness may have changed: a frame or a timer of theirs ran. */
   DirtyRanks dirty_;
   uint32_t unfinished_ = 0;
+  /** When this process's last rank of the current run returned. */
+  uint64_t last_finish_ps_ = 0;
+  /** Where the next run starts (set when a run ends well); nullopt before the first. */
+  std::optional<uint64_t> next_start_ps_;
   /** Set while Abandon or the destructor unwinds the ranks: Block throws. */
   bool abort_ = false;
 };

@@ -3,6 +3,7 @@
 // latency as lookahead (docs/architecture.md, "Distribution over MPI").
 #include "sim/distrib/split_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -15,10 +16,13 @@ SplitRun::SplitRun(Collectives& world, PartitionMap map)
   for (uint32_t n = 0; n < map_.nodes(); ++n) local_nodes_[n] = map_.PartOf(n) == world_.rank();
 }
 
+uint64_t LookaheadOf(const SwitchFabric& fabric) {
+  return fabric.config().link_delay_ps + fabric.config().hop_latency_ps;
+}
+
 Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
                             const WindowHooks& hooks) {
-  return RunWindows(events, fabric,
-                    fabric.config().link_delay_ps + fabric.config().hop_latency_ps, hooks);
+  return RunWindows(events, fabric, LookaheadOf(fabric), hooks);
 }
 
 Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
@@ -35,12 +39,16 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   Clock::time_point sync_start = Clock::now();
-  while (clock.Advance(world_.Min(events.next_time_ps()))) {
+  for (;;) {
+    const uint64_t next_ps = world_.Min(events.next_time_ps());
+    if (next_ps >= hooks.stop_before_ps || !clock.Advance(next_ps)) break;
+    // A shorter window is as safe: nothing from another partition is due inside it either.
+    const uint64_t end_ps = std::min(clock.window_end_ps(), hooks.stop_before_ps);
     const Clock::time_point run_start = Clock::now();
     sync_s_ += std::chrono::duration<double>(run_start - sync_start).count();
     events.RunWhile([&] {
       if (hooks.between_events) hooks.between_events();
-      return events.next_time_ps() < clock.window_end_ps();
+      return events.next_time_ps() < end_ps;
     });
     run_s_ += since(run_start);
     sync_start = Clock::now();
@@ -65,12 +73,17 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
       }
     }
     if (failed.ok() && hooks.after_window) failed = hooks.after_window();
-    // A failed process offers no next event; the others learn of it from the error count.
-    if (world_.Sum(failed.ok() ? 0 : 1) > 0) {
+    // A failed process offers no next event; the others learn of it from the error count,
+    // which carries the processes not yet finished in its low bits.
+    constexpr uint64_t kFailure = uint64_t{1} << 32;
+    const bool unfinished = hooks.finished && !hooks.finished();
+    const uint64_t report = world_.Sum((failed.ok() ? 0 : kFailure) + (unfinished ? 1 : 0));
+    if (report >= kFailure) {
       windows_ = clock.windows();
       return failed.ok() ? Status::Error("another partition stopped the run (see its message)")
                          : failed;
     }
+    if (hooks.finished && report == 0) break;
   }
   sync_s_ += since(sync_start);
   windows_ = clock.windows();

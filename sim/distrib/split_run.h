@@ -28,7 +28,17 @@ struct WindowHooks {
   std::function<void()> between_events;
   /** Runs after each window's exchange: an error stops every process at that window. */
   std::function<Status()> after_window;
+  /** If set, the loop also ends after a window at whose end it holds on every process
+   *  (agreed with the error count, at no extra exchange). */
+  std::function<bool()> finished;
+  /** No window reaches past this time: the loop ends once every event before it has run
+   *  everywhere (the start of an MPI job's next run). */
+  uint64_t stop_before_ps = UINT64_MAX;
 };
+
+/** The fabric's least latency from routing a frame to its hand-over (fabric.link_delay +
+ *  fabric.hop_latency): a split run's lookahead. */
+uint64_t LookaheadOf(const SwitchFabric& fabric);
 
 /**
  * This process's part of a run split over `world`'s processes: partition world.rank() of
@@ -60,15 +70,14 @@ class SplitRun {
 
   /**
    * Runs this partition's events, window by window, until every partition is idle and no
-   * frame is in flight: in each window the events before its end, then the exchange of
-   * hand-overs and the agreement on the next window. `lookahead_ps` must be above 0. An
+   * frame is in flight (or `hooks` end it sooner): in each window the events before its end,
+   * then the exchange of hand-overs and the agreement on the next window. `lookahead_ps` must be above 0. An
    * error if a hand-over arrives inside the window it was sent in (a lookahead violation) or
    * cannot be decoded; every process sees the same exchange, so every process stops.
    */
   Status RunWindows(kernel::EventQueue& events, SwitchFabric& fabric, uint64_t lookahead_ps,
                     const WindowHooks& hooks = {});
-  /** RunWindows with the fabric's least latency from routing a frame to its hand-over
-   *  (fabric.link_delay + fabric.hop_latency) as the lookahead. */
+  /** RunWindows with LookaheadOf(fabric) as the lookahead. */
   Status RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
                     const WindowHooks& hooks = {});
 

@@ -8,13 +8,13 @@ Status CheckSplitSupported(const ParamValues& params) {
   const std::string& workload = params.String("workload");
   // Other workloads still have global drivers, or stop on a global test after every event
   // (docs/architecture.md, "Event order").
-  // MPI workloads of several job runs (one per size) start each when the last rank of the one
-  // before ends, which a partition learns only at a window's end, after it has run events
-  // past that instant: they are not split-ready.
-  if (workload != "random_exchange" && workload != "mpi_alltoall") {
+  if (workload != "random_exchange" && workload != "mpi_alltoall" &&
+      workload != "mpi_collectives" && workload != "mpi_pingpong" &&
+      workload != "mpi_program") {
     return Status::Error("workload '" + workload +
                          "' cannot be split over processes yet (mpirun -n K, K > 1): only "
-                         "random_exchange and mpi_alltoall can; run it without mpirun");
+                         "random_exchange, mpi_alltoall, mpi_collectives, mpi_pingpong and "
+                         "mpi_program (nicsim mpirun) can; run it without mpirun");
   }
   // Eager RDMA gives delivered slots' pages back, so touched host memory falls as well as
   // rises, and its sampled peak (every so many events of a process) depends on the split.

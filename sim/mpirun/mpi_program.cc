@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 
+#include "sim/distrib/split_run.h"
 #include "sim/mpirun/call_server.h"
 #include "sim/mpirun/rank_process.h"
 #include "sim/workloads/mpi_workloads.h"
@@ -64,20 +65,42 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config
     const Status served = server.Serve();
     if (!served.ok()) job.Fail(served.message());
   });
+  // What each rank of this process did; a split run's processes merge theirs on rank 0.
+  nlohmann::json waiting = nlohmann::json::object();  // rank -> the call it is in
+  nlohmann::json calls = nlohmann::json::object();
+  for (uint32_t r = 0; r < records.size(); ++r) {
+    if (!job.IsLocal(r)) continue;
+    if (!records[r].finalized) waiting[std::to_string(r)] = records[r].call;
+    for (const auto& [name, n] : records[r].calls) {
+      calls[name] = calls.value(name, uint64_t{0}) + n;
+    }
+  }
+  if (distrib::SplitRun* split = job.cluster().config().split; split != nullptr) {
+    std::vector<nlohmann::json> parts;
+    for (const std::string& text :
+         split->world().GatherToRoot(nlohmann::json{waiting, calls}.dump())) {
+      parts.push_back(nlohmann::json::parse(text));
+    }
+    for (size_t p = 0; p < parts.size(); ++p) {
+      if (p == 0) waiting = calls = nlohmann::json::object();
+      for (const auto& [r, call] : parts[p][0].items()) waiting[r] = call;
+      for (const auto& [name, n] : parts[p][1].items()) {
+        calls[name] = calls.value(name, uint64_t{0}) + n.get<uint64_t>();
+      }
+    }
+  }
   if (!run.ok()) {
     // Where each rank still waiting was: the call it is in (a deadlock names them all).
     std::string where;
-    for (size_t r = 0; r < records.size() && where.size() < 2000; ++r) {
-      if (records[r].finalized) continue;
-      where += fmt::format("{}rank {} in {}", where.empty() ? "" : ", ", r, records[r].call);
+    for (uint32_t r = 0; r < records.size() && where.size() < 2000; ++r) {
+      if (!waiting.contains(std::to_string(r))) continue;
+      where += fmt::format("{}rank {} in {}", where.empty() ? "" : ", ", r,
+                           waiting[std::to_string(r)].get<std::string>());
     }
     out.Stall(Status::Error(run.message() + (where.empty() ? "" : " [" + where + "]")));
   }
+  nlohmann::json mpi_totals = MergePartitions(job, out);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
-  nlohmann::json calls = nlohmann::json::object();
-  for (const RankRecord& r : records) {
-    for (const auto& [name, n] : r.calls) calls[name] = calls.value(name, uint64_t{0}) + n;
-  }
   out.table = fmt::format("program {} on {} ranks: {}\n", config.argv[0], job.ranks(),
                           run.ok() ? "every rank finalized and exited with status 0"
                                    : "failed");
@@ -89,7 +112,7 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config
                  {"compute_scale_percent", config.compute_scale_percent},
                  {"calls", calls},
                  {"transport", transport},
-                 {"mpi", MpiLayerTotals(job)}};
+                 {"mpi", mpi_totals}};
   return out;
 }
 

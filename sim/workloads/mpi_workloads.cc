@@ -192,19 +192,30 @@ nlohmann::json MergePartitions(MpiJob& job, WorkloadResult& out) {
 void MergeBytesAndTime(MpiJob& job, uint64_t* bytes, double* seconds) {
   distrib::SplitRun* split = job.cluster().config().split;
   if (split == nullptr) return;
-  // Each process counted its own ranks' bytes; the time is the one rank 0's process measured
-  // (the others hold 0), summed as its bits so it is exactly that double.
-  distrib::Collectives& world = split->world();
-  *bytes = world.Sum(*bytes);
+  // Each process counted its own ranks' bytes; the time is the one rank 0's process measured.
+  *bytes = split->world().Sum(*bytes);
+  *seconds = FromMeasuringProcess(job, *seconds);
+}
+
+double FromMeasuringProcess(MpiJob& job, double value) {
+  distrib::SplitRun* split = job.cluster().config().split;
+  if (split == nullptr) return value;
+  // The others hold 0: the sum of the bits is exactly the measuring process's double.
   uint64_t bits = 0;
-  std::memcpy(&bits, seconds, sizeof(bits));
-  bits = world.Sum(bits);
-  std::memcpy(seconds, &bits, sizeof(bits));
+  std::memcpy(&bits, &value, sizeof(bits));
+  bits = split->world().Sum(bits);
+  std::memcpy(&value, &bits, sizeof(bits));
+  return value;
 }
 
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
-  RunToQuiet(job.cluster());
   distrib::SplitRun* split = job.cluster().config().split;
+  if (split == nullptr) {
+    RunToQuiet(job.cluster());
+  } else if (Status s = split->RunWindows(job.cluster().events(), job.cluster().fabric());
+             !s.ok() && !out.stalled) {
+    out.Stall(s);
+  }
   // A split run: each process sums its own ranks, then every process the whole job's.
   auto everywhere = [split](uint64_t v) { return split == nullptr ? v : split->world().Sum(v); };
   ulp::TransportStats sum;
@@ -282,7 +293,10 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
   std::vector<std::vector<uint8_t*>> zero_copy_areas(job.ranks());
   for (int64_t size64 : config.sizes) {
     const auto size = static_cast<size_t>(size64);
-    double latency_sum_us = 0, oneway = 0, bidir = 0;
+    // Each pair's latency, summed in pair order after the run (the same sum however the
+    // ranks were split over processes).
+    std::vector<double> pair_latency_us(config.pairs, 0.0);
+    double oneway = 0, bidir = 0;
     Status s = job.Run([&](mpi::Mpi& m) {
       const auto& w = m.world();
       if (w.rank >= pair_ranks) return;
@@ -321,7 +335,10 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
           }
         }
       }
-      if (w.rank % 2 == 0) latency_sum_us += (m.Wtime() - t0) * 1e6 / config.iterations / 2;
+      if (w.rank % 2 == 0) {
+        pair_latency_us[static_cast<size_t>(w.rank / 2)] =
+            (m.Wtime() - t0) * 1e6 / config.iterations / 2;
+      }
       // Bandwidth: a window of messages in flight, one way and then both ways.
       for (int both = 0; both < 2; ++both) {
         int one = 0;
@@ -361,7 +378,11 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
       out.Stall(s);
       break;
     }
+    double latency_sum_us = 0;
+    for (double pair : pair_latency_us) latency_sum_us += FromMeasuringProcess(job, pair);
     const double latency_us = latency_sum_us / config.pairs;
+    oneway = FromMeasuringProcess(job, oneway);
+    bidir = FromMeasuringProcess(job, bidir);
     out.table += fmt::format("{:>10}  {:>12.3f}  {:>14.1f}  {:>14.1f}\n", size, latency_us, oneway,
                              bidir);
     points.push_back({{"size_bytes", size},
@@ -369,9 +390,10 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
                       {"oneway_mbps", oneway},
                       {"bidirectional_mbps", bidir}});
   }
+  nlohmann::json mpi_totals = MergePartitions(job, out);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
   out.results = {{"workload", "mpi_pingpong"}, {"iterations", config.iterations},
-                 {"points", points}, {"transport", transport}, {"mpi", MpiLayerTotals(job)}};
+                 {"points", points}, {"transport", transport}, {"mpi", mpi_totals}};
   return out;
 }
 
@@ -454,6 +476,7 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
       out.Stall(s);
       break;
     }
+    for (double& slowest : t) slowest = FromMeasuringProcess(job, slowest);  // rank 0's
     out.table += fmt::format("{:>10}", size);
     nlohmann::json point = {{"size_bytes", size}};
     for (size_t k = 0; k < kCollectiveNames.size(); ++k) {

@@ -43,6 +43,10 @@ nlohmann::json MergePartitions(MpiJob& job, WorkloadResult& out);
  *  (measured by rank 0, 0 elsewhere) made rank 0's on every process. */
 void MergeBytesAndTime(MpiJob& job, uint64_t* bytes, double* seconds);
 
+/** In a split run: `value`, set by a rank of one process (0 on the others), bit for bit on
+ *  every process. Otherwise `value`. */
+double FromMeasuringProcess(MpiJob& job, double value);
+
 struct MpiPingPongConfig {
   std::vector<int64_t> sizes = {0, 8, 1024, 65536, 1048576, 4194304};
   /** Timed round trips per size (after a few untimed warm-up ones). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `mpirun -n K nicsim run`: the same stats.json, trace, timeline and pcap as one process
-// (faults on, two partition schemes), the refusal of what is not split-ready, and a killed or
+// (faults on, two partition schemes; MPI workloads of one run and of several), the refusal of what is not split-ready, and a killed or
 // hung partition ending every process with an error.
 #include <signal.h>
 #include <sys/wait.h>
@@ -145,6 +145,40 @@ TEST(SplitRunTest, AnMpiAlltoallSplitWritesTheStatsAndTraceOfOneProcessWithFault
   for (size_t i = 1; i < dirs.size(); ++i) {
     EXPECT_EQ(Comparable(dirs[0] / "stats.json"), Comparable(dirs[i] / "stats.json"));
     EXPECT_TRUE(Slurp(dirs[i] / "run.trace") == trace) << dirs[i];
+  }
+}
+
+TEST(SplitRunTest, MpiWorkloadsOfSeveralRunsWriteTheStatsAndTraceOfOneProcessWithFaultsOn) {
+  REQUIRE_SPLIT_RUNS();
+  // One job run per size: each starts a lookahead after the last rank of the one before
+  // returned, which every partition learns at the same window's end.
+  const std::string faults =
+      " --set fabric.loss=0.02 --set fabric.duplicate=0.02 --set fabric.reorder=0.02";
+  const std::vector<std::string> workloads = {
+      "--set backend=func --set workload=mpi_collectives --set nodes=8 --set mpi.ranks=8"
+      " --set mpi.sizes=0,4096 --set mpi.iterations=2 --set seed=3" + faults,
+      "--set backend=func --set workload=mpi_pingpong --set nodes=8 --set mpi.ranks=8"
+      " --set mpi.pingpong_pairs=4 --set mpi.sizes=0,4096 --set mpi.iterations=3"
+      " --set seed=4" + faults};
+  for (size_t w = 0; w < workloads.size(); ++w) {
+    std::vector<fs::path> dirs;
+    const std::vector<std::pair<int, std::string>> splits = {
+        {1, ""}, {2, " --set run.partition=round_robin"}, {3, ""}};
+    for (const auto& [k, partition] : splits) {
+      const fs::path dir = FreshDir("runs" + std::to_string(w) + "_" + std::to_string(k));
+      EXPECT_EQ(RunNicsim(k, workloads[w] + partition + " --trace " + (dir / "run.trace").string(),
+                          dir, dir / "log"),
+                0)
+          << Slurp(dir / "log");
+      dirs.push_back(dir);
+    }
+    const std::string trace = Slurp(dirs[0] / "run.trace");
+    EXPECT_GT(trace.size(), 100000u);
+    for (size_t i = 1; i < dirs.size(); ++i) {
+      EXPECT_EQ(Comparable(dirs[0] / "stats.json"), Comparable(dirs[i] / "stats.json"))
+          << workloads[w];
+      EXPECT_TRUE(Slurp(dirs[i] / "run.trace") == trace) << dirs[i];
+    }
   }
 }
 
