@@ -121,17 +121,25 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   uint64_t lost = 0;
   if (split != nullptr) {
     // Every partition runs to the end (no stop when done: it would need a global test per
-    // event), which is where one process's RunUntil and RunToQuiet end too.
-    if (Status run = split->RunWindows(cluster.events(), cluster.fabric()); !run.ok()) {
+    // event), which is where one process's RunUntil and RunToQuiet end too, or to
+    // run.time_limit, agreed with the next window's start.
+    distrib::WindowHooks hooks;
+    const uint64_t limit_ps = cluster.config().time_limit_ps;
+    hooks.stop_before_ps = limit_ps == UINT64_MAX ? UINT64_MAX : limit_ps + 1;
+    if (Status run = split->RunWindows(cluster.events(), cluster.fabric(), hooks); !run.ok()) {
       return run;
     }
+    // Events left past the limit: the run was stopped there (the stall's time is the first).
+    const uint64_t left_ps = split->world().Min(cluster.events().next_time_ps());
     for (Endpoint* ep : eps) {
       ep->OnSendable(nullptr);
       ep->OnReceive(nullptr);
     }
     out = distrib::MergeResults(split->world(), out);
     if (out.messages_delivered + out.error_count < config.messages) {
-      out.Stall(StalledError(cluster, "random_exchange", split->world().Max(cluster.events().now_ps())));
+      out.Stall(StalledError(cluster, "random_exchange",
+                             left_ps != UINT64_MAX ? left_ps
+                                                   : split->world().Max(cluster.events().now_ps())));
     }
     // A message is lost when it never arrived intact: sent less delivered, in any partition.
     lost = out.messages_sent - out.messages_delivered;

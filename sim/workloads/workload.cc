@@ -85,7 +85,10 @@ NICSIM_PATTERN_CLONES bool CheckPattern(const uint8_t* data, uint32_t len, uint6
 }
 
 Status StalledError(const Cluster& cluster, const std::string& what) {
-  return StalledError(cluster, what, cluster.events().now_ps());
+  // Stopped before an event past run.time_limit: the stall is at that event's time.
+  return StalledError(cluster, what,
+                      NextPastTimeLimit(cluster) ? cluster.events().next_time_ps()
+                                                 : cluster.events().now_ps());
 }
 
 Status StalledError(const Cluster& cluster, const std::string& what, uint64_t now_ps) {
@@ -106,8 +109,8 @@ void RunToQuiet(Cluster& cluster) {
   if (!cluster.touched_limit_error().ok()) return;
   uint64_t n = 0;
   cluster.events().RunWhile([&] {
-    if ((++n & 0xFFFF) == 0) return PeriodicCheck(cluster);
-    return (n & 0xFFF) != 0 || !PastTimeLimit(cluster);
+    if ((++n & 0xFFFF) == 0 && !PeriodicCheck(cluster)) return false;
+    return !NextPastTimeLimit(cluster);
   });
 }
 

@@ -86,6 +86,13 @@ inline bool PastTimeLimit(const Cluster& cluster) {
   return cluster.events().now_ps() > cluster.config().time_limit_ps;
 }
 
+/** True if the next event is due past run.time_limit: a run loop stops before it, so a run
+ *  stops at the same event however it is split over processes. */
+inline bool NextPastTimeLimit(const Cluster& cluster) {
+  const uint64_t next = cluster.events().next_time_ps();
+  return next != UINT64_MAX && next > cluster.config().time_limit_ps;
+}
+
 /**
  * What a run loop does every 65,536 events: the progress line, then whether the run may go
  * on (false once simulated time has passed run.time_limit or the nodes have touched more
@@ -107,7 +114,7 @@ Status RunUntil(Cluster& cluster, Done&& done, const std::string& what) {
   if (cluster.touched_limit_error().ok()) {
     cluster.events().RunWhile([&] {
       if ((++n & 0xFFFF) == 0 && !PeriodicCheck(cluster)) return false;
-      return !done();
+      return !done() && !NextPastTimeLimit(cluster);
     });
   }
   return done() ? Status() : StalledError(cluster, what);

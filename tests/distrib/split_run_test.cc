@@ -182,6 +182,22 @@ TEST(SplitRunTest, MpiWorkloadsOfSeveralRunsWriteTheStatsAndTraceOfOneProcessWit
   }
 }
 
+TEST(SplitRunTest, ATimeLimitStopsASplitRunBeforeTheEventOneProcessStopsBefore) {
+  REQUIRE_SPLIT_RUNS();
+  // One process and every partition run no event due past run.time_limit: the same stall.
+  const std::string args = "--set backend=func --set workload=random_exchange --set nodes=8"
+                           " --set exchange.messages=20000 --set run.time_limit=100us"
+                           " --set fabric.loss=0.01";
+  const fs::path one = FreshDir("limit_one");
+  const fs::path three = FreshDir("limit_three");
+  EXPECT_EQ(RunNicsim(1, args, one, one / "log"), 1);
+  EXPECT_EQ(RunNicsim(3, args, three, three / "log"), 1) << Slurp(three / "log");
+  EXPECT_EQ(Comparable(one / "stats.json"), Comparable(three / "stats.json"));
+  EXPECT_NE(Slurp(three / "stats.json").find("passed run.time_limit (100000ns) at t=100"),
+            std::string::npos)
+      << Slurp(three / "stats.json");
+}
+
 TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
   REQUIRE_SPLIT_RUNS();
   const fs::path out = FreshDir("refused");
