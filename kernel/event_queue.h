@@ -96,6 +96,17 @@ class EventQueue {
   /** The tie key of the running event (what orders it among events of its time). */
   uint64_t running_tie() const { return running_tie_; }
 
+  /**
+   * Calls `tick(owner)` after every `every`-th event that runs as an owner below `owners`
+   * (each owner counted apart; every = 0: never). An owner's events are the same however a
+   * run is split over processes, so what a tick measures of its node is too.
+   */
+  void SetOwnerTick(uint32_t every, uint32_t owners, std::function<void(Owner)> tick) {
+    owner_tick_every_ = every;
+    owner_runs_.assign(every == 0 ? 0 : owners, 0);
+    owner_tick_ = std::move(tick);
+  }
+
   /** Steps `cosim` together with the queue (nullptr: none). */
   void SetCoSimulator(kernel::CoSimulator* cosim) { cosim_ = cosim; }
 
@@ -172,6 +183,10 @@ class EventQueue {
     // In place: the slot is not reused until it is freed below.
     SlotAction(entry.slot).RunOnce();
     free_slots_.push_back(entry.slot);
+    if (entry.runs_as < owner_runs_.size() && ++owner_runs_[entry.runs_as] == owner_tick_every_) {
+      owner_runs_[entry.runs_as] = 0;
+      owner_tick_(entry.runs_as);
+    }
     return true;
   }
   /**
@@ -257,6 +272,10 @@ class EventQueue {
   Owner owner_ = kGlobalOwner;
   uint64_t* seq_;
   uint64_t events_run_ = 0;
+  /** SetOwnerTick: events run per owner since its last tick. */
+  std::vector<uint32_t> owner_runs_;
+  uint32_t owner_tick_every_ = 0;
+  std::function<void(Owner)> owner_tick_;
   kernel::CoSimulator* cosim_ = nullptr;
   const std::vector<uint8_t>* local_ = nullptr;
   uint64_t running_tie_ = 0;

@@ -309,7 +309,7 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   // Let the adapters finish what they started (completion steps after the last delivery).
   RunToQuiet(*cluster);
   // The last sample of host memory: a run over host.touched_limit fails however short it was.
-  if (!cluster->SampleHostMemory(/*all=*/true) && !result->stalled) {
+  if (!cluster->SampleHostMemory() && !result->stalled) {
     result->Stall(Status::Error(fmt::format("at the end of the run (t={}ns): {}",
                                             cluster->events().now_ps() / 1000,
                                             cluster->touched_limit_error().message())));
@@ -398,17 +398,17 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
   for (const auto& [reason, count] : fab.drops) drops[reason] = drops[reason].get<uint64_t>() + count;
 
   // Reserved is what each node was given, touched what it had written (HostMemory), at the
-  // end and at most, sampled every 65,536 events.
+  // end and at most, each node measured after every 4,096 of its events.
   nlohmann::json host_nodes = nlohmann::json::array();
   uint64_t reserved_bytes = 0;
   uint64_t touched_bytes = 0;
-  uint64_t touched_peak_bytes = cluster.touched_peak_bytes();
-  if (scope.local_nodes != nullptr) touched_peak_bytes = 0;
+  // The nodes' peaks summed (Cluster::touched_peak_bytes); split: this partition's share,
+  // which rank 0 sums.
+  uint64_t touched_peak_bytes = 0;
   for (uint32_t node = 0; node < cluster.host_memory_use().size(); ++node) {
     if (!counted_node(node)) continue;
     const HostMemoryUse& use = cluster.host_memory_use()[node];
-    // Split: one partition's share (its nodes' peaks); rank 0 sums the shares.
-    if (scope.local_nodes != nullptr) touched_peak_bytes += use.touched_peak_bytes;
+    touched_peak_bytes += use.touched_peak_bytes;
     host_nodes.push_back({{"node", node},
                           {"reserved_bytes", use.reserved_bytes},
                           {"touched_bytes", use.touched_bytes},

@@ -96,30 +96,48 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
     }
   }
   if (Status s = c->backend_->Start(c->events_); !s.ok()) return s;
+  // Every node's first measure is its set-up's; from then on each is measured after its
+  // own events.
+  c->SampleHostMemory();
+  Cluster* cluster = c.get();
+  c->events_.SetOwnerTick(kNodeEventsPerSample, config.nodes,
+                          [cluster](kernel::EventQueue::Owner n) { cluster->SampleNode(n); });
   return Result<std::unique_ptr<Cluster>>(std::move(c));
 }
 
-bool Cluster::SampleHostMemory(bool all) {
-  const auto nodes = static_cast<uint32_t>(hosts_.size());
-  const uint32_t measured = all ? nodes : std::min(nodes, kHostsPerSample);
-  for (uint32_t i = 0; i < measured; ++i) {
-    const uint32_t n = (next_sampled_host_ + i) % nodes;
-    HostMemoryUse& use = host_use_[n];
-    use.touched_bytes = hosts_[n]->TouchedBytes();
-    use.touched_peak_bytes = std::max(use.touched_peak_bytes, use.touched_bytes);
-  }
-  next_sampled_host_ = (next_sampled_host_ + measured) % std::max(nodes, 1u);
-  uint64_t touched = 0;
-  for (const HostMemoryUse& use : host_use_) touched += use.touched_bytes;
-  touched_peak_bytes_ = std::max(touched_peak_bytes_, touched);
-  if (touched > config_.touched_limit_bytes && touched_limit_error_.ok()) {
+void Cluster::MeasureNode(uint32_t node) {
+  HostMemoryUse& use = host_use_[node];
+  const uint64_t now = hosts_[node]->TouchedBytes();
+  touched_bytes_ = touched_bytes_ - use.touched_bytes + now;
+  use.touched_bytes = now;
+  use.touched_peak_bytes = std::max(use.touched_peak_bytes, now);
+}
+
+bool Cluster::SampleNode(uint32_t node) {
+  MeasureNode(node);
+  return CheckTouchedLimit();
+}
+
+bool Cluster::CheckTouchedLimit() {
+  if (touched_bytes_ > config_.touched_limit_bytes && touched_limit_error_.ok()) {
     touched_limit_error_ =
-        Status::Error("the nodes had touched " + std::to_string(touched) +
+        Status::Error("the nodes had touched " + std::to_string(touched_bytes_) +
                       " bytes of simulated host memory, more than host.touched_limit (" +
                       std::to_string(config_.touched_limit_bytes) +
                       " bytes): raise it, or lower the sizes, counts or nodes");
   }
   return touched_limit_error_.ok();
+}
+
+bool Cluster::SampleHostMemory() {
+  for (uint32_t n = 0; n < hosts_.size(); ++n) MeasureNode(n);
+  return CheckTouchedLimit();
+}
+
+uint64_t Cluster::touched_peak_bytes() const {
+  uint64_t sum = 0;
+  for (const HostMemoryUse& use : host_use_) sum += use.touched_peak_bytes;
+  return sum;
 }
 
 void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {

@@ -130,22 +130,23 @@ class Cluster {
   uint32_t NodeOf(uint32_t adapter_id) const { return adapter_id / config_.adapters_per_node; }
 
   /**
-   * Measures the host memory nodes have touched (HostMemory::TouchedBytes), keeps each
-   * node's peak, and checks the sum of every node's latest measure against
-   * ClusterConfig::touched_limit_bytes: false once it is over (touched_limit_error() then says
-   * by how much, from now on). Run loops call it every 65,536 events, and it measures the
-   * next kHostsPerSample nodes in turn (a measure walks a node's allocated pages: measuring
-   * all of them every time would cost each event in proportion to the nodes); at the end
-   * they call it with `all`. So the peaks are those of these samples and a run stops at the
-   * same event every time it is run with the same seed.
+   * Measures node `node`'s touched host memory (HostMemory::TouchedBytes: it walks the
+   * node's allocated pages), keeps the node's peak, and checks the sum of every node's latest
+   * measure against ClusterConfig::touched_limit_bytes: false once it is over
+   * (touched_limit_error() then says by how much, from now on). The event queue calls it for
+   * a node after every kNodeEventsPerSample events that ran as the node, so a node is
+   * measured after the same events however the run is split over processes, and a run stops
+   * at the same event every time it is run with the same seed.
    */
-  bool SampleHostMemory(bool all = false);
-  /** Nodes SampleHostMemory measures per call (all of them with `all`). */
-  static constexpr uint32_t kHostsPerSample = 64;
-  /** Each node's host memory as of the last SampleHostMemory. */
+  bool SampleNode(uint32_t node);
+  /** SampleNode for every node (at a run's end, so the last measures are the final ones). */
+  bool SampleHostMemory();
+  static constexpr uint32_t kNodeEventsPerSample = 4096;
+  /** Each node's host memory as of its last measure. */
   const std::vector<HostMemoryUse>& host_memory_use() const { return host_use_; }
-  /** The most host memory the nodes had touched together at any sample. */
-  uint64_t touched_peak_bytes() const { return touched_peak_bytes_; }
+  /** The nodes' peaks summed: the host memory a cluster of them needs (each node's own, at
+   *  its own most). */
+  uint64_t touched_peak_bytes() const;
   /** Why the nodes are over touched_limit_bytes; ok while they have not been. */
   const Status& touched_limit_error() const { return touched_limit_error_; }
 
@@ -226,6 +227,10 @@ class Cluster {
   };
   /** Builds (or, after a reboot, rebuilds) a node's TCE tables and attaches its adapters. */
   Status SetUpTces(uint32_t node);
+  /** Measures `node` and updates its peak and the sum of the latest measures. */
+  void MeasureNode(uint32_t node);
+  /** Sets touched_limit_error() if the sum of the latest measures is over the limit. */
+  bool CheckTouchedLimit();
 
   ClusterConfig config_;
   std::unique_ptr<Backend> backend_;
@@ -235,9 +240,8 @@ class Cluster {
   std::vector<std::unique_ptr<host::HostMemory>> hosts_;
   /** Indexed like hosts_. */
   std::vector<HostMemoryUse> host_use_;
-  /** The node SampleHostMemory measures next. */
-  uint32_t next_sampled_host_ = 0;
-  uint64_t touched_peak_bytes_ = 0;
+  /** The sum of the nodes' latest measures. */
+  uint64_t touched_bytes_ = 0;
   Status touched_limit_error_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
   std::vector<Endpoint*> endpoints_;

@@ -79,9 +79,9 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
       // The struct's default is no limit (UINT64_MAX); a run's is 0, this machine's share.
       .Custom("host.touched_limit", ParamType::kSize,
               "Simulated host memory the nodes may touch (pages written; a node's memory is "
-              "reserved, and costs only what is written), checked every 65,536 events and at "
-              "the end: past it the run stops and fails (exit 1); 0 = 3/4 of this machine's "
-              "physical memory",
+              "reserved, and costs only what is written; each node measured after every "
+              "4,096 of its events), checked every 65,536 events and at the end: past it the "
+              "run stops and fails (exit 1); 0 = 3/4 of this machine's physical memory",
               [](const C&) { return std::string("0"); },
               [](const ParamSource& p, C& c) {
                 c.touched_limit_bytes = p.SizeBytes("host.touched_limit");

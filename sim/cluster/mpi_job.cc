@@ -363,7 +363,7 @@ Status MpiJob::Run(const Program& program) {
     if (sample) {
       Progress::Tick(events.now_ps(), events.events_run());
       dirty_.MarkAll();
-      if (!cluster_->SampleHostMemory()) {
+      if (!cluster_->touched_limit_error().ok()) {
         return Abandon(fmt::format("MPI job stopped at t={} ns: {}", events.now_ps() / 1000,
                                    cluster_->touched_limit_error().message()));
       }

@@ -16,13 +16,6 @@ Status CheckSplitSupported(const ParamValues& params) {
                          "random_exchange, mpi_alltoall, mpi_collectives, mpi_pingpong and "
                          "mpi_program (nicsim mpirun) can; run it without mpirun");
   }
-  // Eager RDMA gives delivered slots' pages back, so touched host memory falls as well as
-  // rises, and its sampled peak (every so many events of a process) depends on the split.
-  if (params.Bool("ulp.eager_rdma")) {
-    return Status::Error("ulp.eager_rdma=true cannot be split over processes yet (mpirun -n K, "
-                         "K > 1): its host memory peak is sampled per process; run it without "
-                         "mpirun");
-  }
   const std::string& backend = params.String("backend");
   // The SystemC kernel's steps run as the global owner, across nodes.
   if (backend != "func") {

@@ -96,11 +96,11 @@ inline bool NextPastTimeLimit(const Cluster& cluster) {
 /**
  * What a run loop does every 65,536 events: the progress line, then whether the run may go
  * on (false once simulated time has passed run.time_limit or the nodes have touched more
- * host memory than host.touched_limit).
+ * host memory than host.touched_limit, as their last measures say).
  */
 inline bool PeriodicCheck(Cluster& cluster) {
   Progress::Tick(cluster.events().now_ps(), cluster.events().events_run());
-  return !PastTimeLimit(cluster) && cluster.SampleHostMemory();
+  return !PastTimeLimit(cluster) && cluster.touched_limit_error().ok();
 }
 
 /**

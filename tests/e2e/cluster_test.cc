@@ -351,43 +351,48 @@ TEST(ClusterTest, TouchingMoreHostMemoryThanTheLimitFailsTheSampleFromThenOn) {
   EXPECT_FALSE(c.SampleHostMemory());
 }
 
-// Measuring every node at every sample cost each event in proportion to the nodes (5% of a
-// 1,024-rank allreduce): a sample measures the next 64 nodes in turn, the last one all.
-TEST(ClusterTest, ASampleMeasuresTheNextNodesInTurnAndTheLastOneAll) {
+// A node is measured after every so many events that ran as it (the same events however a
+// run is split over processes), not after every so many of the whole cluster's.
+TEST(ClusterTest, ANodeIsMeasuredAfterEverySoManyOfItsOwnEvents) {
   if (sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "the page counts are in 4 KiB pages";
   ClusterConfig config;
-  config.nodes = 2 * Cluster::kHostsPerSample + 2;
+  config.nodes = 3;
   config.rdma_host_bytes = uint64_t{1} << 20;
   Result<std::unique_ptr<Cluster>> made = Cluster::Create(config);
   ASSERT_TRUE(made.ok()) << made.status().message();
   Cluster& c = **made;
-  ASSERT_TRUE(c.SampleHostMemory(/*all=*/true));
+  kernel::EventQueue& events = c.events();
+  events.RunWhile([] { return true; });
+  ASSERT_TRUE(c.SampleHostMemory());
   const std::vector<HostMemoryUse> before = c.host_memory_use();
-  // Ten pages on the first node of each turn and on the last node.
   constexpr uint64_t kPage = 4096;
   const uint8_t one = 1;
-  for (uint32_t node : {0u, Cluster::kHostsPerSample, config.nodes - 1}) {
-    Result<uint64_t> vaddr = c.address_space(node).Map(10 * kPage, abi::kPageShift4K);
-    ASSERT_TRUE(vaddr.ok());
-    for (uint64_t i = 0; i < 10; ++i) {
-      ASSERT_TRUE(c.address_space(node).Write(*vaddr + i * kPage, &one, 1));
-    }
+  Result<uint64_t> vaddr = c.address_space(1).Map(10 * kPage, abi::kPageShift4K);
+  ASSERT_TRUE(vaddr.ok());
+  for (uint64_t i = 0; i < 10; ++i) {
+    ASSERT_TRUE(c.address_space(1).Write(*vaddr + i * kPage, &one, 1));
   }
-  auto grew = [&](uint32_t node) {
-    return c.host_memory_use()[node].touched_bytes - before[node].touched_bytes;
+  auto run_as = [&](uint32_t node, uint32_t n) {
+    kernel::EventQueue::OwnerScope as_node(events, node);
+    for (uint32_t i = 0; i < n; ++i) events.After(1000, [] {});
+    events.RunWhile([] { return true; });
   };
-  // The sample with `all` measured every node; the next turn starts at node 0.
-  ASSERT_TRUE(c.SampleHostMemory());
-  EXPECT_EQ(grew(0), 10 * kPage);
-  EXPECT_EQ(grew(Cluster::kHostsPerSample), 0u);
-  ASSERT_TRUE(c.SampleHostMemory());
-  EXPECT_EQ(grew(Cluster::kHostsPerSample), 10 * kPage);
-  EXPECT_EQ(grew(config.nodes - 1), 0u);
-  ASSERT_TRUE(c.SampleHostMemory());
-  EXPECT_EQ(grew(config.nodes - 1), 10 * kPage);
-  uint64_t sum = 0;
-  for (const HostMemoryUse& use : c.host_memory_use()) sum += use.touched_bytes;
-  EXPECT_EQ(c.touched_peak_bytes(), sum);
+  // Node 0's and node 2's events measure them, not node 1.
+  run_as(0, Cluster::kNodeEventsPerSample);
+  run_as(2, Cluster::kNodeEventsPerSample);
+  EXPECT_EQ(c.host_memory_use()[1].touched_bytes, before[1].touched_bytes);
+  // Node 1's do, within that many of them.
+  run_as(1, Cluster::kNodeEventsPerSample);
+  EXPECT_EQ(c.host_memory_use()[1].touched_bytes, before[1].touched_bytes + 10 * kPage);
+  EXPECT_EQ(c.host_memory_use()[1].touched_peak_bytes, before[1].touched_bytes + 10 * kPage);
+  // Given back, the node's measure falls and its peak stays: the sum of the peaks is the
+  // memory a cluster of such nodes needs.
+  ASSERT_TRUE(c.address_space(1).Unmap(*vaddr).ok());
+  run_as(1, Cluster::kNodeEventsPerSample);
+  EXPECT_EQ(c.host_memory_use()[1].touched_bytes, before[1].touched_bytes);
+  uint64_t peaks = 0;
+  for (const HostMemoryUse& use : c.host_memory_use()) peaks += use.touched_peak_bytes;
+  EXPECT_EQ(c.touched_peak_bytes(), peaks);
 }
 
 }  // namespace
