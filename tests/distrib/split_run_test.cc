@@ -69,6 +69,31 @@ std::string Slurp(const fs::path& path) {
   return s.str();
 }
 
+/**
+ * Runs `nicsim run ARGS` in one process, then split by each of `splits` (K, extra settings),
+ * each writing a trace; every run must pass, and each split writes the one-process
+ * stats.json and trace. Returns the one-process run's directory.
+ */
+fs::path ExpectSplitsLikeOneProcess(const std::string& name, const std::string& args,
+                                    const std::vector<std::pair<int, std::string>>& splits) {
+  const fs::path one = FreshDir(name + "_one");
+  EXPECT_EQ(RunNicsim(1, args + " --trace " + (one / "run.trace").string(), one, one / "log"), 0)
+      << Slurp(one / "log");
+  const std::string trace = Slurp(one / "run.trace");
+  EXPECT_GT(trace.size(), 100000u);
+  for (size_t i = 0; i < splits.size(); ++i) {
+    const auto& [k, extra] = splits[i];
+    const fs::path dir = FreshDir(name + "_split" + std::to_string(i));
+    EXPECT_EQ(RunNicsim(k, args + extra + " --trace " + (dir / "run.trace").string(), dir,
+                        dir / "log"),
+              0)
+        << Slurp(dir / "log");
+    EXPECT_EQ(Comparable(one / "stats.json"), Comparable(dir / "stats.json")) << args << extra;
+    EXPECT_TRUE(Slurp(dir / "run.trace") == trace) << dir;
+  }
+  return one;
+}
+
 const char* const kFaults =
     " --set fabric.loss=0.01 --set fabric.duplicate=0.01 --set fabric.reorder=0.02"
     " --set fabric.corrupt=0.01";
@@ -129,23 +154,8 @@ TEST(SplitRunTest, AnMpiAlltoallSplitWritesTheStatsAndTraceOfOneProcessWithFault
       "--set backend=func --set workload=mpi_alltoall --set nodes=12 --set mpi.ranks=12"
       " --set mpi.alltoall_messages=20 --set mpi.alltoall_max_size=16KiB --set seed=5"
       " --set fabric.loss=0.02 --set fabric.duplicate=0.02 --set fabric.reorder=0.02";
-  std::vector<fs::path> dirs;
-  const std::vector<std::pair<int, std::string>> splits = {
-      {1, ""}, {2, " --set run.partition=round_robin"}, {3, ""}};
-  for (const auto& [k, partition] : splits) {
-    const fs::path dir = FreshDir("mpi_alltoall_" + std::to_string(k));
-    EXPECT_EQ(RunNicsim(k, args + partition + " --trace " + (dir / "run.trace").string(), dir,
-                        dir / "log"),
-              0)
-        << Slurp(dir / "log");
-    dirs.push_back(dir);
-  }
-  const std::string trace = Slurp(dirs[0] / "run.trace");
-  EXPECT_GT(trace.size(), 100000u);
-  for (size_t i = 1; i < dirs.size(); ++i) {
-    EXPECT_EQ(Comparable(dirs[0] / "stats.json"), Comparable(dirs[i] / "stats.json"));
-    EXPECT_TRUE(Slurp(dirs[i] / "run.trace") == trace) << dirs[i];
-  }
+  ExpectSplitsLikeOneProcess("mpi_alltoall", args,
+                             {{2, " --set run.partition=round_robin"}, {3, ""}});
 }
 
 TEST(SplitRunTest, MpiWorkloadsOfSeveralRunsWriteTheStatsAndTraceOfOneProcessWithFaultsOn) {
@@ -161,24 +171,8 @@ TEST(SplitRunTest, MpiWorkloadsOfSeveralRunsWriteTheStatsAndTraceOfOneProcessWit
       " --set mpi.pingpong_pairs=4 --set mpi.sizes=0,4096 --set mpi.iterations=3"
       " --set seed=4" + faults};
   for (size_t w = 0; w < workloads.size(); ++w) {
-    std::vector<fs::path> dirs;
-    const std::vector<std::pair<int, std::string>> splits = {
-        {1, ""}, {2, " --set run.partition=round_robin"}, {3, ""}};
-    for (const auto& [k, partition] : splits) {
-      const fs::path dir = FreshDir("runs" + std::to_string(w) + "_" + std::to_string(k));
-      EXPECT_EQ(RunNicsim(k, workloads[w] + partition + " --trace " + (dir / "run.trace").string(),
-                          dir, dir / "log"),
-                0)
-          << Slurp(dir / "log");
-      dirs.push_back(dir);
-    }
-    const std::string trace = Slurp(dirs[0] / "run.trace");
-    EXPECT_GT(trace.size(), 100000u);
-    for (size_t i = 1; i < dirs.size(); ++i) {
-      EXPECT_EQ(Comparable(dirs[0] / "stats.json"), Comparable(dirs[i] / "stats.json"))
-          << workloads[w];
-      EXPECT_TRUE(Slurp(dirs[i] / "run.trace") == trace) << dirs[i];
-    }
+    ExpectSplitsLikeOneProcess("runs" + std::to_string(w), workloads[w],
+                               {{2, " --set run.partition=round_robin"}, {3, ""}});
   }
 }
 
@@ -227,25 +221,11 @@ TEST(SplitRunTest, AnEagerRdmaAlltoallSplitWritesTheStatsAndTraceOfOneProcessWit
       " --set mpi.alltoall_window=16 --set ulp.eager_rdma=true --set ulp.eager_small_slot=2048"
       " --set ulp.eager_slots=4 --set ulp.eager_large_slot=262176 --set ulp.eager_large_slots=1"
       " --set fabric.loss=0.05 --set fabric.duplicate=0.05 --set seed=2";
-  std::vector<fs::path> dirs;
-  const std::vector<std::pair<int, std::string>> splits = {
-      {1, ""}, {2, ""}, {3, " --set run.partition=round_robin"}};
-  for (const auto& [k, partition] : splits) {
-    const fs::path dir = FreshDir("eager_" + std::to_string(k));
-    EXPECT_EQ(RunNicsim(k, args + partition + " --trace " + (dir / "run.trace").string(), dir,
-                        dir / "log"),
-              0)
-        << Slurp(dir / "log");
-    dirs.push_back(dir);
-  }
-  std::ifstream in(dirs[0] / "stats.json");
+  const fs::path one =
+      ExpectSplitsLikeOneProcess("eager", args, {{2, ""}, {3, " --set run.partition=round_robin"}});
+  std::ifstream in(one / "stats.json");
   const nlohmann::json memory = nlohmann::json::parse(in)["host_memory"];
   EXPECT_GT(memory["touched_peak_bytes"].get<uint64_t>(), memory["touched_bytes"].get<uint64_t>());
-  const std::string trace = Slurp(dirs[0] / "run.trace");
-  for (size_t i = 1; i < dirs.size(); ++i) {
-    EXPECT_EQ(Comparable(dirs[0] / "stats.json"), Comparable(dirs[i] / "stats.json"));
-    EXPECT_TRUE(Slurp(dirs[i] / "run.trace") == trace) << dirs[i];
-  }
 }
 
 TEST(SplitRunTest, TraceTimelineAndPcapAreByteIdenticalForAnySplitWithFaultsOn) {
