@@ -79,14 +79,14 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
     const bool unfinished = hooks.finished && !hooks.finished();
     const uint64_t report = world_.Sum((failed.ok() ? 0 : kFailure) + (unfinished ? 1 : 0));
     if (report >= kFailure) {
-      windows_ = clock.windows();
+      windows_ += clock.windows();
       return failed.ok() ? Status::Error("another partition stopped the run (see its message)")
                          : failed;
     }
     if (hooks.finished && report == 0) break;
   }
   sync_s_ += since(sync_start);
-  windows_ = clock.windows();
+  windows_ += clock.windows();
   return Status();
 }
 
