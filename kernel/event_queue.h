@@ -125,6 +125,15 @@ class EventQueue {
   /** The time of the earliest pending event (not counting a co-simulator); UINT64_MAX if none. */
   uint64_t next_time_ps() const { return heap_.empty() ? UINT64_MAX : heap_.front().time; }
 
+  /** next_time_ps, or the co-simulator's next step if that is earlier. */
+  uint64_t next_any_time_ps() {
+    uint64_t cosim_ps;
+    if (cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps)) {
+      return std::min(next_time_ps(), cosim_ps);
+    }
+    return next_time_ps();
+  }
+
   /** Runs `action` (a callable) at `now + delay_ps`. */
   template <typename F>
   void After(uint64_t delay_ps, F&& action) {
