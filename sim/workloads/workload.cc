@@ -110,7 +110,7 @@ void RunToQuiet(Cluster& cluster) {
   uint64_t n = 0;
   cluster.events().RunWhile([&] {
     if ((++n & 0xFFFF) == 0 && !PeriodicCheck(cluster)) return false;
-    return !NextPastTimeLimit(cluster);
+    return !PastTimeLimit(cluster);
   });
 }
 

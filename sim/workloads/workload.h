@@ -81,16 +81,17 @@ Status StalledError(const Cluster& cluster, const std::string& what);
 /** StalledError at simulated time `now_ps` (a split run's latest time over its partitions). */
 Status StalledError(const Cluster& cluster, const std::string& what, uint64_t now_ps);
 
-/** True once simulated time has passed the cluster's limit (run.time_limit). */
-inline bool PastTimeLimit(const Cluster& cluster) {
-  return cluster.events().now_ps() > cluster.config().time_limit_ps;
-}
-
 /** True if the next event is due past run.time_limit: a run loop stops before it, so a run
  *  stops at the same event however it is split over processes. */
 inline bool NextPastTimeLimit(const Cluster& cluster) {
   const uint64_t next = cluster.events().next_time_ps();
   return next != UINT64_MAX && next > cluster.config().time_limit_ps;
+}
+
+/** True once the run has reached the cluster's limit (run.time_limit): simulated time has
+ *  passed it, or the next event is due past it (the run loops stop before that event). */
+inline bool PastTimeLimit(const Cluster& cluster) {
+  return cluster.events().now_ps() > cluster.config().time_limit_ps || NextPastTimeLimit(cluster);
 }
 
 /**
@@ -114,7 +115,7 @@ Status RunUntil(Cluster& cluster, Done&& done, const std::string& what) {
   if (cluster.touched_limit_error().ok()) {
     cluster.events().RunWhile([&] {
       if ((++n & 0xFFFF) == 0 && !PeriodicCheck(cluster)) return false;
-      return !done() && !NextPastTimeLimit(cluster);
+      return !done() && !PastTimeLimit(cluster);
     });
   }
   return done() ? Status() : StalledError(cluster, what);
