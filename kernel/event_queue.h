@@ -112,7 +112,7 @@ class EventQueue {
 
   /** Current simulated time in picoseconds. */
   uint64_t now_ps() const { return now_ps_; }
-  /** Events run so far. */
+  /** Events run so far (a co-simulator's steps are not events). */
   uint64_t events_run() const { return events_run_; }
   /** The owner of the running event (or of the current OwnerScope). */
   Owner owner() const { return owner_; }
@@ -175,8 +175,9 @@ class EventQueue {
     if (cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps) &&
         (heap_.empty() || cosim_ps < heap_.front().time)) {
       now_ps_ = std::max(now_ps_, cosim_ps);
-      ++events_run_;
-      // The co-simulator's processes belong to no one node (docs/architecture.md).
+      // Not counted in events_run: how many steps a co-simulator takes depends on every
+      // module it holds (a split run's processes hold different ones). Its processes run as
+      // the owner that handed them their work (hw/systemc); what else runs is global.
       OwnerScope global(*this, kGlobalOwner);
       cosim_->AdvanceTo(now_ps_);
       return true;

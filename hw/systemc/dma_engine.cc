@@ -9,8 +9,13 @@
 
 namespace nicsim::hw::systemc {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps, DmaClient& client)
-    : sc_core::sc_module(name), socket("socket"), client_(client), bus_latency_ps_(bus_latency_ps) {
+DmaEngine::DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps, DmaClient& client,
+                     kernel::EventQueue& events)
+    : sc_core::sc_module(name),
+      socket("socket"),
+      client_(client),
+      events_(events),
+      bus_latency_ps_(bus_latency_ps) {
   SC_THREAD(Run);
 }
 
@@ -23,9 +28,10 @@ void DmaEngine::Submit(Request request) {
     ++direct_transfers_;
     return;
   }
+  request.owner = events_.owner();
+  const uint64_t issue_ps = request.issue_ps;
   queue_.push_back(std::move(request));
-  wake_.notify(sc_core::SC_ZERO_TIME);
-  Kernel::ActivityAdded();
+  Kernel::NotifyAt(wake_, issue_ps);
 }
 
 void DmaEngine::Run() {
@@ -33,7 +39,10 @@ void DmaEngine::Run() {
     while (queue_.empty()) wait(wake_);
     Request r = std::move(queue_.front());
     queue_.pop_front();
-    Transfer(r);
+    {
+      kernel::EventQueue::OwnerScope as_submitter(events_, r.owner);
+      Transfer(r);
+    }
     if (qk_.need_sync()) qk_.sync();
   }
 }

@@ -12,6 +12,7 @@
 #include <tlm_utils/tlm_quantumkeeper.h>
 
 #include "host/host_memory.h"
+#include "kernel/event_queue.h"
 
 namespace nicsim::hw::systemc {
 
@@ -36,11 +37,15 @@ class DmaEngine final : public sc_core::sc_module {
     uint8_t* data = nullptr;
     uint32_t len = 0;
     uint64_t cookie = 0;
+    /** The event-queue owner that submitted it (set by Submit): the thread runs it as that. */
+    kernel::EventQueue::Owner owner = kernel::EventQueue::kGlobalOwner;
   };
 
   SC_HAS_PROCESS(DmaEngine);
-  DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps, DmaClient& client);
+  DmaEngine(sc_core::sc_module_name name, uint64_t bus_latency_ps, DmaClient& client,
+            kernel::EventQueue& events);
 
+  /** Issues `request` now or queues it; a queued one wakes the thread at its issue time. */
   void Submit(Request request);
   uint64_t transactions() const { return transactions_; }
   /** Transactions issued on the submitter's stack (within the quantum, no thread switch). */
@@ -52,6 +57,7 @@ class DmaEngine final : public sc_core::sc_module {
   void Transfer(Request& r);
 
   DmaClient& client_;
+  kernel::EventQueue& events_;
   /** The global quantum (read on every submit; the reference saves the singleton lookup). */
   const tlm::tlm_global_quantum& quantum_ = tlm::tlm_global_quantum::instance();
   /** One payload object reused for every transaction (no allocation per transfer). */

@@ -33,6 +33,8 @@ void Kernel::Start(uint64_t quantum_ps) {
   next_event_known_ = false;
 }
 
+void Kernel::Finish() { sc_core::sc_start(sc_core::sc_time::from_value(1)); }
+
 bool Kernel::NextEventPs(uint64_t* time_ps) {
   if (!next_event_known_) {
     next_event_known_ = true;
@@ -46,6 +48,12 @@ bool Kernel::NextEventPs(uint64_t* time_ps) {
   }
   *time_ps = next_event_ps_;
   return next_event_pending_;
+}
+
+void Kernel::NotifyAt(sc_core::sc_event& event, uint64_t at_ps) {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  event.notify(sc_core::sc_time::from_value(at_ps > now ? at_ps - now : 0));
+  ActivityAdded();
 }
 
 void Kernel::AdvanceTo(uint64_t time_ps) {

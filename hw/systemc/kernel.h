@@ -8,6 +8,10 @@
 #include "base/status.h"
 #include "kernel/event_queue.h"
 
+namespace sc_core {
+class sc_event;
+}  // namespace sc_core
+
 namespace nicsim::hw::systemc {
 
 /** The process's SystemC kernel. SystemC elaborates once per process: one cluster only. */
@@ -20,6 +24,13 @@ class Kernel final : public kernel::CoSimulator {
   /** Ends elaboration (modules must all exist by now) and sets the global quantum. */
   void Start(uint64_t quantum_ps);
 
+  /**
+   * The run is over: SystemC's tracers (the RTL blocks' VCD files) record a step's values
+   * only once the kernel moves past it, so the kernel moves 1 ps on, and the last step every
+   * adapter had is in its file whichever steps the process's other modules had after it.
+   */
+  void Finish();
+
   bool NextEventPs(uint64_t* time_ps) override;
   void AdvanceTo(uint64_t time_ps) override;
 
@@ -31,6 +42,16 @@ class Kernel final : public kernel::CoSimulator {
    * Every notify outside sc_start must be followed by this call.
    */
   static void ActivityAdded() { next_event_known_ = false; }
+
+  /**
+   * Wakes a process waiting on `event` at cluster time `at_ps` (not before SystemC's own
+   * time), and calls ActivityAdded. SystemC's time lags the cluster's while SystemC is idle,
+   * by however long ago it last had activity, which depends on every module of the process;
+   * a wake-up at SystemC's current time would start the process at an instant that changes
+   * with the other adapters (and with how a split run groups them). Timed to the cluster's
+   * instant, each adapter's processes run at times of its own.
+   */
+  static void NotifyAt(sc_core::sc_event& event, uint64_t at_ps);
 
  private:
   Kernel() = default;

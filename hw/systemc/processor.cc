@@ -10,7 +10,8 @@
 
 namespace nicsim::hw::systemc {
 
-Processor::Processor(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+Processor::Processor(sc_core::sc_module_name name, kernel::EventQueue& events)
+    : sc_core::sc_module(name), events_(events) {
   SC_THREAD(Run);
 }
 
@@ -25,9 +26,8 @@ void Processor::Post(kernel::EventAction&& call, uint64_t at_ps) {
     ++direct_steps_;
     return;
   }
-  inbox_.push_back(Call{std::move(call), at_ps});
-  wake_.notify(sc_core::SC_ZERO_TIME);
-  Kernel::ActivityAdded();
+  inbox_.push_back(Call{std::move(call), at_ps, events_.owner()});
+  Kernel::NotifyAt(wake_, at_ps);
 }
 
 void Processor::Charge(uint64_t ps) {
@@ -56,6 +56,7 @@ void Processor::DrainNow() {
   while (!inbox_.empty()) {
     Call call = std::move(inbox_.front());
     inbox_.pop_front();
+    kernel::EventQueue::OwnerScope as_poster(events_, call.owner);
     Step(call.fn, call.at_ps);
   }
 }
@@ -63,16 +64,34 @@ void Processor::DrainNow() {
 void Processor::Run() {
   for (;;) {
     while (inbox_.empty()) wait(wake_);
-    Call call = std::move(inbox_.front());
-    inbox_.pop_front();
-    Step(call.fn, call.at_ps);
-    // The local time goes to the quantum keeper only here, where the thread may sync.
-    qk_.set(sc_core::sc_time::from_value(local_ps_));
+    // The call at the front runs in an event of its poster's a picosecond from now, not inside
+    // this SystemC step, which may hold other adapters' processes too: what the call records
+    // and schedules is then keyed and ordered as any event's (docs/architecture.md, "Event
+    // order"), however the cluster is split over processes.
+    {
+      kernel::EventQueue::OwnerScope as_poster(events_, inbox_.front().owner);
+      events_.At(events_.now_ps() + 1, [this] { StepFront(); });
+    }
+    wait(stepped_);
+    // The time the call used past SystemC's goes to the quantum keeper only here, where the
+    // thread may sync.
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    qk_.set(sc_core::sc_time::from_value(busy_until_ps_ > now ? busy_until_ps_ - now : 0));
     if (qk_.need_sync()) {
       ++syncs_;
       qk_.sync();
     }
   }
+}
+
+void Processor::StepFront() {
+  // An MMIO read in between may have drained the call already (DrainNow).
+  if (!inbox_.empty()) {
+    Call call = std::move(inbox_.front());
+    inbox_.pop_front();
+    Step(call.fn, call.at_ps);
+  }
+  Kernel::NotifyAt(stepped_, events_.now_ps());
 }
 
 }  // namespace nicsim::hw::systemc

@@ -354,8 +354,7 @@ RtlAdapter::~RtlAdapter() {
 }
 
 void RtlAdapter::Wake() {
-  blocks_->wake.notify(sc_core::SC_ZERO_TIME);
-  Kernel::ActivityAdded();
+  Kernel::NotifyAt(blocks_->wake, NowPs());
 }
 
 void RtlAdapter::Mismatch(const std::string& what) {

@@ -23,8 +23,8 @@ SystemcAdapter::SystemcAdapter(kernel::EventQueue& events, host::HostMemory& hos
       bus_(std::make_unique<HostBus>(Name("host_bus", adapter_id).c_str(), host,
                                      systemc.bus_latency_ps, systemc.bus_ps_per_byte, *this)),
       dma_(std::make_unique<DmaEngine>(Name("dma", adapter_id).c_str(), systemc.bus_latency_ps,
-                                       *this)),
-      processor_(std::make_unique<Processor>(Name("microcode", adapter_id).c_str())) {
+                                       *this, events)),
+      processor_(std::make_unique<Processor>(Name("microcode", adapter_id).c_str(), events)) {
   dma_->socket.bind(bus_->socket);
   set_wants_state_events(true);
   SetExecutor(this);

@@ -31,6 +31,8 @@ class Backend {
                                                                uint16_t adapter_id) = 0;
   /** Called once every adapter exists, before any traffic. */
   virtual Status Start(kernel::EventQueue& events) = 0;
+  /** Called once the run is over, before the adapters go (the cluster's destructor). */
+  virtual void Finish() {}
   /** Facts for stats.json (the quantum, the kernel). */
   virtual nlohmann::json Describe() const = 0;
 };

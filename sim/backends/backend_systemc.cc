@@ -16,9 +16,16 @@
 #endif
 #include "sim/backends/backend.h"
 #include "sim/cluster/cluster.h"
+#include "sim/distrib/split_run.h"
 
 namespace nicsim::sim {
 namespace {
+
+/** True if this process writes adapter `id`'s waveforms: in a split run, the process that
+ *  runs its node (every process builds every adapter). */
+bool WritesWavesOf(const ClusterConfig& config, uint32_t id) {
+  return config.split == nullptr || config.split->IsLocalNode(id / config.adapters_per_node);
+}
 
 class SystemcBackend final : public Backend {
  public:
@@ -32,7 +39,8 @@ class SystemcBackend final : public Backend {
     if (rtl_) {
       return std::make_unique<hw::systemc::RtlAdapter>(
           events, host, adapter_id, config_.line_bytes, config_.timing, config_.microcode,
-          config_.resources, config_.systemc, config_.rtl_vcd_prefix);
+          config_.resources, config_.systemc,
+          WritesWavesOf(config_, adapter_id) ? config_.rtl_vcd_prefix : std::string());
     }
 #endif
     return std::make_unique<hw::systemc::SystemcAdapter>(
@@ -45,6 +53,8 @@ class SystemcBackend final : public Backend {
     events.SetCoSimulator(kernel_);
     return Status();
   }
+
+  void Finish() override { kernel_->Finish(); }
 
   nlohmann::json Describe() const override {
     return {{"kernel", rtl_ ? "systemc+rtl" : "systemc"},
@@ -73,6 +83,7 @@ Result<std::unique_ptr<Backend>> MakeSystemcBackend(const ClusterConfig& config,
   // The VCD files open once the simulation starts, too late to report a bad path: check now.
   if (rtl && !config.rtl_vcd_prefix.empty()) {
     for (uint32_t id = 0; id < config.nodes * config.adapters_per_node; ++id) {
+      if (!WritesWavesOf(config, id)) continue;
       for (const std::string& path :
            hw::systemc::RtlAdapter::VcdPaths(config.rtl_vcd_prefix, static_cast<uint16_t>(id))) {
         std::FILE* f = std::fopen(path.c_str(), "w");

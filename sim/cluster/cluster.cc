@@ -16,6 +16,7 @@ namespace nicsim::sim {
 
 Cluster::Cluster(const ClusterConfig& config) : config_(config) {}
 Cluster::~Cluster() {
+  if (backend_ != nullptr && started_) backend_->Finish();
   rdma_.clear();
   // Endpoints unwatch host memory and windows close before the hardware goes away.
   for (auto& slot : adapters_) {
@@ -96,6 +97,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
     }
   }
   if (Status s = c->backend_->Start(c->events_); !s.ok()) return s;
+  c->started_ = true;
   // Every node's first measure is its set-up's; from then on each is measured after its
   // own events.
   c->SampleHostMemory();

@@ -234,6 +234,8 @@ class Cluster {
 
   ClusterConfig config_;
   std::unique_ptr<Backend> backend_;
+  /** The backend has started (Create got that far): Finish is due at the end. */
+  bool started_ = false;
   kernel::EventQueue events_;
   kernel::QueueClock clock_{events_};
   std::unique_ptr<SwitchFabric> fabric_;

@@ -40,7 +40,8 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
   };
   Clock::time_point sync_start = Clock::now();
   for (;;) {
-    const uint64_t next_ps = world_.Min(events.next_time_ps());
+    // A co-simulator's steps (SystemC's) are this process's own adapters' work: they count.
+    const uint64_t next_ps = world_.Min(events.next_any_time_ps());
     if (next_ps >= hooks.stop_before_ps || !clock.Advance(next_ps)) break;
     // A shorter window is as safe: nothing from another partition is due inside it either.
     const uint64_t end_ps = std::min(clock.window_end_ps(), hooks.stop_before_ps);
@@ -48,7 +49,7 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
     sync_s_ += std::chrono::duration<double>(run_start - sync_start).count();
     events.RunWhile([&] {
       if (hooks.between_events) hooks.between_events();
-      return events.next_time_ps() < end_ps;
+      return events.next_any_time_ps() < end_ps;
     });
     run_s_ += since(run_start);
     sync_start = Clock::now();

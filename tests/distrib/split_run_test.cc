@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `mpirun -n K nicsim run`: the same stats.json, trace, timeline and pcap as one process
-// (faults on, two partition schemes; MPI workloads of one run and of several), the refusal of what is not split-ready, and a killed or
-// hung partition ending every process with an error.
+// (faults on, two partition schemes; MPI workloads of one run and of several; the func,
+// systemc and rtl backends), the refusal of what is not split-ready, and a killed or hung
+// partition ending every process with an error.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,12 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/support/backends.h"
+
+#ifndef NICSIM_RTL_BUILT
+#define NICSIM_RTL_BUILT 1
+#endif
 
 namespace {
 
@@ -69,29 +76,62 @@ std::string Slurp(const fs::path& path) {
   return s.str();
 }
 
+/** ARGS plus a trace and a capture written into `dir`. */
+std::string WithTraceAndPcap(const std::string& args, const fs::path& dir) {
+  return args + " --trace " + (dir / "run.trace").string() + " --pcap " +
+         (dir / "run.pcapng").string();
+}
+
 /**
  * Runs `nicsim run ARGS` in one process, then split by each of `splits` (K, extra settings),
- * each writing a trace; every run must pass, and each split writes the one-process
- * stats.json and trace. Returns the one-process run's directory.
+ * each writing a trace and a capture; every run must pass, and each split writes the
+ * one-process stats.json, trace and pcap. Returns the one-process run's directory.
  */
 fs::path ExpectSplitsLikeOneProcess(const std::string& name, const std::string& args,
                                     const std::vector<std::pair<int, std::string>>& splits) {
   const fs::path one = FreshDir(name + "_one");
-  EXPECT_EQ(RunNicsim(1, args + " --trace " + (one / "run.trace").string(), one, one / "log"), 0)
-      << Slurp(one / "log");
+  EXPECT_EQ(RunNicsim(1, WithTraceAndPcap(args, one), one, one / "log"), 0) << Slurp(one / "log");
   const std::string trace = Slurp(one / "run.trace");
+  const std::string pcap = Slurp(one / "run.pcapng");
   EXPECT_GT(trace.size(), 100000u);
+  EXPECT_GT(pcap.size(), 10000u);
   for (size_t i = 0; i < splits.size(); ++i) {
     const auto& [k, extra] = splits[i];
     const fs::path dir = FreshDir(name + "_split" + std::to_string(i));
-    EXPECT_EQ(RunNicsim(k, args + extra + " --trace " + (dir / "run.trace").string(), dir,
-                        dir / "log"),
-              0)
+    EXPECT_EQ(RunNicsim(k, WithTraceAndPcap(args + extra, dir), dir, dir / "log"), 0)
         << Slurp(dir / "log");
     EXPECT_EQ(Comparable(one / "stats.json"), Comparable(dir / "stats.json")) << args << extra;
     EXPECT_TRUE(Slurp(dir / "run.trace") == trace) << dir;
+    EXPECT_TRUE(Slurp(dir / "run.pcapng") == pcap) << dir;
   }
   return one;
+}
+
+/**
+ * A VCD file's waveforms: its lines without the $date block's date and without the time
+ * markers no value change follows. The tracer marks every step of its process's SystemC
+ * kernel, and a split process's kernel steps only its own adapters' modules.
+ */
+std::string Waveforms(const std::string& vcd) {
+  std::istringstream in(vcd);
+  std::string out;
+  std::string marker;
+  bool in_date = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("$date", 0) == 0) in_date = true;
+    if (in_date) {
+      in_date = line.find("$end") == std::string::npos;
+      continue;
+    }
+    if (line.rfind("#", 0) == 0) {
+      marker = line;
+      continue;
+    }
+    if (!marker.empty()) out += marker + "\n";
+    marker.clear();
+    out += line + "\n";
+  }
+  return out;
 }
 
 const char* const kFaults =
@@ -203,11 +243,53 @@ TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
   ASSERT_NE(first, std::string::npos) << log;
   EXPECT_NE(log.find(why, first + 1), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(out / "stats.json"));
-  EXPECT_EQ(RunNicsim(2, "--set backend=systemc --set workload=random_exchange", out,
-                      out / "log2"),
-            2);
-  EXPECT_NE(Slurp(out / "log2").find("backend 'systemc' cannot be split"), std::string::npos)
-      << Slurp(out / "log2");
+}
+
+TEST(SplitRunTest, SystemcAndRtlSplitsWriteTheStatsTraceAndPcapOfOneProcessWithFaultsOn) {
+  REQUIRE_SPLIT_RUNS();
+  NICSIM_SKIP_WITHOUT_SYSTEMC();
+  // Each process's SystemC kernel steps its own adapters' modules, and what a module's thread
+  // runs is an event of its node's, woken at the cluster's time (hw/systemc).
+  ExpectSplitsLikeOneProcess("systemc",
+                             "--set backend=systemc --set workload=mpi_alltoall --set nodes=12"
+                             " --set mpi.ranks=12 --set mpi.alltoall_messages=20"
+                             " --set mpi.alltoall_max_size=8KiB --set seed=2" +
+                                 std::string(kFaults),
+                             {{2, ""}, {3, " --set run.partition=round_robin"}});
+  // Lock-step: every microcode call goes through the processor's thread.
+  ExpectSplitsLikeOneProcess("lockstep",
+                             "--set backend=systemc --set workload=random_exchange --set nodes=6"
+                             " --set exchange.messages=300 --set systemc.quantum=0ns --set seed=3",
+                             {{2, " --set run.partition=round_robin"}});
+  if (!NICSIM_RTL_BUILT) return;
+  // The RTL blocks' clock starts at the cluster's time of the work handed to them: each
+  // adapter's waveforms are the same split or not.
+  const std::string args = "--set backend=rtl --set workload=mpi_alltoall --set nodes=6"
+                           " --set mpi.ranks=6 --set mpi.alltoall_messages=30"
+                           " --set mpi.alltoall_max_size=4KiB --set fabric.loss=0.02 --set seed=5";
+  const fs::path one = FreshDir("vcd_one");
+  const fs::path three = FreshDir("vcd_three");
+  ASSERT_EQ(RunNicsim(1, args + " --set rtl.vcd=" + (one / "run").string(), one, one / "log"), 0)
+      << Slurp(one / "log");
+  ASSERT_EQ(RunNicsim(3, args + " --set run.partition=round_robin --set rtl.vcd=" +
+                             (three / "run").string(),
+                      three, three / "log"),
+            0)
+      << Slurp(three / "log");
+  for (int a = 0; a < 6; ++a) {
+    for (const char* block : {"allocator", "rx_sequencer"}) {
+      const std::string name = "run.a" + std::to_string(a) + "." + block + ".vcd";
+      const std::string waves = Waveforms(Slurp(one / name));
+      EXPECT_GT(waves.size(), 10000u) << name;
+      EXPECT_TRUE(waves == Waveforms(Slurp(three / name))) << name;
+    }
+  }
+  ExpectSplitsLikeOneProcess("rtl",
+                             "--set backend=rtl --set workload=mpi_collectives --set nodes=6"
+                             " --set mpi.ranks=6 --set mpi.sizes=[0,1024,65536]"
+                             " --set mpi.iterations=2 --set seed=3" +
+                                 std::string(kFaults),
+                             {{2, ""}, {3, " --set run.partition=round_robin"}});
 }
 
 TEST(SplitRunTest, AnEagerRdmaAlltoallSplitWritesTheStatsAndTraceOfOneProcessWithFaultsOn) {
