@@ -47,6 +47,13 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
     // Before any set-up: other partitions' nodes are built here but their events never run.
     c->events_.KeepOnly(&config.split->local_nodes());
     c->fabric_->SetPartition(&config.split->local_nodes(), config.split->outbox());
+    // host.touched_limit bounds every node's memory together: the processes sum their
+    // nodes' latest measures after every window, and all stop at the window it is over.
+    Cluster* cluster = c.get();
+    config.split->SetWindowLimit(distrib::WindowLimit{
+        [cluster] { return cluster->touched_bytes_; },
+        [cluster](uint64_t total) { return !cluster->CheckTouchedTotal(total); },
+        [cluster] { return !cluster->touched_limit_error_.ok(); }});
   }
 
   NodeMemory memory;
@@ -108,6 +115,8 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
 }
 
 void Cluster::MeasureNode(uint32_t node) {
+  // Another process's node: set-up wrote its memory here too, but that process measures it.
+  if (config_.split != nullptr && !config_.split->IsLocalNode(node)) return;
   HostMemoryUse& use = host_use_[node];
   const uint64_t now = hosts_[node]->TouchedBytes();
   touched_bytes_ = touched_bytes_ - use.touched_bytes + now;
@@ -121,9 +130,15 @@ bool Cluster::SampleNode(uint32_t node) {
 }
 
 bool Cluster::CheckTouchedLimit() {
-  if (touched_bytes_ > config_.touched_limit_bytes && touched_limit_error_.ok()) {
+  // A split run decides on the sum over its processes, at window ends (the window limit).
+  if (config_.split != nullptr) return touched_limit_error_.ok();
+  return CheckTouchedTotal(touched_bytes_);
+}
+
+bool Cluster::CheckTouchedTotal(uint64_t total) {
+  if (total > config_.touched_limit_bytes && touched_limit_error_.ok()) {
     touched_limit_error_ =
-        Status::Error("the nodes had touched " + std::to_string(touched_bytes_) +
+        Status::Error("the nodes had touched " + std::to_string(total) +
                       " bytes of simulated host memory, more than host.touched_limit (" +
                       std::to_string(config_.touched_limit_bytes) +
                       " bytes): raise it, or lower the sizes, counts or nodes");
@@ -133,6 +148,7 @@ bool Cluster::CheckTouchedLimit() {
 
 bool Cluster::SampleHostMemory() {
   for (uint32_t n = 0; n < hosts_.size(); ++n) MeasureNode(n);
+  if (config_.split != nullptr) return CheckTouchedTotal(config_.split->SumOfLimitedFigure());
   return CheckTouchedLimit();
 }
 

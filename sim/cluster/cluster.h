@@ -136,10 +136,13 @@ class Cluster {
    * (touched_limit_error() then says by how much, from now on). The event queue calls it for
    * a node after every kNodeEventsPerSample events that ran as the node, so a node is
    * measured after the same events however the run is split over processes, and a run stops
-   * at the same event every time it is run with the same seed.
+   * at the same event every time it is run with the same seed. A split run measures only its
+   * own nodes and checks the sum over every process at window ends (SplitRun's window
+   * limit), so it stops at the end of a window rather than at an event.
    */
   bool SampleNode(uint32_t node);
-  /** SampleNode for every node (at a run's end, so the last measures are the final ones). */
+  /** SampleNode for every node (at a run's end, so the last measures are the final ones);
+   *  split: every process calls it, and it checks the sum over them. */
   bool SampleHostMemory();
   static constexpr uint32_t kNodeEventsPerSample = 4096;
   /** Each node's host memory as of its last measure. */
@@ -229,8 +232,11 @@ class Cluster {
   Status SetUpTces(uint32_t node);
   /** Measures `node` and updates its peak and the sum of the latest measures. */
   void MeasureNode(uint32_t node);
-  /** Sets touched_limit_error() if the sum of the latest measures is over the limit. */
+  /** Sets touched_limit_error() if the sum of the latest measures is over the limit (one
+   *  process; a split run decides at window ends, on every process's sum). */
   bool CheckTouchedLimit();
+  /** Sets touched_limit_error() if `total` bytes touched is over the limit; false if it is. */
+  bool CheckTouchedTotal(uint64_t total);
 
   ClusterConfig config_;
   std::unique_ptr<Backend> backend_;

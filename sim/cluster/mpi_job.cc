@@ -418,6 +418,12 @@ Status MpiJob::RunSplit() {
   const Status run = split.RunWindows(events, cluster_->fabric(), hooks);
   failed_.clear();
   if (!run.ok()) return Abandon(run.message());
+  // Every process stopped at the window whose sum was over host.touched_limit.
+  if (!cluster_->touched_limit_error().ok()) {
+    return Abandon(fmt::format("MPI job stopped at t={} ns: {}",
+                               split.world().Max(events.now_ps()) / 1000,
+                               cluster_->touched_limit_error().message()));
+  }
   dirty_.MarkAll();
   while (ResumeReadyRanks()) {
   }

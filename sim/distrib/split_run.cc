@@ -40,6 +40,7 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
   };
   Clock::time_point sync_start = Clock::now();
   for (;;) {
+    if (limit_.stopped && limit_.stopped()) break;
     // A co-simulator's steps (SystemC's) are this process's own adapters' work: they count.
     const uint64_t next_ps = world_.Min(events.next_any_time_ps());
     if (next_ps >= hooks.stop_before_ps || !clock.Advance(next_ps)) break;
@@ -84,6 +85,7 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
       return failed.ok() ? Status::Error("another partition stopped the run (see its message)")
                          : failed;
     }
+    if (limit_.local && limit_.over(world_.Sum(limit_.local()))) break;
     if (hooks.finished && report == 0) break;
   }
   sync_s_ += since(sync_start);

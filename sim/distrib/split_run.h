@@ -36,6 +36,19 @@ struct WindowHooks {
   uint64_t stop_before_ps = UINT64_MAX;
 };
 
+/**
+ * A limit on a figure summed over the processes at every window's end (the nodes' touched
+ * host memory): the run's, not one process's. Set once by the cluster.
+ */
+struct WindowLimit {
+  /** This process's share of the figure now. */
+  std::function<uint64_t()> local;
+  /** Told the sum over every process; true if that is over the limit (the run stops). */
+  std::function<bool(uint64_t total)> over;
+  /** True once a window's sum was over: every process agrees, so none starts a window. */
+  std::function<bool()> stopped;
+};
+
 /** The fabric's least latency from routing a frame to its hand-over (fabric.link_delay +
  *  fabric.hop_latency): a split run's lookahead. */
 uint64_t LookaheadOf(const SwitchFabric& fabric);
@@ -81,11 +94,21 @@ class SplitRun {
   Status RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
                     const WindowHooks& hooks = {});
 
+  /**
+   * From now on RunWindows sums `limit.local` over the processes after every window and ends
+   * (with no error: the workload reports the stop) once `limit.over` holds; it starts no
+   * window while `limit.stopped` holds. One sum per window.
+   */
+  void SetWindowLimit(WindowLimit limit) { limit_ = std::move(limit); }
+  /** SetWindowLimit's sum now (every process calls it); 0 if none was set. */
+  uint64_t SumOfLimitedFigure() { return limit_.local ? world_.Sum(limit_.local()) : 0; }
+
  private:
   Collectives& world_;
   PartitionMap map_;
   std::vector<uint8_t> local_nodes_;
   std::vector<HandOver> outbox_;
+  WindowLimit limit_;
   uint64_t windows_ = 0;
   uint64_t lookahead_ps_ = 0;
   uint64_t frames_sent_ = 0;

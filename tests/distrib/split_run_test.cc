@@ -232,6 +232,28 @@ TEST(SplitRunTest, ATimeLimitStopsASplitRunBeforeTheEventOneProcessStopsBefore) 
       << Slurp(three / "stats.json");
 }
 
+TEST(SplitRunTest, ATouchedLimitOverTheSumOfThePartitionsStopsEveryProcessAtOneWindow) {
+  REQUIRE_SPLIT_RUNS();
+  // The 8 nodes end with 5 MiB touched, so each partition of two or three stays under a 4 MiB
+  // limit on its own: only the sum over the processes, taken after every window, is over.
+  const std::string args = "--set backend=func --set workload=random_exchange --set nodes=8"
+                           " --set exchange.messages=20000 --set host.touched_limit=4MiB";
+  const std::string over = "more than host.touched_limit (4194304 bytes)";
+  const fs::path one = FreshDir("touched_one");
+  const fs::path two = FreshDir("touched_two");
+  const fs::path three = FreshDir("touched_three");
+  EXPECT_EQ(RunNicsim(1, args, one, one / "log"), 1);
+  EXPECT_NE(Slurp(one / "stats.json").find(over), std::string::npos);
+  EXPECT_EQ(RunNicsim(2, args, two, two / "log"), 1) << Slurp(two / "log");
+  const std::string stats = Slurp(two / "stats.json");
+  EXPECT_NE(stats.find("random_exchange: stopped at t="), std::string::npos) << stats;
+  EXPECT_NE(stats.find("the nodes had touched"), std::string::npos) << stats;
+  EXPECT_NE(stats.find(over), std::string::npos) << stats;
+  // Windows do not depend on the split: three processes stop at the same window.
+  EXPECT_EQ(RunNicsim(3, args + " --set run.partition=round_robin", three, three / "log"), 1);
+  EXPECT_EQ(Comparable(two / "stats.json"), Comparable(three / "stats.json"));
+}
+
 TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
   REQUIRE_SPLIT_RUNS();
   const fs::path out = FreshDir("refused");
