@@ -181,7 +181,12 @@ nlohmann::json MergePartitions(MpiJob& job, WorkloadResult& out) {
   distrib::SplitRun* split = job.cluster().config().split;
   if (split == nullptr) return mpi_totals;
   distrib::Collectives& world = split->world();
-  out = distrib::MergeResults(world, out);
+  // The verdict is summed; the table and results built so far are the workload's own (what a
+  // rank measured reaches every process bit for bit: FromMeasuringProcess).
+  WorkloadResult merged = distrib::MergeResults(world, out);
+  merged.table = std::move(out.table);
+  merged.results = std::move(out.results);
+  out = std::move(merged);
   std::vector<nlohmann::json> parts;
   for (const std::string& text : world.GatherToRoot(mpi_totals.dump())) {
     parts.push_back(nlohmann::json::parse(text));

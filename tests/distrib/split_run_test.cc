@@ -50,11 +50,12 @@ fs::path FreshDir(const std::string& name) {
 }
 
 /** Runs `nicsim run ARGS` with K processes (K = 1: no mpirun); returns the exit code. */
-int RunNicsim(int k, const std::string& args, const fs::path& out, const fs::path& log) {
+int RunNicsim(int k, const std::string& args, const fs::path& out, const fs::path& log,
+              bool quiet = true) {
   std::string cmd;
   if (k > 1) cmd = std::string(kMpirun) + " --oversubscribe -n " + std::to_string(k) + " ";
-  cmd += std::string(NICSIM_BINARY) + " run " + args + " --quiet --out " + out.string() + " >" +
-         log.string() + " 2>&1";
+  cmd += std::string(NICSIM_BINARY) + " run " + args + (quiet ? " --quiet" : "") + " --out " +
+         out.string() + " >" + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -213,6 +214,29 @@ TEST(SplitRunTest, MpiWorkloadsOfSeveralRunsWriteTheStatsAndTraceOfOneProcessWit
   for (size_t w = 0; w < workloads.size(); ++w) {
     ExpectSplitsLikeOneProcess("runs" + std::to_string(w), workloads[w],
                                {{2, " --set run.partition=round_robin"}, {3, ""}});
+  }
+}
+
+TEST(SplitRunTest, PrintsTheTablesOfOneProcess) {
+  REQUIRE_SPLIT_RUNS();
+  // Both tables are built before the partitions' verdicts are summed.
+  for (const char* workload :
+       {"--set workload=mpi_pingpong --set mpi.sizes=[0,4096]",
+        "--set workload=mpi_collectives --set mpi.sizes=[0,1024] --set mpi.iterations=2"}) {
+    const std::string args = std::string("--set backend=func --set nodes=4 --set mpi.ranks=4 ") +
+                             workload + " --set fabric.loss=0.02 --set seed=3";
+    const fs::path one = FreshDir("table_one");
+    const fs::path two = FreshDir("table_two");
+    ASSERT_EQ(RunNicsim(1, args, one, one / "log", false), 0) << Slurp(one / "log");
+    ASSERT_EQ(RunNicsim(2, args, two, two / "log", false), 0) << Slurp(two / "log");
+    // The lines between the scenario line and the "simulated ..." line.
+    auto table = [](const std::string& log) {
+      const size_t start = log.find('\n') + 1;
+      return log.substr(start, log.find("simulated ") - start);
+    };
+    const std::string expected = table(Slurp(one / "log"));
+    EXPECT_NE(expected.find("size_B"), std::string::npos) << expected;
+    EXPECT_EQ(table(Slurp(two / "log")), expected) << workload;
   }
 }
 
