@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/distrib/split_run.h"
@@ -191,6 +192,7 @@ void MpiJob::Block(uint32_t rank, const std::function<bool()>& ready) {
 
 void MpiJob::Fail(std::string why) {
   if (failed_.empty()) failed_ = std::move(why);
+  first_failure_ps_ = std::min(first_failure_ps_, cluster_->events().now_ps());
 }
 
 void MpiJob::CpuStateChanged(uint32_t rank) {
@@ -227,23 +229,34 @@ void MpiJob::NoteUnreachable(uint32_t rank, uint32_t dest,
     which += fmt::format("{}{} ({} B)", i == 0 ? "" : ", ", failed[i].seq, failed[i].len);
   }
   if (failed.size() > 8) which += fmt::format(" and {} more", failed.size() - 8);
-  if (!unreachable_.empty()) unreachable_ += "; ";
-  unreachable_ += fmt::format(
+  first_failure_ps_ = std::min(first_failure_ps_, cluster_->events().now_ps());
+  unreachable_.push_back(fmt::format(
       "rank {} gave up on rank {} after {} unacknowledged sends of a packet: {} message{} "
       "failed{}{}",
       rank, dest, config_.transport.max_retransmits, failed.size(),
-      failed.size() == 1 ? "" : "s", failed.empty() ? "" : ", seq ", which);
+      failed.size() == 1 ? "" : "s", failed.empty() ? "" : ", seq ", which));
 }
 
-std::string MpiJob::Unfinished() const {
-  std::string list;
+std::vector<uint32_t> MpiJob::UnfinishedRanks() const {
+  std::vector<uint32_t> ranks;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
-    // A split run lists the ranks of its own partition (the others are not started here).
-    if (ranks_[r]->started && !ranks_[r]->finished) {
-      list += (list.empty() ? "" : ", ") + std::to_string(r);
-    }
+    // A split run has the ranks of its own partition (the others are not started here).
+    if (ranks_[r]->started && !ranks_[r]->finished) ranks.push_back(r);
   }
-  return list;
+  return ranks;
+}
+
+std::string MpiJob::Unfinished() const { return RankList(UnfinishedRanks()); }
+
+JobStop MpiJob::LocalStop() const {
+  JobStop stop;
+  if (!failed_.empty()) stop.reasons.push_back(failed_);
+  stop.reasons.insert(stop.reasons.end(), unreachable_.begin(), unreachable_.end());
+  stop.unfinished = UnfinishedRanks();
+  stop.now_ps = cluster_->events().now_ps();
+  stop.past_time_limit = unfinished_ > 0 && stop.now_ps > cluster_->config().time_limit_ps;
+  stop.first_failure_ps = first_failure_ps_;
+  return stop;
 }
 
 void MpiJob::ReapAll() {
@@ -345,12 +358,13 @@ Status MpiJob::Run(const Program& program) {
     if (!failed_.empty()) {
       std::string why = std::move(failed_);
       failed_.clear();
+      first_failure_ps_ = UINT64_MAX;
       return Abandon(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000, why));
     }
     if (unfinished_ == 0) break;
     if (!unreachable_.empty()) {
       return Abandon(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,
-                                 unreachable_));
+                                 fmt::join(unreachable_, "; ")));
     }
     if (resumed) continue;
     if (events.now_ps() > cluster_->config().time_limit_ps) {
@@ -395,29 +409,40 @@ Status MpiJob::RunSplit() {
     while (failed_.empty() && ResumeReadyRanks()) {
     }
   };
+  // A failure, a transport that gave up or the time limit stops every process at the window
+  // it happened in; what each found is agreed once they have stopped.
   hooks.after_window = [&]() -> Status {
-    if (!failed_.empty()) {
-      return Status::Error(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,
-                                       failed_));
-    }
-    if (!unreachable_.empty()) {
-      return Status::Error(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,
-                                       unreachable_));
-    }
-    if (unfinished_ > 0 && events.now_ps() > cluster_->config().time_limit_ps) {
-      return Status::Error(fmt::format(
-          "MPI job not done when simulated time passed run.time_limit ({} ns) at t={} ns: "
-          "ranks {} still wait",
-          cluster_->config().time_limit_ps / 1000, events.now_ps() / 1000, Unfinished()));
-    }
+    const JobStop stop = LocalStop();
+    if (!stop.reasons.empty()) return Status::Error("a rank failed");
+    if (stop.past_time_limit) return Status::Error("past run.time_limit");
     return Status();
   };
   // The windows stop once every rank returned: the events after that are the next run's
   // (or the workload's, which runs them to the end).
   hooks.finished = [&] { return unfinished_ == 0; };
   const Status run = split.RunWindows(events, cluster_->fabric(), hooks);
+  if (!run.ok()) {
+    // Every process stopped at this window; each names the same failures, in the order of the
+    // ranks, whichever partitions found them.
+    const JobStop stop = AgreeOnStop(split.world(), LocalStop());
+    failed_.clear();
+    unreachable_.clear();
+    first_failure_ps_ = UINT64_MAX;
+    if (!stop.reasons.empty()) {
+      // The time of the first failure, where one process stops.
+      return Abandon(fmt::format("MPI job failed at t={} ns: {}", stop.first_failure_ps / 1000,
+                                 fmt::join(stop.reasons, "; ")));
+    }
+    if (stop.past_time_limit) {
+      return Abandon(fmt::format(
+          "MPI job not done when simulated time passed run.time_limit ({} ns) at t={} ns: "
+          "ranks {} still wait",
+          cluster_->config().time_limit_ps / 1000, stop.now_ps / 1000, RankList(stop.unfinished)));
+    }
+    return Abandon(run.message());  // the window loop's own (a lookahead violation)
+  }
   failed_.clear();
-  if (!run.ok()) return Abandon(run.message());
+  first_failure_ps_ = UINT64_MAX;
   // Every process stopped at the window whose sum was over host.touched_limit.
   if (!cluster_->touched_limit_error().ok()) {
     return Abandon(fmt::format("MPI job stopped at t={} ns: {}",
@@ -427,9 +452,9 @@ Status MpiJob::RunSplit() {
   dirty_.MarkAll();
   while (ResumeReadyRanks()) {
   }
-  if (split.world().Sum(unfinished_) > 0) {
+  if (const JobStop stop = AgreeOnStop(split.world(), LocalStop()); !stop.unfinished.empty()) {
     return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
-                               split.world().Max(events.now_ps()) / 1000, Unfinished()));
+                               stop.now_ps / 1000, RankList(stop.unfinished)));
   }
   ReapAll();
   // The last rank returned inside the window just ended, so its lookahead reaches past that

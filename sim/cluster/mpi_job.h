@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "sim/cluster/cluster.h"
+#include "sim/cluster/job_stop.h"
 #include "sim/cluster/dirty_ranks.h"
 #include "sim/cluster/rank_scheduler.h"
 #include "ulp/mpi/mpi.h"
@@ -140,10 +141,17 @@ class MpiJob {
                        const std::vector<ulp::FailedMessage>& failed);
   /** The ranks that have not finished, as "0, 3, 5". */
   std::string Unfinished() const;
-  /** Why the job cannot finish, once a transport has given up on a rank (empty: it can). */
-  std::string unreachable_;
+  /** The ranks that have not finished (a split run: of this partition). */
+  std::vector<uint32_t> UnfinishedRanks() const;
+  /** What this process knows of why its ranks stopped (a split run agrees on it). */
+  JobStop LocalStop() const;
+  /** Why the job cannot finish, once a transport has given up on a rank: one reason per
+   *  (rank, peer) given up on (empty: it can). */
+  std::vector<std::string> unreachable_;
   /** Why a rank's program said the job failed (empty: none did). */
   std::string failed_;
+  /** When failed_ or the first of unreachable_ was found (UINT64_MAX: neither yet). */
+  uint64_t first_failure_ps_ = UINT64_MAX;
 
   MpiJobConfig config_;
   std::unique_ptr<Cluster> cluster_;

@@ -28,6 +28,14 @@ class Collectives {
 
   /** The greatest of `v` over every process. */
   uint64_t Max(uint64_t v) { return UINT64_MAX - Min(UINT64_MAX - v); }
+  /** Every process's `text`, by rank, on every process (an Exchange sending it to each). */
+  std::vector<std::string> AllGather(const std::string& text) {
+    const std::vector<std::vector<uint8_t>> out(size(),
+                                                std::vector<uint8_t>(text.begin(), text.end()));
+    std::vector<std::string> all;
+    for (const std::vector<uint8_t>& in : Exchange(out)) all.emplace_back(in.begin(), in.end());
+    return all;
+  }
 };
 
 }  // namespace nicsim::sim::distrib

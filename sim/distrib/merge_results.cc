@@ -24,9 +24,22 @@ WorkloadResult MergeResults(Collectives& world, const WorkloadResult& local) {
   }
   const uint64_t error_count = world.Sum(local.error_count);
   std::vector<std::tuple<uint64_t, uint64_t, std::string>> errors;
-  for (const std::string& text : world.GatherToRoot(mine.dump())) {
-    for (const nlohmann::json& e : nlohmann::json::parse(text)) {
-      errors.emplace_back(e[0].get<uint64_t>(), e[1].get<uint64_t>(), e[2].get<std::string>());
+  uint64_t repeated = 0;
+  const std::vector<std::string> parts = world.GatherToRoot(mine.dump());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const auto earlier_end = static_cast<std::ptrdiff_t>(errors.size());  // other processes'
+    for (const nlohmann::json& e : nlohmann::json::parse(parts[p])) {
+      std::tuple<uint64_t, uint64_t, std::string> error(
+          e[0].get<uint64_t>(), e[1].get<uint64_t>(), e[2].get<std::string>());
+      // An error of no event that every process reports in the same words (a verdict they
+      // agreed on, such as an MPI job's stop) is one error, as in one process.
+      if (std::get<0>(error) == UINT64_MAX &&
+          std::find(errors.begin(), errors.begin() + earlier_end, error) !=
+              errors.begin() + earlier_end) {
+        ++repeated;
+        continue;
+      }
+      errors.push_back(std::move(error));
     }
   }
   // Keys are unique across partitions (an event runs in one), and one event's errors keep
@@ -39,7 +52,7 @@ WorkloadResult MergeResults(Collectives& world, const WorkloadResult& local) {
     all.errors.push_back(std::move(message));
     all.error_keys.emplace_back(time_ps, tie);
   }
-  all.error_count = error_count;
+  all.error_count = error_count - repeated;
   return all;
 }
 

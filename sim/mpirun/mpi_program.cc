@@ -65,7 +65,8 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config
     const Status served = server.Serve();
     if (!served.ok()) job.Fail(served.message());
   });
-  // What each rank of this process did; a split run's processes merge theirs on rank 0.
+  // What each rank of this process did; a split run's processes merge theirs on every process,
+  // so each names every waiting rank in the same words (one error, MergeResults).
   nlohmann::json waiting = nlohmann::json::object();  // rank -> the call it is in
   nlohmann::json calls = nlohmann::json::object();
   for (uint32_t r = 0; r < records.size(); ++r) {
@@ -78,7 +79,7 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config
   if (distrib::SplitRun* split = job.cluster().config().split; split != nullptr) {
     std::vector<nlohmann::json> parts;
     for (const std::string& text :
-         split->world().GatherToRoot(nlohmann::json{waiting, calls}.dump())) {
+         split->world().AllGather(nlohmann::json{waiting, calls}.dump())) {
       parts.push_back(nlohmann::json::parse(text));
     }
     for (size_t p = 0; p < parts.size(); ++p) {

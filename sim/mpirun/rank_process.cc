@@ -22,20 +22,37 @@ namespace nicsim::sim {
 
 void LineTagger::Feed(const char* data, size_t n) {
   partial_.append(data, n);
+  std::string lines;
   size_t start = 0;
   for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1) {
-    std::fprintf(to_, "%s%.*s\n", prefix_.c_str(), static_cast<int>(nl - start),
-                 partial_.data() + start);
+    lines += prefix_;
+    lines.append(partial_, start, nl + 1 - start);
   }
   partial_.erase(0, start);
-  std::fflush(to_);
+  Write(lines);
 }
 
 void LineTagger::Flush() {
   if (partial_.empty()) return;
-  std::fprintf(to_, "%s%s\n", prefix_.c_str(), partial_.c_str());
+  Write(prefix_ + partial_ + "\n");
   partial_.clear();
+}
+
+void LineTagger::Write(const std::string& lines) {
+  if (lines.empty()) return;
+  // Whole lines in one write, not through stdio's buffer (which writes out whenever it is
+  // full, mid-line): whoever reads the stream (Open MPI's mpirun, which tags what it reads
+  // from each process) then cuts a line only if it reads less than is waiting.
   std::fflush(to_);
+  const char* at = lines.data();
+  size_t left = lines.size();
+  while (left > 0) {
+    const ssize_t k = write(fileno(to_), at, left);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return;  // nobody reads the output any more: the run goes on without it
+    at += k;
+    left -= static_cast<size_t>(k);
+  }
 }
 
 Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::string>& argv,

@@ -28,6 +28,8 @@ class LineTagger {
   void Flush();
 
  private:
+  void Write(const std::string& lines);
+
   std::string prefix_;
   std::FILE* to_;
   std::string partial_;

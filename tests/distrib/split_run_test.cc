@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/backends.h"
+#include "tests/support/split_runs.h"
 
 #ifndef NICSIM_RTL_BUILT
 #define NICSIM_RTL_BUILT 1
@@ -31,16 +32,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kMpirun = NICSIM_OPEN_MPI_RUN;
-
-/** Skips unless this build can split runs and Open MPI's mpirun was found. */
-#define REQUIRE_SPLIT_RUNS()                                                    \
-  do {                                                                          \
-    if (!NICSIM_SPLIT_BUILT || std::string(kMpirun).empty()) {                  \
-      GTEST_SKIP() << "nicsim built without MPI, or no mpirun: no split runs";  \
-    }                                                                           \
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);                                   \
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);                           \
-  } while (0)
 
 fs::path FreshDir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("nicsim_split_" + std::to_string(getpid())) / name;
@@ -276,6 +267,33 @@ TEST(SplitRunTest, ATouchedLimitOverTheSumOfThePartitionsStopsEveryProcessAtOneW
   // Windows do not depend on the split: three processes stop at the same window.
   EXPECT_EQ(RunNicsim(3, args + " --set run.partition=round_robin", three, three / "log"), 1);
   EXPECT_EQ(Comparable(two / "stats.json"), Comparable(three / "stats.json"));
+}
+
+TEST(SplitRunTest, AFailingMpiJobReportsOneErrorAgreedByEveryProcessForAnySplit) {
+  REQUIRE_SPLIT_RUNS();
+  // Transports give up on several ranks in one window, found by different partitions: every
+  // process names all of them, in rank order, and rank 0 keeps the one error.
+  const std::string args = "--set backend=func --set workload=mpi_alltoall --set nodes=8"
+                           " --set mpi.ranks=8 --set mpi.alltoall_messages=20"
+                           " --set mpi.alltoall_max_size=8KiB --set ulp.max_retransmits=2"
+                           " --set fabric.loss=0.3 --set seed=1";
+  const fs::path one = FreshDir("failing_one");
+  const fs::path two = FreshDir("failing_two");
+  const fs::path three = FreshDir("failing_three");
+  EXPECT_EQ(RunNicsim(1, args, one, one / "log"), 1);
+  EXPECT_EQ(RunNicsim(2, args, two, two / "log"), 1) << Slurp(two / "log");
+  EXPECT_EQ(RunNicsim(3, args + " --set run.partition=round_robin", three, three / "log"), 1);
+  EXPECT_EQ(Comparable(two / "stats.json"), Comparable(three / "stats.json"));
+  std::ifstream in(two / "stats.json");
+  const nlohmann::json stats = nlohmann::json::parse(in);
+  EXPECT_EQ(stats["errors"], 1);
+  ASSERT_EQ(stats["error_messages"].size(), 1u);
+  const std::string error = stats["error_messages"][0];
+  const std::string first = "MPI job failed at t=601050 ns: rank 0 gave up on rank 1 ";
+  EXPECT_EQ(error.rfind(first, 0), 0u) << error;
+  EXPECT_NE(error.find("; rank 4 gave up on rank 5 "), std::string::npos) << error;
+  // One process stops at the first failure: the same one, found first.
+  EXPECT_NE(Slurp(one / "stats.json").find(first), std::string::npos);
 }
 
 TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {

@@ -4,12 +4,12 @@
 // trace and capture are byte for byte the one process's, with faults on.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/mpi_c/mpi_c_support.h"
+#include "tests/support/split_runs.h"
 
 namespace nicsim::testing {
 namespace {
@@ -25,49 +25,56 @@ std::string SplitComparable(const std::filesystem::path& dir) {
 }
 
 /**
- * What the processes of `mpirun --tag-output` printed, each line without the tag Open MPI put
- * before it ("[1,P]<stdout>:"): the lines nicsim printed. Without the tags, mpirun may cut
- * one process's line with another's where it reads the processes' pipes.
+ * What a run printed: in one process its output; split, what each of nicsim's processes wrote,
+ * from the files Open MPI's `mpirun --output-filename` keeps per process (each process's
+ * lines whole: on the terminal mpirun tags and interleaves what it reads from each process,
+ * and a read can end mid-line).
  */
-std::string Untagged(const std::string& out) {
-  std::istringstream in(out);
+std::string Printed(int k, const std::filesystem::path& dir, const CommandResult& result) {
+  if (k == 1) return result.out;
   std::string text;
-  for (std::string line; std::getline(in, line);) {
-    const size_t tag = line.find("]<stdout>:");
-    if (line.rfind("[1,", 0) == 0 && tag != std::string::npos) line.erase(0, tag + 10);
-    text += line + "\n";
+  for (int p = 0; p < k; ++p) {
+    text += ReadFile(dir / "mpirun_out" / "1" / ("rank." + std::to_string(p)) / "stdout");
   }
   return text;
+}
+
+/**
+ * `nicsim mpirun -n 4 PROGRAM` on four nodes, one rank on each, writing a trace and a capture
+ * into `dir`, in K processes (K = 1: without Open MPI's mpirun).
+ */
+CommandResult RunSplitProgram(int k, const std::filesystem::path& dir, const std::string& partition,
+                              const std::string& program,
+                              const std::vector<std::string>& sets) {
+  std::vector<std::string> argv;
+  if (k > 1) {
+    argv = {NICSIM_OPEN_MPI_RUN, "--oversubscribe", "--output-filename",
+            (dir / "mpirun_out").string(), "-n", std::to_string(k)};
+  }
+  for (const std::string& a : {std::string(NICSIM_BINARY), std::string("mpirun"),
+                               std::string("-n"), std::string("4"), std::string("--out"),
+                               dir.string(), std::string("--trace"), (dir / "t").string(),
+                               std::string("--pcap"), (dir / "p").string()}) {
+    argv.push_back(a);
+  }
+  argv.insert(argv.end(), sets.begin(), sets.end());
+  argv.insert(argv.end(), {"--set", "backend=func", "--set", "nodes=4", "--set",
+                           "run.partition=" + partition});
+  argv.push_back(program);
+  return RunCommand(argv, dir);
 }
 
 class SplitProgram : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SplitProgram, PrintsAndRecordsWhatOneProcessDoesWithFaultsOn) {
-  const std::string mpirun = NICSIM_OPEN_MPI_RUN;
-  if (!NICSIM_SPLIT_BUILT || mpirun.empty()) {
-    GTEST_SKIP() << "nicsim built without MPI, or no mpirun: no split runs";
-  }
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  REQUIRE_SPLIT_RUNS();
   const std::string program = NicsimBuild(GetParam());
   // Four nodes, one rank on each: two partitions of two ranks (contiguous), or dealt out.
-  const std::vector<std::string> sets = {
-      "--set", "backend=func", "--set", "nodes=4", "--set", "seed=7",
-      "--set", "fabric.loss=0.03", "--set", "fabric.duplicate=0.03",
-      "--set", "fabric.reorder=0.05"};
+  const std::vector<std::string> sets = {"--set", "seed=7", "--set", "fabric.loss=0.03",
+                                         "--set", "fabric.duplicate=0.03",
+                                         "--set", "fabric.reorder=0.05"};
   auto run = [&](int k, const std::filesystem::path& dir, const std::string& partition) {
-    std::vector<std::string> argv;
-    if (k > 1) argv = {mpirun, "--oversubscribe", "--tag-output", "-n", std::to_string(k)};
-    for (const std::string& a : {std::string(NICSIM_BINARY), std::string("mpirun"),
-                                 std::string("-n"), std::string("4"), std::string("--out"),
-                                 dir.string(), std::string("--trace"), (dir / "t").string(),
-                                 std::string("--pcap"), (dir / "p").string()}) {
-      argv.push_back(a);
-    }
-    argv.insert(argv.end(), sets.begin(), sets.end());
-    argv.insert(argv.end(), {"--set", "run.partition=" + partition});
-    argv.push_back(program);
-    return RunCommand(argv, dir);
+    return RunSplitProgram(k, dir, partition, program, sets);
   };
   ScratchDir one("split_one"), two("split_two"), three("split_three");
   const CommandResult r1 = run(1, one.path(), "contiguous");
@@ -78,8 +85,8 @@ TEST_P(SplitProgram, PrintsAndRecordsWhatOneProcessDoesWithFaultsOn) {
   ASSERT_EQ(r3.exit_code, 0) << r3.out << r3.err;
   const std::string lines = RankLines(r1.out);
   EXPECT_NE(lines.find("OK"), std::string::npos) << r1.out;
-  EXPECT_EQ(RankLines(Untagged(r2.out)), lines);
-  EXPECT_EQ(RankLines(Untagged(r3.out)), lines);
+  EXPECT_EQ(RankLines(Printed(2, two.path(), r2)), lines);
+  EXPECT_EQ(RankLines(Printed(3, three.path(), r3)), lines);
   const std::string stats = SplitComparable(one.path());
   EXPECT_EQ(SplitComparable(two.path()), stats);
   EXPECT_EQ(SplitComparable(three.path()), stats);
@@ -98,6 +105,34 @@ TEST_P(SplitProgram, PrintsAndRecordsWhatOneProcessDoesWithFaultsOn) {
 
 INSTANTIATE_TEST_SUITE_P(Programs, SplitProgram,
                          ::testing::Values("collectives", "nonblocking", "halo_globals"));
+
+TEST(SplitProgramFailure, EveryProcessAgreesOnOneErrorWithOneProcessesFirstFailure) {
+  REQUIRE_SPLIT_RUNS();
+  // A deadlock is found once every queue is empty: the same stats.json as one process.
+  const std::string deadlock = NicsimBuild("deadlock");
+  ScratchDir one("split_dead_one"), two("split_dead_two"), three("split_dead_three");
+  EXPECT_EQ(RunSplitProgram(1, one.path(), "contiguous", deadlock, {}).exit_code, 1);
+  EXPECT_EQ(RunSplitProgram(2, two.path(), "contiguous", deadlock, {}).exit_code, 1);
+  EXPECT_EQ(RunSplitProgram(3, three.path(), "round_robin", deadlock, {}).exit_code, 1);
+  const std::string stats = SplitComparable(one.path());
+  EXPECT_NE(stats.find("MPI job deadlocked at t="), std::string::npos) << stats;
+  EXPECT_EQ(SplitComparable(two.path()), stats);
+  EXPECT_EQ(SplitComparable(three.path()), stats);
+  // A crash is acted on at the end of the window it happened in: one error, which names the
+  // time and the rank one process names (where the others were then may differ).
+  const std::string crash = NicsimBuild("crash");
+  ScratchDir c1("split_crash_one"), c3("split_crash_three");
+  EXPECT_EQ(RunSplitProgram(1, c1.path(), "contiguous", crash, {}).exit_code, 1);
+  EXPECT_EQ(RunSplitProgram(3, c3.path(), "round_robin", crash, {}).exit_code, 1);
+  const nlohmann::json alone = nlohmann::json::parse(ReadFile(c1.path() / "stats.json"));
+  const nlohmann::json split = nlohmann::json::parse(ReadFile(c3.path() / "stats.json"));
+  EXPECT_EQ(split["errors"], alone["errors"]);
+  ASSERT_EQ(split["error_messages"].size(), 1u);
+  const std::string first = alone["error_messages"][0];
+  const std::string head = first.substr(0, first.find(" ["));
+  EXPECT_NE(head.find("rank 2 was killed by signal 11"), std::string::npos) << head;
+  EXPECT_EQ(split["error_messages"][0].get<std::string>().rfind(head, 0), 0u) << split;
+}
 
 }  // namespace
 }  // namespace nicsim::testing

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// Merging what each process of a split MPI job found when it stopped.
+#include "sim/cluster/job_stop.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+namespace nicsim::sim {
+namespace {
+
+/** The rank a reason names first ("rank 12 gave up ..."); reasons naming none sort last. */
+uint64_t RankNamed(const std::string& reason) {
+  if (reason.rfind("rank ", 0) != 0) return UINT64_MAX;
+  char* end = nullptr;
+  const unsigned long long r = std::strtoull(reason.c_str() + 5, &end, 10);
+  return end == reason.c_str() + 5 ? UINT64_MAX : r;
+}
+
+}  // namespace
+
+JobStop AgreeOnStop(distrib::Collectives& world, const JobStop& mine) {
+  const nlohmann::json out = {{"reasons", mine.reasons},
+                              {"unfinished", mine.unfinished},
+                              {"past_time_limit", mine.past_time_limit},
+                              {"now_ps", mine.now_ps},
+                              {"first_failure_ps", mine.first_failure_ps}};
+  JobStop all;
+  // (rank named, process, order found): one process's reasons keep the order it found them.
+  std::vector<std::tuple<uint64_t, size_t, size_t, std::string>> reasons;
+  const std::vector<std::string> parts = world.AllGather(out.dump());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const nlohmann::json part = nlohmann::json::parse(parts[p]);
+    size_t i = 0;
+    for (const std::string& reason : part["reasons"]) {
+      reasons.emplace_back(RankNamed(reason), p, i++, reason);
+    }
+    for (const uint32_t r : part["unfinished"]) all.unfinished.push_back(r);
+    all.past_time_limit = all.past_time_limit || part["past_time_limit"].get<bool>();
+    all.now_ps = std::max(all.now_ps, part["now_ps"].get<uint64_t>());
+    all.first_failure_ps = std::min(all.first_failure_ps, part["first_failure_ps"].get<uint64_t>());
+  }
+  std::sort(reasons.begin(), reasons.end());
+  for (auto& [rank, process, order, reason] : reasons) {
+    if (std::find(all.reasons.begin(), all.reasons.end(), reason) == all.reasons.end()) {
+      all.reasons.push_back(std::move(reason));
+    }
+  }
+  std::sort(all.unfinished.begin(), all.unfinished.end());
+  return all;
+}
+
+std::string RankList(const std::vector<uint32_t>& ranks) {
+  std::string list;
+  for (const uint32_t r : ranks) list += (list.empty() ? "" : ", ") + std::to_string(r);
+  return list;
+}
+
+}  // namespace nicsim::sim

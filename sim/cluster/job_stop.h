@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Why a split MPI job stopped, agreed by every process: each found only its own ranks'
+// failures and waiting ranks, and the job's error must not depend on how they were split.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/distrib/collectives.h"
+
+namespace nicsim::sim {
+
+/** What one process knows when a split job's window loop stops, or the whole job's. */
+struct JobStop {
+  /** Failures its ranks met, each "rank N ..." (a rank's program, or its transport giving up). */
+  std::vector<std::string> reasons;
+  /** Its ranks still waiting. */
+  std::vector<uint32_t> unfinished;
+  /** Some of its ranks still wait and its clock has passed run.time_limit. */
+  bool past_time_limit = false;
+  /** Its clock (the time of the last event it ran). */
+  uint64_t now_ps = 0;
+  /** When its first reason was found (UINT64_MAX: none). */
+  uint64_t first_failure_ps = UINT64_MAX;
+};
+
+/**
+ * Every process's JobStop merged, the same on every process (every process calls it):
+ * the reasons in the order of the rank each names (then as found), each once; the waiting
+ * ranks in order; the time limit passed if it was anywhere; the latest clock; the first
+ * failure's time.
+ */
+JobStop AgreeOnStop(distrib::Collectives& world, const JobStop& mine);
+
+/** "0, 3, 5". */
+std::string RankList(const std::vector<uint32_t>& ranks);
+
+}  // namespace nicsim::sim
