@@ -248,13 +248,17 @@ std::vector<uint32_t> MpiJob::UnfinishedRanks() const {
 
 std::string MpiJob::Unfinished() const { return RankList(UnfinishedRanks()); }
 
+bool MpiJob::RanksWaitPastTimeLimit() const {
+  return unfinished_ > 0 && cluster_->events().now_ps() > cluster_->config().time_limit_ps;
+}
+
 JobStop MpiJob::LocalStop() const {
   JobStop stop;
   if (!failed_.empty()) stop.reasons.push_back(failed_);
   stop.reasons.insert(stop.reasons.end(), unreachable_.begin(), unreachable_.end());
   stop.unfinished = UnfinishedRanks();
   stop.now_ps = cluster_->events().now_ps();
-  stop.past_time_limit = unfinished_ > 0 && stop.now_ps > cluster_->config().time_limit_ps;
+  stop.past_time_limit = RanksWaitPastTimeLimit();
   stop.first_failure_ps = first_failure_ps_;
   return stop;
 }
@@ -412,9 +416,8 @@ Status MpiJob::RunSplit() {
   // A failure, a transport that gave up or the time limit stops every process at the window
   // it happened in; what each found is agreed once they have stopped.
   hooks.after_window = [&]() -> Status {
-    const JobStop stop = LocalStop();
-    if (!stop.reasons.empty()) return Status::Error("a rank failed");
-    if (stop.past_time_limit) return Status::Error("past run.time_limit");
+    if (!failed_.empty() || !unreachable_.empty()) return Status::Error("a rank failed");
+    if (RanksWaitPastTimeLimit()) return Status::Error("past run.time_limit");
     return Status();
   };
   // The windows stop once every rank returned: the events after that are the next run's

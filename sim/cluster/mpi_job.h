@@ -145,6 +145,8 @@ class MpiJob {
   std::vector<uint32_t> UnfinishedRanks() const;
   /** What this process knows of why its ranks stopped (a split run agrees on it). */
   JobStop LocalStop() const;
+  /** Some of this process's ranks still wait and its clock has passed run.time_limit. */
+  bool RanksWaitPastTimeLimit() const;
   /** Why the job cannot finish, once a transport has given up on a rank: one reason per
    *  (rank, peer) given up on (empty: it can). */
   std::vector<std::string> unreachable_;
