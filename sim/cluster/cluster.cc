@@ -148,7 +148,9 @@ bool Cluster::CheckTouchedTotal(uint64_t total) {
 
 bool Cluster::SampleHostMemory() {
   for (uint32_t n = 0; n < hosts_.size(); ++n) MeasureNode(n);
-  if (config_.split != nullptr) return CheckTouchedTotal(config_.split->SumOfLimitedFigure());
+  if (config_.split != nullptr) {
+    return CheckTouchedTotal(config_.split->world().Sum(touched_bytes_));
+  }
   return CheckTouchedLimit();
 }
 

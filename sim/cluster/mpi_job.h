@@ -15,8 +15,8 @@
 
 #include "base/status.h"
 #include "sim/cluster/cluster.h"
-#include "sim/cluster/job_stop.h"
 #include "sim/cluster/dirty_ranks.h"
+#include "sim/cluster/job_stop.h"
 #include "sim/cluster/rank_scheduler.h"
 #include "ulp/mpi/mpi.h"
 #include "ulp/mpi/postbox_path.h"

@@ -13,7 +13,8 @@ namespace nicsim::sim::distrib {
  * process, so each one reaches the same verdict. On rank 0 `errors` holds the first
  * WorkloadResult::kErrorsKept errors of all partitions by their event keys (errors without a
  * key come last, and one that several processes report in the same words counts once); the
- * other ranks keep none (their error_count is the plain sum: only whether it is 0 matters). `results` and `table` are left for the workload.
+ * other ranks keep none (their error_count is the plain sum: only whether it is 0 matters).
+ * `results` and `table` are left for the workload.
  */
 WorkloadResult MergeResults(Collectives& world, const WorkloadResult& local);
 

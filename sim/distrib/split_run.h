@@ -100,8 +100,6 @@ class SplitRun {
    * window while `limit.stopped` holds. One sum per window.
    */
   void SetWindowLimit(WindowLimit limit) { limit_ = std::move(limit); }
-  /** SetWindowLimit's sum now (every process calls it); 0 if none was set. */
-  uint64_t SumOfLimitedFigure() { return limit_.local ? world_.Sum(limit_.local()) : 0; }
 
  private:
   Collectives& world_;
