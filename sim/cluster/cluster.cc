@@ -47,13 +47,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
     // Before any set-up: other partitions' nodes are built here but their events never run.
     c->events_.KeepOnly(&config.split->local_nodes());
     c->fabric_->SetPartition(&config.split->local_nodes(), config.split->outbox());
-    // host.touched_limit bounds every node's memory together: the processes sum their
-    // nodes' latest measures after every window, and all stop at the window it is over.
-    Cluster* cluster = c.get();
-    config.split->SetWindowLimit(distrib::WindowLimit{
-        [cluster] { return cluster->touched_bytes_; },
-        [cluster](uint64_t total) { return !cluster->CheckTouchedTotal(total); },
-        [cluster] { return !cluster->touched_limit_error_.ok(); }});
+    c->LimitTouchedAtWindowEnds(*config.split);
   }
 
   NodeMemory memory;
@@ -114,6 +108,16 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   return Result<std::unique_ptr<Cluster>>(std::move(c));
 }
 
+void Cluster::LimitTouchedAtWindowEnds(distrib::SplitRun& windows) {
+  // host.touched_limit bounds every node's memory together: the processes sum their nodes'
+  // latest measures after every window, and all stop at the window it is over.
+  windowed_limit_ = true;
+  windows.SetWindowLimit(distrib::WindowLimit{
+      [this] { return touched_bytes_; },
+      [this](uint64_t total) { return !CheckTouchedTotal(total); },
+      [this] { return !touched_limit_error_.ok(); }});
+}
+
 void Cluster::MeasureNode(uint32_t node) {
   // Another process's node: set-up wrote its memory here too, but that process measures it.
   if (config_.split != nullptr && !config_.split->IsLocalNode(node)) return;
@@ -130,8 +134,8 @@ bool Cluster::SampleNode(uint32_t node) {
 }
 
 bool Cluster::CheckTouchedLimit() {
-  // A split run decides on the sum over its processes, at window ends (the window limit).
-  if (config_.split != nullptr) return touched_limit_error_.ok();
+  // A run in windows decides on the sum over its processes at window ends (the window limit).
+  if (windowed_limit_) return touched_limit_error_.ok();
   return CheckTouchedTotal(touched_bytes_);
 }
 

@@ -145,6 +145,12 @@ class Cluster {
    *  split: every process calls it, and it checks the sum over them. */
   bool SampleHostMemory();
   static constexpr uint32_t kNodeEventsPerSample = 4096;
+  /**
+   * From now on the sum of the nodes' measures is checked against touched_limit_bytes only
+   * at the ends of `windows`' windows (summed over its processes), where every process of a
+   * split run stops alike; an MPI job run in one process uses windows of its own too.
+   */
+  void LimitTouchedAtWindowEnds(distrib::SplitRun& windows);
   /** Each node's host memory as of its last measure. */
   const std::vector<HostMemoryUse>& host_memory_use() const { return host_use_; }
   /** The nodes' peaks summed: the host memory a cluster of them needs (each node's own, at
@@ -251,6 +257,8 @@ class Cluster {
   /** The sum of the nodes' latest measures. */
   uint64_t touched_bytes_ = 0;
   Status touched_limit_error_;
+  /** The limit is checked at window ends (LimitTouchedAtWindowEnds), not at each measure. */
+  bool windowed_limit_ = false;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
   std::vector<Endpoint*> endpoints_;
   /** After adapters_: the TCE tables free their memory through an adapter. */

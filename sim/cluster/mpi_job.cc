@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "sim/distrib/partition_map.h"
+#include "sim/distrib/solo_world.h"
 #include "sim/distrib/split_run.h"
 #include "sim/observe/progress.h"
 
@@ -89,6 +91,16 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(cc);
   if (!cluster.ok()) return cluster.status();
   job->cluster_ = std::move(*cluster);
+  if (cc.split == nullptr) {
+    // One process runs the job in windows of its own, as each process of a split run does,
+    // so it stops where a split run stops (a failure, a limit) with the same results.
+    Result<distrib::PartitionMap> whole = distrib::PartitionMap::Contiguous(cc.nodes, 1);
+    if (!whole.ok()) return whole.status();
+    job->solo_world_ = std::make_unique<distrib::SoloWorld>();
+    job->solo_windows_ =
+        std::make_unique<distrib::SplitRun>(*job->solo_world_, std::move(*whole));
+    job->cluster_->LimitTouchedAtWindowEnds(*job->solo_windows_);
+  }
   const bool postbox = config.mpi.intranode == mpi::IntranodeTransport::kPostbox;
   if (postbox) {
     if (Status s = config.postbox.Validate(); !s.ok()) return s;
@@ -246,8 +258,6 @@ std::vector<uint32_t> MpiJob::UnfinishedRanks() const {
   return ranks;
 }
 
-std::string MpiJob::Unfinished() const { return RankList(UnfinishedRanks()); }
-
 bool MpiJob::RanksWaitPastTimeLimit() const {
   return unfinished_ > 0 && cluster_->events().now_ps() > cluster_->config().time_limit_ps;
 }
@@ -267,6 +277,27 @@ void MpiJob::ReapAll() {
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
     if (ranks_[r]->started) scheduler_->Reap(r);
   }
+}
+
+Status MpiJob::AbandonAgreed(const JobStop& stop, const Status& run) {
+  failed_.clear();
+  unreachable_.clear();
+  first_failure_ps_ = UINT64_MAX;
+  if (!stop.reasons.empty()) {
+    return Abandon(fmt::format("MPI job failed at t={} ns: {}", stop.first_failure_ps / 1000,
+                               fmt::join(stop.reasons, "; ")));
+  }
+  if (run.ok()) {
+    return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
+                               stop.now_ps / 1000, RankList(stop.unfinished)));
+  }
+  if (stop.past_time_limit) {
+    return Abandon(fmt::format(
+        "MPI job not done when simulated time passed run.time_limit ({} ns) at t={} ns: "
+        "ranks {} still wait",
+        cluster_->config().time_limit_ps / 1000, stop.now_ps / 1000, RankList(stop.unfinished)));
+  }
+  return Abandon(run.message());  // the window loop's own (a lookahead violation)
 }
 
 Status MpiJob::Abandon(const std::string& why) {
@@ -306,14 +337,9 @@ bool MpiJob::IsLocal(uint32_t r) const {
 Status MpiJob::ReachNextStart() {
   kernel::EventQueue& events = cluster_->events();
   const uint64_t start = *next_start_ps_;
-  if (distrib::SplitRun* split = cluster_->config().split; split != nullptr) {
-    distrib::WindowHooks hooks;
-    hooks.stop_before_ps = start;
-    if (Status s = split->RunWindows(events, cluster_->fabric(), hooks); !s.ok()) return s;
-  } else {
-    // A co-simulator's steps too (the SystemC backend's), so none is left behind the clock.
-    events.RunWhile([&] { return events.next_any_time_ps() < start; });
-  }
+  distrib::WindowHooks hooks;
+  hooks.stop_before_ps = start;
+  if (Status s = windows().RunWindows(events, cluster_->fabric(), hooks); !s.ok()) return s;
   if (events.now_ps() > start) {
     return Status::Error(fmt::format("lookahead violation: this process ran an event at t={} "
                                      "ps, after the next run's start at t={} ps",
@@ -353,63 +379,24 @@ Status MpiJob::Run(const Program& program) {
   // resumes exactly the ranks a sweep of all would. As a fallback against a missed path, every
   // rank is re-checked once every kSweepAllEvents events and before a deadlock is declared.
   dirty_.MarkAll();
-  if (cluster_->config().split != nullptr) return RunSplit();
-  kernel::EventQueue& events = cluster_->events();
-  uint64_t steps = 0;
-  bool swept_dry = false;
-  for (;;) {
-    const bool resumed = ResumeReadyRanks();
-    if (!failed_.empty()) {
-      std::string why = std::move(failed_);
-      failed_.clear();
-      first_failure_ps_ = UINT64_MAX;
-      return Abandon(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000, why));
-    }
-    if (unfinished_ == 0) break;
-    if (!unreachable_.empty()) {
-      return Abandon(fmt::format("MPI job failed at t={} ns: {}", events.now_ps() / 1000,
-                                 fmt::join(unreachable_, "; ")));
-    }
-    if (resumed) continue;
-    if (events.now_ps() > cluster_->config().time_limit_ps) {
-      return Abandon(fmt::format("MPI job not done when simulated time passed run.time_limit "
-                                 "({} ns) at t={} ns: ranks {} still wait",
-                                 cluster_->config().time_limit_ps / 1000,
-                                 events.now_ps() / 1000, Unfinished()));
-    }
-    const bool ran = events.RunOne();
-    const bool sample = (++steps % kSweepAllEvents) == 0;
-    if (sample) {
-      Progress::Tick(events.now_ps(), events.events_run());
-      dirty_.MarkAll();
-      if (!cluster_->touched_limit_error().ok()) {
-        return Abandon(fmt::format("MPI job stopped at t={} ns: {}", events.now_ps() / 1000,
-                                   cluster_->touched_limit_error().message()));
-      }
-    }
-    if (!ran) {
-      if (!swept_dry) {
-        swept_dry = true;
-        dirty_.MarkAll();
-        continue;
-      }
-      return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
-                                 events.now_ps() / 1000, Unfinished()));
-    }
-    swept_dry = false;
-  }
-  ReapAll();
-  next_start_ps_ = last_finish_ps_ + distrib::LookaheadOf(cluster_->fabric());
-  return Status();
+  return RunInWindows();
 }
 
-Status MpiJob::RunSplit() {
-  distrib::SplitRun& split = *cluster_->config().split;
+distrib::SplitRun& MpiJob::windows() {
+  distrib::SplitRun* split = cluster_->config().split;
+  return split != nullptr ? *split : *solo_windows_;
+}
+
+Status MpiJob::RunInWindows() {
+  distrib::SplitRun& split = windows();
   kernel::EventQueue& events = cluster_->events();
   uint64_t steps = 0;
   distrib::WindowHooks hooks;
   hooks.between_events = [&] {
-    if ((++steps % kSweepAllEvents) == 0) dirty_.MarkAll();
+    if ((++steps % kSweepAllEvents) == 0) {
+      Progress::Tick(events.now_ps(), events.events_run());
+      dirty_.MarkAll();
+    }
     while (failed_.empty() && ResumeReadyRanks()) {
     }
   };
@@ -423,42 +410,26 @@ Status MpiJob::RunSplit() {
   // The windows stop once every rank returned: the events after that are the next run's
   // (or the workload's, which runs them to the end).
   hooks.finished = [&] { return unfinished_ == 0; };
-  const Status run = split.RunWindows(events, cluster_->fabric(), hooks);
-  if (!run.ok()) {
-    // Every process stopped at this window; each names the same failures, in the order of the
-    // ranks, whichever partitions found them.
-    const JobStop stop = AgreeOnStop(split.world(), LocalStop());
-    failed_.clear();
-    unreachable_.clear();
-    first_failure_ps_ = UINT64_MAX;
-    if (!stop.reasons.empty()) {
-      // The time of the first failure, where one process stops.
-      return Abandon(fmt::format("MPI job failed at t={} ns: {}", stop.first_failure_ps / 1000,
-                                 fmt::join(stop.reasons, "; ")));
+  for (;;) {
+    const Status run = split.RunWindows(events, cluster_->fabric(), hooks);
+    // Every process stopped at this window; each names the same failures, in the order of
+    // the ranks, whichever partitions found them.
+    if (!run.ok()) return AbandonAgreed(AgreeOnStop(split.world(), LocalStop()), run);
+    // Every process stopped at the window whose sum was over host.touched_limit.
+    if (!cluster_->touched_limit_error().ok()) {
+      return Abandon(fmt::format("MPI job stopped at t={} ns: {}",
+                                 split.world().Max(events.now_ps()) / 1000,
+                                 cluster_->touched_limit_error().message()));
     }
-    if (stop.past_time_limit) {
-      return Abandon(fmt::format(
-          "MPI job not done when simulated time passed run.time_limit ({} ns) at t={} ns: "
-          "ranks {} still wait",
-          cluster_->config().time_limit_ps / 1000, stop.now_ps / 1000, RankList(stop.unfinished)));
-    }
-    return Abandon(run.message());  // the window loop's own (a lookahead violation)
+    // Every rank returned, or no event is left anywhere: a last check of every rank, and
+    // more windows if one resumed (a path that did not mark it).
+    dirty_.MarkAll();
+    bool resumed = false;
+    while (failed_.empty() && ResumeReadyRanks()) resumed = true;
+    if (split.world().Sum(resumed ? 1 : 0) == 0) break;
   }
-  failed_.clear();
-  first_failure_ps_ = UINT64_MAX;
-  // Every process stopped at the window whose sum was over host.touched_limit.
-  if (!cluster_->touched_limit_error().ok()) {
-    return Abandon(fmt::format("MPI job stopped at t={} ns: {}",
-                               split.world().Max(events.now_ps()) / 1000,
-                               cluster_->touched_limit_error().message()));
-  }
-  dirty_.MarkAll();
-  while (ResumeReadyRanks()) {
-  }
-  if (const JobStop stop = AgreeOnStop(split.world(), LocalStop()); !stop.unfinished.empty()) {
-    return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
-                               stop.now_ps / 1000, RankList(stop.unfinished)));
-  }
+  const JobStop stop = AgreeOnStop(split.world(), LocalStop());
+  if (!stop.reasons.empty() || !stop.unfinished.empty()) return AbandonAgreed(stop, Status());
   ReapAll();
   // The last rank returned inside the window just ended, so its lookahead reaches past that
   // window's end: no process has run an event at or after the next run's start.

@@ -25,6 +25,9 @@
 #include "ulp/transport.h"
 
 namespace nicsim::sim {
+namespace distrib {
+class SoloWorld;
+}  // namespace distrib
 
 struct MpiJobConfig {
   ClusterConfig cluster;
@@ -125,13 +128,25 @@ class MpiJob {
    * what it schedules is keyed by the node (docs/architecture.md, "Event order").
    */
   void ResumeRank(uint32_t r);
-  /** Run() in a split run: this partition's ranks, window by window with the others (their
-   *  ready ranks resumed between events as in one process), to the end of the window in
-   *  which the last rank returned. */
-  Status RunSplit();
-  /** Before a run after the first: runs every event before its start, then sets the clock
-   *  there (in a split run, window by window with the other processes). */
+  /** The windows the job runs in: the split run's, or in one process its own (solo_windows_). */
+  distrib::SplitRun& windows();
+  /**
+   * Run() after its ranks started: this process's ranks, window by window (with the other
+   * processes of a split run; the ready ranks resumed between events), to the end of the
+   * window in which the last rank returned. A failure, a transport that gave up, the time
+   * limit or the touched-memory limit stops the job at the end of the window it happened in,
+   * split or not, so one process gives a split run's results.
+   */
+  Status RunInWindows();
+  /** Before a run after the first: runs every event before its start, window by window,
+   *  then sets the clock there. */
   Status ReachNextStart();
+  /**
+   * Abandon with the error every process composes alike from `stop` (AgreeOnStop): the
+   * failures found, else a deadlock if the windows ran out of events (`run` ok), else the
+   * time limit, else `run`'s own error.
+   */
+  Status AbandonAgreed(const JobStop& stop, const Status& run);
   /** Unwinds every rank still running and returns `why` as the job's error. */
   Status Abandon(const std::string& why);
   /** Waits for (threads) or frees (contexts) every rank's finished context. */
@@ -139,8 +154,6 @@ class MpiJob {
   /** Records that `rank`'s transport gave up on `dest` and the messages that failed. */
   void NoteUnreachable(uint32_t rank, uint32_t dest,
                        const std::vector<ulp::FailedMessage>& failed);
-  /** The ranks that have not finished, as "0, 3, 5". */
-  std::string Unfinished() const;
   /** The ranks that have not finished (a split run: of this partition). */
   std::vector<uint32_t> UnfinishedRanks() const;
   /** What this process knows of why its ranks stopped (a split run agrees on it). */
@@ -157,6 +170,9 @@ class MpiJob {
 
   MpiJobConfig config_;
   std::unique_ptr<Cluster> cluster_;
+  /** Unsplit: a world of this process alone and the windows the job runs in over it. */
+  std::unique_ptr<distrib::SoloWorld> solo_world_;
+  std::unique_ptr<distrib::SplitRun> solo_windows_;
   /** mpi.intranode=postbox: what each node's ranks share (before ranks_: they outlive it). */
   std::vector<std::unique_ptr<mpi::PostboxNode>> postbox_nodes_;
   /** mpi.intranode=pushpull: the same for the push-pull paths. */

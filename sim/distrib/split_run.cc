@@ -20,9 +20,35 @@ uint64_t LookaheadOf(const SwitchFabric& fabric) {
   return fabric.config().link_delay_ps + fabric.config().hop_latency_ps;
 }
 
+WindowHooks UpToTimeLimit(uint64_t time_limit_ps) {
+  WindowHooks hooks;
+  hooks.stop_before_ps = time_limit_ps == UINT64_MAX ? UINT64_MAX : time_limit_ps + 1;
+  return hooks;
+}
+
 Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
                             const WindowHooks& hooks) {
   return RunWindows(events, fabric, LookaheadOf(fabric), hooks);
+}
+
+Status SplitRun::ExchangeHandOvers(const WindowClock& clock, SwitchFabric& fabric) {
+  std::vector<std::vector<uint8_t>> out(world_.size());
+  for (const HandOver& h : outbox_) EncodeHandOver(h, &out[map_.PartOf(h.runs_as)]);
+  frames_sent_ += outbox_.size();
+  outbox_.clear();
+  const std::vector<std::vector<uint8_t>> in = world_.Exchange(out);
+  for (uint32_t from = 0; from < in.size(); ++from) {
+    Result<std::vector<HandOver>> frames = DecodeHandOvers(in[from].data(), in[from].size());
+    if (!frames.ok()) {
+      return Status::Error("frames from partition " + std::to_string(from) + ": " +
+                           frames.status().message());
+    }
+    for (HandOver& h : *frames) {
+      if (Status s = clock.CheckArrival(h.time_ps, from); !s.ok()) return s;
+      fabric.Import(std::move(h));
+    }
+  }
+  return Status();
 }
 
 Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
@@ -54,26 +80,8 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
     });
     run_s_ += since(run_start);
     sync_start = Clock::now();
-    std::vector<std::vector<uint8_t>> out(world_.size());
-    for (const HandOver& h : outbox_) EncodeHandOver(h, &out[map_.PartOf(h.runs_as)]);
-    frames_sent_ += outbox_.size();
-    outbox_.clear();
-    const std::vector<std::vector<uint8_t>> in = world_.Exchange(out);
-    for (uint32_t from = 0; from < in.size() && failed.ok(); ++from) {
-      Result<std::vector<HandOver>> frames = DecodeHandOvers(in[from].data(), in[from].size());
-      if (!frames.ok()) {
-        failed = Status::Error("frames from partition " + std::to_string(from) + ": " +
-                               frames.status().message());
-        break;
-      }
-      for (HandOver& h : *frames) {
-        if (Status s = clock.CheckArrival(h.time_ps, from); !s.ok()) {
-          failed = s;
-          break;
-        }
-        fabric.Import(std::move(h));
-      }
-    }
+    // One process alone (an unsplit MPI job) has no one to hand frames to.
+    if (world_.size() > 1 || !outbox_.empty()) failed = ExchangeHandOvers(clock, fabric);
     if (failed.ok() && hooks.after_window) failed = hooks.after_window();
     // A failed process offers no next event; the others learn of it from the error count,
     // which carries the processes not yet finished in its low bits.

@@ -36,6 +36,10 @@ struct WindowHooks {
   uint64_t stop_before_ps = UINT64_MAX;
 };
 
+/** Hooks that run no event due past `time_limit_ps` (run.time_limit; UINT64_MAX: none), where
+ *  one process's RunUntil and RunToQuiet stop. */
+WindowHooks UpToTimeLimit(uint64_t time_limit_ps);
+
 /**
  * A limit on a figure summed over the processes at every window's end (the nodes' touched
  * host memory): the run's, not one process's. Set once by the cluster.
@@ -102,6 +106,10 @@ class SplitRun {
   void SetWindowLimit(WindowLimit limit) { limit_ = std::move(limit); }
 
  private:
+  /** Sends this window's hand-overs to their partitions and imports those sent here: an
+   *  error if one cannot be decoded or is due inside the window (`clock`'s) just run. */
+  Status ExchangeHandOvers(const WindowClock& clock, SwitchFabric& fabric);
+
   Collectives& world_;
   PartitionMap map_;
   std::vector<uint8_t> local_nodes_;

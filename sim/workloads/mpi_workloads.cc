@@ -217,7 +217,8 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
   distrib::SplitRun* split = job.cluster().config().split;
   if (split == nullptr) {
     RunToQuiet(job.cluster());
-  } else if (Status s = split->RunWindows(job.cluster().events(), job.cluster().fabric());
+  } else if (Status s = split->RunWindows(job.cluster().events(), job.cluster().fabric(),
+                                          distrib::UpToTimeLimit(job.cluster().config().time_limit_ps));
              !s.ok() && !out.stalled) {
     out.Stall(s);
   }

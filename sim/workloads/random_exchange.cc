@@ -123,9 +123,7 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
     // Every partition runs to the end (no stop when done: it would need a global test per
     // event), which is where one process's RunUntil and RunToQuiet end too, or to
     // run.time_limit, agreed with the next window's start.
-    distrib::WindowHooks hooks;
-    const uint64_t limit_ps = cluster.config().time_limit_ps;
-    hooks.stop_before_ps = limit_ps == UINT64_MAX ? UINT64_MAX : limit_ps + 1;
+    const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
     if (Status run = split->RunWindows(cluster.events(), cluster.fabric(), hooks); !run.ok()) {
       return run;
     }

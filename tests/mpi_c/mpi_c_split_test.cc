@@ -119,7 +119,8 @@ TEST(SplitProgramFailure, EveryProcessAgreesOnOneErrorWithOneProcessesFirstFailu
   EXPECT_EQ(SplitComparable(two.path()), stats);
   EXPECT_EQ(SplitComparable(three.path()), stats);
   // A crash is acted on at the end of the window it happened in: one error, which names the
-  // time and the rank one process names (where the others were then may differ).
+  // time and the rank one process names. Where the others were then may differ: a rank's
+  // death is seen when its process's socket closes, not at a simulated event.
   const std::string crash = NicsimBuild("crash");
   ScratchDir c1("split_crash_one"), c3("split_crash_three");
   EXPECT_EQ(RunSplitProgram(1, c1.path(), "contiguous", crash, {}).exit_code, 1);
