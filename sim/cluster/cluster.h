@@ -137,8 +137,8 @@ class Cluster {
    * a node after every kNodeEventsPerSample events that ran as the node, so a node is
    * measured after the same events however the run is split over processes, and a run stops
    * at the same event every time it is run with the same seed. A split run measures only its
-   * own nodes and checks the sum over every process at window ends (SplitRun's window
-   * limit), so it stops at the end of a window rather than at an event.
+   * own nodes; it and an MPI job check the sum (over every process) at window ends
+   * (LimitTouchedAtWindowEnds), so they stop at the end of a window rather than at an event.
    */
   bool SampleNode(uint32_t node);
   /** SampleNode for every node (at a run's end, so the last measures are the final ones);

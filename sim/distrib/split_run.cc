@@ -60,11 +60,14 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
   lookahead_ps_ = lookahead_ps;
   WindowClock clock(lookahead_ps);
   Status failed;
+  // One process alone neither exchanges nor waits: its windows only mark where it stops, so
+  // they cost no clock reading.
+  const bool alone = world_.size() == 1;
   using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
+  auto seconds = [](Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double>(to - from).count();
   };
-  Clock::time_point sync_start = Clock::now();
+  Clock::time_point sync_start = alone ? Clock::time_point() : Clock::now();
   for (;;) {
     if (limit_.stopped && limit_.stopped()) break;
     // A co-simulator's steps (SystemC's) are this process's own adapters' work: they count.
@@ -72,16 +75,15 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
     if (next_ps >= hooks.stop_before_ps || !clock.Advance(next_ps)) break;
     // A shorter window is as safe: nothing from another partition is due inside it either.
     const uint64_t end_ps = std::min(clock.window_end_ps(), hooks.stop_before_ps);
-    const Clock::time_point run_start = Clock::now();
-    sync_s_ += std::chrono::duration<double>(run_start - sync_start).count();
+    const Clock::time_point run_start = alone ? sync_start : Clock::now();
+    sync_s_ += seconds(sync_start, run_start);
     events.RunWhile([&] {
       if (hooks.between_events) hooks.between_events();
       return events.next_any_time_ps() < end_ps;
     });
-    run_s_ += since(run_start);
-    sync_start = Clock::now();
-    // One process alone (an unsplit MPI job) has no one to hand frames to.
-    if (world_.size() > 1 || !outbox_.empty()) failed = ExchangeHandOvers(clock, fabric);
+    sync_start = alone ? run_start : Clock::now();
+    run_s_ += seconds(run_start, sync_start);
+    if (!alone || !outbox_.empty()) failed = ExchangeHandOvers(clock, fabric);
     if (failed.ok() && hooks.after_window) failed = hooks.after_window();
     // A failed process offers no next event; the others learn of it from the error count,
     // which carries the processes not yet finished in its low bits.
@@ -96,7 +98,7 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
     if (limit_.local && limit_.over(world_.Sum(limit_.local()))) break;
     if (hooks.finished && report == 0) break;
   }
-  sync_s_ += since(sync_start);
+  if (!alone) sync_s_ += seconds(sync_start, Clock::now());
   windows_ += clock.windows();
   return Status();
 }
