@@ -10,6 +10,8 @@
 #include "base/check.h"
 #include "base/rng.h"
 #include "sim/cluster/node_memory.h"
+#include "sim/distrib/partition_map.h"
+#include "sim/distrib/solo_world.h"
 #include "sim/distrib/split_run.h"
 
 namespace nicsim::sim {
@@ -106,6 +108,17 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   c->events_.SetOwnerTick(kNodeEventsPerSample, config.nodes,
                           [cluster](kernel::EventQueue::Owner n) { cluster->SampleNode(n); });
   return Result<std::unique_ptr<Cluster>>(std::move(c));
+}
+
+distrib::SplitRun& Cluster::windows() {
+  if (config_.split != nullptr) return *config_.split;
+  if (solo_windows_ == nullptr) {
+    solo_world_ = std::make_unique<distrib::SoloWorld>();
+    solo_windows_ = std::make_unique<distrib::SplitRun>(
+        *solo_world_, *distrib::PartitionMap::Contiguous(config_.nodes, 1));
+    LimitTouchedAtWindowEnds(*solo_windows_);
+  }
+  return *solo_windows_;
 }
 
 void Cluster::LimitTouchedAtWindowEnds(distrib::SplitRun& windows) {

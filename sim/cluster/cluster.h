@@ -33,6 +33,7 @@
 
 namespace nicsim::sim {
 namespace distrib {
+class SoloWorld;
 class SplitRun;
 }
 
@@ -146,11 +147,14 @@ class Cluster {
   bool SampleHostMemory();
   static constexpr uint32_t kNodeEventsPerSample = 4096;
   /**
-   * From now on the sum of the nodes' measures is checked against touched_limit_bytes only
-   * at the ends of `windows`' windows (summed over its processes), where every process of a
-   * split run stops alike; an MPI job run in one process uses windows of its own too.
+   * The windows a workload runs the cluster's events in: the split run's
+   * (ClusterConfig::split), or in one process windows of its own over a world of this
+   * process alone, made on first use. A workload that runs in them stops where every process
+   * of a split run stops (a limit, a failure, at a window's end), so its results do not
+   * depend on the split, K = 1 included. From the first use in one process, the
+   * touched-memory limit is checked at window ends (as split, from the start).
    */
-  void LimitTouchedAtWindowEnds(distrib::SplitRun& windows);
+  distrib::SplitRun& windows();
   /** Each node's host memory as of its last measure. */
   const std::vector<HostMemoryUse>& host_memory_use() const { return host_use_; }
   /** The nodes' peaks summed: the host memory a cluster of them needs (each node's own, at
@@ -238,6 +242,9 @@ class Cluster {
   Status SetUpTces(uint32_t node);
   /** Measures `node` and updates its peak and the sum of the latest measures. */
   void MeasureNode(uint32_t node);
+  /** From now on the sum of the nodes' measures is checked against touched_limit_bytes only
+   *  at the ends of `windows`' windows (summed over its processes). */
+  void LimitTouchedAtWindowEnds(distrib::SplitRun& windows);
   /** Sets touched_limit_error() if the sum of the latest measures is over the limit (one
    *  process; a split run decides at window ends, on every process's sum). */
   bool CheckTouchedLimit();
@@ -259,6 +266,9 @@ class Cluster {
   Status touched_limit_error_;
   /** The limit is checked at window ends (LimitTouchedAtWindowEnds), not at each measure. */
   bool windowed_limit_ = false;
+  /** Unsplit, once windows() was asked for: a world of this process alone and its windows. */
+  std::unique_ptr<distrib::SoloWorld> solo_world_;
+  std::unique_ptr<distrib::SplitRun> solo_windows_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
   std::vector<Endpoint*> endpoints_;
   /** After adapters_: the TCE tables free their memory through an adapter. */

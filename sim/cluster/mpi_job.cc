@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "sim/distrib/partition_map.h"
-#include "sim/distrib/solo_world.h"
 #include "sim/distrib/split_run.h"
 #include "sim/observe/progress.h"
 
@@ -91,16 +89,9 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(cc);
   if (!cluster.ok()) return cluster.status();
   job->cluster_ = std::move(*cluster);
-  if (cc.split == nullptr) {
-    // One process runs the job in windows of its own, as each process of a split run does,
-    // so it stops where a split run stops (a failure, a limit) with the same results.
-    Result<distrib::PartitionMap> whole = distrib::PartitionMap::Contiguous(cc.nodes, 1);
-    if (!whole.ok()) return whole.status();
-    job->solo_world_ = std::make_unique<distrib::SoloWorld>();
-    job->solo_windows_ =
-        std::make_unique<distrib::SplitRun>(*job->solo_world_, std::move(*whole));
-    job->cluster_->LimitTouchedAtWindowEnds(*job->solo_windows_);
-  }
+  // From the start: in one process too, the job runs in windows (Cluster::windows), so it
+  // stops where a split run stops, with the same results.
+  job->cluster_->windows();
   const bool postbox = config.mpi.intranode == mpi::IntranodeTransport::kPostbox;
   if (postbox) {
     if (Status s = config.postbox.Validate(); !s.ok()) return s;
@@ -339,7 +330,9 @@ Status MpiJob::ReachNextStart() {
   const uint64_t start = *next_start_ps_;
   distrib::WindowHooks hooks;
   hooks.stop_before_ps = start;
-  if (Status s = windows().RunWindows(events, cluster_->fabric(), hooks); !s.ok()) return s;
+  if (Status s = cluster_->windows().RunWindows(events, cluster_->fabric(), hooks); !s.ok()) {
+    return s;
+  }
   if (events.now_ps() > start) {
     return Status::Error(fmt::format("lookahead violation: this process ran an event at t={} "
                                      "ps, after the next run's start at t={} ps",
@@ -382,13 +375,8 @@ Status MpiJob::Run(const Program& program) {
   return RunInWindows();
 }
 
-distrib::SplitRun& MpiJob::windows() {
-  distrib::SplitRun* split = cluster_->config().split;
-  return split != nullptr ? *split : *solo_windows_;
-}
-
 Status MpiJob::RunInWindows() {
-  distrib::SplitRun& split = windows();
+  distrib::SplitRun& split = cluster_->windows();
   kernel::EventQueue& events = cluster_->events();
   uint64_t steps = 0;
   distrib::WindowHooks hooks;

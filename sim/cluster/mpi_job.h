@@ -25,9 +25,6 @@
 #include "ulp/transport.h"
 
 namespace nicsim::sim {
-namespace distrib {
-class SoloWorld;
-}  // namespace distrib
 
 struct MpiJobConfig {
   ClusterConfig cluster;
@@ -128,8 +125,6 @@ class MpiJob {
    * what it schedules is keyed by the node (docs/architecture.md, "Event order").
    */
   void ResumeRank(uint32_t r);
-  /** The windows the job runs in: the split run's, or in one process its own (solo_windows_). */
-  distrib::SplitRun& windows();
   /**
    * Run() after its ranks started: this process's ranks, window by window (with the other
    * processes of a split run; the ready ranks resumed between events), to the end of the
@@ -170,9 +165,6 @@ class MpiJob {
 
   MpiJobConfig config_;
   std::unique_ptr<Cluster> cluster_;
-  /** Unsplit: a world of this process alone and the windows the job runs in over it. */
-  std::unique_ptr<distrib::SoloWorld> solo_world_;
-  std::unique_ptr<distrib::SplitRun> solo_windows_;
   /** mpi.intranode=postbox: what each node's ranks share (before ranks_: they outlive it). */
   std::vector<std::unique_ptr<mpi::PostboxNode>> postbox_nodes_;
   /** mpi.intranode=pushpull: the same for the push-pull paths. */

@@ -60,9 +60,11 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
     log.size.push_back(static_cast<uint16_t>(rng.Between(0, max_size)));
     log.arrivals.push_back(0);
   };
-  distrib::SplitRun* split = cluster.config().split;
+  // One process runs in windows of its own too, so a limit stops it at the same window as
+  // any split (Cluster::windows).
+  distrib::SplitRun& windows = cluster.windows();
   auto is_local = [&](size_t ep) {
-    return split == nullptr || split->IsLocalNode(cluster.NodeOf(eps[ep]->addr().adapter));
+    return windows.IsLocalNode(cluster.NodeOf(eps[ep]->addr().adapter));
   };
   auto pump = [&](size_t src) {
     Endpoint& ep = *eps[src];
@@ -118,43 +120,26 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
     kernel::EventQueue::OwnerScope as_node(cluster.events(), cluster.NodeOf(eps[i]->addr().adapter));
     pump(i);
   }
-  uint64_t lost = 0;
-  if (split != nullptr) {
-    // Every partition runs to the end (no stop when done: it would need a global test per
-    // event), which is where one process's RunUntil and RunToQuiet end too, or to
-    // run.time_limit, agreed with the next window's start.
-    const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
-    if (Status run = split->RunWindows(cluster.events(), cluster.fabric(), hooks); !run.ok()) {
-      return run;
-    }
-    // Events left past the limit: the run was stopped there (the stall's time is the first).
-    const uint64_t left_ps = split->world().Min(cluster.events().next_time_ps());
-    for (Endpoint* ep : eps) {
-      ep->OnSendable(nullptr);
-      ep->OnReceive(nullptr);
-    }
-    out = distrib::MergeResults(split->world(), out);
-    if (out.messages_delivered + out.error_count < config.messages) {
-      out.Stall(StalledError(cluster, "random_exchange",
-                             left_ps != UINT64_MAX ? left_ps
-                                                   : split->world().Max(cluster.events().now_ps())));
-    }
-    // A message is lost when it never arrived intact: sent less delivered, in any partition.
-    lost = out.messages_sent - out.messages_delivered;
-  } else {
-    Status s = RunUntil(cluster, [&] { return out.messages_delivered + out.error_count >= config.messages; },
-                        "random_exchange");
-    // Let every packet still in flight land, so late duplicates are caught too.
-    RunToQuiet(cluster);
-    for (Endpoint* ep : eps) {
-      ep->OnSendable(nullptr);
-      ep->OnReceive(nullptr);
-    }
-    if (!s.ok()) out.Stall(s);
-    for (const SenderLog& log : logs) {
-      for (uint8_t a : log.arrivals) lost += a == 0;
-    }
+  // Every partition runs to the end (no stop when done: it would need a global test per
+  // event), or to run.time_limit, agreed with the next window's start.
+  const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
+  if (Status run = windows.RunWindows(cluster.events(), cluster.fabric(), hooks); !run.ok()) {
+    return run;
   }
+  // Events left past the limit: the run was stopped there (the stall's time is the first).
+  const uint64_t left_ps = windows.world().Min(cluster.events().next_time_ps());
+  for (Endpoint* ep : eps) {
+    ep->OnSendable(nullptr);
+    ep->OnReceive(nullptr);
+  }
+  out = distrib::MergeResults(windows.world(), out);
+  if (out.messages_delivered + out.error_count < config.messages) {
+    out.Stall(StalledError(cluster, "random_exchange",
+                           left_ps != UINT64_MAX ? left_ps
+                                                 : windows.world().Max(cluster.events().now_ps())));
+  }
+  // A message is lost when it never arrived intact: sent less delivered, in any partition.
+  const uint64_t lost = out.messages_sent - out.messages_delivered;
   out.messages_lost = lost;
   if (lost > 0) out.AddError(fmt::format("{} messages never arrived", lost));
   out.table = fmt::format("{:>10}  {:>10}  {:>12}  {:>8}\n{:>10}  {:>10}  {:>12}  {:>8}\n",
