@@ -53,16 +53,19 @@ Status SplitRun::ExchangeHandOvers(const WindowClock& clock, SwitchFabric& fabri
 
 Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
                             uint64_t lookahead_ps, const WindowHooks& hooks) {
+  // One process alone neither exchanges nor waits: its windows only mark where it stops, so
+  // they cost no clock reading, and a fabric without latency gives it windows of 1 ps.
+  const bool alone = world_.size() == 1;
   if (lookahead_ps == 0) {
-    return Status::Error("a split run needs a fabric latency above 0 (fabric.link_delay + "
-                         "fabric.hop_latency) as its lookahead");
+    if (!alone) {
+      return Status::Error("a split run needs a fabric latency above 0 (fabric.link_delay + "
+                           "fabric.hop_latency) as its lookahead");
+    }
+    lookahead_ps = 1;
   }
   lookahead_ps_ = lookahead_ps;
   WindowClock clock(lookahead_ps);
   Status failed;
-  // One process alone neither exchanges nor waits: its windows only mark where it stops, so
-  // they cost no clock reading.
-  const bool alone = world_.size() == 1;
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double>(to - from).count();

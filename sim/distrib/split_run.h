@@ -88,7 +88,8 @@ class SplitRun {
   /**
    * Runs this partition's events, window by window, until every partition is idle and no
    * frame is in flight (or `hooks` end it sooner): in each window the events before its end,
-   * then the exchange of hand-overs and the agreement on the next window. `lookahead_ps` must be above 0. An
+   * then the exchange of hand-overs and the agreement on the next window. `lookahead_ps` must
+   * be above 0 when the world has several processes (one process alone takes 0 as 1 ps). An
    * error if a hand-over arrives inside the window it was sent in (a lookahead violation) or
    * cannot be decoded; every process sees the same exchange, so every process stops.
    */

@@ -231,6 +231,19 @@ TEST(SplitRunTest, PrintsTheTablesOfOneProcess) {
   }
 }
 
+TEST(SplitRunTest, OneProcessRunsOnAFabricWithoutLatencyInWindowsOfOnePicosecond) {
+  // No split can have a lookahead of 0, but one process runs its windows anyway.
+  const std::string zero = " --set fabric.link_delay=0ns --set fabric.hop_latency=0ns";
+  for (const std::string args :
+       {"--set backend=func --set workload=random_exchange --set nodes=4"
+        " --set exchange.messages=200",
+        "--set backend=func --set workload=mpi_alltoall --set nodes=4 --set mpi.ranks=4"
+        " --set mpi.alltoall_messages=5 --set mpi.alltoall_max_size=8KiB"}) {
+    const fs::path out = FreshDir("zero_latency");
+    EXPECT_EQ(RunNicsim(1, args + zero, out, out / "log"), 0) << args << Slurp(out / "log");
+  }
+}
+
 TEST(SplitRunTest, ATimeLimitStopsASplitRunBeforeTheEventOneProcessStopsBefore) {
   REQUIRE_SPLIT_RUNS();
   // One process and every partition run no event due past run.time_limit: the same stall.
