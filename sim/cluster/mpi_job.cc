@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "sim/distrib/split_run.h"
-#include "sim/observe/progress.h"
 
 namespace nicsim::sim {
 namespace {
@@ -381,10 +380,7 @@ Status MpiJob::RunInWindows() {
   uint64_t steps = 0;
   distrib::WindowHooks hooks;
   hooks.between_events = [&] {
-    if ((++steps % kSweepAllEvents) == 0) {
-      Progress::Tick(events.now_ps(), events.events_run());
-      dirty_.MarkAll();
-    }
+    if ((++steps % kSweepAllEvents) == 0) dirty_.MarkAll();
     while (failed_.empty() && ResumeReadyRanks()) {
     }
   };

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/fabric/switch_fabric.h"
+#include "sim/observe/progress.h"
 
 namespace nicsim::sim::distrib {
 
@@ -100,6 +101,12 @@ Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
     }
     if (limit_.local && limit_.over(world_.Sum(limit_.local()))) break;
     if (hooks.finished && report == 0) break;
+    // The progress line (rank 0's, on a terminal) counts the events of every process. Every
+    // process runs the same windows, so each takes part in the same sums.
+    if (clock.windows() % kWindowsPerProgress == 0) {
+      Progress::Tick(events.now_ps(),
+                     alone ? events.events_run() : world_.Sum(events.events_run()));
+    }
   }
   if (!alone) sync_s_ += seconds(sync_start, Clock::now());
   windows_ += clock.windows();

@@ -73,6 +73,8 @@ class SplitRun {
   bool IsLocalNode(uint32_t node) const { return local_nodes_[node] != 0; }
   /** Where the fabric puts frames for nodes of other partitions. */
   std::vector<HandOver>* outbox() { return &outbox_; }
+  /** Windows between two updates of the progress line (a sum over the processes each). */
+  static constexpr uint64_t kWindowsPerProgress = 256;
   /** Windows run so far. */
   uint64_t windows() const { return windows_; }
   /** The lookahead of the last RunWindows. */
