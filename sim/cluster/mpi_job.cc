@@ -193,7 +193,7 @@ void MpiJob::Block(uint32_t rank, const std::function<bool()>& ready) {
 }
 
 void MpiJob::Fail(std::string why) {
-  if (failed_.empty()) failed_ = std::move(why);
+  failed_.push_back(std::move(why));
   first_failure_ps_ = std::min(first_failure_ps_, cluster_->events().now_ps());
 }
 
@@ -254,7 +254,7 @@ bool MpiJob::RanksWaitPastTimeLimit() const {
 
 JobStop MpiJob::LocalStop() const {
   JobStop stop;
-  if (!failed_.empty()) stop.reasons.push_back(failed_);
+  stop.reasons = failed_;
   stop.reasons.insert(stop.reasons.end(), unreachable_.begin(), unreachable_.end());
   stop.unfinished = UnfinishedRanks();
   stop.now_ps = cluster_->events().now_ps();
@@ -381,7 +381,8 @@ Status MpiJob::RunInWindows() {
   distrib::WindowHooks hooks;
   hooks.between_events = [&] {
     if ((++steps % kSweepAllEvents) == 0) dirty_.MarkAll();
-    while (failed_.empty() && ResumeReadyRanks()) {
+    // Even after a failure: the ranks of other processes run to the window's end too.
+    while (ResumeReadyRanks()) {
     }
   };
   // A failure, a transport that gave up or the time limit stops every process at the window
@@ -409,7 +410,7 @@ Status MpiJob::RunInWindows() {
     // more windows if one resumed (a path that did not mark it).
     dirty_.MarkAll();
     bool resumed = false;
-    while (failed_.empty() && ResumeReadyRanks()) resumed = true;
+    while (ResumeReadyRanks()) resumed = true;
     if (split.world().Sum(resumed ? 1 : 0) == 0) break;
   }
   const JobStop stop = AgreeOnStop(split.world(), LocalStop());

@@ -71,8 +71,9 @@ class MpiJob {
   bool IsLocal(uint32_t r) const;
 
   /**
-   * From a rank's program: the job cannot succeed (`why` says what happened). Run unwinds the
-   * other ranks and returns `why` as its error once the rank hands control back.
+   * From a rank's program: the job cannot succeed (`why` says what happened, "rank N ...").
+   * The other ranks run on to the end of the window, as those of other processes would; then
+   * Run unwinds them and returns every failure of that window, in rank order, as its error.
    */
   void Fail(std::string why);
   /** From rank `rank`'s program: lets `ps` of simulated time pass (its computing). */
@@ -158,9 +159,9 @@ class MpiJob {
   /** Why the job cannot finish, once a transport has given up on a rank: one reason per
    *  (rank, peer) given up on (empty: it can). */
   std::vector<std::string> unreachable_;
-  /** Why a rank's program said the job failed (empty: none did). */
-  std::string failed_;
-  /** When failed_ or the first of unreachable_ was found (UINT64_MAX: neither yet). */
+  /** Why ranks' programs said the job failed, in the order they did (empty: none did). */
+  std::vector<std::string> failed_;
+  /** When the first of failed_ or unreachable_ was found (UINT64_MAX: neither yet). */
   uint64_t first_failure_ps_ = UINT64_MAX;
 
   MpiJobConfig config_;
