@@ -214,16 +214,16 @@ double FromMeasuringProcess(MpiJob& job, double value) {
 }
 
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
-  distrib::SplitRun* split = job.cluster().config().split;
-  if (split == nullptr) {
-    RunToQuiet(job.cluster());
-  } else if (Status s = split->RunWindows(job.cluster().events(), job.cluster().fabric(),
-                                          distrib::UpToTimeLimit(job.cluster().config().time_limit_ps));
-             !s.ok() && !out.stalled) {
+  // The events left, in the job's windows (split or not), up to run.time_limit.
+  Cluster& cluster = job.cluster();
+  distrib::SplitRun& windows = cluster.windows();
+  const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
+  if (Status s = windows.RunWindows(cluster.events(), cluster.fabric(), hooks);
+      !s.ok() && !out.stalled) {
     out.Stall(s);
   }
-  // A split run: each process sums its own ranks, then every process the whole job's.
-  auto everywhere = [split](uint64_t v) { return split == nullptr ? v : split->world().Sum(v); };
+  // Each process sums its own ranks, then every process the whole job's.
+  auto everywhere = [&windows](uint64_t v) { return windows.world().Sum(v); };
   ulp::TransportStats sum;
   for (uint32_t r = 0; r < job.ranks(); ++r) {
     if (job.IsLocal(r)) sum += job.transport(r).stats();
