@@ -14,6 +14,7 @@ WorkloadResult MergeResults(Collectives& world, const WorkloadResult& local) {
   all.bytes_delivered = world.Sum(local.bytes_delivered);
   all.messages_duplicated = world.Sum(local.messages_duplicated);
   all.messages_damaged = world.Sum(local.messages_damaged);
+  all.messages_lost = world.Sum(local.messages_lost);
   all.stalled = world.Sum(local.stalled ? 1 : 0) > 0;
   // Each partition's errors with their keys; an error without one sorts after every event.
   nlohmann::json mine = nlohmann::json::array();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/event_queue.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {
@@ -32,14 +33,28 @@ class DeliveryLedger {
    */
   bool Arrived(uint64_t id, bool intact, uint32_t bytes, WorkloadResult& out);
 
+  /**
+   * Errors of arrivals are keyed by the event that found them (WorkloadResult::AddErrorAt),
+   * so a split run's processes merge them in one process's order.
+   */
+  void KeyErrorsBy(const kernel::EventQueue* events) { events_ = events; }
+
   /** Messages delivered so far. */
   uint64_t delivered() const { return delivered_; }
   uint64_t sent() const { return seen_.size(); }
   /** The id after the last one sent: where a following phase's ids start. */
   uint64_t end_id() const { return first_id_ + seen_.size(); }
 
+  /**
+   * Ids below `first_id + count` may arrive though this ledger saw none of them sent: their
+   * sender runs in another process of a split run (which counts them sent). Not counted sent.
+   */
+  void MayArrive(uint64_t count);
+
   /** After the run: every message sent and never delivered is lost (counted, reported). */
-  void Settle(WorkloadResult& out);
+  void Settle(WorkloadResult& out) { Settle(out, seen_.size()); }
+  /** Settle, against the `sent` messages every process sent (ids first_id .. + sent - 1). */
+  void Settle(WorkloadResult& out, uint64_t sent);
 
  private:
   std::string what_;
@@ -48,6 +63,9 @@ class DeliveryLedger {
   std::vector<uint8_t> seen_;
   uint64_t delivered_ = 0;
   bool settled_ = false;
+  const kernel::EventQueue* events_ = nullptr;
+  /** AddError, keyed by the running event once KeyErrorsBy was called. */
+  void Error(WorkloadResult& out, std::string message) const;
 };
 
 }  // namespace nicsim::sim

@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "sim/distrib/merge_results.h"
+#include "sim/distrib/split_run.h"
 #include "sim/workloads/delivery_ledger.h"
 #include "sim/workloads/workload.h"
 
@@ -19,8 +21,16 @@ Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config) {
     return Status::Error(fmt::format("stream.size: {} exceeds the largest single-packet payload {}",
                                      config.size, a.max_payload()));
   }
+  // Split or not, the stream runs in the cluster's windows: the sender's process sends, the
+  // receiver's checks (Cluster::windows).
+  distrib::SplitRun& windows = cluster.windows();
+  distrib::Collectives& world = windows.world();
+  const bool sends = windows.IsLocalNode(cluster.NodeOf(a.addr().adapter));
+  const bool receives = windows.IsLocalNode(cluster.NodeOf(b.addr().adapter));
   WorkloadResult out;
   DeliveryLedger ledger("stream packet");
+  ledger.KeyErrorsBy(&cluster.events());
+  if (receives && !sends) ledger.MayArrive(config.packets);
   std::vector<uint8_t> buf(config.size);
   uint64_t sent = 0;
   const uint64_t start_ps = cluster.events().now_ps();
@@ -41,19 +51,35 @@ Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config) {
       end_ps = cluster.events().now_ps();
     }
   });
-  {
+  if (sends) {
     // The sender starts as its own node, like every later pump (which runs in its events).
     kernel::EventQueue::OwnerScope as_node(cluster.events(), cluster.NodeOf(a.addr().adapter));
     pump();
   }
-  Status s = RunUntil(cluster, [&] { return ledger.delivered() >= config.packets; }, "stream");
-  // Whatever is still in flight lands now, so a late duplicate is caught too.
-  RunToQuiet(cluster);
+  // To the end (a late duplicate is caught too) or to run.time_limit: no global test of
+  // "all delivered" after every event.
+  const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
+  if (Status run = windows.RunWindows(cluster.events(), cluster.fabric(), hooks); !run.ok()) {
+    return run;
+  }
+  // Events left past the limit: the run was stopped there (the stall's time is the first).
+  const uint64_t left_ps = world.Min(cluster.events().next_time_ps());
   a.OnSendable(nullptr);
   b.OnReceive(nullptr);
-  if (!s.ok()) out.Stall(s);
-  ledger.Settle(out);
-  const uint64_t received = ledger.delivered();
+  const uint64_t received = world.Sum(ledger.delivered());
+  if (received < config.packets) {
+    const uint64_t at_ps = left_ps != UINT64_MAX ? left_ps : world.Max(cluster.events().now_ps());
+    // One process says it (the merge counts the errors of every process).
+    if (world.rank() == 0) {
+      out.Stall(StalledError(cluster, "stream", at_ps));
+    } else {
+      out.stalled = true;
+    }
+  }
+  const uint64_t sent_everywhere = world.Sum(sends ? ledger.sent() : 0);
+  if (receives) ledger.Settle(out, sent_everywhere);
+  end_ps = world.Max(end_ps);
+  out = distrib::MergeResults(world, out);
   const double seconds = static_cast<double>(end_ps - start_ps) * 1e-12;
   const double mbps = seconds > 0 ? static_cast<double>(out.bytes_delivered) / seconds / 1e6 : 0;
   const double mpps = seconds > 0 ? static_cast<double>(received) / seconds / 1e6 : 0;

@@ -143,47 +143,50 @@ TEST_F(VerdictTest, MpiJobThatPassesItsTimeLimitFailsAsAStall) {
       << v.err;
 }
 
-// The limit is checked every 65,536 events; the nodes' set-up (measured when the cluster is
-// built) is already over it with node 1's whole receive FIFO (128 pages), so the stream stops
-// at the first check, node 0's peak by then its send FIFO (32 pages) and the first receive
-// frame it polled (a page).
+// A workload that does not run in windows (pingpong_sweep; random_exchange, stream and MPI
+// jobs stop at a window's end: split_run_test) checks the limit as each node is measured,
+// after every 4,096 of its events, and stops at the next of its checks every 65,536 events.
+std::vector<std::string> SweepStream(const std::string& packets, const std::string& limit) {
+  return {"workload=pingpong_sweep",          "backend=func",
+          "pingpong.sizes=[1024]",            "pingpong.iterations=10",
+          "pingpong.stream_packets=" + packets, "host.touched_limit=" + limit};
+}
+
 TEST_F(VerdictTest, RunThatTouchesMoreHostMemoryThanItsLimitStopsAsAStall) {
-  const Verdict v =
-      Run({"workload=stream", "backend=func", "stream.packets=100000", "host.touched_limit=64KiB"});
+  const Verdict v = Run(SweepStream("100000", "64KiB"));
   ExpectFailed(v, "1");
   EXPECT_EQ(v.err,
-            "nicsim: FAILED: 5781 messages sent, 5710 delivered once intact, 71 lost, 0 "
+            "nicsim: FAILED: 5801 messages sent, 5730 delivered once intact, 71 lost, 0 "
             "duplicated, 0 damaged, the run stalled (seed 1)\n"
-            "nicsim: stream: stopped at t=3063638ns: the nodes had touched 524288 bytes of "
-            "simulated host memory, more than host.touched_limit (65536 bytes): raise it, or "
-            "lower the sizes, counts or nodes\n"
-            "nicsim: stream packet: 71 of 5781 messages never arrived (the first: 5710)\n"
+            "nicsim: stream size 1024: packet: 71 of 5781 messages never arrived (the first: "
+            "5720)\n"
+            "nicsim: bandwidth stream size 1024: stopped at t=3124548ns: the nodes had touched "
+            "544768 bytes of simulated host memory, more than host.touched_limit (65536 bytes): "
+            "raise it, or lower the sizes, counts or nodes\n"
             "nicsim: 2 verification errors (seed 1)\n");
   EXPECT_EQ(v.stats["stalled"], true);
-  EXPECT_EQ(v.stats["events"], 65535);
+  EXPECT_EQ(v.stats["events"], 65755);
   const nlohmann::json& memory = v.stats["host_memory"];
-  EXPECT_EQ(memory["touched_peak_bytes"], 659456);
-  EXPECT_EQ(memory["nodes"][0]["touched_peak_bytes"], 33 * 4096);
-  EXPECT_EQ(memory["nodes"][1]["touched_peak_bytes"], 128 * 4096);
+  EXPECT_EQ(memory["touched_peak_bytes"], 700416);
+  EXPECT_EQ(memory["nodes"][0]["touched_peak_bytes"], 38 * 4096);
+  EXPECT_EQ(memory["nodes"][1]["touched_peak_bytes"], 133 * 4096);
   EXPECT_EQ(memory["reserved_bytes"], 2 * memory["nodes"][0]["reserved_bytes"].get<uint64_t>());
 }
 
 TEST_F(VerdictTest, ShortRunOverItsHostMemoryLimitFailsAtTheEnd) {
   // Fewer than 65,536 events: only the sample at the end sees it.
-  const Verdict v =
-      Run({"workload=stream", "backend=func", "stream.packets=100", "host.touched_limit=64KiB"});
+  const Verdict v = Run(SweepStream("100", "64KiB"));
   ExpectFailed(v, "1");
-  EXPECT_NE(v.err.find("nicsim: at the end of the run (t=56111ns): the nodes had touched 344064 "
+  EXPECT_NE(v.err.find("nicsim: at the end of the run (t=117071ns): the nodes had touched 405504 "
                        "bytes of simulated host memory, more than host.touched_limit (65536 "
                        "bytes)"),
             std::string::npos)
       << v.err;
-  EXPECT_EQ(v.stats["messages_delivered"], 100);
+  EXPECT_EQ(v.stats["messages_delivered"], 120);
   // The same run with room enough passes.
-  const Verdict ok =
-      Run({"workload=stream", "backend=func", "stream.packets=100", "host.touched_limit=344064"});
+  const Verdict ok = Run(SweepStream("100", "405504"));
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_EQ(ok.stats["host_memory"]["touched_peak_bytes"], 344064);
+  EXPECT_EQ(ok.stats["host_memory"]["touched_peak_bytes"], 405504);
 }
 
 TEST_F(VerdictTest, MpiJobThatTouchesMoreHostMemoryThanItsLimitStops) {

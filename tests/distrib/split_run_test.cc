@@ -244,6 +244,30 @@ TEST(SplitRunTest, OneProcessRunsOnAFabricWithoutLatencyInWindowsOfOnePicosecond
   }
 }
 
+TEST(SplitRunTest, AStreamSplitWritesTheStatsTraceAndPcapOfOneProcessWithFaultsOn) {
+  REQUIRE_SPLIT_RUNS();
+  // The sender's process sends, the receiver's checks; lost packets are counted against what
+  // every process sent. With faults the stream fails (packet mode has no retransmission):
+  // the same failure.
+  const fs::path one = FreshDir("stream_one");
+  const std::string args = "--set backend=func --set workload=stream --set stream.packets=3000"
+                           " --set nodes=2 --set seed=4" + std::string(kFaults);
+  EXPECT_EQ(RunNicsim(1, WithTraceAndPcap(args, one), one, one / "log"), 1);
+  const fs::path two = FreshDir("stream_two");
+  EXPECT_EQ(RunNicsim(2, WithTraceAndPcap(args, two), two, two / "log"), 1) << Slurp(two / "log");
+  EXPECT_EQ(Comparable(one / "stats.json"), Comparable(two / "stats.json"));
+  EXPECT_TRUE(Slurp(one / "run.trace") == Slurp(two / "run.trace"));
+  EXPECT_TRUE(Slurp(one / "run.pcapng") == Slurp(two / "run.pcapng"));
+  EXPECT_GT(nlohmann::json::parse(Slurp(one / "stats.json"))["messages_lost"], 0);
+  // Clean, it passes split too, with the one-process table.
+  const std::string clean = "--set backend=func --set workload=stream --set stream.packets=3000";
+  const fs::path clean_two = FreshDir("stream_clean_two");
+  EXPECT_EQ(RunNicsim(2, clean, clean_two, clean_two / "log"), 0) << Slurp(clean_two / "log");
+  const fs::path clean_one = FreshDir("stream_clean_one");
+  EXPECT_EQ(RunNicsim(1, clean, clean_one, clean_one / "log"), 0);
+  EXPECT_EQ(Comparable(clean_one / "stats.json"), Comparable(clean_two / "stats.json"));
+}
+
 TEST(SplitRunTest, ATimeLimitStopsASplitRunBeforeTheEventOneProcessStopsBefore) {
   REQUIRE_SPLIT_RUNS();
   // One process and every partition run no event due past run.time_limit: the same stall.
@@ -350,10 +374,11 @@ TEST(SplitRunTest, AFailingMpiJobReportsOneErrorAgreedByEveryProcessForAnySplitO
 TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
   REQUIRE_SPLIT_RUNS();
   const fs::path out = FreshDir("refused");
-  EXPECT_EQ(RunNicsim(2, "--set backend=func --set workload=stream", out, out / "log"), 2);
+  EXPECT_EQ(RunNicsim(2, "--set backend=func --set workload=pingpong_sweep", out, out / "log"),
+            2);
   const std::string log = Slurp(out / "log");
   // Both processes say why.
-  const std::string why = "workload 'stream' cannot be split over processes yet";
+  const std::string why = "workload 'pingpong_sweep' cannot be split over processes yet";
   const size_t first = log.find(why);
   ASSERT_NE(first, std::string::npos) << log;
   EXPECT_NE(log.find(why, first + 1), std::string::npos) << log;
