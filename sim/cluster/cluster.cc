@@ -165,10 +165,10 @@ bool Cluster::CheckTouchedTotal(uint64_t total) {
 
 bool Cluster::SampleHostMemory() {
   for (uint32_t n = 0; n < hosts_.size(); ++n) MeasureNode(n);
-  if (config_.split != nullptr) {
-    return CheckTouchedTotal(config_.split->world().Sum(touched_bytes_));
-  }
-  return CheckTouchedLimit();
+  // Checked here whether or not the run was in windows: the final measures come after the
+  // last window's check.
+  return CheckTouchedTotal(config_.split != nullptr ? config_.split->world().Sum(touched_bytes_)
+                                                    : touched_bytes_);
 }
 
 uint64_t Cluster::touched_peak_bytes() const {

@@ -20,7 +20,7 @@ bool DeliveryLedger::Arrived(uint64_t id, bool intact, uint32_t bytes, WorkloadR
   if (id < first_id_) {
     ++out.messages_duplicated;
     Error(out, fmt::format("{}: message {} of an earlier phase arrived again (a duplicate)",
-                             what_, id));
+                           what_, id));
     return false;
   }
   const uint64_t index = id - first_id_;

@@ -215,15 +215,12 @@ double FromMeasuringProcess(MpiJob& job, double value) {
 
 nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_messages) {
   // The events left, in the job's windows (split or not), up to run.time_limit.
-  Cluster& cluster = job.cluster();
-  distrib::SplitRun& windows = cluster.windows();
-  const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
-  if (Status s = windows.RunWindows(cluster.events(), cluster.fabric(), hooks);
-      !s.ok() && !out.stalled) {
-    out.Stall(s);
+  if (Result<uint64_t> ran = RunWindowsToEnd(job.cluster()); !ran.ok() && !out.stalled) {
+    out.Stall(ran.status());
   }
   // Each process sums its own ranks, then every process the whole job's.
-  auto everywhere = [&windows](uint64_t v) { return windows.world().Sum(v); };
+  distrib::Collectives& world = job.cluster().windows().world();
+  auto everywhere = [&world](uint64_t v) { return world.Sum(v); };
   ulp::TransportStats sum;
   for (uint32_t r = 0; r < job.ranks(); ++r) {
     if (job.IsLocal(r)) sum += job.transport(r).stats();

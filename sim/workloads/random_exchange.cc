@@ -121,22 +121,16 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
     pump(i);
   }
   // Every partition runs to the end (no stop when done: it would need a global test per
-  // event), or to run.time_limit, agreed with the next window's start.
-  const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
-  if (Status run = windows.RunWindows(cluster.events(), cluster.fabric(), hooks); !run.ok()) {
-    return run;
-  }
-  // Events left past the limit: the run was stopped there (the stall's time is the first).
-  const uint64_t left_ps = windows.world().Min(cluster.events().next_time_ps());
+  // event), or to run.time_limit.
+  Result<uint64_t> stall_ps = RunWindowsToEnd(cluster);
+  if (!stall_ps.ok()) return stall_ps.status();
   for (Endpoint* ep : eps) {
     ep->OnSendable(nullptr);
     ep->OnReceive(nullptr);
   }
   out = distrib::MergeResults(windows.world(), out);
   if (out.messages_delivered + out.error_count < config.messages) {
-    out.Stall(StalledError(cluster, "random_exchange",
-                           left_ps != UINT64_MAX ? left_ps
-                                                 : windows.world().Max(cluster.events().now_ps())));
+    out.Stall(StalledError(cluster, "random_exchange", *stall_ps));
   }
   // A message is lost when it never arrived intact: sent less delivered, in any partition.
   const uint64_t lost = out.messages_sent - out.messages_delivered;

@@ -56,22 +56,16 @@ Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config) {
     kernel::EventQueue::OwnerScope as_node(cluster.events(), cluster.NodeOf(a.addr().adapter));
     pump();
   }
-  // To the end (a late duplicate is caught too) or to run.time_limit: no global test of
-  // "all delivered" after every event.
-  const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
-  if (Status run = windows.RunWindows(cluster.events(), cluster.fabric(), hooks); !run.ok()) {
-    return run;
-  }
-  // Events left past the limit: the run was stopped there (the stall's time is the first).
-  const uint64_t left_ps = world.Min(cluster.events().next_time_ps());
+  // To the end (a late duplicate is caught too) or to run.time_limit.
+  Result<uint64_t> stall_ps = RunWindowsToEnd(cluster);
+  if (!stall_ps.ok()) return stall_ps.status();
   a.OnSendable(nullptr);
   b.OnReceive(nullptr);
   const uint64_t received = world.Sum(ledger.delivered());
   if (received < config.packets) {
-    const uint64_t at_ps = left_ps != UINT64_MAX ? left_ps : world.Max(cluster.events().now_ps());
     // One process says it (the merge counts the errors of every process).
     if (world.rank() == 0) {
-      out.Stall(StalledError(cluster, "stream", at_ps));
+      out.Stall(StalledError(cluster, "stream", *stall_ps));
     } else {
       out.stalled = true;
     }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/rng.h"
+#include "sim/distrib/split_run.h"
 
 namespace nicsim::sim {
 
@@ -103,6 +104,17 @@ Status StalledError(const Cluster& cluster, const std::string& what, uint64_t no
                          at);
   }
   return Status::Error(what + ": stalled with no events left at t=" + at);
+}
+
+Result<uint64_t> RunWindowsToEnd(Cluster& cluster) {
+  distrib::SplitRun& windows = cluster.windows();
+  const distrib::WindowHooks hooks = distrib::UpToTimeLimit(cluster.config().time_limit_ps);
+  if (Status run = windows.RunWindows(cluster.events(), cluster.fabric(), hooks); !run.ok()) {
+    return run;
+  }
+  // Events left past the limit: the run was stopped there (a stall's time is the first).
+  const uint64_t left_ps = windows.world().Min(cluster.events().next_time_ps());
+  return left_ps != UINT64_MAX ? left_ps : windows.world().Max(cluster.events().now_ps());
 }
 
 void RunToQuiet(Cluster& cluster) {

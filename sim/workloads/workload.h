@@ -126,6 +126,13 @@ Status RunUntil(Cluster& cluster, Done&& done, const std::string& what) {
  * host.touched_limit).
  */
 void RunToQuiet(Cluster& cluster);
+/**
+ * Runs the cluster's windows (Cluster::windows: split or not) to the end of their events or to
+ * run.time_limit, with no test of "done" after each event. Returns where a stall would be: the
+ * first event left past the limit, or, with none left, the latest clock of any process. Every
+ * process of a split run calls it.
+ */
+Result<uint64_t> RunWindowsToEnd(Cluster& cluster);
 
 /** Ping-pong latency and one-way bandwidth per message size between two windows. */
 struct PingPongConfig {

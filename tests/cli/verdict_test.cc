@@ -202,6 +202,26 @@ TEST_F(VerdictTest, MpiJobThatTouchesMoreHostMemoryThanItsLimitStops) {
   EXPECT_EQ(v.stats["stalled"], true);
 }
 
+TEST_F(VerdictTest, MpiJobOverItsLimitOnlyAtItsFinalMeasureFailsAtTheEnd) {
+  // The job runs in windows, whose ends check the limit; the final measures come after the
+  // last of them and are checked too.
+  const std::vector<std::string> job = {"workload=mpi_alltoall", "backend=func", "nodes=4",
+                                        "mpi.ranks=4", "mpi.alltoall_messages=5",
+                                        "mpi.alltoall_max_size=8KiB"};
+  std::vector<std::string> over = job;
+  over.push_back("host.touched_limit=884735");
+  const Verdict v = Run(over);
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("nicsim: at the end of the run (t=201050ns): the nodes had touched "
+                       "884736 bytes of simulated host memory, more than host.touched_limit "
+                       "(884735 bytes)"),
+            std::string::npos)
+      << v.err;
+  std::vector<std::string> room = job;
+  room.push_back("host.touched_limit=884736");
+  EXPECT_EQ(Run(room).exit_code, 0);
+}
+
 // 4. A stall used to exit 2 (the bad-input code) without stats.json.
 TEST_F(VerdictTest, RdmaSweepStallExitsOneWithStats) {
   const Verdict v = Run({"workload=rdma_sweep", "fabric.loss=0.2", "seed=1311377944"});
