@@ -7,7 +7,7 @@
 // prints "key value" lines; SCALE (default 1) multiplies the iteration counts. The parent is
 // rank 0, the child rank 1, each bound to its own CPU when there are two; both busy-poll and
 // yield after 64 idle turns (the machine may be shared).
-#include <malloc.h>
+
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "base/heap_reuse.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/sender.h"
@@ -349,7 +350,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   // Received and streamed buffers are reused; keep freed memory in the heap.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  nicsim::KeepFreedHeapForReuse();
   std::printf("engine %s\n", engine.c_str());
   const std::string prefix = engine == "postbox" ? pb::ShmPlatform::PrefixForThisProcess()
                                                  : pp::ShmPlatform::PrefixForThisProcess();

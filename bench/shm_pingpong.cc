@@ -6,7 +6,7 @@
 // parses them). The parent is rank 0 of node 0, a forked child rank 1; both busy-poll, each
 // bound to its own CPU, yielding once idle for a while. NICSIM_SHM_BIND, NICSIM_SHM_SPIN_TURNS
 // and NICSIM_SHM_PARAMS change that and the sizes (see below).
-#include <malloc.h>
+
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "base/heap_reuse.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/sender.h"
@@ -361,11 +362,9 @@ int main(int argc, char** argv) {
   }
   const char* spin = std::getenv("NICSIM_SHM_SPIN_TURNS");
   if (spin != nullptr) g_spin_turns = static_cast<uint32_t>(std::strtoul(spin, nullptr, 10));
-  // Each delivered message is a fresh vector; by default glibc maps a 4 MiB one afresh and
-  // unmaps it when freed, so every message would fault its pages in again. Keeping freed
-  // memory in the heap lets the next message reuse it, as an MPI library reuses its buffers.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  // Each delivered message is a fresh vector: the next one reuses its memory, as an MPI
+  // library reuses its buffers.
+  nicsim::KeepFreedHeapForReuse();
   const char* bind = std::getenv("NICSIM_SHM_BIND");
   g_bind = bind == nullptr || std::strcmp(bind, "0") != 0;
   const Params p = BenchParams();

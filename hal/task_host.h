@@ -27,6 +27,10 @@ class TaskHost {
   /** Runs `fn` after `delay_ps` (a timer). */
   void After(uint64_t delay_ps, std::function<void()> fn) { clock_.After(delay_ps, std::move(fn)); }
   bool Read(uint64_t vaddr, void* dst, uint64_t len) { return space_.Read(vaddr, dst, len); }
+  /** Read onto the end of `out`, which is not zero-filled first (AddressSpace::ReadAppend). */
+  bool ReadAppend(uint64_t vaddr, uint64_t len, std::vector<uint8_t>& out) {
+    return space_.ReadAppend(vaddr, len, out);
+  }
   bool Write(uint64_t vaddr, const void* src, uint64_t len) { return space_.Write(vaddr, src, len); }
   /** The contents of [vaddr, vaddr + len) are no longer wanted (madvise(MADV_DONTNEED)):
    *  whole pages in it cost no memory and read zero until written again. */

@@ -176,16 +176,35 @@ void AddressSpace::Discard(uint64_t vaddr, uint64_t len) {
   }
 }
 
-bool AddressSpace::Read(uint64_t vaddr, void* dst, uint64_t len) const {
+bool AddressSpace::Mapped(uint64_t vaddr, uint64_t len) const {
   if (len > ~uint64_t{0} - vaddr) return false;
   for (uint64_t done = 0, left = 0; done < len; done += left) {
     if (Locate(vaddr + done, &left) == nullptr) return false;
   }
+  return true;
+}
+
+bool AddressSpace::Read(uint64_t vaddr, void* dst, uint64_t len) const {
+  if (!Mapped(vaddr, len)) return false;
   auto* out = static_cast<uint8_t*>(dst);
   for (uint64_t done = 0, left = 0; done < len; done += left) {
     const uint8_t* p = Locate(vaddr + done, &left);
     left = std::min(left, len - done);
     std::memcpy(out + done, p, left);
+  }
+  return true;
+}
+
+bool AddressSpace::ReadAppend(uint64_t vaddr, uint64_t len, std::vector<uint8_t>& out) const {
+  if (!Mapped(vaddr, len)) {
+    out.resize(out.size() + len);
+    return false;
+  }
+  out.reserve(out.size() + len);
+  for (uint64_t done = 0, left = 0; done < len; done += left) {
+    const uint8_t* p = Locate(vaddr + done, &left);
+    left = std::min(left, len - done);
+    out.insert(out.end(), p, p + left);
   }
   return true;
 }

@@ -50,6 +50,11 @@ class AddressSpace final : public PageTable {
   bool Write(uint64_t vaddr, const void* src, uint64_t len);
   /** CPU load of `len` bytes at `vaddr`; false if any byte is unmapped. */
   bool Read(uint64_t vaddr, void* dst, uint64_t len) const;
+  /**
+   * Read onto the end of `out`, which grows by `len` without being zero-filled first; false,
+   * and `len` zero bytes appended, if any byte is unmapped.
+   */
+  bool ReadAppend(uint64_t vaddr, uint64_t len, std::vector<uint8_t>& out) const;
 
   /** The contents of [vaddr, vaddr + len) are no longer wanted: HostMemory::Discard of each
    *  real page's part (whole system pages given back, reading zero), up to the first
@@ -82,6 +87,8 @@ class AddressSpace final : public PageTable {
   const Mapping* Find(uint64_t vaddr, uint64_t* start) const;
   /** CPU pointer for the byte at `vaddr` and the bytes left in its page; nullptr if unmapped. */
   uint8_t* Locate(uint64_t vaddr, uint64_t* page_left) const;
+  /** Every byte of [vaddr, vaddr + len) is mapped. */
+  bool Mapped(uint64_t vaddr, uint64_t len) const;
 
   HostMemory& mem_;
   Rng rng_;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/heap_reuse.h"
 #include "base/status.h"
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/param_docs.h"
@@ -254,6 +255,7 @@ int CmdShmRun(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  nicsim::KeepFreedHeapForReuse();
   if (argc > 1 && std::string(argv[1]) == "mpirun") return CmdMpirun(argc, argv);
   if (argc > 1 && std::string(argv[1]) == "shm-run") return CmdShmRun(argc, argv);
   if (argc > 1 && std::string(argv[1]) == "tun") return sim::TunCommand(argc, argv);

@@ -68,10 +68,13 @@ bool EagerRdma::TrySend(uint32_t dest, uint32_t seq, uint32_t context, uint32_t 
   const uint32_t index = conn.next_index++;
   EagerSlotHead head{index, ring.generation, seq, static_cast<uint32_t>(len), context, tag};
   EagerSlotTail tail{index, ring.generation};
-  std::vector<uint8_t> bytes(need);
-  std::memcpy(bytes.data(), &head, sizeof(head));
-  if (len > 0) ctx_.host.Read(vaddr, bytes.data() + sizeof(head), len);
-  std::memcpy(bytes.data() + sizeof(head) + len, &tail, sizeof(tail));
+  std::vector<uint8_t> bytes;
+  bytes.reserve(need);
+  const auto* head_bytes = reinterpret_cast<const uint8_t*>(&head);
+  bytes.insert(bytes.end(), head_bytes, head_bytes + sizeof(head));
+  ctx_.host.ReadAppend(vaddr, len, bytes);
+  const auto* tail_bytes = reinterpret_cast<const uint8_t*>(&tail);
+  bytes.insert(bytes.end(), tail_bytes, tail_bytes + sizeof(tail));
   ctx_.host.Write(ring.vaddr + slot * ring.slot_bytes, bytes.data(), need);
   conn.flights[index] =
       Flight{ring.generation, slot, seq, static_cast<uint32_t>(need), 0, ctx_.host.NowPs()};
@@ -443,8 +446,8 @@ bool EagerRdma::OnCompletion(const abi::CompletionRecord& c) {
     ++ctx_.stats.eager_flag_mismatches;
     return true;
   }
-  std::vector<uint8_t> data(head.len);
-  if (head.len > 0) ctx_.host.Read(base + sizeof(head), data.data(), head.len);
+  std::vector<uint8_t> data;
+  ctx_.host.ReadAppend(base + sizeof(head), head.len, data);
   in.delivered[ref.slot] = index;
   // The slot's bytes are dead until the next write: its whole pages cost nothing meanwhile.
   ctx_.host.Discard(base, r.slot_bytes);

@@ -75,8 +75,8 @@ void MessageSender::StartSend(uint64_t key) {
 }
 
 void MessageSender::SendEager(OutMsg& m) {
-  std::vector<uint8_t> bytes(m.len);
-  if (m.len > 0) ctx_.host.Read(m.vaddr, bytes.data(), m.len);
+  std::vector<uint8_t> bytes;
+  ctx_.host.ReadAppend(m.vaddr, m.len, bytes);
   const uint32_t frag = ctx_.ports.FragmentBytes();
   uint64_t offset = 0;
   do {

@@ -326,8 +326,7 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
   // In place, the bytes are in the receiver's buffer already; else they are copied out.
   std::vector<uint8_t> data;
   if (!m.in_place) {
-    data.resize(m.total);
-    ctx_.host.Read(m.landing, data.data(), m.total);
+    ctx_.host.ReadAppend(m.landing, m.total, data);
     ++ctx_.stats.host_copies;
     ctx_.stats.host_copy_bytes += m.total;
   }

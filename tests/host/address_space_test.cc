@@ -157,6 +157,30 @@ TEST(AddressSpaceTest, CpuAccessCrossesPagesThroughTheirRealAddresses) {
   }
 }
 
+TEST(AddressSpaceTest, ReadAppendAddsTheBytesAcrossScatteredPagesAfterWhatIsThere) {
+  host::HostMemory mem(1 << 20);
+  host::AddressSpace as(mem, 3);
+  const uint64_t v = *as.Map(4 * k4K, abi::kPageShift4K);
+  std::vector<uint8_t> data(2 * k4K + 100);
+  std::iota(data.begin(), data.end(), uint8_t{7});
+  const uint64_t start = v + k4K - 50;
+  ASSERT_TRUE(as.Write(start, data.data(), data.size()));
+  std::vector<uint8_t> out = {0xEE, 0xFF};
+  ASSERT_TRUE(as.ReadAppend(start, data.size(), out));
+  ASSERT_EQ(out.size(), data.size() + 2);
+  EXPECT_EQ(out[0], 0xEE);
+  EXPECT_EQ(out[1], 0xFF);
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), out.begin() + 2));
+  // Running into the guard page: false, and as many zero bytes as were asked for.
+  std::vector<uint8_t> short_read = {0x11};
+  EXPECT_FALSE(as.ReadAppend(v + 4 * k4K - 8, 16, short_read));
+  EXPECT_EQ(short_read, (std::vector<uint8_t>{0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                               0, 0}));
+  std::vector<uint8_t> none;
+  EXPECT_TRUE(as.ReadAppend(v, 0, none));
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(AddressSpaceTest, AccessTouchingAnUnmappedByteFailsAndWritesNothing) {
   host::HostMemory mem(1 << 20);
   host::AddressSpace as(mem, 3);

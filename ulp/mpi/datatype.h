@@ -73,12 +73,10 @@ struct Datatype {
 
 /** Copies `count` items at `buf` into contiguous bytes. */
 inline std::vector<uint8_t> Pack(const void* buf, size_t count, const Datatype& t) {
-  std::vector<uint8_t> out(count * t.size());
   const auto* in = static_cast<const uint8_t*>(buf);
-  if (t.dense()) {
-    if (!out.empty()) std::memcpy(out.data(), in, out.size());
-    return out;
-  }
+  // Dense: one copy, without first zeroing a buffer of the message's size.
+  if (t.dense()) return std::vector<uint8_t>(in, in + count * t.size());
+  std::vector<uint8_t> out(count * t.size());
   const size_t e = BaseSize(t.base);
   uint8_t* o = out.data();
   for (size_t i = 0; i < count; ++i) {

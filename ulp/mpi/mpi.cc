@@ -109,8 +109,9 @@ uint32_t Mpi::NewContext() {
 }
 
 void Mpi::Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
-                   const std::vector<uint8_t>& bytes, std::function<void()> on_done) {
-  outgoing_.push_back(Outgoing{dest_world, kind, context, tag, bytes, std::move(on_done)});
+                   std::vector<uint8_t> bytes, std::function<void()> on_done) {
+  outgoing_.push_back(
+      Outgoing{dest_world, kind, context, tag, std::move(bytes), std::move(on_done)});
   DrainOutgoing();
 }
 
@@ -180,7 +181,8 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
     ++stats_.eager_sends;
     // The data is copied out: the send is complete for the caller once the copies are.
     r->done = true;
-    Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), bytes, nullptr);
+    Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), std::move(bytes),
+             nullptr);
     SpendCopyTime();
     return r;
   }
@@ -191,7 +193,8 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   std::memcpy(envelope.data(), &rts, sizeof(rts));
   pending_sends_[id] = PendingSend{r, dest_world, context, tag, std::move(bytes), own.value_or(0),
                                    own ? total : 0};
-  Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), envelope, nullptr);
+  Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), std::move(envelope),
+           nullptr);
   SpendCopyTime();
   return r;
 }
@@ -246,7 +249,7 @@ void Mpi::ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const R
   }
   std::vector<uint8_t> id(sizeof(rdv_id));
   std::memcpy(id.data(), &rdv_id, sizeof(rdv_id));
-  Transmit(source_world, Kind::kCts, r->context, 0, id, nullptr);
+  Transmit(source_world, Kind::kCts, r->context, 0, std::move(id), nullptr);
 }
 
 Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
@@ -376,7 +379,7 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
                         static_cast<uint32_t>(id), p.vaddr, p.len, [r] { r->done = true; });
         return;
       }
-      Transmit(p.dest, Kind::kData, p.context, static_cast<uint32_t>(id), p.data,
+      Transmit(p.dest, Kind::kData, p.context, static_cast<uint32_t>(id), std::move(p.data),
                [r] { r->done = true; });
       return;
     }

@@ -348,7 +348,7 @@ class Mpi {
    * a send in flight to complete and give its area back.
    */
   void Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
-                const std::vector<uint8_t>& bytes, std::function<void()> on_done);
+                std::vector<uint8_t> bytes, std::function<void()> on_done);
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
   /** True if messages to and from `world` use push-pull (the same answer on both ranks). */

@@ -35,7 +35,7 @@ void Mpi::SendPush(int dest_world, uint32_t context, int tag, uint64_t id, uint6
   if (len > 0) std::memcpy(wire.data() + sizeof(h), data, len);
   ++stats_.pushpull_pushes;
   stats_.pushpull_pushed_bytes += len;
-  Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), wire, nullptr);
+  Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), std::move(wire), nullptr);
 }
 
 Mpi::Request Mpi::StartPushPullSend(const void* buf, size_t count, const Datatype& type,
@@ -51,7 +51,8 @@ Mpi::Request Mpi::StartPushPullSend(const void* buf, size_t count, const Datatyp
     CountCopy(bytes.size());
     ++stats_.eager_sends;
     r->done = true;
-    Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), bytes, nullptr);
+    Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), std::move(bytes),
+             nullptr);
     SpendCopyTime();
     return r;
   }
