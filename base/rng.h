@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace nicsim {
@@ -46,6 +47,33 @@ class Rng {
  private:
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];
+};
+
+/**
+ * The draws of one stream by their index: `At(i)` is what the (i + 1)-th `Next()` of
+ * `Rng(seed, stream)` returns. Asking in increasing order costs one draw per index passed;
+ * asking for an earlier index starts the stream again.
+ */
+class RngDraws {
+ public:
+  RngDraws(uint64_t seed, std::string_view stream)
+      : seed_(seed), stream_(stream), rng_(seed, stream) {}
+  uint64_t At(uint64_t index) {
+    if (index + 1 < drawn_) {
+      rng_ = Rng(seed_, stream_);
+      drawn_ = 0;
+    }
+    for (; drawn_ <= index; ++drawn_) last_ = rng_.Next();
+    return last_;
+  }
+
+ private:
+  uint64_t seed_;
+  std::string stream_;
+  Rng rng_;
+  /** Draws taken from rng_; last_ is the latest. */
+  uint64_t drawn_ = 0;
+  uint64_t last_ = 0;
 };
 
 }  // namespace nicsim

@@ -101,7 +101,6 @@ Result<std::unique_ptr<TceTables>> TceTables::Create(DeviceAccess& memory,
         return Status::Error("tce tables: " + region.status().message());  // ~TceTables frees
       }
       t.region = *region;
-      t.used.assign(k.entries, false);
       tce->tables_.push_back(std::move(t));
     }
   }
@@ -201,10 +200,10 @@ abi::TceEntry TceTables::ReadTce(uint32_t t, uint32_t index) const {
 }
 
 int64_t TceTables::FindRun(uint32_t t, uint32_t count) const {
-  const std::vector<bool>& used = tables_[t].used;
+  const Table& table = tables_[t];
   uint32_t run = 0;
-  for (uint32_t i = 0; i < used.size(); ++i) {
-    run = used[i] ? 0 : run + 1;
+  for (uint32_t i = 0; i < table.entries; ++i) {
+    run = table.Used(i) ? 0 : run + 1;
     if (run == count) return int64_t{i} + 1 - count;
   }
   return -1;
@@ -319,13 +318,13 @@ Result<Registration> TceTables::RegisterAt(const std::string& what, uint32_t job
     return Status::Error(what + "PVO " + Hex(pvo) + " is not at the buffer's offset in its page");
   }
   const uint64_t first = offset / page;
-  const std::vector<bool>& used = tables_[table].used;
-  if (first + reals.size() > used.size()) {
+  const Table& t = tables_[table];
+  if (first + reals.size() > t.entries) {
     return Status::Error(what + "PVO " + Hex(pvo) + " runs past the end of table " +
                          std::to_string(table));
   }
   for (uint64_t i = 0; i < reals.size(); ++i) {
-    if (used[first + i]) {
+    if (t.Used(first + i)) {
       return Status::Error(what + "TCE " + std::to_string(first + i) + " of table " +
                            std::to_string(table) + " is in use");
     }
@@ -337,9 +336,11 @@ Registration TceTables::Place(uint32_t job, uint64_t pvo, uint64_t page,
                               const std::vector<uint64_t>& reals, uint64_t len) {
   const uint32_t table = abi::PvoTable(pvo);
   const auto first_tce = static_cast<uint32_t>(abi::PvoOffset(pvo) / page);
+  std::vector<bool>& used = tables_[table].used;
+  if (used.empty()) used.assign(tables_[table].entries, false);
   for (uint32_t i = 0; i < reals.size(); ++i) {
     WriteTce(table, first_tce + i, abi::TceEntry{reals[i], abi::TceKeyFor(pvo), abi::kTceValid});
-    tables_[table].used[first_tce + i] = true;
+    used[first_tce + i] = true;
   }
   const Registration reg{pvo, table, first_tce, static_cast<uint32_t>(reals.size()), len, job};
   live_[{table, first_tce}] = reg;

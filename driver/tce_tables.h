@@ -128,8 +128,10 @@ class TceTables {
     uint32_t owner = abi::kNoJob;
     /** Job slot the table belongs to, kShared (64 KiB, handed out on demand) or kUnassigned. */
     uint32_t slot = 0;
-    /** TCEs held by a registration. */
+    /** TCEs held by a registration: empty until the first one (a node's tables are many and
+     *  most are never used), then one flag per entry. */
     std::vector<bool> used;
+    bool Used(uint64_t i) const { return i < used.size() && used[i]; }
   };
   static constexpr uint32_t kShared = ~0u;
   static constexpr uint32_t kUnassigned = ~0u - 1;

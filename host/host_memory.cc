@@ -126,8 +126,13 @@ Result<HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t align) {
     in_use_ += need;
     // Free memory reads zero: Free gave its pages back. A page materialised while free (a
     // device read of freed memory maps the zero page; a stray CPU store after Free writes
-    // one) is given back now, so the block is zero whatever happened to it.
-    if (ResidentPages(offset, need) > 0) Zero(offset, need);
+    // one) is given back now, so the block is zero whatever happened to it. Memory never
+    // handed out before needs no look (set-up allocates a node's tables there).
+    const uint64_t used_before = std::min(offset + need, std::max(offset, allocated_end_));
+    if (used_before > offset && ResidentPages(offset, used_before - offset) > 0) {
+      Zero(offset, need);
+    }
+    allocated_end_ = std::max(allocated_end_, offset + need);
     return HostRegion{kBaseAddr + offset, &mem_[offset], need};
   }
   return Status::Error("host memory exhausted: " + std::to_string(need) +

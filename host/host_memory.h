@@ -133,7 +133,7 @@ class HostMemory {
   /** bytes_ rounded up to whole system pages: the size of the mapping. */
   uint64_t mapped_bytes_;
   uint8_t* mem_;
-  /** A lock on free_ and in_use_ when SetDeviceThread is on; not locked otherwise. */
+  /** A lock on free_, in_use_ and allocated_end_ when SetDeviceThread is on; else none. */
   std::unique_lock<std::mutex> LockAllocator() const {
     return device_thread_ ? std::unique_lock<std::mutex>(alloc_mutex_)
                           : std::unique_lock<std::mutex>();
@@ -144,6 +144,11 @@ class HostMemory {
   bool device_thread_ = false;
   mutable std::mutex alloc_mutex_;
   uint64_t in_use_ = 0;
+  /**
+   * End of the highest block ever handed out: memory from here on has never been allocated,
+   * so nothing has written it (device writes need an allocated block) and it reads zero.
+   */
+  uint64_t allocated_end_ = 0;
   std::map<int, WatchEntry> watches_;
   int next_watch_ = 1;
 };

@@ -3,6 +3,9 @@
 // zeroes them.
 #include "hw/func/adapter_sram.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include "base/check.h"
@@ -26,10 +29,17 @@ void AdapterSram::Clear() {
   for (uint64_t& r : global_regs_) r = 0;
 }
 
+void SramUnmapper::operator()(uint8_t* p) const { munmap(p, bytes); }
+
 void AdapterSram::ClearSram() {
-  sram_.reset(static_cast<uint8_t*>(std::calloc(bytes_, 1)));
-  NICSIM_CHECK(sram_ != nullptr, "no memory for %llu bytes of SRAM",
+  sram_.reset();
+  // Address space only: a page becomes memory when first written and reads zero until then.
+  void* p = mmap(nullptr, std::max<uint64_t>(bytes_, 1), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  NICSIM_CHECK(p != MAP_FAILED, "no memory for %llu bytes of SRAM",
                static_cast<unsigned long long>(bytes_));
+  sram_ = std::unique_ptr<uint8_t, SramUnmapper>(static_cast<uint8_t*>(p),
+                                                 SramUnmapper{std::max<uint64_t>(bytes_, 1)});
 }
 
 }  // namespace nicsim::hw::func

@@ -4,14 +4,19 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 
 #include "abi/mmio.h"
 
 namespace nicsim::hw::func {
 
-/** SRAM (zeroed, allocated lazily by the OS) and the global registers of one adapter. */
+/** Unmaps an adapter's SRAM. */
+struct SramUnmapper {
+  uint64_t bytes = 0;
+  void operator()(uint8_t* p) const;
+};
+
+/** SRAM (zeroed; a page costs memory once written) and the global registers of an adapter. */
 class AdapterSram {
  public:
   explicit AdapterSram(uint64_t bytes);
@@ -34,11 +39,9 @@ class AdapterSram {
   /** Fresh, zeroed SRAM. */
   void ClearSram();
 
-  /** calloc'd so a large rCxt pool costs memory only where it is used. */
-  struct FreeDeleter {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint8_t, FreeDeleter> sram_;
+  /** Mapped on its own (not from the heap, which keeps freed memory for reuse and would
+   *  hand back used memory to clear), so a large rCxt pool costs memory only where used. */
+  std::unique_ptr<uint8_t, SramUnmapper> sram_;
   uint64_t bytes_;
   uint64_t global_regs_[static_cast<size_t>(abi::GlobalReg::kCount)] = {};
 };

@@ -16,7 +16,8 @@
 
 namespace nicsim::sim {
 
-Cluster::Cluster(const ClusterConfig& config) : config_(config) {}
+Cluster::Cluster(const ClusterConfig& config)
+    : config_(config), tce_key_seeds_(config.seed, "tce_key_seed") {}
 Cluster::~Cluster() {
   if (backend_ != nullptr && started_) backend_->Finish();
   rdma_.clear();
@@ -269,8 +270,7 @@ Status Cluster::SetUpTces(uint32_t node) {
   rdma.tables.reset();
   driver::TceConfig tce = config_.tce;
   // Keys are seeded per node and per boot: the same buffer gets new keys after a reboot.
-  Rng seeds(config_.seed, "tce_key_seed");
-  for (uint32_t i = 0; i <= node * 64 + rdma.boots; ++i) tce.key_seed = seeds.Next();
+  tce.key_seed = tce_key_seeds_.At(uint64_t{node} * 64 + rdma.boots);
   std::vector<driver::DeviceAccess*> adapters;
   for (uint32_t a = 0; a < config_.adapters_per_node; ++a) {
     adapters.push_back(adapters_[node * config_.adapters_per_node + a]->access.get());

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/rng.h"
 #include "base/status.h"
 #include "driver/adapter_driver.h"
 #include "driver/rcxt_pool.h"
@@ -273,6 +274,8 @@ class Cluster {
   std::vector<Endpoint*> endpoints_;
   /** After adapters_: the TCE tables free their memory through an adapter. */
   std::vector<std::unique_ptr<NodeRdma>> rdma_;
+  /** TCE key seeds: node n's boot b takes draw n * 64 + b (nodes are set up in order). */
+  RngDraws tce_key_seeds_;
   uint32_t job_key_ = 0;
 };
 
