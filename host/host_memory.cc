@@ -129,7 +129,8 @@ Result<HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t align) {
     // one) is given back now, so the block is zero whatever happened to it. Memory never
     // handed out before needs no look (set-up allocates a node's tables there).
     const uint64_t used_before = std::min(offset + need, std::max(offset, allocated_end_));
-    if (used_before > offset && ResidentPages(offset, used_before - offset) > 0) {
+    if (!clear_on_free_ ||
+        (used_before > offset && ResidentPages(offset, used_before - offset) > 0)) {
       Zero(offset, need);
     }
     allocated_end_ = std::max(allocated_end_, offset + need);
@@ -145,7 +146,7 @@ void HostMemory::Free(const HostRegion& block) {
   uint64_t len = block.bytes;
   const std::unique_lock<std::mutex> lock = LockAllocator();
   in_use_ -= len;
-  Zero(offset, len);
+  if (clear_on_free_) Zero(offset, len);
   // Merge with the neighbours so large blocks can be allocated again.
   auto next = free_.lower_bound(offset);
   if (next != free_.end() && offset + len == next->first) {

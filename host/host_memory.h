@@ -69,6 +69,12 @@ class HostMemory {
 
   /** CPU pointer for [addr, addr + len), or nullptr if any byte is outside memory. */
   uint8_t* Translate(uint64_t addr, uint64_t len);
+  /**
+   * The memory is about to go (its owner is being destroyed): from now on Free only keeps
+   * the books, without giving pages back or clearing them, and an allocation clears its
+   * block instead. Saves a madvise per block freed at the end of a run.
+   */
+  void StopClearingOnFree() { clear_on_free_ = false; }
   /** True if every byte of [addr, addr + len) is in an allocated block (not freed). */
   bool IsAllocated(uint64_t addr, uint64_t len) const;
 
@@ -149,6 +155,8 @@ class HostMemory {
    * so nothing has written it (device writes need an allocated block) and it reads zero.
    */
   uint64_t allocated_end_ = 0;
+  /** False once StopClearingOnFree is called. */
+  bool clear_on_free_ = true;
   std::map<int, WatchEntry> watches_;
   int next_watch_ = 1;
 };

@@ -20,6 +20,7 @@ Cluster::Cluster(const ClusterConfig& config)
     : config_(config), tce_key_seeds_(config.seed, "tce_key_seed") {}
 Cluster::~Cluster() {
   if (backend_ != nullptr && started_) backend_->Finish();
+  StopClearingFreedMemory();
   rdma_.clear();
   // Endpoints unwatch host memory and windows close before the hardware goes away.
   for (auto& slot : adapters_) {

@@ -128,6 +128,11 @@ class Cluster {
   driver::AdapterDriver& driver(uint32_t id) { return *adapters_[id]->driver; }
   /** Host memory of a node. */
   host::HostMemory& host(uint32_t node) { return *hosts_[node]; }
+  /** The cluster is being taken down: memory freed from now on is not cleared first (the
+   *  nodes' memory is unmapped whole at the end; HostMemory::StopClearingOnFree). */
+  void StopClearingFreedMemory() {
+    for (auto& h : hosts_) h->StopClearingOnFree();
+  }
   /** Node that holds an adapter. */
   uint32_t NodeOf(uint32_t adapter_id) const { return adapter_id / config_.adapters_per_node; }
 

@@ -180,6 +180,8 @@ MpiJob::~MpiJob() {
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
     if (ranks_[r]->started && !ranks_[r]->finished) ResumeRank(r);
   }
+  // The ranks' buffers go with the cluster's memory: freeing them need not clear them.
+  if (cluster_ != nullptr) cluster_->StopClearingFreedMemory();
   scheduler_.reset();
   ranks_.clear();
 }

@@ -166,5 +166,21 @@ TEST_F(HostMemoryCostTest, MemoryAllocatedAgainAfterFreeIsZero) {
   EXPECT_TRUE(AllZero(third->ptr, third->bytes));
 }
 
+TEST_F(HostMemoryCostTest, AfterStopClearingOnFreeAFreedBlockKeepsItsPagesAndComesBackZero) {
+  HostMemory mem(kMiB);
+  Result<HostRegion> first = mem.AllocContiguous(16 * kPage);
+  ASSERT_TRUE(first.ok());
+  std::fill(first->ptr, first->ptr + first->bytes, uint8_t{0xAB});
+  mem.StopClearingOnFree();
+  mem.Free(*first);
+  // Only the books changed: the pages are still there, with their bytes.
+  EXPECT_EQ(mem.bytes_in_use(), 0u);
+  EXPECT_EQ(first->ptr[3 * kPage], 0xAB);
+  Result<HostRegion> again = mem.AllocContiguous(16 * kPage);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->real_addr, first->real_addr);
+  EXPECT_TRUE(AllZero(again->ptr, again->bytes)) << "an allocation still gets zeros";
+}
+
 }  // namespace
 }  // namespace nicsim::host
