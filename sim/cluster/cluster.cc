@@ -192,7 +192,7 @@ void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
     auto owner = fatal_owners_.find(key);
     if (owner != fatal_owners_.end()) owner->second();
   });
-  RebuildEndpointList();
+  endpoints_stale_ = true;
 }
 
 void Cluster::OnWindowFatal(uint32_t adapter_id, uint32_t window, std::function<void()> fn) {
@@ -209,13 +209,17 @@ Status Cluster::CloseAndReopenWindow(uint32_t adapter_id, uint32_t window,
   });
 }
 
-void Cluster::RebuildEndpointList() {
-  endpoints_.clear();
-  for (auto& slot : adapters_) {
-    for (auto& ep : slot->endpoints) {
-      if (ep) endpoints_.push_back(ep.get());
+const std::vector<Endpoint*>& Cluster::endpoints() const {
+  if (endpoints_stale_) {
+    endpoints_.clear();
+    for (const auto& slot : adapters_) {
+      for (const auto& ep : slot->endpoints) {
+        if (ep) endpoints_.push_back(ep.get());
+      }
     }
+    endpoints_stale_ = false;
   }
+  return endpoints_;
 }
 
 Status Cluster::OpenWindow(uint32_t adapter_id, uint32_t window) {
@@ -241,7 +245,7 @@ Status Cluster::CloseWindow(uint32_t adapter_id, uint32_t window, std::function<
   AdapterSlot& slot = *adapters_[adapter_id];
   slot.endpoints[window].reset();
   slot.windows[window].reset();
-  RebuildEndpointList();
+  endpoints_stale_ = true;
   return slot.driver->CloseWindow(window, std::move(done));
 }
 
@@ -262,7 +266,7 @@ Status Cluster::RecoverAdapter(uint32_t adapter_id) {
     if (!info.ok()) return info.status();
     Attach(adapter_id, *info);
   }
-  RebuildEndpointList();
+  endpoints_stale_ = true;
   return Status();
 }
 

@@ -170,7 +170,7 @@ class Cluster {
   const Status& touched_limit_error() const { return touched_limit_error_; }
 
   /** Every endpoint, ordered by adapter then window (closed windows left out). */
-  const std::vector<Endpoint*>& endpoints() const { return endpoints_; }
+  const std::vector<Endpoint*>& endpoints() const;
   Endpoint& endpoint(uint32_t adapter_id, uint32_t window);
   /** True if the window has an endpoint (it is open and not being closed). */
   bool HasEndpoint(uint32_t adapter_id, uint32_t window) const;
@@ -225,7 +225,6 @@ class Cluster {
   explicit Cluster(const ClusterConfig& config);
   /** Builds the HAL window and endpoint for an open window. */
   void Attach(uint32_t adapter_id, const driver::WindowInfo& info);
-  void RebuildEndpointList();
   /** OnWindowFatal's owners, by (adapter, window). */
   std::map<std::pair<uint32_t, uint32_t>, std::function<void()>> fatal_owners_;
   struct AdapterSlot {
@@ -276,7 +275,10 @@ class Cluster {
   std::unique_ptr<distrib::SoloWorld> solo_world_;
   std::unique_ptr<distrib::SplitRun> solo_windows_;
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
-  std::vector<Endpoint*> endpoints_;
+  /** endpoints(): rebuilt when asked for after a window opened or closed (a cluster opens one
+   *  per node: rebuilding at each would cost the square of the nodes). */
+  mutable std::vector<Endpoint*> endpoints_;
+  mutable bool endpoints_stale_ = false;
   /** After adapters_: the TCE tables free their memory through an adapter. */
   std::vector<std::unique_ptr<NodeRdma>> rdma_;
   /** TCE key seeds: node n's boot b takes draw n * 64 + b (nodes are set up in order). */

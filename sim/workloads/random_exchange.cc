@@ -26,7 +26,7 @@ uint64_t MessageKey(size_t src, uint32_t seq) { return (uint64_t{src} << 32) | s
 }  // namespace
 
 Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig& config) {
-  const std::vector<Endpoint*>& eps = cluster.endpoints();
+  const std::vector<Endpoint*> eps = cluster.endpoints();
   if (eps.size() < 2) return Status::Error("random_exchange needs at least two windows");
   const uint32_t max_payload = eps[0]->max_payload();
   if (config.max_size > static_cast<int64_t>(max_payload)) {
