@@ -46,8 +46,9 @@ Status Sender::MakeAckSegment(Connection& c) {
   const std::string name = AckSegmentName(self_.node, c.node);
   const size_t bytes =
       AckSegmentBytes(topology_.ProcessesOn(self_.node), topology_.ProcessesOn(c.node), params_);
-  // Between another sender's create and its sizing the segment is visible but empty, and
-  // both calls fail; the window is a few system calls long, so a few turns close it.
+  // Between another sender's create and its sizing the segment is visible but empty: the
+  // creation fails and the attach waits for the size (a while: the creator may be waiting for
+  // a CPU). A create between our two calls makes the next turn attach.
   for (int attempt = 0; attempt < kAckAttempts; ++attempt) {
     Result<Mapping> attached = platform_->Attach(name);
     if (attached.ok()) {

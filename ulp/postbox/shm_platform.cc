@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,26 @@ namespace {
 
 Status SysError(const std::string& what, const std::string& name) {
   return Status::Error("shm platform: " + what + " " + name + ": " + std::strerror(errno));
+}
+
+/**
+ * How long Attach waits for a segment whose creator has made it but not sized it yet. That
+ * is a few system calls, unless the creator is descheduled on a busy machine: then every
+ * attach without a wait could fail in a row (seen: four ranks all giving up on one ACK
+ * segment within microseconds while its creator waited for a CPU).
+ */
+constexpr long kSizeWaitNs = 250'000'000;
+
+/** The size of the object open on `fd`, waiting up to kSizeWaitNs while it is 0; < 0 on error. */
+off_t SizeOnceSized(int fd) {
+  long step_ns = 10'000;
+  for (long waited_ns = 0;; waited_ns += step_ns, step_ns = std::min(2 * step_ns, 10'000'000L)) {
+    struct stat st {};
+    if (fstat(fd, &st) != 0) return -1;
+    if (st.st_size > 0 || waited_ns >= kSizeWaitNs) return st.st_size;
+    const struct timespec pause = {0, step_ns};
+    nanosleep(&pause, nullptr);
+  }
 }
 
 }  // namespace
@@ -62,18 +83,18 @@ Result<Mapping> ShmPlatform::Attach(const std::string& name) {
   const std::string full = prefix_ + name;
   const int fd = shm_open(full.c_str(), O_RDWR, 0600);
   if (fd < 0) return SysError("cannot open", full);
-  struct stat st {};
-  if (fstat(fd, &st) != 0) {
+  const off_t size = SizeOnceSized(fd);
+  if (size < 0) {
     Status s = SysError("cannot stat", full);
     close(fd);
     return s;
   }
-  if (st.st_size <= 0) {
-    // Its creator has opened it but not sized it yet: not there for our purposes.
+  if (size == 0) {
+    // Its creator opened it and has not sized it since: not there for our purposes.
     close(fd);
     return Status::Error("shm platform: " + full + " is not sized yet");
   }
-  const auto bytes = static_cast<size_t>(st.st_size);
+  const auto bytes = static_cast<size_t>(size);
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (base == MAP_FAILED) return SysError("cannot map", full);
