@@ -147,18 +147,22 @@ uint8_t* AddressSpace::Locate(uint64_t vaddr, uint64_t* page_left) const {
   return m->pages[offset >> m->page_shift].ptr + in_page;
 }
 
-bool AddressSpace::Write(uint64_t vaddr, const void* src, uint64_t len) {
-  if (len > ~uint64_t{0} - vaddr) return false;
-  // Check every page first so a faulting store writes nothing.
-  for (uint64_t done = 0, left = 0; done < len; done += left) {
-    if (Locate(vaddr + done, &left) == nullptr) return false;
-  }
-  const auto* in = static_cast<const uint8_t*>(src);
+template <typename Fn>
+void AddressSpace::ForEachPiece(uint64_t vaddr, uint64_t len, Fn&& fn) const {
   for (uint64_t done = 0, left = 0; done < len; done += left) {
     uint8_t* p = Locate(vaddr + done, &left);
     left = std::min(left, len - done);
-    std::memcpy(p, in + done, left);
+    fn(p, done, left);
   }
+}
+
+bool AddressSpace::Write(uint64_t vaddr, const void* src, uint64_t len) {
+  // Check every page first so a faulting store writes nothing.
+  if (!Mapped(vaddr, len)) return false;
+  const auto* in = static_cast<const uint8_t*>(src);
+  ForEachPiece(vaddr, len, [in](uint8_t* p, uint64_t done, uint64_t n) {
+    std::memcpy(p, in + done, n);
+  });
   return true;
 }
 
@@ -187,11 +191,9 @@ bool AddressSpace::Mapped(uint64_t vaddr, uint64_t len) const {
 bool AddressSpace::Read(uint64_t vaddr, void* dst, uint64_t len) const {
   if (!Mapped(vaddr, len)) return false;
   auto* out = static_cast<uint8_t*>(dst);
-  for (uint64_t done = 0, left = 0; done < len; done += left) {
-    const uint8_t* p = Locate(vaddr + done, &left);
-    left = std::min(left, len - done);
-    std::memcpy(out + done, p, left);
-  }
+  ForEachPiece(vaddr, len, [out](const uint8_t* p, uint64_t done, uint64_t n) {
+    std::memcpy(out + done, p, n);
+  });
   return true;
 }
 
@@ -201,11 +203,9 @@ bool AddressSpace::ReadAppend(uint64_t vaddr, uint64_t len, std::vector<uint8_t>
     return false;
   }
   out.reserve(out.size() + len);
-  for (uint64_t done = 0, left = 0; done < len; done += left) {
-    const uint8_t* p = Locate(vaddr + done, &left);
-    left = std::min(left, len - done);
-    out.insert(out.end(), p, p + left);
-  }
+  ForEachPiece(vaddr, len, [&out](const uint8_t* p, uint64_t, uint64_t n) {
+    out.insert(out.end(), p, p + n);
+  });
   return true;
 }
 

@@ -89,6 +89,9 @@ class AddressSpace final : public PageTable {
   uint8_t* Locate(uint64_t vaddr, uint64_t* page_left) const;
   /** Every byte of [vaddr, vaddr + len) is mapped. */
   bool Mapped(uint64_t vaddr, uint64_t len) const;
+  /** fn(CPU pointer, offset in the range, bytes) for each page's part of a Mapped range. */
+  template <typename Fn>
+  void ForEachPiece(uint64_t vaddr, uint64_t len, Fn&& fn) const;
 
   HostMemory& mem_;
   Rng rng_;
