@@ -40,7 +40,9 @@
 // copy floor also report frames per CPU-second of their thread (`*_cpu_pps`, and their
 // ratio `null_fwd_cpu_vs_copy_floor_cpu`), and the forwarder its adapter events per frame.
 //
-// NICSIM_BENCH_SECONDS (default 3) sets each measurement's length.
+// NICSIM_BENCH_SECONDS (default 3) sets each measurement's length. NICSIM_BENCH_ONLY=null_fwd
+// runs only the one-thread forwarding on net_null, with no testpmd and no copy floor: a run to
+// put under `perf record`.
 #include <fcntl.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -478,6 +480,17 @@ int Main() {
     std::printf(
         "dpdk_vs_testpmd: dpdk-testpmd is not installed (apt-get install dpdk-dev): "
         "no reference, so no ratios\n");
+  }
+  if (const char* only = std::getenv("NICSIM_BENCH_ONLY");
+      only != nullptr && std::string(only) == "null_fwd") {
+    Result<Measured> fwd = MeasureNicsim("net_null0", Mode::kForward, false, seconds);
+    if (!fwd.ok()) {
+      std::fprintf(stderr, "dpdk_vs_testpmd: net_null0: %s\n", fwd.status().message().c_str());
+      return 2;
+    }
+    std::printf("null_fwd: %.0f frames/s, %.0f per CPU-second, %.2f events per frame\n",
+                fwd->pps, fwd->cpu_pps, fwd->events_per_frame);
+    return 0;
   }
   bool ok = true;
   for (const Case& c : cases) {
