@@ -3,10 +3,25 @@
 // delivered exactly once, in order per source.
 #include "ulp/message_receiver.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
 namespace nicsim::ulp {
+
+namespace {
+/** Adds `offset` to the ascending `offsets`; false if it is there already. */
+bool AddFragment(std::vector<uint32_t>& offsets, uint32_t offset) {
+  if (offsets.empty() || offsets.back() < offset) {
+    offsets.push_back(offset);
+    return true;
+  }
+  const auto at = std::lower_bound(offsets.begin(), offsets.end(), offset);
+  if (at != offsets.end() && *at == offset) return false;
+  offsets.insert(at, offset);
+  return true;
+}
+}  // namespace
 
 MessageReceiver::MessageReceiver(const TransportContext& ctx, RdmaPuller& puller)
     : ctx_(ctx), puller_(puller) {}
@@ -33,7 +48,7 @@ void MessageReceiver::OnData(const Header& h, const uint8_t* data) {
     puller_.End(h.src_task, h.seq);
   }
   if (m.data.size() != m.total) m.data.resize(m.total);
-  if (uint64_t{h.offset} + h.frag_len > m.total || !m.fragments.insert(h.offset).second) {
+  if (uint64_t{h.offset} + h.frag_len > m.total || !AddFragment(m.fragments, h.offset)) {
     ++ctx_.stats.duplicates;
     return;
   }

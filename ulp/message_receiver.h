@@ -7,7 +7,6 @@
 #include <functional>
 #include <map>
 #include <tuple>
-#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -65,7 +64,9 @@ class MessageReceiver {
     uint64_t total = 0;
     std::vector<uint8_t> data;
     InState state = InState::kFragments;
-    std::set<uint32_t> fragments;
+    /** Offsets of the fragments that arrived, ascending (in order they append: no tree node
+     *  per fragment). */
+    std::vector<uint32_t> fragments;
     uint64_t received = 0;
   };
   /** What arrives from one source. */

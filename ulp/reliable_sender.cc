@@ -22,9 +22,11 @@ void ReliableSender::Queue(uint32_t dest, const Header& h, const uint8_t* data, 
   if (packets_.count(key) > 0) return;
   OutPacket& p = packets_[key];
   p.dest = dest;
-  p.bytes.resize(sizeof(h) + len);
-  std::memcpy(p.bytes.data(), &h, sizeof(h));
-  if (len > 0) std::memcpy(p.bytes.data() + sizeof(h), data, len);
+  // Header and payload appended: no zero-fill first.
+  p.bytes.reserve(sizeof(h) + len);
+  const auto* header = reinterpret_cast<const uint8_t*>(&h);
+  p.bytes.assign(header, header + sizeof(h));
+  if (len > 0) p.bytes.insert(p.bytes.end(), data, data + len);
   p.rto_ps = rtt_.RtoFor(dest);
   // Different messages go out through different ports.
   p.port = h.seq % ctx_.ports.size();

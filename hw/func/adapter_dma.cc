@@ -66,7 +66,7 @@ void AdapterDma::RunSerial(DmaJob job) {
   const uint64_t done_ps = DoneAt(job.len);
   const uint32_t slot = slots_.Park(PendingDma{std::move(job), ctx_.generation});
   if (ctx_.bursts) {
-    batch_.push_back(Batched{slot, done_ps});
+    batch_.emplace_back(slot, done_ps);  // built in place
     if (!batch_event_pending_) {
       batch_event_pending_ = true;
       ctx_.events.At(done_ps, [this] { RunBatch(); });

@@ -49,6 +49,7 @@ class AdapterDma {
 
   /** A parked DMA in a completion batch, and when the engine finishes it. */
   struct Batched {
+    Batched(uint32_t s, uint64_t done) : slot(s), done_ps(done) {}
     uint32_t slot;
     uint64_t done_ps;
   };

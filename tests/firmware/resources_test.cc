@@ -6,6 +6,7 @@
 
 #include "abi/mmio.h"
 #include "firmware/microcode.h"
+#include "firmware/task.h"
 #include "tests/firmware/recording_platform.h"
 
 namespace nicsim::fw {
@@ -204,6 +205,32 @@ TEST_F(ResourcesTest, ResetDropsEveryTaskAndBuffer) {
   EXPECT_EQ(Reg(abi::GlobalReg::kLiveTaskView), 0u);
   EXPECT_EQ(Reg(abi::GlobalReg::kReadyLow), 0u);
   EXPECT_EQ(mc_->counters().resets, 1u);
+}
+
+TEST(TaskPoolTest, AllocatesTheLowestFreeTaskWithinEachKindsLimit) {
+  TaskPool pool(64, 40, 40);
+  std::vector<Task*> rx;
+  for (int i = 0; i < 40; ++i) rx.push_back(pool.Allocate(TaskKind::kRx));
+  EXPECT_EQ(rx[39]->id, 39);
+  EXPECT_EQ(pool.Allocate(TaskKind::kRx), nullptr);  // the receive limit
+  Task* tx = pool.Allocate(TaskKind::kTx);
+  ASSERT_NE(tx, nullptr);
+  EXPECT_EQ(tx->id, 40);
+  // Freed tasks come back lowest first, whatever order they were freed in.
+  pool.Release(*rx[17]);
+  pool.Release(*rx[3]);
+  EXPECT_EQ(pool.Allocate(TaskKind::kTx)->id, 3);
+  EXPECT_EQ(pool.Allocate(TaskKind::kTx)->id, 17);
+  for (int i = 0; i < 23; ++i) ASSERT_NE(pool.Allocate(TaskKind::kTx), nullptr);
+  EXPECT_EQ(pool.active(TaskKind::kRx), 38u);
+  EXPECT_EQ(pool.active(TaskKind::kTx), 26u);
+  EXPECT_EQ(pool.Allocate(TaskKind::kTx), nullptr);  // all 64 busy
+  Task* last = pool.Find(63);
+  EXPECT_TRUE(last->busy);
+  EXPECT_EQ(last->kind, TaskKind::kTx);
+  pool.Reset();
+  EXPECT_EQ(pool.Allocate(TaskKind::kTx)->id, 0);
+  EXPECT_EQ(pool.Allocate(TaskKind::kRx)->id, 1);
 }
 
 }  // namespace
