@@ -146,6 +146,7 @@ void HostMemory::Free(const HostRegion& block) {
   uint64_t len = block.bytes;
   const std::unique_lock<std::mutex> lock = LockAllocator();
   in_use_ -= len;
+  allocated_lo_ = allocated_hi_ = 0;
   if (clear_on_free_) Zero(offset, len);
   // Merge with the neighbours so large blocks can be allocated again.
   auto next = free_.lower_bound(offset);
@@ -177,12 +178,18 @@ bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {
   if (offset > bytes_ || len > bytes_ - offset) return false;
   // The free block starting at or before the range, and the next one, must not overlap it.
   const std::unique_lock<std::mutex> lock = LockAllocator();
+  if (offset >= allocated_lo_ && offset + len <= allocated_hi_) return true;
   auto next = free_.upper_bound(offset);
-  if (next != free_.end() && next->first < offset + len) return false;
+  const uint64_t hi = next != free_.end() ? next->first : bytes_;
+  if (hi < offset + len) return false;
+  uint64_t lo = 0;
   if (next != free_.begin()) {
     auto prev = std::prev(next);
-    if (prev->first + prev->second > offset) return false;
+    lo = prev->first + prev->second;
+    if (lo > offset) return false;
   }
+  allocated_lo_ = lo;
+  allocated_hi_ = hi;
   return true;
 }
 
@@ -221,15 +228,23 @@ HostMemory::Access HostMemory::DeviceRead(uint64_t addr, uint8_t* dst, uint64_t 
 
 int HostMemory::Watch(uint64_t addr, uint64_t len, WatchFn fn) {
   const int handle = next_watch_++;
-  watches_[handle] = WatchEntry{addr, len, std::move(fn)};
+  watches_.push_back(WatchEntry{handle, addr, len, std::make_unique<WatchFn>(std::move(fn))});
   return handle;
 }
 
-void HostMemory::Unwatch(int handle) { watches_.erase(handle); }
+void HostMemory::Unwatch(int handle) {
+  const auto at = std::lower_bound(watches_.begin(), watches_.end(), handle,
+                                   [](const WatchEntry& w, int h) { return w.handle < h; });
+  if (at != watches_.end() && at->handle == handle) watches_.erase(at);
+}
 
 void HostMemory::NotifyDeviceWrite(uint64_t addr, uint64_t len) {
-  for (auto& [handle, w] : watches_) {
-    if (addr < w.addr + w.len && w.addr < addr + len) w.fn(addr, len);
+  // By index, over the watches there are now: a function may add a watch (at the end, heard
+  // from the next write on), and the function running stays put.
+  const size_t count = watches_.size();
+  for (size_t i = 0; i < count; ++i) {
+    const WatchEntry& w = watches_[i];
+    if (addr < w.addr + w.len && w.addr < addr + len) (*w.fn)(addr, len);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -108,7 +109,10 @@ class HostMemory {
   /** Watches device writes into [addr, addr + len). Returns a handle for Unwatch. */
   int Watch(uint64_t addr, uint64_t len, WatchFn fn);
   void Unwatch(int handle);
-  /** Tells watchers that a device wrote [addr, addr + len). */
+  /**
+   * Tells watchers that a device wrote [addr, addr + len). A watcher may add a watch (it hears
+   * the next write on) but not remove one while it is told.
+   */
   void NotifyDeviceWrite(uint64_t addr, uint64_t len);
 
   /**
@@ -124,9 +128,11 @@ class HostMemory {
 
  private:
   struct WatchEntry {
+    int handle;
     uint64_t addr;
     uint64_t len;
-    WatchFn fn;
+    /** Held apart so that it stays put while it runs, even if it adds a watch. */
+    std::unique_ptr<WatchFn> fn;
   };
   /** Pages of [offset, offset + len) the kernel has materialised (whole system pages). */
   uint64_t ResidentPages(uint64_t offset, uint64_t len) const;
@@ -147,6 +153,13 @@ class HostMemory {
 
   /** Free blocks: offset -> length. */
   std::map<uint64_t, uint64_t> free_;
+  /**
+   * [lo, hi): offsets IsAllocated last found between two free blocks (empty at first). An
+   * allocation only shrinks free space, so the range stays allocated until the next Free, which
+   * empties it; a device access inside it needs no look at free_.
+   */
+  mutable uint64_t allocated_lo_ = 0;
+  mutable uint64_t allocated_hi_ = 0;
   bool device_thread_ = false;
   mutable std::mutex alloc_mutex_;
   uint64_t in_use_ = 0;
@@ -157,7 +170,8 @@ class HostMemory {
   uint64_t allocated_end_ = 0;
   /** False once StopClearingOnFree is called. */
   bool clear_on_free_ = true;
-  std::map<int, WatchEntry> watches_;
+  /** Watches by handle, ascending (new handles are larger: Watch appends). */
+  std::vector<WatchEntry> watches_;
   int next_watch_ = 1;
 };
 

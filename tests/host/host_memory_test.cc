@@ -145,6 +145,55 @@ TEST_F(HostMemoryCostTest, DeviceWriteIntoFreedMemoryIsRefusedAndWritesNothing) 
   EXPECT_EQ(mem.TouchedBytes(), 0u);
 }
 
+TEST(HostMemoryCheckTest, ADeviceWriteIsRefusedOnceItsBlockIsFreedAfterItWasAllowed) {
+  HostMemory mem(kMiB);
+  Result<HostRegion> a = mem.AllocContiguous(2 * kPage);
+  Result<HostRegion> b = mem.AllocContiguous(2 * kPage);
+  Result<HostRegion> c = mem.AllocContiguous(2 * kPage);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  // Allowed first (the checker remembers the allocated run a, b, c), then freed under it.
+  EXPECT_EQ(mem.CheckDeviceWrite(b->real_addr + 8, kPage), HostMemory::Access::kOk);
+  EXPECT_EQ(mem.CheckDeviceWrite(a->real_addr, 6 * kPage), HostMemory::Access::kOk);
+  mem.Free(*b);
+  EXPECT_EQ(mem.CheckDeviceWrite(b->real_addr + 8, kPage), HostMemory::Access::kFreed);
+  EXPECT_EQ(mem.CheckDeviceWrite(a->real_addr, 6 * kPage), HostMemory::Access::kFreed);
+  EXPECT_EQ(mem.CheckDeviceWrite(a->real_addr, 2 * kPage), HostMemory::Access::kOk);
+  EXPECT_EQ(mem.CheckDeviceWrite(c->real_addr, 2 * kPage), HostMemory::Access::kOk);
+  // A range running past the end of the last block into never-allocated memory is refused.
+  EXPECT_EQ(mem.CheckDeviceWrite(c->real_addr, 3 * kPage), HostMemory::Access::kFreed);
+  // Allocated again (first fit: b's place), it is allowed again.
+  Result<HostRegion> again = mem.AllocContiguous(2 * kPage);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->real_addr, b->real_addr);
+  EXPECT_EQ(mem.CheckDeviceWrite(a->real_addr, 6 * kPage), HostMemory::Access::kOk);
+}
+
+TEST(HostMemoryWatchTest, OnlyWatchesOverlappingAWriteAreToldAndUnwatchStopsOne) {
+  HostMemory mem(kMiB);
+  std::vector<int> told;
+  const int first = mem.Watch(HostMemory::kBaseAddr, kPage, [&](uint64_t, uint64_t) {
+    told.push_back(1);
+  });
+  const int second = mem.Watch(HostMemory::kBaseAddr + kPage, kPage, [&](uint64_t, uint64_t) {
+    told.push_back(2);
+    // A watch that adds a watch while it runs: the new one hears later writes only.
+    if (told.size() == 2) {
+      mem.Watch(HostMemory::kBaseAddr, 2 * kPage, [&](uint64_t, uint64_t) { told.push_back(3); });
+    }
+  });
+  mem.NotifyDeviceWrite(HostMemory::kBaseAddr + kPage - 8, 16);  // both pages
+  EXPECT_EQ(told, (std::vector<int>{1, 2}));
+  told.clear();
+  mem.NotifyDeviceWrite(HostMemory::kBaseAddr + kPage, 8);
+  EXPECT_EQ(told, (std::vector<int>{2, 3}));
+  told.clear();
+  mem.Unwatch(second);
+  mem.Unwatch(first);
+  mem.Unwatch(first);  // twice: nothing
+  mem.NotifyDeviceWrite(HostMemory::kBaseAddr, 8);
+  EXPECT_EQ(told, (std::vector<int>{3}));
+}
+
 TEST_F(HostMemoryCostTest, MemoryAllocatedAgainAfterFreeIsZero) {
   HostMemory mem(kMiB);
   Result<HostRegion> first = mem.AllocContiguous(16 * kPage);
