@@ -273,8 +273,6 @@ void Microcode::Reset() {
   engines_->cbs.Reset();
   engines_->scheduler.Reset();
   engines_->work.Reset();
-  platform_.WriteGlobalReg(abi::GlobalReg::kReadyLow, 0);
-  platform_.WriteGlobalReg(abi::GlobalReg::kReadyHigh, 0);
   engines_->irq.Reset();
   engines_->rdma.Reset();
   ++engines_->counters.resets;

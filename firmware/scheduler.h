@@ -5,11 +5,11 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 
 #include "firmware/counters.h"
 #include "firmware/platform.h"
 #include "firmware/task.h"
+#include "firmware/task_fifo.h"
 
 namespace nicsim::fw {
 
@@ -41,8 +41,8 @@ class Scheduler {
  private:
   Platform& platform_;
   Counters& counters_;
-  std::deque<TaskId> ready_;
-  std::array<std::deque<TaskId>, static_cast<size_t>(Resource::kCount)> waiters_;
+  TaskFifo ready_;
+  std::array<TaskFifo, static_cast<size_t>(Resource::kCount)> waiters_;
 };
 
 }  // namespace nicsim::fw

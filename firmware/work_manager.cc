@@ -12,17 +12,22 @@ abi::GlobalReg ReadyReg(uint32_t window) {
 }  // namespace
 
 void WorkManager::SetReady(uint32_t window, bool on) {
-  const abi::GlobalReg reg = ReadyReg(window);
-  uint64_t bits = platform_.ReadGlobalReg(reg);
+  uint64_t& bits = ready_[window / 64];
   const uint64_t mask = uint64_t{1} << (window % 64);
   bits = on ? (bits | mask) : (bits & ~mask);
-  platform_.WriteGlobalReg(reg, bits);
+  platform_.WriteGlobalReg(ReadyReg(window), bits);
+}
+
+void WorkManager::Reset() {
+  cursor_ = taken_this_turn_ = 0;
+  ready_[0] = ready_[1] = 0;
+  platform_.WriteGlobalReg(abi::GlobalReg::kReadyLow, 0);
+  platform_.WriteGlobalReg(abi::GlobalReg::kReadyHigh, 0);
 }
 
 bool WorkManager::NextWindow(uint32_t* window) const {
   static_assert(abi::kMaxWindows == 128, "the ready vector is two 64-bit registers");
-  const uint64_t bits[2] = {platform_.ReadGlobalReg(abi::GlobalReg::kReadyLow),
-                            platform_.ReadGlobalReg(abi::GlobalReg::kReadyHigh)};
+  const uint64_t* bits = ready_;
   if ((bits[0] | bits[1]) == 0) return false;  // the common case: nothing posted
   // Round robin from the cursor: the cursor's word from the cursor up, the other word,
   // then the cursor's word below the cursor.

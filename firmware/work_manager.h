@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The work manager: keeps the ready bit vector (two 64-bit global registers) and hands ready
-// windows to transmit tasks round robin, moving on every k packets.
+// windows to transmit tasks round robin, moving on every k packets. It is the registers' only
+// writer, so it reads its own copy of them (local store) instead of the registers.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@ class WorkManager {
   bool NextWindow(uint32_t* window) const;
   /** A task claimed a packet of `window`, leaving `remaining` ready. */
   void Claimed(uint32_t window, uint32_t remaining);
-  void Reset() { cursor_ = taken_this_turn_ = 0; }
+  /** Clears the cursor and the ready vector (registers and copy). */
+  void Reset();
 
  private:
   Platform& platform_;
@@ -29,6 +31,8 @@ class WorkManager {
   uint32_t switch_every_;
   uint32_t cursor_ = 0;
   uint32_t taken_this_turn_ = 0;
+  /** What the two ready registers hold (low, high). */
+  uint64_t ready_[2] = {0, 0};
 };
 
 }  // namespace nicsim::fw

@@ -7,6 +7,7 @@
 #include "abi/mmio.h"
 #include "firmware/microcode.h"
 #include "firmware/task.h"
+#include "firmware/task_fifo.h"
 #include "tests/firmware/recording_platform.h"
 
 namespace nicsim::fw {
@@ -205,6 +206,30 @@ TEST_F(ResourcesTest, ResetDropsEveryTaskAndBuffer) {
   EXPECT_EQ(Reg(abi::GlobalReg::kLiveTaskView), 0u);
   EXPECT_EQ(Reg(abi::GlobalReg::kReadyLow), 0u);
   EXPECT_EQ(mc_->counters().resets, 1u);
+}
+
+TEST(TaskFifoTest, KeepsFirstInFirstOutAcrossWrapsAndGrowth) {
+  TaskFifo q;
+  TaskId next_in = 0;
+  TaskId next_out = 0;
+  // Fill past two doublings, drain part, wrap the ring, grow again while wrapped.
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 13 + round * 7; ++i) q.push_back(next_in++);
+    for (int i = 0; i < 9; ++i) {
+      ASSERT_FALSE(q.empty());
+      EXPECT_EQ(q.front(), next_out++);
+      q.pop_front();
+    }
+    EXPECT_EQ(q.size(), static_cast<size_t>(next_in - next_out));
+  }
+  while (!q.empty()) {
+    EXPECT_EQ(q.front(), next_out++);
+    q.pop_front();
+  }
+  EXPECT_EQ(next_out, next_in);
+  q.push_back(7);
+  q.clear();
+  EXPECT_TRUE(q.empty());
 }
 
 TEST(TaskPoolTest, AllocatesTheLowestFreeTaskWithinEachKindsLimit) {
