@@ -257,7 +257,9 @@ void Microcode::Dispatch() {
   }
   // Receive-side work (a read request, a fired conditional request) may have readied a
   // window while transmit tasks were free.
-  if (engines_->tasks.CanAllocate(TaskKind::kTx)) engines_->tx.Fork();
+  if (engines_->work.AnyReady() && engines_->tasks.CanAllocate(TaskKind::kTx)) {
+    engines_->tx.Fork();
+  }
 }
 
 std::vector<Microcode::TaskInfo> Microcode::BusyTasks() const {

@@ -27,8 +27,8 @@ void WorkManager::Reset() {
 
 bool WorkManager::NextWindow(uint32_t* window) const {
   static_assert(abi::kMaxWindows == 128, "the ready vector is two 64-bit registers");
+  if (!AnyReady()) return false;  // the common case: nothing posted
   const uint64_t* bits = ready_;
-  if ((bits[0] | bits[1]) == 0) return false;  // the common case: nothing posted
   // Round robin from the cursor: the cursor's word from the cursor up, the other word,
   // then the cursor's word below the cursor.
   const uint32_t first = cursor_ / 64;

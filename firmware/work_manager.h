@@ -18,6 +18,8 @@ class WorkManager {
 
   /** Sets or clears a window's ready bit. */
   void SetReady(uint32_t window, bool on);
+  /** True if any window is ready (NextWindow would find one). */
+  bool AnyReady() const { return (ready_[0] | ready_[1]) != 0; }
   /** The window a transmit task should serve next, from the round-robin cursor. */
   bool NextWindow(uint32_t* window) const;
   /** A task claimed a packet of `window`, leaving `remaining` ready. */
