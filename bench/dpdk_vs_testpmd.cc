@@ -475,12 +475,6 @@ int Main() {
   };
   const Case cases[] = {{"null", "net_null0,size=64", false, "net_null0", "net_null3"},
                         {"ring", "net_ring0", true, "net_ring0", "net_ring1"}};
-  const std::string testpmd = FindOnPath("dpdk-testpmd");
-  if (testpmd.empty()) {
-    std::printf(
-        "dpdk_vs_testpmd: dpdk-testpmd is not installed (apt-get install dpdk-dev): "
-        "no reference, so no ratios\n");
-  }
   if (const char* only = std::getenv("NICSIM_BENCH_ONLY");
       only != nullptr && std::string(only) == "null_fwd") {
     Result<Measured> fwd = MeasureNicsim("net_null0", Mode::kForward, false, seconds);
@@ -491,6 +485,12 @@ int Main() {
     std::printf("null_fwd: %.0f frames/s, %.0f per CPU-second, %.2f events per frame\n",
                 fwd->pps, fwd->cpu_pps, fwd->events_per_frame);
     return 0;
+  }
+  const std::string testpmd = FindOnPath("dpdk-testpmd");
+  if (testpmd.empty()) {
+    std::printf(
+        "dpdk_vs_testpmd: dpdk-testpmd is not installed (apt-get install dpdk-dev): "
+        "no reference, so no ratios\n");
   }
   bool ok = true;
   for (const Case& c : cases) {

@@ -73,7 +73,7 @@ struct Task {
 class TaskPool {
  public:
   TaskPool(uint32_t total, uint32_t rx_limit, uint32_t tx_limit)
-      : tasks_(total), limit_{rx_limit, tx_limit}, all_free_(FreeMask(total)), free_(all_free_) {
+      : tasks_(total), limit_{rx_limit, tx_limit}, free_(AllFree(total)) {
     for (uint32_t i = 0; i < total; ++i) tasks_[i].id = static_cast<TaskId>(i);
   }
 
@@ -110,20 +110,19 @@ class TaskPool {
   /** Frees every task (adapter reset). */
   void Reset() {
     for (Task& t : tasks_) t.busy = false;
-    free_ = all_free_;
+    free_ = AllFree(static_cast<uint32_t>(tasks_.size()));
     active_[0] = active_[1] = 0;
   }
 
  private:
   static size_t Index(TaskKind kind) { return kind == TaskKind::kRx ? 0 : 1; }
   /** A bit per task of a pool of `total` (at most 64: the task view registers have 64 bits). */
-  static uint64_t FreeMask(uint32_t total) {
+  static uint64_t AllFree(uint32_t total) {
     NICSIM_CHECK(total <= 64, "%u tasks: at most 64", total);
     return total == 64 ? ~uint64_t{0} : (uint64_t{1} << total) - 1;
   }
   std::vector<Task> tasks_;
   uint32_t limit_[2];
-  uint64_t all_free_;
   /** Bit i set: task i is free. */
   uint64_t free_;
   uint32_t active_[2] = {0, 0};

@@ -178,7 +178,10 @@ bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {
   if (offset > bytes_ || len > bytes_ - offset) return false;
   // The free block starting at or before the range, and the next one, must not overlap it.
   const std::unique_lock<std::mutex> lock = LockAllocator();
-  if (offset >= allocated_lo_ && offset + len <= allocated_hi_) return true;
+  // A start at the run's end is outside it (a zero-length range there touches the free block).
+  if (offset >= allocated_lo_ && offset < allocated_hi_ && offset + len <= allocated_hi_) {
+    return true;
+  }
   auto next = free_.upper_bound(offset);
   const uint64_t hi = next != free_.end() ? next->first : bytes_;
   if (hi < offset + len) return false;

@@ -161,6 +161,11 @@ TEST(HostMemoryCheckTest, ADeviceWriteIsRefusedOnceItsBlockIsFreedAfterItWasAllo
   EXPECT_EQ(mem.CheckDeviceWrite(c->real_addr, 2 * kPage), HostMemory::Access::kOk);
   // A range running past the end of the last block into never-allocated memory is refused.
   EXPECT_EQ(mem.CheckDeviceWrite(c->real_addr, 3 * kPage), HostMemory::Access::kFreed);
+  // An empty range counts as inside a block only where a block holds its first byte: not at
+  // the end of c, where free memory starts, nor anywhere in a fresh memory.
+  EXPECT_TRUE(mem.IsAllocated(c->real_addr + kPage, 0));
+  EXPECT_FALSE(mem.IsAllocated(c->real_addr + 2 * kPage, 0));
+  EXPECT_FALSE(HostMemory(kMiB).IsAllocated(HostMemory::kBaseAddr, 0));
   // Allocated again (first fit: b's place), it is allowed again.
   Result<HostRegion> again = mem.AllocContiguous(2 * kPage);
   ASSERT_TRUE(again.ok());
