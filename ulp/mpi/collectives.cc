@@ -74,9 +74,13 @@ void Mpi::TreeBcast(void* buf, size_t count, const Datatype& type, int root, con
 
 void Mpi::Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op,
                  int root, const Comm& comm) {
-  const std::vector<uint8_t> in = Pack(sbuf, count, type);
-  std::vector<uint8_t> acc(in.size());
-  ReduceBytes(in.data(), acc.data(), in.size(), Combiner::Of(op, type.base), root, comm);
+  // A dense buffer is reduced where it is; only a strided one is packed first. Only the root
+  // receives a result (ReduceBytes writes `out` at the root alone).
+  const std::vector<uint8_t> packed = type.dense() ? std::vector<uint8_t>() : Pack(sbuf, count, type);
+  const uint8_t* in = type.dense() ? static_cast<const uint8_t*>(sbuf) : packed.data();
+  const size_t bytes = count * type.size();
+  std::vector<uint8_t> acc(comm.rank == root ? bytes : 0);
+  ReduceBytes(in, acc.data(), bytes, Combiner::Of(op, type.base), root, comm);
   if (comm.rank == root) Unpack(acc.data(), acc.size(), rbuf, count, type);
 }
 

@@ -2,7 +2,9 @@
 // Collectives on packed bytes, for the C binding (which packs and places datatypes itself):
 // binomial reduction (in rank order for an op that does not commute), linear gather and
 // scatter with a block size per rank, pairwise all-to-all, and a linear prefix chain for scans.
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <numeric>
 
 #include "ulp/mpi/collective_tags.h"
@@ -21,7 +23,7 @@ std::vector<size_t> Offsets(const std::vector<size_t>& counts) {
 }
 
 void CopyBytes(uint8_t* to, const uint8_t* from, size_t n) {
-  if (n > 0) std::memcpy(to, from, n);
+  if (n > 0 && to != from) std::memcpy(to, from, n);
 }
 
 }  // namespace
@@ -47,23 +49,30 @@ void Mpi::ReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combi
     return;
   }
   const int vr = (comm.rank - root + n) % n;
-  std::vector<uint8_t> acc(in, in + bytes);
-  std::vector<uint8_t> part(bytes);
+  // The partial result: `in` itself until a child's contribution is combined into a copy (a
+  // leaf sends its input as it is). The receive buffer is overwritten whole: not zero-filled.
+  std::unique_ptr<uint8_t[]> acc, part;
+  const uint8_t* result = in;
   for (int mask = 1; mask < n; mask <<= 1) {
     if ((vr & mask) == 0) {
       const int child = vr | mask;
       if (child < n) {
+        if (acc == nullptr) {
+          acc.reset(new uint8_t[std::max<size_t>(bytes, 1)]);
+          part.reset(new uint8_t[std::max<size_t>(bytes, 1)]);
+          CopyBytes(acc.get(), in, bytes);
+          result = acc.get();
+        }
         // The child's subtree holds the ranks just above everything acc holds so far.
-        Wait(StartRecv(part.data(), bytes, kByteType, (child + root) % n, kReduceTag, ctx, comm));
-        combine.apply(acc.data(), part.data(), bytes);
+        Wait(StartRecv(part.get(), bytes, kByteType, (child + root) % n, kReduceTag, ctx, comm));
+        combine.apply(acc.get(), part.get(), bytes);
       }
     } else {
-      Wait(StartSend(acc.data(), bytes, kByteType, ((vr & ~mask) + root) % n, kReduceTag, ctx,
-                     comm));
+      Wait(StartSend(result, bytes, kByteType, ((vr & ~mask) + root) % n, kReduceTag, ctx, comm));
       break;
     }
   }
-  if (comm.rank == root) CopyBytes(out, acc.data(), bytes);
+  if (comm.rank == root) CopyBytes(out, result, bytes);
 }
 
 void Mpi::AllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,

@@ -137,24 +137,38 @@ void Mpi::DrainOutgoing() {
       ++stats_.staging_waits;
       return;
     }
-    const uint64_t vaddr = *staging;
-    if (!o.bytes.empty()) host_.Write(vaddr, o.bytes.data(), o.bytes.size());
-    if (o.kind == Kind::kEager || o.kind == Kind::kData) CountCopy(o.bytes.size());
-    const uint32_t dest = static_cast<uint32_t>(o.dest_world);
-    const uint32_t wire = Wire(static_cast<uint32_t>(o.kind), o.context);
-    const uint32_t tag = o.tag;
-    const uint64_t len = o.bytes.size();
-    std::function<void()> on_done = std::move(o.on_done);
+    Outgoing sent = std::move(o);
     outgoing_.pop_front();
-    // The transport reads the staging area once the CPU has written it.
-    AfterCopies([this, dest, wire, tag, vaddr, len, on_done = std::move(on_done)] {
-      transport_.Send(dest, wire, tag, vaddr, len, [this, vaddr, on_done] {
-        staging_.Give(vaddr);
-        if (on_done) on_done();
-        DrainOutgoing();
-      });
-    });
+    SendStaged(*staging, sent.dest_world, sent.kind, sent.context, sent.tag, sent.bytes.data(),
+               sent.bytes.size(), std::move(sent.on_done));
   }
+}
+
+bool Mpi::TransmitNow(int dest_world, Kind kind, uint32_t context, uint32_t tag,
+                      const uint8_t* data, size_t len) {
+  // Only when nothing waits (messages keep their order) and staging memory is there now;
+  // otherwise the caller packs the bytes and queues them (Transmit), which counts the wait.
+  if (!outgoing_.empty() || Intranode(dest_world)) return false;
+  Result<uint64_t> staging = staging_.Take(std::max<uint64_t>(len, 1));
+  if (!staging.ok()) return false;
+  SendStaged(*staging, dest_world, kind, context, tag, data, len, nullptr);
+  return true;
+}
+
+void Mpi::SendStaged(uint64_t vaddr, int dest_world, Kind kind, uint32_t context, uint32_t tag,
+                     const uint8_t* data, size_t len, std::function<void()> on_done) {
+  if (len > 0) host_.Write(vaddr, data, len);
+  if (kind == Kind::kEager || kind == Kind::kData) CountCopy(len);
+  const uint32_t dest = static_cast<uint32_t>(dest_world);
+  const uint32_t wire = Wire(static_cast<uint32_t>(kind), context);
+  // The transport reads the staging area once the CPU has written it.
+  AfterCopies([this, dest, wire, tag, vaddr, len = uint64_t{len}, on_done = std::move(on_done)] {
+    transport_.Send(dest, wire, tag, vaddr, len, [this, vaddr, on_done] {
+      staging_.Give(vaddr);
+      if (on_done) on_done();
+      DrainOutgoing();
+    });
+  });
 }
 
 // ---- Sending ---------------------------------------------------------------------------------
@@ -171,13 +185,26 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   // A large message from the program's own AllocMem buffer is read from there by RDMA.
   const std::optional<uint64_t> own =
       type.dense() && total > config_.eager_limit ? TaskAddress(buf, total) : std::nullopt;
+  // A synchronous send always asks first: the clear-to-send says the receive has matched.
+  const bool eager = !own && !synchronous && total <= config_.eager_limit;
+  if (eager && type.dense()) {
+    // The program's copy out of its buffer, then the staging copy, as below; the simulator
+    // itself copies once, straight into staging memory, when that is there now.
+    CountCopy(total);
+    if (TransmitNow(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag),
+                    static_cast<const uint8_t*>(buf), total)) {
+      ++stats_.eager_sends;
+      r->done = true;
+      SpendCopyTime();
+      return r;
+    }
+  }
   std::vector<uint8_t> bytes;
   if (!own) {
     bytes = Pack(buf, count, type);
-    CountCopy(bytes.size());
+    if (!(eager && type.dense())) CountCopy(bytes.size());
   }
-  // A synchronous send always asks first: the clear-to-send says the receive has matched.
-  if (!own && !synchronous && bytes.size() <= config_.eager_limit) {
+  if (eager) {
     ++stats_.eager_sends;
     // The data is copied out: the send is complete for the caller once the copies are.
     r->done = true;

@@ -351,6 +351,15 @@ class Mpi {
                 std::vector<uint8_t> bytes, std::function<void()> on_done);
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
+  /**
+   * Transmit of `len` bytes at `data` without packing them first, if nothing waits and staging
+   * memory is there now; false (nothing done, nothing counted) otherwise.
+   */
+  bool TransmitNow(int dest_world, Kind kind, uint32_t context, uint32_t tag, const uint8_t* data,
+                   size_t len);
+  /** Writes the bytes into the staging area at `vaddr` (a counted copy) and sends them. */
+  void SendStaged(uint64_t vaddr, int dest_world, Kind kind, uint32_t context, uint32_t tag,
+                  const uint8_t* data, size_t len, std::function<void()> on_done);
   /** True if messages to and from `world` use push-pull (the same answer on both ranks). */
   bool PushPull(int world) const {
     return config_.internode == InternodeTransport::kPushPull && !Intranode(world);
