@@ -17,7 +17,6 @@ and synchronising. Every split run must write the one-process stats.json (checke
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import tempfile
@@ -50,12 +49,8 @@ def run(workload, k):
         cmd = [str(nicsim_bench.NICSIM), "run", "--out", out_dir]
         for key, value in sets.items():
             cmd += ["--set", f"{key}={value}"]
-        if k > 1:
-            mpirun = shutil.which("mpirun")
-            if mpirun is None:
-                nicsim_bench.fail(NAME, "mpirun not found (Debian openmpi-bin)")
-            cmd = [mpirun, "--oversubscribe", "-n", str(k)] + cmd
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        prefix, env = nicsim_bench.mpirun_prefix(NAME, k)
+        cmd = prefix + cmd
         start = time.monotonic()
         result = subprocess.run(cmd, capture_output=True, text=True, env=env)
         whole = time.monotonic() - start

@@ -5,6 +5,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,11 +26,11 @@ def fail(name, message):
     sys.exit(2)
 
 
-def measure(cmd):
+def measure(cmd, env=None):
     """Runs `cmd`: (exit code, wall seconds, peak RSS in bytes, stdout, stderr)."""
     start = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.monotonic() - start
         out.seek(0)
@@ -38,15 +39,29 @@ def measure(cmd):
                 out.read().decode(errors="replace"), err.read().decode(errors="replace"))
 
 
-def run_nicsim_measured(name, scenario, sets):
-    """One `nicsim run` process: (stats.json, whole-process wall seconds, peak RSS bytes)."""
+def mpirun_prefix(name, processes):
+    """The command prefix that splits a `nicsim run` over `processes` (Open MPI's mpirun, root
+    allowed), and the environment it needs; nothing for one process."""
+    if processes <= 1:
+        return [], dict(os.environ)
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        fail(name, "mpirun not found (Debian openmpi-bin)")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return [mpirun, "--oversubscribe", "-n", str(processes)], env
+
+
+def run_nicsim_measured(name, scenario, sets, processes=1):
+    """One `nicsim run` (split over `processes` by mpirun when above 1): (stats.json,
+    whole-process wall seconds, peak RSS bytes: of the one process, or of mpirun)."""
     if not NICSIM.exists():
         fail(name, f"{NICSIM} not built (bench/run {name} builds it)")
     with tempfile.TemporaryDirectory(prefix="nicsim_bench_") as out_dir:
-        cmd = [str(NICSIM), "run", scenario, "--out", out_dir, "--quiet"]
+        prefix, env = mpirun_prefix(name, processes)
+        cmd = prefix + [str(NICSIM), "run", scenario, "--out", out_dir, "--quiet"]
         for key, value in sets.items():
             cmd += ["--set", f"{key}={value}"]
-        code, process_s, rss, _, err = measure(cmd)
+        code, process_s, rss, _, err = measure(cmd, env)
         if code != 0:
             fail(name, f"{' '.join(cmd)} failed (exit {code}):\n{err}")
         return json.loads((Path(out_dir) / "stats.json").read_text()), process_s, rss

@@ -17,7 +17,9 @@ process's start and exit). A 16-rank run lasts 0.05-0.09 s, mostly start-up, so 
 whole-process figure moved between 358k and 767k events/s from one run to the next.
   rss_<workload>_<N>_budget           >= 1.0   (4 MiB + in-flight bytes per rank) / RSS per rank
   smpi_vs_nicsim_wall_<workload>_1024 >= 1.0   SMPI's wall time / nicsim's, 1,024 ranks
-  completed_<workload>_4096           >= 1.0   1 if 4,096 ranks finished, every byte checked"""
+  completed_<workload>_4096           >= 1.0   1 if 4,096 ranks finished, every byte checked
+Reported beside the SMPI target, without one: smpi_vs_nicsim_split2_wall_<workload>_1024, the
+same nicsim run split over two processes (mpirun -n 2 nicsim run; the machine's two cores)."""
 
 import json
 import os
@@ -35,6 +37,8 @@ DESCRIPTION = ("MPI all-to-all and allreduce at 16..4096 ranks (func): wall time
                "per wall-second; SimGrid SMPI on the same workloads and links")
 ROOT = nicsim_bench.ROOT
 RANKS = [int(r) for r in os.environ.get("NICSIM_SIM_SCALE_RANKS", "16,64,256,1024,4096").split(",")]
+# The 1,024-rank runs are also timed split over this many processes (one per core here).
+SPLIT_PROCESSES = 2
 SMPI_MAX_RANKS = 1024  # SMPI needs 151 s at 1,024 ranks for the all-to-all: 4,096 is out of reach
 MESSAGES, MAX_SIZE, SEED = 20, 8192, 1
 ALLREDUCE_SIZES = [8, 512, 8192, 65536]
@@ -58,11 +62,12 @@ WORKLOADS = {
 }
 
 
-def run_nicsim(workload, n):
+def run_nicsim(workload, n, processes=1):
     sets = {"backend": "func", "nodes": n, "mpi.ranks": n, "seed": SEED, **WORKLOADS[workload]}
-    stats, wall, rss = nicsim_bench.run_nicsim_measured(NAME, "default", sets)
+    stats, wall, rss = nicsim_bench.run_nicsim_measured(NAME, "default", sets, processes)
     if stats["verdict"] != "pass":
-        nicsim_bench.fail(NAME, f"nicsim {workload} at {n} ranks: verdict {stats['verdict']}")
+        nicsim_bench.fail(NAME, f"nicsim {workload} at {n} ranks over {processes} processes: "
+                          f"verdict {stats['verdict']}")
     return {"wall_s": wall, "rss_bytes": rss, "events": stats["events"],
             "events_per_s": stats["events"] / wall, "sim_time_ns": stats["sim_time_ns"],
             "run_events_per_s": stats["wall_events_per_second"],
@@ -163,6 +168,14 @@ def main():
                     if n == 1024:
                         ratios[f"smpi_vs_nicsim_wall_{tag}"] = s["wall_s"] / r["wall_s"]
                         targets[f"smpi_vs_nicsim_wall_{tag}"] = 1.0
+                        # Beside it, without a target: the same run split over this
+                        # machine's two cores (mpirun -n 2 nicsim run, the same stats.json).
+                        k2 = run_nicsim(workload, n, processes=SPLIT_PROCESSES)
+                        print(f"  nicsim {workload:<9} {n:>5} ranks: {k2['wall_s']:8.2f} s wall "
+                              f"split over {SPLIT_PROCESSES} processes", flush=True)
+                        figures[f"nicsim_split{SPLIT_PROCESSES}_wall_s_{tag}"] = k2["wall_s"]
+                        ratios[f"smpi_vs_nicsim_split{SPLIT_PROCESSES}_wall_{tag}"] = (
+                            s["wall_s"] / k2["wall_s"])
         for workload in WORKLOADS:
             per = runs["nicsim"][workload]
             if 16 in per and 1024 in per:
