@@ -41,8 +41,8 @@
 // ratio `null_fwd_cpu_vs_copy_floor_cpu`), and the forwarder its adapter events per frame.
 //
 // NICSIM_BENCH_SECONDS (default 3) sets each measurement's length. NICSIM_BENCH_ONLY=null_fwd
-// runs only the one-thread forwarding on net_null, with no testpmd and no copy floor: a run to
-// put under `perf record`.
+// runs only the one-thread forwarding on net_null (null_fwd_split: with the adapter on its own
+// lcore), with no testpmd and no copy floor: a run to put under `perf record`.
 #include <fcntl.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -476,13 +476,15 @@ int Main() {
   const Case cases[] = {{"null", "net_null0,size=64", false, "net_null0", "net_null3"},
                         {"ring", "net_ring0", true, "net_ring0", "net_ring1"}};
   if (const char* only = std::getenv("NICSIM_BENCH_ONLY");
-      only != nullptr && std::string(only) == "null_fwd") {
-    Result<Measured> fwd = MeasureNicsim("net_null0", Mode::kForward, false, seconds);
+      only != nullptr && (std::string(only) == "null_fwd" || std::string(only) == "null_fwd_split")) {
+    const bool split = std::string(only) == "null_fwd_split";
+    Result<Measured> fwd =
+        MeasureNicsim(split ? "net_null3" : "net_null0", Mode::kForward, false, seconds, split);
     if (!fwd.ok()) {
       std::fprintf(stderr, "dpdk_vs_testpmd: net_null0: %s\n", fwd.status().message().c_str());
       return 2;
     }
-    std::printf("null_fwd: %.0f frames/s, %.0f per CPU-second, %.2f events per frame\n",
+    std::printf("%s: %.0f frames/s, %.0f per CPU-second, %.2f events per frame\n", only,
                 fwd->pps, fwd->cpu_pps, fwd->events_per_frame);
     return 0;
   }
