@@ -76,7 +76,8 @@ void Mpi::Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& typ
                  int root, const Comm& comm) {
   // A dense buffer is reduced where it is; only a strided one is packed first. Only the root
   // receives a result (ReduceBytes writes `out` at the root alone).
-  const std::vector<uint8_t> packed = type.dense() ? std::vector<uint8_t>() : Pack(sbuf, count, type);
+  const std::vector<uint8_t> packed =
+      type.dense() ? std::vector<uint8_t>() : Pack(sbuf, count, type);
   const uint8_t* in = type.dense() ? static_cast<const uint8_t*>(sbuf) : packed.data();
   const size_t bytes = count * type.size();
   std::vector<uint8_t> acc(comm.rank == root ? bytes : 0);
