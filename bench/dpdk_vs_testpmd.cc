@@ -475,16 +475,17 @@ int Main() {
   };
   const Case cases[] = {{"null", "net_null0,size=64", false, "net_null0", "net_null3"},
                         {"ring", "net_ring0", true, "net_ring0", "net_ring1"}};
-  if (const char* only = std::getenv("NICSIM_BENCH_ONLY");
-      only != nullptr && (std::string(only) == "null_fwd" || std::string(only) == "null_fwd_split")) {
-    const bool split = std::string(only) == "null_fwd_split";
-    Result<Measured> fwd =
-        MeasureNicsim(split ? "net_null3" : "net_null0", Mode::kForward, false, seconds, split);
+  const char* only_env = std::getenv("NICSIM_BENCH_ONLY");
+  const std::string only = only_env != nullptr ? only_env : "";
+  if (only == "null_fwd" || only == "null_fwd_split") {
+    const bool split = only == "null_fwd_split";
+    const char* vdev = split ? cases[0].split_vdev : cases[0].our_vdev;
+    Result<Measured> fwd = MeasureNicsim(vdev, Mode::kForward, false, seconds, split);
     if (!fwd.ok()) {
-      std::fprintf(stderr, "dpdk_vs_testpmd: net_null0: %s\n", fwd.status().message().c_str());
+      std::fprintf(stderr, "dpdk_vs_testpmd: %s: %s\n", vdev, fwd.status().message().c_str());
       return 2;
     }
-    std::printf("%s: %.0f frames/s, %.0f per CPU-second, %.2f events per frame\n", only,
+    std::printf("%s: %.0f frames/s, %.0f per CPU-second, %.2f events per frame\n", only.c_str(),
                 fwd->pps, fwd->cpu_pps, fwd->events_per_frame);
     return 0;
   }

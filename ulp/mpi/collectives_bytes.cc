@@ -58,8 +58,8 @@ void Mpi::ReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combi
       const int child = vr | mask;
       if (child < n) {
         if (acc == nullptr) {
-          acc.reset(new uint8_t[std::max<size_t>(bytes, 1)]);
-          part.reset(new uint8_t[std::max<size_t>(bytes, 1)]);
+          acc.reset(new uint8_t[bytes]);
+          part.reset(new uint8_t[bytes]);
           CopyBytes(acc.get(), in, bytes);
           result = acc.get();
         }

@@ -185,25 +185,22 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   // A large message from the program's own AllocMem buffer is read from there by RDMA.
   const std::optional<uint64_t> own =
       type.dense() && total > config_.eager_limit ? TaskAddress(buf, total) : std::nullopt;
+  // The program's copy out of its buffer (packed, unless the adapter reads it in place).
+  if (!own) CountCopy(total);
   // A synchronous send always asks first: the clear-to-send says the receive has matched.
   const bool eager = !own && !synchronous && total <= config_.eager_limit;
-  if (eager && type.dense()) {
-    // The program's copy out of its buffer, then the staging copy, as below; the simulator
-    // itself copies once, straight into staging memory, when that is there now.
-    CountCopy(total);
-    if (TransmitNow(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag),
-                    static_cast<const uint8_t*>(buf), total)) {
-      ++stats_.eager_sends;
-      r->done = true;
-      SpendCopyTime();
-      return r;
-    }
+  // A dense eager message goes straight into staging memory when that is there now: the
+  // simulator then copies once where the model counts the two copies.
+  if (eager && type.dense() &&
+      TransmitNow(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag),
+                  static_cast<const uint8_t*>(buf), total)) {
+    ++stats_.eager_sends;
+    r->done = true;
+    SpendCopyTime();
+    return r;
   }
   std::vector<uint8_t> bytes;
-  if (!own) {
-    bytes = Pack(buf, count, type);
-    if (!(eager && type.dense())) CountCopy(bytes.size());
-  }
+  if (!own) bytes = Pack(buf, count, type);
   if (eager) {
     ++stats_.eager_sends;
     // The data is copied out: the send is complete for the caller once the copies are.
