@@ -20,7 +20,8 @@ RecvFifo::RecvFifo(const driver::WindowInfo& window, driver::DeviceAccess& devic
       frames_(window.recv_frames),
       line_bytes_(window.line_bytes),
       // At most half the FIFO is held back, so the adapter always has room for more.
-      return_batch_(std::max<uint32_t>(1, std::min(return_batch, window.recv_frames / 2))) {}
+      return_batch_(std::max<uint32_t>(1, std::min(return_batch, window.recv_frames / 2))),
+      prefault_(base_, fifo_bytes()) {}
 
 uint8_t* RecvFifo::Frame(uint64_t seq) const {
   return base_ + (seq % frames_) * abi::kRecvFrameBytes;
@@ -48,6 +49,7 @@ bool RecvFifo::Poll(RecvPacket* packet) const {
 void RecvFifo::Consume() {
   std::memset(Frame(head_), 0, line_bytes_);
   ++head_;
+  prefault_.Reach((head_ % frames_) * abi::kRecvFrameBytes);
   if (++unreturned_ >= return_batch_) ReturnFrames();
 }
 

@@ -7,6 +7,7 @@
 
 #include "abi/fifo.h"
 #include "driver/adapter_driver.h"
+#include "host/prefault.h"
 
 namespace nicsim::hal {
 
@@ -49,6 +50,8 @@ class RecvFifo {
   uint32_t return_batch_;
   uint64_t head_ = 0;
   uint32_t unreturned_ = 0;
+  /** Materialises the ring ahead of the first pass's polls (host/prefault.h). */
+  host::RingPrefault prefault_;
 };
 
 }  // namespace nicsim::hal

@@ -19,7 +19,8 @@ SendFifo::SendFifo(const driver::WindowInfo& window, driver::DeviceAccess& devic
       slots_(window.send_slots),
       slot_bytes_(abi::SendSlotBytes(window.line_bytes)),
       max_payload_(abi::MaxPacketPayload(window.line_bytes)),
-      line_bytes_(window.line_bytes) {}
+      line_bytes_(window.line_bytes),
+      prefault_(base_, uint64_t{slots_} * slot_bytes_) {}
 
 uint8_t* SendFifo::Slot(uint64_t seq) const { return base_ + (seq % slots_) * slot_bytes_; }
 
@@ -61,6 +62,7 @@ void SendFifo::Commit(uint8_t* slot, const abi::SendSlotHeader& header) {
   std::memcpy(slot, &h, sizeof(h));
   ++tail_;
   ++unflushed_;
+  prefault_.Reach((tail_ % slots_) * slot_bytes_);
 }
 
 SendResult SendFifo::PostRequest(abi::SlotType type, uint16_t dest_adapter, uint16_t dest_window,

@@ -8,6 +8,7 @@
 #include "abi/fifo.h"
 #include "abi/rdma.h"
 #include "driver/adapter_driver.h"
+#include "host/prefault.h"
 
 namespace nicsim::hal {
 
@@ -72,6 +73,8 @@ class SendFifo {
   uint64_t tail_ = 0;
   /** Slots filled but not yet announced with StartTransmit. */
   uint32_t unflushed_ = 0;
+  /** Materialises the ring ahead of the first pass's status reads (host/prefault.h). */
+  host::RingPrefault prefault_;
 };
 
 }  // namespace nicsim::hal

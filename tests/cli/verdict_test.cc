@@ -161,15 +161,15 @@ TEST_F(VerdictTest, RunThatTouchesMoreHostMemoryThanItsLimitStopsAsAStall) {
             "nicsim: stream size 1024: packet: 71 of 5781 messages never arrived (the first: "
             "5720)\n"
             "nicsim: bandwidth stream size 1024: stopped at t=3124548ns: the nodes had touched "
-            "544768 bytes of simulated host memory, more than host.touched_limit (65536 bytes): "
+            "589824 bytes of simulated host memory, more than host.touched_limit (65536 bytes): "
             "raise it, or lower the sizes, counts or nodes\n"
             "nicsim: 2 verification errors (seed 1)\n");
   EXPECT_EQ(v.stats["stalled"], true);
   EXPECT_EQ(v.stats["events"], 65755);
   const nlohmann::json& memory = v.stats["host_memory"];
-  EXPECT_EQ(memory["touched_peak_bytes"], 700416);
-  EXPECT_EQ(memory["nodes"][0]["touched_peak_bytes"], 38 * 4096);
-  EXPECT_EQ(memory["nodes"][1]["touched_peak_bytes"], 133 * 4096);
+  EXPECT_EQ(memory["touched_peak_bytes"], 720896);
+  EXPECT_EQ(memory["nodes"][0]["touched_peak_bytes"], 40 * 4096);
+  EXPECT_EQ(memory["nodes"][1]["touched_peak_bytes"], 136 * 4096);
   EXPECT_EQ(memory["reserved_bytes"], 2 * memory["nodes"][0]["reserved_bytes"].get<uint64_t>());
 }
 
@@ -177,16 +177,16 @@ TEST_F(VerdictTest, ShortRunOverItsHostMemoryLimitFailsAtTheEnd) {
   // Fewer than 65,536 events: only the sample at the end sees it.
   const Verdict v = Run(SweepStream("100", "64KiB"));
   ExpectFailed(v, "1");
-  EXPECT_NE(v.err.find("nicsim: at the end of the run (t=117071ns): the nodes had touched 405504 "
+  EXPECT_NE(v.err.find("nicsim: at the end of the run (t=117071ns): the nodes had touched 425984 "
                        "bytes of simulated host memory, more than host.touched_limit (65536 "
                        "bytes)"),
             std::string::npos)
       << v.err;
   EXPECT_EQ(v.stats["messages_delivered"], 120);
   // The same run with room enough passes.
-  const Verdict ok = Run(SweepStream("100", "405504"));
+  const Verdict ok = Run(SweepStream("100", "425984"));
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_EQ(ok.stats["host_memory"]["touched_peak_bytes"], 405504);
+  EXPECT_EQ(ok.stats["host_memory"]["touched_peak_bytes"], 425984);
 }
 
 TEST_F(VerdictTest, MpiJobThatTouchesMoreHostMemoryThanItsLimitStops) {
@@ -195,7 +195,7 @@ TEST_F(VerdictTest, MpiJobThatTouchesMoreHostMemoryThanItsLimitStops) {
   // The set-up's measure is already over the limit, so the job starts no window: it stops
   // where its ranks start, as every process of a split run does.
   EXPECT_NE(v.err.find("nicsim: MPI job stopped at t=201952 ns: the nodes had touched "
-                       "2023424 bytes of simulated host memory, more than "
+                       "2056192 bytes of simulated host memory, more than "
                        "host.touched_limit (1048576 bytes)"),
             std::string::npos)
       << v.err;
@@ -209,16 +209,16 @@ TEST_F(VerdictTest, MpiJobOverItsLimitOnlyAtItsFinalMeasureFailsAtTheEnd) {
                                         "mpi.ranks=4", "mpi.alltoall_messages=5",
                                         "mpi.alltoall_max_size=8KiB"};
   std::vector<std::string> over = job;
-  over.push_back("host.touched_limit=884735");
+  over.push_back("host.touched_limit=958463");
   const Verdict v = Run(over);
   ExpectFailed(v, "1");
   EXPECT_NE(v.err.find("nicsim: at the end of the run (t=201050ns): the nodes had touched "
-                       "884736 bytes of simulated host memory, more than host.touched_limit "
-                       "(884735 bytes)"),
+                       "958464 bytes of simulated host memory, more than host.touched_limit "
+                       "(958463 bytes)"),
             std::string::npos)
       << v.err;
   std::vector<std::string> room = job;
-  room.push_back("host.touched_limit=884736");
+  room.push_back("host.touched_limit=958464");
   EXPECT_EQ(Run(room).exit_code, 0);
 }
 
