@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   zlib1g-dev  # deflate for the Perfetto timeline's compressed packets
+  libjemalloc-dev  # the nicsim executable's allocator (cmake/allocator.cmake)
   libsystemc-dev verilator
   dpdk dpdk-dev libdpdk-dev libibverbs-dev  # dpdk-dev: dpdk-testpmd for bench/run dpdk_vs_testpmd
   openmpi-bin libopenmpi-dev
