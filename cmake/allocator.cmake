@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The nicsim executable's allocator: jemalloc (Debian libjemalloc-dev) where found. A large
 # cluster allocates and frees small objects all through its events (frames, messages,
-# connection state); on the 1,024-rank allreduce of docs/architecture.md jemalloc took 0.95x
+# connection state); on the 1,024-rank allreduce of docs/architecture.md jemalloc took 0.92x
 # the wall time of glibc's malloc and 5% less memory. WITH_JEMALLOC = AUTO | ON | OFF, as the
 # backends. Off under the sanitizers and libFuzzer, which bring their own malloc.
 set(WITH_JEMALLOC AUTO CACHE STRING "Link the nicsim executable against jemalloc: AUTO, ON or OFF")
