@@ -11,13 +11,12 @@ namespace nicsim::host {
 #define MADV_POPULATE_WRITE 23
 #endif
 
-void PrefaultForWrite(const uint8_t* p, uint64_t len) {
-  if (len == 0) return;
+bool PrefaultForWrite(const uint8_t* p, uint64_t len) {
+  if (len == 0) return true;
   static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t first = reinterpret_cast<uintptr_t>(p) / page * page;
   const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + len + page - 1) / page * page;
-  // Failure (an old kernel, memory that cannot be written) leaves the pages to fault as before.
-  static_cast<void>(madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE));
+  return madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE) == 0;
 }
 
 }  // namespace nicsim::host

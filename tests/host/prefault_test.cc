@@ -20,10 +20,6 @@ namespace {
 constexpr uint64_t kPage = 4096;
 constexpr uint64_t kGroup = RingPrefault::kGroupBytes;
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
 class RingPrefaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -33,7 +29,7 @@ class RingPrefaultTest : public ::testing::Test {
     // The kernel must know MADV_POPULATE_WRITE (Linux 5.14); without it prefaulting is a no-op.
     void* probe = mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT_NE(probe, MAP_FAILED);
-    const bool supported = madvise(probe, kPage, MADV_POPULATE_WRITE) == 0;
+    const bool supported = PrefaultForWrite(static_cast<const uint8_t*>(probe), kPage);
     munmap(probe, kPage);
     if (!supported) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE";
   }
