@@ -34,7 +34,8 @@ JobStop AgreeOnStop(distrib::Collectives& world, const JobStop& mine) {
   for (size_t p = 0; p < parts.size(); ++p) {
     const nlohmann::json part = nlohmann::json::parse(parts[p]);
     size_t i = 0;
-    for (const std::string& reason : part["reasons"]) {
+    for (const nlohmann::json& item : part["reasons"]) {
+      const auto reason = item.get<std::string>();
       reasons.emplace_back(RankNamed(reason), p, i++, reason);
     }
     for (const uint32_t r : part["unfinished"]) all.unfinished.push_back(r);

@@ -275,8 +275,8 @@ TEST_P(PortBurstTest, AdapterSendsEveryFrameWithoutWaitingForTheSimulatedLink) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bursts, PortBurstTest, ::testing::Values(1u, 2u, 31u, 32u, 33u),
-                         [](const ::testing::TestParamInfo<uint32_t>& info) {
-                           return "Frames" + std::to_string(info.param);
+                         [](const ::testing::TestParamInfo<uint32_t>& frames) {
+                           return "Frames" + std::to_string(frames.param);
                          });
 
 }  // namespace

@@ -94,8 +94,8 @@ TEST_P(RankSchedulerTest, DeadlockedJobUnwindsEveryRankAndRunsAgain) {
 INSTANTIATE_TEST_SUITE_P(Modes, RankSchedulerTest,
                          ::testing::Values(RankSchedulerKind::kThreads,
                                            RankSchedulerKind::kContexts),
-                         [](const auto& info) {
-                           return info.param == RankSchedulerKind::kThreads ? "Threads"
+                         [](const auto& mode) {
+                           return mode.param == RankSchedulerKind::kThreads ? "Threads"
                                                                             : "Contexts";
                          });
 

@@ -377,13 +377,17 @@ static int propagate(gsm_t* g, double due) {
   gsm_service* s = g->service;
   int services;
   MPI_Comm_size(g->service_comm, &services);
+  if (services < 1) abort(); /* a communicator holds at least this service */
+  /* A copy the MPI calls below cannot change (they might, as far as the compiler knows,
+   * through the address MPI_Comm_size took). */
+  const size_t nservices = (size_t)services;
   gsm_round_header mine;
   memset(&mine, 0, sizeof(mine));
   mine.done = s->finished_clients == s->clients;
   node_interest(s, mine.interest);
-  gsm_round_header* all = (gsm_round_header*)calloc((size_t)services, sizeof(mine));
-  int* counts = (int*)calloc((size_t)services, sizeof(int));
-  int* displs = (int*)calloc((size_t)services, sizeof(int));
+  gsm_round_header* all = (gsm_round_header*)calloc(nservices, sizeof(mine));
+  int* counts = (int*)calloc(nservices, sizeof(int));
+  int* displs = (int*)calloc(nservices, sizeof(int));
   int total = 0, all_done = 1;
   if (g->config.mode == GSM_MODE_ALLGATHER) {
     mine.records = pack_local(g, NULL, s->send_buf);
@@ -409,9 +413,9 @@ static int propagate(gsm_t* g, double due) {
                   g->service_comm);
     for (int i = 0; i < services; i++) all_done &= all[i].done;
     const size_t per_dest = (size_t)GSM_MAX_CONNECTIONS * g->record_bytes;
-    char* pack = (char*)malloc(per_dest * (size_t)services + 1);
-    int* recv_counts = (int*)calloc((size_t)services, sizeof(int));
-    int* recv_displs = (int*)calloc((size_t)services, sizeof(int));
+    char* pack = (char*)malloc(per_dest * nservices + 1);
+    int* recv_counts = (int*)calloc(nservices, sizeof(int));
+    int* recv_displs = (int*)calloc(nservices, sizeof(int));
     if (!pack || !recv_counts || !recv_displs) abort(); /* out of memory */
     int send_total = 0;
     for (int d = 0; d < services; d++) {
