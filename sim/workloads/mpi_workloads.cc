@@ -12,6 +12,7 @@
 #include "sim/distrib/merge_results.h"
 #include "sim/distrib/merge_stats.h"
 #include "sim/distrib/split_run.h"
+#include "sim/workloads/collective_values.h"
 
 namespace nicsim::sim {
 namespace {
@@ -48,10 +49,6 @@ void CheckReceived(WorkloadResult& out, const uint8_t* data, size_t len, uint64_
   out.AddError(what() + " arrived damaged");
 }
 
-/** Collective inputs: small enough that a sum over 4096 ranks stays within int32. */
-int32_t CollectiveValue(int rank, size_t j) {
-  return static_cast<int32_t>((static_cast<uint64_t>(rank) * 7919 + j * 31 + 1) % 100003);
-}
 int32_t AlltoallValue(int from, int to, size_t j) {
   return static_cast<int32_t>(((static_cast<uint64_t>(from) << 40) ^
                                (static_cast<uint64_t>(to) << 20) ^ j) %
@@ -412,12 +409,7 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
     double t[5] = {};
     const size_t ints = std::max<size_t>(size / 4, 1);
     // The allreduce's serial result, computed once for every rank to compare with.
-    std::vector<int32_t> sums(timed[2] ? ints : 0);
-    for (size_t j = 0; j < sums.size(); ++j) {
-      int64_t sum = 0;
-      for (int r = 0; r < n; ++r) sum += CollectiveValue(r, j);
-      sums[j] = static_cast<int32_t>(sum);
-    }
+    const std::vector<int32_t> sums = timed[2] ? CollectiveSums(n, ints) : std::vector<int32_t>();
     // Only allgather and alltoall need buffers of a block per rank.
     const size_t wide = timed[3] || timed[4] ? ints * n : ints;
     Status s = job.Run([&](mpi::Mpi& m) {
@@ -428,9 +420,9 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
       // result after the loop is the result of one call) and its result checked after.
       const std::function<void()> setup[5] = {
           [] {},
-          [&] { for (size_t j = 0; j < ints; ++j) a[j] = CollectiveValue(w.rank, j); },
-          [&] { for (size_t j = 0; j < ints; ++j) a[j] = CollectiveValue(w.rank, j); },
-          [&] { for (size_t j = 0; j < ints; ++j) a[j] = CollectiveValue(w.rank, j); },
+          [&] { FillCollectiveRow(w.rank, a.data(), ints); },
+          [&] { FillCollectiveRow(w.rank, a.data(), ints); },
+          [&] { FillCollectiveRow(w.rank, a.data(), ints); },
           [&] {
             for (int d = 0; d < n; ++d) {
               for (size_t j = 0; j < ints; ++j) c[d * ints + j] = AlltoallValue(w.rank, d, j);
@@ -444,15 +436,28 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
           [&] { m.Allgather(a.data(), ints, kInt, b.data(), w); },
           [&] { m.Alltoall(c.data(), ints, kInt, b.data(), w); },
       };
-      // What a serial computation of each call gives this rank.
-      const std::function<int32_t(size_t)> expect[5] = {
-          nullptr,
-          [&](size_t j) { return CollectiveValue(0, j); },
-          [&](size_t j) { return sums[j]; },
-          [&](size_t j) { return CollectiveValue(static_cast<int>(j / ints), j % ints); },
-          [&](size_t j) { return AlltoallValue(static_cast<int>(j / ints), w.rank, j % ints); },
+      // How many values of each call's result differ from what a serial computation gives.
+      const std::function<size_t()> mismatches[5] = {
+          [] { return size_t{0}; },
+          [&] { return CollectiveRowMismatches(0, a.data(), ints); },
+          [&] {
+            size_t wrong = 0;
+            for (size_t j = 0; j < ints; ++j) wrong += b[j] != sums[j];
+            return wrong;
+          },
+          [&] {
+            size_t wrong = 0;
+            for (int d = 0; d < n; ++d) wrong += CollectiveRowMismatches(d, &b[d * ints], ints);
+            return wrong;
+          },
+          [&] {
+            size_t wrong = 0;
+            for (size_t j = 0; j < ints * n; ++j) {
+              wrong += b[j] != AlltoallValue(static_cast<int>(j / ints), w.rank, j % ints);
+            }
+            return wrong;
+          },
       };
-      const std::vector<int32_t>* result[5] = {nullptr, &a, &b, &b, &b};
       const size_t result_len[5] = {0, ints, ints, ints * n, ints * n};
       for (int k = 0; k < 5; ++k) {
         if (!timed[k]) continue;
@@ -465,9 +470,7 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
         double slowest = 0;
         m.Reduce(&mine, &slowest, 1, Datatype::Of(Base::kDouble), mpi::Op::kMax, 0, w);
         if (w.rank == 0) t[k] = slowest;
-        if (result[k] == nullptr) continue;
-        size_t wrong = 0;
-        for (size_t j = 0; j < result_len[k]; ++j) wrong += (*result[k])[j] != expect[k](j);
+        const size_t wrong = mismatches[k]();
         if (wrong > 0) {
           out.AddError(fmt::format("mpi_collectives size {}: {} on rank {}: {} of {} values "
                                    "differ from the serial result",
