@@ -13,8 +13,9 @@ Targets (ratios, higher is better):
   events_per_s_<workload>_1024_vs_16  >= 0.7   events per wall-second at 1,024 ranks / at 16
 Reported beside it, without a target: run_events_per_s_<workload>_1024_vs_16, the same from
 the simulation's own wall time (stats.json's wall_events_per_second: the run, without the
-process's start and exit). A 16-rank run lasts 0.05-0.09 s, mostly start-up, so its
-whole-process figure moved between 358k and 767k events/s from one run to the next.
+process's start and exit). A 16-rank run lasts 0.04-0.2 s, mostly start-up, so its
+whole-process figure moved between 170k and 767k events/s from one run to the next: runs
+under SHORT_RUN_S are repeated and the fastest kept (the run-only figure is that run's).
   rss_<workload>_<N>_budget           >= 1.0   (4 MiB + in-flight bytes per rank) / RSS per rank
   smpi_vs_nicsim_wall_<workload>_1024 >= 1.0   SMPI's wall time / nicsim's, 1,024 ranks
   completed_<workload>_4096           >= 1.0   1 if 4,096 ranks finished, every byte checked
@@ -62,16 +63,30 @@ WORKLOADS = {
 }
 
 
+# A run shorter than this is mostly process start-up, which moves with the machine's state
+# (a 16-rank all-to-all took 0.04 s in one run and 0.18 s in another): such runs are repeated
+# up to SHORT_RUN_REPEATS times and the fastest kept, which makes the 16-rank figure of the
+# events-per-second target its best case (the 1,024-rank runs, seconds long, run once).
+SHORT_RUN_S, SHORT_RUN_REPEATS = 1.0, 5
+
+
 def run_nicsim(workload, n, processes=1):
     sets = {"backend": "func", "nodes": n, "mpi.ranks": n, "seed": SEED, **WORKLOADS[workload]}
-    stats, wall, rss = nicsim_bench.run_nicsim_measured(NAME, "default", sets, processes)
-    if stats["verdict"] != "pass":
-        nicsim_bench.fail(NAME, f"nicsim {workload} at {n} ranks over {processes} processes: "
-                          f"verdict {stats['verdict']}")
-    return {"wall_s": wall, "rss_bytes": rss, "events": stats["events"],
-            "events_per_s": stats["events"] / wall, "sim_time_ns": stats["sim_time_ns"],
-            "run_events_per_s": stats["wall_events_per_second"],
-            "bytes": stats["bytes_delivered"]}
+    best = None
+    for _ in range(SHORT_RUN_REPEATS):
+        stats, wall, rss = nicsim_bench.run_nicsim_measured(NAME, "default", sets, processes)
+        if stats["verdict"] != "pass":
+            nicsim_bench.fail(NAME, f"nicsim {workload} at {n} ranks over {processes} "
+                              f"processes: verdict {stats['verdict']}")
+        run = {"wall_s": wall, "rss_bytes": rss, "events": stats["events"],
+               "events_per_s": stats["events"] / wall, "sim_time_ns": stats["sim_time_ns"],
+               "run_events_per_s": stats["wall_events_per_second"],
+               "bytes": stats["bytes_delivered"]}
+        if best is None or wall < best["wall_s"]:
+            best = run
+        if wall >= SHORT_RUN_S:
+            break
+    return best
 
 
 def in_flight_bytes(workload, nicsim_run, n):
