@@ -169,15 +169,40 @@ T Apply(Op op, T a, T b) {
   return a;
 }
 
-/** acc[i] = acc[i] op in[i] over `n` packed scalars of type T. */
-template <typename T>
-void ReduceScalars(Op op, uint8_t* acc, const uint8_t* in, size_t n) {
+/** acc[i] = acc[i] kOp in[i] over `n` packed scalars of type T: the op is a constant, so
+ *  the loop body is one operation, not a switch per element. */
+template <typename T, Op kOp>
+void ReduceScalarsWith(uint8_t* acc, const uint8_t* in, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     T a, b;
     std::memcpy(&a, acc + i * sizeof(T), sizeof(T));
     std::memcpy(&b, in + i * sizeof(T), sizeof(T));
-    a = Apply<T>(op, a, b);
+    a = Apply<T>(kOp, a, b);
     std::memcpy(acc + i * sizeof(T), &a, sizeof(T));
+  }
+}
+
+/** acc[i] = acc[i] op in[i] over `n` packed scalars of type T (an op Apply does not define
+ *  on T leaves acc as it is). */
+template <typename T>
+void ReduceScalars(Op op, uint8_t* acc, const uint8_t* in, size_t n) {
+  switch (op) {
+    case Op::kSum: return ReduceScalarsWith<T, Op::kSum>(acc, in, n);
+    case Op::kProd: return ReduceScalarsWith<T, Op::kProd>(acc, in, n);
+    case Op::kMax: return ReduceScalarsWith<T, Op::kMax>(acc, in, n);
+    case Op::kMin: return ReduceScalarsWith<T, Op::kMin>(acc, in, n);
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case Op::kLand: return ReduceScalarsWith<T, Op::kLand>(acc, in, n);
+      case Op::kLor: return ReduceScalarsWith<T, Op::kLor>(acc, in, n);
+      case Op::kLxor: return ReduceScalarsWith<T, Op::kLxor>(acc, in, n);
+      case Op::kBand: return ReduceScalarsWith<T, Op::kBand>(acc, in, n);
+      case Op::kBor: return ReduceScalarsWith<T, Op::kBor>(acc, in, n);
+      case Op::kBxor: return ReduceScalarsWith<T, Op::kBxor>(acc, in, n);
+      default: break;
+    }
   }
 }
 
