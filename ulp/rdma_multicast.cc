@@ -8,8 +8,6 @@
 namespace nicsim::ulp {
 namespace {
 
-constexpr uint32_t kPort = 0;
-
 /** The epoch a tid belongs to (the low bits of it: tids wrap). */
 uint32_t EpochOf(uint32_t tid) { return tid / kMcastAttempts; }
 uint32_t EpochBits(uint64_t epoch) {

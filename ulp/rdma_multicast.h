@@ -127,6 +127,8 @@ class RdmaMulticast {
   };
   /** Signals a root remembers, to answer members that ask for one again. */
   static constexpr size_t kKeptSignals = 64;
+  /** The port a group's signals and writes use. */
+  static constexpr uint32_t kPort = 0;
   struct Flight {
     uint64_t len = 0;
     std::set<uint32_t> missing;

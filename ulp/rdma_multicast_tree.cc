@@ -7,12 +7,6 @@
 #include "ulp/rdma_multicast.h"
 
 namespace nicsim::ulp {
-namespace {
-
-constexpr uint32_t kPort = 0;
-
-}  // namespace
-
 Status RdmaMulticast::OpenChain(Group& g, uint32_t radix) {
   hal::Port& port = ctx_.ports[kPort];
   g.radix = radix;

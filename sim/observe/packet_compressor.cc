@@ -11,13 +11,12 @@
 namespace nicsim::sim {
 namespace {
 
-constexpr uint32_t kTracePacket = 1;         // Trace: repeated TracePacket packet
 constexpr uint32_t kCompressedPackets = 50;  // TracePacket: bytes compressed_packets
 
 }  // namespace
 
 void PacketCompressor::Add(const ProtoEncoder& packet) {
-  pending_.Message(kTracePacket, packet);
+  pending_.Message(kTracePacketField, packet);
   if (pending_.bytes().size() >= chunk_bytes_) Flush();
 }
 
@@ -34,7 +33,7 @@ void PacketCompressor::Flush() {
   deflated.resize(size);
   ProtoEncoder packet;
   packet.Bytes(kCompressedPackets, deflated);
-  trace_.Message(kTracePacket, packet);
+  trace_.Message(kTracePacketField, packet);
   pending_.Clear();
 }
 

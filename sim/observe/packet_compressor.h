@@ -4,10 +4,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "sim/observe/proto_encoder.h"
 
 namespace nicsim::sim {
+
+/** Field number of `repeated TracePacket packet` in message Trace (trace/trace.proto). */
+constexpr uint32_t kTracePacketField = 1;
 
 /**
  * Appends packets to a Trace in chunks: each chunk is the packets as a Trace would hold them

@@ -20,8 +20,7 @@ namespace {
 // Field numbers and enum values used, with their source in Perfetto's protos
 // (protos/perfetto/...); every message is proto2, every field optional unless "repeated".
 //
-// trace/trace.proto, message Trace:
-constexpr uint32_t kTracePacket = 1;  // repeated TracePacket packet
+// trace/trace.proto, message Trace: kTracePacketField (packet_compressor.h).
 // trace/trace_packet.proto, message TracePacket:
 constexpr uint32_t kClockSnapshot = 6;         // ClockSnapshot clock_snapshot (oneof data)
 constexpr uint32_t kTimestamp = 8;             // uint64 timestamp
@@ -167,7 +166,7 @@ std::string TimelinePerfetto(const TimelineModel& model) {
     track.Varint(kChildOrdering, kOrderingExplicit);
     packet.Clear();
     packet.Message(kTrackDescriptor, track);
-    trace.Message(kTracePacket, packet);
+    trace.Message(kTracePacketField, packet);
   }
   std::map<std::pair<uint16_t, uint32_t>, size_t> index;
   std::vector<uint64_t> uuids;
@@ -181,7 +180,7 @@ std::string TimelinePerfetto(const TimelineModel& model) {
     track.Varint(kSiblingOrderRank, tid);
     packet.Clear();
     packet.Message(kTrackDescriptor, track);
-    trace.Message(kTracePacket, packet);
+    trace.Message(kTracePacketField, packet);
   }
   // The rest in deflated chunks, most of the file: a tenth of its size or less.
   PacketCompressor compressed(trace);

@@ -36,7 +36,7 @@ constexpr uint64_t kCreditEvery = 32;
  * After both directions are complete a side keeps running (and sending HELLOs) this long, so
  * the peer hears the final count even if one HELLO is lost, and a late duplicate is caught.
  */
-constexpr auto kLinger = std::chrono::milliseconds(100);
+constexpr auto kExchangeLinger = std::chrono::milliseconds(100);
 
 /** The payload sizes adapter `sender` uses: both sides derive them from the shared seed. */
 std::vector<uint16_t> MessageSizes(uint64_t seed, uint16_t sender, uint64_t count,
@@ -166,7 +166,7 @@ class PortExchange {
 
 bool RunExchange(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  uint32_t max_size, nlohmann::json* summary) {
-  RunLoop loop(node, polled, RunLimits{TimeLimit(options), kLinger});
+  RunLoop loop(node, polled, RunLimits{TimeLimit(options), kExchangeLinger});
   PortExchange exchange(node, options, max_size, loop);
   HelloTimer hellos;
   // Until done and lingered: HELLOs on the wall clock, then a turn of the node (simulated

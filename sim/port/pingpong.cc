@@ -24,7 +24,7 @@ using Clock = PortClock;
 
 constexpr auto kResendAfter = std::chrono::milliseconds(200);
 /** After the last round a side keeps answering this long, in case the last ping is resent. */
-constexpr auto kLinger = kResendAfter + std::chrono::milliseconds(300);
+constexpr auto kPingPongLinger = kResendAfter + std::chrono::milliseconds(300);
 
 /** The pattern key of round `seq`'s payload; the pong carries the ping's bytes back. */
 uint64_t RoundKey(uint16_t initiator, uint32_t seq) { return (uint64_t{initiator} << 32) | seq; }
@@ -171,7 +171,7 @@ class PingPong {
 
 bool RunPingPong(WireNode& node, const PolledPort& polled, const PortCommandOptions& options,
                  nlohmann::json* summary) {
-  RunLoop loop(node, polled, RunLimits{TimeLimit(options), kLinger});
+  RunLoop loop(node, polled, RunLimits{TimeLimit(options), kPingPongLinger});
   PingPong pingpong(node, options, loop);
   HelloTimer hellos;
   loop.Run([&] { return pingpong.Done(); },

@@ -38,7 +38,7 @@ using Clock = PortClock;
 /** Messages of this side in flight at once (each has its own send buffer). */
 constexpr uint32_t kSendsInFlight = 8;
 /** After both directions are complete and the transport is idle, keep answering this long. */
-constexpr auto kLinger = std::chrono::milliseconds(300);
+constexpr auto kTransportLinger = std::chrono::milliseconds(300);
 /** Seconds a registration may idle before the cache drops it. */
 constexpr uint32_t kRegistrationIdleS = 60;
 
@@ -204,7 +204,7 @@ bool RunTransport(WireNode& node, const PolledPort& polled, const PortCommandOpt
       }
       buffers.push_back(*b);
     }
-    RunLoop loop(node, polled, RunLimits{TimeLimit(options), kLinger});
+    RunLoop loop(node, polled, RunLimits{TimeLimit(options), kTransportLinger});
     TransportExchange exchange(host, transport, options, max_size, std::move(buffers), loop);
     // Until done, idle and lingered: new messages, the transport's due timers, a turn.
     loop.Run([&] { return exchange.Done(); },

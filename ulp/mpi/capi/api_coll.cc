@@ -12,8 +12,6 @@ using nicsim::mpi::wire::Writer;
 
 namespace {
 
-Client& C() { return Client::Get(); }
-
 /** The reduction arguments of a call: a predefined op MPI defines on the type, or the program's. */
 int PutReduction(Writer& w, MPI_Op op, MPI_Datatype type, const TypeInfo& t, MPI_Comm comm,
                  const char* call) {

@@ -5,14 +5,13 @@
 #include "ulp/mpi/capi/client.h"
 #include "ulp/mpi/limits.h"
 
+using nicsim::mpi::capi::C;
 using nicsim::mpi::capi::Client;
 using nicsim::mpi::capi::Reply;
 using nicsim::mpi::wire::Call;
 using nicsim::mpi::wire::Writer;
 
 namespace {
-
-Client& C() { return Client::Get(); }
 
 /** A handle's comm, or the error MPI_ERR_COMM names (through the comm's error handler). */
 #define NICSIM_CHECK_COMM(comm, call)                                                 \

@@ -12,8 +12,6 @@ using nicsim::mpi::wire::Writer;
 
 namespace {
 
-Client& C() { return Client::Get(); }
-
 /** A server request id that stands for "nothing to wait for" (a request with MPI_PROC_NULL). */
 constexpr uint64_t kDone = 0;
 /** An inactive entry (MPI_REQUEST_NULL) in a list of requests. */

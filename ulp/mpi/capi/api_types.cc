@@ -8,8 +8,6 @@ using namespace nicsim::mpi::capi;  // NOLINT: the C entry points below are glob
 
 namespace {
 
-Client& C() { return Client::Get(); }
-
 /** The type `t` may be built from (committed or not), or the error MPI_ERR_TYPE. */
 int Old(MPI_Datatype t, const char* call, const TypeInfo** info) {
   *info = C().types.Find(t);

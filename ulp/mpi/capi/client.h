@@ -96,6 +96,9 @@ class Client {
   std::vector<MPI_Request> free_requests_;
 };
 
+/** The process's client, as every C entry point reaches it. */
+inline Client& C() { return Client::Get(); }
+
 /** MPI's name of an error class, for messages and MPI_Error_string. */
 const char* ErrorClassText(int code);
 
