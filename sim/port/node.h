@@ -144,6 +144,15 @@ class WireNode {
 inline constexpr int kEventsPerPoll = 16;
 
 /**
+ * PAUSE instructions a host turn waits after a Spin that received nothing, with the adapter on
+ * a core of its own (WireNode::Turn). Polling at once reads the slot the adapter writes next,
+ * pulling its line to the host's core on every look, and the adapter pays for each. Forwarding
+ * on net_null (bench/run dpdk_vs_testpmd, null_fwd_split): 0.85 M frames/s with none, 0.97 M
+ * with 32, 0.93 M with 128 (three runs each).
+ */
+inline constexpr int kIdlePauses = 32;
+
+/**
  * Up to kEventsPerPoll events (fewer if the queue empties), then one poll of every port; false
  * if neither found anything to do.
  */
