@@ -183,7 +183,7 @@ void ReduceScalarsWith(uint8_t* acc, const uint8_t* in, size_t n) {
 }
 
 /** acc[i] = acc[i] op in[i] over `n` packed scalars of type T (an op Apply does not define
- *  on T leaves acc as it is). */
+ *  on T leaves acc as it is): one switch per call, choosing the loop for the op. */
 template <typename T>
 void ReduceScalars(Op op, uint8_t* acc, const uint8_t* in, size_t n) {
   switch (op) {
@@ -191,18 +191,13 @@ void ReduceScalars(Op op, uint8_t* acc, const uint8_t* in, size_t n) {
     case Op::kProd: return ReduceScalarsWith<T, Op::kProd>(acc, in, n);
     case Op::kMax: return ReduceScalarsWith<T, Op::kMax>(acc, in, n);
     case Op::kMin: return ReduceScalarsWith<T, Op::kMin>(acc, in, n);
-    default: break;
-  }
-  if constexpr (std::is_integral_v<T>) {
-    switch (op) {
-      case Op::kLand: return ReduceScalarsWith<T, Op::kLand>(acc, in, n);
-      case Op::kLor: return ReduceScalarsWith<T, Op::kLor>(acc, in, n);
-      case Op::kLxor: return ReduceScalarsWith<T, Op::kLxor>(acc, in, n);
-      case Op::kBand: return ReduceScalarsWith<T, Op::kBand>(acc, in, n);
-      case Op::kBor: return ReduceScalarsWith<T, Op::kBor>(acc, in, n);
-      case Op::kBxor: return ReduceScalarsWith<T, Op::kBxor>(acc, in, n);
-      default: break;
-    }
+    case Op::kLand: return ReduceScalarsWith<T, Op::kLand>(acc, in, n);
+    case Op::kLor: return ReduceScalarsWith<T, Op::kLor>(acc, in, n);
+    case Op::kLxor: return ReduceScalarsWith<T, Op::kLxor>(acc, in, n);
+    case Op::kBand: return ReduceScalarsWith<T, Op::kBand>(acc, in, n);
+    case Op::kBor: return ReduceScalarsWith<T, Op::kBor>(acc, in, n);
+    case Op::kBxor: return ReduceScalarsWith<T, Op::kBxor>(acc, in, n);
+    case Op::kMaxloc: case Op::kMinloc: return;  // pairs only (ReducePairs)
   }
 }
 
