@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace nicsim::sim {
@@ -53,10 +54,24 @@ JobStop AgreeOnStop(distrib::Collectives& world, const JobStop& mine) {
   return all;
 }
 
+std::string JoinAtMost(const std::vector<std::string>& items, size_t most, std::string_view sep,
+                       std::string_view what) {
+  std::string joined;
+  for (size_t i = 0; i < items.size() && i < most; ++i) {
+    if (i > 0) joined += sep;
+    joined += items[i];
+  }
+  if (items.size() > most) {
+    joined += fmt::format("{}and {} more of {} {}", sep, items.size() - most, items.size(), what);
+  }
+  return joined;
+}
+
 std::string RankList(const std::vector<uint32_t>& ranks) {
-  std::string list;
-  for (const uint32_t r : ranks) list += (list.empty() ? "" : ", ") + std::to_string(r);
-  return list;
+  std::vector<std::string> names;
+  names.reserve(ranks.size());
+  for (const uint32_t r : ranks) names.push_back(std::to_string(r));
+  return JoinAtMost(names, kListedRanks, ", ", "ranks");
 }
 
 }  // namespace nicsim::sim

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/distrib/collectives.h"
@@ -33,7 +34,18 @@ struct JobStop {
  */
 JobStop AgreeOnStop(distrib::Collectives& world, const JobStop& mine);
 
-/** "0, 3, 5". */
+/** Ranks and failures an error message names before it only counts the rest. */
+inline constexpr size_t kListedRanks = 16;
+inline constexpr size_t kListedFailures = 8;
+
+/**
+ * The first `most` of `items` joined by `sep`, then "and N more of M WHAT" if there are
+ * more: a 1,024-rank job whose every rank failed names eight, not a megabyte of them.
+ */
+std::string JoinAtMost(const std::vector<std::string>& items, size_t most, std::string_view sep,
+                       std::string_view what);
+
+/** "0, 3, 5"; past kListedRanks, "0, 1, ..., 15, and 1008 more of 1024 ranks". */
 std::string RankList(const std::vector<uint32_t>& ranks);
 
 }  // namespace nicsim::sim

@@ -277,7 +277,7 @@ Status MpiJob::AbandonAgreed(const JobStop& stop, const Status& run) {
   first_failure_ps_ = UINT64_MAX;
   if (!stop.reasons.empty()) {
     return Abandon(fmt::format("MPI job failed at t={} ns: {}", stop.first_failure_ps / 1000,
-                               fmt::join(stop.reasons, "; ")));
+                               JoinAtMost(stop.reasons, kListedFailures, "; ", "failures")));
   }
   if (run.ok()) {
     return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
