@@ -22,3 +22,12 @@ else()
     message(STATUS "nicsim: jemalloc not found (apt-get install libjemalloc-dev): glibc malloc")
   endif()
 endif()
+
+# The nicsim executable's operator new (sim/packed_new.cc): each node's and rank's objects,
+# built inside a base::PackNodeState, are laid out together in one reserved region. Not under
+# the sanitizers and libFuzzer, whose operator new checks what they check.
+if(CMAKE_CXX_FLAGS MATCHES "sanitize" OR NICSIM_FUZZ)
+  set(NICSIM_PACKED_NEW OFF)
+else()
+  set(NICSIM_PACKED_NEW ON)
+endif()

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/packed_region.h"
 #include "sim/distrib/split_run.h"
 
 namespace nicsim::sim {
@@ -112,6 +113,8 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
     }
   }
   for (uint32_t r = 0; r < config.ranks; ++r) {
+    // A rank's objects lie together, as a node's do (Cluster::Create).
+    base::PackNodeState packed;
     auto rank = std::make_unique<Rank>();
     std::vector<hal::Port*> ports;
     for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
