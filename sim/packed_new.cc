@@ -14,6 +14,10 @@
 
 #include "base/packed_region.h"
 
+#ifdef NICSIM_WITH_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
 namespace {
 
 /**
@@ -57,15 +61,37 @@ void* Allocate(size_t bytes, size_t align) {
   return p;
 }
 
-void Free(void* p) noexcept {
-  if (p == nullptr) return;
+/** True (and `p` given back) if `p` came from the packed region. */
+bool FreedFromRegion(void* p) noexcept {
   // Only a PackNodeState ever puts a block there, so a region exists when one is found.
   static nicsim::base::PackedRegion* const region = PackingEnabled() ? &Region() : nullptr;
-  if (region != nullptr && region->Owns(p)) {
-    region->Release();
-    return;
-  }
+  if (region == nullptr || !region->Owns(p)) return false;
+  region->Release();
+  return true;
+}
+
+void Free(void* p) noexcept {
+  if (p == nullptr || FreedFromRegion(p)) return;
   std::free(p);
+}
+
+/**
+ * A block whose size the caller knows: with jemalloc, given back without looking its size up
+ * (the lookup is a read of allocator metadata, often cold in a large run).
+ */
+void FreeSized(void* p, size_t bytes, size_t align) noexcept {
+  if (p == nullptr || FreedFromRegion(p)) return;
+#ifdef NICSIM_WITH_JEMALLOC
+  if (align <= alignof(std::max_align_t)) {
+    sdallocx(p, bytes == 0 ? 1 : bytes, 0);
+  } else {
+    sdallocx(p, (bytes + align - 1) / align * align, MALLOCX_ALIGN(align));
+  }
+#else
+  static_cast<void>(bytes);
+  static_cast<void>(align);
+  std::free(p);
+#endif
 }
 
 constexpr size_t kDefaultAlign = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
@@ -78,9 +104,13 @@ void* operator new(size_t n, std::align_val_t a) { return Allocate(n, static_cas
 void* operator new[](size_t n, std::align_val_t a) { return Allocate(n, static_cast<size_t>(a)); }
 void operator delete(void* p) noexcept { Free(p); }
 void operator delete[](void* p) noexcept { Free(p); }
-void operator delete(void* p, size_t) noexcept { Free(p); }
-void operator delete[](void* p, size_t) noexcept { Free(p); }
+void operator delete(void* p, size_t n) noexcept { FreeSized(p, n, kDefaultAlign); }
+void operator delete[](void* p, size_t n) noexcept { FreeSized(p, n, kDefaultAlign); }
 void operator delete(void* p, std::align_val_t) noexcept { Free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { Free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { Free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { Free(p); }
+void operator delete(void* p, size_t n, std::align_val_t a) noexcept {
+  FreeSized(p, n, static_cast<size_t>(a));
+}
+void operator delete[](void* p, size_t n, std::align_val_t a) noexcept {
+  FreeSized(p, n, static_cast<size_t>(a));
+}
