@@ -5,7 +5,7 @@
 // (cmake/allocator.cmake: not under the sanitizers, which check new and delete themselves).
 //
 // Measured (docs/architecture.md, "Simulation speed"): the 1,024-rank allreduce builds 72 MB
-// of node and rank state in the region and runs in about 0.92x the wall time.
+// of node and rank state in the region and runs in about 0.91x the wall time.
 #include <sys/resource.h>
 
 #include <algorithm>
