@@ -469,8 +469,12 @@ Status Mpi::Wait(const Request& r) {
 }
 
 void Mpi::Waitall(const std::vector<Request>& rs) {
-  blocker_.BlockUntil([&rs] {
-    return std::all_of(rs.begin(), rs.end(), [](const Request& r) { return r->done; });
+  // A request never stops being done: each look resumes at the first one still pending, so a
+  // rank looked at after every frame it receives does not walk all its requests every time.
+  size_t first_pending = 0;
+  blocker_.BlockUntil([&rs, &first_pending] {
+    while (first_pending < rs.size() && rs[first_pending]->done) ++first_pending;
+    return first_pending == rs.size();
   });
 }
 
