@@ -7,9 +7,15 @@
 set(WITH_JEMALLOC AUTO CACHE STRING "Link the nicsim executable against jemalloc: AUTO, ON or OFF")
 set_property(CACHE WITH_JEMALLOC PROPERTY STRINGS AUTO ON OFF)
 set(NICSIM_JEMALLOC_LIBRARY "")
+# The sanitizers and libFuzzer bring their own malloc and operator new.
+if(CMAKE_CXX_FLAGS MATCHES "sanitize" OR NICSIM_FUZZ)
+  set(NICSIM_TOOL_ALLOCATOR ON)
+else()
+  set(NICSIM_TOOL_ALLOCATOR OFF)
+endif()
 if(WITH_JEMALLOC STREQUAL "OFF")
   message(STATUS "nicsim: jemalloc off (WITH_JEMALLOC=OFF): glibc malloc")
-elseif(CMAKE_CXX_FLAGS MATCHES "sanitize" OR NICSIM_FUZZ)
+elseif(NICSIM_TOOL_ALLOCATOR)
   message(STATUS "nicsim: jemalloc off under the sanitizers: their malloc")
 else()
   find_library(NICSIM_JEMALLOC jemalloc)
@@ -26,7 +32,7 @@ endif()
 # The nicsim executable's operator new (sim/packed_new.cc): each node's and rank's objects,
 # built inside a base::PackNodeState, are laid out together in one reserved region. Not under
 # the sanitizers and libFuzzer, whose operator new checks what they check.
-if(CMAKE_CXX_FLAGS MATCHES "sanitize" OR NICSIM_FUZZ)
+if(NICSIM_TOOL_ALLOCATOR)
   set(NICSIM_PACKED_NEW OFF)
 else()
   set(NICSIM_PACKED_NEW ON)

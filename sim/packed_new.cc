@@ -50,13 +50,21 @@ bool PackingEnabled() {
   return enabled;
 }
 
+/** malloc's alignment is enough (else the block comes from aligned_alloc). */
+bool PlainAlignment(size_t align) { return align <= alignof(std::max_align_t); }
+
+/** The size asked of malloc or aligned_alloc, and so the size given back to sdallocx. */
+size_t MallocSize(size_t bytes, size_t align) {
+  if (PlainAlignment(align)) return bytes == 0 ? 1 : bytes;
+  return (bytes + align - 1) / align * align;
+}
+
 void* Allocate(size_t bytes, size_t align) {
   if (nicsim::base::PackNodeState::active() && PackingEnabled()) {
     if (void* p = Region().Allocate(bytes, align)) return p;
   }
-  void* p = align <= alignof(std::max_align_t)
-                ? std::malloc(bytes == 0 ? 1 : bytes)
-                : std::aligned_alloc(align, (bytes + align - 1) / align * align);
+  const size_t size = MallocSize(bytes, align);
+  void* p = PlainAlignment(align) ? std::malloc(size) : std::aligned_alloc(align, size);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }
@@ -82,11 +90,7 @@ void Free(void* p) noexcept {
 void FreeSized(void* p, size_t bytes, size_t align) noexcept {
   if (p == nullptr || FreedFromRegion(p)) return;
 #ifdef NICSIM_WITH_JEMALLOC
-  if (align <= alignof(std::max_align_t)) {
-    sdallocx(p, bytes == 0 ? 1 : bytes, 0);
-  } else {
-    sdallocx(p, (bytes + align - 1) / align * align, MALLOCX_ALIGN(align));
-  }
+  sdallocx(p, MallocSize(bytes, align), PlainAlignment(align) ? 0 : MALLOCX_ALIGN(align));
 #else
   static_cast<void>(bytes);
   static_cast<void>(align);
