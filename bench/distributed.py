@@ -37,14 +37,16 @@ DESCRIPTION = (f"{NODES}-node MPI all-to-all and random exchange (func): one pro
                "mpirun -n 2; synchronisation cost; projection to 16 and 64 processes")
 TARGETS = {"speedup_mpi_alltoall_k2": 1.6}
 SUMMARY = re.compile(r"split over (\d+) processes: (\d+) windows of (\d+) ns lookahead, (\d+) "
-                     r"frames between partitions; per process ([\d.]+) s running events, "
+                     r"frames between partitions; per partition ([\d.]+) s running events, "
                      r"([\d.]+) s synchronising")
 WALL = ("wall_time_s", "wall_events_per_second", "partitions")
 
 
 def run(workload, k):
     """One run with k processes: (stats.json, whole-process seconds, split summary or None)."""
-    sets = {"backend": "func", "nodes": NODES, "seed": 1, **WORKLOADS[workload]}
+    # One thread per process: the one-process run is not split over threads (run.threads).
+    sets = {"backend": "func", "nodes": NODES, "seed": 1, "run.threads": 1,
+            **WORKLOADS[workload]}
     with tempfile.TemporaryDirectory(prefix="nicsim_distributed_") as out_dir:
         cmd = [str(nicsim_bench.NICSIM), "run", "--out", out_dir]
         for key, value in sets.items():

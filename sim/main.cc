@@ -6,11 +6,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/heap_reuse.h"
@@ -22,6 +24,7 @@
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
 #include "sim/distrib/mpi_world.h"
+#include "sim/distrib/run_threads.h"
 #include "sim/port/command.h"
 #include "sim/port/scenario.h"
 #include "sim/observe/progress.h"
@@ -178,11 +181,39 @@ int CmdParams(bool markdown, bool presets) {
   return 0;
 }
 
+/**
+ * CmdRun split over the threads run.threads gives it (one partition each, thread 0 writing
+ * and printing), or on this thread alone.
+ */
+int CmdRunOnThreads(const std::string& scenario_arg, const std::vector<std::string>& sets,
+                    const std::string& out_dir, const sim::RunOptions& options, bool quiet) {
+  Result<sim::Scenario> scenario = LoadScenario(scenario_arg);
+  for (const std::string& set : sets) {
+    if (!scenario.ok()) break;
+    if (Status s = sim::ApplySetFlag(*scenario, set); !s.ok()) scenario = s;
+  }
+  // A scenario in error is CmdRun's to report.
+  if (!scenario.ok()) return CmdRun(scenario_arg, sets, out_dir, options, quiet);
+  Result<uint32_t> threads = sim::distrib::RunThreads(
+      scenario->params, std::max(1u, std::thread::hardware_concurrency()));
+  if (!threads.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", threads.status().message().c_str());
+    return kBadInput;
+  }
+  if (*threads == 1) return CmdRun(scenario_arg, sets, out_dir, options, quiet);
+  return sim::distrib::RunOnThreads(
+      *threads, sim::distrib::MpiWorld::TimeoutSeconds(), [&](sim::distrib::Collectives& world) {
+        sim::RunOptions mine = options;
+        mine.world = &world;
+        return CmdRun(scenario_arg, sets, out_dir, mine, quiet || world.rank() != 0);
+      });
+}
+
 /** CmdRun, as one partition of the cluster when started by Open MPI's `mpirun -n K` (K > 1). */
 int CmdRunSplitOrNot(const std::string& scenario, const std::vector<std::string>& sets,
                      const std::string& out_dir, sim::RunOptions options, bool quiet) {
   if (sim::distrib::MpiWorld::RequestedSize() <= 1) {
-    return CmdRun(scenario, sets, out_dir, options, quiet);
+    return CmdRunOnThreads(scenario, sets, out_dir, options, quiet);
   }
   Result<std::unique_ptr<sim::distrib::MpiWorld>> world =
       sim::distrib::MpiWorld::Init(sim::distrib::MpiWorld::TimeoutSeconds());

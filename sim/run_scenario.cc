@@ -348,9 +348,9 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     const double sync_s = mean_s(split->sync_s());
     outcome.writes_outputs = world.rank() == 0;
     outcome.split_summary = fmt::format(
-        "split over {} processes: {} windows of {} ns lookahead, {} frames between partitions; "
-        "per process {:.3f} s running events, {:.3f} s synchronising\n",
-        world.size(), split->windows(), split->lookahead_ps() / 1000, crossed, run_s, sync_s);
+        "split over {} {}: {} windows of {} ns lookahead, {} frames between partitions; "
+        "per partition {:.3f} s running events, {:.3f} s synchronising\n",
+        world.size(), world.members(), split->windows(), split->lookahead_ps() / 1000, crossed, run_s, sync_s);
     outcome.stats = outcome.writes_outputs ? distrib::MergeStats(parts) : mine;
   } else {
     outcome.stats = BuildStats(*cluster, scenario, *result, wall_s);

@@ -82,6 +82,12 @@ struct ClusterConfig {
   /** How a split run assigns nodes to processes (run.partition); results never depend on it. */
   enum class Partition : uint8_t { kContiguous, kRoundRobin };
   Partition partition = Partition::kContiguous;
+  /**
+   * Threads of `nicsim run` that split the run among them as mpirun's processes do
+   * (run.threads; 0: the machine's cores for a large enough run). Read by the command line
+   * (sim/run_threads.h), not by the cluster.
+   */
+  uint32_t threads = 1;
   fw::MicrocodeConfig microcode;
   FabricConfig fabric;
   /**

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "base/check.h"
@@ -28,10 +29,13 @@ struct Guard {
   uint32_t rank;
 };
 
-/** Read by the handler: changed only outside it, on the thread that runs the ranks. */
+/**
+ * The guards of the ranks this thread runs (a run split over threads has a scheduler per
+ * thread), read by the handler on the thread that overflowed: changed only outside it.
+ */
 std::vector<Guard>& Guards() {
-  static auto* guards = new std::vector<Guard>();
-  return *guards;
+  thread_local std::vector<Guard> guards;
+  return guards;
 }
 
 /** Appends the decimal digits of `value` at `out`; returns the end. */
@@ -86,14 +90,15 @@ void OnSegv(int signal, siginfo_t* info, void* /*context*/) {
     ss.ss_size = alt.size();
     NICSIM_CHECK(sigaltstack(&ss, nullptr) == 0, "cannot set the signal stack for rank guards");
   }
-  static bool installed = false;
-  if (installed) return;
-  installed = true;
-  struct sigaction sa {};
-  sa.sa_sigaction = &OnSegv;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
-  NICSIM_CHECK(sigaction(SIGSEGV, &sa, nullptr) == 0, "cannot install the rank guard handler");
+  // Once per process, whichever thread comes first.
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = &OnSegv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    NICSIM_CHECK(sigaction(SIGSEGV, &sa, nullptr) == 0, "cannot install the rank guard handler");
+  });
 }
 
 }  // namespace

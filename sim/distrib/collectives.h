@@ -16,6 +16,8 @@ class Collectives {
   /** This process's index, 0..size()-1; it runs partition rank(). */
   virtual uint32_t rank() const = 0;
   virtual uint32_t size() const = 0;
+  /** What the members are, in the plural, for messages: "processes" or "threads". */
+  virtual const char* members() const = 0;
   /** Sends `out[p]` to process p; returns what each process sent to this one, by sender. */
   virtual std::vector<std::vector<uint8_t>> Exchange(
       const std::vector<std::vector<uint8_t>>& out) = 0;

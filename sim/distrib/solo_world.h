@@ -16,6 +16,7 @@ class SoloWorld final : public Collectives {
  public:
   uint32_t rank() const override { return 0; }
   uint32_t size() const override { return 1; }
+  const char* members() const override { return "processes"; }
   std::vector<std::vector<uint8_t>> Exchange(
       const std::vector<std::vector<uint8_t>>& out) override {
     return out;

@@ -19,8 +19,9 @@ struct State {
   Clock::time_point last_print = Clock::now();
 };
 
+/** Per thread: of a run split over threads, only thread 0 enables its line. */
 State& GetState() {
-  static State s;
+  thread_local State s;
   return s;
 }
 

@@ -56,8 +56,10 @@ std::string Comparable(const fs::path& stats) {
   std::ifstream in(stats);
   nlohmann::json j = nlohmann::json::parse(in);
   for (const char* key : {"wall_time_s", "wall_events_per_second", "partitions"}) j.erase(key);
-  // How the nodes were dealt out says how the run was split, not what it simulated.
+  // How the nodes were dealt out, and to how many threads, says how the run was split, not
+  // what it simulated.
   j["params"].erase("run.partition");
+  j["params"].erase("run.threads");
   return j.dump(1);
 }
 
@@ -206,6 +208,54 @@ TEST(SplitRunTest, MpiWorkloadsOfSeveralRunsWriteTheStatsAndTraceOfOneProcessWit
     ExpectSplitsLikeOneProcess("runs" + std::to_string(w), workloads[w],
                                {{2, " --set run.partition=round_robin"}, {3, ""}});
   }
+}
+
+// run.threads: the same split as mpirun's processes, between threads of one process.
+TEST(SplitRunTest, ThreadsWriteTheStatsTraceAndPcapOfOneThreadWithFaultsOn) {
+  const std::string faults =
+      " --set fabric.loss=0.02 --set fabric.duplicate=0.02 --set fabric.reorder=0.02";
+  ExpectSplitsLikeOneProcess(
+      "threads_alltoall",
+      "--set backend=func --set workload=mpi_alltoall --set nodes=12 --set mpi.ranks=12"
+      " --set mpi.alltoall_messages=20 --set mpi.alltoall_max_size=16KiB --set seed=5" + faults,
+      {{1, " --set run.threads=2 --set run.partition=round_robin"}, {1, " --set run.threads=3"}});
+  ExpectSplitsLikeOneProcess(
+      "threads_collectives",
+      "--set backend=func --set workload=mpi_collectives --set nodes=8 --set mpi.ranks=8"
+      " --set mpi.sizes=0,4096 --set mpi.iterations=2 --set seed=3" + faults,
+      {{1, " --set run.threads=2"}});
+  // Faults lose some of the exchange's messages: every run fails the same way (exit 1).
+  const std::string exchange = "--set backend=func --set workload=random_exchange --set nodes=7"
+                               " --set exchange.messages=3000 --set seed=2" + std::string(kFaults);
+  const fs::path one = FreshDir("threads_exchange_one");
+  const fs::path two = FreshDir("threads_exchange_two");
+  const int code = RunNicsim(1, exchange, one, one / "log");
+  EXPECT_EQ(RunNicsim(1, exchange + " --set run.threads=2", two, two / "log"), code)
+      << Slurp(two / "log");
+  EXPECT_EQ(Comparable(one / "stats.json"), Comparable(two / "stats.json"));
+  std::ifstream in(two / "stats.json");
+  EXPECT_EQ(nlohmann::json::parse(in)["partitions"], 2);
+}
+
+TEST(SplitRunTest, ThreadsPrintTheSummaryOfAThreadSplit) {
+  const fs::path dir = FreshDir("threads_summary");
+  ASSERT_EQ(RunNicsim(1,
+                      "--set backend=func --set workload=mpi_alltoall --set nodes=8"
+                      " --set mpi.ranks=8 --set mpi.alltoall_messages=10 --set run.threads=2",
+                      dir, dir / "log", /*quiet=*/false),
+            0)
+      << Slurp(dir / "log");
+  EXPECT_NE(Slurp(dir / "log").find("split over 2 threads: "), std::string::npos)
+      << Slurp(dir / "log");
+}
+
+TEST(SplitRunTest, RefusesThreadsForWhatCannotSplitWithExit2) {
+  const fs::path dir = FreshDir("threads_refused");
+  EXPECT_EQ(RunNicsim(1, "--set backend=systemc --set run.threads=2", dir, dir / "log"), 2);
+  EXPECT_EQ(Slurp(dir / "log").rfind("nicsim: run.threads: 2 threads need the func backend", 0),
+            0u)
+      << Slurp(dir / "log");
+  EXPECT_FALSE(fs::exists(dir / "stats.json"));
 }
 
 TEST(SplitRunTest, PrintsTheTablesOfOneProcess) {

@@ -36,6 +36,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "seed",
                                             "run.time_limit",
                                             "run.partition",
+                                            "run.threads",
                                             "backend",
                                             "nodes",
                                             "adapters_per_node",

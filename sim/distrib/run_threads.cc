@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// nicsim run's threads: the count a run gets and the threads that run its partitions.
+#include "sim/distrib/run_threads.h"
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sim/distrib/split_support.h"
+#include "sim/distrib/thread_world.h"
+
+namespace nicsim::sim::distrib {
+
+Result<uint32_t> RunThreads(const ParamValues& params, uint32_t cores) {
+  const int64_t asked = params.Int("run.threads");
+  const int64_t nodes = params.Int("nodes");
+  // The backends other than func keep one SystemC kernel (and RTL models) per process, and
+  // nicsim mpirun's rank programs talk to the one process that started them.
+  const bool splittable = params.String("backend") == "func" &&
+                          params.String("workload") != "mpi_program" &&
+                          CheckSplitSupported(params).ok();
+  if (asked == 0) {
+    return splittable && nodes >= kThreadedNodes && cores > 1 ? cores : 1u;
+  }
+  if (asked == 1) return 1u;
+  if (!splittable) {
+    const Status why = CheckSplitSupported(params);
+    return Status::Error(
+        "run.threads: " + std::to_string(asked) + " threads need the func backend and a "
+        "workload that can be split (" +
+        (why.ok() ? std::string("not mpi_program") : why.message()) + "); set run.threads=1");
+  }
+  if (asked > nodes) {
+    return Status::Error("run.threads: " + std::to_string(asked) + " threads for " +
+                         std::to_string(nodes) + " nodes: at most one thread per node");
+  }
+  return static_cast<uint32_t>(asked);
+}
+
+int RunOnThreads(uint32_t threads, double timeout_s,
+                 const std::function<int(Collectives& world)>& run) {
+  ThreadGroup group(threads, timeout_s);
+  std::vector<int> codes(threads, 0);
+  std::vector<std::thread> others;
+  others.reserve(threads - 1);
+  for (uint32_t r = 1; r < threads; ++r) {
+    others.emplace_back([&group, &codes, &run, r] {
+      ThreadWorld world(group, r);
+      codes[r] = run(world);
+    });
+  }
+  ThreadWorld world(group, 0);
+  codes[0] = run(world);
+  for (std::thread& t : others) t.join();
+  return codes[0];
+}
+
+}  // namespace nicsim::sim::distrib
