@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <new>
+#include <thread>
+#include <vector>
 
 namespace nicsim::base {
 namespace {
@@ -22,7 +26,7 @@ TEST(PackedRegionTest, HandsOutBlocksOneAfterAnotherAligned) {
   EXPECT_GE(At(c), At(b) + 40);
   EXPECT_LT(At(c), At(b) + 40 + 64);
   EXPECT_EQ(region.live(), 3u);
-  EXPECT_EQ(region.used(), At(c) + 8 - At(a));
+  EXPECT_EQ(region.used(), size_t{1} << 20);  // this thread's chunk: the whole region
   // The blocks are writable memory.
   std::memset(a, 0xab, 24);
   std::memset(b, 0xcd, 40);
@@ -65,6 +69,45 @@ TEST(PackedRegionTest, AFullRegionSaysSoAndKeepsWhatItHandedOut) {
   EXPECT_EQ(region.live(), 1u);
   EXPECT_NE(region.Allocate(96, 16), nullptr);  // exactly what is left
   EXPECT_EQ(region.Allocate(1, 1), nullptr);
+}
+
+TEST(PackedRegionTest, EachThreadsBlocksLieTogetherInChunksOfItsOwn) {
+  PackedRegion region(16 * PackedRegion::kChunkBytes);
+  constexpr int kBlocks = 20000;  // 64 B each: more than one chunk per thread
+  std::vector<uintptr_t> blocks[2];
+  std::thread other([&] {
+    for (int i = 0; i < kBlocks; ++i) blocks[1].push_back(At(region.Allocate(64, 16)));
+  });
+  for (int i = 0; i < kBlocks; ++i) blocks[0].push_back(At(region.Allocate(64, 16)));
+  other.join();
+  EXPECT_EQ(region.live(), 2u * kBlocks);
+  std::vector<uintptr_t> all;
+  for (const std::vector<uintptr_t>& mine : blocks) {
+    size_t jumps = 0;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      ASSERT_NE(mine[i], 0u);
+      if (i > 0 && mine[i] != mine[i - 1] + 64) ++jumps;  // a new chunk
+    }
+    // Two chunks at most (the second may follow the first), not blocks among the other's.
+    EXPECT_LE(jumps, 1u);
+    all.insert(all.end(), mine.begin(), mine.end());
+  }
+  std::sort(all.begin(), all.end());
+  for (size_t i = 1; i < all.size(); ++i) ASSERT_GE(all[i], all[i - 1] + 64) << "overlap";
+  for (int i = 0; i < 2 * kBlocks; ++i) region.Release();
+  EXPECT_EQ(region.used(), 0u);
+}
+
+TEST(PackedRegionTest, ARegionBuiltWhereAnotherWasStartsFromItsOwnFront) {
+  alignas(PackedRegion) unsigned char place[sizeof(PackedRegion)];
+  auto* first = new (place) PackedRegion(1 << 16);
+  ASSERT_NE(first->Allocate(64, 16), nullptr);
+  first->~PackedRegion();
+  auto* second = new (place) PackedRegion(1 << 16);
+  void* a = second->Allocate(64, 16);
+  EXPECT_TRUE(second->Owns(a));
+  EXPECT_EQ(second->used(), size_t{1} << 16);
+  second->~PackedRegion();
 }
 
 TEST(PackedRegionTest, ScopesNestAndEndOnTheirThread) {
