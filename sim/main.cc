@@ -45,6 +45,19 @@ namespace sim = nicsim::sim;
 constexpr int kBadInput = Status::kBadInputExit;
 constexpr int kRunFailed = 1;
 
+// AddressSanitizer's leak checker runs at exit: a model left to the exit would be reported.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kLeakChecked = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kLeakChecked = true;
+#else
+constexpr bool kLeakChecked = false;
+#endif
+#else
+constexpr bool kLeakChecked = false;
+#endif
+
 /** Creates `dir` if needed and checks a file can be written in it, before a run starts. */
 Status PrepareOutDir(const std::string& dir) {
   std::error_code ec;
@@ -410,6 +423,7 @@ int main(int argc, char** argv) {
       return kBadInput;
     }
     options.selection = std::move(*selection);
+    options.leave_model_to_exit = !kLeakChecked;
     return CmdRunSplitOrNot(scenario, sets, out_dir, options, quiet);
   }
   if (app.got_subcommand("params")) return CmdParams(markdown, presets);
