@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -194,6 +195,16 @@ int CmdParams(bool markdown, bool presets) {
   return 0;
 }
 
+/** The cores this process may run on (its affinity: taskset, cgroups' cpusets), at least 1. */
+uint32_t UsableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    return std::max(1, CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 /**
  * CmdRun split over the threads run.threads gives it (one partition each, thread 0 writing
  * and printing), or on this thread alone.
@@ -207,8 +218,7 @@ int CmdRunOnThreads(const std::string& scenario_arg, const std::vector<std::stri
   }
   // A scenario in error is CmdRun's to report.
   if (!scenario.ok()) return CmdRun(scenario_arg, sets, out_dir, options, quiet);
-  Result<uint32_t> threads = sim::distrib::RunThreads(
-      scenario->params, std::max(1u, std::thread::hardware_concurrency()));
+  Result<uint32_t> threads = sim::distrib::RunThreads(scenario->params, UsableCores());
   if (!threads.ok()) {
     std::fprintf(stderr, "nicsim: %s\n", threads.status().message().c_str());
     return kBadInput;

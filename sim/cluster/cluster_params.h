@@ -44,7 +44,7 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
             "or round_robin (node n on process n mod K); the results are the same either way")
       .Int("run.threads", &C::threads, 0, 64,
            "Threads of nicsim run that split the run's nodes among them, as mpirun -n K's "
-           "processes do (the results are the same): 0 = the machine's cores when the run has "
+           "processes do (the results are the same): 0 = the cores nicsim may run on when the run has "
            "at least 256 nodes on the func backend and its workload can be split, else 1")
       .RunDefault("0")
       .Custom("backend", ParamType::kEnum,
