@@ -220,7 +220,9 @@ int CmdRunOnThreads(const std::string& scenario_arg, const std::vector<std::stri
   if (!scenario.ok()) return CmdRun(scenario_arg, sets, out_dir, options, quiet);
   Result<uint32_t> threads = sim::distrib::RunThreads(scenario->params, UsableCores());
   if (!threads.ok()) {
-    std::fprintf(stderr, "nicsim: %s\n", threads.status().message().c_str());
+    // Where run.threads was set: the scenario file's line, or the --set flag.
+    const Status where = sim::LocateParamError(*scenario, threads.status());
+    std::fprintf(stderr, "nicsim: %s\n", where.message().c_str());
     return kBadInput;
   }
   if (*threads == 1) return CmdRun(scenario_arg, sets, out_dir, options, quiet);

@@ -11,24 +11,36 @@
 
 namespace nicsim::sim::distrib {
 
+namespace {
+
+/** Why the run of `params` cannot be split over threads; empty if it can. */
+std::string WhyNotThreaded(const ParamValues& params) {
+  const std::string& backend = params.String("backend");
+  if (backend != "func") {
+    return "the " + backend +
+           " backend keeps one SystemC kernel per process (only func splits over threads)";
+  }
+  if (params.String("workload") == "mpi_program") {
+    return "nicsim mpirun's programs talk to the one process that started them";
+  }
+  const Status split = CheckSplitSupported(params);
+  return split.ok() ? std::string() : split.message();
+}
+
+}  // namespace
+
 Result<uint32_t> RunThreads(const ParamValues& params, uint32_t cores) {
   const int64_t asked = params.Int("run.threads");
   const int64_t nodes = params.Int("nodes");
-  // The backends other than func keep one SystemC kernel (and RTL models) per process, and
-  // nicsim mpirun's rank programs talk to the one process that started them.
-  const bool splittable = params.String("backend") == "func" &&
-                          params.String("workload") != "mpi_program" &&
-                          CheckSplitSupported(params).ok();
+  const std::string why_not = WhyNotThreaded(params);
   if (asked == 0) {
-    return splittable && nodes >= kThreadedNodes && cores > 1 ? cores : 1u;
+    return why_not.empty() && nodes >= kThreadedNodes && cores > 1 ? cores : 1u;
   }
   if (asked == 1) return 1u;
-  if (!splittable) {
-    const Status why = CheckSplitSupported(params);
-    return Status::Error(
-        "run.threads: " + std::to_string(asked) + " threads need the func backend and a "
-        "workload that can be split (" +
-        (why.ok() ? std::string("not mpi_program") : why.message()) + "); set run.threads=1");
+  if (!why_not.empty()) {
+    return Status::Error("run.threads: " + std::to_string(asked) +
+                         " threads for a run that cannot be split: " + why_not +
+                         "; set run.threads=1");
   }
   if (asked > nodes) {
     return Status::Error("run.threads: " + std::to_string(asked) + " threads for " +

@@ -99,9 +99,18 @@ TEST(RunThreadsTest, AskedThreadsAreGivenOrRefusedNamingTheParameter) {
   const Result<uint32_t> systemc =
       ThreadsFor({"backend=systemc", "workload=mpi_alltoall", "run.threads=2"});
   ASSERT_FALSE(systemc.ok());
-  EXPECT_EQ(systemc.status().message().rfind("run.threads: 2 threads need the func backend", 0),
+  EXPECT_EQ(systemc.status().message(),
+            "run.threads: 2 threads for a run that cannot be split: the systemc backend keeps "
+            "one SystemC kernel per process (only func splits over threads); set run.threads=1");
+  const Result<uint32_t> sweep =
+      ThreadsFor({"backend=func", "workload=pingpong_sweep", "run.threads=2"});
+  ASSERT_FALSE(sweep.ok());
+  EXPECT_EQ(sweep.status().message().rfind(
+                "run.threads: 2 threads for a run that cannot be split: workload "
+                "'pingpong_sweep' cannot be split",
+                0),
             0u)
-      << systemc.status().message();
+      << sweep.status().message();
 }
 
 }  // namespace
