@@ -227,7 +227,7 @@ int CmdRunOnThreads(const std::string& scenario_arg, const std::vector<std::stri
   }
   if (*threads == 1) return CmdRun(scenario_arg, sets, out_dir, options, quiet);
   return sim::distrib::RunOnThreads(
-      *threads, sim::distrib::MpiWorld::TimeoutSeconds(), [&](sim::distrib::Collectives& world) {
+      *threads, [&](sim::distrib::Collectives& world) {
         sim::RunOptions mine = options;
         mine.world = &world;
         return CmdRun(scenario_arg, sets, out_dir, mine, quiet || world.rank() != 0);

@@ -49,20 +49,18 @@ Result<uint32_t> RunThreads(const ParamValues& params, uint32_t cores) {
   return static_cast<uint32_t>(asked);
 }
 
-int RunOnThreads(uint32_t threads, double timeout_s,
-                 const std::function<int(Collectives& world)>& run) {
-  ThreadGroup group(threads, timeout_s);
+int RunOnThreads(uint32_t threads, const std::function<int(Collectives& world)>& run) {
+  ThreadGroup group(threads);
   std::vector<int> codes(threads, 0);
+  const auto run_and_depart = [&group, &codes, &run](uint32_t r) {
+    ThreadWorld world(group, r);
+    codes[r] = run(world);
+    group.Depart();
+  };
   std::vector<std::thread> others;
   others.reserve(threads - 1);
-  for (uint32_t r = 1; r < threads; ++r) {
-    others.emplace_back([&group, &codes, &run, r] {
-      ThreadWorld world(group, r);
-      codes[r] = run(world);
-    });
-  }
-  ThreadWorld world(group, 0);
-  codes[0] = run(world);
+  for (uint32_t r = 1; r < threads; ++r) others.emplace_back(run_and_depart, r);
+  run_and_depart(0);
   for (std::thread& t : others) t.join();
   return codes[0];
 }

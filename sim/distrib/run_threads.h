@@ -27,9 +27,8 @@ Result<uint32_t> RunThreads(const ParamValues& params, uint32_t cores);
 /**
  * Calls `run(world)` on `threads` threads at once, world being thread r's view of their
  * ThreadGroup (r = 0 on the calling thread), and returns thread 0's result once all are done.
- * `timeout_s`: how long a collective waits for the other threads (ThreadGroup).
+ * A thread whose `run` returns departs the group (ThreadGroup::Depart).
  */
-int RunOnThreads(uint32_t threads, double timeout_s,
-                 const std::function<int(Collectives& world)>& run);
+int RunOnThreads(uint32_t threads, const std::function<int(Collectives& world)>& run);
 
 }  // namespace nicsim::sim::distrib

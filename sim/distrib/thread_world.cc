@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The split run's collectives between threads: a spinning barrier (the partitions meet
-// thousands of times a run, each time for microseconds), yielding when it waits long.
+// thousands of times a run, each time for microseconds) that yields, then sleeps, when it
+// waits long, and ends the process when a thread it waits for has left.
 #include "sim/distrib/thread_world.h"
 
 #include <algorithm>
@@ -10,35 +11,45 @@
 #include <thread>
 
 namespace nicsim::sim::distrib {
+namespace {
+/** Polls before a waiting thread yields its core, and before it sleeps between polls. */
+constexpr uint64_t kSpinPolls = 2000;
+constexpr uint64_t kYieldPolls = 100000;
+}  // namespace
 
-ThreadGroup::ThreadGroup(uint32_t size, double timeout_s)
+ThreadGroup::ThreadGroup(uint32_t size)
     : size_(size),
-      timeout_s_(timeout_s),
       mail_(size, std::vector<std::vector<uint8_t>>(size)),
       values_(size, 0),
       texts_(size) {}
 
+void ThreadGroup::Depart() { departed_.fetch_add(1); }
+
 void ThreadGroup::Barrier(uint32_t rank, const char* what) {
-  const uint64_t generation = generation_.load(std::memory_order_acquire);
-  if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == size_) {
-    arrived_.store(0, std::memory_order_relaxed);
-    generation_.store(generation + 1, std::memory_order_release);
+  const uint64_t generation = generation_.load();
+  if (arrived_.fetch_add(1) + 1 == size_) {
+    arrived_.store(0);
+    generation_.store(generation + 1);
     return;
   }
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(timeout_s_);
-  for (uint64_t polls = 1; generation_.load(std::memory_order_acquire) == generation; ++polls) {
-    // Spin briefly, then yield: on a machine with fewer free cores than threads, the thread
-    // waited for needs this one's core.
-    if (polls < 2000) continue;
-    std::this_thread::yield();
-    if ((polls & 1023) == 0 && std::chrono::steady_clock::now() > deadline) {
+  for (uint64_t polls = 1; generation_.load() == generation; ++polls) {
+    if (polls < kSpinPolls) continue;
+    // A thread that has left never comes: it returned before this step (an error of its
+    // own, which it has printed). Read before the generation, so a thread that passed this
+    // barrier and then left is not taken for one that never came.
+    if (departed_.load() > 0 && generation_.load() == generation) {
       std::fprintf(stderr,
-                   "nicsim: partition %u: no answer from the other threads within %.0f s in %s "
-                   "(a thread failed or hangs); ending the run\n",
-                   rank, timeout_s_, what);
+                   "nicsim: partition %u: another thread's partition ended before %s; "
+                   "ending the run\n",
+                   rank, what);
       std::fflush(stderr);
       std::_Exit(1);
+    }
+    // Long waits (thread 0 writing the merged files) give the core back.
+    if (polls < kYieldPolls) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   }
 }

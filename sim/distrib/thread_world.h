@@ -15,16 +15,21 @@ namespace nicsim::sim::distrib {
 /**
  * Where K threads of one process meet: each collective deposits every thread's part here,
  * waits at a barrier for the others, takes what is addressed to it, and waits again so no
- * thread overwrites a part another has still to read. A thread waits at most the timeout:
- * one that died or hangs makes the process print which step had no answer and exit 1.
+ * thread overwrites a part another has still to read. There is no timeout: the threads live
+ * as long as the process (a crash ends them all), and one that stops early says so
+ * (Depart): a thread waiting for it prints the step it waited in and ends the process
+ * with exit 1. A thread that is slow, however slow (thread 0 writing a large merged
+ * timeline, a sanitizer build), is waited for.
  */
 class ThreadGroup {
  public:
-  ThreadGroup(uint32_t size, double timeout_s);
+  explicit ThreadGroup(uint32_t size);
   ThreadGroup(const ThreadGroup&) = delete;
   ThreadGroup& operator=(const ThreadGroup&) = delete;
 
   uint32_t size() const { return size_; }
+  /** A thread returned: it joins no collective any more. */
+  void Depart();
 
  private:
   friend class ThreadWorld;
@@ -33,9 +38,9 @@ class ThreadGroup {
   void Barrier(uint32_t rank, const char* what);
 
   const uint32_t size_;
-  const double timeout_s_;
   std::atomic<uint32_t> arrived_{0};
   std::atomic<uint64_t> generation_{0};
+  std::atomic<uint32_t> departed_{0};
   /** Exchange: mail_[from][to], written only by `from`, read (taken) only by `to`. */
   std::vector<std::vector<std::vector<uint8_t>>> mail_;
   /** Min, Sum and GatherToRoot: each thread's value or text, by rank. */
