@@ -21,12 +21,30 @@ namespace {
 constexpr uint64_t kAlign = 4096;
 uint64_t RoundUp(uint64_t v, uint64_t unit = kAlign) { return (v + unit - 1) / unit * unit; }
 uint64_t RoundDown(uint64_t v, uint64_t unit) { return v / unit * unit; }
+
+uint64_t NewMemoryId() {
+  static std::atomic<uint64_t> last{0};
+  return ++last;
+}
+
+/**
+ * With a device thread: the range a thread last found allocated in memory `memory`, good
+ * while that memory's free count is still `frees` (no lock taken to use it).
+ */
+struct AllocatedRange {
+  uint64_t memory = 0;
+  uint64_t frees = 0;
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+};
+thread_local AllocatedRange t_allocated;
 }  // namespace
 
 HostMemory::HostMemory(uint64_t bytes)
     : bytes_(bytes),
       page_bytes_(static_cast<uint64_t>(sysconf(_SC_PAGESIZE))),
-      mapped_bytes_(RoundUp(std::max<uint64_t>(bytes, 1), page_bytes_)) {
+      mapped_bytes_(RoundUp(std::max<uint64_t>(bytes, 1), page_bytes_)),
+      id_(NewMemoryId()) {
   // Address space only: MAP_NORESERVE takes no swap or commit charge for it, and a page
   // becomes memory on its first write. Huge pages are refused for the range, or one byte
   // written would cost 2 MiB.
@@ -145,6 +163,8 @@ void HostMemory::Free(const HostRegion& block) {
   uint64_t offset = block.real_addr - kBaseAddr;
   uint64_t len = block.bytes;
   const std::unique_lock<std::mutex> lock = LockAllocator();
+  // Before free_ changes: a thread's cached range (IsAllocated) is not used from here on.
+  frees_.fetch_add(1);
   in_use_ -= len;
   allocated_lo_ = allocated_hi_ = 0;
   if (clear_on_free_) Zero(offset, len);
@@ -176,6 +196,14 @@ bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {
   if (addr < kBaseAddr) return false;
   const uint64_t offset = addr - kBaseAddr;
   if (offset > bytes_ || len > bytes_ - offset) return false;
+  // With a device thread, the range this thread last found, if no Free came since: no lock.
+  if (device_thread_) {
+    const AllocatedRange& mine = t_allocated;
+    if (mine.memory == id_ && mine.frees == frees_.load() && offset >= mine.lo &&
+        offset < mine.hi && offset + len <= mine.hi) {
+      return true;
+    }
+  }
   // The free block starting at or before the range, and the next one, must not overlap it.
   const std::unique_lock<std::mutex> lock = LockAllocator();
   // A start at the run's end is outside it (a zero-length range there touches the free block).
@@ -193,6 +221,7 @@ bool HostMemory::IsAllocated(uint64_t addr, uint64_t len) const {
   }
   allocated_lo_ = lo;
   allocated_hi_ = hi;
+  if (device_thread_) t_allocated = AllocatedRange{id_, frees_.load(), lo, hi};
   return true;
 }
 

@@ -3,6 +3,7 @@
 // contiguous allocator for driver buffers, and write watches standing in for a polling CPU.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -160,6 +161,13 @@ class HostMemory {
    */
   mutable uint64_t allocated_lo_ = 0;
   mutable uint64_t allocated_hi_ = 0;
+  /**
+   * Frees so far, read without the lock: with a device thread, each thread keeps the range it
+   * last found allocated (IsAllocated's thread-local cache) while this count stays the same.
+   */
+  std::atomic<uint64_t> frees_{0};
+  /** Tells this memory from another built where it was, for those thread-local caches. */
+  const uint64_t id_;
   bool device_thread_ = false;
   mutable std::mutex alloc_mutex_;
   uint64_t in_use_ = 0;

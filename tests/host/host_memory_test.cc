@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <new>
+#include <thread>
 #include <vector>
 
 namespace nicsim::host {
@@ -145,8 +147,10 @@ TEST_F(HostMemoryCostTest, DeviceWriteIntoFreedMemoryIsRefusedAndWritesNothing) 
   EXPECT_EQ(mem.TouchedBytes(), 0u);
 }
 
-TEST(HostMemoryCheckTest, ADeviceWriteIsRefusedOnceItsBlockIsFreedAfterItWasAllowed) {
+/** The checks of the test below, with the allocator locked for a device thread or not. */
+void ExpectADeviceWriteRefusedOnceItsBlockIsFreed(bool device_thread) {
   HostMemory mem(kMiB);
+  mem.SetDeviceThread(device_thread);
   Result<HostRegion> a = mem.AllocContiguous(2 * kPage);
   Result<HostRegion> b = mem.AllocContiguous(2 * kPage);
   Result<HostRegion> c = mem.AllocContiguous(2 * kPage);
@@ -171,6 +175,40 @@ TEST(HostMemoryCheckTest, ADeviceWriteIsRefusedOnceItsBlockIsFreedAfterItWasAllo
   ASSERT_TRUE(again.ok());
   ASSERT_EQ(again->real_addr, b->real_addr);
   EXPECT_EQ(mem.CheckDeviceWrite(a->real_addr, 6 * kPage), HostMemory::Access::kOk);
+}
+
+TEST(HostMemoryCheckTest, ADeviceWriteIsRefusedOnceItsBlockIsFreedAfterItWasAllowed) {
+  ExpectADeviceWriteRefusedOnceItsBlockIsFreed(false);
+}
+
+// With a device thread, each thread remembers the range it last found allocated (no lock):
+// a Free on the host's thread must make the device thread look again.
+TEST(HostMemoryCheckTest, WithADeviceThreadAFreeOnTheHostThreadEndsWhatTheDeviceRemembers) {
+  ExpectADeviceWriteRefusedOnceItsBlockIsFreed(true);
+  HostMemory mem(kMiB);
+  mem.SetDeviceThread(true);
+  Result<HostRegion> a = mem.AllocContiguous(2 * kPage);
+  Result<HostRegion> b = mem.AllocContiguous(2 * kPage);
+  ASSERT_TRUE(a.ok() && b.ok());
+  HostMemory::Access before = HostMemory::Access::kOutOfRange;
+  std::thread([&] { before = mem.CheckDeviceWrite(a->real_addr, 4 * kPage); }).join();
+  EXPECT_EQ(before, HostMemory::Access::kOk);
+  mem.Free(*b);
+  HostMemory::Access after = HostMemory::Access::kOk;
+  std::thread([&] { after = mem.CheckDeviceWrite(a->real_addr, 4 * kPage); }).join();
+  EXPECT_EQ(after, HostMemory::Access::kFreed);
+  // Another memory built where this one was is not taken for it.
+  alignas(HostMemory) unsigned char place[sizeof(HostMemory)];
+  auto* first = new (place) HostMemory(kMiB);
+  first->SetDeviceThread(true);
+  Result<HostRegion> block = first->AllocContiguous(4 * kPage);
+  ASSERT_TRUE(block.ok());
+  EXPECT_TRUE(first->IsAllocated(block->real_addr, 4 * kPage));
+  first->~HostMemory();
+  auto* second = new (place) HostMemory(kMiB);
+  second->SetDeviceThread(true);
+  EXPECT_FALSE(second->IsAllocated(HostMemory::kBaseAddr, 4 * kPage));
+  second->~HostMemory();
 }
 
 TEST(HostMemoryWatchTest, OnlyWatchesOverlappingAWriteAreToldAndUnwatchStopsOne) {
