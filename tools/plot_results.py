@@ -113,16 +113,19 @@ def plot_scale(out, path, plt):
     except (OSError, json.JSONDecodeError) as e:
         sys.exit(f"plot_results: {path}: {e}")
     fig, (wall, rss) = plt.subplots(1, 2, figsize=(11, 4))
-    for tool, marker in (("nicsim", "o"), ("smpi", "s")):
+    # nicsim as `nicsim run` runs it (threads from 256 ranks), nicsim on one thread (16 and
+    # 1,024 ranks), SMPI.
+    for tool, marker, name in (("nicsim", "o", "nicsim"), ("one_thread", "^", "nicsim 1 thread"),
+                               ("smpi", "s", "smpi")):
         for workload, by_ranks in sorted(runs.get(tool, {}).items()):
             if not by_ranks:
                 continue
             ranks = sorted(by_ranks, key=int)
             xs = [int(n) for n in ranks]
             wall.plot(xs, [by_ranks[n]["wall_s"] for n in ranks], marker=marker,
-                      label=f"{tool} {workload}")
+                      label=f"{name} {workload}")
             rss.plot(xs, [by_ranks[n]["rss_bytes"] / 2**20 for n in ranks], marker=marker,
-                     label=f"{tool} {workload}")
+                     label=f"{name} {workload}")
     wall.set(xlabel="ranks", ylabel="wall time (s)", title="Wall time", xscale="log",
              yscale="log")
     rss.set(xlabel="ranks", ylabel="peak RSS (MiB)", title="Memory", xscale="log", yscale="log")
