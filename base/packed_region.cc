@@ -5,18 +5,13 @@
 
 #include <algorithm>
 
+#include "base/instance_id.h"
+
 namespace nicsim::base {
 
 thread_local int PackNodeState::depth_ = 0;
 
-namespace {
-uint64_t NewRegionId() {
-  static std::atomic<uint64_t> last{0};
-  return ++last;
-}
-}  // namespace
-
-PackedRegion::PackedRegion(size_t bytes) : id_(NewRegionId()) {
+PackedRegion::PackedRegion(size_t bytes) : id_(NewInstanceId()) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
   if (p == MAP_FAILED) return;

@@ -15,17 +15,13 @@
 #include <string>
 
 #include "base/check.h"
+#include "base/instance_id.h"
 
 namespace nicsim::host {
 namespace {
 constexpr uint64_t kAlign = 4096;
 uint64_t RoundUp(uint64_t v, uint64_t unit = kAlign) { return (v + unit - 1) / unit * unit; }
 uint64_t RoundDown(uint64_t v, uint64_t unit) { return v / unit * unit; }
-
-uint64_t NewMemoryId() {
-  static std::atomic<uint64_t> last{0};
-  return ++last;
-}
 
 /**
  * With a device thread: the range a thread last found allocated in memory `memory`, good
@@ -44,7 +40,7 @@ HostMemory::HostMemory(uint64_t bytes)
     : bytes_(bytes),
       page_bytes_(static_cast<uint64_t>(sysconf(_SC_PAGESIZE))),
       mapped_bytes_(RoundUp(std::max<uint64_t>(bytes, 1), page_bytes_)),
-      id_(NewMemoryId()) {
+      id_(base::NewInstanceId()) {
   // Address space only: MAP_NORESERVE takes no swap or commit charge for it, and a page
   // becomes memory on its first write. Huge pages are refused for the range, or one byte
   // written would cost 2 MiB.

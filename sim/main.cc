@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/heap_reuse.h"
+#include "base/sanitizers.h"
 #include "base/status.h"
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/param_docs.h"
@@ -47,17 +48,7 @@ constexpr int kBadInput = Status::kBadInputExit;
 constexpr int kRunFailed = 1;
 
 // AddressSanitizer's leak checker runs at exit: a model left to the exit would be reported.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kLeakChecked = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kLeakChecked = true;
-#else
-constexpr bool kLeakChecked = false;
-#endif
-#else
-constexpr bool kLeakChecked = false;
-#endif
+constexpr bool kLeakChecked = NICSIM_ADDRESS_SANITIZER;
 
 /** Creates `dir` if needed and checks a file can be written in it, before a run starts. */
 Status PrepareOutDir(const std::string& dir) {

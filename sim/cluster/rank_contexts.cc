@@ -9,17 +9,11 @@
 #include <vector>
 
 #include "base/check.h"
+#include "base/sanitizers.h"
 #include "sim/cluster/rank_scheduler.h"
 #include "sim/cluster/stack_guard.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define NICSIM_ASAN_FIBERS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NICSIM_ASAN_FIBERS 1
-#endif
-#endif
-#ifdef NICSIM_ASAN_FIBERS
+#if NICSIM_ADDRESS_SANITIZER
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -29,7 +23,7 @@ namespace {
 /** Tells AddressSanitizer the stack is about to change to [bottom, bottom + size) (no-op
  *  without it); `fake` keeps the leaving context's fake stack, null when it ends. */
 void StartSwitch(void** fake, const void* bottom, size_t size) {
-#ifdef NICSIM_ASAN_FIBERS
+#if NICSIM_ADDRESS_SANITIZER
   __sanitizer_start_switch_fiber(fake, bottom, size);
 #else
   static_cast<void>(fake), static_cast<void>(bottom), static_cast<void>(size);
@@ -38,7 +32,7 @@ void StartSwitch(void** fake, const void* bottom, size_t size) {
 
 /** Tells AddressSanitizer the switch is done; gives the stack switched from, if asked. */
 void FinishSwitch(void* fake, const void** from_bottom, size_t* from_size) {
-#ifdef NICSIM_ASAN_FIBERS
+#if NICSIM_ADDRESS_SANITIZER
   __sanitizer_finish_switch_fiber(fake, from_bottom, from_size);
 #else
   static_cast<void>(fake), static_cast<void>(from_bottom), static_cast<void>(from_size);

@@ -10,15 +10,8 @@
 #include <vector>
 
 #include "base/check.h"
+#include "base/sanitizers.h"
 #include "sim/cluster/rank_scheduler.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define NICSIM_STACK_GUARD_OFF 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NICSIM_STACK_GUARD_OFF 1
-#endif
-#endif
 
 namespace nicsim::sim {
 namespace {
@@ -78,7 +71,7 @@ void OnSegv(int signal, siginfo_t* info, void* /*context*/) {
   sigaction(signal, &dfl, nullptr);
 }
 
-// Not called where AddressSanitizer owns SIGSEGV (NICSIM_STACK_GUARD_OFF).
+// Not called where AddressSanitizer owns SIGSEGV (NICSIM_ADDRESS_SANITIZER).
 [[maybe_unused]] void InstallHandler() {
   // The overflowing stack has no room left: the handler runs on a stack of its own, one per
   // thread that runs ranks.
@@ -104,7 +97,7 @@ void OnSegv(int signal, siginfo_t* info, void* /*context*/) {
 }  // namespace
 
 void WatchStackGuard(const void* guard, size_t bytes, uint32_t rank) {
-#ifdef NICSIM_STACK_GUARD_OFF
+#if NICSIM_ADDRESS_SANITIZER
   static_cast<void>(guard), static_cast<void>(bytes), static_cast<void>(rank);
 #else
   InstallHandler();

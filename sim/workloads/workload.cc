@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/rng.h"
+#include "base/sanitizers.h"
 #include "sim/distrib/split_run.h"
 
 namespace nicsim::sim {
@@ -39,7 +40,7 @@ static_assert(kBlockWords == 4, "kBlockStep lists one step per word");
 
 // ThreadSanitizer instruments the clones' resolver, which the loader runs before the
 // sanitizer's runtime is up (a crash at start): one plain version there.
-#if defined(__SANITIZE_THREAD__)
+#if NICSIM_THREAD_SANITIZER
 #define NICSIM_PATTERN_CLONES
 #else
 #define NICSIM_PATTERN_CLONES __attribute__((target_clones("avx2", "default")))
