@@ -76,20 +76,21 @@ Result<sim::Scenario> LoadScenario(const std::string& what) {
   return sim::LoadScenarioFile(what);
 }
 
-int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets,
-           const std::string& out_dir, const sim::RunOptions& options, bool quiet) {
-  Result<sim::Scenario> scenario = LoadScenario(scenario_arg);
-  if (!scenario.ok()) {
-    std::fprintf(stderr, "nicsim: %s\n", scenario.status().message().c_str());
-    return kBadInput;
-  }
+/** LoadScenario, then every --set flag in turn; the first error found. */
+Result<sim::Scenario> LoadScenarioWithSets(const std::string& what,
+                                           const std::vector<std::string>& sets) {
+  Result<sim::Scenario> scenario = LoadScenario(what);
+  if (!scenario.ok()) return scenario;
   for (const std::string& set : sets) {
-    if (Status s = sim::ApplySetFlag(*scenario, set); !s.ok()) {
-      std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
-      return kBadInput;
-    }
+    if (Status s = sim::ApplySetFlag(*scenario, set); !s.ok()) return s;
   }
-  const int64_t seed = scenario->params.Int("seed");
+  return scenario;
+}
+
+/** Runs `scenario` (read only: the threads of a split run share it). */
+int CmdRun(const sim::Scenario& scenario, const std::string& out_dir,
+           const sim::RunOptions& options, bool quiet) {
+  const int64_t seed = scenario.params.Int("seed");
   // The output directory is checked before the run, not after it.
   if (Status s = PrepareOutDir(out_dir); !s.ok()) {
     std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
@@ -99,7 +100,7 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
   sim::Progress::Enable(!quiet && (options.world == nullptr || options.world->rank() == 0));
   Result<sim::RunOutcome> outcome = Status::Error("");
   try {
-    outcome = sim::RunScenario(*scenario, options);
+    outcome = sim::RunScenario(scenario, options);
   } catch (const std::bad_alloc&) {
     sim::Progress::Finish();
     std::fprintf(stderr,
@@ -129,7 +130,7 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
   // The workload's table as CSV too, named after the workload.
   const std::string csv_path =
       (std::filesystem::path(out_dir) /
-       (scenario->params.String("workload") + ".csv")).string();
+       (scenario.params.String("workload") + ".csv")).string();
   std::ofstream csv(csv_path);
   csv << sim::WorkloadCsv(stats["workload"]);
   if (!csv) {
@@ -137,8 +138,8 @@ int CmdRun(const std::string& scenario_arg, const std::vector<std::string>& sets
     return kBadInput;
   }
   if (!quiet) {
-    std::cout << fmt::format("scenario {} ({}), backend {}, seed {}\n", scenario->name,
-                             scenario->source, stats["backend"].get<std::string>(), seed);
+    std::cout << fmt::format("scenario {} ({}), backend {}, seed {}\n", scenario.name,
+                             scenario.source, stats["backend"].get<std::string>(), seed);
     std::cout << outcome->workload.table;
     std::cout << fmt::format(
         "simulated {:.3f} us in {:.3f} s wall, {} events, {} packets delivered, {} drops\n",
@@ -198,38 +199,38 @@ uint32_t UsableCores() {
 
 /**
  * CmdRun split over the threads run.threads gives it (one partition each, thread 0 writing
- * and printing), or on this thread alone.
+ * and printing, all reading the one scenario), or on this thread alone.
  */
-int CmdRunOnThreads(const std::string& scenario_arg, const std::vector<std::string>& sets,
-                    const std::string& out_dir, const sim::RunOptions& options, bool quiet) {
-  Result<sim::Scenario> scenario = LoadScenario(scenario_arg);
-  for (const std::string& set : sets) {
-    if (!scenario.ok()) break;
-    if (Status s = sim::ApplySetFlag(*scenario, set); !s.ok()) scenario = s;
-  }
-  // A scenario in error is CmdRun's to report.
-  if (!scenario.ok()) return CmdRun(scenario_arg, sets, out_dir, options, quiet);
-  Result<uint32_t> threads = sim::distrib::RunThreads(scenario->params, UsableCores());
+int CmdRunOnThreads(const sim::Scenario& scenario, const std::string& out_dir,
+                    const sim::RunOptions& options, bool quiet) {
+  Result<uint32_t> threads = sim::distrib::RunThreads(scenario.params, UsableCores());
   if (!threads.ok()) {
     // Where run.threads was set: the scenario file's line, or the --set flag.
-    const Status where = sim::LocateParamError(*scenario, threads.status());
+    const Status where = sim::LocateParamError(scenario, threads.status());
     std::fprintf(stderr, "nicsim: %s\n", where.message().c_str());
     return kBadInput;
   }
-  if (*threads == 1) return CmdRun(scenario_arg, sets, out_dir, options, quiet);
-  return sim::distrib::RunOnThreads(
-      *threads, [&](sim::distrib::Collectives& world) {
-        sim::RunOptions mine = options;
-        mine.world = &world;
-        return CmdRun(scenario_arg, sets, out_dir, mine, quiet || world.rank() != 0);
-      });
+  if (*threads == 1) return CmdRun(scenario, out_dir, options, quiet);
+  return sim::distrib::RunOnThreads(*threads, [&](sim::distrib::Collectives& world) {
+    sim::RunOptions mine = options;
+    mine.world = &world;
+    return CmdRun(scenario, out_dir, mine, quiet || world.rank() != 0);
+  });
 }
 
-/** CmdRun, as one partition of the cluster when started by Open MPI's `mpirun -n K` (K > 1). */
-int CmdRunSplitOrNot(const std::string& scenario, const std::vector<std::string>& sets,
+/**
+ * CmdRun, as one partition of the cluster when started by Open MPI's `mpirun -n K` (K > 1),
+ * else on run.threads' threads.
+ */
+int CmdRunSplitOrNot(const std::string& scenario_arg, const std::vector<std::string>& sets,
                      const std::string& out_dir, sim::RunOptions options, bool quiet) {
+  Result<sim::Scenario> scenario = LoadScenarioWithSets(scenario_arg, sets);
+  if (!scenario.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", scenario.status().message().c_str());
+    return kBadInput;
+  }
   if (sim::distrib::MpiWorld::RequestedSize() <= 1) {
-    return CmdRunOnThreads(scenario, sets, out_dir, options, quiet);
+    return CmdRunOnThreads(*scenario, out_dir, options, quiet);
   }
   Result<std::unique_ptr<sim::distrib::MpiWorld>> world =
       sim::distrib::MpiWorld::Init(sim::distrib::MpiWorld::TimeoutSeconds());
@@ -238,7 +239,7 @@ int CmdRunSplitOrNot(const std::string& scenario, const std::vector<std::string>
     return kBadInput;
   }
   options.world = world->get();
-  const int code = CmdRun(scenario, sets, out_dir, options, quiet);
+  const int code = CmdRun(*scenario, out_dir, options, quiet);
   // No process of a split run leaves before rank 0 has written the outputs: mpirun ends
   // the job when one exits with a failure code, which could cut rank 0's writing short.
   (*world)->Sum(0);

@@ -84,8 +84,8 @@ struct ClusterConfig {
   Partition partition = Partition::kContiguous;
   /**
    * Threads of `nicsim run` that split the run among them as mpirun's processes do
-   * (run.threads; 0: the machine's cores for a large enough run). Read by the command line
-   * (sim/run_threads.h), not by the cluster.
+   * (run.threads; 0: the cores it may run on, for a large enough run). Read by the command
+   * line (sim/distrib/run_threads.h), not by the cluster.
    */
   uint32_t threads = 1;
   fw::MicrocodeConfig microcode;

@@ -12,11 +12,11 @@
 
 namespace nicsim::sim::distrib {
 
-/** The fewest nodes for which run.threads = 0 splits a run over the machine's cores. */
+/** The fewest nodes for which run.threads = 0 splits a run over the cores it may use. */
 inline constexpr int64_t kThreadedNodes = 256;
 
 /**
- * The threads the run of `params` gets on a machine of `cores` cores: run.threads, or for 0,
+ * The threads the run of `params` gets where it may use `cores` cores: run.threads, or for 0,
  * `cores` when the run has at least kThreadedNodes nodes on the func backend and a workload
  * that can be split (1 otherwise). An error names run.threads when more than one is asked of
  * a run that cannot be split that way (another backend, nicsim mpirun's programs, more
