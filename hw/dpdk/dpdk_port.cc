@@ -212,7 +212,8 @@ void DpdkPort::Send(Frame frame, uint64_t /*depart_ps*/) {
   // The bytes are in the mbuf: their buffer serves the next frame the adapter makes.
   Recycle(std::move(frame.bytes));
   tx_held_[tx_held_count_++] = m;
-  if (tx_held_count_ >= config_.tx_burst) FlushTx();
+  if (tx_held_count_ >= config_.tx_burst || !sent_since_poll_) FlushTx();
+  sent_since_poll_ = true;
 }
 
 uint32_t DpdkPort::FlushTx() {
@@ -241,6 +242,7 @@ uint32_t DpdkPort::FlushTx() {
 uint32_t DpdkPort::Poll(LinkSink& sink) {
   if (!started_) return 0;
   FlushTx();
+  sent_since_poll_ = false;
   std::array<rte_mbuf*, kMaxBurst> burst;
   const uint16_t n = rte_eth_rx_burst(port_id_, 0, burst.data(), config_.rx_burst);
   if (n == 0) return 0;

@@ -57,7 +57,10 @@ struct DpdkPortConfig {
   /**
    * Frames held before one tx_burst (1..64): 1 sends each frame as it comes; more coalesces
    * the transmit doorbell per burst, and what is held leaves at the latest with the next
-   * Poll, FlushTx or Stop (a real port's run loop polls every turn).
+   * Poll, FlushTx or Stop (a real port's run loop polls every turn). The first frame sent
+   * after a Poll (or before the first) leaves at once all the same: a reply to what the poll
+   * brought does not wait behind the adapter's work that follows it in the same turn (the
+   * memif ping-pong's round trip, bench/run dpdk_pingpong, 2.8 us with it held, 2.3 us not).
    */
   uint16_t tx_burst = 1;
 };
@@ -146,6 +149,8 @@ class DpdkPort final : public FabricLink {
   /** Frames Send made that wait for the next tx_burst. */
   std::array<rte_mbuf*, kMaxBurst> tx_held_{};
   uint16_t tx_held_count_ = 0;
+  /** Send has sent a frame since the last Poll: the next one is held (tx_burst > 1). */
+  bool sent_since_poll_ = false;
   /** Mbufs allocated in bulk ahead of Send; the next one is spares_[spare_count_ - 1]. */
   std::array<rte_mbuf*, kMaxBurst> spares_{};
   uint16_t spare_count_ = 0;

@@ -235,6 +235,7 @@ int PortCommand(const PortCommandOptions& options) {
     summary["peer"] = options.peer;
     summary["drops"] = {{"port", link.Drops()},
                         {"microcode", MicrocodeDrops(node.adapter().firmware_counters())}};
+    summary["events_run"] = events.events_run();
     summary["ok"] = ok;
   }
   std::cout << summary.dump() << std::endl;

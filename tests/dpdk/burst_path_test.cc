@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The real port's burst path: the CRC through rte_net_crc equals the reference CRC-32; a port
-// hands received bursts whole and in order and sends held frames per tx_burst; an adapter
+// hands received bursts whole and in order and sends held frames per tx_burst (the first after
+// a poll at once); an adapter
 // behind it delivers every frame of a burst of 1, 2, 31, 32 or 33 frames once, in order.
 #include <gtest/gtest.h>
 
@@ -157,11 +158,12 @@ TEST_P(PortBurstTest, SendsHeldFramesPerBurstAndHandsThemOverInOrder) {
     f.src_adapter = 0;
     f.dest_adapter = 1;
     a.Send(std::move(f), 0);
-    // A tx_burst of 32: the frames leave 32 at a time, the rest wait to be flushed.
-    EXPECT_EQ(a.counters().tx_frames, (i + 1) / 32 * 32) << "after frame " << i;
+    // A tx_burst of 32: the first frame (none was sent since a poll) leaves at once, the
+    // next ones 32 at a time, and the rest wait to be flushed.
+    EXPECT_EQ(a.counters().tx_frames, 1 + i / 32 * 32) << "after frame " << i;
   }
-  EXPECT_EQ(rte_ring_count(link_->to_b()), n / 32 * 32);
-  EXPECT_EQ(a.FlushTx(), n % 32);
+  EXPECT_EQ(rte_ring_count(link_->to_b()), 1 + (n - 1) / 32 * 32);
+  EXPECT_EQ(a.FlushTx(), (n - 1) % 32);
   EXPECT_EQ(a.counters().tx_frames, n);
   EXPECT_EQ(a.counters().tx_bytes, uint64_t{n} * sent[0].size());
   EXPECT_EQ(a.counters().total_drops(), 0u);
@@ -191,6 +193,38 @@ TEST_P(PortBurstTest, SendsHeldFramesPerBurstAndHandsThemOverInOrder) {
   // Every mbuf of port a is home but the spares it took in bulk, 32 at a time.
   const unsigned spares = (n + 31) / 32 * 32 - n;
   EXPECT_EQ(rte_mempool_avail_count(a.pool()), pool_start - spares);
+}
+
+TEST(PortFirstSendTest, TheFirstFrameAfterAPollLeavesAtOnceTheNextWaitForTheBurst) {
+  StartEal();
+  DpdkPortConfig config;
+  config.tx_burst = 32;
+  Result<std::unique_ptr<RingLink>> link = RingLink::Create(config);
+  ASSERT_TRUE(link.ok()) << link.status().message();
+  DpdkPort& a = (*link)->a();
+  DpdkPort& b = (*link)->b();
+  auto send = [&](uint32_t number) {
+    Frame f;
+    f.bytes = NumberedFrame(number, 0);
+    f.src_adapter = 0;
+    f.dest_adapter = 1;
+    a.Send(std::move(f), 0);
+  };
+  BurstRecorder sink;
+  for (uint32_t round = 0; round < 3; ++round) {
+    send(2 * round);
+    EXPECT_EQ(a.counters().tx_frames, 2 * round + 1) << "round " << round << ": the first leaves";
+    send(2 * round + 1);
+    EXPECT_EQ(a.counters().tx_frames, 2 * round + 1) << "round " << round << ": the second waits";
+    EXPECT_EQ(b.Poll(sink), 1u) << "round " << round << ": the first arrived alone";
+    // The poll sends what was held, and the next frame is again the first since a poll.
+    EXPECT_EQ(a.Poll(sink), 0u);
+    EXPECT_EQ(a.counters().tx_frames, 2 * round + 2);
+    EXPECT_EQ(b.Poll(sink), 1u) << "round " << round << ": the held one arrived";
+  }
+  ASSERT_EQ(sink.frames.size(), 6u);
+  for (uint32_t i = 0; i < 6; ++i) EXPECT_EQ(sink.frames[i].bytes, NumberedFrame(i, 0)) << i;
+  EXPECT_EQ(a.counters().total_drops(), 0u);
 }
 
 TEST_P(PortBurstTest, AdapterDeliversEveryFrameOfABurstOnceInOrder) {
