@@ -30,7 +30,7 @@ struct AdapterContext {
   const AdapterTiming& timing;
   /**
    * Real-port bursts (AdapterModel::SetRealPortBursts): the payloads of one received burst
-   * land in one event, DMA completions are delivered in batches, one event per batch, and
+   * land as the burst is received (no event), DMA completions are delivered in batches, one event per batch, and
    * the link always has room (the port's own transmit queue is the limit). False on every
    * simulated backend, whose timing stays per frame.
    */

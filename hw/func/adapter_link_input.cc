@@ -30,14 +30,13 @@ void AdapterLinkInput::ReceiveBurst(Frame* frames, uint32_t count) {
   in_burst_ = true;
   for (uint32_t i = 0; i < count; ++i) Receive(std::move(frames[i]));
   in_burst_ = false;
-  ScheduleBurstLanding();
+  LandBurst();
 }
 
 void AdapterLinkInput::SchedulePayload(fw::TaskId task, fw::DtbId dtb, uint64_t arrive_ps) {
   if (in_burst_) {
     landings_.push_back(Landing{task, dtb});
     ++burst_landings_;
-    burst_arrive_ps_ = std::max(burst_arrive_ps_, arrive_ps);
     return;
   }
   const auto gen = static_cast<uint32_t>(ctx_.generation);  // small closures: no allocation
@@ -54,15 +53,11 @@ void AdapterLinkInput::SchedulePayload(fw::TaskId task, fw::DtbId dtb, uint64_t 
   });
 }
 
-void AdapterLinkInput::ScheduleBurstLanding() {
+void AdapterLinkInput::LandBurst() {
   if (burst_landings_ == 0) return;
   const uint32_t count = burst_landings_;
-  const uint64_t at = std::max(burst_arrive_ps_, last_landing_ps_);
   burst_landings_ = 0;
-  burst_arrive_ps_ = 0;
-  last_landing_ps_ = at;
-  const auto gen = static_cast<uint32_t>(ctx_.generation);
-  ctx_.events.At(at, [this, count, gen] { Land(count, gen); });
+  Land(count, static_cast<uint32_t>(ctx_.generation));
 }
 
 void AdapterLinkInput::Land(uint32_t count, uint32_t generation) {

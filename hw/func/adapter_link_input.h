@@ -24,8 +24,9 @@ class AdapterLinkInput {
   void Receive(Frame frame);
   /**
    * A burst off a real port: each frame is received as by Receive, in order. With
-   * AdapterContext::bursts the payloads that find a DTB at once land together, in one event
-   * at the latest of their arrival times (landings stay in receive order).
+   * AdapterContext::bursts the payloads that find a DTB at once land before it returns, in
+   * receive order: behind a real port a frame is wholly in memory when the poll hands it
+   * over, so no simulated link time passes.
    */
   void ReceiveBurst(Frame* frames, uint32_t count);
   /** True while received payloads wait for a DTB (they are served before the microcode). */
@@ -59,9 +60,9 @@ class AdapterLinkInput {
 
   /** Schedules the landing of the payload in `dtb` for `task` at `arrive_ps`. */
   void SchedulePayload(fw::TaskId task, fw::DtbId dtb, uint64_t arrive_ps);
-  /** Schedules one event for the landings the current burst collected. */
-  void ScheduleBurstLanding();
-  /** The burst landing event: hands the oldest `count` landings to the microcode. */
+  /** Lands the payloads the current burst collected. */
+  void LandBurst();
+  /** Hands the oldest `count` landings to the microcode. */
   void Land(uint32_t count, uint32_t generation);
 
   /** True if the microcode can take the header at the head of the input queue now. */
@@ -79,11 +80,8 @@ class AdapterLinkInput {
   bool in_burst_ = false;
   /** Landings scheduled, oldest first (storage reused: no allocation). */
   std::vector<Landing> landings_;
-  /** Landings of the current burst not yet given an event, and their latest arrival. */
+  /** Landings of the current burst. */
   uint32_t burst_landings_ = 0;
-  uint64_t burst_arrive_ps_ = 0;
-  /** Time of the last landing event: later ones never precede it, so landings stay in order. */
-  uint64_t last_landing_ps_ = 0;
 };
 
 }  // namespace nicsim::hw::func
