@@ -69,7 +69,7 @@ class AdapterModel : public fw::Platform, public LinkSink, private AdapterHooks 
   /**
    * Behind a real port (sim/port's WireNode): frames come in bursts off an ethdev and the
    * wall clock, not simulated time, paces the run. The adapter then lands each burst's
-   * payloads with one event and completes DMAs in batches (see AdapterContext::bursts); the
+   * payloads as it is received and completes DMAs in batches (see AdapterContext::bursts); the
    * microcode runs the same state machines in the same order per frame. Off by default.
    */
   void SetRealPortBursts(bool on) { bursts_ = on; }
