@@ -9,6 +9,8 @@ uint64_t Endpoint::ReadFrames() {
   RecvFifo& recv = window_.recv();
   RecvPacket packet;
   uint64_t read = 0;
+  const bool hold = ring_once_per_read_ && !reading_;
+  if (hold) reading_ = true;
   while (consuming_ && recv.Poll(&packet)) {
     ++received_;
     ++read;
@@ -16,6 +18,10 @@ uint64_t Endpoint::ReadFrames() {
     const uint64_t seq = recv.consumed();  // the frame's sequence number on the window
     recv.Consume();
     if (on_consumed_) on_consumed_(seq);
+  }
+  if (hold) {
+    reading_ = false;
+    if (ring_each_post_) window_.send().Flush();
   }
   // Frames go back in the HAL's batches (hal.return_batch), not after every read.
   return read;

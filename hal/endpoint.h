@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A process's use of one open window: what it sends waits in a user-side backlog while the
-// send FIFO is full; doorbells ring per post or once per turn; arriving frames are read in
-// FIFO order, handed up and consumed. Whatever wakes the process (the simulated CPU of
-// sim/cluster/endpoint.h, which the real-port node uses too) calls ReadFrames, then
-// DrainBacklog, and Flush when it rings once per turn.
+// send FIFO is full; doorbells ring per post, once per read batch or once per turn; arriving
+// frames are read in FIFO order, handed up and consumed. Whatever wakes the process (the
+// simulated CPU of sim/cluster/endpoint.h, which the real-port node uses too) calls
+// ReadFrames, then DrainBacklog, and Flush when it rings once per turn.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +46,12 @@ class Endpoint {
    * once per Flush for every slot posted since the last one (a CPU spinning in a loop).
    */
   void SetRingEachPost(bool each) { ring_each_post_ = each; }
+  /**
+   * With ring-each-post: the posts a batch of ReadFrames makes (replies from OnReceive) ring
+   * one doorbell when the batch has been read, instead of one each; posts made anywhere else
+   * still ring at once. The real-port node sets it: a burst's replies go in one doorbell.
+   */
+  void SetRingOncePerRead(bool once) { ring_once_per_read_ = once; }
   /** Stops reading the receive FIFO (a receiver that stops consuming), or resumes. */
   void SetConsuming(bool consuming) { consuming_ = consuming; }
   bool consuming() const { return consuming_; }
@@ -95,12 +101,15 @@ class Endpoint {
   /** Posts one backlog entry into the send FIFO (which has room). */
   void PostPending(const Pending& p);
   void RingDoorbell() {
-    if (ring_each_post_) window_.send().Flush();
+    if (ring_each_post_ && !reading_) window_.send().Flush();
   }
   static uint64_t NextSerial();
 
   Window& window_;
   bool ring_each_post_ = true;
+  bool ring_once_per_read_ = false;
+  /** ReadFrames is handing a batch up and holds the doorbell (ring_once_per_read_). */
+  bool reading_ = false;
   bool consuming_ = true;
   ReceiveFn on_receive_;
   SendableFn on_sendable_;

@@ -76,6 +76,8 @@ Status WireNode::Open() {
   } else {
     endpoint_ = std::make_unique<Endpoint>(*window_, driver_, adapter_.events(), host_,
                                            config_.poll_latency_ps, WaitMode::kPoll);
+    // The replies to one burst, read by one poll, go to the adapter in one doorbell.
+    endpoint_->SetRingOncePerRead(true);
   }
   return Status();
 }

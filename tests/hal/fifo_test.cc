@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // HAL send and receive FIFO logic on the real functional adapter, looped back to itself:
-// doorbells, slot ownership, exact received bytes, consumption, return batching and wrap-around.
+// doorbells, slot ownership, exact received bytes, consumption, return batching and wrap-around;
+// an endpoint's doorbell per post or once per read batch.
 #include "abi/fifo.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@
 #include "abi/packet.h"
 #include "driver/adapter_driver.h"
 #include "firmware/counters.h"
+#include "hal/endpoint.h"
 #include "hal/recv_fifo.h"
 #include "hal/send_fifo.h"
 #include "hal/window.h"
@@ -383,6 +385,66 @@ TEST_F(RecvFifoTest, CacheLine64MaxPayloadIs1008AndArrivesIntact) {
   recv().Consume();
   EXPECT_EQ(std::count(RecvFrame(0), RecvFrame(0) + 64, 0), 64);
   EXPECT_EQ(RecvFrame(0)[64], payload[48]);
+}
+
+/**
+ * The receiver window's endpoint echoes each of three frames back to the sender window from
+ * OnReceive; returns the doorbells (MMIO commands) that one ReadFrames made, after checking
+ * that the sender got the three echoes with their bytes.
+ */
+class EndpointDoorbellTest : public HalFifoFixture {
+ protected:
+  uint64_t EchoThreeAndCountDoorbells(bool once_per_read);
+};
+
+uint64_t EndpointDoorbellTest::EchoThreeAndCountDoorbells(bool once_per_read) {
+  const std::vector<uint8_t> payload = Pattern(24, 5);
+  for (uint32_t i = 0; i < 3; ++i) EXPECT_EQ(Post(payload, i), SendResult::kOk);
+  send().Flush();
+  RunAll();
+  EXPECT_EQ(fw().rx_packets, 3u);
+  Endpoint echo(*rx_);
+  echo.SetRingOncePerRead(once_per_read);
+  echo.OnReceive([&](const RecvPacket& p) {
+    echo.Send({kAdapter, static_cast<uint16_t>(kTxWindow)}, p.payload, p.header.len_bytes,
+              p.header.ulp_word + 100);
+  });
+  const uint64_t before = fw().mmio_commands;
+  EXPECT_EQ(echo.ReadFrames(), 3u);
+  RunAll();
+  const uint64_t doorbells = fw().mmio_commands - before;
+  std::vector<uint32_t> words;
+  RecvFifo& back = tx_->recv();
+  RecvPacket packet;
+  while (back.Poll(&packet)) {
+    words.push_back(packet.header.ulp_word);
+    EXPECT_EQ(std::vector<uint8_t>(packet.payload, packet.payload + packet.header.len_bytes),
+              payload);
+    back.Consume();
+  }
+  std::sort(words.begin(), words.end());
+  EXPECT_EQ(words, (std::vector<uint32_t>{100, 101, 102}));
+  // A send outside a read rings at once either way.
+  const uint64_t outside_before = fw().mmio_commands;
+  EXPECT_TRUE(echo.Send({kAdapter, static_cast<uint16_t>(kTxWindow)}, payload.data(), 24, 7));
+  RunAll();
+  EXPECT_EQ(fw().mmio_commands - outside_before, 1u);
+  EXPECT_TRUE(back.Poll(&packet));
+  EXPECT_EQ(packet.header.ulp_word, 7u);
+  return doorbells;
+}
+
+TEST_F(EndpointDoorbellTest, RingsOnceForTheRepliesOfOneReadWhenAsked) {
+  // A return batch larger than three frames: consuming them sends no command of its own.
+  ASSERT_NO_FATAL_FAILURE(Start(Options(128, 8, 16, 16)));
+  EXPECT_EQ(EchoThreeAndCountDoorbells(true), 1u);
+  EXPECT_EQ(fw().bad_mmio, 0u);
+}
+
+TEST_F(EndpointDoorbellTest, RingsForEachReplyByDefault) {
+  ASSERT_NO_FATAL_FAILURE(Start(Options(128, 8, 16, 16)));
+  EXPECT_EQ(EchoThreeAndCountDoorbells(false), 3u);
+  EXPECT_EQ(fw().bad_mmio, 0u);
 }
 
 TEST_F(RecvFifoTest, ConsumingFewerThanTheBatchReturnsNothing) {
