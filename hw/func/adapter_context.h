@@ -30,9 +30,9 @@ struct AdapterContext {
   const AdapterTiming& timing;
   /**
    * Real-port bursts (AdapterModel::SetRealPortBursts): the payloads of one received burst
-   * land as the burst is received (no event), DMA completions are delivered in batches, one event per batch, and
-   * the link always has room (the port's own transmit queue is the limit). False on every
-   * simulated backend, whose timing stays per frame.
+   * land as the burst is received (no event), DMA completions are delivered in batches, one
+   * event per batch, and the link always has room (the port's own transmit queue is the
+   * limit). False on every simulated backend, whose timing stays per frame.
    */
   const bool& bursts;
 };

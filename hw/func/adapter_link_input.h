@@ -78,7 +78,7 @@ class AdapterLinkInput {
   bool dispatch_pending_ = false;
   /** A burst is being received (its payloads land together). */
   bool in_burst_ = false;
-  /** Landings scheduled, oldest first (storage reused: no allocation). */
+  /** Landings of the burst being received, oldest first (storage reused: no allocation). */
   std::vector<Landing> landings_;
   /** Landings of the current burst. */
   uint32_t burst_landings_ = 0;
