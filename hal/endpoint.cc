@@ -21,7 +21,7 @@ uint64_t Endpoint::ReadFrames() {
   }
   if (hold) {
     reading_ = false;
-    if (ring_each_post_) window_.send().Flush();
+    RingDoorbell();  // once, for every reply the batch posted
   }
   // Frames go back in the HAL's batches (hal.return_batch), not after every read.
   return read;

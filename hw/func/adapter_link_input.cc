@@ -36,7 +36,6 @@ void AdapterLinkInput::ReceiveBurst(Frame* frames, uint32_t count) {
 void AdapterLinkInput::SchedulePayload(fw::TaskId task, fw::DtbId dtb, uint64_t arrive_ps) {
   if (in_burst_) {
     landings_.push_back(Landing{task, dtb});
-    ++burst_landings_;
     return;
   }
   const auto gen = static_cast<uint32_t>(ctx_.generation);  // small closures: no allocation
@@ -54,17 +53,13 @@ void AdapterLinkInput::SchedulePayload(fw::TaskId task, fw::DtbId dtb, uint64_t 
 }
 
 void AdapterLinkInput::LandBurst() {
-  if (burst_landings_ == 0) return;
-  const uint32_t count = burst_landings_;
-  burst_landings_ = 0;
-  Land(count, static_cast<uint32_t>(ctx_.generation));
-}
-
-void AdapterLinkInput::Land(uint32_t count, uint32_t generation) {
-  // One owner's events at one time run in its schedule order (kernel/event_queue.h) and `at`
-  // never decreases: these are the oldest.
-  for (uint32_t i = 0; i < count; ++i) {
+  const auto generation = static_cast<uint32_t>(ctx_.generation);
+  // In receive order. Only a burst being received adds landings, so none should join while
+  // these land; by index all the same, so one that did would not move the ones being read.
+  const size_t count = landings_.size();
+  for (size_t i = 0; i < count; ++i) {
     const Landing l = landings_[i];
+    // A reset made by an earlier landing drops the rest.
     if (generation != static_cast<uint32_t>(ctx_.generation)) {
       ++ctx_.counters.dropped_by_reset;
       continue;
@@ -75,8 +70,8 @@ void AdapterLinkInput::Land(uint32_t count, uint32_t generation) {
       }
     });
   }
-  // Later bursts' landings move to the front: the storage keeps its capacity.
-  landings_.erase(landings_.begin(), landings_.begin() + count);
+  // The storage keeps its capacity.
+  landings_.erase(landings_.begin(), landings_.begin() + static_cast<std::ptrdiff_t>(count));
 }
 
 bool AdapterLinkInput::HeadAcceptable() const {

@@ -60,10 +60,8 @@ class AdapterLinkInput {
 
   /** Schedules the landing of the payload in `dtb` for `task` at `arrive_ps`. */
   void SchedulePayload(fw::TaskId task, fw::DtbId dtb, uint64_t arrive_ps);
-  /** Lands the payloads the current burst collected. */
+  /** Hands the payloads the current burst collected to the microcode, in receive order. */
   void LandBurst();
-  /** Hands the oldest `count` landings to the microcode. */
-  void Land(uint32_t count, uint32_t generation);
 
   /** True if the microcode can take the header at the head of the input queue now. */
   bool HeadAcceptable() const;
@@ -80,8 +78,6 @@ class AdapterLinkInput {
   bool in_burst_ = false;
   /** Landings of the burst being received, oldest first (storage reused: no allocation). */
   std::vector<Landing> landings_;
-  /** Landings of the current burst. */
-  uint32_t burst_landings_ = 0;
 };
 
 }  // namespace nicsim::hw::func
