@@ -21,6 +21,14 @@ constexpr char kSimIntervalUs[] = "200";
 // Real time on a shared, oversubscribed host: long enough that no rank is descheduled for
 // the failure rule's 3 intervals.
 constexpr char kRealIntervalUs[] = "20000";
+// The errors program under Open MPI. Its one outcome that real time can change: ranks 1 and
+// 2 wait for each other in MPI_Recv between gsm calls, and a connection that sends the
+// service nothing for more than 3 intervals is failed (ulp/gsm/service.c, expire_silent).
+// With 20 ms, beside three busy loops on this 2-core machine, rank 2's connection was failed
+// while it waited for rank 1 in 4 runs of 20 ("FAIL add id 7 held by rank 1: handle
+// expired", failures detected 2); with 100 ms, none of 30. Rank 2's silent spell (6
+// intervals) then takes 0.6 s.
+constexpr char kRealErrorsIntervalUs[] = "100000";
 
 /** Lines whose content depends on timing ("observed: ...") left out. */
 std::string TimingFreeLines(const std::string& out) {
@@ -180,7 +188,7 @@ TEST(GsmErrors, ReturnCodesAreTheSameUnderNicsimAndOpenMpi) {
   ScratchDir ompi_dir("gsm_errors_ompi");
   const CommandResult ompi =
       RunCommand({mpirun, "--oversubscribe", "--tag-output", "-n", "3",
-                  std::string(NICSIM_MPI_C_BIN) + "/ompi_gsm_errors", kRealIntervalUs},
+                  std::string(NICSIM_MPI_C_BIN) + "/ompi_gsm_errors", kRealErrorsIntervalUs},
                  ompi_dir.path());
   ASSERT_EQ(ompi.exit_code, 0) << ompi.out << ompi.err;
   EXPECT_EQ(lines, RankLines(ompi.out));
