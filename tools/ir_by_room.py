@@ -36,7 +36,7 @@ def parse(path):
              "cfl": "fl", "fn": "fn", "cfn": "fn"}
     positions = 1
     ir_column = None
-    current = {"ob": "", "fl": "", "fn": ""}
+    current = {"ob": "", "fl": ""}  # the object and file a following fn= is defined in
     function_place = ("", "")
     callee = ""
     skip_next_cost = False
@@ -66,10 +66,10 @@ def parse(path):
                     if ident not in table:
                         raise ProfileError(f"{path}:{number}: {key}=({ident}) before its name")
                     name = table[ident]
-                if key in ("ob", "fl", "fn"):
+                if key in current:
                     current[key] = name
-                    if key == "fn":
-                        function_place = (current["ob"], current["fl"])
+                elif key == "fn":
+                    function_place = (current["ob"], current["fl"])
                 elif key == "cfn":
                     callee = name
                 continue
@@ -88,6 +88,8 @@ def parse(path):
                     continue
                 fields = line.split()
                 if len(fields) > ir_column:
+                    if not fields[ir_column].isdigit():
+                        raise ProfileError(f"{path}:{number}: an Ir count that is not a number")
                     self_ir[function_place] += int(fields[ir_column])
                 continue
             # Header and other lines (version:, cmd:, part:, totals:, jump=...) carry no cost.

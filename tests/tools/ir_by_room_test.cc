@@ -105,8 +105,8 @@ TEST(IrByRoomTest, DividesByTheCallsOfAFunction) {
 TEST(IrByRoomTest, RefusesWhatIsNotAProfile) {
   ScratchDir dir("ir_by_room");
   ASSERT_FALSE(dir.path().empty());
-  // A cost line before the events: line, a name id never given a name, no events at all, a
-  // callee never called.
+  // A cost line before the events: line, a name id never given a name, a count that is not a
+  // number, no events at all, a callee never called.
   CommandResult r = RunTool(dir, "positions: line\nfn=(1) f\n10 5\n", {});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("callgrind.out:3: a cost line before the events: line"),
@@ -115,6 +115,10 @@ TEST(IrByRoomTest, RefusesWhatIsNotAProfile) {
   r = RunTool(dir, "events: Ir\nfn=(4)\n", {});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("callgrind.out:2: fn=(4) before its name"), std::string::npos) << r.err;
+  r = RunTool(dir, "events: Ir\nfn=(1) f\n10 5x\n", {});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("callgrind.out:3: an Ir count that is not a number"), std::string::npos)
+      << r.err;
   r = RunTool(dir, "hello\n", {});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no events: line (not a callgrind profile)"), std::string::npos) << r.err;
