@@ -38,6 +38,14 @@ class TaskHost {
   /** Maps fresh virtual memory (receive landing areas): large areas on 16 MiB pages (few
    *  TCEs), smaller ones on 64 KiB pages. */
   Result<uint64_t> Map(uint64_t bytes);
+  /** Removes a mapping from Map or MapContiguous (deregister it first). */
+  Status Unmap(uint64_t vaddr) { return space_.Unmap(vaddr); }
+  /** Registers `fn` to give back memory kept for reuse when a map of any process of the
+   *  node would fail (host::HostMemory::AddReclaimer); returns the handle to remove it. */
+  uint64_t AddReclaimer(host::HostMemory::Reclaimer fn) {
+    return space_.memory().AddReclaimer(std::move(fn));
+  }
+  void RemoveReclaimer(uint64_t handle) { space_.memory().RemoveReclaimer(handle); }
   /**
    * Maps up to 16 MiB on one 16 MiB page, so the area is contiguous in host memory and the
    * task can use it through a CPU pointer (Contiguous): buffers RDMA reaches without copies.

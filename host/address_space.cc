@@ -63,6 +63,9 @@ Result<uint64_t> AddressSpace::Map(uint64_t bytes, uint32_t page_shift) {
     return Status::Error("map: virtual address space exhausted");
   }
   Result<std::vector<HostRegion>> pages = AllocPages(count, page_shift);
+  // Memory that processes keep for reuse (their buffer pools) is given back before a map
+  // fails for want of it.
+  if (!pages.ok() && mem_.Reclaim()) pages = AllocPages(count, page_shift);
   if (!pages.ok()) return Status::Error("map: " + pages.status().message());
   mappings_[vaddr] = Mapping{page_shift, std::move(*pages)};
   next_vaddr_ = vaddr + (count + 1) * page;

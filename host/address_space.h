@@ -35,9 +35,13 @@ class AddressSpace final : public PageTable {
 
   /**
    * Maps `bytes` rounded up to whole pages of 1 << page_shift bytes (abi::kPageShift4K,
-   * 64K or 16M); returns the mapping's virtual address (page aligned).
+   * 64K or 16M); returns the mapping's virtual address (page aligned). When the node's memory
+   * has no room, its reclaimers are asked to give back what they keep (HostMemory::Reclaim)
+   * and the map is tried once more.
    */
   Result<uint64_t> Map(uint64_t bytes, uint32_t page_shift);
+  /** The node's memory this space maps. */
+  HostMemory& memory() { return mem_; }
   /** Removes the mapping that starts at `vaddr` and frees its real pages. */
   Status Unmap(uint64_t vaddr);
   /**

@@ -266,6 +266,20 @@ void HostMemory::Unwatch(int handle) {
   if (at != watches_.end() && at->handle == handle) watches_.erase(at);
 }
 
+uint64_t HostMemory::AddReclaimer(Reclaimer fn) {
+  const uint64_t handle = next_reclaimer_++;
+  reclaimers_.emplace(handle, std::move(fn));
+  return handle;
+}
+
+void HostMemory::RemoveReclaimer(uint64_t handle) { reclaimers_.erase(handle); }
+
+bool HostMemory::Reclaim() {
+  bool any = false;
+  for (auto& [handle, fn] : reclaimers_) any |= fn();
+  return any;
+}
+
 void HostMemory::NotifyDeviceWrite(uint64_t addr, uint64_t len) {
   // By index, over the watches there are now: a function may add a watch (at the end, heard
   // from the next write on), and the function running stays put.

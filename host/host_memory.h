@@ -123,6 +123,20 @@ class HostMemory {
    */
   void SetDeviceThread(bool on) { device_thread_ = on; }
 
+  /**
+   * Something that keeps memory it does not use now for later (a process's pool of buffers)
+   * and gives it back on request: returns true if it gave any back.
+   */
+  using Reclaimer = std::function<bool()>;
+  /** Registers a reclaimer (run on the thread that allocates); returns its handle. */
+  uint64_t AddReclaimer(Reclaimer fn);
+  void RemoveReclaimer(uint64_t handle);
+  /**
+   * An allocation failed: asks every reclaimer to give back what it keeps. True if any did
+   * (the allocation is worth trying again). Reclaimers must not add or remove reclaimers.
+   */
+  bool Reclaim();
+
   uint64_t bytes_in_use() const { return in_use_; }
   /** Total bytes of memory; real addresses are [kBaseAddr, kBaseAddr + size()). */
   uint64_t size() const { return bytes_; }
@@ -180,6 +194,9 @@ class HostMemory {
   bool clear_on_free_ = true;
   /** Watches by handle, ascending (new handles are larger: Watch appends). */
   std::vector<WatchEntry> watches_;
+  /** Reclaimers by handle, and the next handle. */
+  std::map<uint64_t, Reclaimer> reclaimers_;
+  uint64_t next_reclaimer_ = 1;
   int next_watch_ = 1;
 };
 

@@ -19,7 +19,7 @@ RdmaPuller::RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Eve
       events_(std::move(events)),
       port_failures_(ctx.ports.size(), 0),
       chunk_size_(ctx.config.rdma_chunk),
-      landing_(ctx.host, 64 * 1024),
+      landing_(ctx.host, 64 * 1024, &ctx.regs),
       copies_(ctx.config.copy_ps_per_byte) {}
 
 void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,

@@ -100,6 +100,25 @@ void RegistrationCache::Age() {
   }
 }
 
+void RegistrationCache::Forget(uint64_t vaddr, uint64_t len) {
+  const uint64_t end = vaddr + std::max<uint64_t>(len, 1);
+  for (uint64_t at = vaddr; at < end;) {
+    const uint64_t frag_end = ((at >> kFragmentShift) + 1) << kFragmentShift;
+    auto it = segments_.find(at >> kSegmentShift);
+    if (it != segments_.end()) {
+      const auto index = static_cast<uint32_t>((at >> kFragmentShift) & (kFragmentsPerSegment - 1));
+      Fragment& frag = it->second.fragments[index];
+      for (size_t r = frag.size(); r-- > 0;) {
+        if (frag[r]->uses == 0 && frag[r]->begin < end && frag[r]->end > vaddr) {
+          Drop(it->second, index, r);
+          ++stats_.forgotten;
+        }
+      }
+    }
+    at = std::min(end, frag_end);
+  }
+}
+
 Result<std::vector<RegistrationCache::Span>> RegistrationCache::Acquire(uint64_t vaddr,
                                                                         uint64_t len) {
   Age();

@@ -47,6 +47,9 @@ class RegistrationCache {
   Result<std::vector<Span>> Acquire(uint64_t vaddr, uint64_t len);
   /** The transfer over [vaddr, vaddr + len) has ended. */
   void Release(uint64_t vaddr, uint64_t len);
+  /** [vaddr, vaddr + len) is about to be unmapped: every idle registration overlapping it is
+   *  deregistered now (one in use is left: a transfer still needs it). */
+  void Forget(uint64_t vaddr, uint64_t len);
   /** Ages idle fragments by the simulated seconds elapsed (called by Acquire too). */
   void Age();
 
@@ -57,6 +60,8 @@ class RegistrationCache {
     uint64_t remaps = 0;
     /** Fragments deregistered after idling. */
     uint64_t evictions = 0;
+    /** Registrations dropped because their memory was about to be unmapped (Forget). */
+    uint64_t forgotten = 0;
   };
   const Stats& stats() const { return stats_; }
   /** Fragments holding a registration now. */

@@ -128,6 +128,8 @@ class Transport {
   FifoReduction& fifo_reduction() { return reduction_; }
   /** The eager RDMA rings (ulp.eager_rdma). */
   const EagerRdma& eager() const { return eager_; }
+  /** The registration cache the transport registers buffers through. */
+  RegistrationCache& registrations() { return context_.regs; }
   /** Messages sent whose on_done has not run yet. */
   size_t pending_sends() const { return sender_.size(); }
   /** True when nothing is in flight either way (no unacked packet, no RDMA in progress). */

@@ -29,7 +29,7 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
       host_(host),
       blocker_(blocker),
       config_(config),
-      staging_(host, 4096),
+      staging_(host, 4096, &transport.registrations()),
       copies_(config.copy_ps_per_byte),
       timers_(host) {
   world_.context = 0;
