@@ -462,8 +462,7 @@ void EagerRdma::SendAck(uint32_t src, uint32_t generation, uint32_t index) {
   a.src_task = ctx_.config.task;
   a.seq = index;
   a.context = generation;
-  ctx_.ports[kPort].Send(ctx_.ports.PeerOf(src, kPort), reinterpret_cast<const uint8_t*>(&a),
-                         sizeof(a), 0);
+  ctx_.ports.SendHeader(kPort, src, a);
 }
 
 void EagerRdma::OnRelease(const Header& h) {

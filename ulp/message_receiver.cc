@@ -26,6 +26,20 @@ bool AddFragment(std::vector<uint32_t>& offsets, uint32_t offset) {
 MessageReceiver::MessageReceiver(const TransportContext& ctx, RdmaPuller& puller)
     : ctx_(ctx), puller_(puller) {}
 
+bool MessageReceiver::Holds(uint32_t src, Kind kind, uint32_t seq, uint32_t offset) const {
+  auto conn = in_.find(src);
+  if (conn == in_.end()) return false;
+  if (static_cast<int32_t>(seq - conn->second.next_deliver) < 0) return true;  // delivered
+  auto msg = conn->second.msgs.find(seq);
+  if (msg == conn->second.msgs.end()) return false;
+  const InMsg& m = msg->second;
+  // A message held in any other state than fragments had its RTS (fragments after it are
+  // pushed ones).
+  if (kind == Kind::kRts) return m.state != InState::kFragments;
+  if (m.state == InState::kComplete) return true;
+  return std::binary_search(m.fragments.begin(), m.fragments.end(), offset);
+}
+
 void MessageReceiver::OnData(const Header& h, const uint8_t* data) {
   InConn& conn = in_[h.src_task];
   if (static_cast<int32_t>(h.seq - conn.next_deliver) < 0) {

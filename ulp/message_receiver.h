@@ -52,6 +52,11 @@ class MessageReceiver {
    * longer message, or one pushed in packet mode, is delivered with its bytes as usual.
    */
   void LandInPlace(uint32_t src, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len);
+  /**
+   * True if the fragment (`kind` kData, at `offset`) or the RTS (kRts) of message `seq` from
+   * `src` has arrived: the message was delivered, or is held with that fragment or its pull.
+   */
+  bool Holds(uint32_t src, Kind kind, uint32_t seq, uint32_t offset) const;
   /** True when no message is being received. */
   bool empty() const;
   /** Messages in progress per state. */

@@ -59,6 +59,7 @@ void MessageSender::StartSend(uint64_t key) {
       }
       if (m.rcxts.size() == 2 * ctx_.config.rdma_pipeline) {
         m.state = OutState::kOffered;
+        m.windows_at_offer = windows_rebuilt_;
         ++rdma_open_[m.dest];
         ++ctx_.stats.rdma_messages;
         SendRts(m, *spans);
@@ -141,6 +142,41 @@ void MessageSender::OnRingFellBack(uint32_t dest, uint32_t seq) {
   if (it == msgs_.end() || it->second.state != OutState::kRing) return;
   it->second.state = OutState::kEager;
   SendEager(it->second);
+}
+
+bool MessageSender::HasNotice(uint32_t dest, uint32_t seq) const {
+  auto it = msgs_.find(MsgKey(dest, seq));
+  return it == msgs_.end() || it->second.state == OutState::kDone ||
+         it->second.state == OutState::kPushed;
+}
+
+void MessageSender::OnRdmaQuery(uint32_t port, const Header& h) {
+  RdmaReadStatus status = RdmaReadStatus::kNotThere;
+  uint32_t sent = 0;
+  auto it = msgs_.find(MsgKey(h.src_task, h.seq));
+  // rCxts taken before a window was rebuilt serve no read any more, whatever their records say.
+  if (it != msgs_.end() && Offered(it->second) && h.offset < it->second.rcxts.size() &&
+      it->second.windows_at_offer == windows_rebuilt_) {
+    // The rCxt of RTS slot i is on port SlotPort(i) (StartSend took them that way).
+    const abi::RcxtRecord rec =
+        ctx_.ports[ctx_.ports.SlotPort(h.offset)].ReadRcxt(it->second.rcxts[h.offset]);
+    if (rec.tid == h.context) {
+      sent = rec.sent;
+      // Sent means injected, every packet: the answer then follows them on the way.
+      const bool sending =
+          rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) || rec.in_flight > 0;
+      status = sending ? RdmaReadStatus::kSending : RdmaReadStatus::kSent;
+    }
+  }
+  Header a{};
+  a.kind = static_cast<uint8_t>(Kind::kRdmaStatus);
+  a.src_task = ctx_.config.task;
+  a.seq = h.seq;
+  a.offset = h.offset;
+  a.context = h.context;
+  a.total = static_cast<uint32_t>(status);
+  a.tag = sent;
+  ctx_.ports.SendHeader(port, h.src_task, a);
 }
 
 void MessageSender::OnPacketAcked(uint32_t dest, uint32_t seq) {

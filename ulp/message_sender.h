@@ -41,6 +41,17 @@ class MessageSender {
             std::function<void()> on_done);
   /** The receiver's done or fallback notice `h` (already acknowledged) arrived. */
   void OnControl(const Header& h);
+  /**
+   * A reader asks (kRdmaQuery `h`, through `port`) whether its late read of an offered
+   * message reached the rCxt it named: answered from that rCxt's record (kRdmaStatus).
+   */
+  void OnRdmaQuery(uint32_t port, const Header& h);
+  /** True if the receiver's done or fallback notice for message `seq` to `dest` has arrived
+   *  (or the message is over: nothing waits for one). */
+  bool HasNotice(uint32_t dest, uint32_t seq) const;
+  /** A window of the task's was rebuilt (reopened after it became fatal, or its adapter
+   *  recovered): the rCxts offered before it no longer serve reads. */
+  void OnWindowRebuilt() { ++windows_rebuilt_; }
   /** A fragment or the RTS of message `seq` to `dest` was acknowledged. */
   void OnPacketAcked(uint32_t dest, uint32_t seq);
   /** Messages that fit go by eager RDMA through `ring` (null: never). */
@@ -74,6 +85,8 @@ class MessageSender {
     OutState state = OutState::kEager;
     /** RDMA: the rCxt of each pipeline slot (slot s on port s % ports). */
     std::vector<uint32_t> rcxts;
+    /** RDMA: windows_rebuilt_ when the rCxts were taken. */
+    uint64_t windows_at_offer = 0;
     std::function<void()> on_done;
   };
 
@@ -102,6 +115,8 @@ class MessageSender {
   std::unordered_map<uint32_t, uint32_t> next_seq_;
   /** RDMA messages open (offered, not finished) per receiver. */
   std::map<uint32_t, uint32_t> rdma_open_;
+  /** Windows rebuilt so far (OnWindowRebuilt). */
+  uint64_t windows_rebuilt_ = 0;
   /** By MsgKey. GiveUp walks it (releasing rCxts in its order), so it stays this map. */
   std::unordered_map<uint64_t, OutMsg> msgs_;
 };

@@ -33,6 +33,11 @@ class PortSet {
   hal::Peer PeerOf(uint32_t task, uint32_t port) const { return peer_of_(task, port); }
   /** The port a pipeline slot uses. */
   uint32_t SlotPort(uint32_t slot) const { return slot % size(); }
+  /** Sends a header-only packet that is not acknowledged (an ack, an answer) to `task`
+   *  through port `port`. */
+  void SendHeader(uint32_t port, uint32_t task, const Header& h) const {
+    ports_[port]->Send(PeerOf(task, port), reinterpret_cast<const uint8_t*>(&h), sizeof(h), 0);
+  }
   /** Bytes of message data one packet carries on every port (behind the transport header). */
   uint32_t FragmentBytes() const {
     uint32_t payload = ports_[0]->max_payload();

@@ -12,6 +12,17 @@
 #include "abi/rdma.h"
 
 namespace nicsim::ulp {
+namespace {
+/** "Sending" answers without progress after which a late read is redriven anyway (each one
+ *  doubles the wait before the next question: a read queued behind many others at its source
+ *  sends nothing for a long time). */
+constexpr uint32_t kMaxStalledAnswers = 8;
+/** Questions in a row without an answer after which a late read is redriven (each one doubles
+ *  the wait before the next). */
+constexpr uint32_t kMaxUnanswered = 4;
+/** The least the in-flight budget is cut to. */
+constexpr uint64_t kMinBudget = 64 * 1024;
+}  // namespace
 
 RdmaPuller::RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Events events)
     : ctx_(ctx),
@@ -19,6 +30,7 @@ RdmaPuller::RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Eve
       events_(std::move(events)),
       port_failures_(ctx.ports.size(), 0),
       chunk_size_(ctx.config.rdma_chunk),
+      budget_(ctx.config.rdma_inflight_bytes),
       landing_(ctx.host, 64 * 1024, &ctx.regs),
       copies_(ctx.config.copy_ps_per_byte) {}
 
@@ -107,7 +119,7 @@ bool RdmaPuller::IssueChunk(uint32_t src, uint32_t seq, Pull& m) {
     }
     // Stay within the in-flight budget (but always let one chunk go, so a pull progresses).
     if (pull_bytes_in_flight_ > 0 &&
-        pull_bytes_in_flight_ + m.todo.front().len > ctx_.config.rdma_inflight_bytes) {
+        pull_bytes_in_flight_ + m.todo.front().len > budget_) {
       return false;
     }
     m.in_flight[slot] = m.todo.front();
@@ -138,6 +150,20 @@ void RdmaPuller::IssueAllPulls() {
   }
 }
 
+void RdmaPuller::CutBudget(uint64_t posted_ps) {
+  // One cut per loss event: chunks posted before the last cut were sent at the old budget.
+  if (posted_ps < cut_at_ps_) return;
+  budget_ = std::max(kMinBudget, budget_ / 2);
+  cut_at_ps_ = ctx_.host.NowPs();
+  ++ctx_.stats.rdma_budget_cuts;
+}
+
+void RdmaPuller::GrowBudget(uint64_t len) {
+  // About one chunk more per budget's worth of chunks landed.
+  budget_ = std::min<uint64_t>(ctx_.config.rdma_inflight_bytes,
+                               budget_ + std::max<uint64_t>(1, len * len / budget_));
+}
+
 void RdmaPuller::ChunkLanded(uint64_t len) {
   pull_bytes_in_flight_ -= std::min(pull_bytes_in_flight_, len);
 }
@@ -158,7 +184,7 @@ void RdmaPuller::PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
   }
   abi::RdmaRequest r{};
   r.local_rcxt = m.local_rcxts[slot];
-  r.remote_rcxt = m.rts.rcxt[slot + m.slot_spare[slot] * (m.rts.rcxts / 2)];
+  r.remote_rcxt = m.rts.rcxt[SourceRcxtIndex(m, slot)];
   r.tid = ++m.slot_tid[slot];
   r.length = static_cast<uint32_t>(c.len);
   r.local_pvo = local_pvo;
@@ -167,18 +193,123 @@ void RdmaPuller::PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
   const uint32_t port = ctx_.ports.SlotPort(slot);
   ctx_.ports[port].Post(abi::SlotType::kRdmaRead, ctx_.ports.PeerOf(src, port), r, seq);
   ++ctx_.stats.rdma_chunks;
-  const uint32_t generation = ++m.slot_generation[slot];
+  ++m.slot_generation[slot];
   m.in_flight[slot].posted_ps = ctx_.host.NowPs();
   m.in_flight[slot].inflight_at_post = pull_bytes_in_flight_;
   // Everything this task has in flight is ahead of (or beside) this chunk, and the source
   // serves every reader it offered messages to: the timeout covers all of it, and doubles
   // with every attempt.
-  const uint64_t timeout =
+  m.in_flight[slot].timeout_ps =
       (ctx_.config.rdma_timeout_base_ps + SourcePaceTime(src, m, pull_bytes_in_flight_))
       << std::min<uint32_t>(c.attempts, 6);
-  ctx_.timers.After(timeout, [this, src, seq, slot, generation] {
-    Redrive(src, seq, slot, generation, RedriveCause::kTimeout);
+  ArmLate(src, seq, m, slot);
+}
+
+void RdmaPuller::ArmLate(uint32_t src, uint32_t seq, const Pull& m, uint32_t slot) {
+  const uint32_t generation = m.slot_generation[slot];
+  const Chunk& c = m.in_flight[slot];
+  // Every question that went unanswered, or was answered "sending" with nothing more sent,
+  // doubles the wait for the next.
+  const uint32_t doublings = std::min<uint32_t>(c.unanswered + c.stalled, 16);
+  ctx_.timers.After(c.timeout_ps << doublings, [this, src, seq, slot, generation,
+                                                question = c.questions] {
+    OnLate(src, seq, slot, generation, question);
   });
+}
+
+RdmaPuller::Chunk* RdmaPuller::Attempt(uint32_t src, uint32_t seq, uint32_t slot,
+                                       uint32_t generation) {
+  auto it = pulls_.find(PullKey(src, seq));
+  if (it == pulls_.end()) return nullptr;
+  Pull& m = it->second;
+  if (slot >= m.slot_generation.size() || m.slot_generation[slot] != generation ||
+      m.in_flight[slot].len == 0) {
+    return nullptr;
+  }
+  return &m.in_flight[slot];
+}
+
+void RdmaPuller::OnLate(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
+                        uint32_t question) {
+  Chunk* c = Attempt(src, seq, slot, generation);
+  if (c == nullptr || c->questions != question) return;  // done, redriven, or asked since
+  const RedriveCause cause = c->overtaken ? RedriveCause::kOvertaken : RedriveCause::kTimeout;
+  // Every packet had left the source when it answered, and the answer came behind them on
+  // the same way: what has not landed by now (the fabric's reordering window after the
+  // answer) was lost.
+  if (c->probe == Probe::kSent) {
+    Redrive(src, seq, slot, generation, cause);
+    return;
+  }
+  // A question with no answer gets more chances (the answer may wait behind the source's own
+  // sends); then the source is taken to be gone or cut off. A read the source keeps "sending"
+  // without a byte more through several questions is stuck there.
+  if (c->probe == Probe::kAsked) ++c->unanswered;
+  if (c->unanswered >= kMaxUnanswered || c->stalled >= kMaxStalledAnswers) {
+    Redrive(src, seq, slot, generation, cause);
+    return;
+  }
+  Ask(src, seq, pulls_.at(PullKey(src, seq)), slot);
+}
+
+void RdmaPuller::Ask(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
+  Chunk& c = m.in_flight[slot];
+  c.probe = Probe::kAsked;
+  ++c.questions;
+  ++ctx_.stats.rdma_queries;
+  Header q{};
+  q.kind = static_cast<uint8_t>(Kind::kRdmaQuery);
+  q.src_task = ctx_.config.task;
+  q.seq = seq;
+  q.offset = SourceRcxtIndex(m, slot);
+  q.context = m.slot_tid[slot];
+  ctx_.ports.SendHeader(ctx_.ports.SlotPort(slot), src, q);
+  ArmLate(src, seq, m, slot);
+}
+
+void RdmaPuller::OnOvertaken(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation) {
+  Chunk* c = Attempt(src, seq, slot, generation);
+  if (c == nullptr) return;
+  // Most likely a packet of it was lost; the source says whether it was.
+  c->overtaken = true;
+  if (c->probe == Probe::kNone || c->probe == Probe::kSending) {
+    Ask(src, seq, pulls_.at(PullKey(src, seq)), slot);
+  }
+}
+
+void RdmaPuller::OnStatus(const Header& h) {
+  auto it = pulls_.find(PullKey(h.src_task, h.seq));
+  if (it == pulls_.end()) return;
+  Pull& m = it->second;
+  for (uint32_t slot = 0; slot < m.in_flight.size(); ++slot) {
+    Chunk& c = m.in_flight[slot];
+    if (c.len == 0 || c.probe != Probe::kAsked || m.slot_tid[slot] != h.context ||
+        SourceRcxtIndex(m, slot) != h.offset) {
+      continue;  // an answer about an attempt given up since, or asked about before
+    }
+    switch (static_cast<RdmaReadStatus>(h.total)) {
+      case RdmaReadStatus::kNotThere:
+        // The request never reached the source's rCxt: no point waiting any longer.
+        Redrive(h.src_task, h.seq, slot, m.slot_generation[slot], RedriveCause::kNotThere);
+        return;
+      case RdmaReadStatus::kSending:
+        c.probe = Probe::kSending;
+        c.unanswered = 0;
+        c.stalled = h.tag > c.source_sent ? 0 : c.stalled + 1;
+        c.source_sent = std::max(c.source_sent, h.tag);
+        return;
+      case RdmaReadStatus::kSent: {
+        c.probe = Probe::kSent;
+        const uint32_t src = h.src_task, seq = h.seq, generation = m.slot_generation[slot];
+        ctx_.timers.After(ctx_.config.rdma_reorder_window_ps,
+                          [this, src, seq, slot, generation, question = c.questions] {
+                            OnLate(src, seq, slot, generation, question);
+                          });
+        return;
+      }
+    }
+    return;
+  }
 }
 
 double RdmaPuller::SourcePace(uint32_t src, const Pull& m) const {
@@ -215,10 +346,14 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
     return;
   }
   ++ctx_.stats.rdma_redrives;
-  ++(cause == RedriveCause::kTimeout ? ctx_.stats.rdma_redrives_timeout
-                                     : ctx_.stats.rdma_redrives_overtaken);
+  switch (cause) {
+    case RedriveCause::kTimeout: ++ctx_.stats.rdma_redrives_timeout; break;
+    case RedriveCause::kOvertaken: ++ctx_.stats.rdma_redrives_overtaken; break;
+    case RedriveCause::kNotThere: ++ctx_.stats.rdma_redrives_not_there; break;
+  }
   const uint32_t port = ctx_.ports.SlotPort(slot);
   ++port_failures_[port];
+  CutBudget(m.in_flight[slot].posted_ps);
   // Whatever of this attempt still arrives must not count: cancel, then redrive higher.
   Chunk c = Withdraw(seq, m, slot);
   ++c.attempts;
@@ -290,6 +425,7 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     chunk_size_ = std::min<uint64_t>(ctx_.config.rdma_chunk, chunk_size_ * 2);
   }
   m.landed += m.in_flight[ref.slot].len;
+  GrowBudget(m.in_flight[ref.slot].len);
   ChunkLanded(m.in_flight[ref.slot].len);
   const uint32_t done_order = m.in_flight[ref.slot].order;
   m.in_flight[ref.slot] = Chunk{};
@@ -317,7 +453,7 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
       const uint64_t window =
           ctx_.config.rdma_reorder_window_ps + SourcePaceTime(src, m, m.in_flight[slot].len);
       ctx_.timers.After(window, [this, src, seq, slot = slot, generation = generation] {
-        Redrive(src, seq, slot, generation, RedriveCause::kOvertaken);
+        OnOvertaken(src, seq, slot, generation);
       });
     }
     IssueAllPulls();

@@ -53,6 +53,8 @@ class RdmaPuller {
              uint64_t in_place = 0);
   /** The sender is pushing message `seq` already: the pull ends without a word to anyone. */
   void End(uint32_t src, uint32_t seq);
+  /** A source answered (kRdmaStatus) what its rCxt holds of a late read of ours. */
+  void OnStatus(const Header& h);
   /** An RDMA completion arrived on `port`. */
   void OnCompletion(uint32_t port, const abi::CompletionRecord& c);
   /**
@@ -63,10 +65,27 @@ class RdmaPuller {
   void RedrivePort(uint32_t port);
 
  private:
+  /** What the source said of a late attempt: nothing asked yet, asked with no answer so
+   *  far, queued or being sent there, every packet sent. */
+  enum class Probe : uint8_t { kNone, kAsked, kSending, kSent };
   struct Chunk {
     uint64_t offset = 0;
     uint64_t len = 0;
     uint32_t attempts = 0;
+    /** How long this attempt may take before the source is asked about it, and again between
+     *  two questions. */
+    uint64_t timeout_ps = 0;
+    Probe probe = Probe::kNone;
+    /** Questions about this attempt in a row that got no answer within a timeout. */
+    uint32_t unanswered = 0;
+    /** Questions in a row answered "sending" with no more bytes sent than before, and the
+     *  most bytes the source said it had sent. */
+    uint32_t stalled = 0;
+    uint32_t source_sent = 0;
+    /** Questions asked about this attempt (a timer set before the latest one is stale). */
+    uint32_t questions = 0;
+    /** A later chunk of its message on its port completed first. */
+    bool overtaken = false;
     /** Post order within its message (a later chunk on the same port completing first
      *  overtakes it). */
     uint32_t order = 0;
@@ -102,7 +121,7 @@ class RdmaPuller {
     uint32_t seq;
     uint32_t slot;
   };
-  enum class RedriveCause { kTimeout, kOvertaken };
+  enum class RedriveCause { kTimeout, kOvertaken, kNotThere };
 
   static uint64_t PullKey(uint32_t src, uint32_t seq) { return (uint64_t{src} << 32) | seq; }
   /** Owner-map key of a local rCxt of a port. */
@@ -114,6 +133,10 @@ class RdmaPuller {
   bool IssueChunk(uint32_t src, uint32_t seq, Pull& m);
   /** Issues chunks of every pull in progress, oldest first, within the in-flight budget. */
   void IssueAllPulls();
+  /** A chunk posted at `posted_ps` was lost: the budget is halved, once per loss event. */
+  void CutBudget(uint64_t posted_ps);
+  /** A chunk of `len` bytes landed: the budget grows back towards rdma_inflight_bytes. */
+  void GrowBudget(uint64_t len);
   /** A chunk left flight (completed, split or given up): its bytes leave the budget. */
   void ChunkLanded(uint64_t len);
   void PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot);
@@ -125,6 +148,27 @@ class RdmaPuller {
   double SourcePace(uint32_t src, const Pull& m) const;
   /** A chunk from `src` completed: its time per byte in flight updates the pace. */
   void SamplePace(uint32_t src, const Chunk& c);
+  /** Arms the late timer of the attempt in `slot` (its generation now) for its timeout. */
+  void ArmLate(uint32_t src, uint32_t seq, const Pull& m, uint32_t slot);
+  /**
+   * The attempt `generation` in `slot` is late (`question`: the questions asked when the timer
+   * was set): the source is asked whether the read reached it, as a queue at the source is
+   * not a loss. Redriven when questions went unanswered, the read stalled there, or the
+   * source had sent every packet and they have not all landed.
+   */
+  void OnLate(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
+              uint32_t question);
+  /** Asks the source about the attempt in `slot` (kRdmaQuery) and arms the late timer. */
+  void Ask(uint32_t src, uint32_t seq, Pull& m, uint32_t slot);
+  /** A later chunk overtook the attempt `generation` in `slot`: the source is asked now. */
+  void OnOvertaken(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation);
+  /** The chunk of attempt `generation` in `slot` of pull (src, seq) while it is in flight,
+   *  else null. */
+  Chunk* Attempt(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation);
+  /** The source's rCxt number an attempt in `slot` names (kRdmaQuery's offset). */
+  uint32_t SourceRcxtIndex(const Pull& m, uint32_t slot) const {
+    return slot + m.slot_spare[slot] * (m.rts.rcxts / 2);
+  }
   /** Gives up the chunk in `slot` (if still the attempt `generation`) and posts it again. */
   void Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
                RedriveCause cause);
@@ -161,6 +205,16 @@ class RdmaPuller {
   /** Size new pulls are cut into: halved when a chunk times out, doubled when one lands
    *  (up to rdma_chunk), so chunks settle where they get through the loss there is. */
   uint64_t chunk_size_ = 0;
+  /**
+   * Bytes of reads this task may have in flight: rdma_inflight_bytes at first, halved when a
+   * chunk is lost (the switch port in front of this node dropped what it could not hold, or
+   * the answer came too late), grown back by about one chunk per budget's worth landed. A
+   * node's readers share its link and its switch port: together they settle at what those
+   * carry without loss.
+   */
+  uint64_t budget_ = 0;
+  /** When the budget was last cut. */
+  uint64_t cut_at_ps_ = 0;
   /** Landing areas of pulls (they stay mapped and registered for reuse). */
   BufferPool landing_;
   /** When this task's CPU is done copying landed messages out. */

@@ -59,6 +59,10 @@ void ReliableSender::PumpWindow(uint32_t dest) {
 
 void ReliableSender::Transmit(const PacketKey& key, OutPacket& p) {
   const uint32_t port = p.port;
+  Untrack(p);
+  p.tx = ++transmissions_;
+  p.last_port = port;
+  sent_order_[p.dest].emplace(p.tx, key);
   p.ticket = ctx_.ports[port].Send(ctx_.ports.PeerOf(p.dest, port), p.bytes.data(),
                                    static_cast<uint32_t>(p.bytes.size()), 0);
   // A retransmission tries the next port: a dead adapter or path is left behind.
@@ -66,6 +70,7 @@ void ReliableSender::Transmit(const PacketKey& key, OutPacket& p) {
   ++ctx_.stats.packets_sent;
   p.retransmitted = p.sent;
   p.sent = true;
+  p.probed = false;
   p.sent_ps = ctx_.host.NowPs();
   ArmRetransmit(key, p);
 }
@@ -123,37 +128,116 @@ void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
     ArmRetransmit(key, packet);
     return;
   }
+  // A kNack said the way to that destination loses packets: while it does, a timeout sends
+  // the packet again at once, as asking would cost a round trip that is itself likely to be
+  // lost. (A probe with no answer says nothing: its answer may wait behind a long queue.)
+  if (lossy_.count(packet.dest) > 0) {
+    ++ctx_.stats.retransmits;
+    Transmit(key, packet);
+    return;
+  }
+  // Ask rather than send again: the packet may be queued (here, in the fabric, or its
+  // acknowledgement behind the receiver's own sends), and only the receiver knows.
+  ++ctx_.stats.probes;
+  Probe(key, packet);
+}
+
+void ReliableSender::Probe(const PacketKey& key, OutPacket& packet) {
+  // The first probe follows the packet through its port (so it cannot overtake it on the way);
+  // each later one goes through the next port, past a port or path that may be dead.
+  uint32_t via = packet.last_port;
+  if (packet.probed) {
+    via = packet.port;
+    packet.port = (packet.port + 1) % ctx_.ports.size();
+  }
+  packet.probed = true;
+  ctx_.ports.SendHeader(via, packet.dest, AboutPacket(Kind::kProbe, key.kind, key.seq, key.offset));
+  ArmRetransmit(key, packet);
+}
+
+void ReliableSender::Untrack(const OutPacket& p) {
+  if (p.tx == 0) return;
+  auto order = sent_order_.find(p.dest);
+  if (order != sent_order_.end()) order->second.erase(p.tx);
+}
+
+void ReliableSender::OnNack(const Header& h) {
+  const PacketKey key{h.src_task, h.acked, h.seq, h.offset};
+  auto it = packets_.find(key);
+  // Only an answer to the probe since the last transmission counts (a second answer, or one
+  // to a probe before a copy that is on its way, would send a needless copy).
+  if (it == packets_.end() || !it->second.probed) return;
+  lossy_.insert(h.src_task);
   ++ctx_.stats.retransmits;
-  Transmit(key, packet);
+  Transmit(key, it->second);
+}
+
+void ReliableSender::AnswerProbe(uint32_t port, const Header& h, bool held) {
+  Header packet = h;
+  packet.kind = h.acked;
+  if (held) {
+    Acknowledge(port, packet);
+    return;
+  }
+  ctx_.ports.SendHeader(port, h.src_task, AboutPacket(Kind::kNack, h.acked, h.seq, h.offset));
 }
 
 void ReliableSender::OnAck(const Header& h) {
   const PacketKey key{h.src_task, h.acked, h.seq, h.offset};
   auto it = packets_.find(key);
   if (it == packets_.end()) return;
-  if (!it->second.retransmitted) {
-    // Karn: only packets sent once give a round-trip sample.
+  // A probed packet that was there after all: the way to its destination queues, not loses.
+  if (it->second.probed && !it->second.retransmitted) lossy_.erase(h.src_task);
+  if (!it->second.retransmitted && !it->second.probed) {
+    // Karn: only packets sent once, and acknowledged before any probe, give a round-trip
+    // sample.
     rtt_.Sample(h.src_task, static_cast<double>(ctx_.host.NowPs() - it->second.sent_ps));
   }
+  const uint64_t tx = it->second.tx;
+  const uint32_t via = it->second.last_port;
   ClearDeadline(it->second);
+  Untrack(it->second);
   packets_.erase(it);
   uint32_t& flying = in_flight_[h.src_task];
   if (flying > 0) --flying;
+  ProbeOvertaken(h.src_task, tx, via);
   const auto kind = static_cast<Kind>(h.acked);
   if (kind == Kind::kData || kind == Kind::kRts) events_.message_packet_acked(h.src_task, h.seq);
   PumpWindow(h.src_task);
 }
 
+void ReliableSender::ProbeOvertaken(uint32_t dest, uint64_t tx, uint32_t via) {
+  auto order = sent_order_.find(dest);
+  if (order == sent_order_.end()) return;
+  // A path and the way back each keep their order, so a packet sent earlier through the same
+  // port should have been acknowledged first: it, or its acknowledgement, was most likely
+  // lost. Ask now rather than at its timeout. (Acknowledgements come in order, so this finds
+  // nothing unless one was overtaken.)
+  std::vector<PacketKey> overtaken;
+  for (auto o = order->second.begin(); o != order->second.end() && o->first < tx; ++o) {
+    const OutPacket& earlier = packets_.at(o->second);
+    if (earlier.last_port == via && !earlier.probed) overtaken.push_back(o->second);
+  }
+  for (const PacketKey& key : overtaken) {
+    ++ctx_.stats.probes_overtaken;
+    Probe(key, packets_.at(key));
+  }
+}
+
 void ReliableSender::Acknowledge(uint32_t port, const Header& h) {
-  Header a{};
-  a.kind = static_cast<uint8_t>(Kind::kAck);
-  a.acked = h.kind;
-  a.src_task = ctx_.config.task;
-  a.seq = h.seq;
-  a.offset = h.offset;
   // The ack goes back the way the packet came.
-  ctx_.ports[port].Send(ctx_.ports.PeerOf(h.src_task, port), reinterpret_cast<const uint8_t*>(&a),
-                    sizeof(a), 0);
+  ctx_.ports.SendHeader(port, h.src_task, AboutPacket(Kind::kAck, h.kind, h.seq, h.offset));
+}
+
+Header ReliableSender::AboutPacket(Kind kind, uint8_t packet_kind, uint32_t seq,
+                                   uint32_t offset) const {
+  Header h{};
+  h.kind = static_cast<uint8_t>(kind);
+  h.acked = packet_kind;
+  h.src_task = ctx_.config.task;
+  h.seq = seq;
+  h.offset = offset;
+  return h;
 }
 
 void ReliableSender::DropMessage(uint32_t dest, uint32_t seq) {
@@ -163,6 +247,7 @@ void ReliableSender::DropMessage(uint32_t dest, uint32_t seq) {
     if (p->first.seq == seq && (kind == Kind::kData || kind == Kind::kRts)) {
       if (p->second.sent && in_flight_[dest] > 0) --in_flight_[dest];
       ClearDeadline(p->second);
+      Untrack(p->second);
       p = packets_.erase(p);
     } else {
       ++p;
@@ -178,6 +263,7 @@ void ReliableSender::DropDestination(uint32_t dest) {
   }
   waiting_.erase(dest);
   in_flight_.erase(dest);
+  sent_order_.erase(dest);
 }
 
 }  // namespace nicsim::ulp

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ulp/rtt_estimator.h"
@@ -20,8 +21,11 @@ namespace nicsim::ulp {
 
 /**
  * The packet layer of the transport: keeps each reliable packet until its acknowledgement,
- * at most `window` unacknowledged per destination, each retransmission doubling the timeout
- * and moving to the next port. A destination that leaves a packet unacknowledged through
+ * at most `window` unacknowledged per destination. A packet whose acknowledgement is late is
+ * not sent again at once: a probe asks the receiver whether it came (a queue is not a loss),
+ * and only a kNack sends it again, unless the way to that destination was last found to lose
+ * packets (then a timeout resends at once). Each timeout doubles the next and moves to the
+ * next port. A destination that leaves a packet unacknowledged through
  * max_retransmits sends is reported unreachable. It knows packets, not messages: it tells
  * its owner when a packet of a message (a fragment or an RTS) is acknowledged.
  */
@@ -48,6 +52,10 @@ class ReliableSender {
   void PumpWindow(uint32_t dest);
   /** An acknowledgement arrived. */
   void OnAck(const Header& h);
+  /** The receiver answered a probe: the packet (h.acked, h.seq, h.offset) never came. */
+  void OnNack(const Header& h);
+  /** Answers probe `h` (through `port`): the acknowledgement if `held`, else a kNack. */
+  void AnswerProbe(uint32_t port, const Header& h, bool held);
   /** Acknowledges packet `h`, back the way it came (through `port`). */
   void Acknowledge(uint32_t port, const Header& h);
   /** Drops the fragments and RTS of message `seq` to `dest`, sent or not: they are not
@@ -77,11 +85,18 @@ class ReliableSender {
     bool sent = false;
     /** Port for the next transmission (each retransmission moves to the next port). */
     uint32_t port = 0;
+    /** Port of the last transmission, and its number among this sender's transmissions (0:
+     *  not sent yet). */
+    uint32_t last_port = 0;
+    uint64_t tx = 0;
     /** The last transmission's place in its port's send backlog. */
     hal::SendTicket ticket;
     /** When it was last sent; an ack of a packet sent once is a round-trip sample. */
     uint64_t sent_ps = 0;
     bool retransmitted = false;
+    /** A probe went since the last transmission: its answer decides whether the packet goes
+     *  again, and an acknowledgement then is no round-trip sample. */
+    bool probed = false;
     /** Its entry in deadlines_ while it is in flight. */
     std::multimap<uint64_t, PacketKey>::iterator deadline;
     bool has_deadline = false;
@@ -98,6 +113,16 @@ class ReliableSender {
   void OnTimer(uint64_t at_ps);
   /** `key`'s retransmission deadline came (`packet` is its entry). */
   void OnTimeout(const PacketKey& key, OutPacket& packet);
+  /** Asks the receiver whether `packet` came (kProbe) and re-arms its deadline. */
+  void Probe(const PacketKey& key, OutPacket& packet);
+  /** The packet sent as transmission `tx` through port `via` to `dest` was acknowledged:
+   *  probes those sent there through that port before it and still unacknowledged. */
+  void ProbeOvertaken(uint32_t dest, uint64_t tx, uint32_t via);
+  /** A header-only packet of `kind` (an ack, a probe, a kNack) about the packet
+   *  (`packet_kind`, `seq`, `offset`), from this task. */
+  Header AboutPacket(Kind kind, uint8_t packet_kind, uint32_t seq, uint32_t offset) const;
+  /** Forgets `p`'s place in sent_order_. */
+  void Untrack(const OutPacket& p);
 
   const TransportContext ctx_;
   Events events_;
@@ -113,6 +138,13 @@ class ReliableSender {
    *  the earliest: a timer per packet left one dead event behind for every packet
    *  acknowledged in time, and the event queue grew with the traffic of the whole cluster. */
   std::multimap<uint64_t, PacketKey> deadlines_;
+  /** Destinations whose latest word was a loss (a kNack) rather than a queue (a probed packet
+   *  acknowledged): a timeout there sends the packet again at once instead of probing. */
+  std::unordered_set<uint32_t> lossy_;
+  /** Per destination, its packets in flight by transmission number. */
+  std::unordered_map<uint32_t, std::map<uint64_t, PacketKey>> sent_order_;
+  /** Transmissions so far (the last one's number). */
+  uint64_t transmissions_ = 0;
   /** When the earliest timer set runs (UINT64_MAX: none). */
   uint64_t timer_at_ps_ = UINT64_MAX;
 };

@@ -86,6 +86,7 @@ void Transport::SendVector(uint32_t dest_task, uint32_t context, uint32_t tag,
 }
 
 void Transport::Reattach() {
+  sender_.OnWindowRebuilt();
   for (uint32_t i = 0; i < ports_.size(); ++i) {
     ports_[i].OnReceive(
         [this, i](const abi::RecvFrameHeader& f, const uint8_t* p) { OnFrame(i, f, p); });
@@ -110,6 +111,21 @@ std::map<std::string, uint32_t> Transport::MessagesByState() const {
     if (in[s] > 0) counts["in." + std::string(kInStateNames[s])] = in[s];
   }
   return counts;
+}
+
+bool Transport::Holds(const Header& probe) const {
+  switch (static_cast<Kind>(probe.acked)) {
+    case Kind::kData:
+    case Kind::kRts:
+      return receiver_.Holds(probe.src_task, static_cast<Kind>(probe.acked), probe.seq,
+                             probe.offset);
+    case Kind::kDone:
+    case Kind::kFallback:
+      return sender_.HasNotice(probe.src_task, probe.seq);
+    default:
+      // The other notices keep no record of having come; their handlers take a copy twice.
+      return false;
+  }
 }
 
 void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
@@ -185,6 +201,18 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
       break;
     case Kind::kEagerAck:
       eager_.OnAck(h);
+      break;
+    case Kind::kProbe:
+      packets_.AnswerProbe(port, h, Holds(h));
+      break;
+    case Kind::kNack:
+      packets_.OnNack(h);
+      break;
+    case Kind::kRdmaQuery:
+      sender_.OnRdmaQuery(port, h);
+      break;
+    case Kind::kRdmaStatus:
+      puller_.OnStatus(h);
       break;
     case Kind::kEagerRelease:
       packets_.Acknowledge(port, h);

@@ -147,6 +147,8 @@ class Transport {
   const TransportConfig& config() const { return config_; }
 
  private:
+  /** True if the packet probe `probe` asks about (acked kind, seq, offset) has arrived. */
+  bool Holds(const Header& probe) const;
   void OnFrame(uint32_t port, const abi::RecvFrameHeader& frame, const uint8_t* payload);
 
   PortSet ports_;

@@ -90,12 +90,17 @@ struct TransportStats {
   uint64_t packets_sent = 0;
   uint64_t retransmits = 0;
   uint64_t retransmits_deferred = 0;
+  uint64_t probes = 0;
+  uint64_t probes_overtaken = 0;
   uint64_t duplicates = 0;
   uint64_t rdma_messages = 0;
   uint64_t rdma_chunks = 0;
   uint64_t rdma_redrives = 0;
   uint64_t rdma_redrives_timeout = 0;
   uint64_t rdma_redrives_overtaken = 0;
+  uint64_t rdma_redrives_not_there = 0;
+  uint64_t rdma_queries = 0;
+  uint64_t rdma_budget_cuts = 0;
   uint64_t rdma_splits = 0;
   uint64_t fallbacks = 0;
   uint64_t messages_failed = 0;
@@ -142,13 +147,20 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 52>{{
+    return std::array<CounterField<S>, 57>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
          "messages given up because their destination stopped answering"},
         {"packets_sent", &S::packets_sent, "reliable packets sent, retransmissions included"},
-        {"retransmits", &S::retransmits, "packets sent again after their timeout"},
+        {"retransmits", &S::retransmits,
+         "packets sent again because the receiver answered a probe that they never came"},
+        {"probes", &S::probes,
+         "timeouts that asked the receiver whether a packet came (answered by its "
+         "acknowledgement or a kNack) instead of sending it again"},
+        {"probes_overtaken", &S::probes_overtaken,
+         "probes sent before any timeout because a packet sent later to the same destination "
+         "through the same port was acknowledged first"},
         {"retransmits_deferred", &S::retransmits_deferred,
          "timeouts that sent nothing because the last copy still waited in the task's send "
          "backlog on the same port (doubled and counted like a send)"},
@@ -157,10 +169,21 @@ struct TransportStats {
         {"rdma_chunks", &S::rdma_chunks, "RDMA read chunks posted, redrives included"},
         {"rdma_redrives", &S::rdma_redrives, "RDMA chunks given up and posted again, all causes"},
         {"rdma_redrives_timeout", &S::rdma_redrives_timeout,
-         "redrives whose completion did not come within the chunk timeout"},
+         "redrives of a late chunk whose source had sent every packet (and they did not all "
+         "land), left four questions unanswered, or sent nothing more through eight answers"},
         {"rdma_redrives_overtaken", &S::rdma_redrives_overtaken,
-         "redrives of a chunk that a later chunk on the same port overtook (a lost packet is "
-         "likely)"},
+         "redrives of a chunk that a later chunk on the same port had overtaken, once its "
+         "source had sent every packet (or did not answer)"},
+        {"rdma_redrives_not_there", &S::rdma_redrives_not_there,
+         "redrives of a late chunk whose source answered that its rCxt never got the read "
+         "request (lost, or dropped at a busy rCxt)"},
+        {"rdma_queries", &S::rdma_queries,
+         "questions a reader sent to a source about a late chunk before redriving it (the "
+         "chunk is redriven only if the source never got it, had sent it all a timeout ago, "
+         "or did not answer)"},
+        {"rdma_budget_cuts", &S::rdma_budget_cuts,
+         "times a lost chunk halved the reader's budget of RDMA reads in flight (once per loss "
+         "event; it grows back by about a chunk per budget's worth landed)"},
         {"rdma_splits", &S::rdma_splits, "chunks halved after a failure"},
         {"fallbacks", &S::fallbacks, "RDMA messages finished in packet mode instead (the reader gave up or declined)"},
         {"window_fatals", &S::window_fatals,

@@ -46,6 +46,33 @@ enum class Kind : uint8_t {
   kEagerAck = 13,
   /** Eager RDMA, sender to receiver: ring generation `seq` will not be written again. */
   kEagerRelease = 14,
+  /** RDMA reader to source (not acknowledged itself): the read of message `seq` at the
+   *  source's rCxt number `offset` of the RTS, with tid `context`, has not completed in its
+   *  time; has it reached that rCxt? Asked before the read is redriven. */
+  kRdmaQuery = 15,
+  /** RDMA source to reader (not acknowledged itself): the answer to the kRdmaQuery for message
+   *  `seq`, rCxt number `offset`, tid `context`; `total` is an RdmaReadStatus and `tag` the
+   *  bytes of the read the source has sent so far. */
+  kRdmaStatus = 16,
+  /** Sender to receiver (not acknowledged itself): has the packet (`acked` kind, `seq`,
+   *  `offset`) arrived? Sent when its acknowledgement is late, instead of the packet: the
+   *  receiver answers with the acknowledgement, or with kNack if the packet never came. */
+  kProbe = 17,
+  /** Receiver to sender (not acknowledged itself): the probed packet (`acked` kind, `seq`,
+   *  `offset`) has not arrived (or is of a kind the receiver keeps no record of): send it
+   *  again. */
+  kNack = 18,
+};
+
+/** What a source's rCxt says of a read a reader asked about (kRdmaStatus). */
+enum class RdmaReadStatus : uint32_t {
+  /** The rCxt holds another tid (the request never arrived, or was dropped there), or the
+   *  message is no longer offered. */
+  kNotThere = 0,
+  /** The read is queued on the source's window or being sent. */
+  kSending = 1,
+  /** Every packet of the read has been sent (injected into the fabric). */
+  kSent = 2,
 };
 
 /** Little-endian header at the start of every transport packet. */
