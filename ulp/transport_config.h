@@ -154,7 +154,8 @@ struct TransportStats {
          "messages given up because their destination stopped answering"},
         {"packets_sent", &S::packets_sent, "reliable packets sent, retransmissions included"},
         {"retransmits", &S::retransmits,
-         "packets sent again because the receiver answered a probe that they never came"},
+         "packets sent again: the receiver answered a probe that they never came, or their "
+         "timeout came while their destination's latest answer was such a kNack"},
         {"probes", &S::probes,
          "timeouts that asked the receiver whether a packet came (answered by its "
          "acknowledgement or a kNack) instead of sending it again"},

@@ -33,9 +33,9 @@ inline const ParamDecls<TransportConfig>& TransportParams() {
       .Duration("ulp.recv_overhead", &C::recv_overhead_ps,
                 "Host CPU time of the LAPI/MPI software path per message delivered")
       .Int("ulp.max_retransmits", &C::max_retransmits, 1, 100000,
-           "Reliable transport: sends of one packet without an acknowledgement after which its "
-           "destination is unreachable and its messages fail (the timeout doubles per retry up "
-           "to 2 ms)")
+           "Reliable transport: timeouts of one packet without an acknowledgement (each sends a "
+           "probe or a copy) after which its destination is unreachable and its messages fail "
+           "(the timeout doubles per retry up to 2 ms)")
       .Bool("ulp.eager_rdma", &C::eager_rdma,
             "Reliable transport: send a message that fits a slot by one RDMA write into the "
             "receiver's ring for the connection (made on first use, small slots first, "
