@@ -217,8 +217,8 @@ void RdmaPuller::ArmLate(uint32_t src, uint32_t seq, const Pull& m, uint32_t slo
   });
 }
 
-RdmaPuller::Chunk* RdmaPuller::Attempt(uint32_t src, uint32_t seq, uint32_t slot,
-                                       uint32_t generation) {
+RdmaPuller::Pull* RdmaPuller::Attempt(uint32_t src, uint32_t seq, uint32_t slot,
+                                      uint32_t generation) {
   auto it = pulls_.find(PullKey(src, seq));
   if (it == pulls_.end()) return nullptr;
   Pull& m = it->second;
@@ -226,13 +226,15 @@ RdmaPuller::Chunk* RdmaPuller::Attempt(uint32_t src, uint32_t seq, uint32_t slot
       m.in_flight[slot].len == 0) {
     return nullptr;
   }
-  return &m.in_flight[slot];
+  return &m;
 }
 
 void RdmaPuller::OnLate(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
                         uint32_t question) {
-  Chunk* c = Attempt(src, seq, slot, generation);
-  if (c == nullptr || c->questions != question) return;  // done, redriven, or asked since
+  Pull* m = Attempt(src, seq, slot, generation);
+  if (m == nullptr) return;  // done, or redriven
+  Chunk* c = &m->in_flight[slot];
+  if (c->questions != question) return;  // asked since
   const RedriveCause cause = c->overtaken ? RedriveCause::kOvertaken : RedriveCause::kTimeout;
   // Every packet had left the source when it answered, and the answer came behind them on
   // the same way: what has not landed by now (the fabric's reordering window after the
@@ -249,7 +251,7 @@ void RdmaPuller::OnLate(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gene
     Redrive(src, seq, slot, generation, cause);
     return;
   }
-  Ask(src, seq, pulls_.at(PullKey(src, seq)), slot);
+  Ask(src, seq, *m, slot);
 }
 
 void RdmaPuller::Ask(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
@@ -268,13 +270,12 @@ void RdmaPuller::Ask(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
 }
 
 void RdmaPuller::OnOvertaken(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation) {
-  Chunk* c = Attempt(src, seq, slot, generation);
-  if (c == nullptr) return;
+  Pull* m = Attempt(src, seq, slot, generation);
+  if (m == nullptr) return;
   // Most likely a packet of it was lost; the source says whether it was.
-  c->overtaken = true;
-  if (c->probe == Probe::kNone || c->probe == Probe::kSending) {
-    Ask(src, seq, pulls_.at(PullKey(src, seq)), slot);
-  }
+  Chunk& c = m->in_flight[slot];
+  c.overtaken = true;
+  if (c.probe == Probe::kNone || c.probe == Probe::kSending) Ask(src, seq, *m, slot);
 }
 
 void RdmaPuller::OnStatus(const Header& h) {
@@ -338,13 +339,9 @@ void RdmaPuller::SamplePace(uint32_t src, const Chunk& c) {
 
 void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
                          RedriveCause cause) {
-  auto it = pulls_.find(PullKey(src, seq));
-  if (it == pulls_.end()) return;
-  Pull& m = it->second;
-  if (slot >= m.slot_generation.size() || m.slot_generation[slot] != generation ||
-      m.in_flight[slot].len == 0) {
-    return;
-  }
+  Pull* pull = Attempt(src, seq, slot, generation);
+  if (pull == nullptr) return;
+  Pull& m = *pull;
   ++ctx_.stats.rdma_redrives;
   switch (cause) {
     case RedriveCause::kTimeout: ++ctx_.stats.rdma_redrives_timeout; break;

@@ -162,9 +162,9 @@ class RdmaPuller {
   void Ask(uint32_t src, uint32_t seq, Pull& m, uint32_t slot);
   /** A later chunk overtook the attempt `generation` in `slot`: the source is asked now. */
   void OnOvertaken(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation);
-  /** The chunk of attempt `generation` in `slot` of pull (src, seq) while it is in flight,
-   *  else null. */
-  Chunk* Attempt(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation);
+  /** Pull (src, seq) while `slot` still holds its attempt `generation` in flight, else null
+   *  (the attempt completed or was given up: its timers end here). */
+  Pull* Attempt(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation);
   /** The source's rCxt number an attempt in `slot` names (kRdmaQuery's offset). */
   uint32_t SourceRcxtIndex(const Pull& m, uint32_t slot) const {
     return slot + m.slot_spare[slot] * (m.rts.rcxts / 2);

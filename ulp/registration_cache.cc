@@ -100,23 +100,30 @@ void RegistrationCache::Age() {
   }
 }
 
-void RegistrationCache::Forget(uint64_t vaddr, uint64_t len) {
+template <typename Fn>
+void RegistrationCache::ForEachPiece(uint64_t vaddr, uint64_t len, Fn fn) {
   const uint64_t end = vaddr + std::max<uint64_t>(len, 1);
   for (uint64_t at = vaddr; at < end;) {
-    const uint64_t frag_end = ((at >> kFragmentShift) + 1) << kFragmentShift;
+    const uint64_t piece_end = std::min(end, ((at >> kFragmentShift) + 1) << kFragmentShift);
     auto it = segments_.find(at >> kSegmentShift);
     if (it != segments_.end()) {
-      const auto index = static_cast<uint32_t>((at >> kFragmentShift) & (kFragmentsPerSegment - 1));
-      Fragment& frag = it->second.fragments[index];
-      for (size_t r = frag.size(); r-- > 0;) {
-        if (frag[r]->uses == 0 && frag[r]->begin < end && frag[r]->end > vaddr) {
-          Drop(it->second, index, r);
-          ++stats_.forgotten;
-        }
+      fn(it->second, static_cast<uint32_t>((at >> kFragmentShift) & (kFragmentsPerSegment - 1)),
+         at, piece_end);
+    }
+    at = piece_end;
+  }
+}
+
+void RegistrationCache::Forget(uint64_t vaddr, uint64_t len) {
+  ForEachPiece(vaddr, len, [this](Segment& seg, uint32_t index, uint64_t at, uint64_t end) {
+    Fragment& frag = seg.fragments[index];
+    for (size_t r = frag.size(); r-- > 0;) {
+      if (frag[r]->uses == 0 && frag[r]->begin < end && frag[r]->end > at) {
+        Drop(seg, index, r);
+        ++stats_.forgotten;
       }
     }
-    at = std::min(end, frag_end);
-  }
+  });
 }
 
 Result<std::vector<RegistrationCache::Span>> RegistrationCache::Acquire(uint64_t vaddr,
@@ -168,21 +175,14 @@ Result<std::vector<RegistrationCache::Span>> RegistrationCache::Acquire(uint64_t
 }
 
 void RegistrationCache::Release(uint64_t vaddr, uint64_t len) {
-  const uint64_t end = vaddr + std::max<uint64_t>(len, 1);
-  for (uint64_t at = vaddr; at < end;) {
-    const uint64_t frag_end = ((at >> kFragmentShift) + 1) << kFragmentShift;
-    auto it = segments_.find(at >> kSegmentShift);
-    if (it != segments_.end()) {
-      const uint64_t piece_end = std::min(end, frag_end);
-      for (auto& run : it->second.fragments[(at >> kFragmentShift) & (kFragmentsPerSegment - 1)]) {
-        if (at >= run->begin && piece_end <= run->end && run->uses > 0) {
-          --run->uses;
-          break;
-        }
+  ForEachPiece(vaddr, len, [](Segment& seg, uint32_t index, uint64_t at, uint64_t end) {
+    for (auto& run : seg.fragments[index]) {
+      if (at >= run->begin && end <= run->end && run->uses > 0) {
+        --run->uses;
+        break;
       }
     }
-    at = std::min(end, frag_end);
-  }
+  });
 }
 
 }  // namespace nicsim::ulp

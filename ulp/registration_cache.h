@@ -90,6 +90,10 @@ class RegistrationCache {
   Result<std::unique_ptr<Run>> RegisterRun(uint64_t vaddr, uint64_t len);
   /** True if the real pages behind the run are the ones it registered. */
   bool StillMapped(const Run& r);
+  /** Calls fn(segment, fragment index, at, piece_end) for each piece of [vaddr, vaddr + len)
+   *  (at least one byte) inside one fragment, where that fragment's segment exists. */
+  template <typename Fn>
+  void ForEachPiece(uint64_t vaddr, uint64_t len, Fn fn);
   /** Deregisters run `i` of the fragment. */
   void Drop(Segment& seg, uint32_t index, size_t i);
 

@@ -96,8 +96,8 @@ TEST(MpiLoadPropertyTest, FaultFreeCollectivesEndAndResendOnlyWhatWasDropped) {
     ulp::TransportStats s;
     for (uint32_t r = 0; r < ranks; ++r) s += (*job)->transport(r).stats();
     uint64_t drops = 0;
-    for (const auto& [reason, count] : (*job)->cluster().fabric().counters().drops) {
-      drops += count;
+    for (const auto& [reason, n] : (*job)->cluster().fabric().counters().drops) {
+      drops += n;
     }
     uint64_t stale = 0;
     for (uint32_t a = 0; a < nodes; ++a) {
