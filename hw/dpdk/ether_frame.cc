@@ -3,9 +3,12 @@
 // does once it has one contiguous segment).
 #include "hw/dpdk/ether_frame.h"
 
+#include "abi/rdma.h"
+
 namespace nicsim::hw::dpdk {
 
 std::array<uint8_t, 6> AdapterMac(uint16_t adapter) {
+  if (adapter == abi::kBroadcastAdapter) return {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
   const auto hi = static_cast<uint8_t>(adapter >> 8);
   const auto lo = static_cast<uint8_t>(adapter & 0xFF);
   return {0x02, 0x6e, 0x73, 0x00, hi, lo};

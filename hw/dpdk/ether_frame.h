@@ -31,7 +31,8 @@ inline constexpr uint32_t kDefaultMtuBytes = sizeof(abi::WireHeader) + abi::MaxP
 
 /**
  * The MAC address of adapter `adapter`: 02:6e:73:00:hi:lo, a locally administered unicast
- * address ("ns" for nicsim) ending in the adapter id, big endian.
+ * address ("ns" for nicsim) ending in the adapter id, big endian; for abi::kBroadcastAdapter the
+ * Ethernet broadcast address (whose last two bytes read back as that id).
  */
 std::array<uint8_t, 6> AdapterMac(uint16_t adapter);
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "abi/rdma.h"
 #include "hw/common/frame_codec.h"
 
 namespace nicsim::hw::verbs {
@@ -296,8 +297,17 @@ void VerbsPort::Send(Frame frame, uint64_t /*depart_ps*/) {
   const size_t inner = frame.bytes.size();
   if (inner > mtu_bytes_) return counters_.CountDrop(VerbsPortDrop::kTxOverMtu);
   if (!started_) return counters_.CountDrop(VerbsPortDrop::kTxPortStopped);
+  // A UD QP reaches one address handle per send: a broadcast is a copy to every peer.
+  if (frame.dest_adapter == abi::kBroadcastAdapter) {
+    for (const auto& [adapter, peer] : peers_) SendTo(frame, peer);
+    return;
+  }
   const auto peer = peers_.find(frame.dest_adapter);
   if (peer == peers_.end()) return counters_.CountDrop(VerbsPortDrop::kTxUnknownPeer);
+  SendTo(frame, peer->second);
+}
+
+void VerbsPort::SendTo(const Frame& frame, const Peer& peer) {
   // Every buffer in flight: completions arrive as the HCA catches up; poll briefly, then drop.
   for (uint32_t attempt = 0; free_send_.empty(); ++attempt) {
     if (ReapSends() > 0) break;
@@ -306,10 +316,10 @@ void VerbsPort::Send(Frame frame, uint64_t /*depart_ps*/) {
   }
   const uint32_t slot = free_send_.back();
   const uint32_t len = EncodeMessage(frame, SendSlot(slot));
-  if (!PostSend(slot, len, peer->second)) return counters_.CountDrop(VerbsPortDrop::kTxPostFailed);
+  if (!PostSend(slot, len, peer)) return counters_.CountDrop(VerbsPortDrop::kTxPostFailed);
   free_send_.pop_back();
   ++counters_.tx_frames;
-  counters_.tx_bytes += inner;
+  counters_.tx_bytes += frame.bytes.size();
 }
 
 uint32_t VerbsPort::Poll(LinkSink& sink) {

@@ -95,6 +95,8 @@ class VerbsPort final : public FabricLink {
   uint32_t ReapSends();
   /** Posts `len` bytes of send slot `slot` to `peer`; false if the post failed. */
   bool PostSend(uint32_t slot, uint32_t len, const Peer& peer);
+  /** Encodes `frame` into a free send slot and posts it to `peer` (or counts the drop). */
+  void SendTo(const Frame& frame, const Peer& peer);
   uint8_t* RecvSlot(uint32_t i) { return buffers_ + uint64_t{i} * recv_slot_bytes_; }
   uint8_t* SendSlot(uint32_t i) {
     return buffers_ + uint64_t{config_.recv_buffers} * recv_slot_bytes_ +

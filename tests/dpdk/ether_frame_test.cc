@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include "abi/rdma.h"
+
 namespace nicsim::hw::dpdk {
 namespace {
 
@@ -68,11 +70,17 @@ TEST(EtherFrameTest, DropsRuntsThenOversizeThenWrongEtherType) {
 }
 
 TEST(EtherFrameTest, AdapterMacRoundTrips) {
-  for (uint16_t adapter : {0, 1, 0x00FF, 0x0100, 0xFFFF}) {
+  for (uint16_t adapter : {0, 1, 0x00FF, 0x0100, 0xFFFE}) {
     const std::array<uint8_t, 6> mac = AdapterMac(adapter);
     EXPECT_EQ(mac[0], 0x02);  // locally administered, unicast
     EXPECT_EQ(AdapterOfMac(mac.data()), adapter);
   }
+}
+
+TEST(EtherFrameTest, TheBroadcastAdapterIsTheEthernetBroadcastAddress) {
+  const std::array<uint8_t, 6> mac = AdapterMac(abi::kBroadcastAdapter);
+  EXPECT_EQ(mac, (std::array<uint8_t, 6>{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
+  EXPECT_EQ(AdapterOfMac(mac.data()), abi::kBroadcastAdapter);
 }
 
 }  // namespace

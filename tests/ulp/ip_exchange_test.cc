@@ -58,8 +58,14 @@ TEST(IpExchangeTest, WithoutFaultsEveryDatagramArrivesOnce) {
   EXPECT_EQ(Ip(r, "broadcast_sent"), broadcasts);
   EXPECT_EQ(Ip(r, "datagrams_delivered"), r.messages_delivered);
   EXPECT_EQ(Ip(r, "bytes_delivered"), r.bytes_delivered);
-  // Every frame arrives, and each read's completion at its reader.
-  EXPECT_EQ(Ip(r, "frames_received"), Ip(r, "frames_sent") + Ip(r, "rdma_landed"));
+  // A broadcast's frames go once to the fabric, which copies each to the three other nodes.
+  EXPECT_GT(Ip(r, "broadcast_frames"), 0u);
+  EXPECT_GE(Ip(r, "broadcast_frames"), broadcasts);
+  EXPECT_EQ(run.cluster->fabric().counters().frames_broadcast, Ip(r, "broadcast_frames"));
+  // Every frame arrives (a broadcast frame at three nodes), and each read's completion at its
+  // reader.
+  EXPECT_EQ(Ip(r, "frames_received"),
+            Ip(r, "frames_sent") + 2 * Ip(r, "broadcast_frames") + Ip(r, "rdma_landed"));
   EXPECT_GT(Ip(r, "rdma_offers"), 0u);
   EXPECT_EQ(Ip(r, "rdma_reads") + Ip(r, "rdma_declined"), Ip(r, "rdma_offers"));
   EXPECT_EQ(Ip(r, "rdma_landed"), Ip(r, "rdma_reads"));

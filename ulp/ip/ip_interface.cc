@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "abi/packet.h"
+#include "abi/rdma.h"
 #include "base/check.h"
 #include "base/crc32.h"
 
@@ -73,9 +74,7 @@ Status IpInterface::Send(uint32_t dst, uint8_t protocol, const uint8_t* payload,
   std::vector<hal::Peer> to;
   const bool broadcast = IsBroadcast(dst);
   if (broadcast) {
-    for (const hal::Peer& m : members_) {
-      if (!(m == port_.self())) to.push_back(m);
-    }
+    to = BroadcastTargets();
   } else {
     const std::optional<hal::Peer> peer = PeerOf(dst);
     if (!peer || *peer == port_.self()) {
@@ -104,10 +103,29 @@ Status IpInterface::Send(uint32_t dst, uint8_t protocol, const uint8_t* payload,
   return Status();
 }
 
+std::vector<hal::Peer> IpInterface::BroadcastTargets() const {
+  // The fabric copies a frame sent to the broadcast id to every adapter but the sender's, at
+  // the same window number: one frame serves every member when each other member is such a
+  // window (else one copy per member).
+  const hal::Peer self = port_.self();
+  bool fabric_reaches_all = true;
+  std::vector<hal::Peer> others;
+  for (const hal::Peer& m : members_) {
+    if (m == self) continue;
+    others.push_back(m);
+    if (m.window != self.window || m.adapter == self.adapter) fabric_reaches_all = false;
+  }
+  if (fabric_reaches_all && others.size() > 1) {
+    return {hal::Peer{abi::kBroadcastAdapter, self.window}};
+  }
+  return others;
+}
+
 void IpInterface::SendPackets(hal::Peer to, const std::vector<std::vector<uint8_t>>& packets) {
   for (const std::vector<uint8_t>& p : packets) {
     port_.Send(to, p.data(), static_cast<uint32_t>(p.size()), kIpUlpWord);
     ++stats_.frames_sent;
+    if (to.adapter == abi::kBroadcastAdapter) ++stats_.broadcast_frames;
   }
 }
 

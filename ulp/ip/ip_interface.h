@@ -5,7 +5,8 @@
 // and receive FIFOs; one larger than a frame is sent as IPv4 fragments of FIFO-slot size and
 // put together again here, with a reassembly timeout. Unicast datagrams above a threshold are
 // offered to the receiver, which reads them with one RDMA read (falling back to fragments
-// when it cannot); broadcasts always go as fragments, one copy to every other member (docs/ip.md).
+// when it cannot); a broadcast goes as FIFO frames or fragments sent once to the fabric's
+// broadcast id, which copies them to every other member (docs/ip.md).
 #pragma once
 
 #include <cstdint>
@@ -93,6 +94,9 @@ class IpInterface {
     Offer offer{};
   };
 
+  /** Where a broadcast's frames go: the fabric's broadcast id at this window number, or each
+   *  other member when some member is not reached that way. */
+  std::vector<hal::Peer> BroadcastTargets() const;
   void SendPackets(hal::Peer to, const std::vector<std::vector<uint8_t>>& packets);
   /** Offers `packet` (a whole datagram) to `to` by RDMA; false if no source slot is free. */
   bool OfferByRdma(hal::Peer to, const std::vector<uint8_t>& packet);

@@ -16,6 +16,7 @@ struct IpStats {
   uint64_t broadcast_sent = 0;
   uint64_t fragmented_sent = 0;
   uint64_t frames_sent = 0;
+  uint64_t broadcast_frames = 0;
   uint64_t bytes_sent = 0;
   uint64_t unroutable = 0;
   uint64_t frames_received = 0;
@@ -48,14 +49,16 @@ struct IpStats {
   /** Every counter with its stats.json name and meaning. */
   static constexpr auto Fields() {
     using S = IpStats;
-    return std::array<CounterField<S>, 33>{{
+    return std::array<CounterField<S>, 34>{{
         {"datagrams_sent", &S::datagrams_sent, "datagrams accepted by Send"},
         {"unicast_sent", &S::unicast_sent, "of which to one address"},
         {"broadcast_sent", &S::broadcast_sent,
-         "of which to 255.255.255.255 or 10.255.255.255 (a copy to every other member)"},
+         "of which to 255.255.255.255 or 10.255.255.255 (reaching every other member)"},
         {"fragmented_sent", &S::fragmented_sent,
          "datagrams larger than one frame, sent as IPv4 fragments"},
         {"frames_sent", &S::frames_sent, "packet-mode frames queued (every fragment, every copy)"},
+        {"broadcast_frames", &S::broadcast_frames,
+         "of which sent once to the broadcast adapter id, for the fabric to copy to every adapter"},
         {"bytes_sent", &S::bytes_sent, "datagram payload bytes accepted by Send"},
         {"unroutable", &S::unroutable,
          "sends refused: the destination is no window of the subnet, or is the sender itself"},
