@@ -101,6 +101,7 @@ struct Counters {
   uint64_t rdma_conditional_fired = 0;
   uint64_t rdma_conditional_discarded = 0;
   uint64_t rdma_cancels = 0;
+  uint64_t rdma_cancel_notices = 0;
   uint64_t tce_fetches = 0;
   /** Task suspensions by the resource waited for. */
   std::array<uint64_t, static_cast<size_t>(Resource::kCount)> waits{};
@@ -112,7 +113,7 @@ struct Counters {
 };
 
 /** Every scalar of Counters: its stats.json key (in each adapter's entry) and what it counts. */
-inline constexpr std::array<CounterField<Counters>, 31> kCounterFields = {{
+inline constexpr std::array<CounterField<Counters>, 32> kCounterFields = {{
     {"rx_packets", &Counters::rx_packets, "packets written into a receive FIFO"},
     {"rx_bytes", &Counters::rx_bytes, "payload bytes of those packets"},
     {"tx_packets", &Counters::tx_packets, "packets injected into the fabric"},
@@ -142,7 +143,9 @@ inline constexpr std::array<CounterField<Counters>, 31> kCounterFields = {{
     {"rdma_completions_written", &Counters::rdma_completions_written, "completion records written into receive FIFOs"},
     {"rdma_conditional_fired", &Counters::rdma_conditional_fired, "parked conditional RDMA requests released when their condition fired"},
     {"rdma_conditional_discarded", &Counters::rdma_conditional_discarded, "parked conditional RDMA requests discarded when their queue was armed for a new transfer (SlotType::kRcxtArm)"},
-    {"rdma_cancels", &Counters::rdma_cancels, "RDMA transfers stopped by a cancel request"},
+    {"rdma_cancels", &Counters::rdma_cancels, "RDMA cancel requests carried out"},
+    {"rdma_cancel_notices", &Counters::rdma_cancel_notices,
+     "completion records with status cancelled written for a transfer a cancel stopped"},
     {"tce_fetches", &Counters::tce_fetches, "DMA reads of TCE entries from host memory (one batch each)"},
 }};
 

@@ -5,8 +5,11 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
+#include "abi/fifo.h"
 #include "abi/lmt.h"
+#include "abi/rdma.h"
 #include "firmware/channel_buffers.h"
 #include "firmware/counters.h"
 #include "firmware/interrupts.h"
@@ -139,6 +142,30 @@ inline void FrameWritten(Context& ctx, uint32_t window, abi::LmtEntry& lmt) {
     MaybeInterrupt(ctx, window, lmt.recv_tail, lmt.recv_intr_threshold,
                    abi::InterruptCause::kRecvThreshold);
   }
+}
+
+/**
+ * Starts the DMA of a completion-record frame from (src_adapter, src_window) with `ulp_word`
+ * to `frame_addr`: header and record fit the first cache line, so one DMA writes both and is
+ * the arrival signal. Task `tag` resumes when it is coherent.
+ */
+inline void StartCompletionFrame(Context& ctx, uint64_t frame_addr, uint16_t src_adapter,
+                                 uint16_t src_window, uint32_t ulp_word,
+                                 const abi::CompletionRecord& record, TaskId tag) {
+  abi::RecvFrameHeader frame{};
+  frame.valid = abi::kRecvFrameValid;
+  frame.type = static_cast<uint8_t>(abi::PacketType::kRdmaCompletion);
+  frame.len_bytes = sizeof(abi::CompletionRecord);
+  frame.src_adapter = src_adapter;
+  frame.src_window = src_window;
+  frame.ulp_word = ulp_word;
+  DmaToHost dma;
+  dma.host_addr = frame_addr;
+  std::memcpy(dma.prefix, &frame, sizeof(frame));
+  std::memcpy(dma.prefix + sizeof(frame), &record, sizeof(record));
+  dma.prefix_len = sizeof(frame) + sizeof(record);
+  dma.tag = tag;
+  ctx.platform.StartDmaToHost(dma);
 }
 
 /** Host address of receive frame `seq` of the window. */

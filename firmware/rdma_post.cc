@@ -152,11 +152,20 @@ PostOutcome PostRead(Context& ctx, const Task& task, uint32_t window, abi::LmtEn
 }
 
 PostOutcome Cancel(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
-                   const abi::RdmaRequest& r) {
+                   const abi::RdmaRequest& r, PostReport* report) {
   abi::RcxtRecord rec;
   uint32_t index;
   if (!ctx.rdma.Resolve(r.local_rcxt, window, &rec, &index)) {
     return Reject(ctx, task, window, DropReason::kRdmaBadRcxt);
+  }
+  // A transfer in progress ends here: its owner hears so instead of its completion.
+  const bool awaiting = rec.state == static_cast<uint8_t>(abi::RcxtState::kAwaiting);
+  if (report != nullptr && (Busy(rec) || awaiting)) {
+    report->cancelled = true;
+    report->tid = rec.tid;
+    report->tag = rec.tag;
+    report->length =
+        rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) ? rec.sent : 0;
   }
   if (rec.state == static_cast<uint8_t>(abi::RcxtState::kSending)) ctx.rdma.Unlink(lmt, index);
   ctx.rdma.EndInbound(index);
@@ -178,8 +187,7 @@ void Fire(Context& ctx, const Task& task, const std::vector<ParkedRequest>& read
     }
     abi::SendSlotHeader slot = p.slot;
     slot.type = p.request.parked_type;
-    uint32_t unused;
-    RunRequest(ctx, task, p.window, lmt, slot, p.request, &unused);
+    RunRequest(ctx, task, p.window, lmt, slot, p.request, nullptr);
     ctx.cbs.Write(p.window, lmt);
   }
 }
@@ -283,7 +291,7 @@ uint8_t WriteDataFlags(const abi::RdmaRequest& r) {
 
 PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
                        const abi::SendSlotHeader& slot, const abi::RdmaRequest& r,
-                       uint32_t* query_result) {
+                       PostReport* report) {
   const uint32_t queue = r.cond_queue;
   switch (static_cast<abi::SlotType>(slot.type)) {
     case abi::SlotType::kRdmaWrite:
@@ -296,7 +304,7 @@ PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::Lmt
       ++ctx.counters.rdma_requests;
       return PostRead(ctx, task, window, lmt, slot, r, true);
     case abi::SlotType::kRcxtCancel:
-      return Cancel(ctx, task, window, lmt, r);
+      return Cancel(ctx, task, window, lmt, r, report);
     case abi::SlotType::kRcxtArm:
       return ArmLanding(ctx, task, window, r);
     case abi::SlotType::kConditional: {
@@ -321,7 +329,7 @@ PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::Lmt
       if (queue >= abi::kConditionalQueues) {
         return Reject(ctx, task, window, DropReason::kRdmaBadRequest);
       }
-      *query_result = ctx.rdma.counter(queue);
+      if (report != nullptr) report->query = ctx.rdma.counter(queue);
       return PostOutcome::kAccepted;
     default:
       return Reject(ctx, task, window, DropReason::kRdmaBadRequest);

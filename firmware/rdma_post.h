@@ -18,14 +18,26 @@ namespace nicsim::fw {
 /** Whether the adapter took responsibility for a request. */
 enum class PostOutcome : uint8_t { kAccepted, kRejected };
 
+/** What a request leaves for the task that posted it to report. */
+struct PostReport {
+  /** kCounterQuery: the counter. */
+  uint32_t query = 0;
+  /** kRcxtCancel stopped a transfer in progress: the ULP is owed a completion record with
+   *  RdmaStatus::kCancelled for it (the rCxt's tid, tag, and the bytes it had sent). */
+  bool cancelled = false;
+  uint32_t tid = 0;
+  uint32_t tag = 0;
+  uint32_t length = 0;
+};
+
 /**
  * Runs one request of `window` (kRdmaWrite, kRdmaRead, kThirdPartyRead, kConditional,
- * kCounterSet, kCounterQuery, kRcxtCancel, kRcxtArm). `lmt` is the window's current LMT. For
- * kCounterQuery the counter is returned in `*query_result`.
+ * kCounterSet, kCounterQuery, kRcxtCancel, kRcxtArm). `lmt` is the window's current LMT.
+ * `report` (may be null) receives what the task reports back (PostReport).
  */
 PostOutcome RunRequest(Context& ctx, const Task& task, uint32_t window, abi::LmtEntry& lmt,
                        const abi::SendSlotHeader& slot, const abi::RdmaRequest& request,
-                       uint32_t* query_result);
+                       PostReport* report);
 
 /** One more completion on conditional queue `queue`: bump its counter, fire what is due. */
 void BumpConditional(Context& ctx, const Task& task, uint32_t queue);

@@ -312,26 +312,13 @@ RxEngine::Next RxEngine::RdmaNotify(Task& task) {
   abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
   if (!ReserveFrame(ctx_, task, lmt, &task.seq)) return Next{RxState::kDone, false};
   const abi::WireHeader& h = task.header;
-  abi::RecvFrameHeader frame{};
-  frame.valid = abi::kRecvFrameValid;
-  frame.type = static_cast<uint8_t>(abi::PacketType::kRdmaCompletion);
-  frame.len_bytes = sizeof(abi::CompletionRecord);
-  frame.src_adapter = h.src_adapter;
-  frame.src_window = h.src_window;
-  frame.ulp_word = h.ulp_word;
   abi::CompletionRecord record{};
   record.rcxt = h.rcxt_id;
   record.tid = h.tid;
   record.length = task.offset;
   record.status = static_cast<uint32_t>(abi::RdmaStatus::kOk);
-  // Header and record fit the first cache line: one DMA, and it is the arrival signal.
-  DmaToHost dma;
-  dma.host_addr = FrameAddr(task);
-  std::memcpy(dma.prefix, &frame, sizeof(frame));
-  std::memcpy(dma.prefix + sizeof(frame), &record, sizeof(record));
-  dma.prefix_len = sizeof(frame) + sizeof(record);
-  dma.tag = task.id;
-  ctx_.platform.StartDmaToHost(dma);
+  StartCompletionFrame(ctx_, FrameAddr(task), h.src_adapter, h.src_window, h.ulp_word, record,
+                       task.id);
   return Next{RxState::kRdmaNotified, true};
 }
 

@@ -81,6 +81,8 @@ enum class TxState : uint8_t {
   kRdmaCheck,    // check the TCEs; find the real pages
   kRdmaLoad,     // get a DTB; DMA the packet's data from its real pages
   kRdmaInject,   // build the self-describing header and transmit
+  kCancelNotify,    // a cancel stopped a transfer: write its kCancelled completion record
+  kCancelNotified,  // the record is in the receive FIFO: make it visible
   kDone,         // no ready window: the task goes back to the pool
   kCount,
 };
@@ -88,7 +90,8 @@ enum class TxState : uint8_t {
 inline constexpr std::array<std::string_view, static_cast<size_t>(TxState::kCount)>
     kTxStateNames = {"select",     "fetch_header",   "fetch_body", "inject",
                      "mark_done",  "finish",         "post",       "rdma_translate",
-                     "rdma_check", "rdma_load",      "rdma_inject", "done"};
+                     "rdma_check", "rdma_load",      "rdma_inject", "cancel_notify",
+                     "cancel_notified", "done"};
 
 constexpr std::string_view ToString(TxState s) { return kTxStateNames[static_cast<size_t>(s)]; }
 

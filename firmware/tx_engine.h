@@ -43,6 +43,9 @@ class TxEngine {
   Next RdmaCheck(Task& task);
   Next RdmaLoad(Task& task);
   Next RdmaInject(Task& task);
+  /** A cancel stopped a transfer: write its kCancelled completion record to the FIFO. */
+  Next CancelNotify(Task& task);
+  Next CancelNotified(Task& task);
   /** Claims the next packet of the rCxt at the head of the window's send list. */
   Next ClaimRdmaPacket(Task& task, abi::LmtEntry& lmt);
   /** A write piece slot: fetch its data and build the packet's RDMA header. */
@@ -62,7 +65,8 @@ class TxEngine {
       &TxEngine::Select,        &TxEngine::FetchHeader, &TxEngine::FetchBody,
       &TxEngine::Inject,        &TxEngine::MarkDone,    &TxEngine::Finish,
       &TxEngine::Post,          &TxEngine::RdmaTranslate, &TxEngine::RdmaCheck,
-      &TxEngine::RdmaLoad,      &TxEngine::RdmaInject};
+      &TxEngine::RdmaLoad,      &TxEngine::RdmaInject,    &TxEngine::CancelNotify,
+      &TxEngine::CancelNotified};
 
   Context& ctx_;
 };

@@ -28,14 +28,51 @@ TxEngine::Next TxEngine::Post(Task& task) {
   if (slot.type == static_cast<uint8_t>(abi::SlotType::kRdmaWritePiece)) {
     return LoadPiece(task, slot, request);
   }
-  uint32_t query = 0;
+  PostReport report;
   const PostOutcome outcome =
-      RunRequest(ctx_, task, task.window, ctx_.cbs.Lmt(task.cb), slot, request, &query);
+      RunRequest(ctx_, task, task.window, ctx_.cbs.Lmt(task.cb), slot, request, &report);
   task.rejected = outcome == PostOutcome::kRejected;
   if (!task.rejected && slot.type == static_cast<uint8_t>(abi::SlotType::kCounterQuery)) {
     // The answer goes back in the slot header the adapter rewrites on completion.
-    slot.ulp_word = query;
+    slot.ulp_word = report.query;
     std::memcpy(buffer, &slot, sizeof(slot));
+  }
+  if (!task.rejected && report.cancelled) {
+    // The record to write: rCxt, tid and bytes in the task's RDMA registers, the transfer's
+    // tag where a frame's ULP word goes.
+    task.rcxt = request.local_rcxt;
+    task.tid = report.tid;
+    task.offset = report.length;
+    task.header.ulp_word = report.tag;
+    return Next{TxState::kCancelNotify, false};
+  }
+  return Next{TxState::kMarkDone, false};
+}
+
+TxEngine::Next TxEngine::CancelNotify(Task& task) {
+  if (ClosedUnderTask(ctx_, task)) return Abandon(task);
+  abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
+  uint32_t frame_seq;
+  // A full FIFO loses the record (counted); the cancel itself stands.
+  if (!ReserveFrame(ctx_, task, lmt, &frame_seq)) return Next{TxState::kMarkDone, false};
+  abi::CompletionRecord record{};
+  record.rcxt = task.rcxt;
+  record.tid = task.tid;
+  record.length = task.offset;
+  record.status = static_cast<uint32_t>(abi::RdmaStatus::kCancelled);
+  StartCompletionFrame(ctx_, FrameAddress(lmt, frame_seq), ctx_.platform.AdapterId(),
+                       static_cast<uint16_t>(task.window), task.header.ulp_word, record, task.id);
+  return Next{TxState::kCancelNotified, true};
+}
+
+TxEngine::Next TxEngine::CancelNotified(Task& task) {
+  if (ClosedUnderTask(ctx_, task)) return Abandon(task);
+  if (task.dma_status != DmaStatus::kOk) {
+    CountDrop(ctx_, &task, DropReason::kDmaError, task.window);
+    task.dma_status = DmaStatus::kOk;
+  } else {
+    FrameWritten(ctx_, task.window, ctx_.cbs.Lmt(task.cb));
+    ++ctx_.counters.rdma_cancel_notices;
   }
   return Next{TxState::kMarkDone, false};
 }

@@ -32,6 +32,7 @@ BlockServiceStats& BlockServiceStats::operator+=(const BlockServiceStats& o) {
   dones_sent += o.dones_sent;
   reads_abandoned += o.reads_abandoned;
   stray_completions += o.stray_completions;
+  cancel_notices += o.cancel_notices;
   landed_before_done += o.landed_before_done;
   late_landings += o.late_landings;
   orders_sent += o.orders_sent;
@@ -126,8 +127,12 @@ void BlockServiceNode::Receive(const abi::RecvFrameHeader& h, const uint8_t* pay
   if (h.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
     abi::CompletionRecord c{};
     std::memcpy(&c, payload, std::min<size_t>(sizeof(c), h.len_bytes));
+    if (c.status == static_cast<uint32_t>(abi::RdmaStatus::kCancelled)) {
+      ++stats_.cancel_notices;  // the redrive that cancelled it is already posted
+      return;
+    }
     if (c.status != static_cast<uint32_t>(abi::RdmaStatus::kOk)) {
-      ++stats_.stray_completions;  // nothing here cancels a read
+      ++stats_.stray_completions;
       return;
     }
     auto landing = slot_of_rcxt_.find(c.rcxt);

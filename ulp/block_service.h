@@ -118,6 +118,8 @@ struct BlockServiceStats {
   uint64_t reads_abandoned = 0;
   /** Completion records that no read of this node's could have sent (an error). */
   uint64_t stray_completions = 0;
+  /** Records with status cancelled: a read this node cancelled before redriving it. */
+  uint64_t cancel_notices = 0;
   /** Requester (kThirdParty): blocks delivered at its own adapter's completion record, before
    *  the manager's "done"; records of an earlier request's read landing in the slot. */
   uint64_t landed_before_done = 0;

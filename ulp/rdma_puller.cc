@@ -29,7 +29,7 @@ RdmaPuller::RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Eve
       packets_(packets),
       events_(std::move(events)),
       port_failures_(ctx.ports.size(), 0),
-      chunk_size_(ctx.config.rdma_chunk),
+      sizer_(ctx.config.rdma_chunk, abi::kRdmaPacketBytes),
       budget_(ctx.config.rdma_inflight_bytes),
       landing_(ctx.host, 64 * 1024, &ctx.regs),
       copies_(ctx.config.copy_ps_per_byte) {}
@@ -89,10 +89,11 @@ void RdmaPuller::StartPull(uint32_t src, uint32_t seq, Pull& m) {
   m.in_flight.assign(m.local_rcxts.size(), Chunk{});
   m.slot_generation.assign(m.local_rcxts.size(), 0);
   m.slot_spare.assign(m.local_rcxts.size(), 0);
-  // Chunks never cross a fragment of either side's buffer (each has its own PVO).
+  // Chunks never cross a fragment of either side's buffer (each has its own PVO); IssueChunk
+  // cuts them smaller when loss calls for it.
   uint64_t at = 0;
   while (at < m.total) {
-    uint64_t end = std::min<uint64_t>(m.total, at + chunk_size_);
+    uint64_t end = std::min<uint64_t>(m.total, at + ctx_.config.rdma_chunk);
     for (uint32_t i = 0; i < m.rts.spans; ++i) {
       const RtsSpan& s = m.rts.span[i];
       if (at >= s.offset && at < s.offset + s.len) end = std::min(end, s.offset + s.len);
@@ -116,6 +117,14 @@ bool RdmaPuller::IssueChunk(uint32_t src, uint32_t seq, Pull& m) {
         std::any_of(port_failures_.begin(), port_failures_.end(),
                     [](uint32_t f) { return f < 3; })) {
       continue;
+    }
+    // A chunk larger than the loss seen lets through is cut; the rest stays next in line.
+    if (Chunk& next = m.todo.front(); next.len > sizer_.size()) {
+      Chunk rest = next;
+      rest.offset += sizer_.size();
+      rest.len -= sizer_.size();
+      next.len = sizer_.size();
+      m.todo.insert(m.todo.begin() + 1, rest);
     }
     // Stay within the in-flight budget (but always let one chunk go, so a pull progresses).
     if (pull_bytes_in_flight_ > 0 &&
@@ -197,11 +206,10 @@ void RdmaPuller::PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
   m.in_flight[slot].posted_ps = ctx_.host.NowPs();
   m.in_flight[slot].inflight_at_post = pull_bytes_in_flight_;
   // Everything this task has in flight is ahead of (or beside) this chunk, and the source
-  // serves every reader it offered messages to: the timeout covers all of it, and doubles
-  // with every attempt.
+  // serves every reader it offered messages to: the timeout covers all of it. It does not
+  // grow with the attempts: a loss costs a question, and load is held back by the budget.
   m.in_flight[slot].timeout_ps =
-      (ctx_.config.rdma_timeout_base_ps + SourcePaceTime(src, m, pull_bytes_in_flight_))
-      << std::min<uint32_t>(c.attempts, 6);
+      ctx_.config.rdma_timeout_base_ps + SourcePaceTime(src, m, pull_bytes_in_flight_);
   ArmLate(src, seq, m, slot);
 }
 
@@ -315,13 +323,16 @@ void RdmaPuller::OnStatus(const Header& h) {
 
 double RdmaPuller::SourcePace(uint32_t src, const Pull& m) const {
   double pace = ctx_.config.rdma_timeout_ps_per_byte;
-  auto measured = pace_.find(src);
-  if (measured != pace_.end() && measured->second.valid) {
-    return std::max(pace, measured->second.Bound());
-  }
   uint32_t readers = std::max<uint32_t>(1, m.rts.readers);
   auto latest = source_readers_.find(src);
   if (latest != source_readers_.end()) readers = std::max(readers, latest->second);
+  // Measured, within [the configured pace, that pace for each reader the source serves]:
+  // above that, a wait measures the source's queue, which asking the source tells apart from
+  // a loss at the cost of one question.
+  auto measured = pace_.find(src);
+  if (measured != pace_.end() && measured->second.valid) {
+    return std::clamp(measured->second.Bound(), pace, pace * readers);
+  }
   return pace * readers;
 }
 
@@ -354,7 +365,7 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
   // Whatever of this attempt still arrives must not count: cancel, then redrive higher.
   Chunk c = Withdraw(seq, m, slot);
   ++c.attempts;
-  chunk_size_ = std::max<uint64_t>(abi::kRdmaPacketBytes, std::min(chunk_size_, c.len / 2));
+  sizer_.Lost(c.len);
   if (c.len > abi::kRdmaPacketBytes) {
     // A chunk that keeps failing is split: smaller pieces get through more loss.
     const uint64_t half = (c.len / 2 + abi::kRdmaPacketBytes - 1) / abi::kRdmaPacketBytes *
@@ -365,7 +376,9 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
     IssueAllPulls();
     return;
   }
-  if (c.len <= abi::kRdmaPacketBytes && c.attempts >= ctx_.config.rdma_attempts) {
+  // Given up only when the failures are not the loss every read meets here.
+  if (c.len <= abi::kRdmaPacketBytes && c.attempts >= ctx_.config.rdma_attempts &&
+      !sizer_.LossExplains(c.attempts)) {
     FallBack(src, seq, &m);
     IssueAllPulls();
     return;
@@ -418,9 +431,7 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
   }
   port_failures_[port] = 0;
   SamplePace(ref.src, m.in_flight[ref.slot]);
-  if (m.in_flight[ref.slot].len >= chunk_size_) {
-    chunk_size_ = std::min<uint64_t>(ctx_.config.rdma_chunk, chunk_size_ * 2);
-  }
+  sizer_.Landed(m.in_flight[ref.slot].len);
   m.landed += m.in_flight[ref.slot].len;
   GrowBudget(m.in_flight[ref.slot].len);
   ChunkLanded(m.in_flight[ref.slot].len);

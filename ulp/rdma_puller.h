@@ -15,6 +15,7 @@
 
 #include "abi/rdma.h"
 #include "ulp/buffer_pool.h"
+#include "ulp/chunk_sizer.h"
 #include "ulp/host_copy_time.h"
 #include "ulp/registration_cache.h"
 #include "ulp/reliable_sender.h"
@@ -141,8 +142,8 @@ class RdmaPuller {
   void ChunkLanded(uint64_t len);
   void PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot);
   /** How long `bytes` of reads in flight may take from `src`: at the pace measured from its
-   *  completions (never below rdma_timeout_ps_per_byte); before the first one, at that pace
-   *  times the readers it serves through its one link (its RTSs say how many). */
+   *  completions, between rdma_timeout_ps_per_byte and that pace times the readers it serves
+   *  through its one link (its RTSs say how many); before the first one, the latter. */
   uint64_t SourcePaceTime(uint32_t src, const Pull& m, uint64_t bytes) const;
   /** Picoseconds per byte of SourcePaceTime. */
   double SourcePace(uint32_t src, const Pull& m) const;
@@ -202,9 +203,8 @@ class RdmaPuller {
   std::deque<std::pair<uint32_t, uint32_t>> order_;
   std::unordered_map<uint64_t, SlotRef> rcxt_owner_;
   uint64_t pull_bytes_in_flight_ = 0;
-  /** Size new pulls are cut into: halved when a chunk times out, doubled when one lands
-   *  (up to rdma_chunk), so chunks settle where they get through the loss there is. */
-  uint64_t chunk_size_ = 0;
+  /** The size chunks are cut to as they are posted, from the loss their reads meet. */
+  ChunkSizer sizer_;
   /**
    * Bytes of reads this task may have in flight: rdma_inflight_bytes at first, halved when a
    * chunk is lost (the switch port in front of this node dropped what it could not hold, or

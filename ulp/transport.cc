@@ -133,6 +133,12 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
   if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
     abi::CompletionRecord c;
     std::memcpy(&c, payload, sizeof(c));
+    // Every cancel here comes before a redrive or a replacement already posted: the notice
+    // only confirms that nothing more of the old transfer will count.
+    if (c.status == static_cast<uint32_t>(abi::RdmaStatus::kCancelled)) {
+      ++stats_.rdma_cancel_notices;
+      return;
+    }
     if (!multicast_.OnCompletion(frame, c) && !reduction_.OnCompletion(c) &&
         !eager_.OnCompletion(c)) {
       puller_.OnCompletion(port, c);

@@ -17,13 +17,15 @@ struct TransportConfig {
   /** RDMA for messages above rdma_threshold bytes; off sends everything in packet mode. */
   bool rdma = true;
   uint64_t rdma_threshold = 16 * 1024;
-  /** First chunk size of an RDMA read; a failing chunk is halved down to one packet. */
+  /** Largest RDMA read chunk: chunks are cut smaller as the loss reads meet grows
+   *  (ChunkSizer), and a failing chunk is halved down to one packet. */
   uint32_t rdma_chunk = 256 * 1024;
   /** Chunks in flight per message (rCxt pairs). */
   uint32_t rdma_pipeline = 4;
   /** Bytes of RDMA reads in flight at once over all messages this task receives. */
   uint64_t rdma_inflight_bytes = 2u << 20;
-  /** Tries of a one-packet chunk before the message falls back to packet mode. */
+  /** Tries of a one-packet chunk before the message falls back to packet mode, unless the
+   *  loss seen explains the failures and leaves RDMA worth it (ChunkSizer::LossExplains). */
   uint32_t rdma_attempts = 6;
   /**
    * Packet-mode retransmit timeout before any round trip is measured; afterwards the
@@ -38,11 +40,11 @@ struct TransportConfig {
    * unreachable: every message to it fails (OnUnreachable) and nothing more is sent there.
    */
   uint32_t max_retransmits = 64;
-  /** RDMA chunk timeout: base plus this task's bytes of RDMA reads in flight times a pace,
-   *  doubled per attempt. The pace is measured per source from its completed chunks and
-   *  never below rdma_timeout_ps_per_byte; before a source's first completion it is that
-   *  pace times the readers the source serves (its RTS says how many): under all-to-all
-   *  incast the source's link carries every reader's reads, not only this task's. */
+  /** RDMA chunk timeout (after which the source is asked about the read): base plus this
+   *  task's bytes of RDMA reads in flight times a pace. The pace is measured per source from
+   *  its completed chunks, within [rdma_timeout_ps_per_byte, that times the readers the
+   *  source serves (its RTS says how many)]; before a source's first completion it is the
+   *  upper end: under all-to-all incast the source's link carries every reader's reads. */
   uint64_t rdma_timeout_base_ps = 60'000'000;
   double rdma_timeout_ps_per_byte = 2000.0;
   /**
@@ -100,6 +102,7 @@ struct TransportStats {
   uint64_t rdma_redrives_overtaken = 0;
   uint64_t rdma_redrives_not_there = 0;
   uint64_t rdma_queries = 0;
+  uint64_t rdma_cancel_notices = 0;
   uint64_t rdma_budget_cuts = 0;
   uint64_t rdma_splits = 0;
   uint64_t fallbacks = 0;
@@ -147,7 +150,7 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 57>{{
+    return std::array<CounterField<S>, 58>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
@@ -182,6 +185,9 @@ struct TransportStats {
          "questions a reader sent to a source about a late chunk before redriving it (the "
          "chunk is redriven only if the source never got it, had sent it all a timeout ago, "
          "or did not answer)"},
+        {"rdma_cancel_notices", &S::rdma_cancel_notices,
+         "completion records with status cancelled: the adapter confirming that a transfer "
+         "this task cancelled (before redriving it) is stopped"},
         {"rdma_budget_cuts", &S::rdma_budget_cuts,
          "times a lost chunk halved the reader's budget of RDMA reads in flight (once per loss "
          "event; it grows back by about a chunk per budget's worth landed)"},

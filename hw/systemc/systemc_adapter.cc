@@ -61,6 +61,12 @@ void SystemcAdapter::StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t 
       processor_->Charge(systemc_.tx_cycles[s] * systemc_.cycle_ps);
     } else if (s < kTxCostStates + kRdmaTxCostStates) {
       processor_->Charge(systemc_.rdma_tx_cycles[s - kTxCostStates] * systemc_.cycle_ps);
+    } else if (s == static_cast<uint32_t>(fw::TxState::kCancelNotify) ||
+               s == static_cast<uint32_t>(fw::TxState::kCancelNotified)) {
+      // A cancel's completion record: the steps of the receive side's rdma_notify(ed).
+      const uint32_t step = s - static_cast<uint32_t>(fw::TxState::kCancelNotify);
+      processor_->Charge(systemc_.rdma_rx_cycles[kRdmaRxCostStates - 2 + step] *
+                         systemc_.cycle_ps);
     }
   }
   // The event itself is built only when a trace records it (it is counted either way).

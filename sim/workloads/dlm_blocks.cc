@@ -181,6 +181,7 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
                  {"duplicate_orders", total.duplicate_orders},
                  {"fetch_reads", total.fetch_reads},
                  {"fetch_redrives", total.fetch_redrives},
+                 {"cancel_notices", total.cancel_notices},
                  {"reports_sent", total.reports_sent},
                  {"duplicate_reports", total.duplicate_reports},
                  {"bytes_moved", total.bytes_moved},

@@ -374,7 +374,7 @@ TEST(SplitRunTest, ALimitStopsAnMpiJobAtTheSameWindowInOneProcessOrSplit) {
   };
   const std::vector<Limit> limits = {
       {"touched", " --set host.touched_limit=8MiB",
-       "MPI job stopped at t=438424 ns: the nodes had touched "},
+       "MPI job stopped at t=438414 ns: the nodes had touched "},
       {"time", " --set run.time_limit=2ms",
        "MPI job not done when simulated time passed run.time_limit (2000000 ns) at "
        "t=2000221 ns: ranks "}};

@@ -65,7 +65,16 @@ TEST(RdmaHostRewriteTest, ReleasingAnRcxtOnTheSendListDropsItAndTheCutTailButNot
   EXPECT_EQ(h.Read(dst_c, 0, len), RdmaHarness::Pattern(len, 33));
   ExpectDrops(h, 0, {{DropReason::kRdmaBadRcxt, 2}});
   ExpectDrops(h, 1);
-  EXPECT_EQ(h.Completions(0).size(), 2u);
+  // At the initiator: A's completion, C's first attempt reported cancelled (it was still on
+  // the rCxt, sending, with nothing sent), then C's redrive.
+  const std::vector<abi::CompletionRecord> at_initiator = h.Completions(0);
+  ASSERT_EQ(at_initiator.size(), 3u);
+  EXPECT_EQ(at_initiator[1].rcxt, c);
+  EXPECT_EQ(at_initiator[1].tid, 1u);
+  EXPECT_EQ(at_initiator[1].length, 0u);
+  EXPECT_EQ(at_initiator[1].status, static_cast<uint32_t>(abi::RdmaStatus::kCancelled));
+  EXPECT_EQ(at_initiator[2].tid, 2u);
+  EXPECT_EQ(at_initiator[2].status, static_cast<uint32_t>(abi::RdmaStatus::kOk));
   EXPECT_EQ(h.Completions(1).size(), 2u);
   EXPECT_TRUE(h.CanariesIntact());
   ExpectWindowOpen(h, 0);

@@ -658,16 +658,23 @@ TEST(RdmaTest, CancelledReadDeliversNothingAndARetryCompletes) {
   cancel.local_rcxt = li;
   h.Post(0, 0, SlotType::kRcxtCancel, 0, 0, cancel);
   h.Run();
-  EXPECT_TRUE(h.Completions(0).empty());
+  // The read's owner hears of the cancel instead of a completion: one record, cancelled.
+  ASSERT_EQ(h.Completions(0).size(), 1u);
+  EXPECT_EQ(h.Completions(0)[0].rcxt, li);
+  EXPECT_EQ(h.Completions(0)[0].tid, 1u);
+  EXPECT_EQ(h.Completions(0)[0].length, 0u);
+  EXPECT_EQ(h.Completions(0)[0].status, static_cast<uint32_t>(abi::RdmaStatus::kCancelled));
   EXPECT_EQ(h.fw(0).rdma_cancels, 1u);
+  EXPECT_EQ(h.fw(0).rdma_cancel_notices, 1u);
   EXPECT_GT(h.Drops(0, fw::DropReason::kRdmaDuplicate), 0u);  // the cancelled tid's packets
   EXPECT_EQ(h.cluster().rcxts(0).Read(abi::RcxtIndex(li)).state,
             static_cast<uint8_t>(abi::RcxtState::kIdle));
   h.Post(0, 0, SlotType::kRdmaRead, 1, 0,
          Request(li, rs, 2, local.pvo(), remote.pvo(), len, abi::kReqNotifyInitiator));
   h.Run();
-  ASSERT_EQ(h.Completions(0).size(), 1u);
-  EXPECT_EQ(h.Completions(0)[0].tid, 2u);
+  ASSERT_EQ(h.Completions(0).size(), 2u);
+  EXPECT_EQ(h.Completions(0)[1].tid, 2u);
+  EXPECT_EQ(h.Completions(0)[1].status, static_cast<uint32_t>(abi::RdmaStatus::kOk));
   EXPECT_EQ(h.Read(local, 0, len), RdmaHarness::Pattern(len, 14));
 }
 

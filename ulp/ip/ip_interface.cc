@@ -243,6 +243,10 @@ void IpInterface::OnOffer(hal::Peer from, const Offer& offer) {
 }
 
 void IpInterface::OnCompletion(const abi::CompletionRecord& c) {
+  if (c.status == static_cast<uint32_t>(abi::RdmaStatus::kCancelled)) {
+    ++stats_.rdma_cancel_notices;  // a read this interface gave up (its datagram resent)
+    return;
+  }
   auto it = std::find(landing_rcxts_.begin(), landing_rcxts_.end(), c.rcxt);
   if (it == landing_rcxts_.end()) {
     ++stats_.rdma_stray;

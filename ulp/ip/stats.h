@@ -42,6 +42,7 @@ struct IpStats {
   uint64_t rdma_landed = 0;
   uint64_t rdma_declined = 0;
   uint64_t rdma_read_timeouts = 0;
+  uint64_t rdma_cancel_notices = 0;
   uint64_t rdma_stray = 0;
   uint64_t rdma_old_offers = 0;
   uint64_t drop_rdma_crc = 0;
@@ -49,7 +50,7 @@ struct IpStats {
   /** Every counter with its stats.json name and meaning. */
   static constexpr auto Fields() {
     using S = IpStats;
-    return std::array<CounterField<S>, 34>{{
+    return std::array<CounterField<S>, 35>{{
         {"datagrams_sent", &S::datagrams_sent, "datagrams accepted by Send"},
         {"unicast_sent", &S::unicast_sent, "of which to one address"},
         {"broadcast_sent", &S::broadcast_sent,
@@ -104,8 +105,11 @@ struct IpStats {
         {"rdma_read_timeouts", &S::rdma_read_timeouts,
          "RDMA reads not complete within ip.reassembly_timeout: cancelled, the sender asked to "
          "use fragments"},
+        {"rdma_cancel_notices", &S::rdma_cancel_notices,
+         "completion records with status cancelled: the adapter confirming a timed-out read "
+         "is stopped"},
         {"rdma_stray", &S::rdma_stray,
-         "RDMA completions for no read in progress (late, cancelled or unknown)"},
+         "RDMA completions for no read in progress (late, or unknown)"},
         {"rdma_old_offers", &S::rdma_old_offers,
          "offers ignored: a copy of one taken already, or older than it (not read twice)"},
         {"drop_rdma_crc", &S::drop_rdma_crc,
