@@ -12,10 +12,11 @@ namespace nicsim::ulp {
 
 /**
  * Estimates the fraction of RDMA packets lost from the chunks that landed and those that did
- * not (each counted as one loss: a chunk that fails usually lost one packet), over roughly the
- * latest kMemoryPackets packets, and sizes chunks so that about kLossPerChunk of them fail:
- * n packets with n * loss = kLossPerChunk, between one packet and `max_bytes`. With no loss
- * seen, chunks are `max_bytes`.
+ * not (each counted as one loss: a chunk that fails usually lost one packet; a chunk of n data
+ * packets counts n + 2, its read request and its completion included), over roughly the
+ * latest kMemoryPackets packets, and sizes chunks so that about kLossPerChunk of their data
+ * packets' tries fail: n packets with n * loss = kLossPerChunk, between one packet and
+ * `max_bytes`. With no loss seen, chunks are `max_bytes`.
  */
 class ChunkSizer {
  public:
@@ -56,7 +57,8 @@ class ChunkSizer {
 
  private:
   void Add(uint64_t len, double losses) {
-    packets_ += static_cast<double>(std::max<uint64_t>(1, (len + packet_bytes_ - 1) / packet_bytes_));
+    // A read's request and completion are packets it needs through too.
+    packets_ += static_cast<double>(2 + std::max<uint64_t>(1, (len + packet_bytes_ - 1) / packet_bytes_));
     losses_ += losses;
     if (packets_ > kMemoryPackets) {
       packets_ /= 2;

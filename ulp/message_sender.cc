@@ -60,7 +60,6 @@ void MessageSender::StartSend(uint64_t key) {
       if (m.rcxts.size() == 2 * ctx_.config.rdma_pipeline) {
         m.state = OutState::kOffered;
         m.windows_at_offer = windows_rebuilt_;
-        ++rdma_open_[m.dest];
         ++ctx_.stats.rdma_messages;
         SendRts(m, *spans);
         return;
@@ -105,7 +104,6 @@ void MessageSender::SendRts(OutMsg& m, const std::vector<RegistrationCache::Span
   }
   body.rcxts = static_cast<uint32_t>(m.rcxts.size());
   for (size_t i = 0; i < m.rcxts.size(); ++i) body.rcxt[i] = m.rcxts[i];
-  body.readers = static_cast<uint32_t>(rdma_open_.size());
   Header h{};
   h.kind = static_cast<uint8_t>(Kind::kRts);
   h.src_task = ctx_.config.task;
@@ -209,8 +207,6 @@ void MessageSender::Finish(uint64_t msg_key) {
 }
 
 void MessageSender::ReleaseRdma(OutMsg& m) {
-  auto open = rdma_open_.find(m.dest);
-  if (open != rdma_open_.end() && --open->second == 0) rdma_open_.erase(open);
   ctx_.regs.Release(m.vaddr, m.len);
   for (uint32_t i = 0; i < m.rcxts.size(); ++i) {
     ctx_.ports[ctx_.ports.SlotPort(i)].ReleaseRcxt(m.rcxts[i]);

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -113,8 +112,6 @@ class MessageSender {
   std::set<uint32_t> unreachable_;
   std::vector<FailedMessage> failed_;
   std::unordered_map<uint32_t, uint32_t> next_seq_;
-  /** RDMA messages open (offered, not finished) per receiver. */
-  std::map<uint32_t, uint32_t> rdma_open_;
   /** Windows rebuilt so far (OnWindowRebuilt). */
   uint64_t windows_rebuilt_ = 0;
   /** By MsgKey. GiveUp walks it (releasing rCxts in its order), so it stays this map. */

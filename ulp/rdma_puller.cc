@@ -36,7 +36,6 @@ RdmaPuller::RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Eve
 
 void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,
                        uint64_t in_place) {
-  source_readers_[src] = rts.readers;
   if (!ctx_.config.rdma || rts.spans == 0 || rts.spans > kMaxRtsSpans || rts.rcxts == 0 ||
       rts.rcxts > 2 * kMaxPipeline || rts.rcxts % 2 != 0) {
     FallBack(src, seq, nullptr);
@@ -204,12 +203,12 @@ void RdmaPuller::PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
   ++ctx_.stats.rdma_chunks;
   ++m.slot_generation[slot];
   m.in_flight[slot].posted_ps = ctx_.host.NowPs();
-  m.in_flight[slot].inflight_at_post = pull_bytes_in_flight_;
-  // Everything this task has in flight is ahead of (or beside) this chunk, and the source
-  // serves every reader it offered messages to: the timeout covers all of it. It does not
-  // grow with the attempts: a loss costs a question, and load is held back by the budget.
+  // Everything this task has in flight is ahead of (or beside) this chunk on its link: the
+  // timeout covers all of it there. Longer waits (a source serving other readers first, a
+  // loss) are told apart by asking the source, and a redrive does not lengthen the next
+  // timeout: the budget holds the load back.
   m.in_flight[slot].timeout_ps =
-      ctx_.config.rdma_timeout_base_ps + SourcePaceTime(src, m, pull_bytes_in_flight_);
+      ctx_.config.rdma_timeout_base_ps + LinkTime(pull_bytes_in_flight_);
   ArmLate(src, seq, m, slot);
 }
 
@@ -321,31 +320,8 @@ void RdmaPuller::OnStatus(const Header& h) {
   }
 }
 
-double RdmaPuller::SourcePace(uint32_t src, const Pull& m) const {
-  double pace = ctx_.config.rdma_timeout_ps_per_byte;
-  uint32_t readers = std::max<uint32_t>(1, m.rts.readers);
-  auto latest = source_readers_.find(src);
-  if (latest != source_readers_.end()) readers = std::max(readers, latest->second);
-  // Measured, within [the configured pace, that pace for each reader the source serves]:
-  // above that, a wait measures the source's queue, which asking the source tells apart from
-  // a loss at the cost of one question.
-  auto measured = pace_.find(src);
-  if (measured != pace_.end() && measured->second.valid) {
-    return std::clamp(measured->second.Bound(), pace, pace * readers);
-  }
-  return pace * readers;
-}
-
-uint64_t RdmaPuller::SourcePaceTime(uint32_t src, const Pull& m, uint64_t bytes) const {
-  return static_cast<uint64_t>(static_cast<double>(bytes) * SourcePace(src, m));
-}
-
-void RdmaPuller::SamplePace(uint32_t src, const Chunk& c) {
-  if (c.inflight_at_post == 0) return;
-  // Every attempt has its own tid, so a completion times exactly one post (no Karn rule).
-  const double sample = static_cast<double>(ctx_.host.NowPs() - c.posted_ps) /
-                        static_cast<double>(c.inflight_at_post);
-  pace_[src].Add(sample);
+uint64_t RdmaPuller::LinkTime(uint64_t bytes) const {
+  return static_cast<uint64_t>(static_cast<double>(bytes) * ctx_.config.rdma_timeout_ps_per_byte);
 }
 
 void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
@@ -430,7 +406,6 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     return;  // a completion of an attempt already given up
   }
   port_failures_[port] = 0;
-  SamplePace(ref.src, m.in_flight[ref.slot]);
   sizer_.Landed(m.in_flight[ref.slot].len);
   m.landed += m.in_flight[ref.slot].len;
   GrowBudget(m.in_flight[ref.slot].len);
@@ -459,7 +434,7 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     // time at the source to complete before it counts as lost.
     for (const auto& [slot, generation] : lagging) {
       const uint64_t window =
-          ctx_.config.rdma_reorder_window_ps + SourcePaceTime(src, m, m.in_flight[slot].len);
+          ctx_.config.rdma_reorder_window_ps + LinkTime(m.in_flight[slot].len);
       ctx_.timers.After(window, [this, src, seq, slot = slot, generation = generation] {
         OnOvertaken(src, seq, slot, generation);
       });

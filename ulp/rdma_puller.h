@@ -19,7 +19,6 @@
 #include "ulp/host_copy_time.h"
 #include "ulp/registration_cache.h"
 #include "ulp/reliable_sender.h"
-#include "ulp/rtt_estimator.h"
 #include "ulp/transport_context.h"
 #include "ulp/wire.h"
 
@@ -90,10 +89,9 @@ class RdmaPuller {
     /** Post order within its message (a later chunk on the same port completing first
      *  overtakes it). */
     uint32_t order = 0;
-    /** When it was posted, and this task's reads in flight then (itself included): its
-     *  completion samples how long its source takes per byte in flight. */
+    /** When it was posted (a loss it meets cuts the budget only if it was posted after the
+     *  last cut). */
     uint64_t posted_ps = 0;
-    uint64_t inflight_at_post = 0;
   };
   struct Pull {
     uint64_t total = 0;
@@ -141,14 +139,8 @@ class RdmaPuller {
   /** A chunk left flight (completed, split or given up): its bytes leave the budget. */
   void ChunkLanded(uint64_t len);
   void PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot);
-  /** How long `bytes` of reads in flight may take from `src`: at the pace measured from its
-   *  completions, between rdma_timeout_ps_per_byte and that pace times the readers it serves
-   *  through its one link (its RTSs say how many); before the first one, the latter. */
-  uint64_t SourcePaceTime(uint32_t src, const Pull& m, uint64_t bytes) const;
-  /** Picoseconds per byte of SourcePaceTime. */
-  double SourcePace(uint32_t src, const Pull& m) const;
-  /** A chunk from `src` completed: its time per byte in flight updates the pace. */
-  void SamplePace(uint32_t src, const Chunk& c);
+  /** How long `bytes` take through this task's link at rdma_timeout_ps_per_byte. */
+  uint64_t LinkTime(uint64_t bytes) const;
   /** Arms the late timer of the attempt in `slot` (its generation now) for its timeout. */
   void ArmLate(uint32_t src, uint32_t seq, const Pull& m, uint32_t slot);
   /**
@@ -191,12 +183,6 @@ class RdmaPuller {
   Events events_;
   /** Consecutive RDMA chunk timeouts per port: a port that keeps failing gets no chunks. */
   std::vector<uint32_t> port_failures_;
-  /** Readers each source said it serves in its latest RTS. */
-  std::unordered_map<uint32_t, uint32_t> source_readers_;
-  /** Per source: picoseconds per byte of this task's RDMA reads in flight that its chunks
-   *  took to complete. A source that other readers also pull from serves each of them
-   *  slower than its link. */
-  std::unordered_map<uint32_t, Smoothed> pace_;
   /** Pulls in progress by PullKey (found by key only; order_ gives their order). */
   PullMap pulls_;
   /** Pulls in progress, oldest first: (source, seq); ended ones drop out when met. */

@@ -41,10 +41,9 @@ struct TransportConfig {
    */
   uint32_t max_retransmits = 64;
   /** RDMA chunk timeout (after which the source is asked about the read): base plus this
-   *  task's bytes of RDMA reads in flight times a pace. The pace is measured per source from
-   *  its completed chunks, within [rdma_timeout_ps_per_byte, that times the readers the
-   *  source serves (its RTS says how many)]; before a source's first completion it is the
-   *  upper end: under all-to-all incast the source's link carries every reader's reads. */
+   *  task's bytes of RDMA reads in flight at rdma_timeout_ps_per_byte (a conservative pace of
+   *  its link). A source that serves other readers first answers that the read is queued or
+   *  being sent, and the reader waits on. */
   uint64_t rdma_timeout_base_ps = 60'000'000;
   double rdma_timeout_ps_per_byte = 2000.0;
   /**

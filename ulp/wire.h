@@ -117,9 +117,6 @@ struct RtsBody {
    * may still be sending the attempt given up on (a busy rCxt drops read requests).
    */
   uint32_t rcxt[2 * kMaxPipeline];
-  /** Receivers the sender has RDMA messages open to when it sent this, this one included:
-   *  they all pull through its one link, so each is served that many times slower. */
-  uint32_t readers;
 };
 
 /** Payload of a kReduceCts packet after the header: one attempt of a half RDMA write. */

@@ -374,10 +374,10 @@ TEST(SplitRunTest, ALimitStopsAnMpiJobAtTheSameWindowInOneProcessOrSplit) {
   };
   const std::vector<Limit> limits = {
       {"touched", " --set host.touched_limit=8MiB",
-       "MPI job stopped at t=438414 ns: the nodes had touched "},
+       "MPI job stopped at t=448188 ns: the nodes had touched "},
       {"time", " --set run.time_limit=2ms",
        "MPI job not done when simulated time passed run.time_limit (2000000 ns) at "
-       "t=2000221 ns: ranks "}};
+       "t=2000351 ns: ranks "}};
   for (const Limit& limit : limits) {
     const fs::path one = FreshDir(limit.name + "_stop_one");
     const fs::path two = FreshDir(limit.name + "_stop_two");
@@ -490,7 +490,7 @@ TEST(SplitRunTest, AnEagerRdmaAlltoallSplitWritesTheStatsAndTraceOfOneProcessWit
   const std::string args =
       "--set backend=func --set workload=mpi_alltoall --set mpi.ranks=8 --set nodes=8"
       " --set mpi.alltoall_large_pairs=0.05 --set mpi.alltoall_max_size=256KiB"
-      " --set mpi.alltoall_small_size=256 --set mpi.alltoall_rounds=2"
+      " --set mpi.alltoall_small_size=256 --set mpi.alltoall_rounds=3"
       " --set mpi.alltoall_window=16 --set ulp.eager_rdma=true --set ulp.eager_small_slot=2048"
       " --set ulp.eager_slots=4 --set ulp.eager_large_slot=262176 --set ulp.eager_large_slots=1"
       " --set fabric.loss=0.05 --set fabric.duplicate=0.05 --set seed=2";

@@ -22,15 +22,16 @@ TEST(ChunkSizerTest, WithoutLossChunksAreTheLargest) {
 
 TEST(ChunkSizerTest, ChunksShrinkToOneLossInTenChunks) {
   ChunkSizer s(kMax, kPacket);
-  // One failed chunk in 100 packets: 1% loss, chunks of 10 packets.
-  for (int i = 0; i < 9; ++i) s.Landed(10 * kPacket);
-  s.Lost(10 * kPacket);
+  // Chunks of 8 data packets count 10 (their request and completion too): one failed in 10
+  // is 1% loss, and chunks of 10 packets.
+  for (int i = 0; i < 9; ++i) s.Landed(8 * kPacket);
+  s.Lost(8 * kPacket);
   EXPECT_DOUBLE_EQ(s.loss(), 0.01);
   EXPECT_EQ(s.size(), 10u * kPacket);
-  // The first loss after 127 whole packets: 128 packets, chunks of 12.
+  // The first loss, in a whole chunk: 130 packets, chunks of 13.
   ChunkSizer first(kMax, kPacket);
   first.Lost(kMax);
-  EXPECT_EQ(first.size(), 12u * kPacket);
+  EXPECT_EQ(first.size(), 13u * kPacket);
   // Heavy loss: one packet, never less.
   ChunkSizer heavy(kMax, kPacket);
   for (int i = 0; i < 5; ++i) heavy.Lost(kPacket);
@@ -52,19 +53,21 @@ TEST(ChunkSizerTest, AStreakIsTheLossOnlyWhileLikelyUnderIt) {
   ChunkSizer clean(kMax, kPacket);
   // Nothing lost: any failure is more than the loss.
   EXPECT_FALSE(clean.LossExplains(1));
+  // One-packet chunks count three packets: 30 failed in 100 is 10% loss.
   ChunkSizer lossy(kMax, kPacket);
-  for (int i = 0; i < 10; ++i) lossy.Lost(kPacket);
-  for (int i = 0; i < 90; ++i) lossy.Landed(kPacket);
-  // 10% of packets lost: a try fails with 1 - 0.9^3 = 0.271; 0.271^10 = 2.1e-6 > 1e-6, and
-  // 0.271^11 = 5.8e-7 < 1e-6.
+  for (int i = 0; i < 30; ++i) lossy.Lost(kPacket);
+  for (int i = 0; i < 70; ++i) lossy.Landed(kPacket);
+  EXPECT_DOUBLE_EQ(lossy.loss(), 0.1);
+  // A try fails with 1 - 0.9^3 = 0.271; 0.271^10 = 2.1e-6 > 1e-6, and 0.271^11 = 5.8e-7.
   EXPECT_TRUE(lossy.LossExplains(6));
   EXPECT_TRUE(lossy.LossExplains(10));
   EXPECT_FALSE(lossy.LossExplains(11));
   // 25% lost: a try fails with 1 - 0.75^3 = 0.58, more often than not: RDMA is not worth
   // more tries.
   ChunkSizer heavy(kMax, kPacket);
-  heavy.Lost(kPacket);
-  for (int i = 0; i < 3; ++i) heavy.Landed(kPacket);
+  for (int i = 0; i < 3; ++i) heavy.Lost(kPacket);
+  heavy.Landed(kPacket);
+  EXPECT_DOUBLE_EQ(heavy.loss(), 0.25);
   EXPECT_FALSE(heavy.LossExplains(6));
 }
 
