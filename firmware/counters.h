@@ -84,6 +84,7 @@ struct Counters {
   uint64_t cb_loads = 0;
   uint64_t cb_flushes = 0;
   uint64_t cb_shared = 0;
+  uint64_t cb_kept = 0;
   uint64_t interrupt_events = 0;
   uint64_t interrupts_presented = 0;
   uint64_t interrupts_deferred = 0;
@@ -113,7 +114,7 @@ struct Counters {
 };
 
 /** Every scalar of Counters: its stats.json key (in each adapter's entry) and what it counts. */
-inline constexpr std::array<CounterField<Counters>, 32> kCounterFields = {{
+inline constexpr std::array<CounterField<Counters>, 33> kCounterFields = {{
     {"rx_packets", &Counters::rx_packets, "packets written into a receive FIFO"},
     {"rx_bytes", &Counters::rx_bytes, "payload bytes of those packets"},
     {"tx_packets", &Counters::tx_packets, "packets injected into the fabric"},
@@ -127,6 +128,9 @@ inline constexpr std::array<CounterField<Counters>, 32> kCounterFields = {{
     {"cb_loads", &Counters::cb_loads, "LMTs fetched from SRAM into a channel buffer"},
     {"cb_flushes", &Counters::cb_flushes, "channel buffers written back to SRAM"},
     {"cb_shared", &Counters::cb_shared, "binds that found the window's LMT already cached"},
+    {"cb_kept", &Counters::cb_kept,
+     "packets after which a transmit task kept its CB for the same window's next packet "
+     "(no unbind, so no write-back and fetch of the LMT between them)"},
     {"interrupt_events", &Counters::interrupt_events, "window interrupt conditions raised"},
     {"interrupts_presented", &Counters::interrupts_presented, "interrupts presented to a handler"},
     {"interrupts_deferred", &Counters::interrupts_deferred, "events that waited for a handler to become ready"},

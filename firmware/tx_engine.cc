@@ -40,12 +40,19 @@ uint64_t TxEngine::SlotAddr(const Task& task) {
 
 TxEngine::Next TxEngine::Select(Task& task) {
   uint32_t window;
-  if (!ctx_.work.NextWindow(&window)) return Next{TxState::kDone, false};
+  if (!ctx_.work.NextWindow(&window)) {
+    UnbindTaskCb(ctx_, task);
+    return Next{TxState::kDone, false};
+  }
+  // A CB kept from the last packet serves only that window.
+  if (task.cb != kNoCb && task.window != window) UnbindTaskCb(ctx_, task);
   task.window = window;
-  task.cb = ctx_.cbs.Bind(window, TaskKind::kTx);
   if (task.cb == kNoCb) {
-    ctx_.scheduler.WaitFor(task, Resource::kChannelBuffer);
-    return Next{TxState::kSelect, true};
+    task.cb = ctx_.cbs.Bind(window, TaskKind::kTx);
+    if (task.cb == kNoCb) {
+      ctx_.scheduler.WaitFor(task, Resource::kChannelBuffer);
+      return Next{TxState::kSelect, true};
+    }
   }
   abi::LmtEntry& lmt = ctx_.cbs.Lmt(task.cb);
   if (!WindowOpen(lmt) || (lmt.ready_to_send == 0 && lmt.rcxt_count == 0)) {
@@ -183,7 +190,15 @@ TxEngine::Next TxEngine::Abandon(Task& task) {
 void TxEngine::EndPacket(Task& task) {
   ReleaseTaskDtb(ctx_, task);
   ReleaseTaskHeaderBuffer(ctx_, task);
-  UnbindTaskCb(ctx_, task);
+  // The window the task serves next is this one: its LMT stays in the CB (no write-back and
+  // fetch between its packets). Any other window, or none, and the CB goes.
+  uint32_t next;
+  if (task.cb != kNoCb && WindowOpen(ctx_.cbs.Lmt(task.cb)) && ctx_.work.NextWindow(&next) &&
+      next == task.window) {
+    ++ctx_.counters.cb_kept;
+  } else {
+    UnbindTaskCb(ctx_, task);
+  }
   ctx_.scheduler.EndOperation(task.id);
 }
 

@@ -137,6 +137,38 @@ TEST_F(TxEngineTest, RoundRobinTakesKPacketsPerTurn) {
   EXPECT_EQ(SourceWindows(platform_), (std::vector<uint16_t>{1, 1, 2, 2, 1, 2}));
 }
 
+TEST_F(TxEngineTest, ATaskKeepsItsChannelBufferWhileItsWindowIsServedNext) {
+  // One task, two packets per turn: 1, 1, 2, 2, 1, 2. After the first packet of each turn
+  // the same window is next, so the task keeps its CB: the LMT is neither written back nor
+  // fetched again between the two.
+  Build(1, 2);
+  for (uint32_t s = 0; s < 3; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2);
+  const Counters before = mc_->counters();
+  StartTransmit(1, 3);
+  StartTransmit(2, 3);
+  platform_.CompleteAllDmas();
+  EXPECT_EQ(SourceWindows(platform_), (std::vector<uint16_t>{1, 1, 2, 2, 1, 2}));
+  EXPECT_EQ(mc_->counters().cb_kept, 2u);
+  // Four binds (one per turn), each a fetch, and four write-backs; unbinding after every
+  // packet made six of each (below).
+  EXPECT_EQ(mc_->counters().cb_loads - before.cb_loads, 4u);
+  EXPECT_EQ(mc_->counters().cb_flushes - before.cb_flushes, 4u);
+  EXPECT_EQ(mc_->counters().cb_shared - before.cb_shared, 0u);
+}
+
+TEST_F(TxEngineTest, ATaskLetsItsChannelBufferGoWhenAnotherWindowIsNext) {
+  Build(1, 1);
+  for (uint32_t s = 0; s < 3; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2);
+  const Counters before = mc_->counters();
+  StartTransmit(1, 3);
+  StartTransmit(2, 3);
+  platform_.CompleteAllDmas();
+  EXPECT_EQ(SourceWindows(platform_), (std::vector<uint16_t>{1, 2, 1, 2, 1, 2}));
+  EXPECT_EQ(mc_->counters().cb_kept, 0u);
+  EXPECT_EQ(mc_->counters().cb_loads - before.cb_loads, 6u);
+  EXPECT_EQ(mc_->counters().cb_flushes - before.cb_flushes, 6u);
+}
+
 TEST_F(TxEngineTest, OversizeSlotIsRejectedNotSent) {
   Build(4, 1);
   PostSlot(1, 0, 8, 1);
