@@ -61,6 +61,14 @@ class TxEngineTest : public ::testing::Test {
     return platform_.Host(SendFifo(window) + slot * kSlotBytes)[offsetof(abi::SendSlotHeader, status)];
   }
 
+  /** Posts three packets each on windows 1 and 2, starts both and runs to the end. */
+  void SendThreeFromWindowsOneAndTwo() {
+    for (uint32_t s = 0; s < 3; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2);
+    StartTransmit(1, 3);
+    StartTransmit(2, 3);
+    platform_.CompleteAllDmas();
+  }
+
   /** The window's current LMT: flushed from its channel buffer (if cached), then read. */
   abi::LmtEntry FlushedLmt(uint32_t window) {
     mc_->OnMmioCommand(abi::GlobalCommandOffset(abi::GlobalCommand::kFlushLmt), window);
@@ -121,19 +129,13 @@ std::vector<uint16_t> SourceWindows(const RecordingPlatform& p) {
 
 TEST_F(TxEngineTest, RoundRobinSwitchesWindowEveryPacketWhenKIsOne) {
   Build(1, 1);
-  for (uint32_t s = 0; s < 3; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2);
-  StartTransmit(1, 3);
-  StartTransmit(2, 3);
-  platform_.CompleteAllDmas();
+  SendThreeFromWindowsOneAndTwo();
   EXPECT_EQ(SourceWindows(platform_), (std::vector<uint16_t>{1, 2, 1, 2, 1, 2}));
 }
 
 TEST_F(TxEngineTest, RoundRobinTakesKPacketsPerTurn) {
   Build(1, 2);
-  for (uint32_t s = 0; s < 3; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2);
-  StartTransmit(1, 3);
-  StartTransmit(2, 3);
-  platform_.CompleteAllDmas();
+  SendThreeFromWindowsOneAndTwo();
   EXPECT_EQ(SourceWindows(platform_), (std::vector<uint16_t>{1, 1, 2, 2, 1, 2}));
 }
 
@@ -142,11 +144,8 @@ TEST_F(TxEngineTest, ATaskKeepsItsChannelBufferWhileItsWindowIsServedNext) {
   // the same window is next, so the task keeps its CB: the LMT is neither written back nor
   // fetched again between the two.
   Build(1, 2);
-  for (uint32_t s = 0; s < 3; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2);
   const Counters before = mc_->counters();
-  StartTransmit(1, 3);
-  StartTransmit(2, 3);
-  platform_.CompleteAllDmas();
+  SendThreeFromWindowsOneAndTwo();
   EXPECT_EQ(SourceWindows(platform_), (std::vector<uint16_t>{1, 1, 2, 2, 1, 2}));
   EXPECT_EQ(mc_->counters().cb_kept, 2u);
   // Four binds (one per turn), each a fetch, and four write-backs; unbinding after every
@@ -158,11 +157,8 @@ TEST_F(TxEngineTest, ATaskKeepsItsChannelBufferWhileItsWindowIsServedNext) {
 
 TEST_F(TxEngineTest, ATaskLetsItsChannelBufferGoWhenAnotherWindowIsNext) {
   Build(1, 1);
-  for (uint32_t s = 0; s < 3; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2);
   const Counters before = mc_->counters();
-  StartTransmit(1, 3);
-  StartTransmit(2, 3);
-  platform_.CompleteAllDmas();
+  SendThreeFromWindowsOneAndTwo();
   EXPECT_EQ(SourceWindows(platform_), (std::vector<uint16_t>{1, 2, 1, 2, 1, 2}));
   EXPECT_EQ(mc_->counters().cb_kept, 0u);
   EXPECT_EQ(mc_->counters().cb_loads - before.cb_loads, 6u);
