@@ -8,7 +8,7 @@
 // program runs twice, alternating, and the better median counts (the machine is shared). The
 // server side of the memif pair runs on lcore 1, the client on lcore 0, started once the
 // server's socket file exists. The ratio is the reference median over nicsim's: 1.0 would mean
-// the HAL and microcode add nothing to a round trip. Issue 22's target: on memif, nicsim's
+// the HAL and microcode add nothing to a round trip. The target: on memif, nicsim's
 // median round trip at most 1.5 times the minimal one's (the p50 ratio >= 1/1.5); none on veth.
 //
 // NICSIM_BENCH_ROUNDS (default 20000) sets the timed rounds of each run (2000 more warm up).
@@ -252,7 +252,7 @@ Best Measure(const std::function<Link(int)>& make_link, uint64_t rounds, const s
   return best;
 }
 
-/** Issue 22: nicsim's memif round trip within 1.5x the minimal ping-pong's (median). */
+/** The target: nicsim's memif round trip within 1.5x the minimal ping-pong's (median). */
 constexpr double kMemifP50Target = 1.0 / 1.5;
 
 /** The link's figures and ratios; `p50_target`: the least median ratio that passes. */

@@ -3,7 +3,7 @@
 # bench/run ip_over_adapter: TCP throughput and UDP round-trip time between two network
 # namespaces over the simulated fabric (`nicsim tun`, 2 nodes, func backend; once without
 # faults, once with fabric.loss=0.01) against a veth pair between two namespaces this bench
-# creates itself, same run (issue 22). Root only (namespaces, TUN, veth).
+# creates itself, same run. Root only (namespaces, TUN, veth).
 """Writes bench/results/ip_over_adapter.json.
 
 For each path (veth, nicsim, nicsim with 1 % fabric loss), RUNS times (veth and loopback
