@@ -90,7 +90,11 @@ TEST_P(FaultMatrixTest, EveryMessageExactlyOnceAndNothingLeaks) {
 INSTANTIATE_TEST_SUITE_P(Cells, FaultMatrixTest, ::testing::ValuesIn(Cells()),
                          [](const ::testing::TestParamInfo<Named>& p) { return p.param.name; });
 
-TEST(TransportLivenessTest, TenPercentLossFinishesWithinTenTimesTheCleanTime) {
+TEST(TransportLivenessTest, TenPercentLossFinishesWithinThreeTimesTheCleanTime) {
+  // A lost packet costs its RDMA chunk, cut to what the loss lets through, and a question to
+  // the source after this task's bytes in flight at the link's pace: 2,000 messages up to
+  // 8 MiB at 10% loss take two to three times their fault-free time (seeds 1-5 and 42:
+  // 1.97-2.72x).
   TransportCell cell = Base();
   cell.messages = 2000;
   TransportHarness clean(cell);
@@ -105,7 +109,7 @@ TEST(TransportLivenessTest, TenPercentLossFinishesWithinTenTimesTheCleanTime) {
   RecordProperty("lossy_ps", std::to_string(lossy_ps));
   std::printf("liveness: clean %.1f us, 10%% loss %.1f us, ratio %.2f\n", clean_ps / 1e6,
               lossy_ps / 1e6, static_cast<double>(lossy_ps) / static_cast<double>(clean_ps));
-  EXPECT_LE(lossy_ps, 10 * clean_ps) << "clean " << clean_ps << " ps, 10% loss " << lossy_ps;
+  EXPECT_LE(lossy_ps, 3 * clean_ps) << "clean " << clean_ps << " ps, 10% loss " << lossy_ps;
 }
 
 }  // namespace
