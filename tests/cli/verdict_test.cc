@@ -2,7 +2,7 @@
 // The verdict contract of `nicsim run`, run as a subprocess: exit 0 only when every message
 // sent was delivered exactly once with its bytes intact; a loss, a duplicate, damage or a
 // stall exits 1 with the seed printed and stats.json written; exit 2 is for bad input only.
-// The numbered cases replay the runs of issue 16 that got the verdict wrong.
+// The numbered cases replay runs that once got the verdict wrong.
 #include <gtest/gtest.h>
 
 #include <filesystem>
