@@ -33,4 +33,11 @@ constexpr std::array<std::string_view, N> NamesOf(const std::array<Entry, N>& ta
   return names;
 }
 
+/** Adds every counter of `from` to `to` (Counters::Fields() lists them). */
+template <class Counters>
+constexpr Counters& AddCounters(Counters& to, const Counters& from) {
+  for (const auto& f : Counters::Fields()) to.*f.member += from.*f.member;
+  return to;
+}
+
 }  // namespace nicsim

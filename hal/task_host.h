@@ -26,6 +26,10 @@ class TaskHost {
   uint64_t NowPs() { return clock_.NowPs(); }
   /** Runs `fn` after `delay_ps` (a timer). */
   void After(uint64_t delay_ps, std::function<void()> fn) { clock_.After(delay_ps, std::move(fn)); }
+  /** A housekeeping timer, which keeps no simulation alive (kernel::Clock::Background). */
+  void Background(uint64_t delay_ps, std::function<void()> fn) {
+    clock_.Background(delay_ps, std::move(fn));
+  }
   bool Read(uint64_t vaddr, void* dst, uint64_t len) { return space_.Read(vaddr, dst, len); }
   /** Read onto the end of `out`, which is not zero-filled first (AddressSpace::ReadAppend). */
   bool ReadAppend(uint64_t vaddr, uint64_t len, std::vector<uint8_t>& out) {

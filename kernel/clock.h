@@ -23,6 +23,11 @@ class Clock {
   virtual uint64_t NowPs() = 0;
   /** Runs `fn` after `delay_ps`. */
   virtual void After(uint64_t delay_ps, std::function<void()> fn) = 0;
+  /**
+   * A housekeeping timer: runs `fn` after `delay_ps` if the process still has other work
+   * then, and never keeps a simulation alive by itself (EventQueue::Background).
+   */
+  virtual void Background(uint64_t delay_ps, std::function<void()> fn) = 0;
 };
 
 /** Simulated time: the event queue's. */
@@ -32,6 +37,9 @@ class QueueClock final : public Clock {
   uint64_t NowPs() override { return events_.now_ps(); }
   void After(uint64_t delay_ps, std::function<void()> fn) override {
     events_.After(delay_ps, std::move(fn));
+  }
+  void Background(uint64_t delay_ps, std::function<void()> fn) override {
+    events_.Background(delay_ps, std::move(fn));
   }
 
  private:
@@ -50,6 +58,10 @@ class WallClock final : public Clock {
   }
   void After(uint64_t delay_ps, std::function<void()> fn) override {
     timers_.push(Timer{NowPs() + delay_ps, next_order_++, std::move(fn)});
+  }
+  /** The owner's loop runs as long as it likes: a housekeeping timer is a timer. */
+  void Background(uint64_t delay_ps, std::function<void()> fn) override {
+    After(delay_ps, std::move(fn));
   }
   /** Runs every timer that is due by now; returns how many ran. */
   uint32_t RunDue() {

@@ -121,9 +121,15 @@ class EventQueue {
     const uint32_t i = IndexOf(owner);
     return i < seqs_.size() ? seqs_[i] : 0;
   }
-  bool empty() const { return heap_.empty(); }
-  /** The time of the earliest pending event (not counting a co-simulator); UINT64_MAX if none. */
-  uint64_t next_time_ps() const { return heap_.empty() ? UINT64_MAX : heap_.front().time; }
+  /** True if no foreground event is pending (background events alone do not count). */
+  bool empty() const { return foreground_ == 0; }
+  /**
+   * The time of the earliest pending event (not counting a co-simulator), background ones
+   * included; UINT64_MAX if no foreground event is pending, since then none of them runs.
+   */
+  uint64_t next_time_ps() const { return foreground_ == 0 ? UINT64_MAX : heap_.front().time; }
+  /** Background events pending (Background), which run only while foreground work does. */
+  size_t background_pending() const { return heap_.size() - foreground_; }
 
   /** next_time_ps, or the co-simulator's next step if that is earlier. */
   uint64_t next_any_time_ps() {
@@ -143,6 +149,18 @@ class EventQueue {
   template <typename F>
   void At(uint64_t time_ps, F&& action) {
     Push(time_ps, TakeTie(), owner_, std::forward<F>(action));
+  }
+  /**
+   * A background event: runs `action` at `now + delay_ps` as this owner, in order with the
+   * others, but only while a foreground event or a co-simulator step is still pending. It
+   * keeps no run alive: a queue holding only background events counts as empty, and its
+   * clock stays at the last foreground event (a housekeeping tick, such as registration
+   * aging, neither stretches a run's simulated time nor hides a deadlock). Its action should
+   * schedule only background events.
+   */
+  template <typename F>
+  void Background(uint64_t delay_ps, F&& action) {
+    Push(now_ps_ + delay_ps, TakeTie(), owner_, std::forward<F>(action), kBackgroundBit);
   }
   /**
    * Hands `action` to `target` (a frame crossing to another node): keyed by the scheduling
@@ -169,11 +187,11 @@ class EventQueue {
     Push(time_ps, tie, runs_as, std::forward<F>(action));
   }
 
-  /** Runs the earliest event; false if none is left. */
+  /** Runs the earliest event; false if none is left (background events alone do not run). */
   bool RunOne() {
     uint64_t cosim_ps;
-    if (cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps) &&
-        (heap_.empty() || cosim_ps < heap_.front().time)) {
+    const bool cosim_busy = cosim_ != nullptr && cosim_->NextEventPs(&cosim_ps);
+    if (cosim_busy && (heap_.empty() || cosim_ps < heap_.front().time)) {
       now_ps_ = std::max(now_ps_, cosim_ps);
       // Not counted in events_run: how many steps a co-simulator takes depends on every
       // module it holds (a split run's processes hold different ones). Its processes run as
@@ -182,24 +200,28 @@ class EventQueue {
       cosim_->AdvanceTo(now_ps_);
       return true;
     }
-    if (heap_.empty()) return false;
+    if (heap_.empty() || (foreground_ == 0 && !cosim_busy)) return false;
     std::pop_heap(heap_.begin(), heap_.end(), Later());
     const Entry entry = heap_.back();
     heap_.pop_back();
+    const uint32_t slot = entry.slot & kSlotMask;
+    if ((entry.slot & kBackgroundBit) == 0) --foreground_;
     // The next event's action (up to two lines) starts loading while this one runs: one
     // scheduled long before it runs has often left the cache by then in a large cluster.
     if (!heap_.empty()) {
-      const char* next = reinterpret_cast<const char*>(&SlotAction(heap_.front().slot));
+      const char* next =
+          reinterpret_cast<const char*>(&SlotAction(heap_.front().slot & kSlotMask));
       __builtin_prefetch(next);
       __builtin_prefetch(next + sizeof(Action) - 1);
     }
-    now_ps_ = entry.time;
+    // max: AdvanceClock may have passed a background event while nothing else was pending.
+    now_ps_ = std::max(now_ps_, entry.time);
     running_tie_ = entry.tie;
     ++events_run_;
     SetOwner(entry.runs_as);
     // In place: the slot is not reused until it is freed below.
-    SlotAction(entry.slot).RunOnce();
-    free_slots_.push_back(entry.slot);
+    SlotAction(slot).RunOnce();
+    free_slots_.push_back(slot);
     if (entry.runs_as < owner_runs_.size() && ++owner_runs_[entry.runs_as] == owner_tick_every_) {
       owner_runs_[entry.runs_as] = 0;
       owner_tick_(entry.runs_as);
@@ -241,6 +263,7 @@ class EventQueue {
   };
   static constexpr uint32_t kSlotBits = 24;
   static constexpr uint32_t kSlotMask = (1u << kSlotBits) - 1;
+  static constexpr uint32_t kBackgroundBit = 1u << 31;
   static constexpr uint32_t kChunkShift = 10;
   static constexpr uint64_t kSeqLimit = uint64_t{1} << kSeqBits;
   /** Where an owner's count lives: the global owner first, then node n at n + 1. */
@@ -255,7 +278,7 @@ class EventQueue {
     seq_ = &seqs_[i];
   }
   template <typename F>
-  void Push(uint64_t time_ps, uint64_t tie, Owner runs_as, F&& action) {
+  void Push(uint64_t time_ps, uint64_t tie, Owner runs_as, F&& action, uint32_t flags = 0) {
     if (local_ != nullptr && runs_as < local_->size() && (*local_)[runs_as] == 0) return;
     // Actions stay put in a slot (addresses never move, so an action runs in place); the
     // heap orders small entries.
@@ -273,7 +296,8 @@ class EventQueue {
     SlotAction(slot).Emplace(std::forward<F>(action));
     const uint64_t time = time_ps < now_ps_ ? now_ps_ : time_ps;
     if (schedule_log_ != nullptr) schedule_log_->push_back(Scheduled{now_ps_, time});
-    heap_.push_back(Entry{time, tie, slot, runs_as});
+    heap_.push_back(Entry{time, tie, slot | flags, runs_as});
+    if (flags == 0) ++foreground_;
     std::push_heap(heap_.begin(), heap_.end(), Later());
   }
 
@@ -283,6 +307,8 @@ class EventQueue {
   uint32_t slots_used_ = 0;
   std::vector<uint32_t> free_slots_;
   uint64_t now_ps_ = 0;
+  /** Pending events that are not background ones. */
+  size_t foreground_ = 0;
   /** Schedules made by each owner, at IndexOf(owner). */
   std::vector<uint64_t> seqs_;
   /** The running owner and its count in seqs_. */

@@ -4,9 +4,6 @@
 #include <algorithm>
 
 namespace nicsim::ulp {
-namespace {
-constexpr uint64_t kPsPerSecond = 1'000'000'000'000ull;
-}  // namespace
 
 RegistrationCache::~RegistrationCache() {
   for (auto& [key, seg] : segments_) {
@@ -79,25 +76,35 @@ void RegistrationCache::Drop(Segment& seg, uint32_t index, size_t i) {
   if (f.empty()) seg.registered.reset(index);
 }
 
-void RegistrationCache::Age() {
+void RegistrationCache::ArmTick() {
+  if (tick_pending_) return;
+  tick_pending_ = true;
   const uint64_t now = host_.NowPs();
-  const uint64_t seconds = (now - aged_at_ps_) / kPsPerSecond;
-  if (seconds == 0) return;
-  aged_at_ps_ += seconds * kPsPerSecond;
+  host_.Background((now / kTickPs + 1) * kTickPs - now, [this, alive = life_.watch()] {
+    if (alive.alive()) Tick();
+  });
+}
+
+void RegistrationCache::Tick() {
+  tick_pending_ = false;
+  ++stats_.ticks;
+  bool idle_left = false;
   for (auto& [key, seg] : segments_) {
     for (uint32_t i = 0; i < kFragmentsPerSegment; ++i) {
       Fragment& f = seg.fragments[i];
       for (size_t r = f.size(); r-- > 0;) {
         Run& run = *f[r];
         if (run.uses > 0) continue;
-        run.idle_s += static_cast<uint32_t>(std::min<uint64_t>(seconds, 1u << 30));
-        if (run.idle_s >= idle_limit_s_) {
+        if (++run.idle_s >= idle_limit_s_) {
           Drop(seg, i, r);
           ++stats_.evictions;
+        } else {
+          idle_left = true;
         }
       }
     }
   }
+  if (idle_left) ArmTick();
 }
 
 template <typename Fn>
@@ -128,7 +135,6 @@ void RegistrationCache::Forget(uint64_t vaddr, uint64_t len) {
 
 Result<std::vector<RegistrationCache::Span>> RegistrationCache::Acquire(uint64_t vaddr,
                                                                         uint64_t len) {
-  Age();
   std::vector<Span> spans;
   const uint64_t end = vaddr + std::max<uint64_t>(len, 1);
   for (uint64_t at = vaddr; at < end;) {
@@ -175,14 +181,16 @@ Result<std::vector<RegistrationCache::Span>> RegistrationCache::Acquire(uint64_t
 }
 
 void RegistrationCache::Release(uint64_t vaddr, uint64_t len) {
-  ForEachPiece(vaddr, len, [](Segment& seg, uint32_t index, uint64_t at, uint64_t end) {
+  bool idle = false;
+  ForEachPiece(vaddr, len, [&idle](Segment& seg, uint32_t index, uint64_t at, uint64_t end) {
     for (auto& run : seg.fragments[index]) {
       if (at >= run->begin && end <= run->end && run->uses > 0) {
-        --run->uses;
+        idle |= --run->uses == 0;
         break;
       }
     }
   });
+  if (idle) ArmTick();
 }
 
 }  // namespace nicsim::ulp

@@ -2,11 +2,12 @@
 // Lazy deregistration: buffers are registered for RDMA by 16 MiB fragments of the task's
 // address space and the registrations are kept for reuse. Each 4 GiB segment of a 64-bit
 // space has a 256-bit vector of fragments that hold a registration (a 32-bit space is one
-// such segment); a fragment has a use count (transfers in progress) and an idle count that
-// counts simulated seconds unused (caught up lazily when Acquire runs, not on a timer), and is
-// deregistered when it has been idle too long. Before a registration is reused, the real pages behind it are checked against the
-// current page tables; if the memory changed (a segment detached and another attached at
-// the same address) the fragment is registered again.
+// such segment); a fragment has a use count (transfers in progress) and an idle count that a
+// timer tick once a simulated second raises for every unused fragment, and is deregistered
+// when it has been idle too long. The tick runs while some fragment is unused, as a
+// background timer (it keeps no run alive). Before a registration is reused, the real pages
+// behind it are checked against the current page tables; if the memory changed (a segment
+// detached and another attached at the same address) the fragment is registered again.
 #pragma once
 
 #include <array>
@@ -16,6 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/counter_table.h"
+#include "base/life_token.h"
 #include "base/status.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
@@ -50,8 +53,8 @@ class RegistrationCache {
   /** [vaddr, vaddr + len) is about to be unmapped: every idle registration overlapping it is
    *  deregistered now (one in use is left: a transfer still needs it). */
   void Forget(uint64_t vaddr, uint64_t len);
-  /** Ages idle fragments by the simulated seconds elapsed (called by Acquire too). */
-  void Age();
+  /** Tick period of the idle counts: one simulated second, on whole seconds of the clock. */
+  static constexpr uint64_t kTickPs = 1'000'000'000'000ull;
 
   struct Stats {
     uint64_t hits = 0;
@@ -62,6 +65,29 @@ class RegistrationCache {
     uint64_t evictions = 0;
     /** Registrations dropped because their memory was about to be unmapped (Forget). */
     uint64_t forgotten = 0;
+    /** Aging ticks run (each raised the idle count of every unused fragment). */
+    uint64_t ticks = 0;
+
+    /** Every counter with its stats.json name and meaning. */
+    static constexpr auto Fields() {
+      using S = Stats;
+      return std::array<CounterField<S>, 6>{{
+          {"hits", &S::hits, "pieces of a buffer (one per 16 MiB fragment) found registered"},
+          {"misses", &S::misses,
+           "pieces of a buffer registered on use (first use, or again: remaps)"},
+          {"remaps", &S::remaps,
+           "registrations redone because the memory behind them changed (counted in misses too)"},
+          {"evictions", &S::evictions,
+           "fragments deregistered by the aging tick after idling the task's limit of seconds"},
+          {"forgotten", &S::forgotten,
+           "idle registrations dropped because their memory was about to be unmapped"},
+          {"ticks", &S::ticks,
+           "aging ticks run, once a simulated second while some fragment was unused (a "
+           "background timer: it neither keeps a run going nor moves its end)"},
+      }};
+    }
+    /** Adds another cache's figures. */
+    Stats& operator+=(const Stats& o) { return AddCounters(*this, o); }
   };
   const Stats& stats() const { return stats_; }
   /** Fragments holding a registration now. */
@@ -96,12 +122,18 @@ class RegistrationCache {
   void ForEachPiece(uint64_t vaddr, uint64_t len, Fn fn);
   /** Deregisters run `i` of the fragment. */
   void Drop(Segment& seg, uint32_t index, size_t i);
+  /** Schedules the next tick on the next whole second, unless one is pending. */
+  void ArmTick();
+  /** One tick: every unused run's idle count goes up; those idle too long are dropped. */
+  void Tick();
 
   hal::TaskHost& host_;
   uint32_t idle_limit_s_;
   std::unordered_map<uint64_t, Segment> segments_;
-  uint64_t aged_at_ps_ = 0;
+  bool tick_pending_ = false;
   Stats stats_;
+  /** Last member: a pending tick finds the cache gone. */
+  LifeToken life_;
 };
 
 }  // namespace nicsim::ulp

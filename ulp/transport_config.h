@@ -300,10 +300,7 @@ struct TransportStats {
   }
 
   /** Adds another task's figures (job totals). */
-  TransportStats& operator+=(const TransportStats& o) {
-    for (const auto& field : Fields()) this->*field.member += o.*field.member;
-    return *this;
-  }
+  TransportStats& operator+=(const TransportStats& o) { return AddCounters(*this, o); }
 };
 
 /** A message the transport gave up on: its destination never acknowledged a packet of it. */

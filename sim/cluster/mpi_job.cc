@@ -42,6 +42,10 @@ class MpiJob::RankClock final : public kernel::Clock {
       fn();
     });
   }
+  /** Housekeeping does not wake the rank: it changes nothing the rank waits for. */
+  void Background(uint64_t delay_ps, std::function<void()> fn) override {
+    inner_.Background(delay_ps, std::move(fn));
+  }
 
  private:
   kernel::Clock& inner_;

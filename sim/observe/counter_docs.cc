@@ -14,6 +14,7 @@
 #include "ulp/ip/stats.h"
 #include "ulp/postbox/stats.h"
 #include "ulp/pushpull/stats.h"
+#include "ulp/registration_cache.h"
 #include "ulp/transport.h"
 
 namespace nicsim::sim {
@@ -43,6 +44,9 @@ std::vector<Table> Tables() {
       {"Adapter model counters", "stats.json `adapters[]`", Rows(hw::func::kAdapterCounterFields)},
       {"Reliable transport", "stats.json `workload.transport` (MPI workloads); `nicsim port "
        "--mode transport`", Rows(ulp::TransportStats::Fields())},
+      {"Registration caches", "stats.json `workload.transport.registrations` (MPI workloads, "
+       "summed over the ranks); `nicsim port --mode transport` summary `registrations`",
+       Rows(ulp::RegistrationCache::Stats::Fields())},
       {"Postbox senders", "stats.json `workload.mpi.postbox` (MPI workloads with "
        "mpi.intranode=postbox, summed over the ranks)", Rows(ulp::postbox::SenderStats::Fields())},
       {"Postbox receivers", "stats.json `workload.mpi.postbox`, beside the senders' counters",

@@ -219,7 +219,10 @@ bool RunTransport(WireNode& node, const PolledPort& polled, const PortCommandOpt
     (*summary)["wall_s"] = wall_s;
     (*summary)["rdma"] = rdma_fits;
     const ulp::RegistrationCache::Stats& rs = regs.stats();
-    (*summary)["registrations"] = {{"hits", rs.hits}, {"misses", rs.misses}};
+    nlohmann::json& registrations = (*summary)["registrations"] = nlohmann::json::object();
+    for (const auto& field : ulp::RegistrationCache::Stats::Fields()) {
+      registrations[std::string(field.name)] = rs.*field.member;
+    }
     ok = loop.Passed(exchange.Done());
     wall.Clear();
     port.OnReceive(nullptr);

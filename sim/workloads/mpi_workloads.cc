@@ -276,6 +276,14 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
   for (const auto& field : ulp::TransportStats::Fields()) {
     totals[std::string(field.name)] = sum.*field.member;
   }
+  ulp::RegistrationCache::Stats regs;
+  for (uint32_t r = 0; r < job.ranks(); ++r) {
+    if (job.IsLocal(r)) regs += job.registrations(r).stats();
+  }
+  nlohmann::json& reg_totals = totals["registrations"] = nlohmann::json::object();
+  for (const auto& field : ulp::RegistrationCache::Stats::Fields()) {
+    reg_totals[std::string(field.name)] = everywhere(regs.*field.member);
+  }
   return totals;
 }
 

@@ -2,7 +2,8 @@
 // The event queue and its in-place actions: time order with ties by owner and the owner's own
 // schedule count (in schedule order within one owner), hand-overs between owners, small
 // and large captures (run once, destroyed once), move-only captures, an action that
-// schedules thousands of events while it runs; the schedule log benchmarks replay; and a
+// schedules thousands of events while it runs; background events, which run in order while
+// foreground work remains and never alone; the schedule log benchmarks replay; and a
 // seeded storm of events over many owners and few distinct times, run in exactly key order.
 #include "kernel/event_queue.h"
 
@@ -37,6 +38,36 @@ TEST(EventQueueTest, RunsInTimeOrderWithTiesInScheduleOrder) {
   EXPECT_EQ(q.now_ps(), 30u);
   EXPECT_EQ(q.events_run(), 6u);
   EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueueTest, BackgroundEventsRunInOrderOnlyWhileForegroundWorkRemains) {
+  kernel::EventQueue q;
+  std::string order;
+  // A tick every 10 ps that re-arms itself, as a housekeeping timer does.
+  std::function<void()> tick = [&] {
+    order += 't';
+    q.Background(10, tick);
+  };
+  q.Background(10, tick);
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.next_time_ps(), UINT64_MAX);
+  EXPECT_FALSE(q.RunOne());
+  EXPECT_EQ(q.now_ps(), 0u);
+  q.At(25, [&] { order += 'a'; });
+  q.At(40, [&] { order += 'b'; });  // due with a tick, scheduled before it: the run ends here
+  EXPECT_FALSE(q.empty());
+  EXPECT_EQ(q.next_time_ps(), 10u);  // a tick is the next event while work remains
+  q.RunWhile([] { return true; });
+  EXPECT_EQ(order, "ttatb");
+  EXPECT_EQ(q.now_ps(), 40u);
+  EXPECT_EQ(q.events_run(), 5u);
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.background_pending(), 1u);
+  // New work later picks the ticks up where they stopped.
+  q.After(15, [&] { order += 'c'; });
+  q.RunWhile([] { return true; });
+  EXPECT_EQ(order, "ttatbttc");  // the ticks due at 40 and 50, then c
+  EXPECT_EQ(q.now_ps(), 55u);
 }
 
 TEST(EventQueueTest, ASeededStormOfEventsRunsInStrictlyIncreasingTimeThenTieOrder) {

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lazy deregistration on a real address space and TCE tables: hits on reuse, one run per
 // mapping inside a fragment, fragments split at 16 MiB boundaries, aging of unused
-// fragments once per simulated second, and a fresh registration when the memory behind a
-// fragment changed.
+// fragments by a background tick once per simulated second, and a fresh registration when
+// the memory behind a fragment changed.
 #include <gtest/gtest.h>
 
 #include <memory>
 
 #include "abi/rdma.h"
-#include "sim/cluster/cluster.h"
 #include "sim/cluster/cluster.h"
 #include "ulp/registration_cache.h"
 
@@ -38,10 +37,13 @@ class RegistrationCacheTest : public ::testing::Test {
     std::memcpy(&e, r.ptr + index * sizeof(e), sizeof(e));
     return e;
   }
+  /** Other work of the simulation: an event just after `s` seconds from now (so a tick due
+   *  at the same whole second runs too), run with everything before it. */
   void AdvanceSeconds(uint64_t s) {
-    cluster_->events().After(s * 1'000'000'000'000ull, [] {});
+    cluster_->events().After(s * kSecond + 1, [] {});
     cluster_->events().RunWhile([] { return true; });
   }
+  static constexpr uint64_t kSecond = ulp::RegistrationCache::kTickPs;
 
   std::unique_ptr<Cluster> cluster_;
   std::unique_ptr<hal::TaskHost> host_;
@@ -92,15 +94,68 @@ TEST_F(RegistrationCacheTest, IdleFragmentsAgeOutButBusyOnesStay) {
   const uint64_t pvo = (*cache_->Acquire(idle, 4096))[0].pvo;  // referenced: idle count 0
   cache_->Release(idle, 4096);
   AdvanceSeconds(2);
-  cache_->Age();
+  EXPECT_EQ(cache_->stats().ticks, 2u);
   EXPECT_EQ(cache_->stats().evictions, 0u);
   EXPECT_EQ(Tce(pvo).flags, abi::kTceValid);
+  // The third tick deregisters it with no call into the cache: the task has stopped
+  // transferring, and its idle TCEs are freed on time all the same.
   AdvanceSeconds(1);
-  cache_->Age();
+  EXPECT_EQ(cache_->stats().ticks, 3u);
   EXPECT_EQ(cache_->stats().evictions, 1u);
   EXPECT_FALSE(cache_->IsRegistered(idle));
   EXPECT_TRUE(cache_->IsRegistered(busy));
   EXPECT_EQ(Tce(pvo).flags, 0u);  // deregistered: the TCE is invalid
+  // Nothing unused is left: the ticks stop.
+  AdvanceSeconds(5);
+  EXPECT_EQ(cache_->stats().ticks, 3u);
+}
+
+TEST_F(RegistrationCacheTest, SecondsInUseAreNotChargedAsIdle) {
+  const uint64_t v = Map(1 << 20);
+  ASSERT_TRUE(cache_->Acquire(v, 4096).ok());
+  AdvanceSeconds(5);  // in use all along
+  EXPECT_EQ(cache_->stats().ticks, 0u);
+  cache_->Release(v, 4096);
+  AdvanceSeconds(2);
+  EXPECT_TRUE(cache_->IsRegistered(v));
+  EXPECT_EQ(cache_->stats().evictions, 0u);
+  // Used again: its idle count starts over.
+  ASSERT_TRUE(cache_->Acquire(v, 4096).ok());
+  cache_->Release(v, 4096);
+  AdvanceSeconds(2);
+  EXPECT_TRUE(cache_->IsRegistered(v));
+  AdvanceSeconds(1);
+  EXPECT_FALSE(cache_->IsRegistered(v));
+  EXPECT_EQ(cache_->stats().hits, 1u);
+  EXPECT_EQ(cache_->stats().evictions, 1u);
+}
+
+TEST_F(RegistrationCacheTest, TheAgingTickKeepsNoRunAlive) {
+  const uint64_t v = Map(1 << 20);
+  ASSERT_TRUE(cache_->Acquire(v, 4096).ok());
+  cache_->Release(v, 4096);
+  // Nothing else to do: the queue counts as empty, no tick runs and the clock stays put.
+  EXPECT_TRUE(cluster_->events().empty());
+  EXPECT_EQ(cluster_->events().background_pending(), 1u);
+  cluster_->events().RunWhile([] { return true; });
+  EXPECT_EQ(cluster_->events().now_ps(), 0u);
+  EXPECT_EQ(cache_->stats().ticks, 0u);
+  EXPECT_TRUE(cache_->IsRegistered(v));
+  // Work that ends between two ticks ends the run there.
+  AdvanceSeconds(1);
+  cluster_->events().After(kSecond / 2, [] {});
+  cluster_->events().RunWhile([] { return true; });
+  EXPECT_EQ(cluster_->events().now_ps(), kSecond + 1 + kSecond / 2);
+  EXPECT_EQ(cache_->stats().ticks, 1u);
+}
+
+TEST_F(RegistrationCacheTest, APendingTickOutlivesItsCacheHarmlessly) {
+  const uint64_t v = Map(1 << 20);
+  ASSERT_TRUE(cache_->Acquire(v, 4096).ok());
+  cache_->Release(v, 4096);
+  cache_.reset();  // deregisters everything; its tick is still pending
+  AdvanceSeconds(2);
+  EXPECT_EQ(cluster_->events().background_pending(), 0u);
 }
 
 TEST_F(RegistrationCacheTest, MemoryChangedBehindAFragmentIsRegisteredAgain) {

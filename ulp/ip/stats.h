@@ -117,10 +117,7 @@ struct IpStats {
          "fragments)"},
     }};
   }
-  IpStats& operator+=(const IpStats& o) {
-    for (const auto& f : Fields()) this->*f.member += o.*f.member;
-    return *this;
-  }
+  IpStats& operator+=(const IpStats& o) { return AddCounters(*this, o); }
 };
 
 }  // namespace nicsim::ulp::ip

@@ -71,10 +71,7 @@ struct SenderStats {
     }};
   }
   /** Adds another sender's figures. */
-  SenderStats& operator+=(const SenderStats& o) {
-    for (const auto& f : Fields()) this->*f.member += o.*f.member;
-    return *this;
-  }
+  SenderStats& operator+=(const SenderStats& o) { return AddCounters(*this, o); }
 };
 
 /** What a Receiver has done (each field's meaning is in Fields()). */
@@ -136,10 +133,7 @@ struct ReceiverStats {
     }};
   }
   /** Adds another receiver's figures. */
-  ReceiverStats& operator+=(const ReceiverStats& o) {
-    for (const auto& f : Fields()) this->*f.member += o.*f.member;
-    return *this;
-  }
+  ReceiverStats& operator+=(const ReceiverStats& o) { return AddCounters(*this, o); }
 };
 
 }  // namespace nicsim::ulp::pushpull
