@@ -24,7 +24,8 @@ class Endpoint {
   /** A frame was consumed: its sequence number on the window. */
   using ConsumedFn = std::function<void(uint64_t seq)>;
 
-  explicit Endpoint(Window& window) : window_(window), serial_(NextSerial()) {}
+  explicit Endpoint(Window& window)
+      : window_(window), serial_(NextSerial()), first_seq_(window.send().posted()) {}
   virtual ~Endpoint() = default;
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
@@ -76,6 +77,11 @@ class Endpoint {
   /** How many of them have reached the send FIFO: the backlog leaves in order, so the n-th
    *  send given still waits in it while posted() < n. */
   uint64_t posted() const { return given_ - backlog_.size(); }
+  /** True once the `place`-th send given (1-based) has left through the adapter: posted, and
+   *  its send FIFO slot finished with (each send given takes one slot, in order). */
+  bool Transmitted(uint64_t place) const {
+    return place != 0 && place <= posted() && window_.send().Finished(first_seq_ + place - 1);
+  }
   /** Tells this endpoint from the one a reopened window gets in its place. */
   uint64_t serial() const { return serial_; }
 
@@ -118,6 +124,8 @@ class Endpoint {
   uint64_t received_ = 0;
   uint64_t given_ = 0;
   uint64_t serial_;
+  /** The send FIFO slot of the first send given here (the FIFO may have served another). */
+  uint64_t first_seq_;
 };
 
 }  // namespace nicsim::hal

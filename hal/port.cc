@@ -25,6 +25,12 @@ bool Port::Waiting(const SendTicket& ticket) const {
          e->posted() < ticket.place;
 }
 
+bool Port::Transmitted(const SendTicket& ticket) const {
+  const Endpoint* e = endpoint_();
+  if (e == nullptr || ticket.place == 0 || e->serial() != ticket.endpoint) return true;
+  return e->Transmitted(ticket.place);
+}
+
 void Port::Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request,
                 uint32_t ulp_word) {
   if (Endpoint* e = endpoint_()) e->PostRequest(type, dest, request, ulp_word);

@@ -46,6 +46,9 @@ class Port {
   /** True while the packet of `ticket` waits in the user-side backlog, not yet in the send
    *  FIFO (false once posted, or when its endpoint is gone). */
   bool Waiting(const SendTicket& ticket) const;
+  /** True once the packet of `ticket` has left through the adapter (its send slot finished
+   *  with), and when there is nothing left to wait for: never accepted, or its endpoint gone. */
+  bool Transmitted(const SendTicket& ticket) const;
   /** Queues an RDMA request behind earlier sends. */
   void Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request, uint32_t ulp_word);
   void OnReceive(ReceiveFn fn);

@@ -40,6 +40,14 @@ uint32_t SendFifo::InFlight() const {
   return n;
 }
 
+bool SendFifo::Finished(uint64_t seq) const {
+  if (seq >= tail_) return false;
+  if (tail_ - seq > slots_) return true;  // its slot took a later packet: only once done
+  const uint8_t status =
+      __atomic_load_n(Slot(seq) + offsetof(abi::SendSlotHeader, status), __ATOMIC_ACQUIRE);
+  return status != static_cast<uint8_t>(abi::SendSlotStatus::kPosted);
+}
+
 SendResult SendFifo::Post(uint16_t dest_adapter, uint16_t dest_window, const void* data,
                           uint32_t len, uint32_t ulp_word) {
   if (len > max_payload_) return SendResult::kTooLong;

@@ -53,6 +53,9 @@ class SendFifo {
   bool CanPost() const;
   /** Slots the adapter has not yet finished with (posted, not complete). */
   uint32_t InFlight() const;
+  /** True once the adapter has finished with slot `seq` (sent or rejected it); false for a
+   *  slot not posted yet. A slot reused since was finished with before. */
+  bool Finished(uint64_t seq) const;
 
   uint32_t max_payload() const { return max_payload_; }
   uint64_t posted() const { return tail_; }

@@ -111,23 +111,34 @@ void ReliableSender::OnTimer(uint64_t at_ps) {
 }
 
 void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
+  // The last copy has not left through the adapter yet (it waits in the backlog or the send
+  // FIFO behind this task's own packets): the time went to queueing here, not to loss on the
+  // way, and with one port a new copy or a probe would queue behind it. Nothing is sent and
+  // the packet's timeout starts again as it was, without a back-off (nothing was learnt of
+  // the way there). With several ports the copy goes to the next one instead (Transmit moves
+  // each copy on), past a port that may be stuck.
+  const bool queued_here =
+      ctx_.ports.size() == 1 && !ctx_.ports[packet.last_port].Transmitted(packet.ticket);
+  if (queued_here && ctx_.host.NowPs() - packet.sent_ps < ctx_.config.rto_max_ps) {
+    ++ctx_.stats.retransmits_deferred;
+    ArmRetransmit(key, packet);
+    return;
+  }
   if (packet.generation + 1 >= ctx_.config.max_retransmits) {
     events_.unreachable(packet.dest);
     return;
   }
   ++packet.generation;
   packet.rto_ps = std::min(packet.rto_ps * 2, ctx_.config.rto_max_ps);
-  rtt_.BackOff(packet.dest, packet.rto_ps);
-  if (ctx_.ports.size() == 1 && ctx_.ports[packet.port].Waiting(packet.ticket)) {
-    // The last copy has not left this task yet (the send FIFO is full and the backlog long),
-    // and with one port a new one would queue behind it: the timeout counts as a send
-    // (doubled, and towards max_retransmits, so a port that never drains still ends in
-    // OnUnreachable) but nothing is sent. With several ports the copy goes to the next one
-    // (Transmit moves each copy on), past a port that may be stuck.
+  if (queued_here) {
+    // Queued longer than rto_max_ps: the port may never drain. Each timeout from now on
+    // counts as a send (doubled, towards max_retransmits), so a dead port still ends in
+    // OnUnreachable.
     ++ctx_.stats.retransmits_deferred;
     ArmRetransmit(key, packet);
     return;
   }
+  rtt_.BackOff(packet.dest, packet.rto_ps);
   // A kNack said the way to that destination loses packets: while it does, a timeout sends
   // the packet again at once, as asking would cost a round trip that is itself likely to be
   // lost. (A probe with no answer says nothing: its answer may wait behind a long queue.)

@@ -165,8 +165,9 @@ struct TransportStats {
          "probes sent before any timeout because a packet sent later to the same destination "
          "through the same port was acknowledged first"},
         {"retransmits_deferred", &S::retransmits_deferred,
-         "timeouts that sent nothing because the last copy still waited in the task's send "
-         "backlog on the same port (doubled and counted like a send)"},
+         "timeouts that sent nothing because the last copy had not left through the adapter "
+         "yet (in the task's backlog or send FIFO, one port only): the timeout starts again, "
+         "and only after rto_max_ps of such waiting is it doubled and counted like a send"},
         {"duplicates_suppressed", &S::duplicates, "packets that arrived again and were dropped"},
         {"rdma_messages", &S::rdma_messages, "messages offered for RDMA (their request to send went out)"},
         {"rdma_chunks", &S::rdma_chunks, "RDMA read chunks posted, redrives included"},

@@ -194,8 +194,8 @@ TEST_F(VerdictTest, MpiJobThatTouchesMoreHostMemoryThanItsLimitStops) {
   ExpectFailed(v, "1");
   // The set-up's measure is already over the limit, so the job starts no window: it stops
   // where its ranks start, as every process of a split run does.
-  EXPECT_NE(v.err.find("nicsim: MPI job stopped at t=195490 ns: the nodes had touched "
-                       "2048000 bytes of simulated host memory, more than "
+  EXPECT_NE(v.err.find("nicsim: MPI job stopped at t=198011 ns: the nodes had touched "
+                       "2093056 bytes of simulated host memory, more than "
                        "host.touched_limit (1048576 bytes)"),
             std::string::npos)
       << v.err;

@@ -374,10 +374,10 @@ TEST(SplitRunTest, ALimitStopsAnMpiJobAtTheSameWindowInOneProcessOrSplit) {
   };
   const std::vector<Limit> limits = {
       {"touched", " --set host.touched_limit=8MiB",
-       "MPI job stopped at t=448188 ns: the nodes had touched "},
-      {"time", " --set run.time_limit=2ms",
-       "MPI job not done when simulated time passed run.time_limit (2000000 ns) at "
-       "t=2000351 ns: ranks "}};
+       "MPI job stopped at t=454034 ns: the nodes had touched "},
+      {"time", " --set run.time_limit=1ms",
+       "MPI job not done when simulated time passed run.time_limit (1000000 ns) at "
+       "t=1000587 ns: ranks "}};
   for (const Limit& limit : limits) {
     const fs::path one = FreshDir(limit.name + "_stop_one");
     const fs::path two = FreshDir(limit.name + "_stop_two");

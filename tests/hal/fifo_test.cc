@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // HAL send and receive FIFO logic on the real functional adapter, looped back to itself:
 // doorbells, slot ownership, exact received bytes, consumption, return batching and wrap-around;
-// an endpoint's doorbell per post or once per read batch.
+// an endpoint's doorbell per post or once per read batch; when an endpoint's sends have left
+// through the adapter.
 #include "abi/fifo.h"
 
 #include <gtest/gtest.h>
@@ -392,6 +393,32 @@ TEST_F(RecvFifoTest, CacheLine64MaxPayloadIs1008AndArrivesIntact) {
  * OnReceive; returns the doorbells (MMIO commands) that one ReadFrames made, after checking
  * that the sender got the three echoes with their bytes.
  */
+TEST_F(SendFifoTest, AnEndpointKnowsWhichOfItsSendsHaveLeftThroughTheAdapter) {
+  ASSERT_NO_FATAL_FAILURE(Start(Options(128, 2, 16, 1)));
+  const std::vector<uint8_t> payload = Pattern(20, 7);
+  Endpoint ep(*tx_);
+  const Peer dest{kAdapter, static_cast<uint16_t>(kRxWindow)};
+  // Two slots: the first two sends are posted (and rung), the third waits in the backlog.
+  for (uint32_t i = 0; i < 3; ++i) ASSERT_TRUE(ep.Send(dest, payload.data(), 20, i));
+  EXPECT_EQ(ep.posted(), 2u);
+  EXPECT_FALSE(ep.Transmitted(0));  // no such send
+  for (uint64_t place = 1; place <= 3; ++place) EXPECT_FALSE(ep.Transmitted(place)) << place;
+  RunAll();
+  EXPECT_EQ(fw().tx_packets, 2u);
+  EXPECT_TRUE(ep.Transmitted(1));
+  EXPECT_TRUE(ep.Transmitted(2));
+  EXPECT_FALSE(ep.Transmitted(3));  // still in the backlog
+  // The third takes slot 0 again: the first stays sent, the third is in the FIFO, not sent.
+  ep.DrainBacklog();
+  EXPECT_EQ(ep.posted(), 3u);
+  EXPECT_EQ(send().InFlight(), 1u);
+  EXPECT_TRUE(ep.Transmitted(1));
+  EXPECT_FALSE(ep.Transmitted(3));
+  RunAll();
+  EXPECT_TRUE(ep.Transmitted(3));
+  EXPECT_EQ(fw().tx_packets, 3u);
+}
+
 class EndpointDoorbellTest : public HalFifoFixture {
  protected:
   uint64_t EchoThreeAndCountDoorbells(bool once_per_read);
