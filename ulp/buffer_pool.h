@@ -35,11 +35,16 @@ class BufferPool {
       free_.erase(it);
       return vaddr;
     }
-    uint64_t size = min_bytes_;
-    while (size < bytes) size *= 2;
+    const uint64_t size = AreaBytes(bytes);
     Result<uint64_t> vaddr = host_.Map(size);
     if (vaddr.ok()) size_[*vaddr] = size;
     return vaddr;
+  }
+  /** The size of a fresh area for `bytes` (min_bytes doubled until it holds them). */
+  uint64_t AreaBytes(uint64_t bytes) const {
+    uint64_t size = min_bytes_;
+    while (size < bytes) size *= 2;
+    return size;
   }
   /** Returns an area from Take. */
   void Give(uint64_t vaddr) { free_.emplace(size_.at(vaddr), vaddr); }

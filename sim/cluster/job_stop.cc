@@ -22,34 +22,51 @@ uint64_t RankNamed(const std::string& reason) {
 
 }  // namespace
 
+namespace {
+
+/** Every process's `key` list, in the order of the rank each item names (then process, then
+ *  as found), each item once. */
+std::vector<std::string> MergeByRank(const std::vector<nlohmann::json>& parts, const char* key) {
+  std::vector<std::tuple<uint64_t, size_t, size_t, std::string>> items;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    size_t i = 0;
+    for (const nlohmann::json& item : parts[p][key]) {
+      const auto text = item.get<std::string>();
+      items.emplace_back(RankNamed(text), p, i++, text);
+    }
+  }
+  std::sort(items.begin(), items.end());
+  std::vector<std::string> merged;
+  for (auto& [rank, process, order, text] : items) {
+    if (std::find(merged.begin(), merged.end(), text) == merged.end()) {
+      merged.push_back(std::move(text));
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
 JobStop AgreeOnStop(distrib::Collectives& world, const JobStop& mine) {
   const nlohmann::json out = {{"reasons", mine.reasons},
+                              {"waits", mine.waits},
                               {"unfinished", mine.unfinished},
                               {"past_time_limit", mine.past_time_limit},
                               {"now_ps", mine.now_ps},
                               {"first_failure_ps", mine.first_failure_ps}};
   JobStop all;
-  // (rank named, process, order found): one process's reasons keep the order it found them.
-  std::vector<std::tuple<uint64_t, size_t, size_t, std::string>> reasons;
-  const std::vector<std::string> parts = world.AllGather(out.dump());
-  for (size_t p = 0; p < parts.size(); ++p) {
-    const nlohmann::json part = nlohmann::json::parse(parts[p]);
-    size_t i = 0;
-    for (const nlohmann::json& item : part["reasons"]) {
-      const auto reason = item.get<std::string>();
-      reasons.emplace_back(RankNamed(reason), p, i++, reason);
-    }
+  std::vector<nlohmann::json> parts;
+  for (const std::string& part : world.AllGather(out.dump())) {
+    parts.push_back(nlohmann::json::parse(part));
+  }
+  for (const nlohmann::json& part : parts) {
     for (const uint32_t r : part["unfinished"]) all.unfinished.push_back(r);
     all.past_time_limit = all.past_time_limit || part["past_time_limit"].get<bool>();
     all.now_ps = std::max(all.now_ps, part["now_ps"].get<uint64_t>());
     all.first_failure_ps = std::min(all.first_failure_ps, part["first_failure_ps"].get<uint64_t>());
   }
-  std::sort(reasons.begin(), reasons.end());
-  for (auto& [rank, process, order, reason] : reasons) {
-    if (std::find(all.reasons.begin(), all.reasons.end(), reason) == all.reasons.end()) {
-      all.reasons.push_back(std::move(reason));
-    }
-  }
+  all.reasons = MergeByRank(parts, "reasons");
+  all.waits = MergeByRank(parts, "waits");
   std::sort(all.unfinished.begin(), all.unfinished.end());
   return all;
 }

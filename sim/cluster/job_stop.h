@@ -16,6 +16,8 @@ namespace nicsim::sim {
 struct JobStop {
   /** Failures its ranks met, each "rank N ..." (a rank's program, or its transport giving up). */
   std::vector<std::string> reasons;
+  /** What some of its waiting ranks wait for, each "rank N waits for ..." (where known). */
+  std::vector<std::string> waits;
   /** Its ranks still waiting. */
   std::vector<uint32_t> unfinished;
   /** Some of its ranks still wait and its clock has passed run.time_limit. */
@@ -28,7 +30,7 @@ struct JobStop {
 
 /**
  * Every process's JobStop merged, the same on every process (every process calls it):
- * the reasons in the order of the rank each names (then as found), each once; the waiting
+ * the reasons and the waits in the order of the rank each names (then as found), each once; the waiting
  * ranks in order; the time limit passed if it was anywhere; the latest clock; the first
  * failure's time.
  */

@@ -266,6 +266,14 @@ JobStop MpiJob::LocalStop() const {
   stop.reasons = failed_;
   stop.reasons.insert(stop.reasons.end(), unreachable_.begin(), unreachable_.end());
   stop.unfinished = UnfinishedRanks();
+  for (const uint32_t r : stop.unfinished) {
+    if (const uint64_t bytes = ranks_[r]->mpi->staging_wait_bytes(); bytes > 0) {
+      stop.waits.push_back(fmt::format(
+          "rank {} waits for a staging area of {} bytes (its node has {} bytes of host "
+          "memory for every area of its ranks)",
+          r, bytes, cluster_->config().rdma_host_bytes));
+    }
+  }
   stop.now_ps = cluster_->events().now_ps();
   stop.past_time_limit = RanksWaitPastTimeLimit();
   stop.first_failure_ps = first_failure_ps_;
@@ -287,8 +295,11 @@ Status MpiJob::AbandonAgreed(const JobStop& stop, const Status& run) {
                                JoinAtMost(stop.reasons, kListedFailures, "; ", "failures")));
   }
   if (run.ok()) {
-    return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left",
-                               stop.now_ps / 1000, RankList(stop.unfinished)));
+    return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left{}",
+                               stop.now_ps / 1000, RankList(stop.unfinished),
+                               stop.waits.empty() ? ""
+                                                  : "; " + JoinAtMost(stop.waits, kListedFailures,
+                                                                      "; ", "waits")));
   }
   if (stop.past_time_limit) {
     return Abandon(fmt::format(

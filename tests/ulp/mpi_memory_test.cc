@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // MPI under host memory pressure: buffer pools keep the areas they mapped for reuse, and what
 // they keep goes back to the node when a map would otherwise fail, so a growing series of
-// large messages never waits for memory that nothing will give back.
+// large messages never waits for memory that nothing will give back; a job that does wait for
+// memory with no event left says which staging area it waits for.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -46,6 +47,32 @@ TEST(MpiMemoryTest, GrowingMessagesReuseWhatThePoolsKeep) {
   // being unmapped, on both sides.
   EXPECT_GT((*job)->transport(0).registrations().stats().forgotten, 0u);
   EXPECT_GT((*job)->transport(1).registrations().stats().forgotten, 0u);
+}
+
+TEST(MpiMemoryTest, ADeadlockOnMemoryNamesTheStagingAreaARankWaitsFor) {
+  // 12 MiB of task memory per node: a 9 MiB message needs a 16 MiB staging area, which the
+  // node cannot give, and nothing will give memory back. The deadlock says so.
+  MpiJobConfig c;
+  c.ranks = 2;
+  c.cluster.nodes = 2;
+  c.cluster.rdma_host_bytes = uint64_t{12} << 20;
+  Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  const Status run = (*job)->Run([&](mpi::Mpi& m) {
+    const auto& w = m.world();
+    std::vector<uint8_t> buf(9u << 20, 1);
+    if (w.rank == 0) {
+      m.Send(buf.data(), buf.size(), kByte, 1, 7, w);
+    } else {
+      m.Recv(buf.data(), buf.size(), kByte, 0, 7, w);
+    }
+  });
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.message().find("ranks 0, 1 wait with no event left; rank 0 waits for a staging "
+                               "area of 16777216 bytes (its node has 12582912 bytes of host "
+                               "memory for every area of its ranks)"),
+            std::string::npos)
+      << run.message();
 }
 
 }  // namespace

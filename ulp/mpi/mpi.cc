@@ -135,8 +135,10 @@ void Mpi::DrainOutgoing() {
     // Out of staging memory: a send in flight gives its area back when it completes.
     if (!staging.ok()) {
       ++stats_.staging_waits;
+      staging_wait_bytes_ = staging_.AreaBytes(std::max<uint64_t>(o.bytes.size(), 1));
       return;
     }
+    staging_wait_bytes_ = 0;
     Outgoing sent = std::move(o);
     outgoing_.pop_front();
     SendStaged(*staging, sent.dest_world, sent.kind, sent.context, sent.tag, sent.bytes.data(),

@@ -151,6 +151,9 @@ class Mpi {
    * `path` must outlive this object. nullptr: every message uses the transport.
    */
   void UseIntranodePath(IntranodePath* path);
+  /** Bytes of the staging area the first queued send waits for (0: no send waits for
+   *  memory). A job that ends with no event left names it: nothing may ever give it back. */
+  uint64_t staging_wait_bytes() const { return staging_wait_bytes_; }
 
   /** The largest AllocMem area: one 16 MiB page (every area takes a page of its own). */
   static constexpr size_t kAllocMemMaxBytes = size_t{16} << 20;
@@ -433,6 +436,8 @@ class Mpi {
   ulp::Transport& transport_;
   /** Where messages to ranks of this node go instead of the transport (nullptr: nowhere). */
   IntranodePath* intranode_ = nullptr;
+  /** staging_wait_bytes(). */
+  uint64_t staging_wait_bytes_ = 0;
   hal::TaskHost& host_;
   Blocker& blocker_;
   MpiConfig config_;
