@@ -5,7 +5,8 @@
  * printed); send with one type and receive with another equivalent type
  * signature (vector column -> contiguous ints, contiguous -> vector column,
  * indexed -> contiguous), arrays of structs, MPI_Get_count in derived-type
- * units (whole and partial -> MPI_UNDEFINED). Each rank sends to rank+1 and
+ * units (whole and partial -> MPI_UNDEFINED); a nonblocking receive and send whose
+ * derived type is freed before the wait (MPI keeps it until they complete). Each rank sends to rank+1 and
  * receives from rank-1 (ring, MPI_Sendrecv).
  * Intended NP: 4 (works for any NP >= 2).
  */
@@ -138,6 +139,25 @@ int main(int argc, char **argv) {
     MPI_Bcast(&b, 1, rec, size - 1, W);
     printf("rank %d bcast struct {%d, %.2f, %c%c%c}\n", rank, b.i, b.d, b.c[0], b.c[1], b.c[2]);
     report("struct bcast", b.i == 4242 && b.d == 3.25 && b.c[0] == 'q');
+
+    /* a type freed while a receive and a send of it are pending */
+    {
+        int out[10], in[10];
+        for (int k = 0; k < 10; k++) { out[k] = rank * 100 + k; in[k] = -1; }
+        MPI_Datatype every_other;
+        MPI_Type_vector(5, 1, 2, MPI_INT, &every_other);
+        MPI_Type_commit(&every_other);
+        MPI_Request rq[2];
+        MPI_Irecv(in, 1, every_other, prev, 8, W, &rq[0]);
+        MPI_Isend(out, 1, every_other, next, 8, W, &rq[1]);
+        MPI_Type_free(&every_other);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        printf("rank %d freed-type recv %d %d %d %d %d gaps %d %d\n", rank, in[0], in[2], in[4],
+               in[6], in[8], in[1], in[9]);
+        ok = every_other == MPI_DATATYPE_NULL && in[1] == -1 && in[9] == -1;
+        for (int k = 0; k < 5; k++) ok = ok && in[2 * k] == prev * 100 + 2 * k;
+        report("type freed before its receive completes", ok);
+    }
 
     MPI_Type_free(&contig); MPI_Type_free(&column); MPI_Type_free(&indexed);
     MPI_Type_free(&rec); MPI_Type_free(&pair);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // MPI's point-to-point calls: sends and receives, their completion, probes.
+#include <memory>
 #include <vector>
 
 #include "ulp/mpi/capi/checks.h"
@@ -97,7 +98,7 @@ int Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm
           MPI_Request* request, const char* call) {
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(CheckMessage(count, type, source, tag, comm, true, call, &t));
-  RequestInfo info{true, kDone, true, buf, count, type, comm};
+  RequestInfo info{true, kDone, true, buf, count, type, comm, std::make_shared<TypeInfo>(*t)};
   if (source != MPI_PROC_NULL) {
     info.server =
         C().Call(Call::kIrecv, RecvArgs(count, *t, source, tag, comm)).results.Get<uint64_t>();
@@ -110,7 +111,7 @@ int Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm
 WireStatus Finish(MPI_Request* request, const WireStatus& s, const uint8_t* data, size_t n) {
   RequestInfo* r = C().Request(*request);
   if (r->recv && r->server != kDone) {
-    Unpack(data, n, r->buf, static_cast<size_t>(r->count), *C().types.Find(r->type));
+    Unpack(data, n, r->buf, static_cast<size_t>(r->count), *r->recv_type);
   }
   const WireStatus out = r->server == kDone && r->recv ? Empty(MPI_PROC_NULL) : s;
   C().FreeRequest(*request);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct RequestInfo {
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Comm comm = MPI_COMM_NULL;
+  /** A receive's datatype as it was when the receive started: the program may free the
+   *  handle before the receive completes (MPI keeps the type alive until then). */
+  std::shared_ptr<const TypeInfo> recv_type;
 };
 
 struct UserOp {
