@@ -99,6 +99,12 @@ Status CallServer::Serve() {
 
 Status CallServer::Ended() {
   const std::string how = process_.Reap();
+  if (process_.timed_out()) {
+    return Status::Error(fmt::format(
+        "rank {} was still running when the program run's wall-clock limit of {} s passed "
+        "(mpi.wall_limit, or MPIEXEC_TIMEOUT): killed; its last call: {}",
+        rank(), static_cast<double>(config_.wall_limit_ps) * 1e-12, record_.call));
+  }
   if (!process_.broken().empty()) {
     return Status::Error(fmt::format("rank {} broke its channel in {}: {}", rank(), record_.call,
                                      process_.broken()));

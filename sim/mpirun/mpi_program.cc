@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <optional>
 
 #include "sim/distrib/split_run.h"
 #include "sim/mpirun/call_server.h"
@@ -32,6 +34,17 @@ void RaiseOpenFileLimit(uint32_t ranks) {
   setrlimit(RLIMIT_NOFILE, &lim);
 }
 
+/** MPIEXEC_TIMEOUT (whole seconds, as MPICH's mpiexec reads it) in picoseconds; 0 if unset
+ *  or not a positive number. */
+uint64_t WallLimitFromEnvironment() {
+  const char* text = std::getenv("MPIEXEC_TIMEOUT");
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const unsigned long long seconds = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || seconds == 0 || seconds > 100'000'000) return 0;
+  return seconds * 1'000'000'000'000ull;
+}
+
 }  // namespace
 
 Result<std::string> ResolveProgram(const std::string& program) {
@@ -50,9 +63,16 @@ Result<std::string> ResolveProgram(const std::string& program) {
   return Status::Error(program + ": not found (give a path, e.g. ./" + program + ")");
 }
 
-Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config) {
+Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given) {
   WorkloadResult out;
   RaiseOpenFileLimit(job.ranks());
+  MpiProgramConfig config = given;
+  if (config.wall_limit_ps == 0) config.wall_limit_ps = WallLimitFromEnvironment();
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (config.wall_limit_ps > 0) {
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::nanoseconds(config.wall_limit_ps / 1000);
+  }
   std::vector<RankRecord> records(job.ranks());
   const Status run = job.Run([&](mpi::Mpi& m) {
     const int rank = m.world().rank;
@@ -61,6 +81,7 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config
       job.Fail(process.status().message());
       return;
     }
+    if (deadline) (*process)->SetDeadline(*deadline);
     CallServer server(job, m, **process, config, records[static_cast<size_t>(rank)]);
     const Status served = server.Serve();
     if (!served.ok()) job.Fail(served.message());

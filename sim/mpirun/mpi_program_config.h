@@ -22,6 +22,9 @@ struct MpiProgramConfig {
   ComputeMode compute = ComputeMode::kIgnore;
   /** Simulated time per host CPU time, in percent (kMeasured). */
   uint32_t compute_scale_percent = 100;
+  /** Wall-clock time a program run may take, in picoseconds (0: no limit; then
+   *  MPIEXEC_TIMEOUT, in seconds, if set). */
+  uint64_t wall_limit_ps = 0;
 };
 
 }  // namespace nicsim::sim

@@ -13,7 +13,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 extern char** environ;
@@ -151,10 +153,25 @@ void RankProcess::Forward(int timeout_ms) {
 bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
   for (;;) {
     pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {channel_, POLLIN, 0}};
-    if (poll(fds, 3, -1) < 0) {
+    int timeout_ms = -1;
+    if (deadline_) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+          *deadline_ - std::chrono::steady_clock::now());
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
+    }
+    const int ready = poll(fds, 3, timeout_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       broken_ = fmt::format("poll: {}", std::strerror(errno));
       return false;
+    }
+    if (ready == 0) {
+      if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
+        timed_out_ = true;
+        kill(pid_, SIGKILL);  // a process this run started, by its PID
+        return false;
+      }
+      continue;
     }
     // Output first: what the program printed before its call comes out before the call runs.
     if (out_ >= 0 && fds[0].revents != 0) Drain(out_, out_tag_);

@@ -8,9 +8,11 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,11 +46,17 @@ class RankProcess {
   RankProcess(const RankProcess&) = delete;
   RankProcess& operator=(const RankProcess&) = delete;
 
+  /** The wall-clock time by which the program must be done: once it passes, Next kills the
+   *  process (by its PID) and returns false with `timed_out()` set. */
+  void SetDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
   /**
    * Waits for the program's next message. False once the program has closed its channel (it
-   * exited or died) or sent something malformed (then `broken()` says what).
+   * exited or died), sent something malformed (then `broken()` says what) or ran past its
+   * deadline.
    */
   bool Next(mpi::wire::Header* header, std::vector<uint8_t>* args);
+  /** Next killed the process at its deadline. */
+  bool timed_out() const { return timed_out_; }
   /** Sends a message to the program; false if its channel is closed. */
   bool Send(mpi::wire::Call call, const std::vector<uint8_t>& args);
   /**
@@ -75,7 +83,9 @@ class RankProcess {
   LineTagger err_tag_;
   bool reaped_ = false;
   bool exited_cleanly_ = false;
+  bool timed_out_ = false;
   std::string broken_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
 }  // namespace nicsim::sim

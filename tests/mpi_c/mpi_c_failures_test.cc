@@ -3,6 +3,10 @@
 // in which call, and the seed; stats.json is still written. Bad command lines exit 2.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+#include <vector>
+
 #include "tests/mpi_c/mpi_c_support.h"
 
 namespace nicsim::testing {
@@ -13,9 +17,10 @@ struct Failure {
   bool stats_written;
 };
 
-Failure RunFailing(const std::string& name, int ranks) {
+Failure RunFailing(const std::string& name, int ranks, std::vector<std::string> sets = {}) {
   ScratchDir dir("mpirun_fail");
-  Failure f{NicsimMpirun(NicsimBuild(name), ranks, dir.path(), {"--set", "seed=9"}), false};
+  sets.insert(sets.end(), {"--set", "seed=9"});
+  Failure f{NicsimMpirun(NicsimBuild(name), ranks, dir.path(), sets), false};
   f.stats_written = std::filesystem::exists(dir.path() / "stats.json");
   return f;
 }
@@ -48,6 +53,17 @@ TEST(MpiCFailure, ExitingWithoutFinalizeFails) {
 TEST(MpiCFailure, ADeadlockNamesEveryRankAndItsCall) {
   ExpectFailure(RunFailing("deadlock", 2),
                 {"deadlocked", "rank 0 in MPI_Recv", "rank 1 in MPI_Recv"});
+}
+
+TEST(MpiCFailure, ARankThatNeverCallsAgainIsKilledAtTheWallClockLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  const Failure f = RunFailing("spin", 3, {"--set", "mpi.wall_limit=1s"});
+  ExpectFailure(f, {"rank 1 was still running when the program run's wall-clock limit of 1 s "
+                    "passed (mpi.wall_limit, or MPIEXEC_TIMEOUT): killed; its last call: "
+                    "MPI_Init",
+                    "rank 0 in MPI_Barrier"});
+  // It ended at the limit, not at the harness's own timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
 TEST(MpiCFailure, AnErroneousCallIsFatalByDefault) {
