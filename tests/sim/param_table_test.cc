@@ -150,6 +150,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.alltoall_window",
                                             "mpi.compute",
                                             "mpi.compute_scale",
+                                            "mpi.wall_limit",
                                             "rdma.op",
                                             "rdma.sizes",
                                             "rdma.iterations",
