@@ -5,7 +5,10 @@
 // memory with no event left says which staging area it waits for.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <numeric>
+#include <string>
+#include <vector>
 
 #include "sim/cluster/mpi_job.h"
 
@@ -14,19 +17,26 @@ namespace {
 
 const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
 
+/** Two ranks on two nodes, each node with `task_bytes` of task memory. */
+std::unique_ptr<MpiJob> TwoRankJob(uint64_t task_bytes) {
+  MpiJobConfig c;
+  c.ranks = 2;
+  c.cluster.nodes = 2;
+  c.cluster.rdma_host_bytes = task_bytes;
+  Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
+  EXPECT_TRUE(job.ok()) << job.status().message();
+  return job.ok() ? std::move(*job) : nullptr;
+}
+
 TEST(MpiMemoryTest, GrowingMessagesReuseWhatThePoolsKeep) {
   // 12 MiB of task memory per node. Messages of 1, 2 and 4 MiB leave areas of those sizes in
   // the sender's staging pool and in the receiver's landing pool (7 MiB each), so the 8 MiB
   // message that follows fits only once the pools give theirs back.
-  MpiJobConfig c;
-  c.ranks = 2;
-  c.cluster.nodes = 2;
-  c.cluster.rdma_host_bytes = uint64_t{12} << 20;
-  Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
-  ASSERT_TRUE(job.ok()) << job.status().message();
+  const std::unique_ptr<MpiJob> job = TwoRankJob(uint64_t{12} << 20);
+  ASSERT_NE(job, nullptr);
   const std::vector<size_t> sizes = {1u << 20, 2u << 20, 4u << 20, 8u << 20};
   std::vector<bool> intact;
-  const Status run = (*job)->Run([&](mpi::Mpi& m) {
+  const Status run = job->Run([&](mpi::Mpi& m) {
     const auto& w = m.world();
     for (size_t i = 0; i < sizes.size(); ++i) {
       std::vector<uint8_t> buf(sizes[i]);
@@ -45,20 +55,16 @@ TEST(MpiMemoryTest, GrowingMessagesReuseWhatThePoolsKeep) {
   EXPECT_EQ(intact, std::vector<bool>(sizes.size(), true));
   // The three smaller areas were registered for the pulls; they were deregistered before
   // being unmapped, on both sides.
-  EXPECT_GT((*job)->transport(0).registrations().stats().forgotten, 0u);
-  EXPECT_GT((*job)->transport(1).registrations().stats().forgotten, 0u);
+  EXPECT_GT(job->transport(0).registrations().stats().forgotten, 0u);
+  EXPECT_GT(job->transport(1).registrations().stats().forgotten, 0u);
 }
 
 TEST(MpiMemoryTest, ADeadlockOnMemoryNamesTheStagingAreaARankWaitsFor) {
   // 12 MiB of task memory per node: a 9 MiB message needs a 16 MiB staging area, which the
   // node cannot give, and nothing will give memory back. The deadlock says so.
-  MpiJobConfig c;
-  c.ranks = 2;
-  c.cluster.nodes = 2;
-  c.cluster.rdma_host_bytes = uint64_t{12} << 20;
-  Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
-  ASSERT_TRUE(job.ok()) << job.status().message();
-  const Status run = (*job)->Run([&](mpi::Mpi& m) {
+  const std::unique_ptr<MpiJob> job = TwoRankJob(uint64_t{12} << 20);
+  ASSERT_NE(job, nullptr);
+  const Status run = job->Run([&](mpi::Mpi& m) {
     const auto& w = m.world();
     std::vector<uint8_t> buf(9u << 20, 1);
     if (w.rank == 0) {
