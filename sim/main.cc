@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -260,6 +261,10 @@ int CmdScenarios() {
 
 /** `nicsim mpirun ...`: its own parser (the program's arguments follow it), then a run. */
 int CmdMpirun(int argc, char** argv) {
+  // Output to a closed pipe (`nicsim mpirun ... | head -1`) fails its writes instead of
+  // killing the run: the program still runs to its end and stats.json is written. The ranks
+  // get SIGPIPE back (RankProcess::Start).
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc > 2 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
     std::cout << sim::MpirunUsage();
     return 0;

@@ -99,6 +99,12 @@ Status CallServer::Serve() {
 
 Status CallServer::Ended() {
   const std::string how = process_.Reap();
+  if (const int sig = process_.stopped_by(); sig != 0) {
+    // The same words for every rank: the job reports it once, beside where each rank was.
+    return Status::Error(fmt::format(
+        "nicsim mpirun was stopped by signal {} ({}): every rank still running was killed", sig,
+        strsignal(sig)));
+  }
   if (process_.timed_out()) {
     return Status::Error(fmt::format(
         "rank {} was still running when the program run's wall-clock limit of {} s passed "

@@ -66,6 +66,7 @@ Result<std::string> ResolveProgram(const std::string& program) {
 Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given) {
   WorkloadResult out;
   RaiseOpenFileLimit(job.ranks());
+  const StopSignals stop_signals;
   MpiProgramConfig config = given;
   if (config.wall_limit_ps == 0) config.wall_limit_ps = WallLimitFromEnvironment();
   std::optional<std::chrono::steady_clock::time_point> deadline;

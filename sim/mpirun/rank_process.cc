@@ -21,6 +21,31 @@
 extern char** environ;
 
 namespace nicsim::sim {
+namespace {
+
+volatile sig_atomic_t g_stop_signal = 0;
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+/** How often a wait for a rank's call looks for a stop signal another thread took. */
+constexpr int kSignalCheckMs = 100;
+
+void OnStopSignal(int sig) { g_stop_signal = sig; }
+
+}  // namespace
+
+StopSignals::StopSignals() {
+  g_stop_signal = 0;
+  struct sigaction on_stop {};
+  on_stop.sa_handler = OnStopSignal;
+  sigemptyset(&on_stop.sa_mask);
+  on_stop.sa_flags = 0;  // no SA_RESTART: a wait in poll() returns with EINTR
+  for (int sig : kStopSignals) sigaction(sig, &on_stop, nullptr);
+}
+
+StopSignals::~StopSignals() {
+  for (int sig : kStopSignals) signal(sig, SIG_DFL);
+}
+
+int StopSignals::received() { return g_stop_signal; }
 
 void LineTagger::Feed(const char* data, size_t n) {
   partial_.append(data, n);
@@ -70,10 +95,14 @@ Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::s
   // The program's end of the channel stays open across exec; its number is in the environment.
   fcntl(channel[1], F_SETFD, 0);
   std::vector<std::string> env_text;
+  auto is = [](const char* e, const char* name) {
+    return std::strncmp(e, name, std::strlen(name)) == 0 && e[std::strlen(name)] == '=';
+  };
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, mpi::wire::kFdEnv, std::strlen(mpi::wire::kFdEnv)) != 0) env_text.push_back(*e);
+    if (!is(*e, mpi::wire::kFdEnv) && !is(*e, mpi::wire::kParentEnv)) env_text.push_back(*e);
   }
   env_text.push_back(fmt::format("{}={}", mpi::wire::kFdEnv, channel[1]));
+  env_text.push_back(fmt::format("{}={}", mpi::wire::kParentEnv, getpid()));
   std::vector<char*> envp, args;
   for (std::string& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -86,8 +115,18 @@ Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::s
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  // Signals nicsim ignores or handles while a program runs (SIGPIPE, SIGINT, SIGTERM, SIGHUP)
+  // are the program's own again.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  const int rc = posix_spawn(&pid, args[0], &actions, &attr, args.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   close(channel[1]);
   close(out[1]);
@@ -152,12 +191,19 @@ void RankProcess::Forward(int timeout_ms) {
 
 bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
   for (;;) {
+    if (const int sig = StopSignals::received(); sig != 0) {
+      stopped_by_ = sig;
+      kill(pid_, SIGKILL);  // a process this run started, by its PID
+      return false;
+    }
     pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {channel_, POLLIN, 0}};
-    int timeout_ms = -1;
+    // A stop signal may reach another thread than this one, which then sleeps on: the wait
+    // looks at it again every kSignalCheckMs.
+    int timeout_ms = kSignalCheckMs;
     if (deadline_) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(
           *deadline_ - std::chrono::steady_clock::now());
-      timeout_ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, kSignalCheckMs));
     }
     const int ready = poll(fds, 3, timeout_ms);
     if (ready < 0) {

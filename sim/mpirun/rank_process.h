@@ -37,6 +37,22 @@ class LineTagger {
   std::string partial_;
 };
 
+/**
+ * While it lives, SIGINT, SIGTERM and SIGHUP stop the program run instead of killing nicsim:
+ * the rank whose call nicsim waits for, and every rank after it, is killed by its PID, and the
+ * run fails with the signal's name (stats.json is written). The default dispositions come back
+ * at the end.
+ */
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  /** The signal received, or 0. */
+  static int received();
+};
+
 class RankProcess {
  public:
   /** Starts `argv` (argv[0] a path) as rank `rank`; an error if it cannot be started. */
@@ -57,6 +73,8 @@ class RankProcess {
   bool Next(mpi::wire::Header* header, std::vector<uint8_t>* args);
   /** Next killed the process at its deadline. */
   bool timed_out() const { return timed_out_; }
+  /** The signal that stopped nicsim (StopSignals) if Next killed the process for it; else 0. */
+  int stopped_by() const { return stopped_by_; }
   /** Sends a message to the program; false if its channel is closed. */
   bool Send(mpi::wire::Call call, const std::vector<uint8_t>& args);
   /**
@@ -84,6 +102,7 @@ class RankProcess {
   bool reaped_ = false;
   bool exited_cleanly_ = false;
   bool timed_out_ = false;
+  int stopped_by_ = 0;
   std::string broken_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };

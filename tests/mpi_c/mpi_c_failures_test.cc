@@ -66,6 +66,49 @@ TEST(MpiCFailure, ARankThatNeverCallsAgainIsKilledAtTheWallClockLimit) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
+/** True if a process that is not a zombie runs `program` (read from /proc). */
+bool Running(const std::string& program) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = ReadFile(entry.path() / "cmdline");
+    if (cmdline.rfind(program, 0) != 0) continue;
+    const std::string stat = ReadFile(entry.path() / "stat");
+    const size_t close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z') return true;
+  }
+  return false;
+}
+
+TEST(MpiCFailure, SigtermStopsTheRunKillsEveryRankAndWritesTheStats) {
+  ScratchDir dir("mpirun_sigterm");
+  const std::string program = NicsimBuild("sleeper");
+  // nicsim in the background, SIGTERM a second later (rank 1 sleeps in its computing).
+  const std::string script = ShellQuote(NICSIM_BINARY) + " mpirun -n 3 --quiet --out " +
+                             ShellQuote(dir.path().string()) + " --set seed=9 " +
+                             ShellQuote(program) + " & p=$!; sleep 1; kill -TERM $p; wait $p";
+  const Failure f{RunCommand({"sh", "-c", script}, dir.path()),
+                  std::filesystem::exists(dir.path() / "stats.json")};
+  ExpectFailure(f, {"nicsim mpirun was stopped by signal 15 (Terminated): every rank still "
+                    "running was killed",
+                    "rank 0 in MPI_Barrier", "rank 1 in MPI_Init"});
+  EXPECT_FALSE(Running(program));
+}
+
+TEST(MpiCFailure, OutputIntoAClosedPipeDoesNotEndTheRun) {
+  ScratchDir dir("mpirun_pipe");
+  const std::string code = (dir.path() / "code").string();
+  // head takes the first line and goes; the ranks' later lines meet a closed pipe.
+  const std::string script = "(" + ShellQuote(NICSIM_BINARY) + " mpirun -n 4 --out " +
+                             ShellQuote(dir.path().string()) + " " +
+                             ShellQuote(NicsimBuild("ring")) + "; echo $? > " +
+                             ShellQuote(code) + ") | head -1";
+  const CommandResult r = RunCommand({"sh", "-c", script}, dir.path());
+  EXPECT_EQ(r.out.rfind("[1,", 0), 0u) << r.out;
+  EXPECT_EQ(ReadFile(code), "0\n") << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "stats.json"));
+}
+
 TEST(MpiCFailure, AnErroneousCallIsFatalByDefault) {
   ExpectFailure(RunFailing("fatal_error", 2),
                 {"rank 0: MPI_Send: MPI_ERR_RANK: invalid rank: rank 2 of 2",

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ulp/mpi/capi/client.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +18,18 @@ uint64_t CpuNs() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+/**
+ * A rank dies with the nicsim that started it: otherwise a rank that computes or sleeps when
+ * nicsim is killed runs on under PID 1. Runs when the library loads, before main.
+ */
+__attribute__((constructor)) void DieWithTheSimulator() {
+  const char* parent = std::getenv(wire::kParentEnv);
+  if (parent == nullptr) return;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Gone already, before the request took hold.
+  if (getppid() != static_cast<pid_t>(std::atoll(parent))) _exit(1);
 }
 
 [[noreturn]] void LostSimulator() {

@@ -90,8 +90,10 @@ enum class CompleteMode : uint8_t { kWaitAll, kWaitAny, kWaitSome, kTestAll, kTe
 /** The `op` of a reduction that is the program's own (MPI_Op_create). */
 inline constexpr uint8_t kUserOp = 0xFF;
 
-/** Environment variables the simulator gives each program it starts. */
+/** Environment variables the simulator gives each program it starts: its channel's
+ *  descriptor, and the simulator's PID (the program dies with it). */
 inline constexpr const char* kFdEnv = "NICSIM_MPI_FD";
+inline constexpr const char* kParentEnv = "NICSIM_MPI_PARENT";
 
 struct Header {
   uint32_t call = 0;
