@@ -19,12 +19,6 @@ SendTicket Port::Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp
   return SendTicket{e->serial(), e->given()};
 }
 
-bool Port::Waiting(const SendTicket& ticket) const {
-  const Endpoint* e = endpoint_();
-  return e != nullptr && ticket.place != 0 && e->serial() == ticket.endpoint &&
-         e->posted() < ticket.place;
-}
-
 bool Port::Transmitted(const SendTicket& ticket) const {
   const Endpoint* e = endpoint_();
   if (e == nullptr || ticket.place == 0 || e->serial() != ticket.endpoint) return true;

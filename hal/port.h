@@ -43,9 +43,6 @@ class Port {
   uint32_t max_payload() const;
   /** Queues a packet-mode packet (copied); it leaves when the send FIFO has room. */
   SendTicket Send(Peer dest, const uint8_t* data, uint32_t len, uint32_t ulp_word);
-  /** True while the packet of `ticket` waits in the user-side backlog, not yet in the send
-   *  FIFO (false once posted, or when its endpoint is gone). */
-  bool Waiting(const SendTicket& ticket) const;
   /** True once the packet of `ticket` has left through the adapter (its send slot finished
    *  with), and when there is nothing left to wait for: never accepted, or its endpoint gone. */
   bool Transmitted(const SendTicket& ticket) const;

@@ -122,12 +122,10 @@ Result<WorkloadResult> RunWorkload(Cluster& cluster, const ParamValues& p) {
   return RunRandomExchange(cluster, Read(ExchangeParams(), p));
 }
 
-}  // namespace
-
-namespace {
 /** Host memory reserved per rank of a program run, and for all its ranks at most. */
 constexpr uint64_t kProgramRankBytes = uint64_t{8} << 30;
 constexpr uint64_t kProgramJobBytes = uint64_t{16} << 40;
+
 }  // namespace
 
 Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
@@ -181,7 +179,8 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
     // A program's message sizes are its own: room for the largest an MPI count of bytes can
     // name, staged at the sender and landed at the receiver (reserved, not spent; what is
     // written counts against host.touched_limit), within 16 TiB of address space in all.
-    per_rank = std::max(per_rank, std::min(kProgramRankBytes, kProgramJobBytes / std::max<uint64_t>(c.ranks, 1)));
+    const uint64_t ranks = std::max<uint64_t>(c.ranks, 1);
+    per_rank = std::max(per_rank, std::min(kProgramRankBytes, kProgramJobBytes / ranks));
   }
   const uint64_t ranks_per_node = (c.ranks + c.cluster.nodes - 1) / c.cluster.nodes;
   c.cluster.rdma_host_bytes = std::max<uint64_t>(c.cluster.rdma_host_bytes, per_rank * ranks_per_node);

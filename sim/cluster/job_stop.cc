@@ -20,10 +20,6 @@ uint64_t RankNamed(const std::string& reason) {
   return end == reason.c_str() + 5 ? UINT64_MAX : r;
 }
 
-}  // namespace
-
-namespace {
-
 /** Every process's `key` list, in the order of the rank each item names (then process, then
  *  as found), each item once. */
 std::vector<std::string> MergeByRank(const std::vector<nlohmann::json>& parts, const char* key) {

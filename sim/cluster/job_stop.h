@@ -30,9 +30,9 @@ struct JobStop {
 
 /**
  * Every process's JobStop merged, the same on every process (every process calls it):
- * the reasons and the waits in the order of the rank each names (then as found), each once; the waiting
- * ranks in order; the time limit passed if it was anywhere; the latest clock; the first
- * failure's time.
+ * the reasons and the waits in the order of the rank each names (then as found), each once;
+ * the waiting ranks in order; the time limit passed if it was anywhere; the latest clock; the
+ * first failure's time.
  */
 JobStop AgreeOnStop(distrib::Collectives& world, const JobStop& mine);
 

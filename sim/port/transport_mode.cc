@@ -22,6 +22,7 @@
 #include "hal/port.h"
 #include "hal/task_host.h"
 #include "kernel/clock.h"
+#include "sim/observe/counters_json.h"
 #include "sim/port/modes.h"
 #include "sim/port/node.h"
 #include "sim/port/rdma_task.h"
@@ -218,11 +219,7 @@ bool RunTransport(WireNode& node, const PolledPort& polled, const PortCommandOpt
     (*summary)["max_size"] = max_size;
     (*summary)["wall_s"] = wall_s;
     (*summary)["rdma"] = rdma_fits;
-    const ulp::RegistrationCache::Stats& rs = regs.stats();
-    nlohmann::json& registrations = (*summary)["registrations"] = nlohmann::json::object();
-    for (const auto& field : ulp::RegistrationCache::Stats::Fields()) {
-      registrations[std::string(field.name)] = rs.*field.member;
-    }
+    (*summary)["registrations"] = CountersJson(regs.stats());
     ok = loop.Passed(exchange.Done());
     wall.Clear();
     port.OnReceive(nullptr);

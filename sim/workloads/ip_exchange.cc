@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/rng.h"
+#include "sim/observe/counters_json.h"
 #include "ulp/ip/ip_interface.h"
 
 namespace nicsim::sim {
@@ -205,8 +206,7 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
   }
   if (pending > 0)
     out.AddError(fmt::format("{} reassemblies still pending after the run", pending));
-  nlohmann::json ip = nlohmann::json::object();
-  for (const auto& f : ulp::ip::IpStats::Fields()) ip[std::string(f.name)] = total.*f.member;
+  const nlohmann::json ip = CountersJson(total);
   const double seconds = static_cast<double>(last_ps - start_ps) * 1e-12;
   out.results = {{"workload", "ip_exchange"},
                  {"nodes", nodes},

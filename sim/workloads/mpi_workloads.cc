@@ -12,6 +12,7 @@
 #include "sim/distrib/merge_results.h"
 #include "sim/distrib/merge_stats.h"
 #include "sim/distrib/split_run.h"
+#include "sim/observe/counters_json.h"
 #include "sim/workloads/collective_values.h"
 
 namespace nicsim::sim {
@@ -90,6 +91,12 @@ uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
          (index << 1) ^ static_cast<uint64_t>(rank);
 }
 
+/** Adds up every process's `c` (a split run's processes each hold their own ranks'). */
+template <class Counters>
+void SumOverProcesses(Counters& c, distrib::Collectives& world) {
+  for (const auto& f : Counters::Fields()) c.*f.member = world.Sum(c.*f.member);
+}
+
 }  // namespace
 
 /**
@@ -113,9 +120,10 @@ nlohmann::json EngineTotals(const MpiJob& job, const Path* (MpiJob::*path)(uint3
     polls += p.polls();
     in_flight += p.in_flight();
   }
-  nlohmann::json out = {{"polls", polls}, {"in_flight", in_flight}};
-  for (const auto& f : Senders::Fields()) out[std::string(f.name)] = s.*f.member;
-  for (const auto& f : Receivers::Fields()) out[std::string(f.name)] = r.*f.member;
+  nlohmann::json out = CountersJson(s);
+  out.update(CountersJson(r));
+  out["polls"] = polls;
+  out["in_flight"] = in_flight;
   return out;
 }
 
@@ -222,9 +230,7 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
   for (uint32_t r = 0; r < job.ranks(); ++r) {
     if (job.IsLocal(r)) sum += job.transport(r).stats();
   }
-  for (const auto& field : ulp::TransportStats::Fields()) {
-    sum.*field.member = everywhere(sum.*field.member);
-  }
+  SumOverProcesses(sum, world);
   uint64_t sent = sum.messages_sent, delivered = sum.messages_delivered;
   const uint64_t failed = sum.messages_failed;
   // Messages between ranks of one node through shared memory (mpi.intranode=postbox or
@@ -272,18 +278,13 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
     out.AddError(fmt::format("the transports delivered {} of the {} messages they accepted",
                              sum.messages_delivered, sum.messages_sent));
   }
-  nlohmann::json totals = nlohmann::json::object();
-  for (const auto& field : ulp::TransportStats::Fields()) {
-    totals[std::string(field.name)] = sum.*field.member;
-  }
   ulp::RegistrationCache::Stats regs;
   for (uint32_t r = 0; r < job.ranks(); ++r) {
     if (job.IsLocal(r)) regs += job.registrations(r).stats();
   }
-  nlohmann::json& reg_totals = totals["registrations"] = nlohmann::json::object();
-  for (const auto& field : ulp::RegistrationCache::Stats::Fields()) {
-    reg_totals[std::string(field.name)] = everywhere(regs.*field.member);
-  }
+  SumOverProcesses(regs, world);
+  nlohmann::json totals = CountersJson(sum);
+  totals["registrations"] = CountersJson(regs);
   return totals;
 }
 

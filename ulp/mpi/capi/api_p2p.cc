@@ -98,7 +98,7 @@ int Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm
           MPI_Request* request, const char* call) {
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(CheckMessage(count, type, source, tag, comm, true, call, &t));
-  RequestInfo info{true, kDone, true, buf, count, type, comm, std::make_shared<TypeInfo>(*t)};
+  RequestInfo info{true, kDone, true, buf, count, comm, std::make_shared<TypeInfo>(*t)};
   if (source != MPI_PROC_NULL) {
     info.server =
         C().Call(Call::kIrecv, RecvArgs(count, *t, source, tag, comm)).results.Get<uint64_t>();

@@ -31,7 +31,6 @@ struct RequestInfo {
   bool recv = false;
   void* buf = nullptr;
   int count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Comm comm = MPI_COMM_NULL;
   /** A receive's datatype as it was when the receive started: the program may free the
    *  handle before the receive completes (MPI keeps the type alive until then). */
