@@ -69,6 +69,10 @@ Result<std::unique_ptr<DpdkPort>> DpdkPort::Create(uint16_t port_id, const DpdkP
   if (config.tx_burst == 0 || config.tx_burst > kMaxBurst) {
     return Status::Error("dpdk port: tx_burst must be 1.." + std::to_string(kMaxBurst));
   }
+  if (config.tx_backlog < config.tx_burst) {
+    return Status::Error("dpdk port: tx_backlog " + std::to_string(config.tx_backlog) +
+                         " is smaller than tx_burst " + std::to_string(config.tx_burst));
+  }
   if (config.mbufs == 0) return Status::Error("dpdk port: mbufs must be at least 1");
 
   const int socket = std::max(rte_eth_dev_socket_id(port_id), 0);
@@ -129,7 +133,9 @@ Result<uint32_t> DpdkPort::MaxMtu(uint16_t port_id) {
 }
 
 DpdkPort::DpdkPort(uint16_t port_id, const DpdkPortConfig& config, rte_mempool* pool)
-    : port_id_(port_id), config_(config), pool_(pool) {}
+    : port_id_(port_id), config_(config), pool_(pool) {
+  tx_held_.reserve(config_.tx_backlog);
+}
 
 DpdkPort::~DpdkPort() {
   // Frames still held are not sent now: a peer's rings may already have been drained.
@@ -151,6 +157,8 @@ DpdkPort::~DpdkPort() {
 void DpdkPort::Stop() {
   if (!started_) return;
   FlushTx();
+  for (size_t i = 0; i < tx_held_.size(); ++i) CountDrop(PortDrop::kTxRingFull);
+  ReleaseHeld();
   started_ = false;
   rte_eth_dev_stop(port_id_);
 }
@@ -186,9 +194,11 @@ rte_mbuf* DpdkPort::TakeMbuf() {
 
 void DpdkPort::ReleaseHeld() {
   if (spare_count_ > 0) rte_pktmbuf_free_bulk(spares_.data(), spare_count_);
-  if (tx_held_count_ > 0) rte_pktmbuf_free_bulk(tx_held_.data(), tx_held_count_);
+  if (!tx_held_.empty()) {
+    rte_pktmbuf_free_bulk(tx_held_.data(), static_cast<unsigned>(tx_held_.size()));
+  }
   spare_count_ = 0;
-  tx_held_count_ = 0;
+  tx_held_.clear();
 }
 
 void DpdkPort::Send(Frame frame, uint64_t /*depart_ps*/) {
@@ -200,6 +210,10 @@ void DpdkPort::Send(Frame frame, uint64_t /*depart_ps*/) {
   const size_t inner = frame.bytes.size();
   if (inner > config_.mtu_bytes) return CountDrop(PortDrop::kTxOverMtu);
   if (!started_) return CountDrop(PortDrop::kTxPortStopped);
+  // A backlog as long as allowed: the queue has been full since; one more try, then drop.
+  if (tx_held_.size() >= config_.tx_backlog && (FlushTx(), tx_held_.size() >= config_.tx_backlog)) {
+    return CountDrop(PortDrop::kTxRingFull);
+  }
   rte_mbuf* m = TakeMbuf();
   if (m == nullptr) return CountDrop(PortDrop::kTxNoMbuf);
   // The pool's data room holds an Ethernet header and an MTU-sized frame: this fits.
@@ -211,32 +225,31 @@ void DpdkPort::Send(Frame frame, uint64_t /*depart_ps*/) {
   if (inner > 0) std::memcpy(data + kEthernetHeaderBytes, frame.bytes.data(), inner);
   // The bytes are in the mbuf: their buffer serves the next frame the adapter makes.
   Recycle(std::move(frame.bytes));
-  tx_held_[tx_held_count_++] = m;
-  if (tx_held_count_ >= config_.tx_burst || !sent_since_poll_) FlushTx();
+  tx_held_.push_back(m);
+  if (tx_held_.size() >= config_.tx_burst || !sent_since_poll_) FlushTx();
   sent_since_poll_ = true;
 }
 
 uint32_t DpdkPort::FlushTx() {
-  uint16_t sent = 0;
-  // A full queue drains as the NIC (or the peer) catches up: retry briefly, then drop.
-  for (uint32_t attempt = 0; sent < tx_held_count_; ++attempt) {
-    const uint16_t n = rte_eth_tx_burst(port_id_, 0, tx_held_.data() + sent,
-                                        static_cast<uint16_t>(tx_held_count_ - sent));
-    for (uint16_t i = sent; i < sent + n; ++i) {
+  size_t sent = 0;
+  // A full queue drains as the NIC (or the peer) catches up: retry briefly, then keep the
+  // rest for the next call. One tx_burst takes at most a burst array's worth.
+  for (uint32_t attempt = 0; sent < tx_held_.size();) {
+    const auto want = static_cast<uint16_t>(std::min<size_t>(tx_held_.size() - sent, kMaxBurst));
+    const uint16_t n = rte_eth_tx_burst(port_id_, 0, tx_held_.data() + sent, want);
+    for (size_t i = sent; i < sent + n; ++i) {
       ++counters_.tx_frames;
       counters_.tx_bytes += tx_held_[i]->pkt_len - kEthernetHeaderBytes;
     }
-    sent = static_cast<uint16_t>(sent + n);
-    if (sent == tx_held_count_ || attempt == config_.tx_retries) break;
+    sent += n;
+    if (n == want) continue;  // taken whole: on to the next burst, if any
+    if (attempt == config_.tx_retries) break;
+    ++attempt;
     ++counters_.tx_retries;
     rte_pause();
   }
-  if (sent < tx_held_count_) {
-    rte_pktmbuf_free_bulk(tx_held_.data() + sent, tx_held_count_ - sent);
-    for (uint16_t i = sent; i < tx_held_count_; ++i) CountDrop(PortDrop::kTxRingFull);
-  }
-  tx_held_count_ = 0;
-  return sent;
+  tx_held_.erase(tx_held_.begin(), tx_held_.begin() + static_cast<std::ptrdiff_t>(sent));
+  return static_cast<uint32_t>(sent);
 }
 
 uint32_t DpdkPort::Poll(LinkSink& sink) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "base/status.h"
 #include "hw/common/link.h"
@@ -50,8 +51,18 @@ struct DpdkPortConfig {
    * up to mtu_bytes.
    */
   uint32_t device_mtu_bytes = 0;
-  /** tx_burst attempts after the first before a frame is dropped as tx_ring_full. */
+  /**
+   * tx_burst attempts after the first, each time the port transmits, while the queue stays
+   * full; what is still unsent then stays held for the next attempt (see tx_backlog).
+   */
   uint32_t tx_retries = 8;
+  /**
+   * Frames the port holds at most while its transmit queue is full (a peer that has stopped
+   * draining for a moment): they leave, in order, with the next Send, Poll or FlushTx that
+   * finds room. A frame sent when the port already holds this many is dropped as
+   * tx_ring_full. At least tx_burst.
+   */
+  uint32_t tx_backlog = 512;
   /** Frames taken per rx_burst. */
   uint16_t rx_burst = 32;
   /**
@@ -111,9 +122,17 @@ class DpdkPort final : public FabricLink {
    * taken (delivered or dropped).
    */
   uint32_t Poll(LinkSink& sink);
-  /** Transmits every frame Send holds, retrying a full queue briefly; returns those sent. */
+  /**
+   * Transmits the frames Send holds, in order, retrying a full queue briefly; what the queue
+   * still refuses stays held. Returns the frames sent.
+   */
   uint32_t FlushTx();
-  /** Stops the device (no more traffic either way). Idempotent. */
+  /** Frames waiting to be transmitted (a burst being gathered, or a backlog). */
+  uint32_t held() const { return static_cast<uint32_t>(tx_held_.size()); }
+  /**
+   * Stops the device (no more traffic either way) after one last FlushTx; frames still held
+   * then are dropped as tx_ring_full. Idempotent.
+   */
   void Stop();
   /**
    * Frees the frames waiting in the receive queue without looking at them (at most what its
@@ -146,9 +165,8 @@ class DpdkPort final : public FabricLink {
   DpdkPortCounters counters_;
   /** Frames of the receive burst on their way to the sink (their byte buffers are reused). */
   std::array<Frame, kMaxBurst> rx_frames_;
-  /** Frames Send made that wait for the next tx_burst. */
-  std::array<rte_mbuf*, kMaxBurst> tx_held_{};
-  uint16_t tx_held_count_ = 0;
+  /** Frames Send made that wait for the next tx_burst, oldest first (at most tx_backlog). */
+  std::vector<rte_mbuf*> tx_held_;
   /** Send has sent a frame since the last Poll: the next one is held (tx_burst > 1). */
   bool sent_since_poll_ = false;
   /** Mbufs allocated in bulk ahead of Send; the next one is spares_[spare_count_ - 1]. */

@@ -151,17 +151,19 @@ TEST(DpdkPortTest, SendFramesEthernetAndStampsTheDeferredCrc) {
   EXPECT_EQ(rte_mempool_avail_count(l.a().pool()), pool_start);
 }
 
-TEST(DpdkPortTest, FullTransmitQueueDropsAndCounts) {
+TEST(DpdkPortTest, AFullTransmitQueueHoldsItsBacklogInOrderAndDropsBeyondIt) {
   StartEal();
   DpdkPortConfig config;
   config.tx_retries = 2;
+  config.tx_backlog = 2;
   Result<std::unique_ptr<RingLink>> link = RingLink::Create(config, /*ring_frames=*/4);
   ASSERT_TRUE(link.ok()) << link.status().message();
   RingLink& l = **link;
   const unsigned pool_start = rte_mempool_avail_count(l.a().pool());
-  for (int i = 0; i < 10; ++i) {
+  // Frame i carries i + 1 payload bytes: the order they arrive in is read from their sizes.
+  for (uint32_t i = 0; i < 10; ++i) {
     Frame f;
-    f.bytes = NicsimFrame(1, 64, 0);
+    f.bytes = NicsimFrame(1, i + 1, 0);
     f.dest_adapter = 1;
     l.a().Send(std::move(f), 0);
   }
@@ -170,14 +172,59 @@ TEST(DpdkPortTest, FullTransmitQueueDropsAndCounts) {
   giant.bytes.resize(l.a().config().mtu_bytes + 1);
   l.a().Send(std::move(giant), 0);
 
+  // The ring takes four; the port holds the next two; the last four find the backlog full.
   EXPECT_EQ(l.a().counters().tx_frames, 4u);
-  EXPECT_EQ(l.a().counters().drop(PortDrop::kTxRingFull), 6u);
+  EXPECT_EQ(l.a().held(), 2u);
+  EXPECT_EQ(l.a().counters().drop(PortDrop::kTxRingFull), 4u);
+  // Each Send that found the queue full tried it 1 + tx_retries times: frames 5 and 6 once
+  // (held), frames 7..10 once each before being dropped.
   EXPECT_EQ(l.a().counters().tx_retries, 6u * config.tx_retries);
   EXPECT_EQ(l.a().counters().drop(PortDrop::kTxOverMtu), 1u);
   RecordingSink sink;
   EXPECT_EQ(l.b().Poll(sink), 4u);
-  EXPECT_EQ(sink.frames.size(), 4u);
+  // The receiver drained the ring: the held frames leave with the sender's next flush.
+  EXPECT_EQ(l.a().FlushTx(), 2u);
+  EXPECT_EQ(l.a().held(), 0u);
+  EXPECT_EQ(l.b().Poll(sink), 2u);
+  ASSERT_EQ(sink.frames.size(), 6u);
+  for (uint32_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(sink.frames[i].bytes.size(), sizeof(abi::WireHeader) + i + 1) << "frame " << i;
+  }
+  EXPECT_EQ(l.a().counters().tx_frames, 6u);
   EXPECT_EQ(rte_mempool_avail_count(l.a().pool()), pool_start);
+}
+
+TEST(DpdkPortTest, StoppingDropsWhatTheFullQueueStillHolds) {
+  StartEal();
+  DpdkPortConfig config;
+  config.tx_retries = 0;
+  Result<std::unique_ptr<RingLink>> link = RingLink::Create(config, /*ring_frames=*/2);
+  ASSERT_TRUE(link.ok()) << link.status().message();
+  RingLink& l = **link;
+  for (uint32_t i = 0; i < 5; ++i) {
+    Frame f;
+    f.bytes = NicsimFrame(1, 8, 0);
+    f.dest_adapter = 1;
+    l.a().Send(std::move(f), 0);
+  }
+  EXPECT_EQ(l.a().held(), 3u);
+  EXPECT_EQ(l.a().counters().drop(PortDrop::kTxRingFull), 0u);
+  l.a().Stop();
+  EXPECT_EQ(l.a().held(), 0u);
+  EXPECT_EQ(l.a().counters().tx_frames, 2u);
+  EXPECT_EQ(l.a().counters().drop(PortDrop::kTxRingFull), 3u);
+}
+
+TEST(DpdkPortTest, ABacklogShorterThanABurstIsRefused) {
+  StartEal();
+  DpdkPortConfig config;
+  config.tx_burst = 32;
+  config.tx_backlog = 16;
+  Result<std::unique_ptr<RingLink>> link = RingLink::Create(config);
+  ASSERT_FALSE(link.ok());
+  EXPECT_NE(link.status().message().find("tx_backlog 16 is smaller than tx_burst 32"),
+            std::string::npos)
+      << link.status().message();
 }
 
 /** Two adapters (ids 0 and 1) on the two ends of a ring link, with a pool for raw frames. */
