@@ -26,11 +26,14 @@ constexpr uint64_t kDone = 0, kInactive = ~uint64_t{0};
  * it waits for could never arrive: each unsuccessful poll lets this much time pass.
  */
 constexpr uint64_t kUnsuccessfulPollPs = 500'000;
+/** MPI_UNDEFINED and MPI_COMM_TYPE_SHARED (mpi.h). */
+constexpr int32_t kUndefined = -32766, kCommTypeShared = 1;
 /** MPI_Comm_compare's answers (mpi.h). */
 constexpr int32_t kIdent = 0, kCongruent = 1, kSimilar = 2, kUnequal = 3;
 
 void PutStatus(mpi::wire::Writer& out, const mpi::Status& s) {
-  out.Put<int32_t>(s.source).Put<int32_t>(s.tag).Put<uint64_t>(s.bytes).Put<uint8_t>(s.truncated);
+  const auto flags = static_cast<uint8_t>((s.truncated ? 1 : 0) | (s.cancelled ? 2 : 0));
+  out.Put<int32_t>(s.source).Put<int32_t>(s.tag).Put<uint64_t>(s.bytes).Put<uint8_t>(flags);
 }
 
 std::vector<int> WorldRanks(const mpi::Comm& c) {
@@ -50,6 +53,18 @@ CallServer::CallServer(MpiJob& job, mpi::Mpi& mpi, RankProcess& process,
   self.group = mpi::Group::Of({mpi.world().rank});
   self.rank = 0;
   comms_[kSelfHandle] = self;
+}
+
+void CallServer::PutMade(Writer& out, const mpi::Comm* made) {
+  if (made == nullptr) {
+    out.Put<int32_t>(0).Put<int32_t>(0).Put<uint32_t>(0);
+    return;
+  }
+  const int32_t handle = next_comm_++;
+  comms_[handle] = *made;
+  out.Put<int32_t>(handle).Put<int32_t>(made->rank);
+  out.Put<uint32_t>(static_cast<uint32_t>(made->size()));
+  for (int i = 0; i < made->size(); ++i) out.Put<int32_t>(made->group->World(i));
 }
 
 const mpi::Comm* CallServer::CommOf(int32_t handle) const {
@@ -245,20 +260,33 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       out.Put<double>(mpi_.Wtime());
       return true;
     case Call::kCommDup:
-    case Call::kCommSplit: {
+    case Call::kCommSplit:
+    case Call::kCommSplitType: {
       const mpi::Comm* c = CommOf(in.Get<int32_t>());
       if (c == nullptr) return false;
-      const int32_t color = call == Call::kCommSplit ? in.Get<int32_t>() : 0;
-      const int32_t key = call == Call::kCommSplit ? in.Get<int32_t>() : 0;
-      const mpi::Comm made = call == Call::kCommDup ? mpi_.Dup(*c) : mpi_.Split(*c, color, key);
-      constexpr int32_t kUndefined = -32766;  // MPI_UNDEFINED: no communicator
-      if (call == Call::kCommSplit && color == kUndefined) {
-        out.Put<int32_t>(0).Put<int32_t>(0).Put<int32_t>(0);
-        return true;
+      int32_t color = call == Call::kCommSplit ? in.Get<int32_t>() : 0;
+      if (call == Call::kCommSplitType) {
+        // The ranks of one node share its memory; any other split type gives no communicator.
+        const uint32_t nodes = job_.cluster().config().nodes;
+        color = in.Get<int32_t>() == kCommTypeShared ? rank() % static_cast<int32_t>(nodes)
+                                                      : kUndefined;
       }
-      const int32_t handle = next_comm_++;
-      comms_[handle] = made;
-      out.Put<int32_t>(handle).Put<int32_t>(made.rank).Put<int32_t>(made.size());
+      const int32_t key = call == Call::kCommDup ? 0 : in.Get<int32_t>();
+      const mpi::Comm made = call == Call::kCommDup ? mpi_.Dup(*c) : mpi_.Split(*c, color, key);
+      PutMade(out, color == kUndefined ? nullptr : &made);
+      return true;
+    }
+    case Call::kCommCreateGroup: {
+      const mpi::Comm* c = CommOf(in.Get<int32_t>());
+      const auto n = in.Get<uint32_t>();
+      if (c == nullptr || n == 0 || n > static_cast<uint32_t>(mpi_.world().size())) return false;
+      std::vector<int> members(n);
+      for (int& m : members) m = in.Get<int32_t>();
+      if (in.failed() || std::find(members.begin(), members.end(), rank()) == members.end()) {
+        return false;
+      }
+      const mpi::Comm made = mpi_.CreateGroup(*c, std::move(members));
+      PutMade(out, &made);
       return true;
     }
     case Call::kCommFree:
@@ -288,7 +316,9 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       const auto tag = in.Get<int32_t>();
       const bool sync = in.Get<uint8_t>() != 0;
       const auto [data, n] = in.Blob();
-      if (c == nullptr || dest < 0 || dest >= c->size()) return false;
+      if (c == nullptr || dest < 0 || dest >= c->size() || tag < 0 || tag > mpi::kTagUb) {
+        return false;
+      }
       mpi::Mpi::Request r = sync ? mpi_.Issend(data, n, kByte, dest, tag, *c)
                                  : mpi_.Isend(data, n, kByte, dest, tag, *c);
       if (call == Call::kSend) {
@@ -306,7 +336,8 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       const auto source = in.Get<int32_t>();
       const auto tag = in.Get<int32_t>();
       const auto room = in.Get<uint64_t>();
-      if (c == nullptr || source < mpi::kAnySource || source >= c->size() || in.failed()) {
+      if (c == nullptr || source < mpi::kAnySource || source >= c->size() || in.failed() ||
+          tag < mpi::kAnyTag || tag > mpi::kTagUb) {
         return false;
       }
       Pending p{nullptr, std::vector<uint8_t>(room), true};
@@ -332,12 +363,24 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       requests_.erase(it);
       return true;
     }
+    case Call::kCancel: {
+      auto it = requests_.find(in.Get<uint64_t>());
+      if (it == requests_.end()) return false;
+      // A send that has started is never taken back (MPI lets a cancel fail); a receive is
+      // cancelled while no message has matched it.
+      const bool cancelled = it->second.recv && mpi_.CancelRecv(it->second.request);
+      out.Put<uint8_t>(cancelled);
+      return true;
+    }
     case Call::kProbe: {
       const mpi::Comm* c = CommOf(in.Get<int32_t>());
       const auto source = in.Get<int32_t>();
       const auto tag = in.Get<int32_t>();
       const bool block = in.Get<uint8_t>() != 0;
-      if (c == nullptr) return false;
+      if (c == nullptr || source < mpi::kAnySource || source >= c->size() ||
+          tag < mpi::kAnyTag || tag > mpi::kTagUb) {
+        return false;
+      }
       std::optional<mpi::Status> s =
           block ? std::optional<mpi::Status>(mpi_.Probe(source, tag, *c)) : mpi_.Iprobe(source, tag, *c);
       if (!s) job_.Sleep(static_cast<uint32_t>(rank()), kUnsuccessfulPollPs);

@@ -52,6 +52,8 @@ class CallServer {
   void Complete(Reader& in, Writer& out);
   void PutDone(Writer& out, uint32_t index, uint64_t id);
   const mpi::Comm* CommOf(int32_t handle) const;
+  /** Keeps a communicator a call made and answers with it (null: none, MPI_COMM_NULL). */
+  void PutMade(Writer& out, const mpi::Comm* made);
   /** Reads a reduction's arguments; nullopt if malformed. */
   std::optional<mpi::Combiner> ReadReduction(Reader& in);
   /** acc = acc op in with the program's own op, computed in its process. */

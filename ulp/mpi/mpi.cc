@@ -318,6 +318,16 @@ Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int s
   return r;
 }
 
+bool Mpi::CancelRecv(const Request& r) {
+  const auto it = std::find(posted_.begin(), posted_.end(), r);
+  if (it == posted_.end()) return false;
+  posted_.erase(it);
+  r->status = Status{};
+  r->status.cancelled = true;
+  r->done = true;
+  return true;
+}
+
 Mpi::Request Mpi::Irecv(void* buf, size_t count, const Datatype& type, int source, int tag,
                         const Comm& comm) {
   return StartRecv(buf, count, type, source, tag, comm.context, comm);
@@ -507,13 +517,30 @@ uint32_t Mpi::AgreeOnContext(uint32_t largest_next) {
 }
 
 Comm Mpi::Dup(const Comm& comm) {
+  Comm c = comm;
+  c.context = FreshContextAmong(comm);
+  return c;
+}
+
+uint32_t Mpi::FreshContextAmong(const Comm& members) {
   // The members agree on a context no member has used (they may have made different
   // communicators before: each rank counts only those it belongs to).
   const int64_t mine = next_context_;
   int64_t largest = 0;
-  Allreduce(&mine, &largest, 1, Datatype::Of(Base::kInt64), Op::kMax, comm);
-  Comm c = comm;
-  c.context = AgreeOnContext(static_cast<uint32_t>(largest));
+  Allreduce(&mine, &largest, 1, Datatype::Of(Base::kInt64), Op::kMax, members);
+  return AgreeOnContext(static_cast<uint32_t>(largest));
+}
+
+Comm Mpi::CreateGroup(const Comm& parent, std::vector<int> world_ranks) {
+  // The members agree among themselves on the parent's context: no other rank takes part,
+  // and every message of the agreement is between two members, so none can match another's.
+  Comm among;
+  among.context = parent.context;
+  among.rank = static_cast<int>(std::find(world_ranks.begin(), world_ranks.end(), world().rank) -
+                                world_ranks.begin());
+  among.group = Group::Of(std::move(world_ranks));
+  Comm c = among;
+  c.context = FreshContextAmong(among);
   return c;
 }
 

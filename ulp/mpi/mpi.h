@@ -39,6 +39,8 @@ struct Status {
   size_t bytes = 0;
   /** The message was longer than the receive buffer (the rest was cut off). */
   bool truncated = false;
+  /** The receive was cancelled before any message matched it (nothing was received). */
+  bool cancelled = false;
   size_t Count(const Datatype& t) const { return t.size() ? bytes / t.size() : 0; }
 };
 
@@ -172,6 +174,12 @@ class Mpi {
   Comm Dup(const Comm& comm);
   /** Ranks with the same color form a communicator, ordered by (key, rank in comm). */
   Comm Split(const Comm& comm, int color, int key);
+  /**
+   * A communicator of `world_ranks` (in that order), collective over those ranks only (each
+   * calls with the same list, which includes it); `parent` is a communicator they all belong
+   * to, whose context carries their agreement.
+   */
+  Comm CreateGroup(const Comm& parent, std::vector<int> world_ranks);
 
   // Point to point.
   Request Isend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
@@ -281,6 +289,11 @@ class Mpi {
    * arrive are kept as unexpected.
    */
   void AbandonRequests();
+  /**
+   * Cancels receive `r` if no message has matched it yet: it is then done, with nothing
+   * received and `status.cancelled` set. False if it had matched (it completes as usual).
+   */
+  bool CancelRecv(const Request& r);
   /** Messages that arrived with no matching receive posted yet. */
   size_t unexpected_queued() const { return unexpected_.size(); }
 
@@ -410,6 +423,8 @@ class Mpi {
   uint32_t NewContext();
   /** The next context, once the members of a new communicator have shared their next ones. */
   uint32_t AgreeOnContext(uint32_t largest_next);
+  /** A context none of `members` has used, agreed by all of them (collective over them). */
+  uint32_t FreshContextAmong(const Comm& members);
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
   /** Binomial-tree broadcast of packed bytes over point to point. */
   void TreeBcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm);

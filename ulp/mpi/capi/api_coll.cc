@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "ulp/mpi/capi/checks.h"
+#include "ulp/mpi/capi/intercomm.h"
+#include "ulp/mpi/capi/reduce_local.h"
 
 using namespace nicsim::mpi::capi;  // NOLINT: the C entry points below are global
 using nicsim::mpi::wire::Call;
@@ -15,12 +17,17 @@ namespace {
 /** The reduction arguments of a call: a predefined op MPI defines on the type, or the program's. */
 int PutReduction(Writer& w, MPI_Op op, MPI_Datatype type, const TypeInfo& t, MPI_Comm comm,
                  const char* call) {
-  const bool predefined = op >= MPI_SUM && op <= MPI_MINLOC;
+  bool predefined = op >= MPI_SUM && op <= MPI_MINLOC;
   bool commutes = true;
   if (predefined) {
     const auto mop = static_cast<nicsim::mpi::Op>(op - MPI_SUM);
     if (!t.homogeneous || !nicsim::mpi::OpDefinedOn(mop, t.base)) {
-      return C().Error(comm, MPI_ERR_OP, call, "the op is not defined on this datatype");
+      if (!PredefinedOpDefinedOn(op, t)) {
+        return C().Error(comm, MPI_ERR_OP, call, "the op is not defined on this datatype");
+      }
+      // A type the simulator cannot reduce (long double, complex ...): the program's process
+      // applies the op, as it does its own ops (Client::Serve).
+      predefined = false;
     }
   } else if (op <= 0 || static_cast<size_t>(op) >= C().ops.size() || !C().ops[op].valid) {
     return C().Error(comm, MPI_ERR_OP, call, "invalid op");
@@ -69,6 +76,33 @@ std::vector<size_t> ByteCounts(const int counts[], int n, const TypeInfo& t) {
   return out;
 }
 
+/** An intercommunicator: its collectives run in api_intercoll.cc. */
+bool Inter(MPI_Comm comm) {
+  const CommInfo* c = C().Comm(comm);
+  return c != nullptr && c->inter;
+}
+
+/** Alltoallv over an intercommunicator, as the w form with byte displacements. */
+int InterAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const int n = C().Comm(comm)->peer_size();
+  const TypeInfo* st = C().types.Usable(sendtype);
+  const TypeInfo* rt = C().types.Usable(recvtype);
+  if (st == nullptr || rt == nullptr) {
+    return C().Error(comm, MPI_ERR_TYPE, "MPI_Alltoallv", "invalid or uncommitted datatype");
+  }
+  std::vector<ptrdiff_t> sd(static_cast<size_t>(n)), rd(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    sd[i] = sdispls[i] * st->extent;
+    rd[i] = rdispls[i] * rt->extent;
+  }
+  const std::vector<MPI_Datatype> stypes(static_cast<size_t>(n), sendtype);
+  const std::vector<MPI_Datatype> rtypes(static_cast<size_t>(n), recvtype);
+  return InterAlltoallw(sendbuf, sendcounts, sd.data(), stypes.data(), recvbuf, recvcounts,
+                        rd.data(), rtypes.data(), comm);
+}
+
 /** Equal counts and back-to-back displacements, for the calls without a v. */
 struct Even {
   std::vector<int> counts, displs;
@@ -87,7 +121,7 @@ int CheckCounts(MPI_Comm comm, const int counts[], int n, const char* call) {
 int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
            MPI_Comm comm, bool all, const char* call) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
   if (!all) NICSIM_MPI_TRY(CheckRoot(comm, root, call));
   const bool receives = all || C().Comm(comm)->rank == root;
@@ -106,7 +140,7 @@ int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI
 int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
          MPI_Comm comm, bool exclusive, const char* call) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
   if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
   Writer w;
@@ -123,7 +157,7 @@ int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_O
 int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
             MPI_Comm comm, const char* call) {
-  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   NICSIM_MPI_TRY(CheckRoot(comm, root, call));
   const CommInfo& ci = *C().Comm(comm);
   const bool at_root = ci.rank == root;
@@ -152,7 +186,7 @@ int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
              const char* call) {
-  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   NICSIM_MPI_TRY(CheckRoot(comm, root, call));
   const CommInfo& ci = *C().Comm(comm);
   const bool at_root = ci.rank == root;
@@ -179,7 +213,7 @@ int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
 int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                const char* call) {
-  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   const CommInfo& ci = *C().Comm(comm);
   const TypeInfo* rt = nullptr;
   NICSIM_MPI_TRY(CheckData(comm, 0, recvtype, call, &rt));
@@ -203,7 +237,7 @@ int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm, const char* call) {
-  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   const CommInfo& ci = *C().Comm(comm);
   const TypeInfo* rt = nullptr;
   NICSIM_MPI_TRY(CheckData(comm, 0, recvtype, call, &rt));
@@ -229,7 +263,7 @@ int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
 int ReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type,
                   MPI_Op op, MPI_Comm comm, const char* call) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   const CommInfo& ci = *C().Comm(comm);
   NICSIM_MPI_TRY(CheckData(comm, 0, type, call, &t));
   NICSIM_MPI_TRY(CheckCounts(comm, recvcounts, ci.size, call));
@@ -256,9 +290,10 @@ int MPI_Barrier(MPI_Comm comm) {
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (Inter(comm)) return InterBcast(buffer, count, datatype, root, comm);
   const char* call = "MPI_Bcast";
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckComm(comm, call));
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   NICSIM_MPI_TRY(CheckData(comm, count, datatype, call, &t));
   NICSIM_MPI_TRY(CheckRoot(comm, root, call));
   const bool at_root = C().Comm(comm)->rank == root;
@@ -273,17 +308,24 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
+  if (Inter(comm)) return InterReduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   return Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, false, "MPI_Reduce");
 }
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
+  if (Inter(comm)) return InterAllreduce(sendbuf, recvbuf, count, datatype, op, comm);
   return Reduce(sendbuf, recvbuf, count, datatype, op, 0, comm, true, "MPI_Allreduce");
 }
 
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  NICSIM_MPI_TRY(CheckComm(comm, "MPI_Gather"));
+  if (Inter(comm)) {
+    const Even even(C().Comm(comm)->peer_size(), recvcount);
+    return InterGatherv(sendbuf, sendcount, sendtype, recvbuf, even.counts.data(),
+                        even.displs.data(), recvtype, root, comm);
+  }
+  NICSIM_MPI_TRY(CheckIntracomm(comm, "MPI_Gather"));
   const Even even(C().Comm(comm)->size, recvcount);
   return Gatherv(sendbuf, sendcount, sendtype, recvbuf, even.counts.data(), even.displs.data(),
                  recvtype, root, comm, "MPI_Gather");
@@ -292,13 +334,22 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
+  if (Inter(comm)) {
+    return InterGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                        comm);
+  }
   return Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
                  "MPI_Gatherv");
 }
 
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  NICSIM_MPI_TRY(CheckComm(comm, "MPI_Scatter"));
+  if (Inter(comm)) {
+    const Even even(C().Comm(comm)->peer_size(), sendcount);
+    return InterScatterv(sendbuf, even.counts.data(), even.displs.data(), sendtype, recvbuf,
+                         recvcount, recvtype, root, comm);
+  }
+  NICSIM_MPI_TRY(CheckIntracomm(comm, "MPI_Scatter"));
   const Even even(C().Comm(comm)->size, sendcount);
   return Scatterv(sendbuf, even.counts.data(), even.displs.data(), sendtype, recvbuf, recvcount,
                   recvtype, root, comm, "MPI_Scatter");
@@ -307,13 +358,22 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
+  if (Inter(comm)) {
+    return InterScatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm);
+  }
   return Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
                   "MPI_Scatterv");
 }
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  NICSIM_MPI_TRY(CheckComm(comm, "MPI_Allgather"));
+  if (Inter(comm)) {
+    const Even even(C().Comm(comm)->peer_size(), recvcount);
+    return InterAllgatherv(sendbuf, sendcount, sendtype, recvbuf, even.counts.data(),
+                           even.displs.data(), recvtype, comm);
+  }
+  NICSIM_MPI_TRY(CheckIntracomm(comm, "MPI_Allgather"));
   const Even even(C().Comm(comm)->size, recvcount);
   return Allgatherv(sendbuf, sendcount, sendtype, recvbuf, even.counts.data(), even.displs.data(),
                     recvtype, comm, "MPI_Allgather");
@@ -322,13 +382,23 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
+  if (Inter(comm)) {
+    return InterAllgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm);
+  }
   return Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                     "MPI_Allgatherv");
 }
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  NICSIM_MPI_TRY(CheckComm(comm, "MPI_Alltoall"));
+  if (Inter(comm)) {
+    const int n = C().Comm(comm)->peer_size();
+    const Even sends(n, sendcount), recvs(n, recvcount);
+    return InterAlltoallv(sendbuf, sends.counts.data(), sends.displs.data(), sendtype, recvbuf,
+                          recvs.counts.data(), recvs.displs.data(), recvtype, comm);
+  }
+  NICSIM_MPI_TRY(CheckIntracomm(comm, "MPI_Alltoall"));
   const int n = C().Comm(comm)->size;
   const Even sends(n, sendcount), recvs(n, recvcount);
   return Alltoallv(sendbuf, sends.counts.data(), sends.displs.data(), sendtype, recvbuf,
@@ -338,18 +408,76 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (Inter(comm)) {
+    return InterAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm);
+  }
   return Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                    comm, "MPI_Alltoallv");
 }
 
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  if (Inter(comm)) {
+    const int n = C().Comm(comm)->peer_size();
+    const std::vector<ptrdiff_t> sd(sdispls, sdispls + n), rd(rdispls, rdispls + n);
+    return InterAlltoallw(sendbuf, sendcounts, sd.data(), sendtypes, recvbuf, recvcounts,
+                          rd.data(), recvtypes, comm);
+  }
+  // Each block has a type of its own and a displacement in bytes: the blocks are packed one by
+  // one and travel as an all-to-all of bytes.
+  const char* call = "MPI_Alltoallw";
+  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
+  const int size = C().Comm(comm)->size;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  std::vector<size_t> send_counts, recv_counts;
+  std::vector<uint8_t> all;
+  for (int i = 0; i < size; ++i) {
+    const TypeInfo *st = nullptr, *rt = nullptr;
+    NICSIM_MPI_TRY(CheckData(comm, recvcounts[i], recvtypes[i], call, &rt));
+    recv_counts.push_back(static_cast<size_t>(recvcounts[i]) * rt->size);
+    const void* from = in_place ? recvbuf : sendbuf;
+    const int count = in_place ? recvcounts[i] : sendcounts[i];
+    const int displ = in_place ? rdispls[i] : sdispls[i];
+    if (!in_place) NICSIM_MPI_TRY(CheckData(comm, count, sendtypes[i], call, &st));
+    const std::vector<uint8_t> block =
+        Pack(static_cast<const uint8_t*>(from) + displ, static_cast<size_t>(count),
+             in_place ? *rt : *st);
+    all.insert(all.end(), block.begin(), block.end());
+    send_counts.push_back(block.size());
+  }
+  Writer w;
+  w.Put<int32_t>(comm).Counts(send_counts).Blob(all).Counts(recv_counts);
+  nicsim::mpi::capi::Reply r = C().Call(Call::kAlltoallv, w);
+  const auto [data, n] = r.results.Blob();
+  size_t at = 0;
+  for (int i = 0; i < size; ++i) {
+    const TypeInfo* rt = C().types.Usable(recvtypes[i]);
+    if (at + recv_counts[i] <= n) {
+      Unpack(data + at, recv_counts[i], static_cast<uint8_t*>(recvbuf) + rdispls[i],
+             static_cast<size_t>(recvcounts[i]), *rt);
+    }
+    at += recv_counts[i];
+  }
+  return r.code;
+}
+
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (Inter(comm)) {
+    return InterReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  }
   return ReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, "MPI_Reduce_scatter");
 }
 
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  NICSIM_MPI_TRY(CheckComm(comm, "MPI_Reduce_scatter_block"));
+  if (Inter(comm)) {
+    const Even even(C().Comm(comm)->size, recvcount);
+    return InterReduceScatter(sendbuf, recvbuf, even.counts.data(), datatype, op, comm);
+  }
+  NICSIM_MPI_TRY(CheckIntracomm(comm, "MPI_Reduce_scatter_block"));
   const Even even(C().Comm(comm)->size, recvcount);
   return ReduceScatter(sendbuf, recvbuf, even.counts.data(), datatype, op, comm,
                        "MPI_Reduce_scatter_block");
@@ -377,6 +505,18 @@ int MPI_Op_free(MPI_Op* op) {
   }
   C().ops[*op].valid = false;
   *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Op_commutative(MPI_Op op, int* commute) {
+  if (op >= MPI_SUM && op <= MPI_NO_OP) {
+    *commute = 1;
+    return MPI_SUCCESS;
+  }
+  if (op <= 0 || static_cast<size_t>(op) >= C().ops.size() || !C().ops[op].valid) {
+    return C().Error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_commutative", "invalid op");
+  }
+  *commute = C().ops[op].commute;
   return MPI_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ulp/mpi/capi/checks.h"
+#include "ulp/mpi/capi/p2p.h"
 
 using namespace nicsim::mpi::capi;  // NOLINT: the C entry points below are global
 using nicsim::mpi::wire::Call;
@@ -23,6 +24,7 @@ struct WireStatus {
   int tag = MPI_ANY_TAG;
   uint64_t bytes = 0;
   bool truncated = false;
+  bool cancelled = false;
 };
 
 WireStatus ReadStatus(Reader& r) {
@@ -30,7 +32,9 @@ WireStatus ReadStatus(Reader& r) {
   s.source = r.Get<int32_t>();
   s.tag = r.Get<int32_t>();
   s.bytes = r.Get<uint64_t>();
-  s.truncated = r.Get<uint8_t>() != 0;
+  const auto flags = r.Get<uint8_t>();
+  s.truncated = (flags & 1) != 0;
+  s.cancelled = (flags & 2) != 0;
   return s;
 }
 
@@ -39,12 +43,18 @@ void Fill(MPI_Status* status, const WireStatus& s) {
   status->MPI_SOURCE = s.source;
   status->MPI_TAG = s.tag;
   status->MPI_ERROR = s.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-  status->nicsim_cancelled = 0;
+  status->nicsim_cancelled = s.cancelled;
   status->nicsim_bytes = static_cast<long long>(s.bytes);
 }
 
 /** The status of a receive from MPI_PROC_NULL, or of an inactive request. */
-WireStatus Empty(int source) { return WireStatus{source, MPI_ANY_TAG, 0, false}; }
+WireStatus Empty(int source) { return WireStatus{source, MPI_ANY_TAG, 0, false, false}; }
+
+/** A request that takes part in completion: not MPI_REQUEST_NULL nor persistent and idle. */
+bool Active(MPI_Request request) {
+  const RequestInfo* r = C().Request(request);
+  return r != nullptr && r->active;
+}
 
 /** The checks every send makes (and every receive, with wildcards allowed). */
 int CheckMessage(int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, bool receive,
@@ -59,7 +69,8 @@ int CheckMessage(int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
 Writer SendArgs(const void* buf, int count, const TypeInfo& t, int dest, int tag, MPI_Comm comm,
                 bool sync) {
   Writer w;
-  w.Put<int32_t>(comm).Put<int32_t>(dest).Put<int32_t>(tag).Put<uint8_t>(sync);
+  w.Put<int32_t>(comm).Put<int32_t>(C().Comm(comm)->ToServer(dest)).Put<int32_t>(tag);
+  w.Put<uint8_t>(sync);
   w.Blob(Pack(buf, static_cast<size_t>(count), t));
   return w;
 }
@@ -67,8 +78,8 @@ Writer SendArgs(const void* buf, int count, const TypeInfo& t, int dest, int tag
 /** kRecv and kIrecv's arguments: the envelope and the room for the data. */
 Writer RecvArgs(int count, const TypeInfo& t, int source, int tag, MPI_Comm comm) {
   Writer w;
-  w.Put<int32_t>(comm).Put<int32_t>(source).Put<int32_t>(tag).Put<uint64_t>(
-      static_cast<uint64_t>(count) * t.size);
+  w.Put<int32_t>(comm).Put<int32_t>(C().Comm(comm)->ToServer(source)).Put<int32_t>(tag);
+  w.Put<uint64_t>(static_cast<uint64_t>(count) * t.size);
   return w;
 }
 
@@ -82,38 +93,36 @@ int Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
 
 int Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
           bool sync, MPI_Request* request, const char* call) {
-  const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckMessage(count, type, dest, tag, comm, false, call, &t));
   RequestInfo info;
-  info.comm = comm;
-  if (dest != MPI_PROC_NULL) {
-    info.server = C().Call(Call::kIsend, SendArgs(buf, count, *t, dest, tag, comm, sync))
-                      .results.Get<uint64_t>();
-  }
+  NICSIM_MPI_TRY(StartSend(buf, count, type, dest, tag, comm, sync, call, &info));
   *request = C().AddRequest(info);
   return MPI_SUCCESS;
 }
 
 int Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Request* request, const char* call) {
-  const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckMessage(count, type, source, tag, comm, true, call, &t));
-  RequestInfo info{true, kDone, true, buf, count, comm, std::make_shared<TypeInfo>(*t)};
-  if (source != MPI_PROC_NULL) {
-    info.server =
-        C().Call(Call::kIrecv, RecvArgs(count, *t, source, tag, comm)).results.Get<uint64_t>();
-  }
+  RequestInfo info;
+  NICSIM_MPI_TRY(StartRecv(buf, count, type, source, tag, comm, call, &info));
   *request = C().AddRequest(info);
   return MPI_SUCCESS;
 }
 
-/** The outcome of one completed request, placed into its buffer; the request is freed. */
+/**
+ * The outcome of one completed request, placed into its buffer; the request is freed, or, if
+ * persistent, goes idle until it is started again.
+ */
 WireStatus Finish(MPI_Request* request, const WireStatus& s, const uint8_t* data, size_t n) {
   RequestInfo* r = C().Request(*request);
   if (r->recv && r->server != kDone) {
     Unpack(data, n, r->buf, static_cast<size_t>(r->count), *r->recv_type);
   }
-  const WireStatus out = r->server == kDone && r->recv ? Empty(MPI_PROC_NULL) : s;
+  WireStatus out = r->server == kDone && r->recv ? Empty(MPI_PROC_NULL) : s;
+  if (const CommInfo* c = C().Comm(r->comm); c != nullptr) out.source = c->FromServer(out.source);
+  if (r->persistent) {
+    r->active = false;
+    r->server = kDone;
+    return out;
+  }
   C().FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
   return out;
@@ -131,8 +140,7 @@ bool Complete(CompleteMode mode, int count, MPI_Request requests[], std::vector<
   Writer w;
   w.Put<uint8_t>(static_cast<uint8_t>(mode)).Put<uint32_t>(static_cast<uint32_t>(count));
   for (int i = 0; i < count; ++i) {
-    const RequestInfo* r = C().Request(requests[i]);
-    w.Put<uint64_t>(r == nullptr ? kInactive : r->server);
+    w.Put<uint64_t>(Active(requests[i]) ? C().Request(requests[i])->server : kInactive);
   }
   nicsim::mpi::capi::Reply reply = C().Call(Call::kComplete, w);
   const bool flag = reply.results.Get<uint8_t>() != 0;
@@ -172,11 +180,11 @@ int CheckRequests(int count, MPI_Request requests[], const char* call) {
 /** MPI_Wait and MPI_Test: one request (MPI_REQUEST_NULL is complete at once). */
 int One(CompleteMode mode, MPI_Request* request, int* flag, MPI_Status* status, const char* call) {
   *flag = 1;
-  if (*request == MPI_REQUEST_NULL) {
+  NICSIM_MPI_TRY(CheckRequests(1, request, call));
+  if (!Active(*request)) {
     Fill(status, Empty(MPI_ANY_SOURCE));
     return MPI_SUCCESS;
   }
-  NICSIM_MPI_TRY(CheckRequests(1, request, call));
   const MPI_Comm comm = C().Request(*request)->comm;
   std::vector<WireStatus> st;
   std::vector<bool> done;
@@ -192,7 +200,7 @@ int Some(CompleteMode mode, int incount, MPI_Request requests[], int* outcount, 
          MPI_Status statuses[], const char* call) {
   NICSIM_MPI_TRY(CheckRequests(incount, requests, call));
   bool active = false;
-  for (int i = 0; i < incount; ++i) active |= requests[i] != MPI_REQUEST_NULL;
+  for (int i = 0; i < incount; ++i) active |= Active(requests[i]);
   std::vector<WireStatus> st;
   std::vector<bool> done;
   Complete(mode, incount, requests, st, done);
@@ -208,6 +216,51 @@ int Some(CompleteMode mode, int incount, MPI_Request requests[], int* outcount, 
 }
 
 }  // namespace
+
+namespace nicsim::mpi::capi {
+
+int StartSend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              bool sync, const char* call, RequestInfo* info) {
+  const TypeInfo* t = nullptr;
+  NICSIM_MPI_TRY(CheckMessage(count, type, dest, tag, comm, false, call, &t));
+  return StartSendOf(buf, count, *t, dest, tag, comm, sync, call, info);
+}
+
+int StartSendOf(const void* buf, int count, const TypeInfo& t, int dest, int tag, MPI_Comm comm,
+                bool sync, const char*, RequestInfo* info) {
+  info->comm = comm;
+  info->recv = false;
+  info->server = kDone;
+  if (dest != MPI_PROC_NULL) {
+    info->server = C().Call(Call::kIsend, SendArgs(buf, count, t, dest, tag, comm, sync))
+                       .results.Get<uint64_t>();
+  }
+  return MPI_SUCCESS;
+}
+
+int StartRecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              const char* call, RequestInfo* info) {
+  const TypeInfo* t = nullptr;
+  NICSIM_MPI_TRY(CheckMessage(count, type, source, tag, comm, true, call, &t));
+  return StartRecvOf(buf, count, *t, source, tag, comm, call, info);
+}
+
+int StartRecvOf(void* buf, int count, const TypeInfo& t, int source, int tag, MPI_Comm comm,
+                const char*, RequestInfo* info) {
+  info->comm = comm;
+  info->recv = true;
+  info->buf = buf;
+  info->count = count;
+  info->recv_type = std::make_shared<TypeInfo>(t);
+  info->server = kDone;
+  if (source != MPI_PROC_NULL) {
+    info->server =
+        C().Call(Call::kIrecv, RecvArgs(count, t, source, tag, comm)).results.Get<uint64_t>();
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace nicsim::mpi::capi
 
 extern "C" {
 
@@ -253,7 +306,8 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     return MPI_SUCCESS;
   }
   nicsim::mpi::capi::Reply reply = C().Call(Call::kRecv, RecvArgs(count, *t, source, tag, comm));
-  const WireStatus s = ReadStatus(reply.results);
+  WireStatus s = ReadStatus(reply.results);
+  s.source = C().Comm(comm)->FromServer(s.source);
   const auto [data, n] = reply.results.Blob();
   Unpack(data, n, buf, static_cast<size_t>(count), *t);
   Fill(status, s);
@@ -365,9 +419,11 @@ int MPI_Request_free(MPI_Request* request) {
   if (*request == MPI_REQUEST_NULL) {
     return C().Error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "MPI_REQUEST_NULL");
   }
-  const uint64_t server = C().Request(*request)->server;
+  const RequestInfo* r = C().Request(*request);
   // The operation goes on; only the handle goes.
-  if (server != kDone) C().Call(Call::kRequestFree, Writer().Put<uint64_t>(server));
+  if (r->active && r->server != kDone) {
+    C().Call(Call::kRequestFree, Writer().Put<uint64_t>(r->server));
+  }
   C().FreeRequest(*request);
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
@@ -384,10 +440,12 @@ static int Probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* stat
     return MPI_SUCCESS;
   }
   Writer w;
-  w.Put<int32_t>(comm).Put<int32_t>(source).Put<int32_t>(tag).Put<uint8_t>(block);
+  w.Put<int32_t>(comm).Put<int32_t>(C().Comm(comm)->ToServer(source)).Put<int32_t>(tag);
+  w.Put<uint8_t>(block);
   nicsim::mpi::capi::Reply reply = C().Call(Call::kProbe, w);
   *flag = reply.results.Get<uint8_t>() != 0;
-  const WireStatus s = ReadStatus(reply.results);
+  WireStatus s = ReadStatus(reply.results);
+  s.source = C().Comm(comm)->FromServer(s.source);
   if (*flag) Fill(status, s);
   return MPI_SUCCESS;
 }

@@ -20,6 +20,17 @@ inline int CheckComm(MPI_Comm comm, const char* call) {
   return Client::Get().Error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator");
 }
 
+/** A communicator a collective other than MPI_Barrier may run on: an intracommunicator. */
+inline int CheckIntracomm(MPI_Comm comm, const char* call) {
+  const CommInfo* c = Client::Get().Comm(comm);
+  if (c == nullptr) {
+    return Client::Get().Error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator");
+  }
+  if (!c->inter) return MPI_SUCCESS;
+  return Client::Get().Error(comm, MPI_ERR_COMM, call,
+                             "collectives over an intercommunicator are not supported");
+}
+
 /** `count` items of `type`: a known, committed type and a count that is not negative. */
 inline int CheckData(MPI_Comm comm, int count, MPI_Datatype type, const char* call,
                      const TypeInfo** info) {
@@ -32,7 +43,7 @@ inline int CheckData(MPI_Comm comm, int count, MPI_Datatype type, const char* ca
 
 /** A peer rank: in the communicator, or MPI_PROC_NULL, or (if `any`) MPI_ANY_SOURCE. */
 inline int CheckPeer(MPI_Comm comm, int rank, bool any, const char* call) {
-  const int size = Client::Get().Comm(comm)->size;
+  const int size = Client::Get().Comm(comm)->peer_size();
   if ((rank >= 0 && rank < size) || rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE)) {
     return MPI_SUCCESS;
   }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ulp/mpi/capi/client.h"
+#include "ulp/mpi/capi/reduce_local.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -91,8 +92,17 @@ void Client::Serve(wire::Reader args) {
   const TypeInfo copy = found != nullptr ? *found : TypeInfo{};
   const TypeInfo* t = found != nullptr ? &copy : nullptr;
   wire::Writer out;
-  if (!args.failed() && t != nullptr && op > 0 && static_cast<size_t>(op) < ops.size() &&
-      ops[op].valid) {
+  // A predefined op comes here for a type only the program's process can reduce.
+  const bool predefined = op >= MPI_SUM && op <= MPI_NO_OP;
+  const TypeInfo* unit = t != nullptr ? types.Find(t->unit) : nullptr;
+  if (!args.failed() && predefined && unit != nullptr && unit->size > 0 &&
+      a_bytes == b_bytes) {
+    // A predefined op reduces the packed bytes as they are, unit by unit: b = a op b.
+    std::vector<uint8_t> acc(b, b + b_bytes);
+    ReducePacked(op, t->unit, a, acc.data(), a_bytes / unit->size);
+    out.Blob(acc);
+  } else if (!args.failed() && t != nullptr && op > MPI_NO_OP &&
+             static_cast<size_t>(op) < ops.size() && ops[op].valid) {
     // Laid out as the program's buffers are: `count` items from the type's lower bound.
     const size_t span = count * static_cast<size_t>(t->extent);
     std::vector<uint8_t> va(span), vb(span);
@@ -118,9 +128,45 @@ void Client::Abort(int code, const std::string& message) {
   _exit(code == 0 ? 1 : code);
 }
 
-void Client::AddComm(MPI_Comm c, int rank, int size, MPI_Errhandler errhandler) {
+void Client::AddComm(MPI_Comm c, int rank, std::vector<int> members, MPI_Errhandler errhandler) {
   if (static_cast<size_t>(c) >= comms.size()) comms.resize(static_cast<size_t>(c) + 1);
-  comms[c] = CommInfo{true, rank, size, errhandler};
+  const int size = static_cast<int>(members.size());
+  CommInfo info;
+  info.valid = true;
+  info.rank = rank;
+  info.size = size;
+  info.errhandler = errhandler;
+  info.members = std::move(members);
+  comms[c] = std::move(info);
+}
+
+MPI_Comm Client::AddMade(wire::Reader& results, MPI_Errhandler errhandler) {
+  const auto handle = results.Get<int32_t>();
+  const auto rank = results.Get<int32_t>();
+  const auto n = results.Get<uint32_t>();
+  std::vector<int> members;
+  for (uint32_t i = 0; i < n && !results.failed(); ++i) members.push_back(results.Get<int32_t>());
+  if (handle == MPI_COMM_NULL || results.failed()) return MPI_COMM_NULL;
+  AddComm(handle, rank, std::move(members), errhandler);
+  return handle;
+}
+
+MPI_Group Client::AddGroup(std::vector<int> members) {
+  if (members.empty()) return MPI_GROUP_EMPTY;
+  if (!free_groups_.empty()) {
+    const MPI_Group g = free_groups_.back();
+    free_groups_.pop_back();
+    groups[g] = GroupInfo{true, std::move(members)};
+    return g;
+  }
+  groups.push_back(GroupInfo{true, std::move(members)});
+  return static_cast<MPI_Group>(groups.size() - 1);
+}
+
+void Client::FreeGroup(MPI_Group g) {
+  if (g == MPI_GROUP_EMPTY) return;
+  groups[g] = GroupInfo{};
+  free_groups_.push_back(g);
 }
 
 MPI_Request Client::AddRequest(RequestInfo r) {
@@ -133,43 +179,6 @@ MPI_Request Client::AddRequest(RequestInfo r) {
   }
   requests.push_back(r);
   return static_cast<MPI_Request>(requests.size() - 1);
-}
-
-int Client::Error(MPI_Comm comm, int code, const char* call, const std::string& what) {
-  const CommInfo* c = Comm(comm);
-  const MPI_Errhandler handler = c != nullptr ? c->errhandler : comms[MPI_COMM_WORLD].errhandler;
-  if (handler == MPI_ERRORS_RETURN) return code;
-  const std::string message =
-      std::string(call) + ": " + ErrorClassText(code) + (what.empty() ? "" : ": " + what);
-  std::fprintf(stderr, "nicsim mpi: rank %d: %s\n", world_rank, message.c_str());
-  Abort(code, message);
-}
-
-const char* ErrorClassText(int code) {
-  static const char* const kText[] = {
-      "MPI_SUCCESS: no error",
-      "MPI_ERR_BUFFER: invalid buffer pointer",
-      "MPI_ERR_COUNT: invalid count argument",
-      "MPI_ERR_TYPE: invalid datatype",
-      "MPI_ERR_TAG: invalid tag",
-      "MPI_ERR_COMM: invalid communicator",
-      "MPI_ERR_RANK: invalid rank",
-      "MPI_ERR_REQUEST: invalid request",
-      "MPI_ERR_ROOT: invalid root",
-      "MPI_ERR_GROUP: invalid group",
-      "MPI_ERR_OP: invalid reduce operation",
-      "MPI_ERR_TOPOLOGY: invalid topology",
-      "MPI_ERR_DIMS: invalid dimension argument",
-      "MPI_ERR_ARG: invalid argument",
-      "MPI_ERR_UNKNOWN: unknown error",
-      "MPI_ERR_TRUNCATE: message truncated",
-      "MPI_ERR_OTHER: known error not in this list",
-      "MPI_ERR_INTERN: internal error",
-      "MPI_ERR_PENDING: pending request",
-      "MPI_ERR_IN_STATUS: error code is in status",
-  };
-  if (code < 0 || code > MPI_ERR_LASTCODE) return "unknown error code";
-  return kText[code];
 }
 
 }  // namespace nicsim::mpi::capi

@@ -21,6 +21,46 @@ struct CommInfo {
   int rank = 0;
   int size = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  /** The world rank of each member, by rank (an intercommunicator's local group). */
+  std::vector<int> members;
+  /**
+   * An intercommunicator: `remote` is the other group. The simulator knows it as one
+   * communicator of both groups (the group whose leader has the lower world rank first), in
+   * which the remote group's ranks start at `remote_offset`: point-to-point ranks are
+   * translated to and from it.
+   */
+  bool inter = false;
+  std::vector<int> remote;
+  int remote_offset = 0;
+  /** An intercommunicator's collectives run on a communicator of their own (the simulator's
+   *  handle; ranks as in the one of both groups), apart from its point-to-point messages. */
+  MPI_Comm collectives = MPI_COMM_NULL;
+  /** The size of the group a peer rank names: the remote group's, or the communicator's. */
+  int peer_size() const { return inter ? static_cast<int>(remote.size()) : size; }
+  /** A peer rank as the simulator's communicator numbers it (wildcards unchanged). */
+  int ToServer(int peer) const { return inter && peer >= 0 ? peer + remote_offset : peer; }
+  /** A source rank from the simulator as the program's communicator numbers it. */
+  int FromServer(int source) const {
+    return inter && source >= 0 ? source - remote_offset : source;
+  }
+};
+
+/** A group: world ranks, by rank in the group. */
+struct GroupInfo {
+  bool valid = false;
+  std::vector<int> members;
+};
+
+/** What a persistent request (MPI_Send_init, MPI_Recv_init ...) starts each time. */
+struct PersistentArgs {
+  enum class Kind : uint8_t { kSend, kSsend, kRsend, kBsend, kRecv };
+  Kind kind = Kind::kSend;
+  const void* buf = nullptr;
+  int count = 0;
+  /** The datatype as it was made: the program may free the handle while the request lives. */
+  std::shared_ptr<const TypeInfo> type;
+  int peer = MPI_PROC_NULL;
+  int tag = 0;
 };
 
 /** A nonblocking operation of the program's. */
@@ -35,6 +75,10 @@ struct RequestInfo {
   /** A receive's datatype as it was when the receive started: the program may free the
    *  handle before the receive completes (MPI keeps the type alive until then). */
   std::shared_ptr<const TypeInfo> recv_type;
+  /** A persistent request outlives its completions: inactive until MPI_Start starts it. */
+  bool persistent = false;
+  bool active = true;
+  PersistentArgs args;
 };
 
 struct UserOp {
@@ -59,8 +103,12 @@ class Client {
   int world_rank = 0;
   int world_size = 0;
   std::string processor_name;
+  /** The thread level MPI_Init_thread provided (MPI_Init: MPI_THREAD_SINGLE). */
+  int thread_level = MPI_THREAD_SINGLE;
   TypeTable types;
   std::vector<CommInfo> comms;
+  /** Handle 0 is MPI_GROUP_NULL, 1 MPI_GROUP_EMPTY. */
+  std::vector<GroupInfo> groups{GroupInfo{}, GroupInfo{true, {}}};
   std::vector<RequestInfo> requests;
   std::vector<UserOp> ops;
 
@@ -74,8 +122,22 @@ class Client {
   const CommInfo* Comm(MPI_Comm c) const {
     return c > 0 && static_cast<size_t>(c) < comms.size() && comms[c].valid ? &comms[c] : nullptr;
   }
-  /** Records a communicator the simulator made (handle `c`). */
-  void AddComm(MPI_Comm c, int rank, int size, MPI_Errhandler errhandler);
+  /** Records a communicator the simulator made (handle `c`) of `members` (world ranks). */
+  void AddComm(MPI_Comm c, int rank, std::vector<int> members, MPI_Errhandler errhandler);
+  /**
+   * Records the communicator a call's reply describes (wire.h's "made"), which inherits
+   * `errhandler`; returns its handle, or MPI_COMM_NULL when the call made none.
+   */
+  MPI_Comm AddMade(wire::Reader& results, MPI_Errhandler errhandler);
+
+  const GroupInfo* Group(MPI_Group g) const {
+    return g > 0 && static_cast<size_t>(g) < groups.size() && groups[g].valid ? &groups[g]
+                                                                             : nullptr;
+  }
+  /** A new group handle for `members` (MPI_GROUP_EMPTY when there are none). */
+  MPI_Group AddGroup(std::vector<int> members);
+  /** Frees a group handle (MPI_GROUP_EMPTY stays). */
+  void FreeGroup(MPI_Group g);
   MPI_Request AddRequest(RequestInfo r);
   RequestInfo* Request(MPI_Request r) {
     return r > 0 && static_cast<size_t>(r) < requests.size() && requests[r].valid ? &requests[r]
@@ -97,6 +159,7 @@ class Client {
   /** CPU time of the process when the previous call returned. */
   uint64_t returned_cpu_ns_ = 0;
   std::vector<MPI_Request> free_requests_;
+  std::vector<MPI_Group> free_groups_;
 };
 
 /** The process's client, as every C entry point reaches it. */

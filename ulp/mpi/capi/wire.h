@@ -14,8 +14,10 @@
 //   kFinalize    -                                -> -
 //   kAbort       i32 code, str message            (no reply: the run ends)
 //   kWtime       -                                -> f64 seconds
-//   kCommDup     i32 comm                         -> i32 new comm, i32 rank, i32 size
-//   kCommSplit   i32 comm, i32 color, i32 key     -> i32 new comm (0: none), i32 rank, i32 size
+//   kCommDup     i32 comm                         -> made
+//   kCommSplit   i32 comm, i32 color, i32 key     -> made
+//   kCommSplitType i32 comm, i32 split type, i32 key -> made (by node for MPI_COMM_TYPE_SHARED)
+//   kCommCreateGroup i32 comm, u32 n, n x i32 world rank -> made (collective over the n only)
 //   kCommFree    i32 comm                         -> -
 //   kCommCompare i32 comm, i32 other              -> i32 MPI_IDENT.. MPI_UNEQUAL
 //   kSend        i32 comm, i32 dest, i32 tag, u8 sync, blob data   -> -
@@ -25,6 +27,7 @@
 //   kComplete    u8 mode, u32 n, n x u64 request (0: inactive)
 //                -> u32 k, k x (u32 index, status, blob data): the requests that completed
 //   kRequestFree u64 request                      -> -
+//   kCancel      u64 request                      -> u8 cancelled (a receive nothing matched)
 //   kProbe       i32 comm, i32 source, i32 tag, u8 block            -> u8 found, status
 //   kBarrier     i32 comm                                           -> -
 //   kBcast       i32 comm, i32 root, u64 bytes, blob data (root)    -> blob data
@@ -36,9 +39,11 @@
 //   kAlltoallv   i32 comm, counts send, blob data, counts receive   -> blob all
 //   kReduceScatter i32 comm, reduction, counts, blob data           -> blob mine
 //   kScan        i32 comm, u8 exclusive, reduction, blob data       -> blob result
-// where status = i32 source, i32 tag, u64 bytes, u8 truncated; blob = u64 length then the
-// bytes; str = a blob of characters; counts = u32 n then n x u64; reduction = u8 op (kUserOp
-// for the program's own), u32 user op, u8 base, u64 element bytes, i32 datatype, u8 commutes.
+// where made = i32 new comm (0: none), i32 rank, u32 n, n x i32 world rank of each member;
+// status = i32 source, i32 tag, u64 bytes, u8 flags (1: truncated, 2: cancelled); blob = u64
+// length then the bytes; str = a blob of characters; counts = u32 n then n x u64; reduction =
+// u8 op (kUserOp for the program's own), u32 user op, u8 base, u64 element bytes, i32
+// datatype, u8 commutes.
 //   kApplyOp     i32 user op, i32 datatype, u64 count, blob a, blob b  (to the program)
 //   kOpResult    blob op(a, b)                                         (from the program)
 // Every reply starts with i32 code: MPI_SUCCESS, or the error class of a call that failed.
@@ -77,6 +82,9 @@ enum class Call : uint32_t {
   kAlltoallv,
   kReduceScatter,
   kScan,
+  kCommSplitType,
+  kCommCreateGroup,
+  kCancel,
   // From the simulator.
   kReply = 100,
   kApplyOp,
@@ -227,6 +235,9 @@ inline const char* CallName(Call call) {
     case Call::kAlltoallv: return "MPI_Alltoall";
     case Call::kReduceScatter: return "MPI_Reduce_scatter";
     case Call::kScan: return "MPI_Scan";
+    case Call::kCommSplitType: return "MPI_Comm_split_type";
+    case Call::kCommCreateGroup: return "MPI_Comm_create_group";
+    case Call::kCancel: return "MPI_Cancel";
     default: return nullptr;
   }
 }
