@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <numeric>
 
 namespace nicsim::sim {
@@ -26,6 +27,12 @@ constexpr uint64_t kDone = 0, kInactive = ~uint64_t{0};
  * it waits for could never arrive: each unsuccessful poll lets this much time pass.
  */
 constexpr uint64_t kUnsuccessfulPollPs = 500'000;
+/** MPI_ERR_NO_MEM (mpi.h). */
+constexpr int32_t kErrNoMem = 39;
+/** A reply's error code (the first field of every reply) becomes `code`. */
+void Fail(mpi::wire::Writer& out, int32_t code) {
+  std::memcpy(out.bytes().data(), &code, sizeof(code));
+}
 /** MPI_UNDEFINED and MPI_COMM_TYPE_SHARED (mpi.h). */
 constexpr int32_t kUndefined = -32766, kCommTypeShared = 1;
 /** MPI_Comm_compare's answers (mpi.h). */
@@ -187,7 +194,7 @@ void CallServer::PutDone(Writer& out, uint32_t index, uint64_t id) {
   auto it = requests_.find(id);
   const mpi::Status& s = it->second.request->status;
   PutStatus(out, s);
-  out.Blob(it->second.landing.data(), it->second.recv ? s.bytes : 0);
+  out.Blob(it->second.landing.get(), it->second.recv ? s.bytes : 0);
   requests_.erase(it);
 }
 
@@ -340,12 +347,17 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
           tag < mpi::kAnyTag || tag > mpi::kTagUb) {
         return false;
       }
-      Pending p{nullptr, std::vector<uint8_t>(room), true};
-      p.request = mpi_.Irecv(p.landing.data(), room, kByte, source, tag, *c);
+      Pending p{nullptr, std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[room]), true};
+      if (p.landing == nullptr) {
+        // More than this process can hold: the program's call fails, the run goes on.
+        Fail(out, kErrNoMem);
+        return true;
+      }
+      p.request = mpi_.Irecv(p.landing.get(), room, kByte, source, tag, *c);
       if (call == Call::kRecv) {
         const mpi::Status s = mpi_.Wait(p.request);
         PutStatus(out, s);
-        out.Blob(p.landing.data(), s.bytes);
+        out.Blob(p.landing.get(), s.bytes);
         return true;
       }
       const uint64_t id = next_request_++;

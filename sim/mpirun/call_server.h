@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,8 +44,9 @@ class CallServer {
   using Writer = mpi::wire::Writer;
   struct Pending {
     mpi::Mpi::Request request;
-    /** Where a receive lands (a send's bytes are copied when it starts). */
-    std::vector<uint8_t> landing;
+    /** Where a receive lands (a send's bytes are copied when it starts); left uninitialised,
+     *  so the pages of a large receive that gets a short message are never touched. */
+    std::unique_ptr<uint8_t[]> landing;
     bool recv = false;
   };
   /** Runs one call; false if its arguments make no sense (a program that broke the protocol). */

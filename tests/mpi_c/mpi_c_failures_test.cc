@@ -115,6 +115,15 @@ TEST(MpiCFailure, AnErroneousCallIsFatalByDefault) {
                  "rank 0 called MPI_Abort with error code 6"});
 }
 
+TEST(MpiCFailure, AReceiveLargerThanTheSimulatorCanHoldFailsOnlyThatCall) {
+  // 8 PiB asked for: the call returns MPI_ERR_NO_MEM and the simulator goes on.
+  ScratchDir dir("mpirun_huge_recv");
+  const CommandResult r = NicsimMpirun(NicsimBuild("huge_recv"), 2, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 1 huge receive: MPI_ERR_NO_MEM"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 1 got 42"), std::string::npos) << r.out;
+}
+
 TEST(MpiCFailure, AFabricThatLosesEverythingFailsTheRun) {
   ScratchDir dir("mpirun_lossy");
   const CommandResult r = NicsimMpirun(

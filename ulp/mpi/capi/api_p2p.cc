@@ -65,6 +65,13 @@ int CheckMessage(int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
   return CheckTag(comm, tag, receive, call);
 }
 
+/** A receive the simulator could not take: the room it asked for is more than it can hold. */
+int ReceiveRefused(MPI_Comm comm, int code, int count, const TypeInfo& t, const char* call) {
+  return C().Error(comm, code, call,
+                   "the simulator cannot hold a receive of " +
+                       std::to_string(static_cast<uint64_t>(count) * t.size) + " bytes");
+}
+
 /** kSend and kIsend's arguments: the envelope and the packed data. */
 Writer SendArgs(const void* buf, int count, const TypeInfo& t, int dest, int tag, MPI_Comm comm,
                 bool sync) {
@@ -246,7 +253,7 @@ int StartRecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
 }
 
 int StartRecvOf(void* buf, int count, const TypeInfo& t, int source, int tag, MPI_Comm comm,
-                const char*, RequestInfo* info) {
+                const char* call, RequestInfo* info) {
   info->comm = comm;
   info->recv = true;
   info->buf = buf;
@@ -254,8 +261,9 @@ int StartRecvOf(void* buf, int count, const TypeInfo& t, int source, int tag, MP
   info->recv_type = std::make_shared<TypeInfo>(t);
   info->server = kDone;
   if (source != MPI_PROC_NULL) {
-    info->server =
-        C().Call(Call::kIrecv, RecvArgs(count, t, source, tag, comm)).results.Get<uint64_t>();
+    nicsim::mpi::capi::Reply r = C().Call(Call::kIrecv, RecvArgs(count, t, source, tag, comm));
+    if (r.code != MPI_SUCCESS) return ReceiveRefused(comm, r.code, count, t, call);
+    info->server = r.results.Get<uint64_t>();
   }
   return MPI_SUCCESS;
 }
@@ -306,6 +314,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     return MPI_SUCCESS;
   }
   nicsim::mpi::capi::Reply reply = C().Call(Call::kRecv, RecvArgs(count, *t, source, tag, comm));
+  if (reply.code != MPI_SUCCESS) return ReceiveRefused(comm, reply.code, count, *t, call);
   WireStatus s = ReadStatus(reply.results);
   s.source = C().Comm(comm)->FromServer(s.source);
   const auto [data, n] = reply.results.Blob();

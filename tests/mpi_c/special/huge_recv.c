@@ -1,0 +1,31 @@
+/*
+ * A receive far larger than the simulator can hold (8 PiB, beyond its address space): with
+ * MPI_ERRORS_RETURN the call returns MPI_ERR_NO_MEM and the run goes on; the rank's message
+ * then arrives in a buffer of the right size. Meant for NP=2.
+ */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char** argv) {
+  int rank, value = 0, code, cls = MPI_SUCCESS;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Datatype block;
+  MPI_Type_contiguous(1 << 20, MPI_DOUBLE, &block); /* 8 MiB */
+  MPI_Type_commit(&block);
+  if (rank == 1) {
+    MPI_Request r;
+    code = MPI_Irecv(NULL, 1 << 30, block, 0, 1, MPI_COMM_WORLD, &r);
+    MPI_Error_class(code, &cls);
+    printf("rank 1 huge receive: %s\n", cls == MPI_ERR_NO_MEM ? "MPI_ERR_NO_MEM" : "other");
+    MPI_Recv(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("rank 1 got %d\n", value);
+  } else {
+    value = 42;
+    MPI_Send(&value, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+  }
+  MPI_Type_free(&block);
+  MPI_Finalize();
+  return 0;
+}
