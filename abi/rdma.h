@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "abi/limits.h"
+#include "abi/mmio.h"
 
 namespace nicsim::abi {
 
@@ -196,6 +197,13 @@ inline constexpr uint32_t RcxtAddr(uint32_t index) {
 }
 /** Default rCxts per adapter. */
 inline constexpr uint32_t kDefaultRcxts = 100'000;
+/**
+ * The most rCxts an adapter can have: the pool must end where the MMIO map's SRAM window ends
+ * (kMmioWindowBase, 16 MiB), since the driver reaches every rCxt through that window; one more
+ * would lie under the first window's doorbells.
+ */
+inline constexpr uint32_t kMaxRcxts =
+    static_cast<uint32_t>((kMmioWindowBase - kRcxtBase) / sizeof(RcxtRecord));
 /** SRAM bytes an adapter with `rcxts` contexts needs. */
 inline constexpr uint64_t SramBytesFor(uint32_t rcxts) {
   const uint64_t end = kRcxtBase + uint64_t{rcxts} * sizeof(RcxtRecord);

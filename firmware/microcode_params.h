@@ -22,8 +22,9 @@ inline const ParamDecls<MicrocodeConfig>& MicrocodeParams() {
            "Channel buffers (LMT caches, 2 x 256 bytes each); tasks of one window share one")
       .Int("adapter.interrupt_handlers", &C::interrupt_handlers, 1, 8,
            "Interrupt handlers registered with the adapter; events go to the next ready one")
-      .Int("rdma.rcxts", &C::rcxts, 1, 1000000,
-           "rCxts per adapter (64 bytes each in adapter SRAM)");
+      .Int("rdma.rcxts", &C::rcxts, 1, abi::kMaxRcxts,
+           "rCxts per adapter (64 bytes each in adapter SRAM, which the host reaches through a "
+           "16 MiB window)");
   return *decls;
 }
 

@@ -192,6 +192,13 @@ TEST_F(CliTest, SetWithProbabilityAboveOneIsRejected) {
                "nicsim: --set fabric.loss=2: fabric.loss must be in [0, 1], got 2\n");
 }
 
+TEST_F(CliTest, MoreRcxtsThanTheHostCanReachAreRejected) {
+  // 261,120 rCxts end the pool at the SRAM window's 16 MiB; one more silently stopped the
+  // adapter (0 events, every message lost).
+  ExpectBadRun({"--set", "rdma.rcxts=261121"},
+               "nicsim: --set rdma.rcxts=261121: rdma.rcxts must be in [1, 261120], got 261121\n");
+}
+
 TEST_F(CliTest, BadFaultRulesAreRejectedWithTheRuleAndTheLine) {
   ExpectBadRun({"--set", "fabric.faults=path 0: lose=1"},
                "nicsim: --set fabric.faults=path 0: lose=1: fabric.faults: rule 1 ('path 0: "
