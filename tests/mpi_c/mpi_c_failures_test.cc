@@ -115,6 +115,24 @@ TEST(MpiCFailure, AnErroneousCallIsFatalByDefault) {
                  "rank 0 called MPI_Abort with error code 6"});
 }
 
+TEST(MpiCFailure, ErroneousUsesOfTheLibraryEndTheRunWithMpisErrorNotACrash) {
+  ExpectFailure(RunFailing("erroneous_before", 2),
+                {"nicsim mpi: MPI_Comm_rank: MPI_ERR_COMM: invalid communicator: invalid "
+                 "communicator (called before MPI_Init)"});
+  ExpectFailure(RunFailing("erroneous_twice", 2),
+                {"rank 0: MPI_Init: MPI_ERR_OTHER: known error not in this list: MPI is "
+                 "initialised already"});
+  ExpectFailure(RunFailing("erroneous_after", 2),
+                {"rank 1: MPI_Barrier called after MPI_Finalize",
+                 "rank 1 called MPI_Abort with error code 16"});
+  ExpectFailure(RunFailing("erroneous_null", 2),
+                {"rank 0: MPI_Send: MPI_ERR_BUFFER: invalid buffer pointer: the buffer is not a "
+                 "valid address"});
+  ExpectFailure(RunFailing("erroneous_in_place", 2),
+                {"rank 0: MPI_Send: MPI_ERR_BUFFER: invalid buffer pointer: MPI_IN_PLACE is not "
+                 "allowed here"});
+}
+
 TEST(MpiCFailure, AReceiveLargerThanTheSimulatorCanHoldFailsOnlyThatCall) {
   // 8 PiB asked for: the call returns MPI_ERR_NO_MEM and the simulator goes on.
   ScratchDir dir("mpirun_huge_recv");

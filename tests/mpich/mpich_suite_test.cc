@@ -157,7 +157,7 @@ TEST_P(MpichSuite, PassesAsRuntestsJudges) {
     build = RunCommand({NICSIM_MPICC, "-include", NICSIM_MPICH_HARNESS_DIR "/mpitestconf.h",
                         "-I" + (SuiteDir() / "include").string(), source.string(),
                         NICSIM_MPICH_MTEST_LIBRARY,
-                        "-Wl,--wrap=MTest_Finalize", "-Wl,--wrap=MPI_Finalize", "-lm", "-o",
+                        "-Wl,--wrap=MTest_Finalize", "-lm", "-o",
                         binary.string()},
                        scratch.path());
     if (build.exit_code != 0) {

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   MPI_Type_commit(&block);
   if (rank == 1) {
     MPI_Request r;
-    code = MPI_Irecv(NULL, 1 << 30, block, 0, 1, MPI_COMM_WORLD, &r);
+    code = MPI_Irecv(&value, 1 << 30, block, 0, 1, MPI_COMM_WORLD, &r); /* refused: never lands */
     MPI_Error_class(code, &cls);
     printf("rank 1 huge receive: %s\n", cls == MPI_ERR_NO_MEM ? "MPI_ERR_NO_MEM" : "other");
     MPI_Recv(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

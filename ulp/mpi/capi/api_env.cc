@@ -39,6 +39,9 @@ extern "C" {
 
 int MPI_Init(int*, char***) {
   Client& c = C();
+  if (c.initialized) {
+    return c.Error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init", "MPI is initialised already");
+  }
   c.Connect();
   Reply r = c.Call(Call::kInit, Writer());
   c.world_rank = r.results.Get<int32_t>();

@@ -57,12 +57,13 @@ bool Active(MPI_Request request) {
 }
 
 /** The checks every send makes (and every receive, with wildcards allowed). */
-int CheckMessage(int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, bool receive,
-                 const char* call, const TypeInfo** t) {
+int CheckMessage(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                 bool receive, const char* call, const TypeInfo** t) {
   NICSIM_MPI_TRY(CheckComm(comm, call));
   NICSIM_MPI_TRY(CheckData(comm, count, type, call, t));
   NICSIM_MPI_TRY(CheckPeer(comm, peer, receive, call));
-  return CheckTag(comm, tag, receive, call);
+  NICSIM_MPI_TRY(CheckTag(comm, tag, receive, call));
+  return peer == MPI_PROC_NULL ? MPI_SUCCESS : CheckBuffer(comm, buf, count, **t, call);
 }
 
 /** A receive the simulator could not take: the room it asked for is more than it can hold. */
@@ -93,7 +94,7 @@ Writer RecvArgs(int count, const TypeInfo& t, int source, int tag, MPI_Comm comm
 int Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
          bool sync, const char* call) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckMessage(count, type, dest, tag, comm, false, call, &t));
+  NICSIM_MPI_TRY(CheckMessage(buf, count, type, dest, tag, comm, false, call, &t));
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   return C().Call(Call::kSend, SendArgs(buf, count, *t, dest, tag, comm, sync)).code;
 }
@@ -229,7 +230,7 @@ namespace nicsim::mpi::capi {
 int StartSend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               bool sync, const char* call, RequestInfo* info) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckMessage(count, type, dest, tag, comm, false, call, &t));
+  NICSIM_MPI_TRY(CheckMessage(buf, count, type, dest, tag, comm, false, call, &t));
   return StartSendOf(buf, count, *t, dest, tag, comm, sync, call, info);
 }
 
@@ -248,7 +249,7 @@ int StartSendOf(const void* buf, int count, const TypeInfo& t, int dest, int tag
 int StartRecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               const char* call, RequestInfo* info) {
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckMessage(count, type, source, tag, comm, true, call, &t));
+  NICSIM_MPI_TRY(CheckMessage(buf, count, type, source, tag, comm, true, call, &t));
   return StartRecvOf(buf, count, *t, source, tag, comm, call, info);
 }
 
@@ -308,7 +309,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
              MPI_Status* status) {
   const char* call = "MPI_Recv";
   const TypeInfo* t = nullptr;
-  NICSIM_MPI_TRY(CheckMessage(count, datatype, source, tag, comm, true, call, &t));
+  NICSIM_MPI_TRY(CheckMessage(buf, count, datatype, source, tag, comm, true, call, &t));
   if (source == MPI_PROC_NULL) {
     Fill(status, Empty(MPI_PROC_NULL));
     return MPI_SUCCESS;

@@ -41,6 +41,23 @@ inline int CheckData(MPI_Comm comm, int count, MPI_Datatype type, const char* ca
   return MPI_SUCCESS;
 }
 
+/**
+ * A buffer `count` items of `t` can be at: none of its bytes may lie in the first or the
+ * last page of the address space, where MPI_BOTTOM (0) and MPI_IN_PLACE (-1) point and no
+ * program's data is (a type with absolute displacements from MPI_BOTTOM passes).
+ */
+inline int CheckBuffer(MPI_Comm comm, const void* buf, int count, const TypeInfo& t,
+                       const char* call) {
+  if (count <= 0 || t.size == 0) return MPI_SUCCESS;
+  constexpr uintptr_t kPage = 4096;
+  const auto base = reinterpret_cast<uintptr_t>(buf);
+  const uintptr_t first = base + static_cast<uintptr_t>(t.true_lb);
+  if (first >= kPage && first <= ~uintptr_t{0} - kPage) return MPI_SUCCESS;
+  return Client::Get().Error(comm, MPI_ERR_BUFFER, call,
+                             buf == MPI_IN_PLACE ? "MPI_IN_PLACE is not allowed here"
+                                                 : "the buffer is not a valid address");
+}
+
 /** A peer rank: in the communicator, or MPI_PROC_NULL, or (if `any`) MPI_ANY_SOURCE. */
 inline int CheckPeer(MPI_Comm comm, int rank, bool any, const char* call) {
   const int size = Client::Get().Comm(comm)->peer_size();

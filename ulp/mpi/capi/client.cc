@@ -60,6 +60,12 @@ void Client::Connect() {
 }
 
 Reply Client::Call(wire::Call call, const wire::Writer& args) {
+  if (finalized) {
+    // The simulator no longer serves this rank: MPI allows almost nothing after MPI_Finalize.
+    const std::string what = std::string(wire::CallName(call)) + " called after MPI_Finalize";
+    std::fprintf(stderr, "nicsim mpi: rank %d: %s\n", world_rank, what.c_str());
+    Abort(MPI_ERR_OTHER, what);
+  }
   const uint64_t now = CpuNs();
   if (!wire::SendMessage(fd_, call, args.bytes(), returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
     LostSimulator();

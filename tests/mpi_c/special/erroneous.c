@@ -1,0 +1,33 @@
+/*
+ * Erroneous MPI programs, one per build of this file (the case is the end of the program's
+ * name): a call before MPI_Init, MPI_Init twice, a call after MPI_Finalize, a NULL buffer
+ * with a count, MPI_IN_PLACE to a send. Each must end the run with MPI's error, never a
+ * crash. Meant for NP=2.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static int Is(const char* argv0, const char* name) {
+  const size_t n = strlen(argv0), m = strlen(name);
+  return n >= m && strcmp(argv0 + n - m, name) == 0;
+}
+
+int main(int argc, char** argv) {
+  int rank = 0, x = 1;
+  if (Is(argv[0], "_before")) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Init(&argc, &argv);
+  if (Is(argv[0], "_twice")) MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (Is(argv[0], "_null") && rank == 0) MPI_Send(NULL, 10, MPI_INT, 1, 0, MPI_COMM_WORLD);
+  if (Is(argv[0], "_in_place") && rank == 0) {
+    MPI_Send(MPI_IN_PLACE, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+  }
+  if ((Is(argv[0], "_null") || Is(argv[0], "_in_place")) && rank == 1) {
+    MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Finalize();
+  if (Is(argv[0], "_after")) MPI_Barrier(MPI_COMM_WORLD);
+  printf("rank %d ended\n", rank);
+  return 0;
+}
