@@ -20,6 +20,7 @@
 #include "base/heap_reuse.h"
 #include "base/sanitizers.h"
 #include "base/status.h"
+#include "base/whole_file.h"
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/param_docs.h"
 #include "sim/observe/counter_docs.h"
@@ -121,21 +122,18 @@ int CmdRun(const sim::Scenario& scenario, const std::string& out_dir,
   if (!outcome->writes_outputs) return w.passed() ? 0 : kRunFailed;
   const nlohmann::json& stats = outcome->stats;
   const std::string path = (std::filesystem::path(out_dir) / "stats.json").string();
-  std::ofstream out(path);
-  if (!out) {
-    std::fprintf(stderr, "nicsim: --out %s: cannot write %s\n", out_dir.c_str(), path.c_str());
+  // Each output whole or not at all (a full disk leaves no truncated file behind).
+  if (Status written = nicsim::WriteWholeFile(path, stats.dump(2) + "\n"); !written.ok()) {
+    std::fprintf(stderr, "nicsim: --out %s: %s\n", out_dir.c_str(), written.message().c_str());
     return kBadInput;
   }
-  out << stats.dump(2) << "\n";
-  out.close();
   // The workload's table as CSV too, named after the workload.
   const std::string csv_path =
       (std::filesystem::path(out_dir) /
        (scenario.params.String("workload") + ".csv")).string();
-  std::ofstream csv(csv_path);
-  csv << sim::WorkloadCsv(stats["workload"]);
-  if (!csv) {
-    std::fprintf(stderr, "nicsim: --out %s: cannot write %s\n", out_dir.c_str(), csv_path.c_str());
+  if (Status written = nicsim::WriteWholeFile(csv_path, sim::WorkloadCsv(stats["workload"]));
+      !written.ok()) {
+    std::fprintf(stderr, "nicsim: --out %s: %s\n", out_dir.c_str(), written.message().c_str());
     return kBadInput;
   }
   if (!quiet) {
