@@ -339,6 +339,9 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   if (pcap != nullptr && !pcap->Close()) {
     return Status::Error("--pcap " + options.pcap_path + ": write failed");
   }
+  if (trace != nullptr && !trace->Close()) {
+    return Status::Error("--trace " + options.trace_path + ": write failed");
+  }
   RunOutcome outcome;
   if (split != nullptr) {
     distrib::Collectives& world = split->world();

@@ -168,6 +168,14 @@ TraceWriter::~TraceWriter() {
   if (file_ != nullptr) std::fclose(file_);
 }
 
+bool TraceWriter::Close() {
+  if (file_ == nullptr) return false;
+  const bool written = std::fflush(file_) == 0 && std::ferror(file_) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  return written && closed;
+}
+
 void TraceWriter::Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) {
   if (filter_.Keeps(adapter, event)) WriteLine(FormatTraceEvent(time_ps, adapter, event));
 }
@@ -177,6 +185,7 @@ void TraceWriter::RecordHost(uint64_t time_ps, uint16_t adapter, const HostTrace
 }
 
 void TraceWriter::WriteLine(std::string_view line) {
+  if (file_ == nullptr) return;  // closed: the run is over
   ++events_;
   std::fwrite(line.data(), 1, line.size(), file_);
   std::fputc('\n', file_);

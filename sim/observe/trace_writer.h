@@ -60,6 +60,8 @@ class TraceWriter final : public hw::func::TraceSink, public HostTraceSink {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   bool ok() const { return file_ != nullptr; }
+  /** Flushes and closes the file; false if any write failed (a full disk, /dev/full). */
+  bool Close();
   uint64_t events() const { return events_; }
   void Record(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& event) override;
   void RecordHost(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& event) override;

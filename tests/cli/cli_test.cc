@@ -192,6 +192,12 @@ TEST_F(CliTest, SetWithProbabilityAboveOneIsRejected) {
                "nicsim: --set fabric.loss=2: fabric.loss must be in [0, 1], got 2\n");
 }
 
+TEST_F(CliTest, ATraceThatCannotBeWrittenFailsTheRun) {
+  // /dev/full takes the open and refuses every write.
+  ExpectBadRun({"--set", "backend=func", "--trace", "/dev/full"},
+               "nicsim: --trace /dev/full: write failed (seed 1)\n");
+}
+
 TEST_F(CliTest, MoreRcxtsThanTheHostCanReachAreRejected) {
   // 261,120 rCxts end the pool at the SRAM window's 16 MiB; one more silently stopped the
   // adapter (0 events, every message lost).
