@@ -122,6 +122,20 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
     }
     out.Stall(Status::Error(run.message() + (where.empty() ? "" : " [" + where + "]")));
   }
+  if (run.ok()) {
+    // A message that arrived and still waits unmatched once every rank has ended was sent for
+    // nothing: the program never received it (MPI calls such a program erroneous).
+    const uint64_t now_ps = job.cluster().events().now_ps();
+    for (uint32_t r = 0; r < job.ranks(); ++r) {
+      if (!job.IsLocal(r)) continue;
+      if (const size_t n = job.mpi(r).unexpected_queued(); n > 0) {
+        out.AddErrorAt(now_ps, r,
+                       fmt::format("rank {} ended with {} message{} that arrived and never "
+                                   "matched a receive",
+                                   r, n, n == 1 ? "" : "s"));
+      }
+    }
+  }
   nlohmann::json mpi_totals = MergePartitions(job, out);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
   out.table = fmt::format("program {} on {} ranks: {}\n", config.argv[0], job.ranks(),

@@ -133,6 +133,12 @@ TEST(MpiCFailure, ErroneousUsesOfTheLibraryEndTheRunWithMpisErrorNotACrash) {
                  "allowed here"});
 }
 
+TEST(MpiCFailure, AMessageThatNoRankReceivedFailsTheRun) {
+  ExpectFailure(RunFailing("unreceived", 2),
+                {"rank 1 ended with 1 message that arrived and never matched a receive",
+                 "1 verification errors (seed 9)"});
+}
+
 TEST(MpiCFailure, AReceiveLargerThanTheSimulatorCanHoldFailsOnlyThatCall) {
   // 8 PiB asked for: the call returns MPI_ERR_NO_MEM and the simulator goes on.
   ScratchDir dir("mpirun_huge_recv");
