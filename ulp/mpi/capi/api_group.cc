@@ -79,6 +79,27 @@ int Include(const GroupInfo& g, const std::vector<bool>& picked, const std::vect
   return MPI_SUCCESS;
 }
 
+/** The ranks of `group` that `ranks` names, in that order (`keep`), or all the others. */
+int Select(MPI_Group group, int n, const int ranks[], bool keep, MPI_Group* newgroup,
+           const char* call) {
+  const GroupInfo* g = nullptr;
+  NICSIM_MPI_TRY(CheckGroup(group, call, &g));
+  std::vector<bool> picked;
+  NICSIM_MPI_TRY(Pick(*g, n, ranks, call, &picked));
+  return Include(*g, picked, keep ? std::vector<int>(ranks, ranks + n) : std::vector<int>{}, keep,
+                 newgroup);
+}
+
+/** Select, with the ranks given as (first, last, stride) triplets. */
+int SelectRanges(MPI_Group group, int n, int ranges[][3], bool keep, MPI_Group* newgroup,
+                 const char* call) {
+  const GroupInfo* g = nullptr;
+  NICSIM_MPI_TRY(CheckGroup(group, call, &g));
+  std::vector<int> ranks;
+  NICSIM_MPI_TRY(Expand(*g, n, ranges, call, &ranks));
+  return Select(group, static_cast<int>(ranks.size()), ranks.data(), keep, newgroup, call);
+}
+
 /** The members of group1 (in its order) that are in group2 (`in`), or that are not. */
 int Filter(MPI_Group group1, MPI_Group group2, bool in, MPI_Group* newgroup, const char* call) {
   const GroupInfo *a = nullptr, *b = nullptr;
@@ -173,41 +194,19 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
 }
 
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-  const GroupInfo* g = nullptr;
-  NICSIM_MPI_TRY(CheckGroup(group, "MPI_Group_incl", &g));
-  std::vector<bool> picked;
-  NICSIM_MPI_TRY(Pick(*g, n, ranks, "MPI_Group_incl", &picked));
-  return Include(*g, picked, std::vector<int>(ranks, ranks + n), true, newgroup);
+  return Select(group, n, ranks, true, newgroup, "MPI_Group_incl");
 }
 
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-  const GroupInfo* g = nullptr;
-  NICSIM_MPI_TRY(CheckGroup(group, "MPI_Group_excl", &g));
-  std::vector<bool> picked;
-  NICSIM_MPI_TRY(Pick(*g, n, ranks, "MPI_Group_excl", &picked));
-  return Include(*g, picked, {}, false, newgroup);
+  return Select(group, n, ranks, false, newgroup, "MPI_Group_excl");
 }
 
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
-  const char* call = "MPI_Group_range_incl";
-  const GroupInfo* g = nullptr;
-  NICSIM_MPI_TRY(CheckGroup(group, call, &g));
-  std::vector<int> ranks;
-  NICSIM_MPI_TRY(Expand(*g, n, ranges, call, &ranks));
-  std::vector<bool> picked;
-  NICSIM_MPI_TRY(Pick(*g, static_cast<int>(ranks.size()), ranks.data(), call, &picked));
-  return Include(*g, picked, ranks, true, newgroup);
+  return SelectRanges(group, n, ranges, true, newgroup, "MPI_Group_range_incl");
 }
 
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
-  const char* call = "MPI_Group_range_excl";
-  const GroupInfo* g = nullptr;
-  NICSIM_MPI_TRY(CheckGroup(group, call, &g));
-  std::vector<int> ranks;
-  NICSIM_MPI_TRY(Expand(*g, n, ranges, call, &ranks));
-  std::vector<bool> picked;
-  NICSIM_MPI_TRY(Pick(*g, static_cast<int>(ranks.size()), ranks.data(), call, &picked));
-  return Include(*g, picked, {}, false, newgroup);
+  return SelectRanges(group, n, ranges, false, newgroup, "MPI_Group_range_excl");
 }
 
 int MPI_Group_free(MPI_Group* group) {
