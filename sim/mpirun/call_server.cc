@@ -255,9 +255,8 @@ void CallServer::Complete(Reader& in, Writer& out) {
 bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
   switch (call) {
     case Call::kInit: {
-      const uint32_t nodes = job_.cluster().config().nodes;
       out.Put<int32_t>(rank()).Put<int32_t>(mpi_.world().size());
-      out.Str(fmt::format("nicsim-node{}", static_cast<uint32_t>(rank()) % nodes));
+      out.Str(fmt::format("nicsim-node{}", node()));
       return true;
     }
     case Call::kFinalize:
@@ -274,9 +273,7 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       int32_t color = call == Call::kCommSplit ? in.Get<int32_t>() : 0;
       if (call == Call::kCommSplitType) {
         // The ranks of one node share its memory; any other split type gives no communicator.
-        const uint32_t nodes = job_.cluster().config().nodes;
-        color = in.Get<int32_t>() == kCommTypeShared ? rank() % static_cast<int32_t>(nodes)
-                                                      : kUndefined;
+        color = in.Get<int32_t>() == kCommTypeShared ? static_cast<int32_t>(node()) : kUndefined;
       }
       const int32_t key = call == Call::kCommDup ? 0 : in.Get<int32_t>();
       const mpi::Comm made = call == Call::kCommDup ? mpi_.Dup(*c) : mpi_.Split(*c, color, key);

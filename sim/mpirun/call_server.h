@@ -64,6 +64,10 @@ class CallServer {
   /** How the program ended, as the job's verdict. */
   Status Ended();
   int rank() const { return mpi_.world().rank; }
+  /** The node the rank runs on (rank r on node r % nodes, as MpiJob places it). */
+  uint32_t node() const {
+    return static_cast<uint32_t>(rank()) % job_.cluster().config().nodes;
+  }
 
   MpiJob& job_;
   mpi::Mpi& mpi_;

@@ -19,7 +19,7 @@ int CheckGroupOf(MPI_Comm comm, MPI_Group g, const char* call, const GroupInfo**
   if (*info == nullptr) return C().Error(comm, MPI_ERR_GROUP, call, "invalid group");
   const std::vector<int>& members = C().Comm(comm)->members;
   for (int w : (*info)->members) {
-    if (std::find(members.begin(), members.end(), w) == members.end()) {
+    if (!Contains(members, w)) {
       return C().Error(comm, MPI_ERR_GROUP, call, "the group is not a subset of the communicator");
     }
   }
@@ -35,22 +35,18 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   NICSIM_MPI_TRY(CheckComm(comm, call));
   const GroupInfo* g = nullptr;
   NICSIM_MPI_TRY(CheckGroupOf(comm, group, call, &g));
+  const int in_group = RankIn(g->members, C().world_rank);
+  const bool member = in_group != MPI_UNDEFINED;
   if (C().Comm(comm)->inter) {
     // Each side names a part of its own group; the parts face each other.
-    const auto at = std::find(g->members.begin(), g->members.end(), C().world_rank);
-    const bool member = at != g->members.end();
-    *newcomm = SplitIntercomm(comm, member ? 0 : MPI_UNDEFINED,
-                              member ? static_cast<int>(at - g->members.begin()) : 0);
+    *newcomm = SplitIntercomm(comm, member ? 0 : MPI_UNDEFINED, member ? in_group : 0);
     return MPI_SUCCESS;
   }
   // A split in which the members of each group (disjoint groups may be given by different
   // ranks) share a color, their lowest world rank, and keep the group's order.
-  const auto at = std::find(g->members.begin(), g->members.end(), C().world_rank);
-  const bool member = at != g->members.end();
   const int color = member ? *std::min_element(g->members.begin(), g->members.end())
                            : MPI_UNDEFINED;
-  const int key = member ? static_cast<int>(at - g->members.begin()) : 0;
-  return MPI_Comm_split(comm, color, key, newcomm);
+  return MPI_Comm_split(comm, color, member ? in_group : 0, newcomm);
 }
 
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
@@ -59,8 +55,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
   NICSIM_MPI_TRY(CheckTag(comm, tag, false, call));
   const GroupInfo* g = nullptr;
   NICSIM_MPI_TRY(CheckGroupOf(comm, group, call, &g));
-  const auto at = std::find(g->members.begin(), g->members.end(), C().world_rank);
-  if (at == g->members.end()) {
+  if (!Contains(g->members, C().world_rank)) {
     *newcomm = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }

@@ -18,16 +18,6 @@ int CheckGroup(MPI_Group g, const char* call, const GroupInfo** info) {
   return MPI_SUCCESS;
 }
 
-/** The rank of world rank `world` in `members`, or MPI_UNDEFINED. */
-int RankIn(const std::vector<int>& members, int world) {
-  const auto it = std::find(members.begin(), members.end(), world);
-  return it == members.end() ? MPI_UNDEFINED : static_cast<int>(it - members.begin());
-}
-
-bool Contains(const std::vector<int>& members, int world) {
-  return RankIn(members, world) != MPI_UNDEFINED;
-}
-
 /**
  * The ranks of `g` that `ranks` (n of them) name, each in range and none twice, or the error
  * MPI_ERR_RANK; `picked[r]` is set for each.

@@ -15,10 +15,6 @@ using nicsim::mpi::wire::Writer;
 
 namespace {
 
-bool Contains(const std::vector<int>& ranks, int world) {
-  return std::find(ranks.begin(), ranks.end(), world) != ranks.end();
-}
-
 /**
  * Makes the simulator's communicator of `local` and `remote` (disjoint groups of world
  * ranks, this rank in `local`) and records it as an intercommunicator with those groups;
@@ -42,7 +38,7 @@ MPI_Comm Bridge(std::vector<int> local, std::vector<int> remote, MPI_Errhandler 
   CommInfo& c = C().comms[made];
   c.collectives = collectives;
   c.inter = true;
-  c.rank = static_cast<int>(std::find(local.begin(), local.end(), C().world_rank) - local.begin());
+  c.rank = RankIn(local, C().world_rank);
   c.size = static_cast<int>(local.size());
   c.remote_offset = local_first ? c.size : 0;
   c.members = std::move(local);

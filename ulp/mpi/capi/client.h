@@ -5,6 +5,7 @@
 // simulated time and returns the error class MPI defines.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,6 +51,15 @@ struct GroupInfo {
   bool valid = false;
   std::vector<int> members;
 };
+
+/** The rank of world rank `world` among `members` (world ranks by rank), or MPI_UNDEFINED. */
+inline int RankIn(const std::vector<int>& members, int world) {
+  const auto it = std::find(members.begin(), members.end(), world);
+  return it == members.end() ? MPI_UNDEFINED : static_cast<int>(it - members.begin());
+}
+inline bool Contains(const std::vector<int>& members, int world) {
+  return RankIn(members, world) != MPI_UNDEFINED;
+}
 
 /** What a persistent request (MPI_Send_init, MPI_Recv_init ...) starts each time. */
 struct PersistentArgs {
