@@ -11,8 +11,8 @@ namespace nicsim::ulp {
 MessageSender::MessageSender(const TransportContext& ctx, ReliableSender& packets)
     : ctx_(ctx), packets_(packets) {}
 
-void MessageSender::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vaddr,
-                         uint64_t len, std::function<void()> on_done) {
+void MessageSender::Start(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vaddr,
+                          uint64_t len, bool announce, std::function<void()> on_done) {
   const uint32_t seq = next_seq_[dest]++;
   ++ctx_.stats.messages_sent;
   if (unreachable_.count(dest) > 0) {
@@ -31,6 +31,7 @@ void MessageSender::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t
   m.tag = tag;
   m.vaddr = vaddr;
   m.len = len;
+  m.announce = announce;
   m.on_done = std::move(on_done);
   if (ctx_.config.send_overhead_ps == 0) {
     StartSend(key);
@@ -42,36 +43,51 @@ void MessageSender::Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t
 
 void MessageSender::StartSend(uint64_t key) {
   OutMsg& m = msgs_.at(key);
-  const uint64_t vaddr = m.vaddr, len = m.len;
-  if (ring_ != nullptr && ring_->TrySend(m.dest, m.seq, m.context, m.tag, vaddr, len)) {
+  std::vector<RegistrationCache::Span> spans;
+  if (m.announce) {
+    const bool rdma = ctx_.config.rdma && m.len > ctx_.config.rdma_threshold && TakeRdma(m, spans);
+    if (rdma) ++ctx_.stats.rdma_messages;
+    m.state = OutState::kOffered;
+    m.windows_at_offer = windows_rebuilt_;
+    SendRts(m, spans);
+    return;
+  }
+  if (ring_ != nullptr && ring_->TrySend(m.dest, m.seq, m.context, m.tag, m.vaddr, m.len)) {
     m.state = OutState::kRing;
     return;
   }
-  if (ctx_.config.rdma && len > ctx_.config.rdma_threshold) {
-    Result<std::vector<RegistrationCache::Span>> spans = ctx_.regs.Acquire(vaddr, len);
-    if (spans.ok() && spans->size() <= kMaxRtsSpans) {
-      // A slot and its spare (slot + pipeline) are on the same port: the pipeline is a
-      // multiple of the ports.
-      for (uint32_t i = 0; i < 2 * ctx_.config.rdma_pipeline; ++i) {
-        Result<uint32_t> r = ctx_.ports[ctx_.ports.SlotPort(i)].AcquireRcxt();
-        if (!r.ok()) break;
-        m.rcxts.push_back(*r);
-      }
-      if (m.rcxts.size() == 2 * ctx_.config.rdma_pipeline) {
-        m.state = OutState::kOffered;
-        m.windows_at_offer = windows_rebuilt_;
-        ++ctx_.stats.rdma_messages;
-        SendRts(m, *spans);
-        return;
-      }
-      for (uint32_t i = 0; i < m.rcxts.size(); ++i) {
-        ctx_.ports[ctx_.ports.SlotPort(i)].ReleaseRcxt(m.rcxts[i]);
-      }
-      m.rcxts.clear();
-    }
-    if (spans.ok()) ctx_.regs.Release(vaddr, len);
+  if (ctx_.config.rdma && m.len > ctx_.config.rdma_threshold && TakeRdma(m, spans)) {
+    m.state = OutState::kOffered;
+    m.windows_at_offer = windows_rebuilt_;
+    ++ctx_.stats.rdma_messages;
+    SendRts(m, spans);
+    return;
   }
   SendEager(m);
+}
+
+bool MessageSender::TakeRdma(OutMsg& m, std::vector<RegistrationCache::Span>& spans) {
+  Result<std::vector<RegistrationCache::Span>> got = ctx_.regs.Acquire(m.vaddr, m.len);
+  if (!got.ok()) return false;
+  if (got->size() <= kMaxRtsSpans) {
+    // A slot and its spare (slot + pipeline) are on the same port: the pipeline is a
+    // multiple of the ports.
+    for (uint32_t i = 0; i < 2 * ctx_.config.rdma_pipeline; ++i) {
+      Result<uint32_t> r = ctx_.ports[ctx_.ports.SlotPort(i)].AcquireRcxt();
+      if (!r.ok()) break;
+      m.rcxts.push_back(*r);
+    }
+    if (m.rcxts.size() == 2 * ctx_.config.rdma_pipeline) {
+      spans = std::move(*got);
+      return true;
+    }
+    for (uint32_t i = 0; i < m.rcxts.size(); ++i) {
+      ctx_.ports[ctx_.ports.SlotPort(i)].ReleaseRcxt(m.rcxts[i]);
+    }
+    m.rcxts.clear();
+  }
+  ctx_.regs.Release(m.vaddr, m.len);
+  return false;
 }
 
 void MessageSender::SendEager(OutMsg& m) {
@@ -106,6 +122,7 @@ void MessageSender::SendRts(OutMsg& m, const std::vector<RegistrationCache::Span
   for (size_t i = 0; i < m.rcxts.size(); ++i) body.rcxt[i] = m.rcxts[i];
   Header h{};
   h.kind = static_cast<uint8_t>(Kind::kRts);
+  h.flags = m.announce ? kRtsAwaitsAccept : 0;
   h.src_task = ctx_.config.task;
   h.seq = m.seq;
   h.total = static_cast<uint32_t>(m.len);
@@ -124,7 +141,8 @@ void MessageSender::OnControl(const Header& h) {
     m.state = OutState::kDone;
   } else if (m.state == OutState::kOffered) {
     m.state = OutState::kPushed;
-    ++ctx_.stats.fallbacks;
+    // An announcement without RDMA is pushed as it meant to be: nothing fell back.
+    if (!m.rcxts.empty()) ++ctx_.stats.fallbacks;
     SendEager(m);
   }
   MaybeFinish(it->first);
@@ -207,6 +225,7 @@ void MessageSender::Finish(uint64_t msg_key) {
 }
 
 void MessageSender::ReleaseRdma(OutMsg& m) {
+  if (m.rcxts.empty()) return;
   ctx_.regs.Release(m.vaddr, m.len);
   for (uint32_t i = 0; i < m.rcxts.size(); ++i) {
     ctx_.ports[ctx_.ports.SlotPort(i)].ReleaseRcxt(m.rcxts[i]);

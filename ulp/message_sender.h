@@ -37,7 +37,20 @@ class MessageSender {
 
   /** Sends `len` bytes at `vaddr`; `on_done` runs once the receiver holds them all. */
   void Send(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len,
-            std::function<void()> on_done);
+            std::function<void()> on_done) {
+    Start(dest, context, tag, vaddr, len, /*announce=*/false, std::move(on_done));
+  }
+  /**
+   * Offers `len` bytes at `vaddr` by an RTS that awaits the receiver's accept
+   * (kRtsAwaitsAccept), whatever its size: with the registered buffer and rCxts when it is
+   * larger than rdma_threshold and they can be had, else with none (the receiver then asks for
+   * the bytes in packet mode). `on_done` runs once the receiver holds them all, so never
+   * before it accepted.
+   */
+  void Announce(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len,
+                std::function<void()> on_done) {
+    Start(dest, context, tag, vaddr, len, /*announce=*/true, std::move(on_done));
+  }
   /** The receiver's done or fallback notice `h` (already acknowledged) arrived. */
   void OnControl(const Header& h);
   /**
@@ -86,12 +99,21 @@ class MessageSender {
     std::vector<uint32_t> rcxts;
     /** RDMA: windows_rebuilt_ when the rCxts were taken. */
     uint64_t windows_at_offer = 0;
+    /** Offered by an RTS that awaits the receiver's accept (Announce). */
+    bool announce = false;
     std::function<void()> on_done;
   };
 
-  /** Send after the send overhead has passed: offered by RDMA if it can be, else eager. */
+  void Start(uint32_t dest, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len,
+             bool announce, std::function<void()> on_done);
+  /** Send after the send overhead has passed: announced, offered by RDMA if it can be, else
+   *  eager. */
   void StartSend(uint64_t msg_key);
+  /** Registers m's buffer and takes its rCxts (two per pipeline slot) into `spans` and
+   *  m.rcxts; false, with nothing held, if either cannot be had. */
+  bool TakeRdma(OutMsg& m, std::vector<RegistrationCache::Span>& spans);
   void SendEager(OutMsg& m);
+  /** The RTS of offered message `m` (no spans and no rCxts: an announcement without RDMA). */
   void SendRts(OutMsg& m, const std::vector<RegistrationCache::Span>& spans);
   void MaybeFinish(uint64_t msg_key);
   void Finish(uint64_t msg_key);
@@ -99,7 +121,8 @@ class MessageSender {
   static bool Offered(const OutMsg& m) {
     return m.state != OutState::kEager && m.state != OutState::kRing;
   }
-  /** Releases what an RDMA message holds (registration, rCxts). */
+  /** Releases what an RDMA message holds (registration, rCxts; an announcement without RDMA
+   *  holds neither). */
   void ReleaseRdma(OutMsg& m);
 
   static uint64_t MsgKey(uint32_t dest, uint32_t seq) { return (uint64_t{dest} << 32) | seq; }

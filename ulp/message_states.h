@@ -36,6 +36,9 @@ enum class InState : uint8_t {
   kPushed,
   /** Every byte is here; it waits for its turn to be delivered. */
   kComplete,
+  /** Its RTS awaits the upper layer's accept (kRtsAwaitsAccept), which the announcement asks
+   *  for in its turn; it is pulled (or pushed) once accepted. */
+  kAnnounced,
   kCount,
 };
 
@@ -45,7 +48,7 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(OutState::kCou
 
 /** Each InState's name, in enum order ("in.<name>" in Transport::MessagesByState). */
 inline constexpr std::array<std::string_view, static_cast<size_t>(InState::kCount)>
-    kInStateNames = {"fragments", "pulling", "pushed", "complete"};
+    kInStateNames = {"fragments", "pulling", "pushed", "complete", "announced"};
 
 constexpr std::string_view ToString(OutState s) { return kOutStateNames[static_cast<size_t>(s)]; }
 constexpr std::string_view ToString(InState s) { return kInStateNames[static_cast<size_t>(s)]; }

@@ -51,6 +51,11 @@ void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody
   StartPull(src, seq, m);
 }
 
+void RdmaPuller::Decline(uint32_t src, uint32_t seq) {
+  events_.abandoned(src, seq);
+  packets_.SendControl(src, Kind::kFallback, seq);
+}
+
 void RdmaPuller::End(uint32_t src, uint32_t seq) {
   auto it = pulls_.find(PullKey(src, seq));
   if (it != pulls_.end()) EndPull(it);

@@ -51,6 +51,12 @@ class RdmaPuller {
    */
   void Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,
              uint64_t in_place = 0);
+  /**
+   * `src` announced message `seq` without RDMA (no rCxts: it had none for it): it is asked to
+   * push the bytes, which is no fallback (nothing failed). The receiver is told as when a pull
+   * is given up.
+   */
+  void Decline(uint32_t src, uint32_t seq);
   /** The sender is pushing message `seq` already: the pull ends without a word to anyone. */
   void End(uint32_t src, uint32_t seq);
   /** A source answered (kRdmaStatus) what its rCxt holds of a late read of ours. */

@@ -105,10 +105,25 @@ class Transport {
   void SendVector(uint32_t dest_task, uint32_t context, uint32_t tag,
                   const std::vector<Element>& elements, std::function<void()> on_done);
 
-  /** MessageReceiver::LandInPlace: the RDMA message (src, context, tag) lands at `vaddr`. */
-  void LandInPlace(uint32_t src, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len) {
-    receiver_.LandInPlace(src, context, tag, vaddr, len);
+  /**
+   * A rendezvous in one handshake: offers `len` bytes at `vaddr` to `dest_task`, whose upper
+   * layer hears of the message in its turn (OnAnnounce) and pulls it once it accepts it
+   * (Accept), e.g. when a receive matches it. The buffer must stay unchanged until `on_done`,
+   * which runs once the receiver holds the whole message (MessageSender::Announce).
+   */
+  void Announce(uint32_t dest_task, uint32_t context, uint32_t tag, uint64_t vaddr, uint64_t len,
+                std::function<void()> on_done) {
+    sender_.Announce(dest_task, context, tag, vaddr, len, std::move(on_done));
   }
+  /** Sets the callback that hears of announced messages (in order with the deliveries). */
+  void OnAnnounce(MessageReceiver::AnnounceFn fn) { receiver_.OnAnnounce(std::move(fn)); }
+  /** MessageReceiver::Accept: announced message `seq` from `src` is pulled now, into
+   *  `in_place` of the task's memory when that is not 0. */
+  bool Accept(uint32_t src, uint32_t seq, uint64_t in_place) {
+    return receiver_.Accept(src, seq, in_place);
+  }
+  /** Sets the callback that gets an accepted message's bytes (none if they landed in place). */
+  void OnAccepted(MessageReceiver::AcceptedFn fn) { receiver_.OnAccepted(std::move(fn)); }
   /** Re-binds to the port's window after the window was rebuilt (adapter recovery). */
   void Reattach();
   /**

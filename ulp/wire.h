@@ -80,7 +80,8 @@ struct Header {
   uint8_t kind;
   /** kAck: the kind being acknowledged. */
   uint8_t acked;
-  uint16_t reserved;
+  /** kRts: kRtsAwaitsAccept or 0. */
+  uint16_t flags;
   uint32_t src_task;
   /** The message's sequence number on its (source, destination) connection. */
   uint32_t seq;
@@ -94,6 +95,14 @@ struct Header {
   uint32_t frag_len;
 };
 static_assert(sizeof(Header) == 32, "transport header layout");
+
+/**
+ * An RTS flag: the message is announced to the receiver's upper layer, which accepts it (and
+ * says where it lands) when a receive matches it; only then is it pulled. Without it the
+ * receiver pulls at once into a landing area. An announcement may carry no rCxts (the sender
+ * had no RDMA for it): accepting it asks the sender to push the bytes in packet mode.
+ */
+inline constexpr uint16_t kRtsAwaitsAccept = 1;
 
 /** A piece of the sender's buffer inside one registered fragment. */
 struct RtsSpan {

@@ -159,6 +159,9 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
     rank->blocker = std::make_unique<RankBlocker>(*job, r);
     mpi::MpiConfig mc = config.mpi;
     mc.copy_ps_per_byte = config.copy_ps_per_byte;
+    // Half of the rank's share of its node's memory for rendezvous messages waiting for their
+    // receives; the other half stays for the messages those receives may wait for.
+    mc.announced_staging_bytes = cc.rdma_host_bytes / per_node / 2;
     // One set of push-pull sizes for both ways: inside a node (the engines) and between nodes.
     mc.pushpull = config.pushpull;
     rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),

@@ -144,6 +144,7 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
     const mpi::Mpi::Stats& s = job.mpi(r).stats();
     sum.eager_sends += s.eager_sends;
     sum.rendezvous_sends += s.rendezvous_sends;
+    sum.rendezvous_by_request += s.rendezvous_by_request;
     sum.host_copies += s.host_copies;
     sum.host_copy_bytes += s.host_copy_bytes;
     sum.zero_copy_sends += s.zero_copy_sends;
@@ -162,6 +163,7 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
   }
   return {{"eager_sends", sum.eager_sends},
           {"rendezvous_sends", sum.rendezvous_sends},
+          {"rendezvous_by_request", sum.rendezvous_by_request},
           {"host_copies", sum.host_copies},
           {"host_copy_bytes", sum.host_copy_bytes},
           {"zero_copy_sends", sum.zero_copy_sends},

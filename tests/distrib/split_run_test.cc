@@ -487,11 +487,13 @@ TEST(SplitRunTest, AnEagerRdmaAlltoallSplitWritesTheStatsAndTraceOfOneProcessWit
   REQUIRE_SPLIT_RUNS();
   // Delivered slots' pages are given back, so the nodes' touched memory falls as well as
   // rises: each node is measured after every so many of its own events, the same split or not.
+  // Every message is eager, so the large ones go through the large slots.
   const std::string args =
       "--set backend=func --set workload=mpi_alltoall --set mpi.ranks=8 --set nodes=8"
       " --set mpi.alltoall_large_pairs=0.05 --set mpi.alltoall_max_size=256KiB"
       " --set mpi.alltoall_small_size=256 --set mpi.alltoall_rounds=3"
-      " --set mpi.alltoall_window=16 --set ulp.eager_rdma=true --set ulp.eager_small_slot=2048"
+      " --set mpi.alltoall_window=16 --set mpi.eager_limit=256KiB"
+      " --set ulp.eager_rdma=true --set ulp.eager_small_slot=2048"
       " --set ulp.eager_slots=4 --set ulp.eager_large_slot=262176 --set ulp.eager_large_slots=1"
       " --set fabric.loss=0.05 --set fabric.duplicate=0.05 --set seed=2";
   const fs::path one =

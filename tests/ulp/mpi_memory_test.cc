@@ -59,6 +59,47 @@ TEST(MpiMemoryTest, GrowingMessagesReuseWhatThePoolsKeep) {
   EXPECT_GT(job->transport(1).registrations().stats().forgotten, 0u);
 }
 
+TEST(MpiMemoryTest, RendezvousMessagesWaitingForTheirReceivesLeaveStagingForTheRest) {
+  // 12 MiB of task memory per node. Three 4 MiB sends and a small one; the receiver takes the
+  // small one first. Announced, the three would hold all the sender's staging memory until
+  // matched, and the small one could never be staged: past half the rank's memory they are
+  // asked for by request to send instead, and hold nothing while they wait.
+  const std::unique_ptr<MpiJob> job = TwoRankJob(uint64_t{12} << 20);
+  ASSERT_NE(job, nullptr);
+  constexpr size_t kLarge = 4u << 20;
+  std::vector<bool> intact;
+  const Status run = job->Run([&](mpi::Mpi& m) {
+    const auto& w = m.world();
+    std::vector<std::vector<uint8_t>> bufs(3, std::vector<uint8_t>(kLarge));
+    std::vector<uint8_t> small(100);
+    if (w.rank == 0) {
+      std::vector<mpi::Mpi::Request> rs;
+      for (int i = 0; i < 3; ++i) {
+        std::iota(bufs[i].begin(), bufs[i].end(), static_cast<uint8_t>(i));
+        rs.push_back(m.Isend(bufs[i].data(), kLarge, kByte, 1, i + 1, w));
+      }
+      std::iota(small.begin(), small.end(), static_cast<uint8_t>(9));
+      rs.push_back(m.Isend(small.data(), small.size(), kByte, 1, 9, w));
+      m.Waitall(rs);
+    } else {
+      m.Recv(small.data(), small.size(), kByte, 0, 9, w);
+      std::vector<uint8_t> want(small.size());
+      std::iota(want.begin(), want.end(), static_cast<uint8_t>(9));
+      intact.push_back(small == want);
+      for (int i = 2; i >= 0; --i) {
+        m.Recv(bufs[i].data(), kLarge, kByte, 0, i + 1, w);
+        want.assign(kLarge, 0);
+        std::iota(want.begin(), want.end(), static_cast<uint8_t>(i));
+        intact.push_back(bufs[i] == want);
+      }
+    }
+  });
+  ASSERT_TRUE(run.ok()) << run.message();
+  EXPECT_EQ(intact, std::vector<bool>(4, true));
+  EXPECT_EQ(job->mpi(0).stats().rendezvous_sends, 3u);
+  EXPECT_EQ(job->mpi(0).stats().rendezvous_by_request, 2u);
+}
+
 TEST(MpiMemoryTest, ADeadlockOnMemoryNamesTheStagingAreaARankWaitsFor) {
   // 12 MiB of task memory per node: a 9 MiB message needs a 16 MiB staging area, which the
   // node cannot give, and nothing will give memory back. The deadlock says so.

@@ -122,6 +122,33 @@ TEST(MpiTest, RendezvousWaitsForALateReceiverAndMovesEveryByte) {
   EXPECT_GT(job->transport(0).stats().rdma_messages, 0u);
 }
 
+TEST(MpiTest, ALargeMessageTakesOneHandshakeTheAnnouncementAndTheDoneNotice) {
+  auto job = Job(2);
+  constexpr size_t kBytes = 1 << 20;
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+    const auto& w = m.world();
+    std::vector<uint8_t> buf(kBytes);
+    if (w.rank == 0) {
+      for (size_t i = 0; i < kBytes; ++i) buf[i] = static_cast<uint8_t>(i * 7);
+      m.Send(buf.data(), kBytes, Datatype::Of(Base::kByte), 1, 7, w);
+    } else {
+      EXPECT_EQ(m.Recv(buf.data(), kBytes, Datatype::Of(Base::kByte), 0, 7, w).bytes, kBytes);
+      for (size_t i = 0; i < kBytes; ++i) ASSERT_EQ(buf[i], static_cast<uint8_t>(i * 7)) << i;
+    }
+  }).ok());
+  EXPECT_EQ(job->mpi(0).stats().rendezvous_sends, 1u);
+  EXPECT_EQ(job->mpi(0).stats().rendezvous_by_request, 0u);
+  // One transport message, pulled by RDMA once matched: the sender's one packet is the
+  // announcement (its RTS), the receiver's the done notice; the rest are RDMA and acks.
+  const ulp::TransportStats& tx = job->transport(0).stats();
+  const ulp::TransportStats& rx = job->transport(1).stats();
+  EXPECT_EQ(tx.messages_sent + rx.messages_sent, 1u);
+  EXPECT_EQ(tx.rdma_messages, 1u);
+  EXPECT_EQ(tx.packets_sent, 1u);
+  EXPECT_EQ(rx.packets_sent, 1u);
+  EXPECT_EQ(tx.retransmits + rx.retransmits + tx.fallbacks + rx.fallbacks, 0u);
+}
+
 TEST(MpiTest, VectorDatatypePacksStridedBlocks) {
   auto job = Job(2);
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {

@@ -39,10 +39,21 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
                               std::vector<uint8_t> data) {
     OnMessage(src, context, tag, std::move(data));
   });
+  transport_.OnAnnounce([this](uint32_t src, uint32_t context, uint32_t tag, uint64_t total,
+                               uint32_t seq) { OnAnnounced(src, context, tag, total, seq); });
+  transport_.OnAccepted([this](uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
+    auto it = accepted_.find({static_cast<int>(src), seq});
+    if (it == accepted_.end()) return;  // its receive was abandoned
+    Request r = std::move(it->second);
+    accepted_.erase(it);
+    Landed(r, static_cast<int>(src), std::move(data));
+  });
 }
 
 Mpi::~Mpi() {
   transport_.OnDeliver(nullptr);
+  transport_.OnAnnounce(nullptr);
+  transport_.OnAccepted(nullptr);
   if (intranode_ != nullptr) intranode_->OnDeliver(nullptr);
 }
 
@@ -78,6 +89,7 @@ std::optional<uint64_t> Mpi::TaskAddress(const void* buf, size_t bytes) const {
 void Mpi::AbandonRequests() {
   posted_.clear();
   pending_recvs_.clear();
+  accepted_.clear();
   transport_.multicast().AbandonReceives();
 }
 
@@ -115,6 +127,13 @@ void Mpi::Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
   DrainOutgoing();
 }
 
+void Mpi::TransmitAnnounced(int dest_world, uint32_t context, uint32_t tag,
+                            std::vector<uint8_t> bytes, std::function<void()> on_done) {
+  outgoing_.push_back(Outgoing{dest_world, Kind::kRts, context, tag, std::move(bytes),
+                               std::move(on_done), /*announce=*/true});
+  DrainOutgoing();
+}
+
 void Mpi::DrainOutgoing() {
   while (!outgoing_.empty()) {
     Outgoing& o = outgoing_.front();
@@ -131,7 +150,19 @@ void Mpi::DrainOutgoing() {
       outgoing_.pop_front();
       continue;
     }
+    const uint64_t area = staging_.AreaBytes(std::max<uint64_t>(o.bytes.size(), 1));
+    // An announced message holds its area until a receive matches it, which may wait for a
+    // message queued behind it: past its share of staging memory it waits in this layer
+    // instead, offered by a request to send, and takes staging once cleared to send.
+    if (o.announce && announced_staging_ + area > config_.announced_staging_bytes) {
+      AskToSend(o);
+      continue;
+    }
     Result<uint64_t> staging = staging_.Take(std::max<uint64_t>(o.bytes.size(), 1));
+    if (!staging.ok() && o.announce) {
+      AskToSend(o);
+      continue;
+    }
     // Out of staging memory: a send in flight gives its area back when it completes.
     if (!staging.ok()) {
       ++stats_.staging_waits;
@@ -141,9 +172,28 @@ void Mpi::DrainOutgoing() {
     staging_wait_bytes_ = 0;
     Outgoing sent = std::move(o);
     outgoing_.pop_front();
+    if (sent.announce) {
+      announced_staging_ += area;
+      sent.on_done = [this, area, on_done = std::move(sent.on_done)] {
+        announced_staging_ -= area;
+        if (on_done) on_done();
+      };
+    }
     SendStaged(*staging, sent.dest_world, sent.kind, sent.context, sent.tag, sent.bytes.data(),
-               sent.bytes.size(), std::move(sent.on_done));
+               sent.bytes.size(), std::move(sent.on_done), sent.announce);
   }
+}
+
+void Mpi::AskToSend(Outgoing& o) {
+  ++stats_.rendezvous_by_request;
+  const uint64_t id = next_rdv_++;
+  const RtsPayload rts{o.bytes.size(), id};
+  pending_sends_[id] = PendingSend{std::move(o.on_done), o.dest_world, o.context,
+                                   static_cast<int>(o.tag), std::move(o.bytes)};
+  o.announce = false;
+  o.bytes.resize(sizeof(rts));
+  std::memcpy(o.bytes.data(), &rts, sizeof(rts));
+  o.on_done = nullptr;
 }
 
 bool Mpi::TransmitNow(int dest_world, Kind kind, uint32_t context, uint32_t tag,
@@ -158,18 +208,25 @@ bool Mpi::TransmitNow(int dest_world, Kind kind, uint32_t context, uint32_t tag,
 }
 
 void Mpi::SendStaged(uint64_t vaddr, int dest_world, Kind kind, uint32_t context, uint32_t tag,
-                     const uint8_t* data, size_t len, std::function<void()> on_done) {
+                     const uint8_t* data, size_t len, std::function<void()> on_done,
+                     bool announce) {
   if (len > 0) host_.Write(vaddr, data, len);
-  if (kind == Kind::kEager || kind == Kind::kData) CountCopy(len);
+  if (announce || kind == Kind::kEager || kind == Kind::kData) CountCopy(len);
   const uint32_t dest = static_cast<uint32_t>(dest_world);
   const uint32_t wire = Wire(static_cast<uint32_t>(kind), context);
   // The transport reads the staging area once the CPU has written it.
-  AfterCopies([this, dest, wire, tag, vaddr, len = uint64_t{len}, on_done = std::move(on_done)] {
-    transport_.Send(dest, wire, tag, vaddr, len, [this, vaddr, on_done] {
+  AfterCopies([this, dest, wire, tag, vaddr, len = uint64_t{len}, on_done = std::move(on_done),
+               announce]() mutable {
+    auto sent = [this, vaddr, on_done = std::move(on_done)] {
       staging_.Give(vaddr);
       if (on_done) on_done();
       DrainOutgoing();
-    });
+    };
+    if (announce) {
+      transport_.Announce(dest, wire, tag, vaddr, len, std::move(sent));
+    } else {
+      transport_.Send(dest, wire, tag, vaddr, len, std::move(sent));
+    }
   });
 }
 
@@ -213,11 +270,27 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
     return r;
   }
   ++stats_.rendezvous_sends;
+  if (!Intranode(dest_world)) {
+    // One handshake: the transport announces the message with its registered buffer, the
+    // receiver pulls it once a receive matches, and says done.
+    auto done = [r] { r->done = true; };
+    if (own) {
+      // From the program's own buffer: the transport reads it there, nothing is staged.
+      ++stats_.zero_copy_sends;
+      transport_.Announce(static_cast<uint32_t>(dest_world),
+                          Wire(static_cast<uint32_t>(Kind::kRts), context),
+                          static_cast<uint32_t>(tag), *own, total, done);
+    } else {
+      TransmitAnnounced(dest_world, context, static_cast<uint32_t>(tag), std::move(bytes), done);
+    }
+    SpendCopyTime();
+    return r;
+  }
   const uint64_t id = next_rdv_++;
   RtsPayload rts{own ? total : bytes.size(), id};
   std::vector<uint8_t> envelope(sizeof(rts));
   std::memcpy(envelope.data(), &rts, sizeof(rts));
-  pending_sends_[id] = PendingSend{r, dest_world, context, tag, std::move(bytes), own.value_or(0),
+  pending_sends_[id] = PendingSend{[r] { r->done = true; }, dest_world, context, tag, std::move(bytes), own.value_or(0),
                                    own ? total : 0};
   Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), std::move(envelope),
            nullptr);
@@ -261,18 +334,8 @@ void Mpi::Deliver(RequestState& r, int source_world, int tag, const uint8_t* dat
   CountCopy(r.status.bytes);
 }
 
-void Mpi::ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const Request& r) {
+void Mpi::ClearToSend(int source_world, uint64_t rdv_id, const Request& r) {
   pending_recvs_[{source_world, rdv_id}] = r;
-  // Into the program's own AllocMem buffer, the data lands in place (no copy by the CPU).
-  if (r->type.dense() && bytes > 0 && bytes <= r->count * r->type.size() &&
-      !Intranode(source_world) && !PushPull(source_world)) {
-    if (std::optional<uint64_t> own = TaskAddress(r->buf, bytes)) {
-      r->in_place_bytes = bytes;
-      transport_.LandInPlace(static_cast<uint32_t>(source_world),
-                             Wire(static_cast<uint32_t>(Kind::kData), r->context),
-                             static_cast<uint32_t>(rdv_id), *own, bytes);
-    }
-  }
   std::vector<uint8_t> id(sizeof(rdv_id));
   std::memcpy(id.data(), &rdv_id, sizeof(rdv_id));
   Transmit(source_world, Kind::kCts, r->context, 0, std::move(id), nullptr);
@@ -303,11 +366,15 @@ Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int s
       r->status.tag = it->tag;
       BeginGather(*r, it->bytes, it->pushed);
       Gather(r, it->source, 0, it->data.data(), it->data.size());
-      ClearToSend(it->source, it->rdv_id, it->bytes, r);
+      ClearToSend(it->source, it->rdv_id, r);
     } else {
       r->status.source = r->group->RankOf(it->source);
       r->status.tag = it->tag;
-      ClearToSend(it->source, it->rdv_id, it->bytes, r);
+      if (it->announced) {
+        AcceptAnnounced(it->source, static_cast<uint32_t>(it->rdv_id), it->bytes, r);
+      } else {
+        ClearToSend(it->source, it->rdv_id, r);
+      }
     }
     unexpected_.erase(it);
     // The program's call made the copy: it returns when the copy is done.
@@ -350,10 +417,7 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
         OnPush(source, context, mpi_tag, data);
         return;
       }
-      for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-        if (!Matches(**it, context, source, mpi_tag)) continue;
-        Request r = *it;
-        posted_.erase(it);
+      if (Request r = TakePosted(context, source, mpi_tag)) {
         if (kind == Kind::kEager) {
           Deliver(*r, source, mpi_tag, data.data(), data.size());
           AfterCopies([r] { r->done = true; });
@@ -362,7 +426,7 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
           std::memcpy(&rts, data.data(), sizeof(rts));
           r->status.source = r->group->RankOf(source);
           r->status.tag = mpi_tag;
-          ClearToSend(source, rts.rdv_id, rts.bytes, r);
+          ClearToSend(source, rts.rdv_id, r);
         }
         return;
       }
@@ -387,7 +451,6 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
       if (it == pending_sends_.end()) return;
       PendingSend p = std::move(it->second);
       pending_sends_.erase(it);
-      Request r = p.request;
       if (p.pushpull) {
         // Push-pull: the acknowledgement asks for what the pushes did not carry.
         const uint64_t rest = (p.len > 0 ? p.len : p.data.size()) - p.pushed;
@@ -397,7 +460,7 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
           transport_.Send(static_cast<uint32_t>(p.dest),
                           Wire(static_cast<uint32_t>(Kind::kData), p.context),
                           static_cast<uint32_t>(id), p.vaddr + p.pushed, rest,
-                          [r] { r->done = true; });
+                          std::move(p.on_done));
           return;
         }
         p.data.erase(p.data.begin(), p.data.begin() + static_cast<std::ptrdiff_t>(p.pushed));
@@ -407,16 +470,9 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
         NICSIM_CHECK(at != nullptr, "AllocMem area at %llx",
                      static_cast<unsigned long long>(p.vaddr));
         p.data.assign(at, at + p.len);
-      } else if (p.len > 0) {
-        // From the program's own buffer: the transport reads it there, nothing is staged.
-        ++stats_.zero_copy_sends;
-        transport_.Send(static_cast<uint32_t>(p.dest),
-                        Wire(static_cast<uint32_t>(Kind::kData), p.context),
-                        static_cast<uint32_t>(id), p.vaddr, p.len, [r] { r->done = true; });
-        return;
       }
       Transmit(p.dest, Kind::kData, p.context, static_cast<uint32_t>(id), std::move(p.data),
-               [r] { r->done = true; });
+               std::move(p.on_done));
       return;
     }
     case Kind::kData: {
@@ -429,20 +485,65 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
         if (r->gathering) Gather(r, source, r->pulled_from, data.data(), data.size());
         return;
       }
-      if (r->in_place_bytes > 0 && data.empty()) {
-        // Landed in the program's buffer already.
-        ++stats_.zero_copy_receives;
-        r->status.source = r->group->RankOf(source);
-        r->status.bytes = r->in_place_bytes;
-        r->status.truncated = false;
-        r->done = true;
-        return;
-      }
-      Deliver(*r, source, r->status.tag, data.data(), data.size());
-      AfterCopies([r] { r->done = true; });
+      Landed(r, source, std::move(data));
       return;
     }
   }
+}
+
+Mpi::Request Mpi::TakePosted(uint32_t context, int source_world, int tag) {
+  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
+    if (!Matches(**it, context, source_world, tag)) continue;
+    Request r = std::move(*it);
+    posted_.erase(it);
+    return r;
+  }
+  return nullptr;
+}
+
+void Mpi::OnAnnounced(uint32_t src, uint32_t wire_context, uint32_t tag, uint64_t total,
+                      uint32_t seq) {
+  const uint32_t context = wire_context & kContextMask;
+  const int source = static_cast<int>(src);
+  const int mpi_tag = static_cast<int>(tag);
+  if (Request r = TakePosted(context, source, mpi_tag)) {
+    r->status.source = r->group->RankOf(source);
+    r->status.tag = mpi_tag;
+    AcceptAnnounced(source, seq, total, r);
+    return;
+  }
+  Unexpected u{context, source, mpi_tag, Kind::kRts, {}, seq, total};
+  u.announced = true;
+  unexpected_.push_back(std::move(u));
+  ++stats_.unexpected;
+  stats_.unexpected_peak = std::max<uint64_t>(stats_.unexpected_peak, unexpected_.size());
+}
+
+void Mpi::AcceptAnnounced(int source_world, uint32_t seq, uint64_t bytes, const Request& r) {
+  // Into the program's own AllocMem buffer, the data lands in place (no copy by the CPU).
+  uint64_t in_place = 0;
+  if (r->type.dense() && bytes > 0 && bytes <= r->count * r->type.size()) {
+    if (std::optional<uint64_t> own = TaskAddress(r->buf, bytes)) {
+      r->in_place_bytes = bytes;
+      in_place = *own;
+    }
+  }
+  accepted_[{source_world, seq}] = r;
+  transport_.Accept(static_cast<uint32_t>(source_world), seq, in_place);
+}
+
+void Mpi::Landed(const Request& r, int source_world, std::vector<uint8_t> data) {
+  if (r->in_place_bytes > 0 && data.empty()) {
+    // Landed in the program's buffer already.
+    ++stats_.zero_copy_receives;
+    r->status.source = r->group->RankOf(source_world);
+    r->status.bytes = r->in_place_bytes;
+    r->status.truncated = false;
+    r->done = true;
+    return;
+  }
+  Deliver(*r, source_world, r->status.tag, data.data(), data.size());
+  AfterCopies([r] { r->done = true; });
 }
 
 std::optional<Status> Mpi::Iprobe(int source, int tag, const Comm& comm) const {

@@ -132,6 +132,13 @@ struct MpiConfig {
   /** Host CPU time per byte of a copy of message data (the inverse of the host's copy
    *  bandwidth); 0: copies are free. */
   double copy_ps_per_byte = 0;
+  /**
+   * Most bytes of staging memory the rendezvous messages announced and not yet pulled may
+   * hold together: they wait for receives that may wait for messages queued behind them, so
+   * the rest of the rank's memory stays for those. A rendezvous message beyond it waits in
+   * this layer and is asked for by request to send (no staging held while it waits).
+   */
+  uint64_t announced_staging_bytes = UINT64_MAX;
 };
 
 class Mpi {
@@ -253,6 +260,9 @@ class Mpi {
   struct Stats {
     uint64_t eager_sends = 0;
     uint64_t rendezvous_sends = 0;
+    /** Rendezvous sends to other nodes that waited in this layer for a clear to send (past
+     *  announced_staging_bytes, or no staging memory), instead of being announced. */
+    uint64_t rendezvous_by_request = 0;
     uint64_t unexpected = 0;
     uint64_t unexpected_peak = 0;
     /** Times a message had to wait for staging memory. */
@@ -333,10 +343,14 @@ class Mpi {
     uint64_t bytes = 0;
     /** Push-pull: bytes the sender pushes (`data` holds those arrived so far). */
     uint64_t pushed = 0;
+    /** A kRts that the transport announced (`rdv_id` is its transport seq): accepted
+     *  through the transport, not cleared to send. */
+    bool announced = false;
   };
   /** A rendezvous send waiting for the receiver's clear-to-send. */
   struct PendingSend {
-    Request request;
+    /** Completes the send's request once the data is delivered. */
+    std::function<void()> on_done;
     int dest;
     uint32_t context;
     int tag;
@@ -356,8 +370,21 @@ class Mpi {
     uint32_t tag;
     std::vector<uint8_t> bytes;
     std::function<void()> on_done;
+    /** A rendezvous message the transport announces (Transport::Announce). */
+    bool announce = false;
   };
   void OnMessage(uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data);
+  /** The transport announced a rendezvous message: matched now, or kept as unexpected. */
+  void OnAnnounced(uint32_t src, uint32_t wire_context, uint32_t tag, uint64_t total,
+                   uint32_t seq);
+  /** The posted receive that takes a message (context, source, tag), taken off the posted
+   *  list; nullptr if none does. */
+  Request TakePosted(uint32_t context, int source_world, int tag);
+  /** Accepts announced message `seq` from `source_world` (`bytes` long) into receive `r`,
+   *  landing it in r's buffer when that is an AllocMem area it fits. */
+  void AcceptAnnounced(int source_world, uint32_t seq, uint64_t bytes, const Request& r);
+  /** The bytes of a rendezvous message for `r` came (none: they landed in place). */
+  void Landed(const Request& r, int source_world, std::vector<uint8_t> data);
   /**
    * Sends bytes through the transport from a staging area of the task's memory. When the
    * staging memory is used up the message waits, in order behind any other waiting one, for
@@ -365,17 +392,26 @@ class Mpi {
    */
   void Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
                 std::vector<uint8_t> bytes, std::function<void()> on_done);
+  /** Transmit of a rendezvous message's packed bytes (to another node): the transport
+   *  announces it, and the receiver pulls it once a receive matches. */
+  void TransmitAnnounced(int dest_world, uint32_t context, uint32_t tag,
+                         std::vector<uint8_t> bytes, std::function<void()> on_done);
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
+  /** Turns waiting announced message `o` into a request to send (kRts) of its own bytes,
+   *  which wait in pending_sends_ for the receiver's clear-to-send. */
+  void AskToSend(Outgoing& o);
   /**
    * Transmit of `len` bytes at `data` without packing them first, if nothing waits and staging
    * memory is there now; false (nothing done, nothing counted) otherwise.
    */
   bool TransmitNow(int dest_world, Kind kind, uint32_t context, uint32_t tag, const uint8_t* data,
                    size_t len);
-  /** Writes the bytes into the staging area at `vaddr` (a counted copy) and sends them. */
+  /** Writes the bytes into the staging area at `vaddr` (a counted copy) and sends them (or
+   *  announces them). */
   void SendStaged(uint64_t vaddr, int dest_world, Kind kind, uint32_t context, uint32_t tag,
-                  const uint8_t* data, size_t len, std::function<void()> on_done);
+                  const uint8_t* data, size_t len, std::function<void()> on_done,
+                  bool announce = false);
   /** True if messages to and from `world` use push-pull (the same answer on both ranks). */
   bool PushPull(int world) const {
     return config_.internode == InternodeTransport::kPushPull && !Intranode(world);
@@ -399,7 +435,8 @@ class Mpi {
   bool Matches(const RequestState& r, uint32_t context, int source_world, int tag) const;
   /** Unpacks a message into r's buffer (a copy) and fills its status; not yet done. */
   void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
-  void ClearToSend(int source_world, uint64_t rdv_id, uint64_t bytes, const Request& r);
+  /** Intranode or push-pull rendezvous: tells the sender of `rdv_id` to send the data for `r`. */
+  void ClearToSend(int source_world, uint64_t rdv_id, const Request& r);
   /** The task address of [buf, buf + bytes) if it lies in one AllocMem area. */
   std::optional<uint64_t> TaskAddress(const void* buf, size_t bytes) const;
   /** Counts one CPU copy of `bytes` of message data; the rank's CPU is busy with it. */
@@ -453,6 +490,9 @@ class Mpi {
   IntranodePath* intranode_ = nullptr;
   /** staging_wait_bytes(). */
   uint64_t staging_wait_bytes_ = 0;
+  /** Staging bytes held by announced messages not yet pulled (config announced_staging_bytes
+   *  bounds it). */
+  uint64_t announced_staging_ = 0;
   hal::TaskHost& host_;
   Blocker& blocker_;
   MpiConfig config_;
@@ -464,6 +504,9 @@ class Mpi {
   std::map<uint64_t, PendingSend> pending_sends_;
   /** (source world rank, rendezvous id) -> the receive waiting for the data. */
   std::map<std::pair<int, uint64_t>, Request> pending_recvs_;
+  /** (source world rank, transport seq) -> the receive an announced message was accepted
+   *  into, until its bytes come. */
+  std::map<std::pair<int, uint32_t>, Request> accepted_;
   /** Staging areas sends are copied into, in the task's address space. */
   ulp::BufferPool staging_;
   /** Messages waiting for staging memory, in the order they were sent. */
