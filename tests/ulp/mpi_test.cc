@@ -321,6 +321,48 @@ TEST_P(CollectiveTest, EveryCollectiveMatchesASerialReference) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 3, 5, 8, 16));
 
+TEST(MpiTest, ALargeAllgatherGoesAroundTheRingWithStridedBlocksAndUnevenBytes) {
+  // 5 ranks, a block of 40,000 ints on every other int of the buffers: 800,000 bytes in all,
+  // past kRingAllgatherMinBytes. Then the byte-level Allgatherv with uneven
+  // blocks (one empty) totalling over 512 KiB too.
+  constexpr int kRanks = 5;
+  constexpr size_t kCount = 40000;
+  auto job = Job(kRanks);
+  const Datatype every_other = Datatype::Vector(kCount, 1, 2, Base::kInt32);
+  const std::vector<size_t> counts = {300000, 0, 7, 250001, 123};
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+    const auto& w = m.world();
+    std::vector<int> send(2 * kCount);
+    for (size_t i = 0; i < send.size(); ++i) send[i] = w.rank * 1000003 + static_cast<int>(i);
+    // Received with the same strided type: rank r's ints land on every other int of block r
+    // (blocks one extent apart, 2 * kCount - 1 ints); the ints between stay as they were.
+    const size_t extent = 2 * kCount - 1;
+    std::vector<int> all(extent * kRanks, -1);
+    m.Allgather(send.data(), 1, every_other, all.data(), w);
+    for (int r = 0; r < kRanks; ++r) {
+      for (size_t i = 0; i < extent; ++i) {
+        const int want = i % 2 == 0 ? r * 1000003 + static_cast<int>(i) : -1;
+        ASSERT_EQ(all[r * extent + i], want) << r << " " << i;
+      }
+    }
+    std::vector<uint8_t> mine(counts[w.rank]);
+    for (size_t i = 0; i < mine.size(); ++i) mine[i] = static_cast<uint8_t>(w.rank * 31 + i);
+    std::vector<uint8_t> out(std::accumulate(counts.begin(), counts.end(), size_t{0}), 0xee);
+    m.Allgatherv(mine.data(), mine.size(), out.data(), counts, w);
+    size_t at = 0;
+    for (int r = 0; r < kRanks; ++r) {
+      for (size_t i = 0; i < counts[r]; ++i, ++at) {
+        ASSERT_EQ(out[at], static_cast<uint8_t>(r * 31 + i)) << r << " " << i;
+      }
+    }
+  }).ok());
+  // Around the ring: every rank sent its right neighbour n - 1 messages per call (a gather
+  // and a broadcast would have sent 2 (n - 1) in all).
+  uint64_t sent = 0;
+  for (uint32_t r = 0; r < kRanks; ++r) sent += job->transport(r).stats().messages_sent;
+  EXPECT_EQ(sent, 2u * kRanks * (kRanks - 1));
+}
+
 }  // namespace
 }  // namespace nicsim::sim
 

@@ -17,6 +17,7 @@ enum CollTag : int {
   kScattervTag,
   kAlltoallvTag,
   kScanTag,
+  kAllgatherRingTag,
 };
 
 }  // namespace nicsim::mpi

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Collectives over point-to-point, in each communicator's collective context so they never
 // match user messages: dissemination barrier, binomial-tree broadcast and reduction, linear
-// gather and scatter, allreduce and allgather composed of those, pairwise all-to-all.
+// gather and scatter, allreduce composed of those, allgather as gather and broadcast when
+// small and around a ring when large, pairwise all-to-all.
 // Bcast and Barrier go by multicast instead with mpi.bcast=multicast (collectives_multicast.cc).
 #include <cstring>
 
@@ -135,8 +136,34 @@ void Mpi::Scatter(const void* sbuf, size_t count, const Datatype& type, void* rb
 
 void Mpi::Allgather(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
                     const Comm& comm) {
-  Gather(sbuf, count, type, rbuf, 0, comm);
-  Bcast(rbuf, count * static_cast<size_t>(comm.size()), type, 0, comm);
+  const size_t n = static_cast<size_t>(comm.size());
+  if (count * type.size() * n < kRingAllgatherMinBytes) {
+    Gather(sbuf, count, type, rbuf, 0, comm);
+    Bcast(rbuf, count * n, type, 0, comm);
+    return;
+  }
+  auto* out = static_cast<uint8_t*>(rbuf);
+  const size_t block = count * type.extent();
+  const std::vector<uint8_t> mine = Pack(sbuf, count, type);
+  Unpack(mine.data(), mine.size(), out + static_cast<size_t>(comm.rank) * block, count, type);
+  RingAllgather([&](int r) { return RingBlock{out + static_cast<size_t>(r) * block, count, &type}; },
+                comm);
+}
+
+void Mpi::RingAllgather(const std::function<RingBlock(int rank)>& block, const Comm& comm) {
+  // Step s: pass on the block received in step s - 1 (first one's own) to the right, take the
+  // next from the left. After n - 1 steps every block went around; each link carried each
+  // block once.
+  const int n = comm.size();
+  const uint32_t ctx = CollContext(comm);
+  const int right = (comm.rank + 1) % n, left = (comm.rank - 1 + n) % n;
+  for (int s = 0; s + 1 < n; ++s) {
+    const RingBlock out = block((comm.rank - s + n) % n);
+    const RingBlock in = block((comm.rank - s - 1 + n) % n);
+    Request r = StartRecv(in.at, in.count, *in.type, left, kAllgatherRingTag, ctx, comm);
+    Request w = StartSend(out.at, out.count, *out.type, right, kAllgatherRingTag, ctx, comm);
+    Waitall({r, w});
+  }
 }
 
 void Mpi::Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf,

@@ -121,8 +121,15 @@ void Mpi::Scatterv(const uint8_t* in, const std::vector<size_t>& counts, uint8_t
 
 void Mpi::Allgatherv(const uint8_t* in, size_t bytes, uint8_t* out,
                      const std::vector<size_t>& counts, const Comm& comm) {
-  Gatherv(in, bytes, out, counts, 0, comm);
-  Bcast(out, std::accumulate(counts.begin(), counts.end(), size_t{0}), kByteType, 0, comm);
+  const size_t total = std::accumulate(counts.begin(), counts.end(), size_t{0});
+  if (total < kRingAllgatherMinBytes) {
+    Gatherv(in, bytes, out, counts, 0, comm);
+    Bcast(out, total, kByteType, 0, comm);
+    return;
+  }
+  const std::vector<size_t> at = Offsets(counts);
+  CopyBytes(out + at[comm.rank], in, std::min(bytes, counts[comm.rank]));
+  RingAllgather([&](int r) { return RingBlock{out + at[r], counts[r], &kByteType}; }, comm);
 }
 
 void Mpi::Alltoallv(const uint8_t* in, const std::vector<size_t>& send_counts, uint8_t* out,

@@ -463,6 +463,17 @@ class Mpi {
   /** A context none of `members` has used, agreed by all of them (collective over them). */
   uint32_t FreshContextAmong(const Comm& members);
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
+  /** Allgathers of at least this many bytes in all go around a ring (each link carries each
+   *  block once); smaller ones gather to rank 0, which broadcasts (fewer steps). */
+  static constexpr size_t kRingAllgatherMinBytes = 512 * 1024;
+  /** Where rank r's block of an allgather's result lies. */
+  struct RingBlock {
+    uint8_t* at;
+    size_t count;
+    const Datatype* type;
+  };
+  /** Passes every rank's block around the ring of `comm` (each rank's own is in place). */
+  void RingAllgather(const std::function<RingBlock(int rank)>& block, const Comm& comm);
   /** Binomial-tree broadcast of packed bytes over point to point. */
   void TreeBcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm);
   /** The communicator's multicast group, formed (collectively) on first use; false if some
