@@ -61,39 +61,39 @@ Times SendOnce(double copy_ps_per_byte, bool own_buffers) {
   // The model costs time only: the copies counted are the same with or without it.
   const uint64_t copies = job->mpi(0).stats().host_copies + job->mpi(1).stats().host_copies +
                           job->transport(1).stats().host_copies;
-  EXPECT_EQ(copies, own_buffers ? 0u : 4u);
+  EXPECT_EQ(copies, own_buffers ? 0u : 3u);
   return t;
 }
 
 TEST(MpiCopyCostTest, EachCopyOnTheMessagesWayAddsItsTime) {
-  // Pack, stage, copy out, unpack: one after another on the message's way. Twice the cost
-  // per byte adds the four copies' bytes once more, exactly (with copies free the pull
+  // Pack into staging, copy out, unpack: one after another on the message's way. Twice the
+  // cost per byte adds the three copies' bytes once more, exactly (with copies free the pull
   // starts while the sender's acknowledgement of the clear-to-send is on the link, so that
   // run is compared only through the bounds below).
   const Times once = SendOnce(kPsPerByte, false);
   const Times twice = SendOnce(2 * kPsPerByte, false);
-  EXPECT_EQ(twice.one_way_ps, once.one_way_ps + 4 * kCopyPs);
+  EXPECT_EQ(twice.one_way_ps, once.one_way_ps + 3 * kCopyPs);
 }
 
 TEST(MpiCopyCostTest, ZeroCopyMessageTakesNoCopyTime) {
   EXPECT_EQ(SendOnce(kPsPerByte, true).one_way_ps, SendOnce(0, true).one_way_ps);
 }
 
-TEST(MpiCopyCostTest, ZeroCopySavesTheFourCopyTimes) {
+TEST(MpiCopyCostTest, ZeroCopySavesTheThreeCopyTimes) {
   const Times plain = SendOnce(kPsPerByte, false);
   const Times zero = SendOnce(kPsPerByte, true);
   EXPECT_EQ(SendOnce(0, false).one_way_ps, zero.one_way_ps);  // with copies free: the same
-  // The four copies' time, less at most one small packet's wire time (the acknowledgement
+  // The three copies' time, less at most one small packet's wire time (the acknowledgement
   // the zero-copy pull shares the link with; the plain one starts after it, on a quiet link).
   constexpr uint64_t kSmallPacketPs = 50'000;
-  EXPECT_LE(plain.one_way_ps, zero.one_way_ps + 4 * kCopyPs);
-  EXPECT_GE(plain.one_way_ps + kSmallPacketPs, zero.one_way_ps + 4 * kCopyPs);
+  EXPECT_LE(plain.one_way_ps, zero.one_way_ps + 3 * kCopyPs);
+  EXPECT_GE(plain.one_way_ps + kSmallPacketPs, zero.one_way_ps + 3 * kCopyPs);
 }
 
 TEST(MpiCopyCostTest, PackingSpendsTheSendingRanksTime) {
-  // The rank's own call packs the buffer and stages it for the transport's announcement:
-  // Isend returns two copy times later.
-  EXPECT_EQ(SendOnce(kPsPerByte, false).isend_ps, 2 * kCopyPs);
+  // The rank's own call packs the buffer into staging memory for the transport's
+  // announcement: Isend returns one copy time later.
+  EXPECT_EQ(SendOnce(kPsPerByte, false).isend_ps, kCopyPs);
   EXPECT_EQ(SendOnce(kPsPerByte, true).isend_ps, 0u);
   EXPECT_EQ(SendOnce(0, false).isend_ps, 0u);
 }

@@ -244,12 +244,13 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   // A large message from the program's own AllocMem buffer is read from there by RDMA.
   const std::optional<uint64_t> own =
       type.dense() && total > config_.eager_limit ? TaskAddress(buf, total) : std::nullopt;
-  // The program's copy out of its buffer (packed, unless the adapter reads it in place).
-  if (!own) CountCopy(total);
+  // The program's bytes are copied out of its buffer once: packed straight into the staging
+  // area the transport reads (counted there, SendStaged), or into the intranode path's
+  // memory (counted by the path); none when the adapter reads its AllocMem buffer in place.
   // A synchronous send always asks first: the clear-to-send says the receive has matched.
   const bool eager = !own && !synchronous && total <= config_.eager_limit;
-  // A dense eager message goes straight into staging memory when that is there now: the
-  // simulator then copies once where the model counts the two copies.
+  // A dense eager message goes straight into staging memory when that is there now (no
+  // packed copy in between).
   if (eager && type.dense() &&
       TransmitNow(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag),
                   static_cast<const uint8_t*>(buf), total)) {
