@@ -54,6 +54,7 @@ class MpiJob {
  public:
   static Result<std::unique_ptr<MpiJob>> Create(const MpiJobConfig& config);
   ~MpiJob();
+  const MpiJobConfig& config() const { return config_; }
 
   using Program = std::function<void(mpi::Mpi& mpi)>;
   /**

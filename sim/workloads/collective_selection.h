@@ -15,6 +15,7 @@
 namespace nicsim::sim {
 
 /** The collectives mpi_collectives times, in the order of its table's columns. */
+/** In mpi::CollectiveKind's order. */
 inline constexpr std::array<std::string_view, 5> kCollectiveNames = {
     "barrier", "bcast", "allreduce", "allgather", "alltoall"};
 /** Per entry of kCollectiveNames: whether it is timed. */

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <optional>
 
 #include "base/rng.h"
 #include "sim/distrib/merge_results.h"
@@ -14,6 +15,7 @@
 #include "sim/distrib/split_run.h"
 #include "sim/observe/counters_json.h"
 #include "sim/workloads/collective_values.h"
+#include "ulp/mpi/collective_floor.h"
 
 namespace nicsim::sim {
 namespace {
@@ -408,6 +410,24 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
   return out;
 }
 
+namespace {
+
+/** The link-rate floor of one call of `kind` with `bytes` per rank on this job's cluster. */
+std::optional<double> CollectiveFloorUs(MpiJob& job, mpi::CollectiveKind kind, size_t bytes) {
+  const ClusterConfig& c = job.cluster().config();
+  mpi::LinkModel link;
+  link.ps_per_byte = c.fabric.link_ps_per_byte;
+  link.crossing_ps = 2 * c.fabric.link_delay_ps + c.fabric.hop_latency_ps;
+  link.nodes = c.nodes;
+  link.adapters_per_node = c.adapters_per_node;
+  const std::optional<uint64_t> ps = mpi::CollectiveFloorPs(
+      kind, bytes, static_cast<int>(job.ranks()), link, job.config().mpi);
+  if (!ps) return std::nullopt;
+  return static_cast<double>(*ps) / 1e6;
+}
+
+}  // namespace
+
 Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig& config) {
   WorkloadResult out;
   const int n = static_cast<int>(job.ranks());
@@ -496,11 +516,20 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
     for (double& slowest : t) slowest = FromMeasuringProcess(job, slowest);  // rank 0's
     out.table += fmt::format("{:>10}", size);
     nlohmann::json point = {{"size_bytes", size}};
+    // Beside each time, what its algorithm needs at link rate (mpi::CollectiveFloorPs).
+    std::string floor_row = fmt::format("{:>10}", "floor"), ratio_row = fmt::format("{:>10}", "x floor");
     for (size_t k = 0; k < kCollectiveNames.size(); ++k) {
       out.table += timed[k] ? fmt::format("  {:>10.2f}", t[k]) : fmt::format("  {:>10}", "-");
+      const std::optional<double> floor_us =
+          timed[k] ? CollectiveFloorUs(job, static_cast<mpi::CollectiveKind>(k), ints * 4)
+                   : std::nullopt;
+      floor_row += floor_us ? fmt::format("  {:>10.2f}", *floor_us) : fmt::format("  {:>10}", "-");
+      ratio_row += floor_us && *floor_us > 0 ? fmt::format("  {:>10.2f}", t[k] / *floor_us)
+                                             : fmt::format("  {:>10}", "-");
       if (timed[k]) point[fmt::format("{}_us", kCollectiveNames[k])] = t[k];
+      if (floor_us) point[fmt::format("{}_floor_us", kCollectiveNames[k])] = *floor_us;
     }
-    out.table += "\n";
+    out.table += "\n" + floor_row + "\n" + ratio_row + "\n";
     points.push_back(std::move(point));
   }
   nlohmann::json mpi_totals = MergePartitions(job, out);

@@ -264,7 +264,10 @@ TEST_F(VerdictTest, MpiCollectivesTimesOnlyTheSelectedCollectives) {
   ASSERT_EQ(points.size(), 1u);
   std::vector<std::string> keys;
   for (const auto& [key, value] : points[0].items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"allreduce_us", "size_bytes"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"allreduce_floor_us", "allreduce_us", "size_bytes"}));
+  // The floor of 4 bytes on 5 ranks over 3 nodes: 3 reduce steps and 3 broadcast steps, each
+  // crossing the fabric (4 bytes at 500 ps, 2 x 50 ns of links and a 300 ns hop).
+  EXPECT_DOUBLE_EQ(points[0]["allreduce_floor_us"].get<double>(), 6 * (0.002 + 0.4));
 }
 
 // 6. A fault-free all-to-all used to redrive 2,938 of its 6,700 RDMA chunks (17,154 packets

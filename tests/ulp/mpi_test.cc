@@ -321,6 +321,87 @@ TEST_P(CollectiveTest, EveryCollectiveMatchesASerialReference) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 3, 5, 8, 16));
 
+TEST(MpiTest, ALongBroadcastIsScatteredThenPassedAroundTheRing) {
+  // 5 ranks, root 3, a strided buffer of 150,001 ints (600,004 bytes packed): the root sends
+  // each rank its piece, then the pieces go around the ring.
+  constexpr int kRanks = 5;
+  constexpr size_t kCount = 150001;
+  auto job = Job(kRanks);
+  const Datatype every_other = Datatype::Vector(kCount, 1, 2, Base::kInt32);
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+    const auto& w = m.world();
+    std::vector<int> buf(2 * kCount - 1, -1);
+    if (w.rank == 3) {
+      for (size_t i = 0; i < kCount; ++i) buf[2 * i] = static_cast<int>(i * 7 + 1);
+    }
+    m.Bcast(buf.data(), 1, every_other, 3, w);
+    for (size_t i = 0; i < buf.size(); ++i) {
+      ASSERT_EQ(buf[i], i % 2 == 0 ? static_cast<int>(i / 2 * 7 + 1) : -1) << w.rank << " " << i;
+    }
+  }).ok());
+  // The scatter's 4 messages, then 4 ring steps of 5 ranks: a binomial tree sends 4.
+  uint64_t sent = 0;
+  for (uint32_t r = 0; r < kRanks; ++r) sent += job->transport(r).stats().messages_sent;
+  EXPECT_EQ(sent, 4u + 4u * kRanks);
+}
+
+TEST(MpiTest, ALongAllreduceReducesAroundTheRingInPlaceAndStrided) {
+  // 6 ranks: a dense sum in place (the result buffer is the input), a strided max, and the
+  // byte-level form with an op that does not commute, which keeps the rank-order tree.
+  constexpr int kRanks = 6;
+  constexpr size_t kCount = 200003;  // 800,012 bytes: pieces of whole ints, the last longer
+  auto job = Job(kRanks);
+  const Datatype every_other = Datatype::Vector(kCount, 1, 2, Base::kInt32);
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+    const auto& w = m.world();
+    std::vector<int> v(kCount);
+    for (size_t i = 0; i < kCount; ++i) v[i] = static_cast<int>(i) * (w.rank + 1);
+    m.Allreduce(v.data(), v.data(), kCount, kInt, mpi::Op::kSum, w);
+    for (size_t i = 0; i < kCount; ++i) {
+      ASSERT_EQ(v[i], static_cast<int>(i) * kRanks * (kRanks + 1) / 2) << w.rank << " " << i;
+    }
+    std::vector<int> in(2 * kCount - 1, -5), out(2 * kCount - 1, -9);
+    for (size_t i = 0; i < kCount; ++i) in[2 * i] = static_cast<int>((i + w.rank) % 11);
+    m.Allreduce(in.data(), out.data(), 1, every_other, mpi::Op::kMax, w);
+    // The largest of (i + r) % 11 over r = 0..5: i % 11 + 5, or 10 once that wraps past it.
+    for (size_t i = 0; i < out.size(); ++i) {
+      const int want = i % 2 != 0 ? -9 : static_cast<int>(std::min<size_t>(i / 2 % 11 + 5, 10));
+      ASSERT_EQ(out[i], want) << w.rank << " " << i;
+    }
+    // Affine maps x -> a x + b (mod 256) as byte pairs (a, b), composed: associative, and the
+    // result says in which order the ranks' maps were composed.
+    auto compose = [](uint8_t* acc, const uint8_t* in) {
+      const uint8_t a = acc[0], b = acc[1];
+      acc[0] = static_cast<uint8_t>(a * in[0]);
+      acc[1] = static_cast<uint8_t>(a * in[1] + b);
+    };
+    mpi::Combiner in_rank_order{[compose](uint8_t* acc, const uint8_t* in, size_t n) {
+                                  for (size_t i = 0; i + 1 < n; i += 2) compose(acc + i, in + i);
+                                },
+                                false, 2};
+    std::vector<uint8_t> bytes(600000), result(600000);
+    for (size_t i = 0; i < bytes.size(); i += 2) {
+      bytes[i] = static_cast<uint8_t>(w.rank + 2);
+      bytes[i + 1] = static_cast<uint8_t>(w.rank + 1);
+    }
+    m.AllreduceBytes(bytes.data(), result.data(), bytes.size(), in_rank_order, w);
+    uint8_t want[2] = {2, 1};
+    for (int r = 1; r < kRanks; ++r) {
+      const uint8_t f[2] = {static_cast<uint8_t>(r + 2), static_cast<uint8_t>(r + 1)};
+      compose(want, f);
+    }
+    for (size_t i = 0; i < result.size(); i += 2) {
+      ASSERT_EQ(result[i], want[0]) << w.rank << " " << i;
+      ASSERT_EQ(result[i + 1], want[1]) << w.rank << " " << i;
+    }
+  }).ok());
+  // Each ring allreduce: 2 (n - 1) steps of n messages. The last one: a binomial reduce
+  // (n - 1) and a long broadcast (a scatter of n - 1, then n - 1 ring steps of n).
+  uint64_t sent = 0;
+  for (uint32_t r = 0; r < kRanks; ++r) sent += job->transport(r).stats().messages_sent;
+  EXPECT_EQ(sent, 2u * (2 * (kRanks - 1) * kRanks) + (kRanks - 1) + (kRanks - 1) * (1 + kRanks));
+}
+
 TEST(MpiTest, ALargeAllgatherGoesAroundTheRingWithStridedBlocksAndUnevenBytes) {
   // 5 ranks, a block of 40,000 ints on every other int of the buffers: 800,000 bytes in all,
   // past kRingAllgatherMinBytes. Then the byte-level Allgatherv with uneven

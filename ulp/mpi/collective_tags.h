@@ -18,6 +18,8 @@ enum CollTag : int {
   kAlltoallvTag,
   kScanTag,
   kAllgatherRingTag,
+  kBcastScatterTag,
+  kReduceScatterRingTag,
 };
 
 }  // namespace nicsim::mpi

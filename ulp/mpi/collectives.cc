@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Collectives over point-to-point, in each communicator's collective context so they never
 // match user messages: dissemination barrier, binomial-tree broadcast and reduction, linear
-// gather and scatter, allreduce composed of those, allgather as gather and broadcast when
-// small and around a ring when large, pairwise all-to-all.
+// gather and scatter, allreduce as reduce then broadcast, allgather as gather then broadcast,
+// pairwise all-to-all; long broadcasts, allreduces and allgathers go around a ring instead
+// (collectives_ring.cc).
 // Bcast and Barrier go by multicast instead with mpi.bcast=multicast (collectives_multicast.cc).
 #include <cstring>
 
@@ -50,6 +51,18 @@ void Mpi::Bcast(void* buf, size_t count, const Datatype& type, int root, const C
     }
     return;
   }
+  const size_t len = count * type.size();
+  if (RingBcastFor(len, comm.size())) {
+    // Around the ring on the packed bytes (in place when the buffer is dense).
+    std::vector<uint8_t> packed;
+    if (!type.dense()) {
+      packed = comm.rank == root ? Pack(buf, count, type) : std::vector<uint8_t>(len);
+    }
+    uint8_t* bytes = type.dense() ? static_cast<uint8_t*>(buf) : packed.data();
+    ScatterRingBcast(bytes, len, root, comm);
+    if (!type.dense() && comm.rank != root) Unpack(packed.data(), len, buf, count, type);
+    return;
+  }
   TreeBcast(buf, count, type, root, comm);
 }
 
@@ -88,6 +101,20 @@ void Mpi::Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& typ
 
 void Mpi::Allreduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op,
                     const Comm& comm) {
+  const size_t bytes = count * type.size();
+  const Combiner combine = Combiner::Of(op, type.base);
+  if (RingAllreduceFor(bytes, comm.size(), combine, config_)) {
+    std::vector<uint8_t> packed_in, packed_out;
+    if (!type.dense()) {
+      packed_in = Pack(sbuf, count, type);
+      packed_out.resize(bytes);
+    }
+    const uint8_t* in = type.dense() ? static_cast<const uint8_t*>(sbuf) : packed_in.data();
+    uint8_t* out = type.dense() ? static_cast<uint8_t*>(rbuf) : packed_out.data();
+    RingAllreduceBytes(in, out, bytes, combine, comm);
+    if (!type.dense()) Unpack(out, bytes, rbuf, count, type);
+    return;
+  }
   Reduce(sbuf, rbuf, count, type, op, 0, comm);
   Bcast(rbuf, count, type, 0, comm);
 }
@@ -137,7 +164,7 @@ void Mpi::Scatter(const void* sbuf, size_t count, const Datatype& type, void* rb
 void Mpi::Allgather(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
                     const Comm& comm) {
   const size_t n = static_cast<size_t>(comm.size());
-  if (count * type.size() * n < kRingAllgatherMinBytes) {
+  if (!RingAllgatherFor(count * type.size() * n)) {
     Gather(sbuf, count, type, rbuf, 0, comm);
     Bcast(rbuf, count * n, type, 0, comm);
     return;
@@ -148,22 +175,6 @@ void Mpi::Allgather(const void* sbuf, size_t count, const Datatype& type, void* 
   Unpack(mine.data(), mine.size(), out + static_cast<size_t>(comm.rank) * block, count, type);
   RingAllgather([&](int r) { return RingBlock{out + static_cast<size_t>(r) * block, count, &type}; },
                 comm);
-}
-
-void Mpi::RingAllgather(const std::function<RingBlock(int rank)>& block, const Comm& comm) {
-  // Step s: pass on the block received in step s - 1 (first one's own) to the right, take the
-  // next from the left. After n - 1 steps every block went around; each link carried each
-  // block once.
-  const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
-  const int right = (comm.rank + 1) % n, left = (comm.rank - 1 + n) % n;
-  for (int s = 0; s + 1 < n; ++s) {
-    const RingBlock out = block((comm.rank - s + n) % n);
-    const RingBlock in = block((comm.rank - s - 1 + n) % n);
-    Request r = StartRecv(in.at, in.count, *in.type, left, kAllgatherRingTag, ctx, comm);
-    Request w = StartSend(out.at, out.count, *out.type, right, kAllgatherRingTag, ctx, comm);
-    Waitall({r, w});
-  }
 }
 
 void Mpi::Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf,

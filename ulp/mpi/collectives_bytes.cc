@@ -13,8 +13,6 @@
 namespace nicsim::mpi {
 namespace {
 
-const Datatype kByteType = Datatype::Of(Base::kByte);
-
 /** Where each rank's block starts when blocks of `counts` bytes lie back to back. */
 std::vector<size_t> Offsets(const std::vector<size_t>& counts) {
   std::vector<size_t> at(counts.size(), 0);
@@ -77,6 +75,10 @@ void Mpi::ReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combi
 
 void Mpi::AllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
                          const Comm& comm) {
+  if (RingAllreduceFor(bytes, comm.size(), combine, config_)) {
+    RingAllreduceBytes(in, out, bytes, combine, comm);
+    return;
+  }
   ReduceBytes(in, out, bytes, combine, 0, comm);
   Bcast(out, bytes, kByteType, 0, comm);
 }
@@ -122,7 +124,7 @@ void Mpi::Scatterv(const uint8_t* in, const std::vector<size_t>& counts, uint8_t
 void Mpi::Allgatherv(const uint8_t* in, size_t bytes, uint8_t* out,
                      const std::vector<size_t>& counts, const Comm& comm) {
   const size_t total = std::accumulate(counts.begin(), counts.end(), size_t{0});
-  if (total < kRingAllgatherMinBytes) {
+  if (!RingAllgatherFor(total)) {
     Gatherv(in, bytes, out, counts, 0, comm);
     Bcast(out, total, kByteType, 0, comm);
     return;

@@ -71,6 +71,9 @@ struct Datatype {
   bool dense() const { return extent() == size(); }
 };
 
+/** Single bytes: what collectives on packed bytes move. */
+inline const Datatype kByteType = Datatype::Of(Base::kByte);
+
 /** Copies `count` items at `buf` into contiguous bytes. */
 inline std::vector<uint8_t> Pack(const void* buf, size_t count, const Datatype& t) {
   const auto* in = static_cast<const uint8_t*>(buf);

@@ -214,7 +214,24 @@ class Mpi {
                   void* rbuf, size_t rcount, const Datatype& rtype, int source, int rtag,
                   const Comm& comm);
 
-  // Collectives (mpi_collectives.cc).
+  // Collectives (collectives.cc, collectives_ring.cc).
+  /** Long messages, as MPICH's default algorithms draw the line: an allgather, broadcast or
+   *  allreduce of at least this many bytes in all goes around a ring (each link carries each
+   *  byte about once or twice, where a tree sends the whole message once per level); shorter
+   *  ones go by gather, binomial tree, reduce then broadcast (fewer steps). */
+  static constexpr size_t kLongMessageBytes = 512 * 1024;
+  /** A point-to-point broadcast of `len` bytes goes around the ring (else down the tree). */
+  static bool RingBcastFor(size_t len, int ranks) { return len >= kLongMessageBytes && ranks > 2; }
+  /** An allgather of `total` bytes in all goes around the ring (else gather and broadcast). */
+  static bool RingAllgatherFor(size_t total) { return total >= kLongMessageBytes; }
+  /** An allreduce of `bytes` with `combine` goes around the ring (else reduce and broadcast):
+   *  long, an op that commutes on known elements, and the point-to-point reduce and bcast. */
+  static bool RingAllreduceFor(size_t bytes, int ranks, const Combiner& combine,
+                            const MpiConfig& config) {
+    return bytes >= kLongMessageBytes && ranks > 2 && combine.commutative &&
+           combine.element_bytes > 0 && config.reduce == ReduceTransport::kPointToPoint &&
+           config.bcast == CollectiveTransport::kPointToPoint;
+  }
   void Barrier(const Comm& comm);
   void Bcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm);
   void Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op, int root,
@@ -463,9 +480,6 @@ class Mpi {
   /** A context none of `members` has used, agreed by all of them (collective over them). */
   uint32_t FreshContextAmong(const Comm& members);
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
-  /** Allgathers of at least this many bytes in all go around a ring (each link carries each
-   *  block once); smaller ones gather to rank 0, which broadcasts (fewer steps). */
-  static constexpr size_t kRingAllgatherMinBytes = 512 * 1024;
   /** Where rank r's block of an allgather's result lies. */
   struct RingBlock {
     uint8_t* at;
@@ -474,6 +488,13 @@ class Mpi {
   };
   /** Passes every rank's block around the ring of `comm` (each rank's own is in place). */
   void RingAllgather(const std::function<RingBlock(int rank)>& block, const Comm& comm);
+  /** A long broadcast of `len` bytes at `bytes`: the root scatters a piece to each rank, then
+   *  the pieces go around the ring (van de Geijn's broadcast). */
+  void ScatterRingBcast(uint8_t* bytes, size_t len, int root, const Comm& comm);
+  /** out = the reduction of every rank's `in` (out may be in): a ring reduce-scatter of n
+   *  element-aligned pieces, then a ring allgather of the reduced pieces. */
+  void RingAllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
+                          const Comm& comm);
   /** Binomial-tree broadcast of packed bytes over point to point. */
   void TreeBcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm);
   /** The communicator's multicast group, formed (collectively) on first use; false if some

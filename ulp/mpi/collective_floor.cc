@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each collective's algorithm written out as steps of concurrent messages, and a step timed by
+// its busiest node link.
+#include "ulp/mpi/collective_floor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace nicsim::mpi {
+namespace {
+
+struct Message {
+  int from, to;
+  uint64_t bytes;
+};
+using Step = std::vector<Message>;
+
+class Floor {
+ public:
+  Floor(int ranks, const LinkModel& link) : ranks_(ranks), link_(link) {}
+
+  /** Adds a step: its messages leave together; it ends when the busiest link has carried
+   *  its bytes out of (or into) its node and they have crossed the fabric. */
+  void Add(const Step& step) {
+    const uint32_t nodes = std::max<uint32_t>(link_.nodes, 1);
+    std::vector<uint64_t> out(nodes, 0), in(nodes, 0);
+    bool crosses = false;
+    for (const Message& m : step) {
+      const uint32_t a = static_cast<uint32_t>(m.from) % nodes;
+      const uint32_t b = static_cast<uint32_t>(m.to) % nodes;
+      if (a == b) continue;  // looped back by the node's adapter
+      crosses = true;
+      out[a] += m.bytes;
+      in[b] += m.bytes;
+    }
+    if (!crosses) return;
+    const uint64_t busiest =
+        std::max(*std::max_element(out.begin(), out.end()), *std::max_element(in.begin(), in.end()));
+    const double per_link = static_cast<double>(busiest) / std::max<uint32_t>(link_.adapters_per_node, 1);
+    ps_ += static_cast<uint64_t>(std::ceil(per_link * link_.ps_per_byte)) + link_.crossing_ps;
+  }
+
+  void Barrier() {
+    for (int k = 1; k < ranks_; k <<= 1) {
+      Step s;
+      for (int r = 0; r < ranks_; ++r) s.push_back({r, (r + k) % ranks_, 0});
+      Add(s);
+    }
+  }
+  /** Binomial tree from rank 0: in step j the ranks below 2^j send to rank + 2^j. */
+  void TreeBcast(uint64_t bytes) {
+    for (int mask = 1; mask < ranks_; mask <<= 1) {
+      Step s;
+      for (int r = 0; r < mask && r + mask < ranks_; ++r) s.push_back({r, r + mask, bytes});
+      Add(s);
+    }
+  }
+  /** Binomial reduction to rank 0: in step j the ranks whose lowest set bit is 2^j send. */
+  void TreeReduce(uint64_t bytes) {
+    for (int mask = 1; mask < ranks_; mask <<= 1) {
+      Step s;
+      for (int r = mask; r < ranks_; r += 2 * mask) s.push_back({r, r - mask, bytes});
+      Add(s);
+    }
+  }
+  /** `steps` steps of every rank sending `bytes` to the next. */
+  void Ring(int steps, uint64_t bytes) {
+    for (int k = 0; k < steps; ++k) {
+      Step s;
+      for (int r = 0; r < ranks_; ++r) s.push_back({r, (r + 1) % ranks_, bytes});
+      Add(s);
+    }
+  }
+  void Bcast(uint64_t bytes) {
+    if (!Mpi::RingBcastFor(bytes, ranks_)) {
+      TreeBcast(bytes);
+      return;
+    }
+    const uint64_t piece = bytes / static_cast<uint64_t>(ranks_);
+    Step scatter;
+    for (int r = 1; r < ranks_; ++r) scatter.push_back({0, r, piece});
+    Add(scatter);
+    Ring(ranks_ - 1, piece);
+  }
+  void Allgather(uint64_t block) {
+    if (Mpi::RingAllgatherFor(block * static_cast<uint64_t>(ranks_))) {
+      Ring(ranks_ - 1, block);
+      return;
+    }
+    Step gather;
+    for (int r = 1; r < ranks_; ++r) gather.push_back({r, 0, block});
+    Add(gather);
+    Bcast(block * static_cast<uint64_t>(ranks_));
+  }
+  void Alltoall(uint64_t block) {
+    Step s;
+    for (int r = 0; r < ranks_; ++r) {
+      for (int d = 0; d < ranks_; ++d) {
+        if (d != r) s.push_back({r, d, block});
+      }
+    }
+    Add(s);
+  }
+
+  uint64_t ps() const { return ps_; }
+
+ private:
+  int ranks_;
+  LinkModel link_;
+  uint64_t ps_ = 0;
+};
+
+}  // namespace
+
+std::optional<uint64_t> CollectiveFloorPs(CollectiveKind kind, size_t bytes, int ranks,
+                                          const LinkModel& link, const MpiConfig& config) {
+  if (config.bcast != CollectiveTransport::kPointToPoint ||
+      config.reduce != ReduceTransport::kPointToPoint) {
+    return std::nullopt;
+  }
+  Floor f(ranks, link);
+  switch (kind) {
+    case CollectiveKind::kBarrier:
+      f.Barrier();
+      break;
+    case CollectiveKind::kBcast:
+      f.Bcast(bytes);
+      break;
+    case CollectiveKind::kAllreduce:
+      if (Mpi::RingAllreduceFor(bytes, ranks, Combiner::Of(Op::kSum, Base::kInt32), config)) {
+        f.Ring(2 * (ranks - 1), bytes / static_cast<uint64_t>(ranks));
+      } else {
+        f.TreeReduce(bytes);
+        f.Bcast(bytes);
+      }
+      break;
+    case CollectiveKind::kAllgather:
+      f.Allgather(bytes);
+      break;
+    case CollectiveKind::kAlltoall:
+      f.Alltoall(bytes);
+      break;
+  }
+  return f.ps();
+}
+
+}  // namespace nicsim::mpi

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// The time each collective of this layer needs at link rate: its algorithm's steps, in the
+// order the algorithm imposes, each taking the bytes it moves over its busiest node link plus
+// one crossing of the fabric. A measured collective can be read against it (mpi_collectives
+// prints both): what it takes beyond is queueing, protocol and software time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "ulp/mpi/mpi.h"
+
+namespace nicsim::mpi {
+
+/** What a step's time is made of. */
+struct LinkModel {
+  /** Serialisation time of a byte on one link. */
+  double ps_per_byte = 0;
+  /** One crossing of the fabric: adapter to switch to adapter. */
+  uint64_t crossing_ps = 0;
+  uint32_t nodes = 1;
+  /** Links per node: a node's messages stripe over them. */
+  uint32_t adapters_per_node = 1;
+};
+
+enum class CollectiveKind : uint8_t { kBarrier, kBcast, kAllreduce, kAllgather, kAlltoall };
+
+/**
+ * The link-rate floor, in picoseconds, of one call of `kind` on `ranks` ranks (rank r on node
+ * r % nodes, as an MPI job places them) with `bytes` per rank (bcast and allreduce: the
+ * message; allgather and alltoall: one block), rooted at rank 0, with the algorithm `config`
+ * selects for an int sum; nullopt when the collectives do not go point to point (multicast,
+ * chained, half RDMA). A step's messages between ranks of one node cross no link.
+ */
+std::optional<uint64_t> CollectiveFloorPs(CollectiveKind kind, size_t bytes, int ranks,
+                                          const LinkModel& link, const MpiConfig& config);
+
+}  // namespace nicsim::mpi
