@@ -55,12 +55,18 @@ void RunToQuiet(TransportHarness& h) {
   h.cluster().events().RunWhile([] { return true; });
 }
 
-TEST(TransportAnnounceTest, AnAnnouncedMessageIsPulledOnlyOnceAcceptedAndThenOnce) {
-  TransportHarness h(TwoNodes());
+/** Task 0 sends to task 1, whose upper layer records what it hears. */
+class TransportAnnounceTest : public ::testing::Test {
+ protected:
+  TransportAnnounceTest() { Listen(rx, heard); }
+
+  TransportHarness h{TwoNodes()};
   ulp::Transport& tx = h.transport(0);
   ulp::Transport& rx = h.transport(1);
   Heard heard;
-  Listen(rx, heard);
+};
+
+TEST_F(TransportAnnounceTest, AnAnnouncedMessageIsPulledOnlyOnceAcceptedAndThenOnce) {
   uint32_t done = 0;
   tx.Announce(1, 7, 3, h.source(0), 1 << 20, [&done] { ++done; });
   RunToQuiet(h);
@@ -91,12 +97,7 @@ TEST(TransportAnnounceTest, AnAnnouncedMessageIsPulledOnlyOnceAcceptedAndThenOnc
   EXPECT_TRUE(rx.Idle());
 }
 
-TEST(TransportAnnounceTest, AnnouncementsTakeTheirTurnAmongDeliveriesAndDoNotHoldThemUp) {
-  TransportHarness h(TwoNodes());
-  ulp::Transport& tx = h.transport(0);
-  ulp::Transport& rx = h.transport(1);
-  Heard heard;
-  Listen(rx, heard);
+TEST_F(TransportAnnounceTest, AnnouncementsTakeTheirTurnAmongDeliveriesAndDoNotHoldThemUp) {
   tx.Send(1, 7, 1, h.source(0), 100, nullptr);
   tx.Announce(1, 7, 2, h.source(0), 256 * 1024, nullptr);
   tx.Send(1, 7, 3, h.source(0) + 4096, 300, nullptr);
@@ -113,12 +114,7 @@ TEST(TransportAnnounceTest, AnnouncementsTakeTheirTurnAmongDeliveriesAndDoNotHol
   EXPECT_TRUE(rx.Idle());
 }
 
-TEST(TransportAnnounceTest, ASmallAnnouncementCarriesNoRdmaAndIsPushedOnceAccepted) {
-  TransportHarness h(TwoNodes());
-  ulp::Transport& tx = h.transport(0);
-  ulp::Transport& rx = h.transport(1);
-  Heard heard;
-  Listen(rx, heard);
+TEST_F(TransportAnnounceTest, ASmallAnnouncementCarriesNoRdmaAndIsPushedOnceAccepted) {
   bool done = false;
   tx.Announce(1, 7, 5, h.source(0) + 10, 1000, [&done] { done = true; });
   RunToQuiet(h);
@@ -136,12 +132,7 @@ TEST(TransportAnnounceTest, ASmallAnnouncementCarriesNoRdmaAndIsPushedOnceAccept
   EXPECT_TRUE(rx.Idle());
 }
 
-TEST(TransportAnnounceTest, AnAcceptedMessageLandsInPlaceWithNoBytesHandedOver) {
-  TransportHarness h(TwoNodes());
-  ulp::Transport& tx = h.transport(0);
-  ulp::Transport& rx = h.transport(1);
-  Heard heard;
-  Listen(rx, heard);
+TEST_F(TransportAnnounceTest, AnAcceptedMessageLandsInPlaceWithNoBytesHandedOver) {
   constexpr uint64_t kLen = 3 << 20;
   tx.Announce(1, 7, 6, h.source(0), kLen, nullptr);
   RunToQuiet(h);
@@ -157,7 +148,7 @@ TEST(TransportAnnounceTest, AnAcceptedMessageLandsInPlaceWithNoBytesHandedOver) 
   EXPECT_TRUE(rx.Idle());
 }
 
-TEST(TransportAnnounceTest, AnnouncedMessagesArriveExactlyOnceUnderLossAndDuplication) {
+TEST(TransportAnnounceLossTest, AnnouncedMessagesArriveExactlyOnceUnderLossAndDuplication) {
   TransportCell cell = TwoNodes();
   cell.loss = 0.05;
   cell.duplicate = 0.05;
