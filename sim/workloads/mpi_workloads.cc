@@ -417,6 +417,7 @@ std::optional<double> CollectiveFloorUs(MpiJob& job, mpi::CollectiveKind kind, s
   const ClusterConfig& c = job.cluster().config();
   mpi::LinkModel link;
   link.ps_per_byte = c.fabric.link_ps_per_byte;
+  link.dma_ps_per_byte = c.timing.dma_ps_per_byte;
   link.crossing_ps = 2 * c.fabric.link_delay_ps + c.fabric.hop_latency_ps;
   link.nodes = c.nodes;
   link.adapters_per_node = c.adapters_per_node;

@@ -56,6 +56,19 @@ TEST(CollectiveFloorTest, AdaptersShareANodesBytes) {
             2000u + 100u);
 }
 
+TEST(CollectiveFloorTest, AStepThatSendsAndReceivesIsBoundByTheDmaEngineWhenThatIsSlower) {
+  // The long allgather's step: node 0 sends 2 x 204,800 bytes and receives as many. At 0.75
+  // ps per byte the one DMA engine takes 1.5 x 409,600 ps, more than the link's 409,600.
+  LinkModel link = TwoNodes();
+  link.dma_ps_per_byte = 0.75;
+  EXPECT_EQ(CollectiveFloorPs(CollectiveKind::kAllgather, 204800, 4, link, MpiConfig{}).value(),
+            3u * (614400u + 100u));
+  // At 0.25 ps per byte the link is the bound again.
+  link.dma_ps_per_byte = 0.25;
+  EXPECT_EQ(CollectiveFloorPs(CollectiveKind::kAllgather, 204800, 4, link, MpiConfig{}).value(),
+            3u * (409600u + 100u));
+}
+
 TEST(CollectiveFloorTest, NoFloorWhenTheCollectivesDoNotGoPointToPoint) {
   MpiConfig multicast;
   multicast.bcast = CollectiveTransport::kMulticast;

@@ -21,7 +21,8 @@ class Floor {
   Floor(int ranks, const LinkModel& link) : ranks_(ranks), link_(link) {}
 
   /** Adds a step: its messages leave together; it ends when the busiest link has carried
-   *  its bytes out of (or into) its node and they have crossed the fabric. */
+   *  its bytes out of (or into) its node, or the busiest DMA engine has moved what its node
+   *  sends and receives, and they have crossed the fabric. */
   void Add(const Step& step) {
     const uint32_t nodes = std::max<uint32_t>(link_.nodes, 1);
     std::vector<uint64_t> out(nodes, 0), in(nodes, 0);
@@ -35,10 +36,15 @@ class Floor {
       in[b] += m.bytes;
     }
     if (!crosses) return;
-    const uint64_t busiest =
-        std::max(*std::max_element(out.begin(), out.end()), *std::max_element(in.begin(), in.end()));
-    const double per_link = static_cast<double>(busiest) / std::max<uint32_t>(link_.adapters_per_node, 1);
-    ps_ += static_cast<uint64_t>(std::ceil(per_link * link_.ps_per_byte)) + link_.crossing_ps;
+    const double adapters = std::max<uint32_t>(link_.adapters_per_node, 1);
+    uint64_t busiest = 0, busiest_both = 0;
+    for (uint32_t node = 0; node < nodes; ++node) {
+      busiest = std::max({busiest, out[node], in[node]});
+      busiest_both = std::max(busiest_both, out[node] + in[node]);
+    }
+    const double link_ps = static_cast<double>(busiest) / adapters * link_.ps_per_byte;
+    const double dma_ps = static_cast<double>(busiest_both) / adapters * link_.dma_ps_per_byte;
+    ps_ += static_cast<uint64_t>(std::ceil(std::max(link_ps, dma_ps))) + link_.crossing_ps;
   }
 
   void Barrier() {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The time each collective of this layer needs at link rate: its algorithm's steps, in the
-// order the algorithm imposes, each taking the bytes it moves over its busiest node link plus
-// one crossing of the fabric. A measured collective can be read against it (mpi_collectives
+// order the algorithm imposes, each taking the bytes it moves over its busiest node link (or
+// through its busiest adapter's DMA engine, which serves both directions) plus one crossing
+// of the fabric. A measured collective can be read against it (mpi_collectives
 // prints both): what it takes beyond is queueing, protocol and software time.
 #pragma once
 
@@ -17,6 +18,9 @@ namespace nicsim::mpi {
 struct LinkModel {
   /** Serialisation time of a byte on one link. */
   double ps_per_byte = 0;
+  /** Time of a byte through an adapter's DMA engine, one engine for what the node sends and
+   *  what it receives (0: no bound). */
+  double dma_ps_per_byte = 0;
   /** One crossing of the fabric: adapter to switch to adapter. */
   uint64_t crossing_ps = 0;
   uint32_t nodes = 1;
