@@ -419,6 +419,8 @@ std::optional<double> CollectiveFloorUs(MpiJob& job, mpi::CollectiveKind kind, s
   link.ps_per_byte = c.fabric.link_ps_per_byte;
   link.dma_ps_per_byte = c.timing.dma_ps_per_byte;
   link.crossing_ps = 2 * c.fabric.link_delay_ps + c.fabric.hop_latency_ps;
+  link.message_ps =
+      job.config().transport.send_overhead_ps + job.config().transport.recv_overhead_ps;
   link.nodes = c.nodes;
   link.adapters_per_node = c.adapters_per_node;
   const std::optional<uint64_t> ps = mpi::CollectiveFloorPs(

@@ -26,6 +26,13 @@ TEST(CollectiveFloorTest, BarrierPaysOneCrossingPerStepThatLeavesANode) {
   EXPECT_EQ(FloorOf(CollectiveKind::kBarrier, 0), 100u);
 }
 
+TEST(CollectiveFloorTest, EveryStepThatCrossesPaysOneMessagesSoftwareTime) {
+  LinkModel link = TwoNodes();
+  link.message_ps = 1000;
+  EXPECT_EQ(CollectiveFloorPs(CollectiveKind::kBarrier, 0, 4, link, MpiConfig{}).value(), 1100u);
+  EXPECT_EQ(CollectiveFloorPs(CollectiveKind::kBcast, 1000, 4, link, MpiConfig{}).value(), 2100u);
+}
+
 TEST(CollectiveFloorTest, AlltoallIsOneStepBoundByANodesOutgoingBytes) {
   // Node 0 sends 0->1, 0->3, 2->1, 2->3.
   EXPECT_EQ(FloorOf(CollectiveKind::kAlltoall, 1000), 4000u + 100u);

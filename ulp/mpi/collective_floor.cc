@@ -22,7 +22,7 @@ class Floor {
 
   /** Adds a step: its messages leave together; it ends when the busiest link has carried
    *  its bytes out of (or into) its node, or the busiest DMA engine has moved what its node
-   *  sends and receives, and they have crossed the fabric. */
+   *  sends and receives, and they have crossed the fabric and been sent and received. */
   void Add(const Step& step) {
     const uint32_t nodes = std::max<uint32_t>(link_.nodes, 1);
     std::vector<uint64_t> out(nodes, 0), in(nodes, 0);
@@ -44,7 +44,8 @@ class Floor {
     }
     const double link_ps = static_cast<double>(busiest) / adapters * link_.ps_per_byte;
     const double dma_ps = static_cast<double>(busiest_both) / adapters * link_.dma_ps_per_byte;
-    ps_ += static_cast<uint64_t>(std::ceil(std::max(link_ps, dma_ps))) + link_.crossing_ps;
+    ps_ += static_cast<uint64_t>(std::ceil(std::max(link_ps, dma_ps))) + link_.crossing_ps +
+           link_.message_ps;
   }
 
   void Barrier() {

@@ -2,7 +2,7 @@
 // The time each collective of this layer needs at link rate: its algorithm's steps, in the
 // order the algorithm imposes, each taking the bytes it moves over its busiest node link (or
 // through its busiest adapter's DMA engine, which serves both directions) plus one crossing
-// of the fabric. A measured collective can be read against it (mpi_collectives
+// of the fabric and the host software time of one message. A measured collective can be read against it (mpi_collectives
 // prints both): what it takes beyond is queueing, protocol and software time.
 #pragma once
 
@@ -23,6 +23,9 @@ struct LinkModel {
   double dma_ps_per_byte = 0;
   /** One crossing of the fabric: adapter to switch to adapter. */
   uint64_t crossing_ps = 0;
+  /** The host software time a message costs its sender and its receiver (the transport's
+   *  send and receive overheads), on every step's way. */
+  uint64_t message_ps = 0;
   uint32_t nodes = 1;
   /** Links per node: a node's messages stripe over them. */
   uint32_t adapters_per_node = 1;
