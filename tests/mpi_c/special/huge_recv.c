@@ -1,7 +1,8 @@
 /*
  * A receive far larger than the simulator can hold (8 PiB, beyond its address space): with
  * MPI_ERRORS_RETURN the call returns MPI_ERR_NO_MEM and the run goes on; the rank's message
- * then arrives in a buffer of the right size. Meant for NP=2.
+ * then arrives in a buffer of the right size. A send of 4 GiB, one byte more than a message
+ * carries, returns MPI_ERR_UNSUPPORTED_OPERATION at once. Meant for NP=2.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,6 +23,10 @@ int main(int argc, char** argv) {
     MPI_Recv(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     printf("rank 1 got %d\n", value);
   } else {
+    code = MPI_Send(&value, 1 << 9, block, 1, 1, MPI_COMM_WORLD); /* 4 GiB: refused */
+    MPI_Error_class(code, &cls);
+    printf("rank 0 4 GiB send: %s\n",
+           cls == MPI_ERR_UNSUPPORTED_OPERATION ? "MPI_ERR_UNSUPPORTED_OPERATION" : "other");
     value = 42;
     MPI_Send(&value, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
   }

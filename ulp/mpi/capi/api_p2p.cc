@@ -63,7 +63,15 @@ int CheckMessage(const void* buf, int count, MPI_Datatype type, int peer, int ta
   NICSIM_MPI_TRY(CheckData(comm, count, type, call, t));
   NICSIM_MPI_TRY(CheckPeer(comm, peer, receive, call));
   NICSIM_MPI_TRY(CheckTag(comm, tag, receive, call));
-  return peer == MPI_PROC_NULL ? MPI_SUCCESS : CheckBuffer(comm, buf, count, **t, call);
+  if (peer == MPI_PROC_NULL) return MPI_SUCCESS;
+  const uint64_t bytes = static_cast<uint64_t>(count) * (*t)->size;
+  if (!receive && bytes > nicsim::mpi::kMaxMessageBytes) {
+    // Refused before a byte is packed: nothing of it reaches the simulator.
+    return C().Error(comm, MPI_ERR_UNSUPPORTED_OPERATION, call,
+                     "a message of " + std::to_string(bytes) + " bytes: nicsim carries at most " +
+                         std::to_string(nicsim::mpi::kMaxMessageBytes) + " bytes in one message");
+  }
+  return CheckBuffer(comm, buf, count, **t, call);
 }
 
 /** A receive the simulator could not take: the room it asked for is more than it can hold. */
