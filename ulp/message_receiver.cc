@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 namespace nicsim::ulp {
 
@@ -26,7 +27,7 @@ bool AddFragment(std::vector<uint32_t>& offsets, uint32_t offset) {
 MessageReceiver::MessageReceiver(const TransportContext& ctx, RdmaPuller& puller)
     : ctx_(ctx), puller_(puller) {}
 
-MessageReceiver::InMsg* MessageReceiver::Find(uint32_t src, uint32_t seq) {
+const MessageReceiver::InMsg* MessageReceiver::Find(uint32_t src, uint32_t seq) const {
   if (auto a = announced_.find(MsgKey(src, seq)); a != announced_.end()) return &a->second;
   auto conn = in_.find(src);
   if (conn == in_.end()) return nullptr;
@@ -34,24 +35,21 @@ MessageReceiver::InMsg* MessageReceiver::Find(uint32_t src, uint32_t seq) {
   return msg == conn->second.msgs.end() ? nullptr : &msg->second;
 }
 
+MessageReceiver::InMsg* MessageReceiver::Find(uint32_t src, uint32_t seq) {
+  return const_cast<InMsg*>(std::as_const(*this).Find(src, seq));
+}
+
 bool MessageReceiver::Holds(uint32_t src, Kind kind, uint32_t seq, uint32_t offset) const {
-  // An announced message out of the order: its RTS came, its pushed fragments are asked about.
-  if (auto a = announced_.find(MsgKey(src, seq)); a != announced_.end()) {
-    const InMsg& m = a->second;
-    if (kind == Kind::kRts || m.state == InState::kComplete) return true;
-    return std::binary_search(m.fragments.begin(), m.fragments.end(), offset);
+  if (const InMsg* m = Find(src, seq)) {
+    // A message held in any other state than fragments had its RTS (fragments after it are
+    // pushed ones).
+    if (kind == Kind::kRts) return m->state != InState::kFragments;
+    if (m->state == InState::kComplete) return true;
+    return std::binary_search(m->fragments.begin(), m->fragments.end(), offset);
   }
+  // Not held: delivered (or handed over, if it was announced) when older than the next.
   auto conn = in_.find(src);
-  if (conn == in_.end()) return false;
-  if (static_cast<int32_t>(seq - conn->second.next_deliver) < 0) return true;  // delivered
-  auto msg = conn->second.msgs.find(seq);
-  if (msg == conn->second.msgs.end()) return false;
-  const InMsg& m = msg->second;
-  // A message held in any other state than fragments had its RTS (fragments after it are
-  // pushed ones).
-  if (kind == Kind::kRts) return m.state != InState::kFragments;
-  if (m.state == InState::kComplete) return true;
-  return std::binary_search(m.fragments.begin(), m.fragments.end(), offset);
+  return conn != in_.end() && static_cast<int32_t>(seq - conn->second.next_deliver) < 0;
 }
 
 void MessageReceiver::OnData(const Header& h, const uint8_t* data) {

@@ -104,6 +104,7 @@ class MessageReceiver {
   /** The message `seq` from `src` held in either place (in order, or announced and taken
    *  out of the order); nullptr if neither holds it. */
   InMsg* Find(uint32_t src, uint32_t seq);
+  const InMsg* Find(uint32_t src, uint32_t seq) const;
   /** Message `m` (`seq` from `src`) has every byte: delivered in its turn, or handed to the
    *  upper layer at once if it was announced. */
   void Completed(uint32_t src, uint32_t seq, InMsg& m);

@@ -150,7 +150,8 @@ void Mpi::DrainOutgoing() {
       outgoing_.pop_front();
       continue;
     }
-    const uint64_t area = staging_.AreaBytes(std::max<uint64_t>(o.bytes.size(), 1));
+    const uint64_t need = std::max<uint64_t>(o.bytes.size(), 1);
+    const uint64_t area = staging_.AreaBytes(need);
     // An announced message holds its area until a receive matches it, which may wait for a
     // message queued behind it: past its share of staging memory it waits in this layer
     // instead, offered by a request to send, and takes staging once cleared to send.
@@ -158,7 +159,7 @@ void Mpi::DrainOutgoing() {
       AskToSend(o);
       continue;
     }
-    Result<uint64_t> staging = staging_.Take(std::max<uint64_t>(o.bytes.size(), 1));
+    Result<uint64_t> staging = staging_.Take(need);
     if (!staging.ok() && o.announce) {
       AskToSend(o);
       continue;
@@ -166,7 +167,7 @@ void Mpi::DrainOutgoing() {
     // Out of staging memory: a send in flight gives its area back when it completes.
     if (!staging.ok()) {
       ++stats_.staging_waits;
-      staging_wait_bytes_ = staging_.AreaBytes(std::max<uint64_t>(o.bytes.size(), 1));
+      staging_wait_bytes_ = area;
       return;
     }
     staging_wait_bytes_ = 0;
@@ -247,7 +248,7 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   // The program's bytes are copied out of its buffer once: packed straight into the staging
   // area the transport reads (counted there, SendStaged), or into the intranode path's
   // memory (counted by the path); none when the adapter reads its AllocMem buffer in place.
-  // A synchronous send always asks first: the clear-to-send says the receive has matched.
+  // A synchronous send always goes by rendezvous: it completes only once a receive matched it.
   const bool eager = !own && !synchronous && total <= config_.eager_limit;
   // A dense eager message goes straight into staging memory when that is there now (no
   // packed copy in between).
