@@ -421,6 +421,9 @@ std::optional<double> CollectiveFloorUs(MpiJob& job, mpi::CollectiveKind kind, s
   link.crossing_ps = 2 * c.fabric.link_delay_ps + c.fabric.hop_latency_ps;
   link.message_ps =
       job.config().transport.send_overhead_ps + job.config().transport.recv_overhead_ps;
+  link.adapter_ps = c.timing.mmio_latency_ps + 2 * c.timing.dma_latency_ps + c.poll_latency_ps;
+  link.intranode_through_adapter =
+      job.config().mpi.intranode == mpi::IntranodeTransport::kAdapter;
   link.nodes = c.nodes;
   link.adapters_per_node = c.adapters_per_node;
   const std::optional<uint64_t> ps = mpi::CollectiveFloorPs(

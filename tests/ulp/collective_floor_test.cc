@@ -38,6 +38,35 @@ TEST(CollectiveFloorTest, AlltoallIsOneStepBoundByANodesOutgoingBytes) {
   EXPECT_EQ(FloorOf(CollectiveKind::kAlltoall, 1000), 4000u + 100u);
 }
 
+TEST(CollectiveFloorTest, EveryStepPaysTheAdaptersFixedCosts) {
+  LinkModel link = TwoNodes();
+  link.adapter_ps = 500;
+  // Barrier: the crossing step only; the other stays on each node (shared memory, free).
+  EXPECT_EQ(CollectiveFloorPs(CollectiveKind::kBarrier, 0, 4, link, MpiConfig{}).value(), 600u);
+}
+
+TEST(CollectiveFloorTest, AStepLoopedBackByTheAdapterCostsItsFixedCostsAndItsDma) {
+  LinkModel link = TwoNodes();
+  link.adapter_ps = 500;
+  link.message_ps = 1000;
+  link.intranode_through_adapter = true;
+  // Barrier step 2 (rank + 2) loops back on each node: no crossing, the rest as step 1.
+  EXPECT_EQ(CollectiveFloorPs(CollectiveKind::kBarrier, 0, 4, link, MpiConfig{}).value(),
+            1600u + 1500u);
+  // Bcast of 1,000 bytes: 0->1 crosses; then 0->2 and 1->3 loop back, each node's DMA engine
+  // reading and writing 1,000 bytes at 0.5 ps per byte.
+  link.dma_ps_per_byte = 0.5;
+  EXPECT_EQ(CollectiveFloorPs(CollectiveKind::kBcast, 1000, 4, link, MpiConfig{}).value(),
+            (1000u + 100u + 1500u) + (1000u + 1500u));
+}
+
+TEST(CollectiveFloorTest, AlltoallOfRendezvousBlocksGoesPairwise) {
+  // Blocks above the eager limit: step k sends rank -> rank + k. Steps 1 and 3 send two blocks
+  // out of each node (0->1 and 2->3 from node 0); step 2 stays on each node.
+  const uint64_t block = MpiConfig{}.eager_limit + 1;
+  EXPECT_EQ(FloorOf(CollectiveKind::kAlltoall, block), 2u * (2u * block + 100u));
+}
+
 TEST(CollectiveFloorTest, ShortCollectivesFollowTheTrees) {
   // Bcast: 0->1, then 0->2 and 1->3 on their own nodes.
   EXPECT_EQ(FloorOf(CollectiveKind::kBcast, 1000), 1100u);

@@ -25,27 +25,35 @@ class Floor {
    *  sends and receives, and they have crossed the fabric and been sent and received. */
   void Add(const Step& step) {
     const uint32_t nodes = std::max<uint32_t>(link_.nodes, 1);
-    std::vector<uint64_t> out(nodes, 0), in(nodes, 0);
-    bool crosses = false;
+    std::vector<uint64_t> out(nodes, 0), in(nodes, 0), dma(nodes, 0);
+    bool crosses = false, loops = false;
     for (const Message& m : step) {
       const uint32_t a = static_cast<uint32_t>(m.from) % nodes;
       const uint32_t b = static_cast<uint32_t>(m.to) % nodes;
-      if (a == b) continue;  // looped back by the node's adapter
+      if (a == b) {
+        // Looped back by the node's adapter (its DMA engine reads and writes the bytes), or
+        // through shared memory, taken as free.
+        if (link_.intranode_through_adapter) dma[a] += 2 * m.bytes;
+        loops |= link_.intranode_through_adapter;
+        continue;
+      }
       crosses = true;
       out[a] += m.bytes;
       in[b] += m.bytes;
+      dma[a] += m.bytes;
+      dma[b] += m.bytes;
     }
-    if (!crosses) return;
+    if (!crosses && !loops) return;
     const double adapters = std::max<uint32_t>(link_.adapters_per_node, 1);
-    uint64_t busiest = 0, busiest_both = 0;
+    uint64_t busiest = 0, busiest_dma = 0;
     for (uint32_t node = 0; node < nodes; ++node) {
       busiest = std::max({busiest, out[node], in[node]});
-      busiest_both = std::max(busiest_both, out[node] + in[node]);
+      busiest_dma = std::max(busiest_dma, dma[node]);
     }
     const double link_ps = static_cast<double>(busiest) / adapters * link_.ps_per_byte;
-    const double dma_ps = static_cast<double>(busiest_both) / adapters * link_.dma_ps_per_byte;
-    ps_ += static_cast<uint64_t>(std::ceil(std::max(link_ps, dma_ps))) + link_.crossing_ps +
-           link_.message_ps;
+    const double dma_ps = static_cast<double>(busiest_dma) / adapters * link_.dma_ps_per_byte;
+    ps_ += static_cast<uint64_t>(std::ceil(std::max(link_ps, dma_ps))) +
+           (crosses ? link_.crossing_ps : 0) + link_.adapter_ps + link_.message_ps;
   }
 
   void Barrier() {
@@ -100,7 +108,16 @@ class Floor {
     Add(gather);
     Bcast(block * static_cast<uint64_t>(ranks_));
   }
-  void Alltoall(uint64_t block) {
+  void Alltoall(uint64_t block, const MpiConfig& config) {
+    if (Mpi::PairwiseExchangeFor(block, config)) {
+      // In step k every rank sends to rank + k.
+      for (int k = 1; k < ranks_; ++k) {
+        Step s;
+        for (int r = 0; r < ranks_; ++r) s.push_back({r, (r + k) % ranks_, block});
+        Add(s);
+      }
+      return;
+    }
     Step s;
     for (int r = 0; r < ranks_; ++r) {
       for (int d = 0; d < ranks_; ++d) {
@@ -146,7 +163,7 @@ std::optional<uint64_t> CollectiveFloorPs(CollectiveKind kind, size_t bytes, int
       f.Allgather(bytes);
       break;
     case CollectiveKind::kAlltoall:
-      f.Alltoall(bytes);
+      f.Alltoall(bytes, config);
       break;
   }
   return f.ps();

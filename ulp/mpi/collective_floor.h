@@ -2,8 +2,9 @@
 // The time each collective of this layer needs at link rate: its algorithm's steps, in the
 // order the algorithm imposes, each taking the bytes it moves over its busiest node link (or
 // through its busiest adapter's DMA engine, which serves both directions) plus one crossing
-// of the fabric and the host software time of one message. A measured collective can be read against it (mpi_collectives
-// prints both): what it takes beyond is queueing, protocol and software time.
+// of the fabric, the fixed adapter costs and the host software time of one message. A
+// measured collective can be read against it (mpi_collectives prints both): what it takes
+// beyond is queueing, protocol and software time.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,13 @@ struct LinkModel {
   /** The host software time a message costs its sender and its receiver (the transport's
    *  send and receive overheads), on every step's way. */
   uint64_t message_ps = 0;
+  /** What a message costs in the adapters on every step's way, whatever its size: the
+   *  doorbell, reading its send slot and writing its receive frame (a DMA latency each), and
+   *  the poll that sees it. */
+  uint64_t adapter_ps = 0;
+  /** Messages between ranks of one node go through its adapter (looped back: its DMA engine
+   *  and fixed costs, not its link); false: through shared memory, taken as free. */
+  bool intranode_through_adapter = false;
   uint32_t nodes = 1;
   /** Links per node: a node's messages stripe over them. */
   uint32_t adapters_per_node = 1;
@@ -38,7 +46,8 @@ enum class CollectiveKind : uint8_t { kBarrier, kBcast, kAllreduce, kAllgather, 
  * r % nodes, as an MPI job places them) with `bytes` per rank (bcast and allreduce: the
  * message; allgather and alltoall: one block), rooted at rank 0, with the algorithm `config`
  * selects for an int sum; nullopt when the collectives do not go point to point (multicast,
- * chained, half RDMA). A step's messages between ranks of one node cross no link.
+ * chained, half RDMA). A step's messages between ranks of one node cross no link
+ * (LinkModel::intranode_through_adapter says what they cost).
  */
 std::optional<uint64_t> CollectiveFloorPs(CollectiveKind kind, size_t bytes, int ranks,
                                           const LinkModel& link, const MpiConfig& config);

@@ -173,30 +173,20 @@ void Mpi::Allgather(const void* sbuf, size_t count, const Datatype& type, void* 
   const size_t block = count * type.extent();
   const std::vector<uint8_t> mine = Pack(sbuf, count, type);
   Unpack(mine.data(), mine.size(), out + static_cast<size_t>(comm.rank) * block, count, type);
-  RingAllgather([&](int r) { return RingBlock{out + static_cast<size_t>(r) * block, count, &type}; },
+  RingAllgather([&](int r) { return Block{out + static_cast<size_t>(r) * block, count, &type}; },
                 comm);
 }
 
 void Mpi::Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
                    const Comm& comm) {
-  const uint32_t ctx = CollContext(comm);
   const auto* in = static_cast<const uint8_t*>(sbuf);
   auto* out = static_cast<uint8_t*>(rbuf);
   const size_t block = count * type.extent();
-  std::vector<Request> all;
-  for (int r = 0; r < comm.size(); ++r) {
-    if (r == comm.rank) {
-      const std::vector<uint8_t> mine = Pack(in + r * block, count, type);
-      Unpack(mine.data(), mine.size(), out + r * block, count, type);
-      continue;
-    }
-    all.push_back(StartRecv(out + r * block, count, type, r, kAlltoall, ctx, comm));
-  }
-  for (int k = 1; k < comm.size(); ++k) {
-    const int r = (comm.rank + k) % comm.size();
-    all.push_back(StartSend(in + r * block, count, type, r, kAlltoall, ctx, comm));
-  }
-  Waitall(all);
+  const auto at = [&](int r) { return static_cast<size_t>(r) * block; };
+  const std::vector<uint8_t> mine = Pack(in + at(comm.rank), count, type);
+  Unpack(mine.data(), mine.size(), out + at(comm.rank), count, type);
+  CompleteExchange([&](int r) { return SourceBlock{in + at(r), count, &type}; },
+                   [&](int r) { return Block{out + at(r), count, &type}; }, kAlltoall, comm);
 }
 
 }  // namespace nicsim::mpi

@@ -131,28 +131,18 @@ void Mpi::Allgatherv(const uint8_t* in, size_t bytes, uint8_t* out,
   }
   const std::vector<size_t> at = Offsets(counts);
   CopyBytes(out + at[comm.rank], in, std::min(bytes, counts[comm.rank]));
-  RingAllgather([&](int r) { return RingBlock{out + at[r], counts[r], &kByteType}; }, comm);
+  RingAllgather([&](int r) { return Block{out + at[r], counts[r], &kByteType}; }, comm);
 }
 
 void Mpi::Alltoallv(const uint8_t* in, const std::vector<size_t>& send_counts, uint8_t* out,
                     const std::vector<size_t>& recv_counts, const Comm& comm) {
-  const uint32_t ctx = CollContext(comm);
   const std::vector<size_t> send_at = Offsets(send_counts), recv_at = Offsets(recv_counts);
-  std::vector<Request> all;
-  for (int r = 0; r < comm.size(); ++r) {
-    if (r == comm.rank) {
-      CopyBytes(out + recv_at[r], in + send_at[r], std::min(send_counts[r], recv_counts[r]));
-      continue;
-    }
-    all.push_back(StartRecv(out + recv_at[r], recv_counts[r], kByteType, r, kAlltoallvTag, ctx,
-                            comm));
-  }
-  for (int k = 1; k < comm.size(); ++k) {
-    const int r = (comm.rank + k) % comm.size();
-    all.push_back(StartSend(in + send_at[r], send_counts[r], kByteType, r, kAlltoallvTag, ctx,
-                            comm));
-  }
-  Waitall(all);
+  const int me = comm.rank;
+  CopyBytes(out + recv_at[me], in + send_at[me], std::min(send_counts[me], recv_counts[me]));
+  CompleteExchange(
+      [&](int r) { return SourceBlock{in + send_at[r], send_counts[r], &kByteType}; },
+      [&](int r) { return Block{out + recv_at[r], recv_counts[r], &kByteType}; },
+      kAlltoallvTag, comm);
 }
 
 void Mpi::ReduceScatter(const uint8_t* in, uint8_t* out, const std::vector<size_t>& counts,

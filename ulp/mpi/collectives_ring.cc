@@ -26,7 +26,7 @@ std::pair<size_t, size_t> Piece(size_t len, size_t unit, int n, int k) {
 
 }  // namespace
 
-void Mpi::RingAllgather(const std::function<RingBlock(int rank)>& block, const Comm& comm) {
+void Mpi::RingAllgather(const std::function<Block(int rank)>& block, const Comm& comm) {
   // Step s: pass on the block received in step s - 1 (first one's own) to the right, take the
   // next from the left. After n - 1 steps every block went around; each link carried each
   // block once.
@@ -34,8 +34,8 @@ void Mpi::RingAllgather(const std::function<RingBlock(int rank)>& block, const C
   const uint32_t ctx = CollContext(comm);
   const int right = (comm.rank + 1) % n, left = (comm.rank - 1 + n) % n;
   for (int s = 0; s + 1 < n; ++s) {
-    const RingBlock out = block((comm.rank - s + n) % n);
-    const RingBlock in = block((comm.rank - s - 1 + n) % n);
+    const Block out = block((comm.rank - s + n) % n);
+    const Block in = block((comm.rank - s - 1 + n) % n);
     Request r = StartRecv(in.at, in.count, *in.type, left, kAllgatherRingTag, ctx, comm);
     Request w = StartSend(out.at, out.count, *out.type, right, kAllgatherRingTag, ctx, comm);
     Waitall({r, w});
@@ -49,18 +49,18 @@ void Mpi::ScatterRingBcast(uint8_t* bytes, size_t len, int root, const Comm& com
   // Piece k belongs to the rank k after the root.
   auto piece = [&](int rank) {
     const auto [begin, end] = Piece(len, 1, n, (rank - root + n) % n);
-    return RingBlock{bytes + begin, end - begin, &kByteType};
+    return Block{bytes + begin, end - begin, &kByteType};
   };
   if (comm.rank == root) {
     std::vector<Request> sends;
     for (int r = 0; r < n; ++r) {
       if (r == root) continue;
-      const RingBlock p = piece(r);
+      const Block p = piece(r);
       sends.push_back(StartSend(p.at, p.count, kByteType, r, kBcastScatterTag, ctx, comm));
     }
     Waitall(sends);
   } else {
-    const RingBlock p = piece(comm.rank);
+    const Block p = piece(comm.rank);
     Wait(StartRecv(p.at, p.count, kByteType, root, kBcastScatterTag, ctx, comm));
   }
   RingAllgather(piece, comm);
@@ -74,7 +74,7 @@ void Mpi::RingAllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes,
   if (out != in) std::memcpy(out, in, bytes);
   auto piece = [&](int k) {
     const auto [begin, end] = Piece(bytes, combine.element_bytes, n, (k % n + n) % n);
-    return RingBlock{out + begin, end - begin, &kByteType};
+    return Block{out + begin, end - begin, &kByteType};
   };
   // Reduce-scatter: in step s each rank passes on its partial piece rank - s and combines the
   // piece rank - s - 1 from the left into its own; after n - 1 steps rank r holds piece r + 1
@@ -83,8 +83,8 @@ void Mpi::RingAllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes,
   for (int k = 0; k < n; ++k) largest = std::max(largest, piece(k).count);
   std::vector<uint8_t> from_left(largest);
   for (int s = 0; s + 1 < n; ++s) {
-    const RingBlock send = piece(comm.rank - s);
-    const RingBlock take = piece(comm.rank - s - 1);
+    const Block send = piece(comm.rank - s);
+    const Block take = piece(comm.rank - s - 1);
     Request r = StartRecv(from_left.data(), take.count, kByteType, left, kReduceScatterRingTag,
                           ctx, comm);
     Request w = StartSend(send.at, send.count, kByteType, right, kReduceScatterRingTag, ctx, comm);

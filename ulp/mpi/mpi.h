@@ -232,6 +232,13 @@ class Mpi {
            combine.element_bytes > 0 && config.reduce == ReduceTransport::kPointToPoint &&
            config.bcast == CollectiveTransport::kPointToPoint;
   }
+  /** A complete exchange whose largest block is `block` bytes goes pairwise, one partner at a
+   *  time (else every block at once): the rendezvous its blocks take pulls each from its
+   *  source, and a source serves its pulls in turn, so with every block at once the
+   *  sources serving one receiver at a moment collide on its link while other links idle. */
+  static bool PairwiseExchangeFor(size_t block, const MpiConfig& config) {
+    return block > config.eager_limit;
+  }
   void Barrier(const Comm& comm);
   void Bcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm);
   void Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op, int root,
@@ -480,14 +487,24 @@ class Mpi {
   /** A context none of `members` has used, agreed by all of them (collective over them). */
   uint32_t FreshContextAmong(const Comm& members);
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
-  /** Where rank r's block of an allgather's result lies. */
-  struct RingBlock {
+  /** Where rank r's block of a collective's buffer lies (count elements of type). */
+  struct Block {
     uint8_t* at;
     size_t count;
     const Datatype* type;
   };
+  /** A block that is only read: what a rank sends. */
+  struct SourceBlock {
+    const uint8_t* at;
+    size_t count;
+    const Datatype* type;
+  };
+  /** The complete exchange behind alltoall and alltoallv: send(r) goes to every other rank r
+   *  and recv(r) is filled from it (a rank's own block is the caller's). */
+  void CompleteExchange(const std::function<SourceBlock(int rank)>& send,
+                        const std::function<Block(int rank)>& recv, int tag, const Comm& comm);
   /** Passes every rank's block around the ring of `comm` (each rank's own is in place). */
-  void RingAllgather(const std::function<RingBlock(int rank)>& block, const Comm& comm);
+  void RingAllgather(const std::function<Block(int rank)>& block, const Comm& comm);
   /** A long broadcast of `len` bytes at `bytes`: the root scatters a piece to each rank, then
    *  the pieces go around the ring (van de Geijn's broadcast). */
   void ScatterRingBcast(uint8_t* bytes, size_t len, int root, const Comm& comm);
