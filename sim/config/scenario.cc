@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "sim/config/presets.h"
+#include "sim/config/toml_key_depth.h"
 #include "base/text.h"
 #include "base/units.h"
 
@@ -95,14 +97,27 @@ bool IsTablePrefix(const std::string& name) {
   return false;
 }
 
+/** The most tables a parameter's name nests in ("fabric.loss": 1). */
+size_t DeepestParam() {
+  static const size_t deepest = [] {
+    size_t most = 0;
+    for (const ParamSpec& spec : AllParams()) {
+      most = std::max<size_t>(most, std::count(spec.name.begin(), spec.name.end(), '.'));
+    }
+    return most;
+  }();
+  return deepest;
+}
+
 /** Walks a parsed document, applying each value and keeping the earliest error. */
 class Loader {
  public:
   Loader(std::string source, Scenario* scenario)
       : source_(std::move(source)), scenario_(scenario) {}
 
-  /** Visits every key of `table`; `prefix` is the dotted path of the table ("" at the top). */
-  void Walk(const toml::table& table, const std::string& prefix) {
+  /** Visits every key of `table`; `prefix` is the dotted path of the table ("" at the top),
+   *  `depth` the tables it is nested in. */
+  void Walk(const toml::table& table, const std::string& prefix, size_t depth = 0) {
     // A preset fills in values first, so every other key in the file overrides it.
     if (prefix.empty()) {
       if (const toml::node* preset = table.get("preset")) ApplyPresetNode(*preset);
@@ -120,9 +135,11 @@ class Loader {
         scenario_->origins[name] = fmt::format("{}:{}:{}", source_, at.line, at.column);
         Apply(*spec, node);
       } else if (const toml::table* sub = node.as_table();
-                 sub && (!sub->empty() || IsTablePrefix(name))) {
-        // Keys inside an unknown table are reported one by one, with suggestions.
-        Walk(*sub, name);
+                 sub && depth < DeepestParam() && (!sub->empty() || IsTablePrefix(name))) {
+        // Keys inside an unknown table are reported one by one, with suggestions (no deeper
+        // than a parameter can be: a table nested without end is reported where it passes
+        // that depth).
+        Walk(*sub, name, depth + 1);
       } else if (Precedes(key.source().begin)) {
         // Only a key before the earliest error so far gets its (costly) suggestion: a file of
         // a million unknown keys is rejected as fast as it is parsed.
@@ -272,6 +289,9 @@ class Loader {
 
 Result<Scenario> ParseScenario(std::string_view toml_text, std::string source_name) {
   Scenario scenario{NameFromSource(source_name), source_name, ParamValues::Defaults(), "", {}};
+  if (std::optional<std::string> deep = FindTooDeepKey(toml_text)) {
+    return Status::Error(fmt::format("{}:{}", source_name, *deep));
+  }
   toml::table document;
   try {
     document = toml::parse(toml_text, source_name);
