@@ -131,6 +131,11 @@ TEST(MpiCFailure, ErroneousUsesOfTheLibraryEndTheRunWithMpisErrorNotACrash) {
   ExpectFailure(RunFailing("erroneous_in_place", 2),
                 {"rank 0: MPI_Send: MPI_ERR_BUFFER: invalid buffer pointer: MPI_IN_PLACE is not "
                  "allowed here"});
+  // Nothing can call MPI_Grequest_complete while the one thread waits: an error, not a hang.
+  ExpectFailure(RunFailing("erroneous_grequest", 2),
+                {"rank 1: MPI_Wait: MPI_ERR_REQUEST: invalid request: waits for a generalized "
+                 "request that nothing can complete while it waits (MPI_Grequest_complete has "
+                 "not been called)"});
 }
 
 TEST(MpiCFailure, AMessageThatNoRankReceivedFailsTheRun) {

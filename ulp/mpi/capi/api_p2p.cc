@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // MPI's point-to-point calls: sends and receives, their completion, probes.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct WireStatus {
   uint64_t bytes = 0;
   bool truncated = false;
   bool cancelled = false;
+  /** A generalized request's query or free callback failed with this code. */
+  int error = MPI_SUCCESS;
 };
 
 WireStatus ReadStatus(Reader& r) {
@@ -42,7 +45,7 @@ void Fill(MPI_Status* status, const WireStatus& s) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = s.source;
   status->MPI_TAG = s.tag;
-  status->MPI_ERROR = s.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  status->MPI_ERROR = s.truncated ? MPI_ERR_TRUNCATE : s.error;
   status->nicsim_cancelled = s.cancelled;
   status->nicsim_bytes = static_cast<long long>(s.bytes);
 }
@@ -54,6 +57,29 @@ WireStatus Empty(int source) { return WireStatus{source, MPI_ANY_TAG, 0, false, 
 bool Active(MPI_Request request) {
   const RequestInfo* r = C().Request(request);
   return r != nullptr && r->active;
+}
+
+/** A generalized request the program has not completed yet. */
+bool PendingGeneralized(MPI_Request request) {
+  const RequestInfo* r = C().Request(request);
+  return r != nullptr && r->active && r->generalized && !r->generalized->complete;
+}
+
+/** The status of a completed generalized request: its query callback fills it, then its free
+ *  callback runs (a failing one's code is the status's error), and the request is freed. */
+WireStatus FinishGeneralized(MPI_Request* request) {
+  const std::shared_ptr<GeneralizedRequest> g = C().Request(*request)->generalized;
+  MPI_Status st{};
+  st.MPI_SOURCE = MPI_UNDEFINED;
+  st.MPI_TAG = MPI_UNDEFINED;
+  const int queried = g->query(g->extra_state, &st);
+  const int freed = g->free(g->extra_state);
+  C().FreeRequest(*request);
+  *request = MPI_REQUEST_NULL;
+  WireStatus out{st.MPI_SOURCE, st.MPI_TAG, static_cast<uint64_t>(st.nicsim_bytes), false,
+                 st.nicsim_cancelled != 0};
+  out.error = queried != MPI_SUCCESS ? queried : freed;
+  return out;
 }
 
 /** The checks every send makes (and every receive, with wildcards allowed). */
@@ -129,6 +155,7 @@ int Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm
  */
 WireStatus Finish(MPI_Request* request, const WireStatus& s, const uint8_t* data, size_t n) {
   RequestInfo* r = C().Request(*request);
+  if (r->generalized) return FinishGeneralized(request);
   if (r->recv && r->server != kDone) {
     Unpack(data, n, r->buf, static_cast<size_t>(r->count), *r->recv_type);
   }
@@ -153,13 +180,19 @@ bool Complete(CompleteMode mode, int count, MPI_Request requests[], std::vector<
               std::vector<bool>& done) {
   statuses.assign(static_cast<size_t>(count), Empty(MPI_ANY_SOURCE));
   done.assign(static_cast<size_t>(count), false);
+  // A generalized request the program has not completed is not the simulator's to wait for:
+  // it is left out (a wait that has nothing else was refused before this).
+  bool pending = false;
+  for (int i = 0; i < count; ++i) pending |= PendingGeneralized(requests[i]);
+  if (pending && mode == CompleteMode::kTestAll) return false;
   Writer w;
   w.Put<uint8_t>(static_cast<uint8_t>(mode)).Put<uint32_t>(static_cast<uint32_t>(count));
   for (int i = 0; i < count; ++i) {
-    w.Put<uint64_t>(Active(requests[i]) ? C().Request(requests[i])->server : kInactive);
+    const bool sent = Active(requests[i]) && !PendingGeneralized(requests[i]);
+    w.Put<uint64_t>(sent ? C().Request(requests[i])->server : kInactive);
   }
   nicsim::mpi::capi::Reply reply = C().Call(Call::kComplete, w);
-  const bool flag = reply.results.Get<uint8_t>() != 0;
+  bool flag = reply.results.Get<uint8_t>() != 0;
   const auto k = reply.results.Get<uint32_t>();
   for (uint32_t j = 0; j < k && !reply.results.failed(); ++j) {
     const auto i = reply.results.Get<uint32_t>();
@@ -169,18 +202,50 @@ bool Complete(CompleteMode mode, int count, MPI_Request requests[], std::vector<
     statuses[i] = Finish(&requests[i], s, data, n);
     done[i] = true;
   }
+  // "No active request" does not hold while a generalized one is pending.
+  if (pending && mode == CompleteMode::kTestAny &&
+      std::find(done.begin(), done.end(), true) == done.end()) {
+    flag = false;
+  }
   return flag;
+}
+
+/**
+ * A wait that only a pending generalized request could end: the program's one thread at a
+ * time is in this call, so nothing can complete it (MPI_ERR_REQUEST). All: any pending; any
+ * or some: pending ones and no other active request.
+ */
+int CheckWaitCanEnd(CompleteMode mode, int count, MPI_Request requests[], const char* call) {
+  if (mode != CompleteMode::kWaitAll && mode != CompleteMode::kWaitAny &&
+      mode != CompleteMode::kWaitSome) {
+    return MPI_SUCCESS;  // a test returns, complete or not
+  }
+  bool pending = false, other = false;
+  for (int i = 0; i < count; ++i) {
+    if (PendingGeneralized(requests[i])) {
+      pending = true;
+    } else {
+      other |= Active(requests[i]);
+    }
+  }
+  if (!pending || (mode != CompleteMode::kWaitAll && other)) return MPI_SUCCESS;
+  return C().Error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call,
+                   "waits for a generalized request that nothing can complete while it waits "
+                   "(MPI_Grequest_complete has not been called)");
 }
 
 /** MPI_ERR_IN_STATUS (filling each status's error) if a completed receive was cut short. */
 int StatusesCode(int count, const std::vector<WireStatus>& st, const std::vector<bool>& done,
                  const char* call) {
-  bool truncated = false;
+  bool truncated = false, failed = false;
   for (int i = 0; i < count; ++i) {
     if (done[i] && st[i].truncated) truncated = true;
+    if (done[i] && st[i].error != MPI_SUCCESS) failed = true;
   }
-  if (!truncated) return MPI_SUCCESS;
-  return C().Error(MPI_COMM_WORLD, MPI_ERR_IN_STATUS, call, "a message was truncated");
+  if (!truncated && !failed) return MPI_SUCCESS;
+  return C().Error(MPI_COMM_WORLD, MPI_ERR_IN_STATUS, call,
+                   truncated ? "a message was truncated"
+                             : "a generalized request's callback failed");
 }
 
 int CheckRequests(int count, MPI_Request requests[], const char* call) {
@@ -202,12 +267,16 @@ int One(CompleteMode mode, MPI_Request* request, int* flag, MPI_Status* status, 
     return MPI_SUCCESS;
   }
   const MPI_Comm comm = C().Request(*request)->comm;
+  NICSIM_MPI_TRY(CheckWaitCanEnd(mode, 1, request, call));
   std::vector<WireStatus> st;
   std::vector<bool> done;
   *flag = Complete(mode, 1, request, st, done);
   if (!*flag) return MPI_SUCCESS;
   Fill(status, st[0]);
   if (st[0].truncated) return C().Error(comm, MPI_ERR_TRUNCATE, call, "message truncated");
+  if (st[0].error != MPI_SUCCESS) {
+    return C().Error(MPI_COMM_WORLD, st[0].error, call, "a generalized request's callback failed");
+  }
   return MPI_SUCCESS;
 }
 
@@ -215,6 +284,7 @@ int One(CompleteMode mode, MPI_Request* request, int* flag, MPI_Status* status, 
 int Some(CompleteMode mode, int incount, MPI_Request requests[], int* outcount, int indices[],
          MPI_Status statuses[], const char* call) {
   NICSIM_MPI_TRY(CheckRequests(incount, requests, call));
+  NICSIM_MPI_TRY(CheckWaitCanEnd(mode, incount, requests, call));
   bool active = false;
   for (int i = 0; i < incount; ++i) active |= Active(requests[i]);
   std::vector<WireStatus> st;
@@ -366,6 +436,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   NICSIM_MPI_TRY(CheckRequests(count, requests, "MPI_Waitall"));
+  NICSIM_MPI_TRY(CheckWaitCanEnd(CompleteMode::kWaitAll, count, requests, "MPI_Waitall"));
   std::vector<WireStatus> st;
   std::vector<bool> done;
   Complete(CompleteMode::kWaitAll, count, requests, st, done);
@@ -375,6 +446,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   NICSIM_MPI_TRY(CheckRequests(count, requests, "MPI_Waitany"));
+  NICSIM_MPI_TRY(CheckWaitCanEnd(CompleteMode::kWaitAny, count, requests, "MPI_Waitany"));
   std::vector<WireStatus> st;
   std::vector<bool> done;
   Complete(CompleteMode::kWaitAny, count, requests, st, done);
@@ -438,6 +510,18 @@ int MPI_Request_free(MPI_Request* request) {
     return C().Error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "MPI_REQUEST_NULL");
   }
   const RequestInfo* r = C().Request(*request);
+  if (r->generalized) {
+    // free_fn runs once the program has completed it (now, if it has).
+    if (!r->generalized->complete) {
+      r->generalized->handle_freed = true;
+      *request = MPI_REQUEST_NULL;
+      return MPI_SUCCESS;
+    }
+    const int code = r->generalized->free(r->generalized->extra_state);
+    C().FreeRequest(*request);
+    *request = MPI_REQUEST_NULL;
+    return code;
+  }
   // The operation goes on; only the handle goes.
   if (r->active && r->server != kDone) {
     C().Call(Call::kRequestFree, Writer().Put<uint64_t>(r->server));

@@ -95,6 +95,10 @@ int MPI_Cancel(MPI_Request* request) {
   if (r == nullptr) {
     return C().Error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request");
   }
+  // A generalized request is the program's own: its cancel callback decides.
+  if (r->generalized) {
+    return r->generalized->cancel(r->generalized->extra_state, r->generalized->complete);
+  }
   // A receive nothing has matched yet completes as cancelled; any other operation completes
   // as usual (MPI allows a cancel to fail), which MPI_Test_cancelled then reports.
   if (r->active && r->recv && r->server != 0) {

@@ -73,6 +73,18 @@ struct PersistentArgs {
   int tag = 0;
 };
 
+/** A generalized request's callbacks and state (MPI_Grequest_start). */
+struct GeneralizedRequest {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra_state = nullptr;
+  /** MPI_Grequest_complete was called. */
+  bool complete = false;
+  /** MPI_Request_free let go of the handle first: free_fn runs when it completes. */
+  bool handle_freed = false;
+};
+
 /** A nonblocking operation of the program's. */
 struct RequestInfo {
   bool valid = false;
@@ -89,6 +101,8 @@ struct RequestInfo {
   bool persistent = false;
   bool active = true;
   PersistentArgs args;
+  /** Set for a generalized request: the program completes it, the simulator never sees it. */
+  std::shared_ptr<GeneralizedRequest> generalized;
 };
 
 struct UserOp {

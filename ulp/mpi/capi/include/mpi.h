@@ -555,6 +555,17 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 int MPI_Status_set_cancelled(MPI_Status* status, int flag);
 int MPI_Test_cancelled(const MPI_Status* status, int* flag);
 int MPI_Cancel(MPI_Request* request);
+
+/* Generalized requests: operations of the program's own that complete through MPI's request
+ * calls. Wait and test call query_fn for the status, then free_fn. */
+typedef int(MPI_Grequest_query_function)(void* extra_state, MPI_Status* status);
+typedef int(MPI_Grequest_free_function)(void* extra_state);
+typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function* query_fn,
+                       MPI_Grequest_free_function* free_fn,
+                       MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                       MPI_Request* request);
+int MPI_Grequest_complete(MPI_Request request);
 int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Request* request);
 
