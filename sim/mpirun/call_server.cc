@@ -27,8 +27,8 @@ constexpr uint64_t kDone = 0, kInactive = ~uint64_t{0};
  * it waits for could never arrive: each unsuccessful poll lets this much time pass.
  */
 constexpr uint64_t kUnsuccessfulPollPs = 500'000;
-/** MPI_ERR_NO_MEM (mpi.h). */
-constexpr int32_t kErrNoMem = 39;
+/** MPI_ERR_NO_MEM, MPI_ERR_TRUNCATE and MPI_ERR_COUNT (mpi.h). */
+constexpr int32_t kErrNoMem = 39, kErrTruncate = 15, kErrCount = 2;
 /** A reply's error code (the first field of every reply) becomes `code`. */
 void Fail(mpi::wire::Writer& out, int32_t code) {
   std::memcpy(out.bytes().data(), &code, sizeof(code));
@@ -110,6 +110,11 @@ Status CallServer::Serve() {
           fmt::format("rank {} sent malformed arguments to {}: the program broke libnicsim_mpi's "
                       "protocol (is it built with this nicsim's nicsim-mpicc?)",
                       rank(), name));
+    }
+    // A collective whose ranks passed different counts fails on every rank that saw a message
+    // of another length than its count asks for: longer (truncated) or shorter.
+    if (const std::optional<mpi::Mpi::CountMismatch> m = mpi_.TakeCountMismatch()) {
+      Fail(out, m->received > m->expected ? kErrTruncate : kErrCount);
     }
     if (!broken_.empty()) {
       return Status::Error(fmt::format("rank {} stopped answering in {}: {}", rank(), name, broken_));

@@ -138,6 +138,31 @@ TEST(MpiCFailure, ErroneousUsesOfTheLibraryEndTheRunWithMpisErrorNotACrash) {
                  "not been called)"});
 }
 
+// Counts that differ between ranks used to be taken silently: a broadcast cut short, and a
+// reduce-scatter that handed rank 1 two ints of uninitialised simulator memory.
+TEST(MpiCFailure, CollectivesWhoseCountsDifferFailWithMpisErrorAndHandOutNoStrayBytes) {
+  ScratchDir dir("mpirun_mismatched_counts");
+  const CommandResult r = NicsimMpirun(NicsimBuild("mismatched_counts"), 2, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const char* line : {
+           "rank 0 bcast, the root's count larger: MPI_SUCCESS",
+           "rank 1 bcast, the root's count larger: MPI_ERR_TRUNCATE",
+           "rank 0 bcast, the root's count smaller: MPI_SUCCESS",
+           "rank 1 bcast, the root's count smaller: MPI_ERR_COUNT",
+           "rank 0 reduce_scatter: MPI_ERR_COUNT",
+           "rank 0 reduce_scatter values out of range: 0",
+           "rank 1 reduce_scatter values out of range: 0",
+           "rank 0 allreduce: MPI_ERR_COUNT",
+           "rank 1 allreduce: MPI_ERR_TRUNCATE",
+           "rank 0 allreduce with matching counts: MPI_SUCCESS",
+           "rank 1 allreduce with matching counts: MPI_SUCCESS",
+           "rank 0 sum 3",
+           "rank 1 sum 3",
+       }) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+}
+
 TEST(MpiCFailure, AMessageThatNoRankReceivedFailsTheRun) {
   ExpectFailure(RunFailing("unreceived", 2),
                 {"rank 1 ended with 1 message that arrived and never matched a receive",

@@ -334,6 +334,21 @@ void Mpi::Deliver(RequestState& r, int source_world, int tag, const uint8_t* dat
   r.status.bytes = std::min(bytes, room);
   Unpack(data, r.status.bytes, r.buf, r.count, r.type);
   CountCopy(r.status.bytes);
+  // Every message of a collective has the length its receiver's call expects, unless the
+  // ranks passed different counts: noted for the call, and what did not arrive is zeroed
+  // (the buffer may be scratch memory nothing else wrote).
+  if (IsCollectiveContext(r.context) && bytes != room) {
+    if (!count_mismatch_) count_mismatch_ = CountMismatch{bytes, room};
+    if (bytes < room && r.type.dense()) {
+      std::memset(static_cast<uint8_t*>(r.buf) + bytes, 0, room - bytes);
+    }
+  }
+}
+
+std::optional<Mpi::CountMismatch> Mpi::TakeCountMismatch() {
+  std::optional<CountMismatch> m = count_mismatch_;
+  count_mismatch_.reset();
+  return m;
 }
 
 void Mpi::ClearToSend(int source_world, uint64_t rdv_id, const Request& r) {

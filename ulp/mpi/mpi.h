@@ -205,6 +205,14 @@ class Mpi {
   /** Waits until a matching message has arrived; its status (it stays to be received). */
   Status Probe(int source, int tag, const Comm& comm);
   Status Wait(const Request& r);
+  /** A collective message whose length differed from what this rank's call expected. */
+  struct CountMismatch {
+    size_t received = 0;
+    size_t expected = 0;
+  };
+  /** The first such message since the last take (the ranks passed different counts to a
+   *  collective); taking it clears it. */
+  std::optional<CountMismatch> TakeCountMismatch();
   void Waitall(const std::vector<Request>& rs);
   /** Waits until one of `rs` (not empty) is complete; the lowest index of those that are. */
   size_t Waitany(const std::vector<Request>& rs);
@@ -487,6 +495,7 @@ class Mpi {
   /** A context none of `members` has used, agreed by all of them (collective over them). */
   uint32_t FreshContextAmong(const Comm& members);
   static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
+  static bool IsCollectiveContext(uint32_t context) { return (context & 1u) != 0; }
   /** Where rank r's block of a collective's buffer lies (count elements of type). */
   struct Block {
     uint8_t* at;
@@ -547,6 +556,8 @@ class Mpi {
   MpiConfig config_;
   Comm world_;
   uint32_t next_context_ = 2;
+  /** The first collective message of the current call whose length was not the expected. */
+  std::optional<CountMismatch> count_mismatch_;
   std::list<Request> posted_;
   std::list<Unexpected> unexpected_;
   uint64_t next_rdv_ = 1;

@@ -14,6 +14,18 @@ using nicsim::mpi::wire::Writer;
 
 namespace {
 
+/** A collective's outcome: the simulator fails a rank's call when a message of it had another
+ *  length than the rank's count asks for, which only counts that differ between ranks give. */
+int CountsAgreed(const nicsim::mpi::capi::Reply& r, MPI_Comm comm, const char* call) {
+  if (r.code == MPI_SUCCESS) return MPI_SUCCESS;
+  return C().Error(comm, r.code, call,
+                   r.code == MPI_ERR_TRUNCATE
+                       ? "another rank sent more than this rank's count takes: the ranks passed "
+                         "different counts"
+                       : "another rank sent less than this rank's count asks for: the ranks "
+                         "passed different counts");
+}
+
 /** The reduction arguments of a call: a predefined op MPI defines on the type, or the program's. */
 int PutReduction(Writer& w, MPI_Op op, MPI_Datatype type, const TypeInfo& t, MPI_Comm comm,
                  const char* call) {
@@ -132,6 +144,7 @@ int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI
   NICSIM_MPI_TRY(PutReduction(w, op, type, *t, comm, call));
   w.Blob(Pack(sendbuf, static_cast<size_t>(count), *t));
   nicsim::mpi::capi::Reply r = C().Call(all ? Call::kAllreduce : Call::kReduce, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   if (receives) Unpack(data, n, recvbuf, static_cast<size_t>(count), *t);
   return r.code;
@@ -148,6 +161,7 @@ int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_O
   NICSIM_MPI_TRY(PutReduction(w, op, type, *t, comm, call));
   w.Blob(Pack(sendbuf, static_cast<size_t>(count), *t));
   nicsim::mpi::capi::Reply r = C().Call(Call::kScan, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   // An exclusive scan leaves rank 0's buffer as it was (MPI leaves it undefined).
   if (!exclusive || C().Comm(comm)->rank > 0) Unpack(data, n, recvbuf, static_cast<size_t>(count), *t);
@@ -178,6 +192,7 @@ int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   w.Put<int32_t>(comm).Put<int32_t>(root).Blob(mine);
   w.Counts(at_root ? ByteCounts(recvcounts, ci.size, *rt) : std::vector<size_t>{});
   nicsim::mpi::capi::Reply r = C().Call(Call::kGatherv, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   if (at_root) UnpackBlocks(data, n, recvbuf, recvcounts, displs, ci.size, *rt, sendbuf == MPI_IN_PLACE ? root : -1);
   return r.code;
@@ -205,6 +220,7 @@ int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
   Writer w;
   w.Put<int32_t>(comm).Put<int32_t>(root).Counts(counts).Blob(all).Put<uint64_t>(room);
   nicsim::mpi::capi::Reply r = C().Call(Call::kScatterv, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   if (!in_place) Unpack(data, n, recvbuf, static_cast<size_t>(recvcount), *rt);
   return r.code;
@@ -229,6 +245,7 @@ int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   Writer w;
   w.Put<int32_t>(comm).Blob(mine).Counts(ByteCounts(recvcounts, ci.size, *rt));
   nicsim::mpi::capi::Reply r = C().Call(Call::kAllgatherv, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   UnpackBlocks(data, n, recvbuf, recvcounts, displs, ci.size, *rt);
   return r.code;
@@ -255,6 +272,7 @@ int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
   Writer w;
   w.Put<int32_t>(comm).Counts(send_counts).Blob(all).Counts(ByteCounts(recvcounts, ci.size, *rt));
   nicsim::mpi::capi::Reply r = C().Call(Call::kAlltoallv, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   UnpackBlocks(data, n, recvbuf, recvcounts, rdispls, ci.size, *rt);
   return r.code;
@@ -275,6 +293,7 @@ int ReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MP
   w.Counts(ByteCounts(recvcounts, ci.size, *t));
   w.Blob(Pack(sendbuf, static_cast<size_t>(total), *t));
   nicsim::mpi::capi::Reply r = C().Call(Call::kReduceScatter, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   Unpack(data, n, recvbuf, static_cast<size_t>(recvcounts[ci.rank]), *t);
   return r.code;
@@ -301,6 +320,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
   w.Put<int32_t>(comm).Put<int32_t>(root).Put<uint64_t>(static_cast<uint64_t>(count) * t->size);
   w.Blob(at_root ? Pack(buffer, static_cast<size_t>(count), *t) : std::vector<uint8_t>{});
   nicsim::mpi::capi::Reply r = C().Call(Call::kBcast, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   if (!at_root) Unpack(data, n, buffer, static_cast<size_t>(count), *t);
   return r.code;
@@ -450,6 +470,7 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
   Writer w;
   w.Put<int32_t>(comm).Counts(send_counts).Blob(all).Counts(recv_counts);
   nicsim::mpi::capi::Reply r = C().Call(Call::kAlltoallv, w);
+  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   size_t at = 0;
   for (int i = 0; i < size; ++i) {
