@@ -4,12 +4,13 @@
 // byte, exactly once.
 //
 // Start-up and pacing. The peer may start later and nothing is retransmitted, so a side sends
-// no message before it has heard from the peer: every kHelloInterval each side sends a HELLO
-// (ulp_word kHelloUlpWord, 8-byte payload: how many distinct peer messages it has received).
-// The first HELLO heard starts the sending; the count in every later one is a credit, so a
-// sender keeps at most kCreditWindow messages unreported. That keeps the peer's receive FIFO
-// and the kernel's socket ring from overflowing when one process runs ahead of the other
-// (without it a fast sender overruns a slow receiver, and lost messages are never resent).
+// no message before it has heard from the peer: each side sends a HELLO (ulp_word
+// kHelloUlpWord, 8-byte payload: how many distinct peer messages it has received) when it
+// starts, when it first hears the peer, and as HelloPacer (sim/port/modes.h) says. The first
+// HELLO heard starts the sending; the count in every later one is a credit, so a sender keeps
+// at most kCreditWindow messages unreported. That keeps the peer's receive FIFO and the
+// kernel's socket ring from overflowing when one process runs ahead of the other (without it
+// a fast sender overruns a slow receiver, and lost messages are never resent).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -78,6 +79,11 @@ class PortExchange {
     ep_.Send(peer_, payload, kHelloBytes, kHelloUlpWord);
     reported_ = received_;
     ++hellos_sent_;
+  }
+
+  /** Whether a periodic HELLO is due at `now` (it is then taken as sent). */
+  bool HelloDue(PortClock::time_point now) {
+    return pacer_.Due(now, !peer_up_ || reported_ != received_, hellos_received_);
   }
 
   /** Both directions complete: every peer message here, the peer reports all of ours. */
@@ -160,6 +166,7 @@ class PortExchange {
   uint64_t peer_received_ = 0;
   uint64_t hellos_sent_ = 0;
   uint64_t hellos_received_ = 0;
+  HelloPacer pacer_;
 };
 
 }  // namespace
@@ -168,12 +175,11 @@ bool RunExchange(WireNode& node, const PolledPort& polled, const PortCommandOpti
                  uint32_t max_size, nlohmann::json* summary) {
   RunLoop loop(node, polled, RunLimits{TimeLimit(options), kExchangeLinger});
   PortExchange exchange(node, options, max_size, loop);
-  HelloTimer hellos;
   // Until done and lingered: HELLOs on the wall clock, then a turn of the node (simulated
   // events and port polls on this thread, or the FIFOs while the adapter's lcore runs it).
   loop.Run([&] { return exchange.Done(); },
            [&](PortClock::time_point now) {
-             if (hellos.Due(now)) exchange.SendHello();
+             if (exchange.HelloDue(now)) exchange.SendHello();
            });
   const double wall_s = loop.wall_s();
   *summary = exchange.Summary();

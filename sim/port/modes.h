@@ -13,6 +13,7 @@
 #include "hw/common/core_launcher.h"
 #include "sim/port/clock.h"
 #include "sim/port/command.h"
+#include "sim/port/hello_pacer.h"
 #include "sim/port/node.h"
 
 namespace nicsim::sim {
@@ -21,23 +22,6 @@ namespace nicsim::sim {
 inline constexpr uint32_t kHelloUlpWord = 0xFFFF'FFFF;
 /** HELLO payload: the sender's count of distinct messages received, little endian. */
 inline constexpr uint32_t kHelloBytes = 8;
-/** Wall-clock period of HELLOs while waiting for the peer. */
-inline constexpr auto kHelloInterval = std::chrono::milliseconds(1);
-
-/** When the next HELLO is due: at once, then kHelloInterval after the last one sent. */
-class HelloTimer {
- public:
-  /** True if a HELLO is due at `now`; the next is then due kHelloInterval later. */
-  bool Due(PortClock::time_point now) {
-    if (now < next_) return false;
-    next_ = now + kHelloInterval;
-    return true;
-  }
-
- private:
-  PortClock::time_point next_{};
-};
-
 /** The identity FillPattern and CheckPattern use for message `seq` of adapter `sender`. */
 inline uint64_t MessageKey(uint16_t sender, uint32_t seq) {
   return (uint64_t{sender} << 32) | seq;

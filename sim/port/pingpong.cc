@@ -173,10 +173,12 @@ bool RunPingPong(WireNode& node, const PolledPort& polled, const PortCommandOpti
                  nlohmann::json* summary) {
   RunLoop loop(node, polled, RunLimits{TimeLimit(options), kPingPongLinger});
   PingPong pingpong(node, options, loop);
-  HelloTimer hellos;
+  HelloPacer hellos;
   loop.Run([&] { return pingpong.Done(); },
            [&](Clock::time_point now) {
-             if (!pingpong.peer_up() && hellos.Due(now)) pingpong.SendHello();
+             if (!pingpong.peer_up() && hellos.Due(now, /*reporting=*/true, 0)) {
+               pingpong.SendHello();
+             }
              pingpong.ResendIfLate(now);
            });
   *summary = pingpong.Summary();
