@@ -127,10 +127,12 @@ class LifecycleRun {
  private:
   /**
    * The outcome. The first stream may lose packets (the event drops them, and they are
-   * accounted for above); the second must arrive whole, so its missing packets are lost.
+   * accounted for above): those are the event's, counted in `lost` and the drops, and not
+   * as sent, so that sent = delivered + lost holds; the second stream must arrive whole, so
+   * its missing packets are lost.
    */
   WorkloadResult Report(uint64_t start_ps, uint64_t written, uint64_t dropped) {
-    out_.messages_sent = sent_[0] + sent_[1];
+    out_.messages_sent = delivered_[0] + sent_[1];
     out_.messages_delivered = delivered_[0] + delivered_[1];
     out_.messages_lost = sent_[1] - delivered_[1];
     const uint64_t lost = config_.packets - delivered_[0];
