@@ -74,7 +74,7 @@ class PackedRegion {
 
 /**
  * While one exists, the thread's `operator new` takes memory from the process's packed
- * region, where the executable replaces `operator new` to do so (sim/packed_new.cc, the
+ * region, where the executable replaces `operator new` to do so (app/packed_new.cc, the
  * nicsim executable); elsewhere (tests, libraries) it changes nothing. Cluster and MpiJob
  * build each node and rank inside one, so the objects one node's events touch lie next to
  * each other instead of among every other node's objects of the same size. Nests.

@@ -71,7 +71,7 @@
 #include "hw/dpdk/dpdk_port.h"
 #include "hw/dpdk/eal.h"
 #include "hw/dpdk/lcore_launcher.h"
-#include "sim/port/node.h"
+#include "realport/port/node.h"
 
 namespace nicsim::bench {
 namespace {

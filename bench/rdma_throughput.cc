@@ -12,7 +12,7 @@
 #include "bench/bench_report.h"
 #include "sim/config/param_table.h"
 #include "sim/config/presets.h"
-#include "sim/run_scenario.h"
+#include "sim/run/run_scenario.h"
 #include "tests/e2e/rdma_harness.h"
 
 namespace {

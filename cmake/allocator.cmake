@@ -29,7 +29,7 @@ else()
   endif()
 endif()
 
-# The nicsim executable's operator new (sim/packed_new.cc): each node's and rank's objects,
+# The nicsim executable's operator new (app/packed_new.cc): each node's and rank's objects,
 # built inside a base::PackNodeState, are laid out together in one reserved region. Not under
 # the sanitizers and libFuzzer, whose operator new checks what they check.
 if(NICSIM_TOOL_ALLOCATOR)

@@ -67,7 +67,7 @@ class AdapterModel : public fw::Platform, public LinkSink, private AdapterHooks 
     link_input_.ReceiveBurst(frames, count);
   }
   /**
-   * Behind a real port (sim/port's WireNode): frames come in bursts off an ethdev and the
+   * Behind a real port (realport/port's WireNode): frames come in bursts off an ethdev and the
    * wall clock, not simulated time, paces the run. The adapter then lands each burst's
    * payloads as it is received and completes DMAs in batches (see AdapterContext::bursts); the
    * microcode runs the same state machines in the same order per frame. Off by default.

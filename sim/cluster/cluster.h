@@ -27,7 +27,7 @@
 #include "hw/func/func_device_access.h"
 #include "host/host_memory.h"
 #include "hw/systemc/systemc_timing.h"
-#include "sim/backends/backend.h"
+#include "sim/cluster/backend.h"
 #include "sim/cluster/endpoint.h"
 #include "sim/fabric/switch_fabric.h"
 #include "sim/observe/host_trace.h"

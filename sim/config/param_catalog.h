@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one place that knows every component with parameters: it gathers their declarations
-// into the parameter table (AllParams()).
+// The seam between the parameter table and the components it lists: the table (AllParams())
+// calls CatalogParams(), and the program defines it (app/param_catalog.cc), the one place that
+// knows every component with parameters. So this room includes none of them.
 #pragma once
 
 #include <vector>

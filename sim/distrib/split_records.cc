@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "sim/distrib/le_bytes.h"
+#include "base/le_bytes.h"
 
 namespace nicsim::sim::distrib {
 namespace {

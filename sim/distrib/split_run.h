@@ -10,7 +10,7 @@
 #include "base/status.h"
 #include "kernel/event_queue.h"
 #include "sim/distrib/collectives.h"
-#include "sim/distrib/hand_over.h"
+#include "sim/fabric/hand_over.h"
 #include "sim/distrib/partition_map.h"
 #include "sim/distrib/window_clock.h"
 

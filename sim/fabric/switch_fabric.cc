@@ -237,7 +237,7 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   // destination's events does not depend on when the destination's node ran.
   const kernel::EventQueue::Owner dest_owner = owners_[frame.dest_adapter];
   if (outbox_ != nullptr && dest_owner < local_->size() && (*local_)[dest_owner] == 0) {
-    distrib::HandOver h;
+    HandOver h;
     h.time_ps = at_output;
     h.tie = events_.TakeTie();
     h.runs_as = dest_owner;
@@ -258,7 +258,7 @@ void SwitchFabric::RouteUnicast(hw::Frame frame, uint64_t depart_ps) {
   });
 }
 
-void SwitchFabric::Import(distrib::HandOver h) {
+void SwitchFabric::Import(HandOver h) {
   hw::Frame frame;
   frame.bytes = std::move(h.bytes);
   frame.src_adapter = h.src_adapter;

@@ -20,7 +20,7 @@
 #include "hw/common/link.h"
 #include "kernel/event_queue.h"
 #include "sim/config/fault_rules.h"
-#include "sim/distrib/hand_over.h"
+#include "sim/fabric/hand_over.h"
 #include "sim/fabric/keyed_streams.h"
 
 namespace nicsim::sim {
@@ -197,12 +197,12 @@ class SwitchFabric {
    * with its event key instead of into the queue; a frame sent by another node (its set-up
    * replayed here) is not routed at all, since its own process routes it. Not owned.
    */
-  void SetPartition(const std::vector<uint8_t>* local, std::vector<distrib::HandOver>* outbox) {
+  void SetPartition(const std::vector<uint8_t>* local, std::vector<HandOver>* outbox) {
     local_ = local;
     outbox_ = outbox;
   }
   /** A hand-over from another partition: runs at its time, with its key, as its node. */
-  void Import(distrib::HandOver h);
+  void Import(HandOver h);
 
   /** The plane the fixed policy gives frames from `src` to `dest` (a seed-free hash). */
   static uint32_t FixedPlane(uint16_t src, uint16_t dest, uint32_t paths);
@@ -289,7 +289,7 @@ class SwitchFabric {
   std::vector<kernel::EventQueue::Owner> owners_;
   /** Split runs: the nodes this process runs, and where frames for the others go. */
   const std::vector<uint8_t>* local_ = nullptr;
-  std::vector<distrib::HandOver>* outbox_ = nullptr;
+  std::vector<HandOver>* outbox_ = nullptr;
   std::vector<Plane> planes_;
   /** fabric.faults rates per plane (path rules), and per adapter and plane (link rules). */
   std::vector<FaultRates> path_faults_;

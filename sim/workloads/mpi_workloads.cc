@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "base/rng.h"
-#include "sim/distrib/merge_results.h"
+#include "sim/workloads/merge_results.h"
 #include "sim/distrib/merge_stats.h"
 #include "sim/distrib/split_run.h"
 #include "sim/observe/counters_json.h"
@@ -192,7 +192,7 @@ nlohmann::json MergePartitions(MpiJob& job, WorkloadResult& out) {
   distrib::Collectives& world = split->world();
   // The verdict is summed; the table and results built so far are the workload's own (what a
   // rank measured reaches every process bit for bit: FromMeasuringProcess).
-  WorkloadResult merged = distrib::MergeResults(world, out);
+  WorkloadResult merged = MergeResults(world, out);
   merged.table = std::move(out.table);
   merged.results = std::move(out.results);
   out = std::move(merged);

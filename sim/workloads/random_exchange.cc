@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/rng.h"
-#include "sim/distrib/merge_results.h"
+#include "sim/workloads/merge_results.h"
 #include "sim/distrib/split_run.h"
 #include "sim/workloads/workload.h"
 
@@ -128,7 +128,7 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
     ep->OnSendable(nullptr);
     ep->OnReceive(nullptr);
   }
-  out = distrib::MergeResults(windows.world(), out);
+  out = MergeResults(windows.world(), out);
   if (out.messages_delivered + out.error_count < config.messages) {
     out.Stall(StalledError(cluster, "random_exchange", *stall_ps));
   }

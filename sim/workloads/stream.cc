@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "sim/distrib/merge_results.h"
+#include "sim/workloads/merge_results.h"
 #include "sim/distrib/split_run.h"
 #include "sim/workloads/delivery_ledger.h"
 #include "sim/workloads/workload.h"
@@ -73,7 +73,7 @@ Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config) {
   const uint64_t sent_everywhere = world.Sum(sends ? ledger.sent() : 0);
   if (receives) ledger.Settle(out, sent_everywhere);
   end_ps = world.Max(end_ps);
-  out = distrib::MergeResults(world, out);
+  out = MergeResults(world, out);
   const double seconds = static_cast<double>(end_ps - start_ps) * 1e-12;
   const double mbps = seconds > 0 ? static_cast<double>(out.bytes_delivered) / seconds / 1e6 : 0;
   const double mpps = seconds > 0 ? static_cast<double>(received) / seconds / 1e6 : 0;

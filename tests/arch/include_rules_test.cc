@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The house's import rules, read from the sources themselves: every room includes only the
-// rooms beneath it (a message goes down ulp -> hal -> driver -> the device seam, never back),
-// and nothing below sim/ includes sim/. A rule broken here names the file, line and header.
+// rooms beneath it (a message goes down ulp -> hal -> driver -> the device seam, never back;
+// app/ stands on realport/, which stands on sim/), and inside sim/ each folder includes only
+// the folders beneath it. A rule broken here names the file, line and header.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -33,8 +35,19 @@ const std::map<std::string, std::set<std::string>>& Rules() {
       {"hal", {"driver", "host", "kernel", "abi", "base"}},
       {"ulp", {"hal", "abi", "base"}},
       {"hw", {"firmware", "driver", "host", "kernel", "abi", "base"}},
+      {"sim", {"ulp", "hal", "hw", "firmware", "driver", "host", "kernel", "abi", "base"}},
+      {"realport", {"sim", "ulp", "hal", "hw", "firmware", "driver", "host", "kernel", "abi", "base"}},
+      {"app", {"realport", "sim", "ulp", "hal", "hw", "firmware", "driver", "host", "kernel", "abi",
+               "base"}},
   };
   return rules;
+}
+
+/** sim/'s folders from the bottom up: each may include only the folders before it. */
+const std::vector<std::string>& SimFloors() {
+  static const std::vector<std::string> floors = {
+      "config", "observe", "fabric", "distrib", "cluster", "workloads", "mpirun", "run"};
+  return floors;
 }
 
 /** Hardware models reach the driver only through its device seam. */
@@ -81,6 +94,58 @@ TEST(IncludeRulesTest, EveryRoomIncludesOnlyTheRoomsBelowIt) {
   }
 }
 
+/** The folders beneath sim/`folder`. */
+std::set<std::string> FloorsBelow(const std::string& folder) {
+  const std::vector<std::string>& floors = SimFloors();
+  return {floors.begin(), std::find(floors.begin(), floors.end(), folder)};
+}
+
+/** Every `#include "sim/F/..."` under sim/`folder` whose F is neither `folder` nor in `below`. */
+std::vector<Violation> SimFloorViolations(const std::string& folder,
+                                          const std::set<std::string>& below) {
+  std::vector<Violation> found;
+  static const std::regex include(R"re(^\s*#\s*include\s+"sim/([^"/]+)/[^"]+")re");
+  for (const fs::directory_entry& e :
+       fs::recursive_directory_iterator(fs::path(NICSIM_SOURCE_DIR) / "sim" / folder)) {
+    const std::string ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+    std::ifstream in(e.path());
+    std::string text;
+    for (int line = 1; std::getline(in, text); ++line) {
+      std::smatch m;
+      if (!std::regex_search(text, m, include)) continue;
+      if (m[1] == folder || below.count(m[1]) > 0) continue;
+      found.push_back({fs::relative(e.path(), NICSIM_SOURCE_DIR).string(), line,
+                       "sim/" + std::string(m[1]) + "/..."});
+    }
+  }
+  return found;
+}
+
+TEST(IncludeRulesTest, InsideSimEveryFolderIncludesOnlyTheFoldersBelowIt) {
+  const std::set<std::string> listed(SimFloors().begin(), SimFloors().end());
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(NICSIM_SOURCE_DIR) / "sim")) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory()) {
+      EXPECT_EQ(listed.count(name), 1u) << "sim/" << name << "/ has no floor in SimFloors()";
+    } else {
+      EXPECT_EQ(name, "CMakeLists.txt") << "sim/" << name << " belongs in one of sim/'s folders";
+    }
+  }
+  for (const std::string& folder : SimFloors()) {
+    for (const Violation& v : SimFloorViolations(folder, FloorsBelow(folder))) {
+      ADD_FAILURE() << v.file << ":" << v.line << ": sim/" << folder << "/ may not include "
+                    << v.header;
+    }
+  }
+}
+
+TEST(IncludeRulesTest, TheFloorCheckerSeesAViolation) {
+  // The run includes the cluster and the workloads: held to the bottom floor's rule it must
+  // fail, or the check above could pass by reading nothing.
+  EXPECT_FALSE(SimFloorViolations("run", {}).empty());
+}
+
 /** Every `#include "firmware/..."` under `dir` naming a header outside the microcode's public
  *  face (the entry points, the platform seam, the state and counter names, its parameters). */
 std::vector<Violation> FirmwareInternals(const std::string& dir) {
@@ -109,8 +174,8 @@ std::vector<Violation> FirmwareInternals(const std::string& dir) {
 }
 
 TEST(IncludeRulesTest, OutsideTheFirmwareOnlyItsPublicHeadersAreSeen) {
-  for (const char* dir : {"hw", "sim", "ulp", "hal", "driver", "host", "kernel", "bench",
-                          "fuzz", "tests", "tools"}) {
+  for (const char* dir : {"hw", "sim", "realport", "app", "ulp", "hal", "driver", "host",
+                          "kernel", "bench", "fuzz", "tests", "tools"}) {
     if (!fs::exists(fs::path(NICSIM_SOURCE_DIR) / dir)) continue;
     for (const Violation& v : FirmwareInternals(dir)) {
       ADD_FAILURE() << v.file << ":" << v.line << ": firmware internal " << v.header;

@@ -624,7 +624,7 @@ TEST_F(CliTest, SameSeedGivesIdenticalStatsApartFromWallClock) {
   EXPECT_EQ(WithoutWallClock(first), WithoutWallClock(second));
 }
 
-// The nicsim executable lays each node's and rank's objects out together (sim/packed_new.cc);
+// The nicsim executable lays each node's and rank's objects out together (app/packed_new.cc);
 // where they lie must change no result. A lossy MPI job, so retransmission timers and
 // reordering are in it.
 TEST_F(CliTest, PackedNodeStateChangesNoResult) {

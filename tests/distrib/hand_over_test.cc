@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The byte encoding of cross-partition hand-overs: every field survives, and a damaged buffer
 // is an error with its offset.
-#include "sim/distrib/hand_over.h"
+#include "sim/fabric/hand_over.h"
 
 #include <gtest/gtest.h>
 

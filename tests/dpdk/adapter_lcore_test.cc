@@ -16,7 +16,7 @@
 #include "hw/dpdk/eal.h"
 #include "hw/dpdk/lcore_launcher.h"
 #include "hw/dpdk/ring_link.h"
-#include "sim/port/node.h"
+#include "realport/port/node.h"
 #include "tests/dpdk/checked_exchange.h"
 #include "tests/support/test_seed.h"
 

@@ -27,7 +27,7 @@
 #include "hw/dpdk/net_crc.h"
 #include "hw/dpdk/ring_link.h"
 #include "kernel/event_queue.h"
-#include "sim/port/node.h"
+#include "realport/port/node.h"
 #include "tests/support/test_seed.h"
 
 namespace nicsim::hw::dpdk {

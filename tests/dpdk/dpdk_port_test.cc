@@ -22,7 +22,7 @@
 #include "hw/dpdk/dpdk_port.h"
 #include "hw/dpdk/eal.h"
 #include "hw/dpdk/ring_link.h"
-#include "sim/port/node.h"
+#include "realport/port/node.h"
 #include "sim/workloads/workload.h"
 #include "tests/dpdk/checked_exchange.h"
 #include "tests/support/test_seed.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/cluster/cluster.h"
-#include "sim/run_scenario.h"
+#include "sim/run/run_scenario.h"
 #include "sim/workloads/workload.h"
 #include "tests/fabric/fabric_bench.h"
 #include "tests/support/backends.h"

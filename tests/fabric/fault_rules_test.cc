@@ -11,7 +11,7 @@
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
 #include "sim/fabric/switch_fabric.h"
-#include "sim/run_scenario.h"
+#include "sim/run/run_scenario.h"
 #include "tests/fabric/fabric_bench.h"
 
 namespace nicsim::sim {

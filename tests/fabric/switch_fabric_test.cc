@@ -19,7 +19,7 @@
 #include "base/rng.h"
 #include "hw/common/frame_codec.h"
 #include "kernel/event_queue.h"
-#include "sim/run_scenario.h"
+#include "sim/run/run_scenario.h"
 #include "tests/fabric/fabric_bench.h"
 
 namespace nicsim::sim {

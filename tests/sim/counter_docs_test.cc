@@ -2,7 +2,7 @@
 // The counter tables are what stats.json reports and what docs/stats.md says: each adapter's
 // entry has exactly the declared counters, the drops table exactly the declared reasons, and
 // the document holds the generated text.
-#include "sim/observe/counter_docs.h"
+#include "app/counter_docs.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include "sim/cluster/cluster.h"
 #include "sim/config/scenario.h"
 #include "sim/fabric/switch_fabric.h"
-#include "sim/run_scenario.h"
+#include "sim/run/run_scenario.h"
 #include "tests/support/generated_block.h"
 
 namespace nicsim::sim {

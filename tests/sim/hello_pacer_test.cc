@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The periodic HELLOs of `nicsim port`: every millisecond while there is something to tell,
 // a keepalive otherwise, and fewer and fewer while the peer answers none.
-#include "sim/port/hello_pacer.h"
+#include "realport/port/hello_pacer.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include "firmware/states.h"
 #include "sim/cluster/cluster.h"
 #include "sim/config/scenario.h"
-#include "sim/run_scenario.h"
+#include "sim/run/run_scenario.h"
 #include "sim/observe/trace_writer.h"
 #include "sim/workloads/workload.h"
 

@@ -14,7 +14,7 @@
 
 #include "firmware/states.h"
 #include "sim/cluster/cluster.h"
-#include "sim/observe/trace_commands.h"
+#include "app/trace_commands.h"
 #include "sim/workloads/workload.h"
 #include "tests/support/process.h"
 

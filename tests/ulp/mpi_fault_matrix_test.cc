@@ -15,7 +15,7 @@
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/scenario.h"
 #include "sim/cluster/mpi_job.h"
-#include "sim/run_scenario.h"
+#include "sim/run/run_scenario.h"
 #include "sim/workloads/mpi_workloads.h"
 #include "tests/support/backends.h"
 #include "tests/support/test_seed.h"

@@ -6,7 +6,7 @@
 
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/scenario.h"
-#include "sim/run_scenario.h"
+#include "sim/run/run_scenario.h"
 #include "sim/workloads/mpi_workloads.h"
 
 namespace nicsim::sim {

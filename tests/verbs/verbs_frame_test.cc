@@ -23,7 +23,7 @@
 #include "hw/common/frame_codec.h"
 #include "kernel/event_queue.h"
 #include "hw/verbs/verbs_config.h"
-#include "sim/port/node.h"
+#include "realport/port/node.h"
 #include "sim/workloads/workload.h"
 #include "tests/support/test_seed.h"
 

@@ -13,7 +13,7 @@
 
 #include "firmware/counters.h"
 #include "kernel/event_queue.h"
-#include "sim/port/node.h"
+#include "realport/port/node.h"
 #include "sim/workloads/workload.h"
 #include "tests/support/process.h"
 

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// nicsim tun: namespaces `<prefix>-<node>`, each with a TUN device `ipif0` that carries the
+// node's address (10.A.A.W+1 of window 0 on the node's first adapter, /8). Packets the kernel
+// writes to a TUN device are sent by that node's IpInterface; datagrams it delivers are
+// written to its TUN device. Simulated time follows the wall clock (1 simulated second per
+// second). SIGINT or SIGTERM (or --duration) ends the run and removes the namespaces.
+#include "realport/tun/tun_command.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/cluster.h"
+#include "sim/config/builtin_scenarios.h"
+#include "sim/config/scenario.h"
+#include "sim/run/run_scenario.h"
+#include "realport/tun/netns.h"
+#include "sim/workloads/ip_exchange.h"
+#include "ulp/ip/ip_interface.h"
+
+namespace nicsim::sim {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+constexpr int kUsage = 2;
+
+void Usage() {
+  std::fprintf(stderr,
+               "usage: nicsim tun [--nodes N] [--prefix NAME] [--duration SECONDS] [--mtu BYTES] "
+               "[--set KEY=VALUE]...\n"
+               "  Every node's IP interface becomes TUN device ipif0 in network namespace "
+               "NAME-<node> (default NAME: nicsim). Needs root.\n");
+}
+
+}  // namespace
+
+int TunCommand(int argc, char** argv) {
+  uint32_t nodes = 2;
+  std::string prefix = "nicsim";
+  double duration_s = 0;
+  uint32_t mtu = 65535;
+  std::vector<std::string> sets;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (a == "--help" || a == "-h") {
+      Usage();
+      return 0;
+    } else if (a == "--nodes" && (v = value())) {
+      nodes = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+    } else if (a == "--prefix" && (v = value())) {
+      prefix = v;
+    } else if (a == "--duration" && (v = value())) {
+      duration_s = std::strtod(v, nullptr);
+    } else if (a == "--mtu" && (v = value())) {
+      mtu = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+    } else if (a == "--set" && (v = value())) {
+      sets.emplace_back(v);
+    } else {
+      std::fprintf(stderr, "nicsim tun: unknown or incomplete argument '%s'\n", a.c_str());
+      Usage();
+      return kUsage;
+    }
+  }
+  if (nodes < 2 || nodes > 64 || prefix.empty() || prefix.size() > 40 || mtu < 576 || mtu > 65535) {
+    std::fprintf(stderr,
+                 "nicsim tun: --nodes must be in [2, 64], --prefix 1..40 characters, "
+                 "--mtu in [576, 65535]\n");
+    return kUsage;
+  }
+  if (geteuid() != 0) {
+    std::fprintf(stderr,
+                 "nicsim tun: needs root: it creates network namespaces and TUN devices (run it "
+                 "as root, e.g. with sudo)\n");
+    return kUsage;
+  }
+  Result<Scenario> scenario = ParseScenario(*BuiltinScenarioText("default"), "builtin:default");
+  if (!scenario.ok()) return kUsage;
+  sets.insert(sets.begin(), "nodes=" + std::to_string(nodes));
+  sets.insert(sets.begin(), "backend=func");
+  for (const std::string& s : sets) {
+    if (Status st = ApplySetFlag(*scenario, s); !st.ok()) {
+      std::fprintf(stderr, "nicsim tun: %s\n", st.message().c_str());
+      return kUsage;
+    }
+  }
+  Result<ClusterConfig> config = ClusterConfigFromParams(scenario->params);
+  if (!config.ok()) {
+    std::fprintf(stderr, "nicsim tun: %s\n", config.status().message().c_str());
+    return kUsage;
+  }
+  config->rdma_host_bytes = IpExchangeHostBytes();
+  Result<std::unique_ptr<Cluster>> made = Cluster::Create(*config);
+  if (!made.ok()) {
+    std::fprintf(stderr, "nicsim tun: %s\n", made.status().message().c_str());
+    return 1;
+  }
+  Cluster& cluster = **made;
+  const ClusterConfig& cc = cluster.config();
+
+  std::vector<std::unique_ptr<hal::Port>> ports;
+  std::vector<std::unique_ptr<hal::TaskHost>> hosts;
+  std::vector<hal::Peer> members;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    ports.push_back(cluster.MakePort(n * cc.adapters_per_node, 0));
+    hosts.push_back(cluster.MakeTaskHost(n));
+    members.push_back(ports.back()->self());
+  }
+  std::vector<std::unique_ptr<ulp::ip::IpInterface>> ifs;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    ifs.push_back(
+        std::make_unique<ulp::ip::IpInterface>(*ports[n], *hosts[n], ulp::ip::IpConfig{}, members));
+    if (Status st = ifs.back()->EnableRdma(); !st.ok()) {
+      std::fprintf(stderr, "nicsim tun: %s\n", st.message().c_str());
+      return 1;
+    }
+  }
+
+  // Namespaces and devices.
+  std::vector<std::unique_ptr<TunNamespace>> spaces;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    std::unique_ptr<TunNamespace> ns = TunNamespace::Create(
+        prefix + "-" + std::to_string(n), ifs[n]->address(), mtu, "nicsim tun");
+    if (ns == nullptr) return 1;  // The namespaces made so far are removed.
+    std::printf("node %u: namespace %s, ipif0 %s\n", n, ns->name().c_str(),
+                ns->address().c_str());
+    spaces.push_back(std::move(ns));
+  }
+  uint64_t from_tun = 0, to_tun = 0, refused = 0;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    ifs[n]->OnDeliver([&, n](const ulp::ip::Header& h, const uint8_t* payload, uint32_t len) {
+      if (spaces[n]->Write(h, payload, len)) ++to_tun;
+    });
+  }
+  std::printf("ready\n");
+  std::fflush(stdout);
+
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  kernel::EventQueue& events = cluster.events();
+  const uint64_t sim_start = events.now_ps();
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::vector<pollfd> polls(nodes);
+  for (uint32_t n = 0; n < nodes; ++n) polls[n] = pollfd{spaces[n]->fd(), POLLIN, 0};
+  while (g_stop == 0) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (duration_s > 0 && elapsed >= duration_s) break;
+    // Simulated time catches up with the wall clock: a marker event at the target time.
+    const uint64_t target = sim_start + static_cast<uint64_t>(elapsed * 1e12);
+    if (target > events.now_ps()) {
+      bool reached = false;
+      events.At(target, [&reached] { reached = true; });
+      while (!reached && events.RunOne()) {
+      }
+    }
+    if (poll(polls.data(), polls.size(), 1) <= 0) continue;
+    for (uint32_t n = 0; n < nodes; ++n) {
+      if ((polls[n].revents & POLLIN) != 0) from_tun += spaces[n]->Drain(*ifs[n], &refused);
+    }
+  }
+  std::printf("packets from the TUN devices %llu, to them %llu, refused %llu\n",
+              static_cast<unsigned long long>(from_tun), static_cast<unsigned long long>(to_tun),
+              static_cast<unsigned long long>(refused));
+  ulp::ip::IpStats total;
+  for (const auto& i : ifs) total += i->stats();
+  for (const auto& f : ulp::ip::IpStats::Fields()) {
+    if (total.*f.member != 0) {
+      std::printf("  %-22s %llu\n", std::string(f.name).c_str(),
+                  static_cast<unsigned long long>(total.*f.member));
+    }
+  }
+  for (auto& i : ifs) i->OnDeliver(nullptr);
+  return 0;  // The namespaces go with `spaces`.
+}
+
+}  // namespace nicsim::sim
