@@ -14,8 +14,8 @@
 #include "ulp/ip/stats.h"
 #include "ulp/postbox/stats.h"
 #include "ulp/pushpull/stats.h"
-#include "ulp/registration_cache.h"
-#include "ulp/transport.h"
+#include "ulp/transport/registration_cache.h"
+#include "ulp/transport/transport.h"
 
 namespace nicsim::sim {
 namespace {

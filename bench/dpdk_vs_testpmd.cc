@@ -6,7 +6,7 @@
 // What is compared. testpmd io forwarding takes a burst off a port and puts it back on a port:
 // one receive and one transmit per packet. The nicsim forwarder does the same through the whole
 // stack: the DPDK port hands the frame to the adapter, the microcode's receive path lands it in
-// the window's receive FIFO, the host process (Endpoint) reads it and sends it back through the
+// the window's receive FIFO, the host process (WindowProcess) reads it and sends it back through the
 // HAL send FIFO, and the microcode's transmit path puts it on the same port (--port-topology=loop
 // for testpmd). Each 64-byte frame (Ethernet 14 + WireHeader 48 + 2 payload bytes) is addressed
 // from the adapter to itself, so what it sends is again a valid frame for it.
@@ -330,7 +330,7 @@ Result<Measured> MeasureNicsim(const std::string& vdev_name, Mode mode, bool loo
     // Opening the window is MMIO and DMA. Events only: net_null always has frames to take.
     while (events.RunOne()) {
     }
-    sim::Endpoint& ep = node.endpoint();
+    sim::WindowProcess& ep = node.endpoint();
     const sim::WindowAddr self = ep.addr();
     const std::vector<uint8_t> frame = SelfFrame(node.config().job_key);
     if (!loopback && mode != Mode::kTransmit) FillPool(port.pool(), frame);

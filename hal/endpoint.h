@@ -2,7 +2,7 @@
 // A process's use of one open window: what it sends waits in a user-side backlog while the
 // send FIFO is full; doorbells ring per post, once per read batch or once per turn; arriving
 // frames are read in FIFO order, handed up and consumed. Whatever wakes the process (the
-// simulated CPU of sim/cluster/endpoint.h, which the real-port node uses too) calls
+// simulated CPU of sim/cluster/window_process.h, which the real-port node uses too) calls
 // ReadFrames, then DrainBacklog, and Flush when it rings once per turn.
 #pragma once
 

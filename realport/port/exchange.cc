@@ -147,7 +147,7 @@ class PortExchange {
     if (received_ - reported_ >= kCreditEvery || received_ == messages_) SendHello();
   }
 
-  Endpoint& ep_;
+  WindowProcess& ep_;
   RunLoop& loop_;
   uint16_t node_;
   WindowAddr peer_;

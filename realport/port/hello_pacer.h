@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "base/backoff.h"
 #include "realport/port/clock.h"
 
 namespace nicsim::sim {
@@ -33,8 +34,10 @@ class HelloPacer {
   bool Due(PortClock::time_point now, bool reporting, uint64_t heard) {
     const PortClock::duration base = reporting ? PortClock::duration(kHelloInterval)
                                                : PortClock::duration(kHelloKeepalive);
-    const PortClock::duration period =
-        std::min<PortClock::duration>(base * (uint64_t{1} << unanswered_), kHelloQuietMax);
+    const Backoff backoff{kMaxDoublings,
+                          static_cast<uint64_t>(PortClock::duration(kHelloQuietMax).count())};
+    const PortClock::duration period(
+        static_cast<PortClock::rep>(backoff.Wait(static_cast<uint64_t>(base.count()), unanswered_)));
     if (given_ && now - last_ < period) return false;
     unanswered_ = given_ && heard == heard_at_last_ ? std::min(unanswered_ + 1, kMaxDoublings) : 0;
     heard_at_last_ = heard;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// WireNode assembly (driver init, window 0, HAL, Endpoint) and the loop that alternates
+// WireNode assembly (driver init, window 0, HAL, WindowProcess) and the loop that alternates
 // simulated events with polls of real ports.
 #include "realport/port/node.h"
 
@@ -71,10 +71,10 @@ Status WireNode::Open() {
   if (!info.ok()) return info.status();
   window_ = std::make_unique<hal::Window>(*info, ringed_, config_.return_batch);
   if (config_.adapter_core) {
-    endpoint_ = std::make_unique<Endpoint>(*window_, driver_, host_events_, host_,
+    endpoint_ = std::make_unique<WindowProcess>(*window_, driver_, host_events_, host_,
                                            config_.poll_latency_ps, WaitMode::kSpin);
   } else {
-    endpoint_ = std::make_unique<Endpoint>(*window_, driver_, adapter_.events(), host_,
+    endpoint_ = std::make_unique<WindowProcess>(*window_, driver_, adapter_.events(), host_,
                                            config_.poll_latency_ps, WaitMode::kPoll);
     // The replies to one burst, read by one poll, go to the adapter in one doorbell.
     endpoint_->SetRingOncePerRead(true);

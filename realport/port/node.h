@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // One adapter behind a real port, DPDK or verbs (host memory, FuncAdapter, driver, window 0, HAL
-// and Endpoint, as sim/cluster/cluster.cc builds them), and a run-to-completion loop of events and polls.
+// and WindowProcess, as sim/cluster/cluster.cc builds them), and a run-to-completion loop of events and polls.
 #pragma once
 
 #include <atomic>
@@ -23,7 +23,7 @@
 #include "hw/func/func_device_access.h"
 #include "host/host_memory.h"
 #include "hw/func/ringed_device_access.h"
-#include "sim/cluster/endpoint.h"
+#include "sim/cluster/window_process.h"
 
 namespace nicsim::sim {
 
@@ -88,7 +88,7 @@ class WireNode {
   WireNode(const WireNode&) = delete;
   WireNode& operator=(const WireNode&) = delete;
 
-  /** Initialises the driver and opens window 0 with a HAL and an Endpoint. */
+  /** Initialises the driver and opens window 0 with a HAL and an WindowProcess. */
   Status Open();
 
   /**
@@ -108,7 +108,7 @@ class WireNode {
 
   hw::func::FuncAdapter& adapter() { return adapter_; }
   /** Window 0's process; valid after Open. */
-  Endpoint& endpoint() { return *endpoint_; }
+  WindowProcess& endpoint() { return *endpoint_; }
   const WireNodeConfig& config() const { return config_; }
   host::HostMemory& host() { return host_; }
   /** The device as the driver and the HAL reach it (through the MMIO ring when split). */
@@ -134,7 +134,7 @@ class WireNode {
   std::vector<PolledPort> loop_ports_;
   std::atomic<bool> stop_loop_{false};
   std::unique_ptr<hal::Window> window_;
-  std::unique_ptr<Endpoint> endpoint_;
+  std::unique_ptr<WindowProcess> endpoint_;
 };
 
 /**

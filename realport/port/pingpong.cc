@@ -146,7 +146,7 @@ class PingPong {
     StartRound();
   }
 
-  Endpoint& ep_;
+  WindowProcess& ep_;
   RunLoop& loop_;
   uint16_t node_;
   WindowAddr peer_;

@@ -28,8 +28,8 @@
 #include "realport/port/rdma_task.h"
 #include "realport/port/run_loop.h"
 #include "sim/workloads/workload.h"
-#include "ulp/registration_cache.h"
-#include "ulp/transport.h"
+#include "ulp/transport/registration_cache.h"
+#include "ulp/transport/transport.h"
 
 namespace nicsim::sim {
 namespace {

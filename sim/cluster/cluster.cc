@@ -186,7 +186,7 @@ void Cluster::Attach(uint32_t adapter_id, const driver::WindowInfo& info) {
   AdapterSlot& slot = *adapters_[adapter_id];
   slot.windows[info.window] =
       std::make_unique<hal::Window>(info, *slot.access, config_.return_batch);
-  slot.endpoints[info.window] = std::make_unique<Endpoint>(
+  slot.endpoints[info.window] = std::make_unique<WindowProcess>(
       *slot.windows[info.window], *slot.driver, events_, *hosts_[slot.node],
       config_.poll_latency_ps, config_.wait_mode,
       config_.host_cpu ? config_.host_cpu(adapter_id, info.window) : HostCpu{});
@@ -212,7 +212,7 @@ Status Cluster::CloseAndReopenWindow(uint32_t adapter_id, uint32_t window,
   });
 }
 
-const std::vector<Endpoint*>& Cluster::endpoints() const {
+const std::vector<WindowProcess*>& Cluster::endpoints() const {
   if (endpoints_stale_) {
     endpoints_.clear();
     for (const auto& slot : adapters_) {
@@ -320,7 +320,7 @@ bool Cluster::HasEndpoint(uint32_t adapter_id, uint32_t window) const {
          adapters_[adapter_id]->endpoints[window] != nullptr;
 }
 
-Endpoint& Cluster::endpoint(uint32_t adapter_id, uint32_t window) {
+WindowProcess& Cluster::endpoint(uint32_t adapter_id, uint32_t window) {
   NICSIM_CHECK(HasEndpoint(adapter_id, window), "no endpoint at adapter %u window %u",
                adapter_id, window);
   return *adapters_[adapter_id]->endpoints[window];

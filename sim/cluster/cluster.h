@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A simulated cluster: N nodes with A adapters each, every adapter running the microcode on
 // the functional hardware model, wired through the switch fabric, with a driver per adapter
-// and an Endpoint (process + HAL window) per open window.
+// and an WindowProcess (process + HAL window) per open window.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@
 #include "host/host_memory.h"
 #include "hw/systemc/systemc_timing.h"
 #include "sim/cluster/backend.h"
-#include "sim/cluster/endpoint.h"
+#include "sim/cluster/window_process.h"
 #include "sim/fabric/switch_fabric.h"
 #include "sim/observe/host_trace.h"
 
@@ -176,8 +176,8 @@ class Cluster {
   const Status& touched_limit_error() const { return touched_limit_error_; }
 
   /** Every endpoint, ordered by adapter then window (closed windows left out). */
-  const std::vector<Endpoint*>& endpoints() const;
-  Endpoint& endpoint(uint32_t adapter_id, uint32_t window);
+  const std::vector<WindowProcess*>& endpoints() const;
+  WindowProcess& endpoint(uint32_t adapter_id, uint32_t window);
   /** True if the window has an endpoint (it is open and not being closed). */
   bool HasEndpoint(uint32_t adapter_id, uint32_t window) const;
 
@@ -239,7 +239,7 @@ class Cluster {
     std::unique_ptr<driver::AdapterDriver> driver;
     /** Indexed by window number; null while the window is closed. */
     std::vector<std::unique_ptr<hal::Window>> windows;
-    std::vector<std::unique_ptr<Endpoint>> endpoints;
+    std::vector<std::unique_ptr<WindowProcess>> endpoints;
     std::unique_ptr<driver::RcxtPool> rcxts;
     uint32_t node = 0;
   };
@@ -283,7 +283,7 @@ class Cluster {
   std::vector<std::unique_ptr<AdapterSlot>> adapters_;
   /** endpoints(): rebuilt when asked for after a window opened or closed (a cluster opens one
    *  per node: rebuilding at each would cost the square of the nodes). */
-  mutable std::vector<Endpoint*> endpoints_;
+  mutable std::vector<WindowProcess*> endpoints_;
   mutable bool endpoints_stale_ = false;
   /** After adapters_: the TCE tables free their memory through an adapter. */
   std::vector<std::unique_ptr<NodeRdma>> rdma_;

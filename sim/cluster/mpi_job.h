@@ -21,8 +21,8 @@
 #include "ulp/mpi/mpi.h"
 #include "ulp/mpi/postbox_path.h"
 #include "ulp/mpi/pushpull_path.h"
-#include "ulp/registration_cache.h"
-#include "ulp/transport.h"
+#include "ulp/transport/registration_cache.h"
+#include "ulp/transport/transport.h"
 
 namespace nicsim::sim {
 

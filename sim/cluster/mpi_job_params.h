@@ -8,7 +8,7 @@
 #include "ulp/mpi/mpi_params.h"
 #include "ulp/postbox/params.h"
 #include "ulp/pushpull/param_decls.h"
-#include "ulp/transport_params.h"
+#include "ulp/transport/transport_params.h"
 
 namespace nicsim::sim {
 

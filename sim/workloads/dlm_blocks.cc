@@ -12,7 +12,7 @@
 
 #include "base/rng.h"
 #include "sim/workloads/delivery_ledger.h"
-#include "ulp/block_service.h"
+#include "ulp/dlm/block_service.h"
 
 namespace nicsim::sim {
 namespace {

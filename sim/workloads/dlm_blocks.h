@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "sim/workloads/workload.h"
-#include "ulp/block_service.h"
+#include "ulp/dlm/block_service.h"
 
 namespace nicsim::sim {
 

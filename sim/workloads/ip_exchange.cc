@@ -66,7 +66,7 @@ Result<WorkloadResult> RunIpExchange(Cluster& cluster, const IpExchangeConfig& c
     ports.push_back(cluster.MakePort(adapter, 0));
     hosts.push_back(cluster.MakeTaskHost(n));
     members.push_back(ports.back()->self());
-    for (Endpoint* e : cluster.endpoints()) {
+    for (WindowProcess* e : cluster.endpoints()) {
       if (e->addr().adapter == adapter && e->addr().window == 0) eps.push_back(e);
     }
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/life_token.h"
 #include "firmware/counters.h"
 #include "sim/workloads/workload.h"
 
@@ -35,7 +36,7 @@ class LifecycleRun {
   }
 
   Result<WorkloadResult> Run() {
-    Result<std::pair<Endpoint*, Endpoint*>> pair = PickPair(cluster_);
+    Result<std::pair<WindowProcess*, WindowProcess*>> pair = PickPair(cluster_);
     if (!pair.ok()) return pair.status();
     src_ = pair->first->addr();
     dst_ = pair->second->addr();
@@ -56,8 +57,8 @@ class LifecycleRun {
     InstallSender();
     InstallReceiver();
     const uint64_t start_ps = cluster_.events().now_ps();
-    cluster_.events().After(config_.at_ps, [this, alive = std::weak_ptr<bool>(alive_)] {
-      if (!alive.expired()) Fire();
+    cluster_.events().After(config_.at_ps, [this, alive = life_.watch()] {
+      if (alive.alive()) Fire();
     });
     Pump();
     Status s = RunUntil(
@@ -166,8 +167,8 @@ class LifecycleRun {
   }
   const char* EventName() const { return event_ == LifecycleEvent::kClose ? "close" : "recovery"; }
 
-  Endpoint& Sender() { return cluster_.endpoint(src_.adapter, src_.window); }
-  Endpoint& Receiver() { return cluster_.endpoint(dst_.adapter, dst_.window); }
+  WindowProcess& Sender() { return cluster_.endpoint(src_.adapter, src_.window); }
+  WindowProcess& Receiver() { return cluster_.endpoint(dst_.adapter, dst_.window); }
   /** True when the sender has nothing left in its user-side backlog (or is gone). */
   bool SenderIdle() {
     return !cluster_.HasEndpoint(src_.adapter, src_.window) || Sender().backlog() == 0;
@@ -189,7 +190,7 @@ class LifecycleRun {
   /** Sends the current stream's next packets until one has to wait for a send slot. */
   void Pump() {
     if (!cluster_.HasEndpoint(src_.adapter, src_.window)) return;
-    Endpoint& a = Sender();
+    WindowProcess& a = Sender();
     while (sent_[phase_] < config_.packets && a.backlog() == 0) {
       const uint32_t tag = static_cast<uint32_t>(sent_[phase_]) | (phase_ == 1 ? kAfterBit : 0);
       FillPattern(buf_.data(), config_.size, tag);
@@ -269,8 +270,8 @@ class LifecycleRun {
   bool reopened_ = false;
   Status status_;
   WorkloadResult out_;
-  /** Expires with the run, so the scheduled event is a no-op if the run ends first. */
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  /** Ends with the run, so the scheduled event is a no-op if the run ends first. */
+  LifeToken life_;
 };
 
 }  // namespace

@@ -28,7 +28,7 @@ struct SizeFigures {
  * could not finish (the stall is recorded in `out`). A ping or pong that arrives twice is
  * counted as a duplicate and not answered again.
  */
-std::optional<double> MeasureLatency(Cluster& cluster, Endpoint& a, Endpoint& b, uint32_t size,
+std::optional<double> MeasureLatency(Cluster& cluster, WindowProcess& a, WindowProcess& b, uint32_t size,
                                      uint32_t iterations, uint32_t* next_id,
                                      WorkloadResult& out) {
   std::vector<uint8_t> buf(size);
@@ -76,7 +76,7 @@ std::optional<double> MeasureLatency(Cluster& cluster, Endpoint& a, Endpoint& b,
  * A one-way stream of `packets`; payload MB/s from first send to last arrival, or nothing
  * when the stream could not finish (the stall is recorded in `out`).
  */
-std::optional<double> MeasureBandwidth(Cluster& cluster, Endpoint& a, Endpoint& b,
+std::optional<double> MeasureBandwidth(Cluster& cluster, WindowProcess& a, WindowProcess& b,
                                        uint32_t size, uint32_t packets, uint32_t* next_id,
                                        WorkloadResult& out) {
   std::vector<uint8_t> buf(size);
@@ -119,10 +119,10 @@ std::optional<double> MeasureBandwidth(Cluster& cluster, Endpoint& a, Endpoint& 
 }  // namespace
 
 Result<WorkloadResult> RunPingPongSweep(Cluster& cluster, const PingPongConfig& config) {
-  Result<std::pair<Endpoint*, Endpoint*>> pair = PickPair(cluster);
+  Result<std::pair<WindowProcess*, WindowProcess*>> pair = PickPair(cluster);
   if (!pair.ok()) return pair.status();
-  Endpoint& a = *pair->first;
-  Endpoint& b = *pair->second;
+  WindowProcess& a = *pair->first;
+  WindowProcess& b = *pair->second;
   WorkloadResult out;
   std::vector<SizeFigures> rows;
   uint32_t next_id = 0;

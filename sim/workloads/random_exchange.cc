@@ -26,7 +26,7 @@ uint64_t MessageKey(size_t src, uint32_t seq) { return (uint64_t{src} << 32) | s
 }  // namespace
 
 Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig& config) {
-  const std::vector<Endpoint*> eps = cluster.endpoints();
+  const std::vector<WindowProcess*> eps = cluster.endpoints();
   if (eps.size() < 2) return Status::Error("random_exchange needs at least two windows");
   const uint32_t max_payload = eps[0]->max_payload();
   if (config.max_size > static_cast<int64_t>(max_payload)) {
@@ -67,7 +67,7 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
     return windows.IsLocalNode(cluster.NodeOf(eps[ep]->addr().adapter));
   };
   auto pump = [&](size_t src) {
-    Endpoint& ep = *eps[src];
+    WindowProcess& ep = *eps[src];
     SenderLog& log = logs[src];
     while (log.dest.size() < quota[src] && ep.backlog() == 0) {
       const auto seq = static_cast<uint32_t>(log.dest.size());
@@ -124,7 +124,7 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   // event), or to run.time_limit.
   Result<uint64_t> stall_ps = RunWindowsToEnd(cluster);
   if (!stall_ps.ok()) return stall_ps.status();
-  for (Endpoint* ep : eps) {
+  for (WindowProcess* ep : eps) {
     ep->OnSendable(nullptr);
     ep->OnReceive(nullptr);
   }

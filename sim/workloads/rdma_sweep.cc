@@ -46,10 +46,10 @@ uint64_t RdmaSweepHostBytes(const RdmaSweepConfig& config) {
 
 Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& config) {
   if (!cluster.rdma_enabled()) return Status::Error("rdma_sweep: the cluster has no RDMA");
-  Result<std::pair<Endpoint*, Endpoint*>> pair = PickPair(cluster);
+  Result<std::pair<WindowProcess*, WindowProcess*>> pair = PickPair(cluster);
   if (!pair.ok()) return pair.status();
-  Endpoint& a = *pair->first;
-  Endpoint& b = *pair->second;
+  WindowProcess& a = *pair->first;
+  WindowProcess& b = *pair->second;
   const uint32_t node_a = cluster.NodeOf(a.addr().adapter);
   const uint32_t node_b = cluster.NodeOf(b.addr().adapter);
   const uint64_t largest = static_cast<uint64_t>(

@@ -13,10 +13,10 @@
 namespace nicsim::sim {
 
 Result<WorkloadResult> RunStream(Cluster& cluster, const StreamConfig& config) {
-  Result<std::pair<Endpoint*, Endpoint*>> pair = PickPair(cluster);
+  Result<std::pair<WindowProcess*, WindowProcess*>> pair = PickPair(cluster);
   if (!pair.ok()) return pair.status();
-  Endpoint& a = *pair->first;
-  Endpoint& b = *pair->second;
+  WindowProcess& a = *pair->first;
+  WindowProcess& b = *pair->second;
   if (config.size > a.max_payload()) {
     return Status::Error(fmt::format("stream.size: {} exceeds the largest single-packet payload {}",
                                      config.size, a.max_payload()));

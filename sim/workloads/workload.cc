@@ -133,9 +133,9 @@ void RunToQuiet(Cluster& cluster) {
   });
 }
 
-Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster) {
+Result<std::pair<WindowProcess*, WindowProcess*>> PickPair(Cluster& cluster) {
   const ClusterConfig& c = cluster.config();
-  Endpoint* a = &cluster.endpoint(0, 0);
+  WindowProcess* a = &cluster.endpoint(0, 0);
   if (c.nodes >= 2) return std::make_pair(a, &cluster.endpoint(c.adapters_per_node, 0));
   if (c.adapters_per_node >= 2) return std::make_pair(a, &cluster.endpoint(1, 0));
   if (c.windows_per_adapter >= 2) return std::make_pair(a, &cluster.endpoint(0, 1));

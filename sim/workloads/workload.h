@@ -204,6 +204,6 @@ Result<WorkloadResult> RunCloseUnderLoad(Cluster& cluster, const LifecycleConfig
 Result<WorkloadResult> RunRecoveryUnderLoad(Cluster& cluster, const LifecycleConfig& config);
 
 /** The two windows a two-party workload uses: window 0 of the first and of the second node. */
-Result<std::pair<Endpoint*, Endpoint*>> PickPair(Cluster& cluster);
+Result<std::pair<WindowProcess*, WindowProcess*>> PickPair(Cluster& cluster);
 
 }  // namespace nicsim::sim

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/rng.h"
-#include "sim/cluster/endpoint.h"
+#include "sim/cluster/window_process.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::testing {
@@ -25,7 +25,7 @@ namespace nicsim::testing {
  */
 class CheckedExchange {
  public:
-  CheckedExchange(sim::Endpoint& a, sim::Endpoint& b, uint64_t messages, uint64_t seed,
+  CheckedExchange(sim::WindowProcess& a, sim::WindowProcess& b, uint64_t messages, uint64_t seed,
                   uint64_t window = UINT64_MAX)
       : eps_{&a, &b},
         quota_(messages / 2),
@@ -38,7 +38,7 @@ class CheckedExchange {
     }
   }
   ~CheckedExchange() {
-    for (sim::Endpoint* ep : eps_) {
+    for (sim::WindowProcess* ep : eps_) {
       ep->OnSendable(nullptr);
       ep->OnReceive(nullptr);
     }
@@ -73,7 +73,7 @@ class CheckedExchange {
   static uint64_t MessageKey(size_t src, uint32_t seq) { return (uint64_t{src} << 32) | seq; }
 
   void Pump(size_t src) {
-    sim::Endpoint& ep = *eps_[src];
+    sim::WindowProcess& ep = *eps_[src];
     Log& log = logs_[src];
     while (log.size.size() < quota_ && log.size.size() - delivered_[src] < window_ &&
            ep.backlog() == 0) {
@@ -113,7 +113,7 @@ class CheckedExchange {
     }
   }
 
-  sim::Endpoint* eps_[2];
+  sim::WindowProcess* eps_[2];
   uint64_t quota_;
   uint64_t window_;
   /** Messages of each sender delivered intact. */

@@ -86,7 +86,7 @@ TEST_P(WaitModeTest, InterruptDrivenReceiversLoseNoWakeup) {
   for (const std::string& e : run.result.errors) ADD_FAILURE() << e;
   EXPECT_EQ(run.result.messages_delivered, 4000u);
   uint64_t wakeups = 0;
-  for (Endpoint* ep : cluster->endpoints()) wakeups += ep->wakeups();
+  for (WindowProcess* ep : cluster->endpoints()) wakeups += ep->wakeups();
   EXPECT_GT(wakeups, 0u);
   uint64_t presented = 0, delivered = 0;
   for (uint32_t a = 0; a < cluster->adapter_count(); ++a) {
@@ -130,7 +130,7 @@ TEST(StaleLmtTest, SramReadLagsTheChannelBufferUntilFlushed) {
   ClusterConfig config;
   config.recv_frames = 64;
   auto cluster = Make(config);
-  Endpoint& b = cluster->endpoint(1, 0);
+  WindowProcess& b = cluster->endpoint(1, 0);
   b.SetConsuming(false);
   // Hold a channel buffer on adapter 1 for window 0: a packet waits for its payload... the
   // simplest holder is a stream that keeps receive tasks busy; stop with tasks in flight.

@@ -265,7 +265,7 @@ class CloseRun {
     buf_.resize(max_payload_);
     for (uint32_t a = 0; a < kAdapters; ++a) {
       for (uint32_t w = 0; w < kWindows; ++w) {
-        Endpoint* ep = &cluster_->endpoint(a, w);
+        WindowProcess* ep = &cluster_->endpoint(a, w);
         ep->OnReceive([this, a, w](const hal::RecvPacket& p) { OnTrafficPacket(a, w, p); });
         ep->OnSendable([this, a, w, ep] { Pump(a, w, *ep); });
       }
@@ -300,7 +300,7 @@ class CloseRun {
   }
 
   /** Sends the window's next packets, round robin over its streams, until one must wait. */
-  void Pump(uint32_t a, uint32_t w, Endpoint& ep) {
+  void Pump(uint32_t a, uint32_t w, WindowProcess& ep) {
     while (ep.backlog() == 0) {
       uint32_t k = 0;
       bool found = false;
@@ -519,7 +519,7 @@ class CloseRun {
       }
       if (CheckPacket(a, w, p, tag)) ++got[TagSeq(tag)];
     });
-    Endpoint& sender = cluster_->endpoint(peer, w);
+    WindowProcess& sender = cluster_->endpoint(peer, w);
     for (uint32_t seq = 0; seq < kReopenPackets; ++seq) {
       const uint32_t tag = kReopenBit | Tag(peer, w, 0, seq);
       const uint32_t size = PacketSize(run_seed_, tag, max_payload_);

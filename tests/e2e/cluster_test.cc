@@ -98,7 +98,7 @@ class StoppedReceiverTest : public ::testing::Test {
     cluster_ = Make(config);
   }
   void SendBatch(uint32_t first, uint32_t count) {
-    Endpoint& a = cluster_->endpoint(0, 0);
+    WindowProcess& a = cluster_->endpoint(0, 0);
     std::vector<uint8_t> buf(kSize);
     for (uint32_t seq = first; seq < first + count; ++seq) {
       FillPattern(buf.data(), kSize, seq);
@@ -111,7 +111,7 @@ class StoppedReceiverTest : public ::testing::Test {
 };
 
 TEST_F(StoppedReceiverTest, FullFifoDropsNewPacketsAndKeepsOldOnesIntact) {
-  Endpoint& b = cluster_->endpoint(1, 0);
+  WindowProcess& b = cluster_->endpoint(1, 0);
   std::vector<uint32_t> delivered;
   b.OnReceive([&](const hal::RecvPacket& p) {
     EXPECT_EQ(p.header.len_bytes, kSize);

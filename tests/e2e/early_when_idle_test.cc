@@ -50,13 +50,13 @@ PingPongRun PingPong(WaitMode mode, std::function<bool()> idle,
   EXPECT_EQ(r->error_count, 0u);
   PingPongRun run;
   run.latency_ns = r->results["table"][0]["latency_ns"].get<double>();
-  for (Endpoint* ep : cluster.endpoints()) {
+  for (WindowProcess* ep : cluster.endpoints()) {
     run.early_arms += ep->early_arms();
     run.coherent_arms += ep->coherent_arms();
     run.mode_writes += ep->interrupt_mode_writes();
   }
   for (uint32_t a = 0; a < 2; ++a) {
-    const Endpoint& ep = cluster.endpoint(a, 0);
+    const WindowProcess& ep = cluster.endpoint(a, 0);
     run.arms[a] = ep.early_arms() + ep.coherent_arms();
   }
   for (uint32_t a = 0; a < cluster.adapter_count(); ++a) {
@@ -144,7 +144,7 @@ MpiRun BusyPingPong(WaitMode mode) {
   EXPECT_EQ(r->error_count, 0u);
   MpiRun run;
   run.latency_us = r->results["points"][0]["latency_us"].get<double>();
-  for (Endpoint* ep : (*job)->cluster().endpoints()) {
+  for (WindowProcess* ep : (*job)->cluster().endpoints()) {
     run.early_arms += ep->early_arms();
     run.busy_early_spins += ep->busy_early_spins();
   }

@@ -54,7 +54,7 @@ class RdmaHarness {
     Result<std::unique_ptr<Cluster>> c = Cluster::Create(config);
     NICSIM_CHECK(c.ok(), "cluster: %s", c.status().message().c_str());
     cluster_ = std::move(*c);
-    for (Endpoint* ep : cluster_->endpoints()) {
+    for (WindowProcess* ep : cluster_->endpoints()) {
       const WindowAddr at = ep->addr();
       ep->OnReceive([this, at](const hal::RecvPacket& p) {
         Received r;

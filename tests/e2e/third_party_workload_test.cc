@@ -12,7 +12,7 @@
 #include "sim/cluster/cluster.h"
 #include "sim/workloads/dlm_blocks.h"
 #include "tests/support/link_faults.h"
-#include "ulp/block_service.h"
+#include "ulp/dlm/block_service.h"
 
 namespace nicsim::sim {
 namespace {

@@ -52,10 +52,10 @@ TEST(FabricClusterTest, StreamOverFourSkewedPathsChecksEveryByte) {
 TEST(FabricClusterTest, EndpointSeesAReorderedStreamAndEveryPacketOnce) {
   auto cluster = MakeCluster(SkewedFourPathConfig(RoutingPolicy::kRoundRobin));
   ASSERT_NE(cluster, nullptr);
-  Result<std::pair<Endpoint*, Endpoint*>> pair = PickPair(*cluster);
+  Result<std::pair<WindowProcess*, WindowProcess*>> pair = PickPair(*cluster);
   ASSERT_TRUE(pair.ok());
-  Endpoint& a = *pair->first;
-  Endpoint& b = *pair->second;
+  WindowProcess& a = *pair->first;
+  WindowProcess& b = *pair->second;
   constexpr uint32_t kPackets = 1000;
   constexpr uint32_t kSize = 512;
   std::vector<uint8_t> buf(kSize);

@@ -10,7 +10,7 @@
 
 #include "abi/limits.h"
 #include "sim/cluster/cluster.h"
-#include "sim/cluster/endpoint.h"
+#include "sim/cluster/window_process.h"
 #include "sim/workloads/workload.h"
 
 namespace nicsim::sim {

@@ -2,7 +2,7 @@
 // ChunkSizer: whole chunks while nothing is lost; under loss, chunks of the packets that one
 // loss in ten chunks allows; old outcomes fade; and a failure streak is put down to the loss
 // only while it is likely enough under it.
-#include "ulp/chunk_sizer.h"
+#include "ulp/transport/chunk_sizer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The message state name tables: one distinct, non-empty name per state, in enum order.
-#include "ulp/message_states.h"
+#include "ulp/transport/message_states.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 
 #include "abi/rdma.h"
 #include "sim/cluster/cluster.h"
-#include "ulp/registration_cache.h"
+#include "ulp/transport/registration_cache.h"
 
 namespace nicsim::sim {
 namespace {

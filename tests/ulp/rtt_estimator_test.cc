@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // RttEstimator on its own: the exact retransmit timeouts that given samples and back-offs
 // leave, and the clamp to [rto_min_ps, rto_max_ps].
-#include "ulp/rtt_estimator.h"
+#include "ulp/transport/rtt_estimator.h"
 
 #include <gtest/gtest.h>
 

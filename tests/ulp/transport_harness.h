@@ -15,7 +15,7 @@
 #include "base/crc32.h"
 #include "base/rng.h"
 #include "sim/cluster/cluster.h"
-#include "ulp/transport.h"
+#include "ulp/transport/transport.h"
 
 namespace nicsim::sim {
 

@@ -255,7 +255,7 @@ class VerbsFramingLinkTest : public ::testing::Test {
 TEST_F(VerbsFramingLinkTest, TwoAdaptersExchange10kMessagesExactlyOnce) {
   constexpr uint64_t kMessages = 10'000;
   const uint64_t seed = TestSeed();
-  sim::Endpoint* eps[2] = {&node0_->endpoint(), &node1_->endpoint()};
+  sim::WindowProcess* eps[2] = {&node0_->endpoint(), &node1_->endpoint()};
   const uint32_t max_payload = eps[0]->max_payload();
   Rng rngs[2] = {Rng(seed, "verbs_exchange/0"), Rng(seed, "verbs_exchange/1")};
   std::vector<uint16_t> sizes[2];
@@ -292,7 +292,7 @@ TEST_F(VerbsFramingLinkTest, TwoAdaptersExchange10kMessagesExactlyOnce) {
   const Status run =
       sim::RunWithPorts(events_, ports_, [&] { return delivered + errors >= kMessages; });
   sim::Settle(events_, ports_);
-  for (sim::Endpoint* ep : eps) {
+  for (sim::WindowProcess* ep : eps) {
     ep->OnSendable(nullptr);
     ep->OnReceive(nullptr);
   }

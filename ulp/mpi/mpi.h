@@ -23,12 +23,12 @@
 #include "ulp/mpi/intranode_path.h"
 #include "ulp/mpi/limits.h"
 #include "ulp/pushpull/params.h"
-#include "ulp/buffer_pool.h"
+#include "ulp/transport/buffer_pool.h"
 #include "hal/port.h"
 #include "hal/task_host.h"
 #include "ulp/host_copy_time.h"
-#include "ulp/transport.h"
-#include "ulp/transport_timers.h"
+#include "ulp/transport/transport.h"
+#include "hal/task_timers.h"
 
 namespace nicsim::mpi {
 
@@ -69,7 +69,7 @@ enum class CollectiveTransport : uint8_t {
   /** Point to point: a binomial tree (Bcast), a dissemination barrier. */
   kPointToPoint,
   /** Broadcast RDMA to a multicast group of the communicator, acknowledged by each member
-   *  (ulp/rdma_multicast.h); the barrier gathers to rank 0, which releases by multicast. */
+   *  (ulp/transport/rdma_multicast.h); the barrier gathers to rank 0, which releases by multicast. */
   kMulticast,
   /** The same group, but a message goes down a tree of the members' adapters: each member's
    *  adapter forwards it to its children as it lands (conditional RDMA), without the host. */
@@ -80,7 +80,7 @@ enum class CollectiveTransport : uint8_t {
 enum class ReduceTransport : uint8_t {
   /** Point to point: the child sends, the parent receives the whole message, then combines. */
   kPointToPoint,
-  /** Half RDMA (ulp/fifo_reduction.h): the child's adapter reads the contribution from its
+  /** Half RDMA (ulp/transport/fifo_reduction.h): the child's adapter reads the contribution from its
    *  registered buffer, the packets land in the parent's receive FIFO and the parent's CPU
    *  combines each as it arrives. */
   kHalfRdma,
@@ -587,7 +587,7 @@ class Mpi {
   /** When the copies this layer made on the rank's CPU are done. */
   ulp::HostCopyTime copies_;
   /** What waits for copies to finish (AfterCopies), and how many wait. */
-  ulp::TransportTimers timers_;
+  hal::TaskTimers timers_;
   uint64_t waiting_for_copies_ = 0;
   Stats stats_;
 };

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "hal/task_host.h"
-#include "ulp/transport_timers.h"
+#include "hal/task_timers.h"
 
 namespace nicsim::mpi {
 
@@ -48,7 +48,7 @@ class PathClock {
 
  private:
   hal::TaskHost& host_;
-  ulp::TransportTimers timers_;
+  hal::TaskTimers timers_;
   std::set<uint64_t> polls_at_;  // times a poll is set for
   uint32_t waiting_at_ = 0;      // callbacks set through At and not yet run
 };
