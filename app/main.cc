@@ -17,28 +17,29 @@
 #include <thread>
 #include <vector>
 
+#include "app/counter_docs.h"
+#include "app/mpirun_args.h"
+#include "app/port_args.h"
+#include "app/run_args.h"
+#include "app/shm_run_args.h"
+#include "app/tun_args.h"
+#include "app/trace_commands.h"
 #include "base/heap_reuse.h"
 #include "base/sanitizers.h"
 #include "base/status.h"
 #include "base/whole_file.h"
 #include "sim/config/builtin_scenarios.h"
 #include "sim/config/param_docs.h"
-#include "app/counter_docs.h"
 #include "realport/tun/tun_command.h"
 #include "sim/config/param_table.h"
 #include "sim/config/scenario.h"
 #include "sim/distrib/mpi_world.h"
 #include "sim/distrib/run_threads.h"
 #include "realport/port/command.h"
-#include "realport/port/scenario.h"
 #include "sim/observe/progress.h"
 #include "sim/observe/results_csv.h"
-#include "app/mpirun_args.h"
 #include "realport/shm_run/launcher.h"
-#include "realport/shm_run/shm_run_args.h"
 #include "sim/run/run_scenario.h"
-#include "app/trace_commands.h"
-#include "sim/observe/trace_selection.h"
 
 namespace {
 
@@ -257,44 +258,29 @@ int CmdScenarios() {
   return 0;
 }
 
-/** `nicsim mpirun ...`: its own parser (the program's arguments follow it), then a run. */
-int CmdMpirun(int argc, char** argv) {
+/** `nicsim mpirun ...`: the run of the program its options name. */
+int CmdMpirun(sim::MpirunArgs args) {
   // Output to a closed pipe (`nicsim mpirun ... | head -1`) fails its writes instead of
   // killing the run: the program still runs to its end and stats.json is written. The ranks
   // get SIGPIPE back (RankProcess::Start).
   std::signal(SIGPIPE, SIG_IGN);
-  if (argc > 2 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
-    std::cout << sim::MpirunUsage();
-    return 0;
-  }
-  Result<sim::MpirunArgs> args = sim::ParseMpirunArgs(argc, argv, 2);
-  if (!args.ok()) {
-    std::fprintf(stderr, "nicsim: %s\n", args.status().message().c_str());
+  if (Status s = sim::FinishMpirunArgs(&args); !s.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
     return kBadInput;
   }
-  sim::RunOptions options;
-  options.trace_path = args->trace_path;
-  options.trace_filter = args->trace_filter;
-  options.timeline_path = args->timeline_path;
-  options.pcap_path = args->pcap_path;
-  Result<sim::TraceSelection> selection =
-      sim::TraceSelection::Parse(args->trace_window, args->trace_adapters, args->trace_sample);
-  if (!selection.ok()) {
-    std::fprintf(stderr, "nicsim: %s\n", selection.status().message().c_str());
+  Result<sim::RunOptions> options = sim::RecordingOf(args.run);
+  if (!options.ok()) {
+    std::fprintf(stderr, "nicsim: %s\n", options.status().message().c_str());
     return kBadInput;
   }
-  options.selection = std::move(*selection);
-  options.program = args->program;
-  return CmdRunSplitOrNot(args->scenario, args->sets, args->out_dir, options, args->quiet);
+  options->program = args.program;
+  return CmdRunSplitOrNot(args.scenario, args.run.sets, args.run.out_dir, *options,
+                          args.run.quiet);
 }
 
-/** `nicsim shm-run ...`: its own parser (the program's arguments follow it), then the run. */
-int CmdShmRun(int argc, char** argv) {
-  if (argc > 2 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
-    std::cout << sim::ShmRunUsage();
-    return 0;
-  }
-  Result<sim::ShmRunOptions> options = sim::ParseShmRunArgs(argc, argv, 2);
+/** `nicsim shm-run ...`: the processes its options name. */
+int CmdShmRun(const sim::ShmRunArgs& args) {
+  Result<sim::ShmRunOptions> options = sim::FinishShmRunArgs(args);
   Status valid = options.ok() ? sim::ValidateShmRunOptions(&*options) : options.status();
   if (!valid.ok()) {
     std::fprintf(stderr, "nicsim: %s\n", valid.message().c_str());
@@ -307,45 +293,14 @@ int CmdShmRun(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   nicsim::KeepFreedHeapForReuse();
-  if (argc > 1 && std::string(argv[1]) == "mpirun") return CmdMpirun(argc, argv);
-  if (argc > 1 && std::string(argv[1]) == "shm-run") return CmdShmRun(argc, argv);
-  if (argc > 1 && std::string(argv[1]) == "tun") return sim::TunCommand(argc, argv);
   CLI::App app{"nicsim: NIC firmware and hardware-offload simulator"};
   // At most one subcommand; none is reported after parsing so a bad flag is named first.
   app.require_subcommand(0, 1);
   std::string scenario;
-  std::vector<std::string> sets;
-  std::string out_dir = ".";
-  std::string trace_path;
-  std::string trace_filter;
-  std::string timeline_path;
-  std::string pcap_path;
-  std::string trace_window;
-  std::string trace_adapters;
-  std::string trace_sample;
-  bool quiet = false;
+  sim::RunArgs run_args;
   CLI::App* run = app.add_subcommand("run", "Run a scenario (file or built-in; default: the embedded default)");
   run->add_option("scenario", scenario, "Scenario file path or built-in name");
-  run->add_option("--set", sets, "Override a parameter: key=value (repeatable)");
-  run->add_option("--out", out_dir, "Directory for stats.json (default: current directory)");
-  run->add_option("--trace-filter", trace_filter,
-                  "Keep only some trace events: adapter=N,window=N,kind=rx|tx|drop|...");
-  run->add_option("--trace", trace_path,
-                  "Write every firmware trace event (task states with task, window, CB, DTB)");
-  run->add_option("--timeline", timeline_path,
-                  "Write a timeline of the run for ui.perfetto.dev: Perfetto protobuf if FILE ends "
-                  "in .perfetto-trace or .pftrace, else Chrome trace-event JSON");
-  run->add_option("--pcap", pcap_path,
-                  "Write a pcapng capture of every frame the fabric delivers (tools/nicsim.lua)");
-  run->add_option("--trace-window", trace_window,
-                  "START:END of simulated time (10us:2ms, :1ms, 5ms:) the timeline and the "
-                  "capture keep");
-  run->add_option("--trace-adapters", trace_adapters,
-                  "Adapters the timeline and the capture keep: ids and ranges, as in 0,3,10-20");
-  run->add_option("--sample", trace_sample,
-                  "Keep every Nth of the adapters (--trace-adapters' or all) in the timeline and "
-                  "the capture");
-  run->add_flag("--quiet", quiet, "Print nothing on success");
+  sim::AddRunOptions(*run, &run_args);
   bool markdown = false;
   CLI::App* params = app.add_subcommand("params", "List every parameter with type, default and description");
   params->add_flag("--markdown", markdown, "Print the table as Markdown (docs/scenarios.md)");
@@ -356,10 +311,12 @@ int main(int argc, char** argv) {
       "counters", "List every counter and drop reason stats.json reports, with what it counts");
   counters->add_flag("--markdown", markdown, "Print the tables as Markdown (docs/stats.md)");
   app.add_subcommand("scenarios", "List the built-in scenarios");
-  // Listed for --help only: main() hands `nicsim mpirun ...` to CmdMpirun before parsing.
-  app.add_subcommand("mpirun",
-                     "Run an MPI program built with nicsim-mpicc: mpirun -n N [SCENARIO] PROGRAM "
-                     "[ARGS] (nicsim mpirun --help)");
+  sim::MpirunArgs mpirun_args;
+  CLI::App* mpirun = app.add_subcommand(
+      "mpirun",
+      "Run an MPI program built with nicsim-mpicc on the simulated cluster of SCENARIO (default: "
+      "the embedded default), one process per rank; stats.json as nicsim run");
+  sim::AddMpirunOptions(*mpirun, &mpirun_args);
   CLI::App* trace = app.add_subcommand("trace", "Golden firmware traces");
   trace->require_subcommand(1);
   std::string left, right, golden_dir;
@@ -370,42 +327,20 @@ int main(int argc, char** argv) {
   bless->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
   CLI::App* check = trace->add_subcommand("check", "Replay DIR/scenario.toml against DIR/trace.txt");
   check->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
-  sim::PortCommandOptions port_options;
-  std::string port_scenario;
+  sim::PortArgs port_args;
   CLI::App* port = app.add_subcommand(
       "port", "Exchange checked messages with a peer nicsim process over a DPDK or verbs port");
-  port->add_option("--scenario", port_scenario,
-                   "Scenario file whose port.* parameters and seed set the flags not given");
-  port->add_option("--eal", port_options.eal, "EAL options, blank separated (a DPDK port)");
-  port->add_option("--verbs", port_options.verbs, "DEVICE[:PORT]: a UD QP on an RDMA device");
-  port->add_option("--gid-index", port_options.gid_index, "Verbs: GID index (RoCE); -1: LIDs");
-  port->add_option("--qkey", port_options.qkey, "Verbs: Q_Key of both sides");
-  port->add_option("--peer-addr", port_options.peer_addr,
-                   "Verbs: the peer's LID:QPN, [GID]:QPN, or @FILE (its --addr-file)");
-  port->add_option("--addr-file", port_options.addr_file, "Verbs: write this port's address here");
-  port->add_option("--mode", port_options.mode, "exchange (default), pingpong, transport (the reliable transport, RDMA included) or ip (a TUN device in a network namespace; root)");
-  port->add_option("--netns", port_options.netns,
-                   "Ip mode: network namespace to create (default nicsim-port-<node>)");
-  port->add_option("--tun-mtu", port_options.tun_mtu, "Ip mode: MTU of TUN device ipif0 (default 65535)");
-  port->add_option("--size", port_options.size, "Ping-pong: payload bytes (default 2)");
-  port->add_option("--warmup", port_options.warmup, "Ping-pong: untimed rounds (default 1000)");
-  port->add_option("--node", port_options.node, "This adapter's id")->required();
-  port->add_option("--peer", port_options.peer, "The peer adapter's id")->required();
-  port->add_option("--messages", port_options.messages, "Messages sent each way (default 20000)");
-  port->add_option("--seed", port_options.seed, "Seed of the message sizes; same on both sides");
-  port->add_option("--port-id", port_options.port_id, "Ethdev port of the adapter (default 0)");
-  port->add_option("--adapter-lcore", port_options.adapter_lcore,
-                   "Run the adapter's poll loop on this worker lcore (in --eal's -l), the host "
-                   "on the main lcore, joined by a lock-free MMIO ring");
-  port->add_option("--max-size", port_options.max_size,
-                   "Largest payload in bytes (default: the largest single-packet payload)");
-  port->add_option("--timeout-s", port_options.timeout_s,
-                   "Wall-clock limit, peer start-up included (default 60)");
-  // Listed for --help only: main() hands `nicsim shm-run ...` to CmdShmRun before parsing.
-  app.add_subcommand("shm-run",
-                     "Start N processes of PROGRAM on this machine, talking through shared-memory "
-                     "postboxes: shm-run -n N [--prefix P] [--timeout S] PROGRAM [ARGS] (nicsim "
-                     "shm-run --help)");
+  sim::AddPortOptions(*port, &port_args);
+  sim::ShmRunArgs shm_run_args;
+  CLI::App* shm_run = app.add_subcommand(
+      "shm-run", "Start N processes of PROGRAM on this machine, talking through shared-memory "
+                 "postboxes");
+  sim::AddShmRunOptions(*shm_run, &shm_run_args);
+  sim::TunOptions tun_options;
+  CLI::App* tun = app.add_subcommand(
+      "tun", "Every node's IP interface as TUN device ipif0 in network namespace PREFIX-<node> "
+             "(needs root)");
+  sim::AddTunOptions(*tun, &tun_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -417,43 +352,37 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
     return kBadInput;
   }
-  if (app.got_subcommand("run")) {
-    sim::RunOptions options;
-    options.trace_path = trace_path;
-    options.trace_filter = trace_filter;
-    options.timeline_path = timeline_path;
-    options.pcap_path = pcap_path;
-    Result<sim::TraceSelection> selection =
-        sim::TraceSelection::Parse(trace_window, trace_adapters, trace_sample);
-    if (!selection.ok()) {
-      std::fprintf(stderr, "nicsim: %s\n", selection.status().message().c_str());
+  if (run->parsed()) {
+    Result<sim::RunOptions> options = sim::RecordingOf(run_args);
+    if (!options.ok()) {
+      std::fprintf(stderr, "nicsim: %s\n", options.status().message().c_str());
       return kBadInput;
     }
-    options.selection = std::move(*selection);
-    options.leave_model_to_exit = !kLeakChecked;
-    return CmdRunSplitOrNot(scenario, sets, out_dir, options, quiet);
+    options->leave_model_to_exit = !kLeakChecked;
+    return CmdRunSplitOrNot(scenario, run_args.sets, run_args.out_dir, *options, run_args.quiet);
   }
+  if (mpirun->parsed()) return CmdMpirun(std::move(mpirun_args));
+  if (shm_run->parsed()) return CmdShmRun(shm_run_args);
+  if (tun->parsed()) return sim::RunTun(tun_options);
   if (app.got_subcommand("params")) return CmdParams(markdown, presets);
   if (app.got_subcommand("counters")) return CmdCounters(markdown);
   if (app.got_subcommand("scenarios")) return CmdScenarios();
-  if (app.got_subcommand("port")) {
-    if (!port_scenario.empty()) {
-      const Status s = sim::ApplyPortScenario(
-          port_scenario, [&](std::string_view flag) { return port->count(std::string(flag)) > 0; },
-          &port_options);
-      if (!s.ok()) {
-        std::fprintf(stderr, "nicsim: %s\n", s.message().c_str());
-        return kBadInput;
-      }
+  if (port->parsed()) {
+    Result<sim::PortCommandOptions> options = sim::FinishPortArgs(*port, port_args);
+    if (!options.ok()) {
+      std::fprintf(stderr, "nicsim: %s\n", options.status().message().c_str());
+      return kBadInput;
     }
-    return sim::PortCommand(port_options);
+    return sim::PortCommand(*options);
   }
   if (app.got_subcommand("trace")) {
     if (trace->got_subcommand("diff")) return sim::TraceDiffCommand(left, right);
     if (trace->got_subcommand("bless")) return sim::TraceBlessCommand(golden_dir);
     return sim::TraceCheckCommand(golden_dir);
   }
-  std::fprintf(stderr, "nicsim: a command is required: run, mpirun, shm-run, params, scenarios, trace or port\n");
+  std::fprintf(stderr,
+               "nicsim: a command is required: run, mpirun, shm-run, tun, port, trace, params, "
+               "counters or scenarios\n");
   std::fprintf(stderr, "Run 'nicsim --help' for usage.\n");
   return kBadInput;
 }

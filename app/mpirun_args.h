@@ -2,32 +2,36 @@
 // The command line of `nicsim mpirun [-n N] [options] [SCENARIO] PROGRAM [ARGS...]`: nicsim's
 // options come first; the first word that is not one is the scenario if it names one (a
 // built-in or a .toml file) and a program follows, else the program. Everything after the
-// program is the program's.
+// program is the program's, flags included.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "app/run_args.h"
 #include "base/status.h"
 
 namespace nicsim::sim {
 
 struct MpirunArgs {
   std::string scenario;
-  /** --set values, then the ones -n and the program imply (mpi.ranks, workload). */
-  std::vector<std::string> sets;
-  std::string out_dir = ".";
-  std::string trace_path, trace_filter, timeline_path, pcap_path;
-  std::string trace_window, trace_adapters, trace_sample;
-  bool quiet = false;
-  /** The program (argv[0] resolved to a path) and its arguments. */
+  /** As `nicsim run`'s; the sets end with the ones -n and the program imply (mpi.ranks,
+   *  workload). */
+  RunArgs run;
+  /** -n as given (checked by FinishMpirunArgs). */
+  std::string ranks;
+  /** [SCENARIO] PROGRAM [ARGS...] as given; then the program (argv[0] resolved to a path)
+   *  and its arguments. */
   std::vector<std::string> program;
 };
 
-/** Parses argv[first..argc); an error names the flag at fault. */
-Result<MpirunArgs> ParseMpirunArgs(int argc, char** argv, int first);
+/** Declares mpirun's options and its trailing words on `command`, written into `args`. */
+void AddMpirunOptions(CLI::App& command, MpirunArgs* args);
 
-/** The usage text of `nicsim mpirun`. */
-const char* MpirunUsage();
+/** Checks -n, takes the scenario off the words and resolves the program; an error names the
+ *  option at fault. */
+Status FinishMpirunArgs(MpirunArgs* args);
 
 }  // namespace nicsim::sim

@@ -242,7 +242,7 @@ Best Measure(const std::function<Link(int)>& make_link, uint64_t rounds, const s
           "--size",      "2",
           "--messages",  std::to_string(rounds),
           "--warmup",    std::to_string(kWarmup),
-          "--timeout-s", timeout};
+          "--timeout",   timeout + "s"};
     };
     const nlohmann::json n = RunPair(nicsim_link.name + "_nicsim", nicsim_link, nicsim_argv(true),
                                      nicsim_argv(false), dir);

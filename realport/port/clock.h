@@ -10,7 +10,7 @@ namespace nicsim::sim {
 
 using PortClock = std::chrono::steady_clock;
 
-/** --timeout-s as a PortClock duration: a run's deadline is its start plus this. */
+/** --timeout as a PortClock duration: a run's deadline is its start plus this. */
 inline PortClock::duration TimeLimit(const PortCommandOptions& options) {
   return std::chrono::duration_cast<PortClock::duration>(
       std::chrono::duration<double>(options.timeout_s));

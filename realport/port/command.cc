@@ -34,7 +34,7 @@ namespace {
 
 using Clock = PortClock;
 
-/** --timeout-s's range: port.timeout's (a second to a day), in seconds. */
+/** port.timeout's range (a second to a day), in seconds. */
 constexpr double kMinTimeoutS = kPortTimeoutMinPs / 1e12;
 constexpr double kMaxTimeoutS = kPortTimeoutMaxPs / 1e12;
 /** The window geometry of the node, which fixes the largest single-packet payload. */
@@ -58,7 +58,9 @@ std::string ParamRange(const char* param) {
 
 Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   if (o.eal.empty() == o.verbs.empty()) {
-    return Status::Error("--eal or --verbs: give exactly one (a DPDK port or a verbs UD QP)");
+    return Status::Error(
+        "--eal or --verbs (port.eal or port.verbs): give exactly one (a DPDK port or a verbs UD "
+        "QP)");
   }
   if (o.node < 0 || o.node > UINT16_MAX) return Status::Error("--node: must be 0..65535");
   if (o.peer < 0 || o.peer > UINT16_MAX) return Status::Error("--peer: must be 0..65535");
@@ -115,7 +117,7 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   }
   // Bounded so that the deadline (now + timeout as a clock duration) cannot overflow.
   if (!(o.timeout_s >= kMinTimeoutS && o.timeout_s <= kMaxTimeoutS)) {
-    return Status::Error(fmt::format("--timeout-s: must be {}..{} seconds, got {}", kMinTimeoutS,
+    return Status::Error(fmt::format("--timeout: must be {}s..{}s, got {}s", kMinTimeoutS,
                                      kMaxTimeoutS, o.timeout_s));
   }
   if (o.adapter_lcore >= 0) {

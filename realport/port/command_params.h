@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The parameters `nicsim port --scenario FILE` reads (port.*), declared beside
-// PortCommandOptions: their defaults are its members'. Its flags override them.
+// The parameters of `nicsim port` (port.*), declared beside PortCommandOptions: their defaults
+// are its members'. A scenario file sets them (`nicsim port --scenario FILE`), and each is a
+// flag too, --NAME for port.NAME ('-' for '_'), made from this declaration (app/port_args.cc).
 #pragma once
 
 #include <cmath>
@@ -11,7 +12,7 @@
 
 namespace nicsim::sim {
 
-/** port.timeout's range, the same as --timeout-s's: a second to a day. */
+/** port.timeout's range: a second to a day. */
 inline constexpr int64_t kPortTimeoutMinPs = int64_t{1'000'000'000'000};
 inline constexpr int64_t kPortTimeoutMaxPs = int64_t{86400} * 1'000'000'000'000;
 
@@ -19,9 +20,9 @@ inline const ParamDecls<PortCommandOptions>& PortParams() {
   using C = PortCommandOptions;
   static const auto* decls = &(new ParamDecls<C>())
       ->String("port.eal", &C::eal,
-               "nicsim port: EAL options, blank separated (a DPDK port); --eal overrides")
+               "nicsim port: EAL options, blank separated (a DPDK port)")
       .String("port.verbs", &C::verbs,
-              "nicsim port: DEVICE[:PORT] of an RDMA device (a verbs UD port); --verbs overrides")
+              "nicsim port: DEVICE[:PORT] of an RDMA device (a verbs UD port)")
       .Enum("port.mode", &C::mode,
             {{"exchange", "exchange"}, {"pingpong", "pingpong"}, {"transport", "transport"},
              {"ip", "ip"}},

@@ -4,7 +4,7 @@
 // programs in the namespaces of two `nicsim port` processes talk across the real port through
 // both adapters' microcode. Small datagrams go through the FIFOs, larger ones as IPv4
 // fragments; unicast above the RDMA threshold by RDMA read where the link's frames carry RDMA
-// packets. The interface's timers run on the wall clock. The run lasts --timeout-s or until
+// packets. The interface's timers run on the wall clock. The run lasts --timeout or until
 // SIGINT/SIGTERM, then the namespace is removed. Root only (checked in realport/port/command.cc).
 #include <csignal>
 #include <cstdio>

@@ -62,7 +62,7 @@ bool RunTransport(WireNode& node, const PolledPort& polled, const PortCommandOpt
 /**
  * Runs --mode ip on an opened node whose config has RDMA host memory: an IP interface on the
  * window, exposed as TUN device ipif0 in network namespace --netns (created here, removed at
- * the end; needs root), until --timeout-s passes or SIGINT/SIGTERM. With `adapter_core` the
+ * the end; needs root), until --timeout passes or SIGINT/SIGTERM. With `adapter_core` the
  * adapter's loop moves there once the RDMA set-up has settled. Fills `summary`; true if the
  * namespace was set up and the run had no error.
  */

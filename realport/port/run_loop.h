@@ -17,7 +17,7 @@ namespace nicsim::sim {
 
 /** How long a mode's run may take, and how long it goes on once done: each mode its own. */
 struct RunLimits {
-  /** From the start of the run to its deadline (--timeout-s, TimeLimit). */
+  /** From the start of the run to its deadline (--timeout, TimeLimit). */
   PortClock::duration time_limit;
   /**
    * Once done() holds, the run keeps turning this long, so that the peer still hears from this

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// `nicsim port --scenario FILE`: the port's settings (EAL options, mode, message counts...)
-// from a scenario file's port.* parameters and its seed, under the command line's flags.
+// The port's settings (EAL options, mode, message counts...) from its port.* parameters: a
+// scenario file's (`nicsim port --scenario FILE`), or their defaults, under the command line's
+// flags, which are the same parameters by other names.
 #pragma once
 
-#include <functional>
+#include <map>
+#include <optional>
 #include <string>
-#include <string_view>
 
 #include "base/status.h"
 #include "realport/port/command.h"
@@ -13,12 +14,17 @@
 namespace nicsim::sim {
 
 /**
- * Loads the scenario at `path` and copies its port.* parameters and `seed` into `options`,
- * except where `given(flag)` says the flag (e.g. "--eal") was on the command line. Errors are
- * the scenario loader's "path:line:col: message"; on error `options` is unchanged.
+ * Reads every port.* parameter into `options`: from the scenario at `path` (empty: the
+ * defaults), each one in `given` (parameter name -> text, as --set takes it) over it; `seed`,
+ * when set, over the scenario's seed. The other members of `options` are left as they are.
+ * Errors are the scenario loader's "path:line:col: message", or name the flag of a given
+ * value; on error `options` is unchanged.
  */
-Status ApplyPortScenario(const std::string& path,
-                         const std::function<bool(std::string_view flag)>& given,
-                         PortCommandOptions* options);
+Status ApplyPortParams(const std::string& path, const std::map<std::string, std::string>& given,
+                       std::optional<int64_t> seed, PortCommandOptions* options);
+
+/** The flag of port parameter `name` on `nicsim port`'s command line: "--max-size" for
+ *  port.max_size. */
+std::string PortFlagOf(const std::string& name);
 
 }  // namespace nicsim::sim

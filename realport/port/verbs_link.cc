@@ -70,7 +70,7 @@ Result<hw::verbs::VerbsAddress> ResolvePeer(const std::string& spec,
     std::string text;
     if (in >> text) return hw::verbs::ParseAddress(text);
     if (PortClock::now() >= deadline) {
-      return Status::Error("--peer-addr: " + path + " did not appear before --timeout-s");
+      return Status::Error("--peer-addr: " + path + " did not appear before --timeout");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -34,45 +34,14 @@ void OnSignal(int) { g_stop = 1; }
 
 constexpr int kUsage = 2;
 
-void Usage() {
-  std::fprintf(stderr,
-               "usage: nicsim tun [--nodes N] [--prefix NAME] [--duration SECONDS] [--mtu BYTES] "
-               "[--set KEY=VALUE]...\n"
-               "  Every node's IP interface becomes TUN device ipif0 in network namespace "
-               "NAME-<node> (default NAME: nicsim). Needs root.\n");
-}
-
 }  // namespace
 
-int TunCommand(int argc, char** argv) {
-  uint32_t nodes = 2;
-  std::string prefix = "nicsim";
-  double duration_s = 0;
-  uint32_t mtu = 65535;
-  std::vector<std::string> sets;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    const char* v = nullptr;
-    if (a == "--help" || a == "-h") {
-      Usage();
-      return 0;
-    } else if (a == "--nodes" && (v = value())) {
-      nodes = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
-    } else if (a == "--prefix" && (v = value())) {
-      prefix = v;
-    } else if (a == "--duration" && (v = value())) {
-      duration_s = std::strtod(v, nullptr);
-    } else if (a == "--mtu" && (v = value())) {
-      mtu = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
-    } else if (a == "--set" && (v = value())) {
-      sets.emplace_back(v);
-    } else {
-      std::fprintf(stderr, "nicsim tun: unknown or incomplete argument '%s'\n", a.c_str());
-      Usage();
-      return kUsage;
-    }
-  }
+int RunTun(const TunOptions& options) {
+  const uint32_t nodes = options.nodes;
+  const std::string& prefix = options.prefix;
+  const double duration_s = options.duration_s;
+  const uint32_t mtu = options.mtu;
+  std::vector<std::string> sets = options.sets;
   if (nodes < 2 || nodes > 64 || prefix.empty() || prefix.size() > 40 || mtu < 576 || mtu > 65535) {
     std::fprintf(stderr,
                  "nicsim tun: --nodes must be in [2, 64], --prefix 1..40 characters, "

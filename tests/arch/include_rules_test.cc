@@ -55,31 +55,53 @@ bool HwMaySee(const std::string& header) {
   return header.rfind("driver/", 0) != 0 || header == "driver/device_access.h";
 }
 
-struct Violation {
+/** An include: the file and line it is written at, and the header it names. */
+struct Include {
   std::string file;
   int line;
   std::string header;
 };
+/** An include a rule forbids. */
+using Violation = Include;
 
-std::vector<Violation> Check(const std::string& room, const std::set<std::string>& allowed) {
-  std::vector<Violation> found;
-  const fs::path root = fs::path(NICSIM_SOURCE_DIR) / room;
-  static const std::regex include(R"re(^\s*#\s*include\s+"([a-z_]+)/([^"]+)")re");
-  for (const fs::directory_entry& e : fs::recursive_directory_iterator(root)) {
+/** Every quoted include under `dir` (a path below the source tree). */
+std::vector<Include> IncludesUnder(const std::string& dir) {
+  std::vector<Include> found;
+  static const std::regex include(R"re(^\s*#\s*include\s+"([^"]+)")re");
+  for (const fs::directory_entry& e :
+       fs::recursive_directory_iterator(fs::path(NICSIM_SOURCE_DIR) / dir)) {
     const std::string ext = e.path().extension().string();
     if (!e.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+    const std::string rel = fs::relative(e.path(), NICSIM_SOURCE_DIR).string();
     std::ifstream in(e.path());
     std::string text;
     for (int line = 1; std::getline(in, text); ++line) {
       std::smatch m;
-      if (!std::regex_search(text, m, include)) continue;
-      const std::string target = m[1];
-      const std::string header = target + "/" + std::string(m[2]);
-      if (target == room) continue;
-      const bool ok = allowed.count(target) > 0 && (room != "hw" || HwMaySee(header));
-      if (!ok) {
-        found.push_back({fs::relative(e.path(), NICSIM_SOURCE_DIR).string(), line, header});
-      }
+      if (std::regex_search(text, m, include)) found.push_back({rel, line, m[1]});
+    }
+  }
+  return found;
+}
+
+/** The first folder of an include's path ("sim" of "sim/cluster/cluster.h"), or "". */
+std::string RoomOf(const std::string& header, size_t part = 0) {
+  size_t start = 0;
+  for (size_t i = 0; i < part; ++i) {
+    start = header.find('/', start);
+    if (start == std::string::npos) return "";
+    ++start;
+  }
+  const size_t end = header.find('/', start);
+  return end == std::string::npos ? "" : header.substr(start, end - start);
+}
+
+std::vector<Violation> Check(const std::string& room, const std::set<std::string>& allowed) {
+  std::vector<Violation> found;
+  for (const Include& i : IncludesUnder(room)) {
+    const std::string target = RoomOf(i.header);
+    if (target.empty() || target == room) continue;
+    if (allowed.count(target) == 0 || (room == "hw" && !HwMaySee(i.header))) {
+      found.push_back(i);
     }
   }
   return found;
@@ -104,20 +126,11 @@ std::set<std::string> FloorsBelow(const std::string& folder) {
 std::vector<Violation> SimFloorViolations(const std::string& folder,
                                           const std::set<std::string>& below) {
   std::vector<Violation> found;
-  static const std::regex include(R"re(^\s*#\s*include\s+"sim/([^"/]+)/[^"]+")re");
-  for (const fs::directory_entry& e :
-       fs::recursive_directory_iterator(fs::path(NICSIM_SOURCE_DIR) / "sim" / folder)) {
-    const std::string ext = e.path().extension().string();
-    if (!e.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
-    std::ifstream in(e.path());
-    std::string text;
-    for (int line = 1; std::getline(in, text); ++line) {
-      std::smatch m;
-      if (!std::regex_search(text, m, include)) continue;
-      if (m[1] == folder || below.count(m[1]) > 0) continue;
-      found.push_back({fs::relative(e.path(), NICSIM_SOURCE_DIR).string(), line,
-                       "sim/" + std::string(m[1]) + "/..."});
-    }
+  for (const Include& i : IncludesUnder("sim/" + folder)) {
+    if (RoomOf(i.header) != "sim") continue;
+    const std::string target = RoomOf(i.header, 1);
+    if (target.empty() || target == folder || below.count(target) > 0) continue;
+    found.push_back(i);
   }
   return found;
 }
@@ -153,21 +166,11 @@ std::vector<Violation> FirmwareInternals(const std::string& dir) {
                                                 "firmware/states.h", "firmware/counters.h",
                                                 "firmware/microcode_params.h"};
   std::vector<Violation> found;
-  static const std::regex include(R"re(^\s*#\s*include\s+"(firmware/[^"]+)")re");
-  for (const fs::directory_entry& e :
-       fs::recursive_directory_iterator(fs::path(NICSIM_SOURCE_DIR) / dir)) {
-    const std::string ext = e.path().extension().string();
-    if (!e.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+  for (const Include& i : IncludesUnder(dir)) {
     // The engines' own unit tests drive them directly.
-    const std::string rel = fs::relative(e.path(), NICSIM_SOURCE_DIR).string();
-    if (rel.rfind("tests/firmware/", 0) == 0) continue;
-    std::ifstream in(e.path());
-    std::string text;
-    for (int line = 1; std::getline(in, text); ++line) {
-      std::smatch m;
-      if (std::regex_search(text, m, include) && kPublic.count(m[1]) == 0) {
-        found.push_back({rel, line, m[1]});
-      }
+    if (i.file.rfind("tests/firmware/", 0) == 0) continue;
+    if (RoomOf(i.header) == "firmware" && kPublic.count(i.header) == 0) {
+      found.push_back(i);
     }
   }
   return found;

@@ -130,9 +130,9 @@ TEST_F(CliTest, PortScenarioErrorsNameTheFileLineAndKey) {
       WriteScenario("port_both.toml", "[port]\neal = \"-l 0\"\nverbs = \"mlx5_0\"\n");
   o = Nicsim({"port", "--scenario", both, "--node", "1", "--peer", "2"});
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_EQ(o.err, "nicsim: " + both +
-                       ": port.eal and port.verbs (or --eal and --verbs) are both set; a port is "
-                       "DPDK or verbs, not both\n");
+  EXPECT_EQ(o.err,
+            "nicsim port: --eal or --verbs (port.eal or port.verbs): give exactly one (a DPDK "
+            "port or a verbs UD QP)\n");
   const std::string missing = (dir_ / "absent.toml").string();
   o = Nicsim({"port", "--scenario", missing, "--node", "1", "--peer", "2"});
   EXPECT_EQ(o.exit_code, 2);
@@ -258,7 +258,8 @@ TEST_F(CliTest, MissingCommandIsRejected) {
   const Outcome o = Nicsim({});
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err,
-            "nicsim: a command is required: run, mpirun, shm-run, params, scenarios, trace or port\n"
+            "nicsim: a command is required: run, mpirun, shm-run, tun, port, trace, params, "
+            "counters or scenarios\n"
             "Run 'nicsim --help' for usage.\n");
 }
 
@@ -371,13 +372,18 @@ TEST_F(CliTest, AScenarioFileAboveFourMebibytesIsRefusedUnread) {
 }
 
 TEST_F(CliTest, PortFlagsOutOfRangeAreBadInputBeforeAnyPortStarts) {
+  // Each flag is its port.* parameter: the same ranges, the message names the flag first.
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--timeout-s", "1e300"}, "--timeout-s: must be 1..86400 seconds, got 1e+300"},
-      {{"--timeout-s", "0.5"}, "--timeout-s: must be 1..86400 seconds, got 0.5"},
-      {{"--max-size", "-5"}, "--max-size: must be -1 (the default size) or 0 and more, got -5"},
-      {{"--messages", "0"}, "--messages: must be 1..10000000, got 0"},
-      {{"--messages", "4294967294"}, "--messages: must be 1..10000000, got 4294967294"},
-      {{"--warmup", "2000000000"}, "--warmup: must be 0..1000000000, got 2000000000"},
+      {{"--timeout", "1e300s"}, "--timeout: port.timeout: bad duration '1e300s': too large"},
+      {{"--timeout", "0.5s"}, "--timeout: port.timeout must be in [1s, 86400s], got 500ms"},
+      {{"--max-size", "-5"}, "--max-size: port.max_size must be in [-1, 1073741824], got -5"},
+      {{"--messages", "0"}, "--messages: port.messages must be in [1, 10000000], got 0"},
+      {{"--messages", "4294967294"},
+       "--messages: port.messages must be in [1, 10000000], got 4294967294"},
+      {{"--warmup", "2000000000"},
+       "--warmup: port.warmup must be in [0, 1000000000], got 2000000000"},
+      {{"--mode", "ping"},
+       "--mode: port.mode: 'ping' is not one of exchange, pingpong, transport, ip"},
   };
   for (const auto& [flags, message] : cases) {
     std::vector<std::string> args = {"port", "--eal", "-l 0 --no-pci", "--node", "1", "--peer",
@@ -385,7 +391,7 @@ TEST_F(CliTest, PortFlagsOutOfRangeAreBadInputBeforeAnyPortStarts) {
     args.insert(args.end(), flags.begin(), flags.end());
     const Outcome o = Nicsim(args);
     EXPECT_EQ(o.exit_code, 2) << flags[0];
-    EXPECT_EQ(o.err, "nicsim port: " + message + "\n");
+    EXPECT_EQ(o.err, "nicsim: " + message + "\n");
     EXPECT_EQ(o.out, "");
   }
   // Their scenario twins have the same ranges, reported where they are written.

@@ -131,7 +131,7 @@ void RunIpPair(const std::string& devargs, bool rdma) {
     return std::string(NICSIM_BINARY) + " port --eal '" + eal + " --file-prefix=" + ns +
            " " + cores + " --vdev=net_memif0,role=" + role + ",socket=" + d +
            "/memif.sock,socket-abstract=no" + devargs + "' --mode ip --node " + node + " --peer " + peer +
-           " --netns " + ns + " --timeout-s 200";
+           " --netns " + ns + " --timeout 200s";
   };
   const std::string py = "/usr/bin/python3 ";
   const std::string script =

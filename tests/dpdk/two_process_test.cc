@@ -140,7 +140,7 @@ TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverVeth) {
     return std::vector<std::string>{NICSIM_BINARY, "port", "--eal", EalArgs(iface, core),
                                     "--node", std::to_string(node), "--peer",
                                     std::to_string(peer), "--messages", std::to_string(kMessages),
-                                    "--seed", "7", "--timeout-s", "60"};
+                                    "--seed", "7", "--timeout", "60s"};
   };
   const std::string dir = scratch.path().string();
   // Both ends must carry traffic before the ports bind to them.
@@ -232,7 +232,7 @@ PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::strin
       }
       std::vector<std::string> a = {NICSIM_BINARY, "port", "--eal", eal, "--node",
                                     server ? "2" : "1", "--peer", server ? "1" : "2",
-                                    "--timeout-s", "60"};
+                                    "--timeout", "60s"};
       a.insert(a.end(), extra.begin(), extra.end());
       return a;
     };
@@ -363,7 +363,7 @@ TEST(DpdkTwoProcessTest, AnAdapterLcoreOutsideTheCoreListIsBadInput) {
     const nicsim::testing::CommandResult r = nicsim::testing::RunCommand(
         {NICSIM_BINARY, "port", "--eal",
          "--no-huge -m 256 --no-pci --no-shconf -l 0 --vdev=net_null0", "--node", "1", "--peer",
-         "2", "--timeout-s", "2", "--mode", mode, "--adapter-lcore", "1"},
+         "2", "--timeout", "2s", "--mode", mode, "--adapter-lcore", "1"},
         scratch.path());
     EXPECT_EQ(r.exit_code, 2) << mode << ": " << r.err;
     // The EAL logs its start-up on stderr first; our error is the last line.
@@ -384,7 +384,7 @@ TEST(DpdkTwoProcessTest, APortThatNeverGoesQuietStillEndsAtTheTimeLimit) {
   ASSERT_FALSE(scratch.path().empty());
   const nicsim::testing::CommandResult r = nicsim::testing::RunCommand(
       {NICSIM_BINARY, "port", "--eal", "--no-huge -m 256 --no-pci --no-shconf -l 0 --vdev=net_null0",
-       "--node", "1", "--peer", "2", "--timeout-s", "1"},
+       "--node", "1", "--peer", "2", "--timeout", "1s"},
       scratch.path());
   if (r.exit_code == 2) GTEST_SKIP() << "net_null could not be set up: " << r.err;
   EXPECT_EQ(r.exit_code, 1) << r.err;

@@ -319,10 +319,10 @@ TEST(ShmRunTest, BadFlagsExitTwoWithAMessage) {
       {{"-n", "2", "--prefix", "a/b", "/bin/true"}, "shm-run: --prefix 'a/b'"},
       {{"-n", "two", "/bin/true"}, "shm-run: -n: expected a number of processes, got 'two'"},
       {{"/bin/true"}, "shm-run: -n N is required"},
-      {{"-n", "2", "--verbose", "/bin/true"}, "shm-run: unknown flag --verbose"},
+      {{"-n", "2", "--verbose", "/bin/true"}, "The following argument was not expected: --verbose"},
       {{"-n", "2", "--protocol", "tcp", "/bin/true"},
        "shm-run: --protocol: expected postbox or pushpull, got 'tcp'"},
-      {{"-n", "2", "--timeout"}, "shm-run: --timeout needs a value"},
+      {{"-n", "2", "--timeout"}, "--timeout: 1 required TEXT missing"},
   };
   for (const Case& c : cases) {
     const CommandResult r = ShmRun(c.args, dir);

@@ -346,7 +346,7 @@ TEST(ParamTableTest, DurationsAreAtMostAnHour) {
   EXPECT_EQ(SetError("fabric.faults", "path 0: reorder=0.5, reorder_delay=3601s"),
             "fabric.faults: rule 1 ('path 0: reorder=0.5, reorder_delay=3601s'): reorder_delay "
             "must be at most 3600s, got 3601s");
-  // Every duration has the bound (port.timeout, wall-clock time, has the range of --timeout-s).
+  // Every duration has the bound (port.timeout, wall-clock time, has a range of its own).
   for (const ParamSpec& spec : AllParams()) {
     if (spec.type != ParamType::kDuration) continue;
     ParamValues p = ParamValues::Defaults();

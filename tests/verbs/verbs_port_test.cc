@@ -50,7 +50,7 @@ TEST(VerbsPortTest, NicsimPortVerbsWithoutADeviceExitsTwoWithTheReason) {
   ASSERT_FALSE(scratch.path().empty());
   const testing::CommandResult r =
       testing::RunCommand({NICSIM_BINARY, "port", "--verbs", "nodev0:1", "--node", "1", "--peer",
-                           "2", "--peer-addr", "3:0x40", "--timeout-s", "5"},
+                           "2", "--peer-addr", "3:0x40", "--timeout", "5s"},
                           scratch.path());
   Result<std::vector<std::string>> devices = RdmaDevices();
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -70,7 +70,7 @@ TEST(VerbsPortTest, NicsimPortTakesExactlyOneLink) {
     argv.insert(argv.end(), link.begin(), link.end());
     const testing::CommandResult r = testing::RunCommand(argv, scratch.path());
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find("--eal or --verbs: give exactly one"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--eal or --verbs (port.eal or port.verbs): give exactly one"), std::string::npos) << r.err;
   }
   const testing::CommandResult no_peer = testing::RunCommand(
       {NICSIM_BINARY, "port", "--verbs", "x:1", "--node", "1", "--peer", "2"}, scratch.path());
