@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/config/param_catalog.h"
+// The one place that knows every component with parameters: it gathers their declarations
+// for the parameter table (CatalogParams(), declared in sim/config/param_table.h).
+#include "sim/config/param_table.h"
 
 #include "sim/cluster/cluster_params.h"
 #include "sim/cluster/mpi_job_params.h"

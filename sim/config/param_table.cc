@@ -15,7 +15,6 @@
 #include "base/check.h"
 #include "base/text.h"
 #include "base/units.h"
-#include "sim/config/param_catalog.h"
 
 namespace nicsim::sim {
 namespace {

@@ -18,6 +18,13 @@ namespace nicsim::sim {
 /** Every parameter nicsim knows, in one table (the order `nicsim params` prints). */
 const std::vector<ParamSpec>& AllParams();
 
+/**
+ * Every component's declared parameters, in table order: the rows of AllParams(). The table
+ * lists them without including them: the program defines this function
+ * (app/param_catalog.cc), the one place that knows every component with parameters.
+ */
+std::vector<ParamSpec> CatalogParams();
+
 /** The table row for `name`, or nullptr when there is no such parameter. */
 const ParamSpec* FindParam(std::string_view name);
 
