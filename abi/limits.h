@@ -49,6 +49,8 @@ inline constexpr uint32_t MaxPacketPayload(uint32_t line_bytes) {
 }
 
 /** SRAM address of a window's LMT. */
-inline constexpr uint32_t LmtAddr(uint32_t window) { return kLmtBaseAddr + window * kLmtStrideBytes; }
+inline constexpr uint32_t LmtAddr(uint32_t window) {
+  return kLmtBaseAddr + window * kLmtStrideBytes;
+}
 
 }  // namespace nicsim::abi

@@ -121,9 +121,9 @@ enum class RcxtState : uint8_t {
 /** Flags of an RdmaRequest (what the ULP asks for, in its own terms). */
 inline constexpr uint8_t kReqNotifyInitiator = 0x01;  // the initiator's window gets a completion
 inline constexpr uint8_t kReqNotifyTarget = 0x02;     // the other side's window gets one
-inline constexpr uint8_t kReqRemoteFifo = 0x04;  // half RDMA: the remote side uses its FIFO
-inline constexpr uint8_t kReqLocalFifo = 0x08;   // half RDMA read: the data lands in our FIFO
-inline constexpr uint8_t kReqConditional = 0x10;  // our completion bumps a conditional counter
+inline constexpr uint8_t kReqRemoteFifo = 0x04;       // half RDMA: the remote side uses its FIFO
+inline constexpr uint8_t kReqLocalFifo = 0x08;        // half RDMA read: the data lands in our FIFO
+inline constexpr uint8_t kReqConditional = 0x10;      // our completion bumps a conditional counter
 
 /** WireHeader::flags of RDMA packets (in terms of the data's direction). */
 inline constexpr uint8_t kWireNotifySender = 0x01;  // completion packet to src, naming aux
@@ -215,16 +215,16 @@ inline constexpr uint64_t SramBytesFor(uint32_t rcxts) {
 
 /** What a send slot asks for. */
 enum class SlotType : uint8_t {
-  kFifo = 1,            // a packet-mode packet (PacketType::kFifo)
-  kRdmaWrite = 16,      // RDMA write: local source -> remote target
-  kRdmaRead = 17,       // RDMA read: remote source -> local target
-  kThirdPartyRead = 18, // ask a remote source to write to a third adapter
-  kRdmaWritePiece = 19, // half RDMA: one packet of an RDMA write, its data in the slot
-  kConditional = 20,    // park the request until a conditional counter reaches a value
-  kCounterSet = 21,     // set a conditional counter (count = value)
-  kCounterQuery = 22,   // read a counter; the adapter writes it into the slot's ulp_word
-  kRcxtCancel = 23,     // cancel whatever the local rCxt is doing
-  kRcxtArm = 24,        // arm a landing rCxt: each transfer landing on it bumps a counter
+  kFifo = 1,             // a packet-mode packet (PacketType::kFifo)
+  kRdmaWrite = 16,       // RDMA write: local source -> remote target
+  kRdmaRead = 17,        // RDMA read: remote source -> local target
+  kThirdPartyRead = 18,  // ask a remote source to write to a third adapter
+  kRdmaWritePiece = 19,  // half RDMA: one packet of an RDMA write, its data in the slot
+  kConditional = 20,     // park the request until a conditional counter reaches a value
+  kCounterSet = 21,      // set a conditional counter (count = value)
+  kCounterQuery = 22,    // read a counter; the adapter writes it into the slot's ulp_word
+  kRcxtCancel = 23,      // cancel whatever the local rCxt is doing
+  kRcxtArm = 24,         // arm a landing rCxt: each transfer landing on it bumps a counter
 };
 
 /** The request body that follows the slot header for every RDMA slot type. */

@@ -42,16 +42,22 @@ std::vector<Table> Tables() {
       {"Microcode counters", "stats.json `adapters[]`", Rows(fw::kCounterFields)},
       {"Task waits by resource", "stats.json `adapters[].waits`", Rows(fw::kResources, 1)},
       {"Adapter model counters", "stats.json `adapters[]`", Rows(hw::func::kAdapterCounterFields)},
-      {"Reliable transport", "stats.json `workload.transport` (MPI workloads); `nicsim port "
-       "--mode transport`", Rows(ulp::TransportStats::Fields())},
-      {"Registration caches", "stats.json `workload.transport.registrations` (MPI workloads, "
+      {"Reliable transport",
+       "stats.json `workload.transport` (MPI workloads); `nicsim port "
+       "--mode transport`",
+       Rows(ulp::TransportStats::Fields())},
+      {"Registration caches",
+       "stats.json `workload.transport.registrations` (MPI workloads, "
        "summed over the ranks); `nicsim port --mode transport` summary `registrations`",
        Rows(ulp::RegistrationCache::Stats::Fields())},
-      {"Postbox senders", "stats.json `workload.mpi.postbox` (MPI workloads with "
-       "mpi.intranode=postbox, summed over the ranks)", Rows(ulp::postbox::SenderStats::Fields())},
+      {"Postbox senders",
+       "stats.json `workload.mpi.postbox` (MPI workloads with "
+       "mpi.intranode=postbox, summed over the ranks)",
+       Rows(ulp::postbox::SenderStats::Fields())},
       {"Postbox receivers", "stats.json `workload.mpi.postbox`, beside the senders' counters",
        Rows(ulp::postbox::ReceiverStats::Fields())},
-      {"Push-pull senders", "stats.json `workload.mpi.pushpull` (MPI workloads with "
+      {"Push-pull senders",
+       "stats.json `workload.mpi.pushpull` (MPI workloads with "
        "mpi.intranode=pushpull, summed over the ranks)",
        Rows(ulp::pushpull::SenderStats::Fields())},
       {"Push-pull receivers", "stats.json `workload.mpi.pushpull`, beside the senders' counters",

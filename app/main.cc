@@ -130,8 +130,7 @@ int CmdRun(const sim::Scenario& scenario, const std::string& out_dir,
   }
   // The workload's table as CSV too, named after the workload.
   const std::string csv_path =
-      (std::filesystem::path(out_dir) /
-       (scenario.params.String("workload") + ".csv")).string();
+      (std::filesystem::path(out_dir) / (scenario.params.String("workload") + ".csv")).string();
   if (Status written = nicsim::WriteWholeFile(csv_path, sim::WorkloadCsv(stats["workload"]));
       !written.ok()) {
     std::fprintf(stderr, "nicsim: --out %s: %s\n", out_dir.c_str(), written.message().c_str());
@@ -274,8 +273,7 @@ int CmdMpirun(sim::MpirunArgs args) {
     return kBadInput;
   }
   options->program = args.program;
-  return CmdRunSplitOrNot(args.scenario, args.run.sets, args.run.out_dir, *options,
-                          args.run.quiet);
+  return CmdRunSplitOrNot(args.scenario, args.run.sets, args.run.out_dir, *options, args.run.quiet);
 }
 
 /** `nicsim shm-run ...`: the processes its options name. */
@@ -298,11 +296,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   std::string scenario;
   sim::RunArgs run_args;
-  CLI::App* run = app.add_subcommand("run", "Run a scenario (file or built-in; default: the embedded default)");
+  CLI::App* run =
+      app.add_subcommand("run", "Run a scenario (file or built-in; default: the embedded default)");
   run->add_option("scenario", scenario, "Scenario file path or built-in name");
   sim::AddRunOptions(*run, &run_args);
   bool markdown = false;
-  CLI::App* params = app.add_subcommand("params", "List every parameter with type, default and description");
+  CLI::App* params =
+      app.add_subcommand("params", "List every parameter with type, default and description");
   params->add_flag("--markdown", markdown, "Print the table as Markdown (docs/scenarios.md)");
   bool presets = false;
   params->add_flag("--presets", presets,
@@ -325,7 +325,8 @@ int main(int argc, char** argv) {
   diff->add_option("b", right, "Second trace file")->required();
   CLI::App* bless = trace->add_subcommand("bless", "Rewrite DIR/trace.txt from DIR/scenario.toml");
   bless->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
-  CLI::App* check = trace->add_subcommand("check", "Replay DIR/scenario.toml against DIR/trace.txt");
+  CLI::App* check =
+      trace->add_subcommand("check", "Replay DIR/scenario.toml against DIR/trace.txt");
   check->add_option("dir", golden_dir, "Golden directory (traces/NAME)")->required();
   sim::PortArgs port_args;
   CLI::App* port = app.add_subcommand(
@@ -333,13 +334,15 @@ int main(int argc, char** argv) {
   sim::AddPortOptions(*port, &port_args);
   sim::ShmRunArgs shm_run_args;
   CLI::App* shm_run = app.add_subcommand(
-      "shm-run", "Start N processes of PROGRAM on this machine, talking through shared-memory "
-                 "postboxes");
+      "shm-run",
+      "Start N processes of PROGRAM on this machine, talking through shared-memory "
+      "postboxes");
   sim::AddShmRunOptions(*shm_run, &shm_run_args);
   sim::TunOptions tun_options;
   CLI::App* tun = app.add_subcommand(
-      "tun", "Every node's IP interface as TUN device ipif0 in network namespace PREFIX-<node> "
-             "(needs root)");
+      "tun",
+      "Every node's IP interface as TUN device ipif0 in network namespace PREFIX-<node> "
+      "(needs root)");
   sim::AddTunOptions(*tun, &tun_options);
   try {
     app.parse(argc, argv);

@@ -22,9 +22,10 @@ bool NamesScenario(const std::string& word) {
 void AddMpirunOptions(CLI::App& command, MpirunArgs* args) {
   command.add_option("-n,--np", args->ranks, "Ranks, one process each (default: mpi.ranks)");
   AddRunOptions(command, &args->run);
-  command.add_option("words", args->program,
-                     "[SCENARIO] PROGRAM [ARGS...]: a built-in scenario or a .toml file (default: "
-                     "the embedded default), then the program and its arguments")
+  command
+      .add_option("words", args->program,
+                  "[SCENARIO] PROGRAM [ARGS...]: a built-in scenario or a .toml file (default: "
+                  "the embedded default), then the program and its arguments")
       ->take_all();
   // The first word that is not an option starts the program's part: after it nothing is
   // nicsim's, `-n` and `--set` included.

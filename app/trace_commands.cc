@@ -66,21 +66,19 @@ int TraceBlessCommand(const std::string& dir) {
   return 0;
 }
 
-Result<std::string> MakeTraceCheckDir(const std::string& golden_dir,
-                                      const std::string& temp_root) {
+Result<std::string> MakeTraceCheckDir(const std::string& golden_dir, const std::string& temp_root) {
   // "traces/a/" is named like "traces/a": a trailing slash leaves path::filename() empty.
   std::string name = fs::path(golden_dir).lexically_normal().filename().string();
   if (name.empty() || name == "." || name == "..") {
     name = fs::path(golden_dir).lexically_normal().parent_path().filename().string();
   }
   if (name.empty() || name == "." || name == "..") name = "golden";
-  const std::string pattern =
-      (fs::path(temp_root) / ("nicsim-trace-" + name + "-XXXXXX")).string();
+  const std::string pattern = (fs::path(temp_root) / ("nicsim-trace-" + name + "-XXXXXX")).string();
   // mkdtemp picks a name nobody has and creates it with mode 0700, or fails.
   std::string made = pattern;
   if (::mkdtemp(made.data()) == nullptr) {
-    return Status::Error(fmt::format("trace check: cannot make a directory like {}: {}",
-                                     pattern, std::strerror(errno)));
+    return Status::Error(fmt::format("trace check: cannot make a directory like {}: {}", pattern,
+                                     std::strerror(errno)));
   }
   return made;
 }
@@ -90,8 +88,7 @@ int TraceCheckCommand(const std::string& dir) {
   std::error_code ec;
   const fs::path temp_root = fs::temp_directory_path(ec);
   if (ec) {
-    std::fprintf(stderr, "nicsim: trace check: no temporary directory: %s\n",
-                 ec.message().c_str());
+    std::fprintf(stderr, "nicsim: trace check: no temporary directory: %s\n", ec.message().c_str());
     return Status::kBadInputExit;
   }
   Result<std::string> scratch = MakeTraceCheckDir(dir, temp_root.string());

@@ -6,12 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define NICSIM_CHECK(cond, ...)                                                         \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
+#define NICSIM_CHECK(cond, ...)                                                            \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
       std::fprintf(stderr, "%s:%d: NICSIM_CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, "" __VA_ARGS__);                                             \
-      std::fprintf(stderr, "\n");                                                       \
-      std::abort();                                                                     \
-    }                                                                                   \
+      std::fprintf(stderr, "" __VA_ARGS__);                                                \
+      std::fprintf(stderr, "\n");                                                          \
+      std::abort();                                                                        \
+    }                                                                                      \
   } while (0)

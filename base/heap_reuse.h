@@ -12,7 +12,8 @@ namespace nicsim {
  * back the heap's free top beyond 128 KiB: a simulation that frees and allocates message
  * buffers all the time then pays a page fault per 4 KiB of every buffer, every time
  * (docs/measurements.md has the figures). Blocks up to 32 MiB come from the heap, and up to
- * 256 MiB of free heap top is kept. The peak resident size is unchanged: what is kept is what was in use before.
+ * 256 MiB of free heap top is kept. The peak resident size is unchanged: what is kept is what was
+ * in use before.
  */
 inline void KeepFreedHeapForReuse() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);

@@ -12,8 +12,8 @@ namespace nicsim::base {
 thread_local int PackNodeState::depth_ = 0;
 
 PackedRegion::PackedRegion(size_t bytes) : id_(NewInstanceId()) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return;
   begin_ = reinterpret_cast<uintptr_t>(p);
   size_ = bytes;

@@ -110,18 +110,17 @@ class ParamDecls {
 
   /** An integer member of any integral type, checked against [min, max]. */
   template <class M>
-  ParamDecls& Int(std::string name, M Config::*member, int64_t min, int64_t max,
-                  std::string doc) {
+  ParamDecls& Int(std::string name, M Config::*member, int64_t min, int64_t max, std::string doc) {
     static_assert(std::is_integral_v<M>);
     ParamSpec spec = Spec(std::move(name), ParamType::kInt, std::move(doc));
     spec.min = min;
     spec.max = max;
-    return Add(std::move(spec),
-               [member](const Config& c) { return std::to_string(c.*member); },
-               [member, n = last_name_](const ParamSource& p, Config& c) {
-                 c.*member = static_cast<M>(p.Int(n));
-                 return Status();
-               });
+    return Add(
+        std::move(spec), [member](const Config& c) { return std::to_string(c.*member); },
+        [member, n = last_name_](const ParamSource& p, Config& c) {
+          c.*member = static_cast<M>(p.Int(n));
+          return Status();
+        });
   }
 
   /** A duration member, in picoseconds; its range is [0, kMaxDurationPs] unless Range()d. */
@@ -130,23 +129,24 @@ class ParamDecls {
     ParamSpec spec = Spec(std::move(name), ParamType::kDuration, std::move(doc));
     spec.min = 0;
     spec.max = kMaxDurationPs;
-    return Add(std::move(spec),
-               [member](const Config& c) { return FormatDuration(static_cast<int64_t>(c.*member)); },
-               [member, n = last_name_](const ParamSource& p, Config& c) {
-                 c.*member = static_cast<M>(p.DurationPs(n));
-                 return Status();
-               });
+    return Add(
+        std::move(spec),
+        [member](const Config& c) { return FormatDuration(static_cast<int64_t>(c.*member)); },
+        [member, n = last_name_](const ParamSource& p, Config& c) {
+          c.*member = static_cast<M>(p.DurationPs(n));
+          return Status();
+        });
   }
 
   /** A rate, kept in the struct as picoseconds per byte (the models' unit). */
   ParamDecls& RatePsPerByte(std::string name, double Config::*member, std::string doc) {
     ParamSpec spec = Spec(std::move(name), ParamType::kRate, std::move(doc));
-    return Add(std::move(spec),
-               [member](const Config& c) { return FormatRate(1e12 / (c.*member)); },
-               [member, n = last_name_](const ParamSource& p, Config& c) {
-                 c.*member = 1e12 / p.RateBytesPerSec(n);
-                 return Status();
-               });
+    return Add(
+        std::move(spec), [member](const Config& c) { return FormatRate(1e12 / (c.*member)); },
+        [member, n = last_name_](const ParamSource& p, Config& c) {
+          c.*member = 1e12 / p.RateBytesPerSec(n);
+          return Status();
+        });
   }
 
   /**
@@ -156,15 +156,14 @@ class ParamDecls {
   ParamDecls& RatePsPerByteOrOff(std::string name, double Config::*member, std::string doc) {
     ParamSpec spec = Spec(std::move(name), ParamType::kRate, std::move(doc));
     spec.min = 0;
-    return Add(std::move(spec),
-               [member](const Config& c) {
-                 return FormatRate(c.*member > 0 ? 1e12 / (c.*member) : 0.0);
-               },
-               [member, n = last_name_](const ParamSource& p, Config& c) {
-                 const double bytes_per_sec = p.RateBytesPerSec(n);
-                 c.*member = bytes_per_sec > 0 ? 1e12 / bytes_per_sec : 0.0;
-                 return Status();
-               });
+    return Add(
+        std::move(spec),
+        [member](const Config& c) { return FormatRate(c.*member > 0 ? 1e12 / (c.*member) : 0.0); },
+        [member, n = last_name_](const ParamSource& p, Config& c) {
+          const double bytes_per_sec = p.RateBytesPerSec(n);
+          c.*member = bytes_per_sec > 0 ? 1e12 / bytes_per_sec : 0.0;
+          return Status();
+        });
   }
 
   /** A size member, in bytes, at least 0 (Range() narrows it). */
@@ -173,32 +172,34 @@ class ParamDecls {
     static_assert(std::is_integral_v<M>);
     ParamSpec spec = Spec(std::move(name), ParamType::kSize, std::move(doc));
     spec.min = 0;
-    return Add(std::move(spec),
-               [member](const Config& c) { return FormatSize(static_cast<uint64_t>(c.*member)); },
-               [member, n = last_name_](const ParamSource& p, Config& c) {
-                 c.*member = static_cast<M>(p.SizeBytes(n));
-                 return Status();
-               });
+    return Add(
+        std::move(spec),
+        [member](const Config& c) { return FormatSize(static_cast<uint64_t>(c.*member)); },
+        [member, n = last_name_](const ParamSource& p, Config& c) {
+          c.*member = static_cast<M>(p.SizeBytes(n));
+          return Status();
+        });
   }
 
   ParamDecls& Probability(std::string name, double Config::*member, std::string doc) {
     ParamSpec spec = Spec(std::move(name), ParamType::kProbability, std::move(doc));
-    return Add(std::move(spec),
-               [member](const Config& c) { return FormatProbability(c.*member); },
-               [member, n = last_name_](const ParamSource& p, Config& c) {
-                 c.*member = p.Probability(n);
-                 return Status();
-               });
+    return Add(
+        std::move(spec), [member](const Config& c) { return FormatProbability(c.*member); },
+        [member, n = last_name_](const ParamSource& p, Config& c) {
+          c.*member = p.Probability(n);
+          return Status();
+        });
   }
 
   ParamDecls& Bool(std::string name, bool Config::*member, std::string doc) {
     ParamSpec spec = Spec(std::move(name), ParamType::kBool, std::move(doc));
-    return Add(std::move(spec),
-               [member](const Config& c) { return std::string(c.*member ? "true" : "false"); },
-               [member, n = last_name_](const ParamSource& p, Config& c) {
-                 c.*member = p.Bool(n);
-                 return Status();
-               });
+    return Add(
+        std::move(spec),
+        [member](const Config& c) { return std::string(c.*member ? "true" : "false"); },
+        [member, n = last_name_](const ParamSource& p, Config& c) {
+          c.*member = p.Bool(n);
+          return Status();
+        });
   }
 
   /** Free text; `check` (if any) vets its syntax when it is set. */
@@ -206,11 +207,12 @@ class ParamDecls {
                      Status (*check)(std::string_view) = nullptr) {
     ParamSpec spec = Spec(std::move(name), ParamType::kString, std::move(doc));
     spec.check = check;
-    return Add(std::move(spec), [member](const Config& c) { return c.*member; },
-               [member, n = last_name_](const ParamSource& p, Config& c) {
-                 c.*member = p.String(n);
-                 return Status();
-               });
+    return Add(
+        std::move(spec), [member](const Config& c) { return c.*member; },
+        [member, n = last_name_](const ParamSource& p, Config& c) {
+          c.*member = p.String(n);
+          return Status();
+        });
   }
 
   /** An enum member chosen by name: `names` pairs each value with its name, in help order. */
@@ -251,28 +253,29 @@ class ParamDecls {
     ParamSpec spec = Spec(std::move(name), ParamType::kIntList, std::move(doc));
     spec.min = min;
     spec.max = max;
-    return Add(std::move(spec),
-               [member](const Config& c) {
-                 const Seq& seq = c.*member;
-                 return FormatIntList(std::vector<int64_t>(seq.begin(), seq.end()));
-               },
-               [member, n = last_name_, entry](const ParamSource& p, Config& c) {
-                 const std::vector<int64_t>& list = p.IntList(n);
-                 Seq& out = c.*member;
-                 if constexpr (IsArray<Seq>::value) {
-                   if (list.size() != out.size()) {
-                     return Status::Error(n + ": needs " + std::to_string(out.size()) +
-                                          " entries (one per " + entry + "), got " +
-                                          std::to_string(list.size()));
-                   }
-                   for (size_t i = 0; i < list.size(); ++i) {
-                     out[i] = static_cast<typename Seq::value_type>(list[i]);
-                   }
-                 } else {
-                   out.assign(list.begin(), list.end());
-                 }
-                 return Status();
-               });
+    return Add(
+        std::move(spec),
+        [member](const Config& c) {
+          const Seq& seq = c.*member;
+          return FormatIntList(std::vector<int64_t>(seq.begin(), seq.end()));
+        },
+        [member, n = last_name_, entry](const ParamSource& p, Config& c) {
+          const std::vector<int64_t>& list = p.IntList(n);
+          Seq& out = c.*member;
+          if constexpr (IsArray<Seq>::value) {
+            if (list.size() != out.size()) {
+              return Status::Error(n + ": needs " + std::to_string(out.size()) +
+                                   " entries (one per " + entry + "), got " +
+                                   std::to_string(list.size()));
+            }
+            for (size_t i = 0; i < list.size(); ++i) {
+              out[i] = static_cast<typename Seq::value_type>(list[i]);
+            }
+          } else {
+            out.assign(list.begin(), list.end());
+          }
+          return Status();
+        });
   }
 
   /**
@@ -297,12 +300,10 @@ class ParamDecls {
   template <class Sub>
   ParamDecls& Include(Sub Config::*member, const ParamDecls<Sub>& sub) {
     for (const typename ParamDecls<Sub>::Decl& d : sub.decls_) {
-      decls_.push_back(Decl{d.spec,
-                            [member, f = d.default_text](const Config& c) { return f(c.*member); },
-                            d.run_default,
-                            [member, r = d.read](const ParamSource& p, Config& c) {
-                              return r(p, c.*member);
-                            }});
+      decls_.push_back(
+          Decl{d.spec, [member, f = d.default_text](const Config& c) { return f(c.*member); },
+               d.run_default,
+               [member, r = d.read](const ParamSource& p, Config& c) { return r(p, c.*member); }});
     }
     return *this;
   }
@@ -383,8 +384,7 @@ class ParamDecls {
   }
 
   ParamDecls& Add(ParamSpec spec, Formatter default_text, Reader read) {
-    decls_.push_back(Decl{std::move(spec), std::move(default_text), std::nullopt,
-                          std::move(read)});
+    decls_.push_back(Decl{std::move(spec), std::move(default_text), std::nullopt, std::move(read)});
     return *this;
   }
 

@@ -38,7 +38,9 @@ class Rng {
     return result;
   }
   /** Uniform in [0, n); n > 0. */
-  uint64_t Below(uint64_t n) { return static_cast<uint64_t>((static_cast<__uint128_t>(Next()) * n) >> 64); }
+  uint64_t Below(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<__uint128_t>(Next()) * n) >> 64);
+  }
   /** Uniform in [lo, hi]. */
   uint64_t Between(uint64_t lo, uint64_t hi) { return lo + Below(hi - lo + 1); }
   /** True with probability p. */

@@ -36,8 +36,8 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}            // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {     // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     NICSIM_CHECK(!status_.ok(), "a Result needs a value or an error");
   }
 

@@ -6,10 +6,10 @@
 // What is compared. testpmd io forwarding takes a burst off a port and puts it back on a port:
 // one receive and one transmit per packet. The nicsim forwarder does the same through the whole
 // stack: the DPDK port hands the frame to the adapter, the microcode's receive path lands it in
-// the window's receive FIFO, the host process (WindowProcess) reads it and sends it back through the
-// HAL send FIFO, and the microcode's transmit path puts it on the same port (--port-topology=loop
-// for testpmd). Each 64-byte frame (Ethernet 14 + WireHeader 48 + 2 payload bytes) is addressed
-// from the adapter to itself, so what it sends is again a valid frame for it.
+// the window's receive FIFO, the host process (WindowProcess) reads it and sends it back through
+// the HAL send FIFO, and the microcode's transmit path puts it on the same port
+// (--port-topology=loop for testpmd). Each 64-byte frame (Ethernet 14 + WireHeader 48 + 2 payload
+// bytes) is addressed from the adapter to itself, so what it sends is again a valid frame for it.
 //   - net_null generates frames without writing them (the mbuf holds whatever its last user
 //     left), so every mbuf of the port's pool is first filled with a valid 64-byte frame; the
 //     frames the adapter transmits into the pool are valid too. The forwarder keeps at most 32
@@ -196,8 +196,8 @@ class RateWindow {
   explicit RateWindow(double seconds)
       : warm_(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(kWarmupSeconds))),
-        end_(warm_ + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(seconds))) {}
+        end_(warm_ +
+             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds))) {}
 
   /** The rate once the window has closed; nothing before. */
   std::optional<double> Sample(uint64_t count) {
@@ -277,7 +277,8 @@ struct Measured {
    * the rate would be on a core of its own, on a machine shared with other work.
    */
   double cpu_pps = 0;
-  /** Adapter events run per frame counted (one thread only; split, the adapter's lcore runs them). */
+  /** Adapter events run per frame counted (one thread only; split, the adapter's lcore runs them).
+   */
   double events_per_frame = 0;
   uint64_t port_drops = 0;
   uint64_t microcode_drops = 0;

@@ -136,9 +136,7 @@ class Side {
   }
 
   /** Abandons the run: thrown to main, which reaps the child and unlinks the segments. */
-  [[noreturn]] static void Die(const std::string& why) {
-    throw std::runtime_error(why);
-  }
+  [[noreturn]] static void Die(const std::string& why) { throw std::runtime_error(why); }
 
   /**
    * Every 2^16 turns: the timeout, and in the parent whether the child has died. The clock
@@ -369,10 +367,10 @@ int main(int argc, char** argv) {
   g_bind = bind == nullptr || std::strcmp(bind, "0") != 0;
   const Params p = BenchParams();
   std::printf("idle sched_yield after %u idle turns\n", g_spin_turns);
-  std::printf("params piece_bytes=%u pool_blocks=%u slots_per_receiver=%u inline_bytes=%u "
-              "receiver_quota_blocks=%u\n",
-              p.piece_bytes, p.pool_blocks, p.slots_per_receiver, p.inline_bytes,
-              p.receiver_quota_blocks);
+  std::printf(
+      "params piece_bytes=%u pool_blocks=%u slots_per_receiver=%u inline_bytes=%u "
+      "receiver_quota_blocks=%u\n",
+      p.piece_bytes, p.pool_blocks, p.slots_per_receiver, p.inline_bytes, p.receiver_quota_blocks);
   for (const Stream& s : kStreams) {
     std::printf("memcpy_%zuB_mbps %.1f\n", s.bytes, MemcpyBandwidth(s.bytes));
   }

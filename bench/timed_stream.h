@@ -21,9 +21,8 @@ struct TimedStream {
 };
 
 /** Runs and times the stream; `schedule`, if given, receives every scheduling call. */
-inline TimedStream RunTimedStream(
-    const sim::ClusterConfig& config, uint64_t packets, uint32_t size,
-    std::vector<kernel::EventQueue::Scheduled>* schedule = nullptr) {
+inline TimedStream RunTimedStream(const sim::ClusterConfig& config, uint64_t packets, uint32_t size,
+                                  std::vector<kernel::EventQueue::Scheduled>* schedule = nullptr) {
   Result<std::unique_ptr<sim::Cluster>> cluster = sim::Cluster::Create(config);
   if (!cluster.ok()) {
     std::fprintf(stderr, "bench: %s\n", cluster.status().message().c_str());

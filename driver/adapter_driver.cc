@@ -30,8 +30,7 @@ void AdapterDriver::Dispatch(const abi::InterruptEvent& ev) {
   if (ev.window < abi::kMaxWindows && handlers_[ev.window]) handlers_[ev.window](ev.causes);
 }
 
-void AdapterDriver::OnInterrupt(uint32_t handler,
-                                const std::vector<abi::InterruptEvent>& events) {
+void AdapterDriver::OnInterrupt(uint32_t handler, const std::vector<abi::InterruptEvent>& events) {
   ++interrupts_delivered_;
   const uint64_t ready_cmd = abi::GlobalCommandOffset(abi::GlobalCommand::kInterruptHandlerReady);
   if (service_ps_ == 0) {
@@ -101,16 +100,17 @@ Result<WindowInfo> AdapterDriver::OpenWindow(uint32_t window, const WindowReques
     return Status::Error(where + "window must be below " + std::to_string(abi::kMaxWindows));
   }
   if (open_[window]) {
-    return Status::Error(where + (open_[window]->phase == WindowPhase::kClosing
-                                      ? "still closing"
-                                      : "already open"));
+    return Status::Error(
+        where + (open_[window]->phase == WindowPhase::kClosing ? "still closing" : "already open"));
   }
   if (req.recv_frames == 0) return Status::Error(where + "recv_frames must be positive");
   if (req.send_slots == 0) return Status::Error(where + "send_slots must be positive");
   const uint32_t line = device_.CacheLineBytes();
-  Result<host::HostRegion> recv = device_.AllocContiguous(uint64_t{req.recv_frames} * abi::kRecvFrameBytes);
+  Result<host::HostRegion> recv =
+      device_.AllocContiguous(uint64_t{req.recv_frames} * abi::kRecvFrameBytes);
   if (!recv.ok()) return Status::Error(where + recv.status().message());
-  Result<host::HostRegion> send = device_.AllocContiguous(uint64_t{req.send_slots} * abi::SendSlotBytes(line));
+  Result<host::HostRegion> send =
+      device_.AllocContiguous(uint64_t{req.send_slots} * abi::SendSlotBytes(line));
   if (!send.ok()) {
     device_.FreeContiguous(*recv);
     return Status::Error(where + send.status().message());
@@ -159,10 +159,9 @@ void AdapterDriver::PollClose(uint32_t window, uint64_t close_id, std::function<
   // The read is ordered after the close command, so a zero here means every task that could
   // still hold the window's old state has finished.
   if (ReadSnapshot() != 0) {
-    device_.HostTimer(kSnapshotPollPs,
-                      [this, window, close_id, done = std::move(done)]() mutable {
-                        PollClose(window, close_id, std::move(done));
-                      });
+    device_.HostTimer(kSnapshotPollPs, [this, window, close_id, done = std::move(done)]() mutable {
+      PollClose(window, close_id, std::move(done));
+    });
     return;
   }
   Release(window);

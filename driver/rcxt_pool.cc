@@ -14,8 +14,7 @@ namespace nicsim::driver {
 
 std::unique_ptr<RcxtPool> RcxtPool::ForDriver(DeviceAccess& adapter, uint32_t count,
                                               const AdapterDriver& driver) {
-  return std::make_unique<RcxtPool>(adapter, count,
-                                    [&driver] { return driver.recovery_count(); });
+  return std::make_unique<RcxtPool>(adapter, count, [&driver] { return driver.recovery_count(); });
 }
 
 RcxtPool::RcxtPool(DeviceAccess& adapter, uint32_t count, std::function<uint64_t()> recovery_count)

@@ -106,8 +106,8 @@ class TceTables {
    * at exactly that PVO (its key, table and TCEs), or fails if those TCEs are taken: a group
    * member maps its landing area where the other members have theirs.
    */
-  Result<Registration> Register(uint32_t job, const host::PageTable& pages, uint64_t vaddr, uint64_t len,
-                                uint32_t fixed_key = 0, uint64_t at_pvo = 0);
+  Result<Registration> Register(uint32_t job, const host::PageTable& pages, uint64_t vaddr,
+                                uint64_t len, uint32_t fixed_key = 0, uint64_t at_pvo = 0);
   /** Invalidates the registration's TCEs (flags = 0) and frees them for reuse. */
   Status Deregister(const Registration& reg);
 

@@ -7,7 +7,9 @@
 namespace nicsim::fw {
 
 ChannelBuffers::ChannelBuffers(Platform& platform, Counters& counters, uint32_t count)
-    : platform_(platform), counters_(counters), entries_(count),
+    : platform_(platform),
+      counters_(counters),
+      entries_(count),
       cb_of_window_(abi::kMaxWindows, kNoCb) {}
 
 CbId ChannelBuffers::Bind(uint32_t window, TaskKind kind) {

@@ -170,7 +170,8 @@ inline void StartCompletionFrame(Context& ctx, uint64_t frame_addr, uint16_t src
 
 /** Host address of receive frame `seq` of the window. */
 inline uint64_t FrameAddress(const abi::LmtEntry& lmt, uint32_t seq) {
-  return lmt.recv_fifo_addr + static_cast<uint64_t>(seq % lmt.recv_fifo_frames) * abi::kRecvFrameBytes;
+  return lmt.recv_fifo_addr +
+         static_cast<uint64_t>(seq % lmt.recv_fifo_frames) * abi::kRecvFrameBytes;
 }
 
 /**

@@ -7,9 +7,10 @@
 
 namespace nicsim::fw {
 
-InterruptController::InterruptController(Platform& platform, Counters& counters,
-                                         uint32_t handlers)
-    : platform_(platform), counters_(counters), ready_(handlers, true),
+InterruptController::InterruptController(Platform& platform, Counters& counters, uint32_t handlers)
+    : platform_(platform),
+      counters_(counters),
+      ready_(handlers, true),
       pending_(abi::kMaxWindows, 0) {}
 
 void InterruptController::Raise(uint32_t window, abi::InterruptCause cause) {

@@ -46,17 +46,15 @@ struct Microcode::Engines {
 };
 
 Microcode::Microcode(Platform& platform, const MicrocodeConfig& config)
-    : platform_(platform),
-      config_(config),
-      engines_(std::make_unique<Engines>(platform, config)) {
+    : platform_(platform), config_(config), engines_(std::make_unique<Engines>(platform, config)) {
   NICSIM_CHECK(config.tasks > 0 && config.tasks <= abi::kMaxTasks, "tasks %u", config.tasks);
   NICSIM_CHECK(config.rx_tasks > 0 && config.tx_tasks > 0 && config.tx_switch_every > 0,
                "microcode needs at least one task of each kind and k >= 1");
   NICSIM_CHECK(config.channel_buffers > 0, "at least one channel buffer");
   NICSIM_CHECK(config.rcxts <= abi::kRcxtIndexMask, "rcxts %u", config.rcxts);
-  NICSIM_CHECK(config.interrupt_handlers > 0 &&
-                   config.interrupt_handlers <= abi::kMaxInterruptHandlers,
-               "interrupt handlers %u", config.interrupt_handlers);
+  NICSIM_CHECK(
+      config.interrupt_handlers > 0 && config.interrupt_handlers <= abi::kMaxInterruptHandlers,
+      "interrupt handlers %u", config.interrupt_handlers);
 }
 
 const Counters& Microcode::counters() const { return engines_->counters; }
@@ -65,7 +63,9 @@ Microcode::~Microcode() = default;
 
 uint32_t Microcode::active_tasks(TaskKind kind) const { return engines_->tasks.active(kind); }
 
-uint32_t Microcode::conditional_counter(uint32_t queue) const { return engines_->rdma.counter(queue); }
+uint32_t Microcode::conditional_counter(uint32_t queue) const {
+  return engines_->rdma.counter(queue);
+}
 
 BufferManagerResponse Microcode::Bmr(uint32_t window) const { return engines_->cbs.Bmr(window); }
 
@@ -193,8 +193,8 @@ bool Microcode::CanAcceptHeader(const uint8_t* header, uint32_t header_len) cons
   return window >= abi::kMaxWindows || engines_->cbs.CanBind(window);
 }
 
-TaskId Microcode::OnHeaderArrived(const uint8_t* header, uint32_t header_len,
-                                  uint32_t payload_len, bool crc_ok) {
+TaskId Microcode::OnHeaderArrived(const uint8_t* header, uint32_t header_len, uint32_t payload_len,
+                                  bool crc_ok) {
   // Checks the link makes before a task is spent.
   if (header_len < sizeof(abi::WireHeader)) {
     CountDrop(engines_->ctx, nullptr, DropReason::kTruncatedHeader, 0);

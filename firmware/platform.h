@@ -79,26 +79,26 @@ enum class DmaStatus : uint8_t { kOk = 0, kAddressError = 1 };
 
 /** Kinds of microcode trace events (software-observable state changes). */
 enum class TraceKind : uint8_t {
-  kRxState,        // a receive task entered `state`
-  kTxState,        // a transmit task entered `state`
-  kDrop,           // a packet was dropped: value = DropReason
-  kWait,           // a task suspended for a resource: value = Resource
-  kInterrupt,      // an interrupt was presented: value = handler, window = first event's
-  kMmio,           // a command arrived: state = command, value = its value
-  kCloseWindow,    // a window closed: value = the snapshot view
-  kReset,          // the adapter was reset
-  kLmtFetch,       // an LMT was fetched from SRAM into channel buffer `cb`
-  kLmtFlush,       // channel buffer `cb` was written back to SRAM
+  kRxState,      // a receive task entered `state`
+  kTxState,      // a transmit task entered `state`
+  kDrop,         // a packet was dropped: value = DropReason
+  kWait,         // a task suspended for a resource: value = Resource
+  kInterrupt,    // an interrupt was presented: value = handler, window = first event's
+  kMmio,         // a command arrived: state = command, value = its value
+  kCloseWindow,  // a window closed: value = the snapshot view
+  kReset,        // the adapter was reset
+  kLmtFetch,     // an LMT was fetched from SRAM into channel buffer `cb`
+  kLmtFlush,     // channel buffer `cb` was written back to SRAM
   // Hardware events (emitted by the hardware model through the same trace):
-  kDmaStart,       // a DMA was queued: task = tag, state = 0 to host / 1 from host, value = bytes
-  kDmaDone,        // a DMA completed: task = tag, state = direction, value = DmaStatus
-  kLinkOut,        // a frame started onto the link: state = destination adapter, value = bytes
-  kFrameIn,        // a frame's header reached the adapter: value = bytes
+  kDmaStart,  // a DMA was queued: task = tag, state = 0 to host / 1 from host, value = bytes
+  kDmaDone,   // a DMA completed: task = tag, state = direction, value = DmaStatus
+  kLinkOut,   // a frame started onto the link: state = destination adapter, value = bytes
+  kFrameIn,   // a frame's header reached the adapter: value = bytes
   // RDMA (microcode):
-  kRcxt,           // an rCxt changed state: state = RcxtState, value = index | tid << 32
+  kRcxt,              // an rCxt changed state: state = RcxtState, value = index | tid << 32
   kAddressException,  // an RDMA protection failure made `window` fatal: value = PVO
-  kCondition,      // a conditional counter changed: state = queue, value = new count
-  kSnapshot,       // task `task` finished and left the snapshot view: value = the view now
+  kCondition,         // a conditional counter changed: state = queue, value = new count
+  kSnapshot,          // task `task` finished and left the snapshot view: value = the view now
 };
 
 /** One trace event: what happened, to which task, window, channel buffer and DTB. */

@@ -94,16 +94,16 @@ PostOutcome PostRead(Context& ctx, const Task& task, uint32_t window, abi::LmtEn
   if (Busy(rec)) return Reject(ctx, task, window, DropReason::kRdmaRcxtBusy);
   const uint64_t sink_pvo = third ? r.third_pvo : r.local_pvo;
   if (RangeCarries(r.remote_pvo, r.length) || RangeCarries(sink_pvo, r.length)) {
-    RaiseAddressException(ctx, task, window, RangeCarries(sink_pvo, r.length) ? sink_pvo
-                                                                              : r.remote_pvo);
+    RaiseAddressException(ctx, task, window,
+                          RangeCarries(sink_pvo, r.length) ? sink_pvo : r.remote_pvo);
     return PostOutcome::kRejected;
   }
   // The initiator now waits: for the data (a read) or for the completion (third party). A
   // half send read that owes no completion to anyone is not tracked here: its data are
   // plain frames for the ULP, so the rCxt has nothing to wait for.
-  const bool untracked = !third && (r.flags & abi::kReqLocalFifo) &&
-                         !(r.flags & (abi::kReqNotifyInitiator | abi::kReqNotifyTarget |
-                                      abi::kReqConditional));
+  const bool untracked =
+      !third && (r.flags & abi::kReqLocalFifo) &&
+      !(r.flags & (abi::kReqNotifyInitiator | abi::kReqNotifyTarget | abi::kReqConditional));
   Arm(rec, untracked ? abi::RcxtState::kIdle : abi::RcxtState::kAwaiting, slot, r);
   ctx.rdma.Store(index, rec, task.id);
 
@@ -164,8 +164,7 @@ PostOutcome Cancel(Context& ctx, const Task& task, uint32_t window, abi::LmtEntr
     report->cancelled = true;
     report->tid = rec.tid;
     report->tag = rec.tag;
-    report->length =
-        rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) ? rec.sent : 0;
+    report->length = rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) ? rec.sent : 0;
   }
   if (rec.state == static_cast<uint8_t>(abi::RcxtState::kSending)) ctx.rdma.Unlink(lmt, index);
   ctx.rdma.EndInbound(index);
@@ -192,7 +191,6 @@ void Fire(Context& ctx, const Task& task, const std::vector<ParkedRequest>& read
   }
 }
 
-
 /**
  * Arms a landing rCxt of `window` (SlotType::kRcxtArm): from now on each transfer that
  * finishes landing on it bumps conditional queue `r.cond_queue`, an event at the data sink
@@ -203,8 +201,7 @@ void Fire(Context& ctx, const Task& task, const std::vector<ParkedRequest>& read
  * whichever came first, the transfer or the arming. Requests parked on the queue before the
  * arming are discarded.
  */
-PostOutcome ArmLanding(Context& ctx, const Task& task, uint32_t window,
-                       const abi::RdmaRequest& r) {
+PostOutcome ArmLanding(Context& ctx, const Task& task, uint32_t window, const abi::RdmaRequest& r) {
   abi::RcxtRecord rec;
   uint32_t index;
   if (!ctx.rdma.Resolve(r.local_rcxt, window, &rec, &index)) {

@@ -30,7 +30,10 @@ class LandedRanges {
   bool Free(uint32_t begin, uint32_t end) const;
   /** True once [0, end) is claimed, and nothing beyond it. */
   bool Covers(uint32_t end) const;
-  void Clear() { ranges_.clear(); zero_claimed_ = false; }
+  void Clear() {
+    ranges_.clear();
+    zero_claimed_ = false;
+  }
 
  private:
   /** Disjoint, merged ranges: begin -> end. */

@@ -40,8 +40,7 @@ bool RxEngine::OnPayload(Task& task, DtbId dtb) {
   // Only a task parked for its payload resumes; one waiting for a CB will see it later.
   const auto state = static_cast<RxState>(task.state);
   return task.waiting == Resource::kNone &&
-         (state == RxState::kMoveBody || state == RxState::kDiscard ||
-          state == RxState::kRdmaMove);
+         (state == RxState::kMoveBody || state == RxState::kDiscard || state == RxState::kRdmaMove);
 }
 
 void RxEngine::Run(Task& task, RxState state) {
@@ -110,8 +109,8 @@ RxEngine::Next RxEngine::Admit(Task& task) {
   if (task.header.protection_key != lmt.protection_key) {
     return Drop(task, DropReason::kBadProtectionKey);
   }
-  const bool to_fifo = task.header.type == static_cast<uint8_t>(abi::PacketType::kFifo) ||
-                       task.frame_info_len > 0;
+  const bool to_fifo =
+      task.header.type == static_cast<uint8_t>(abi::PacketType::kFifo) || task.frame_info_len > 0;
   if (!to_fifo) return Next{RxState::kRdmaAdmit, false};
   if (TrackedFifoData(task)) return Next{RxState::kRdmaFifoAdmit, false};
   // A full receive FIFO silently discards: no interrupt, no error to the sender.

@@ -14,7 +14,6 @@
 
 namespace nicsim::fw {
 
-
 /** Runs receive tasks through RxState. */
 class RxEngine {
  public:
@@ -70,11 +69,11 @@ class RxEngine {
 
   using StateFn = Next (RxEngine::*)(Task&);
   static constexpr std::array<StateFn, static_cast<size_t>(RxState::kDone)> kStates = {
-      &RxEngine::Validate,      &RxEngine::Bind,       &RxEngine::Admit,
-      &RxEngine::MoveBody,      &RxEngine::Signal,     &RxEngine::Finish,
-      &RxEngine::Discard,       &RxEngine::RdmaAdmit,  &RxEngine::RdmaTranslate,
-      &RxEngine::RdmaPlace,     &RxEngine::RdmaMove,   &RxEngine::RdmaLanded,
-      &RxEngine::RdmaNotify,    &RxEngine::RdmaNotified, &RxEngine::RdmaFifoAdmit};
+      &RxEngine::Validate,   &RxEngine::Bind,         &RxEngine::Admit,
+      &RxEngine::MoveBody,   &RxEngine::Signal,       &RxEngine::Finish,
+      &RxEngine::Discard,    &RxEngine::RdmaAdmit,    &RxEngine::RdmaTranslate,
+      &RxEngine::RdmaPlace,  &RxEngine::RdmaMove,     &RxEngine::RdmaLanded,
+      &RxEngine::RdmaNotify, &RxEngine::RdmaNotified, &RxEngine::RdmaFifoAdmit};
 
   Context& ctx_;
 };

@@ -200,8 +200,8 @@ RxEngine::Next RxEngine::RdmaTranslate(Task& task) {
   }
   const abi::WireHeader& h = task.header;
   TcePlan plan;
-  switch (PlanTranslation(ctx_.platform, h.pvo, h.len_bytes,
-                          ctx_.cbs.Lmt(task.cb).protection_key, &plan)) {
+  switch (PlanTranslation(ctx_.platform, h.pvo, h.len_bytes, ctx_.cbs.Lmt(task.cb).protection_key,
+                          &plan)) {
     case TceVerdict::kOk:
       break;
     case TceVerdict::kNotOwner:
@@ -222,9 +222,8 @@ RxEngine::Next RxEngine::RdmaPlace(Task& task) {
     return Drop(task, DropReason::kDmaError);
   }
   const TcePlan plan = PlanOf(task);
-  const TceVerdict verdict = FinishTranslation(
-      plan, ctx_.platform.HeaderBuffer(task.header_buffer), task.header.pvo, task.header.len_bytes,
-      task);
+  const TceVerdict verdict = FinishTranslation(plan, ctx_.platform.HeaderBuffer(task.header_buffer),
+                                               task.header.pvo, task.header.len_bytes, task);
   ReleaseTaskHeaderBuffer(ctx_, task);
   if (verdict != TceVerdict::kOk) {
     RaiseAddressException(ctx_, task, task.window, task.header.pvo);

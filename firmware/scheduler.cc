@@ -9,8 +9,7 @@ namespace nicsim::fw {
 
 void Scheduler::Wake(TaskId task) {
   ready_.push_back(task);
-  counters_.dispatch_queue_peak =
-      std::max<uint64_t>(counters_.dispatch_queue_peak, ready_.size());
+  counters_.dispatch_queue_peak = std::max<uint64_t>(counters_.dispatch_queue_peak, ready_.size());
 }
 
 bool Scheduler::Next(TaskId* task) {

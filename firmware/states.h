@@ -40,58 +40,56 @@ inline constexpr auto kResourceNames = NamesOf(kResources);
 
 /** Receive task states, in the order a packet passes through them. */
 enum class RxState : uint8_t {
-  kValidate,   // header in task registers: checks that need no window state
-  kBind,       // bind the window's channel buffer (may wait for a free CB)
-  kAdmit,      // window checks against the LMT; reserve a frame; early interrupt
-  kMoveBody,   // payload staged: DMA all but the first cache line
-  kSignal,     // body coherent: DMA the first cache line (header + first bytes)
-  kFinish,     // all coherent: advance the tail, maybe interrupt
-  kDiscard,    // dropped after the header was accepted: wait for the payload, then free it
-  kRdmaAdmit,  // RDMA: rCxt, tid and duplicate checks; read requests and completions end here
+  kValidate,       // header in task registers: checks that need no window state
+  kBind,           // bind the window's channel buffer (may wait for a free CB)
+  kAdmit,          // window checks against the LMT; reserve a frame; early interrupt
+  kMoveBody,       // payload staged: DMA all but the first cache line
+  kSignal,         // body coherent: DMA the first cache line (header + first bytes)
+  kFinish,         // all coherent: advance the tail, maybe interrupt
+  kDiscard,        // dropped after the header was accepted: wait for the payload, then free it
+  kRdmaAdmit,      // RDMA: rCxt, tid and duplicate checks; read requests and completions end here
   kRdmaTranslate,  // RDMA data: check the PVO's table; fetch its TCEs
-  kRdmaPlace,  // RDMA data: check the TCEs; wait for the payload
-  kRdmaMove,   // RDMA data: DMA the payload to its real pages
-  kRdmaLanded, // RDMA data coherent: maybe the transfer is complete
-  kRdmaNotify, // write a completion record into the window's receive FIFO
-  kRdmaNotified,  // the completion record is coherent
+  kRdmaPlace,      // RDMA data: check the TCEs; wait for the payload
+  kRdmaMove,       // RDMA data: DMA the payload to its real pages
+  kRdmaLanded,     // RDMA data coherent: maybe the transfer is complete
+  kRdmaNotify,     // write a completion record into the window's receive FIFO
+  kRdmaNotified,   // the completion record is coherent
   kRdmaFifoAdmit,  // half RDMA data bound for the FIFO that owes a completion: rCxt, tid
                    // and duplicate checks, then a frame; it leaves through kRdmaLanded
-  kDone,       // released; not a runnable state
+  kDone,           // released; not a runnable state
   kCount,
 };
 
-inline constexpr std::array<std::string_view, static_cast<size_t>(RxState::kCount)>
-    kRxStateNames = {"validate",       "bind",        "admit",        "move_body",
-                     "signal",         "finish",      "discard",      "rdma_admit",
-                     "rdma_translate", "rdma_place",  "rdma_move",    "rdma_landed",
-                     "rdma_notify",    "rdma_notified", "rdma_fifo_admit", "done"};
+inline constexpr std::array<std::string_view, static_cast<size_t>(RxState::kCount)> kRxStateNames =
+    {"validate",    "bind",          "admit",           "move_body",  "signal",    "finish",
+     "discard",     "rdma_admit",    "rdma_translate",  "rdma_place", "rdma_move", "rdma_landed",
+     "rdma_notify", "rdma_notified", "rdma_fifo_admit", "done"};
 
 constexpr std::string_view ToString(RxState s) { return kRxStateNames[static_cast<size_t>(s)]; }
 
 /** Transmit task states. */
 enum class TxState : uint8_t {
-  kSelect,       // take the next ready window, bind its CB and claim a slot
-  kFetchHeader,  // get a header buffer; DMA the slot header into it
-  kFetchBody,    // check the slot header; get a DTB; DMA the payload into it
-  kInject,       // build the wire header (with the window's key) and transmit
-  kMarkDone,     // rewrite the slot header with a completion status
-  kFinish,       // count the completion, maybe interrupt, release, look for more work
-  kPost,         // RDMA request slot: act on the request (or load a write piece's data)
-  kRdmaTranslate,  // RDMA data packet: check the source PVO's table; fetch its TCEs
-  kRdmaCheck,    // check the TCEs; find the real pages
-  kRdmaLoad,     // get a DTB; DMA the packet's data from its real pages
-  kRdmaInject,   // build the self-describing header and transmit
+  kSelect,          // take the next ready window, bind its CB and claim a slot
+  kFetchHeader,     // get a header buffer; DMA the slot header into it
+  kFetchBody,       // check the slot header; get a DTB; DMA the payload into it
+  kInject,          // build the wire header (with the window's key) and transmit
+  kMarkDone,        // rewrite the slot header with a completion status
+  kFinish,          // count the completion, maybe interrupt, release, look for more work
+  kPost,            // RDMA request slot: act on the request (or load a write piece's data)
+  kRdmaTranslate,   // RDMA data packet: check the source PVO's table; fetch its TCEs
+  kRdmaCheck,       // check the TCEs; find the real pages
+  kRdmaLoad,        // get a DTB; DMA the packet's data from its real pages
+  kRdmaInject,      // build the self-describing header and transmit
   kCancelNotify,    // a cancel stopped a transfer: write its kCancelled completion record
   kCancelNotified,  // the record is in the receive FIFO: make it visible
-  kDone,         // no ready window: the task goes back to the pool
+  kDone,            // no ready window: the task goes back to the pool
   kCount,
 };
 
-inline constexpr std::array<std::string_view, static_cast<size_t>(TxState::kCount)>
-    kTxStateNames = {"select",     "fetch_header",   "fetch_body", "inject",
-                     "mark_done",  "finish",         "post",       "rdma_translate",
-                     "rdma_check", "rdma_load",      "rdma_inject", "cancel_notify",
-                     "cancel_notified", "done"};
+inline constexpr std::array<std::string_view, static_cast<size_t>(TxState::kCount)> kTxStateNames =
+    {"select",      "fetch_header",  "fetch_body",      "inject",     "mark_done",
+     "finish",      "post",          "rdma_translate",  "rdma_check", "rdma_load",
+     "rdma_inject", "cancel_notify", "cancel_notified", "done"};
 
 constexpr std::string_view ToString(TxState s) { return kTxStateNames[static_cast<size_t>(s)]; }
 

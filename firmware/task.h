@@ -15,7 +15,6 @@
 
 namespace nicsim::fw {
 
-
 /** One hardware task: its registers and where it resumes. */
 struct Task {
   TaskId id = kNoTask;

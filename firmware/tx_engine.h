@@ -17,7 +17,6 @@
 
 namespace nicsim::fw {
 
-
 /** Runs transmit tasks through TxState. */
 class TxEngine {
  public:
@@ -62,8 +61,8 @@ class TxEngine {
 
   using StateFn = Next (TxEngine::*)(Task&);
   static constexpr std::array<StateFn, static_cast<size_t>(TxState::kDone)> kStates = {
-      &TxEngine::Select,        &TxEngine::FetchHeader, &TxEngine::FetchBody,
-      &TxEngine::Inject,        &TxEngine::MarkDone,    &TxEngine::Finish,
+      &TxEngine::Select,        &TxEngine::FetchHeader,   &TxEngine::FetchBody,
+      &TxEngine::Inject,        &TxEngine::MarkDone,      &TxEngine::Finish,
       &TxEngine::Post,          &TxEngine::RdmaTranslate, &TxEngine::RdmaCheck,
       &TxEngine::RdmaLoad,      &TxEngine::RdmaInject,    &TxEngine::CancelNotify,
       &TxEngine::CancelNotified};

@@ -213,8 +213,8 @@ TxEngine::Next TxEngine::RdmaCheck(Task& task) {
   }
   const uint64_t pvo = rec.src_pvo + task.offset;
   const TcePlan plan = PlanOf(task);
-  const TceVerdict verdict = FinishTranslation(
-      plan, ctx_.platform.HeaderBuffer(task.header_buffer), pvo, task.payload_len, task);
+  const TceVerdict verdict = FinishTranslation(plan, ctx_.platform.HeaderBuffer(task.header_buffer),
+                                               pvo, task.payload_len, task);
   ReleaseTaskHeaderBuffer(ctx_, task);
   if (verdict != TceVerdict::kOk) {
     RaiseAddressException(ctx_, task, task.window, pvo);
@@ -267,8 +267,8 @@ TxEngine::Next TxEngine::RdmaInject(Task& task) {
     h.src_window = rec.notify_window;
     h.len_bytes = static_cast<uint16_t>(task.payload_len);
     h.type = static_cast<uint8_t>(abi::PacketType::kRdmaWrite);
-    h.flags = rec.flags & (abi::kWireNotifySender | abi::kWireNotifySink | abi::kToFifo |
-                           abi::kThirdParty);
+    h.flags = rec.flags &
+              (abi::kWireNotifySender | abi::kWireNotifySink | abi::kToFifo | abi::kThirdParty);
     if (task.offset + task.payload_len == rec.length) h.flags |= abi::kLastPacket;
     h.protection_key = ctx_.cbs.Lmt(task.cb).protection_key;
     h.ulp_word = rec.tag;
@@ -303,8 +303,8 @@ void TxEngine::PacketDone(Task& task) {
     const bool completion_here = (rec.flags & abi::kWireNotifySender) &&
                                  rec.notify_adapter == ctx_.platform.AdapterId() &&
                                  rec.notify_window == task.window;
-    rec.state = static_cast<uint8_t>(completion_here ? abi::RcxtState::kAwaiting
-                                                     : abi::RcxtState::kIdle);
+    rec.state =
+        static_cast<uint8_t>(completion_here ? abi::RcxtState::kAwaiting : abi::RcxtState::kIdle);
   }
   ctx_.rdma.Store(task.rcxt, rec, task.id);
 }

@@ -25,8 +25,7 @@ bool Port::Transmitted(const SendTicket& ticket) const {
   return e->Transmitted(ticket.place);
 }
 
-void Port::Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request,
-                uint32_t ulp_word) {
+void Port::Post(abi::SlotType type, Peer dest, const abi::RdmaRequest& request, uint32_t ulp_word) {
   if (Endpoint* e = endpoint_()) e->PostRequest(type, dest, request, ulp_word);
 }
 

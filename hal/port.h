@@ -35,7 +35,9 @@ class Port {
 
   /** `payload_cap`: the largest payload the link under the window carries in one frame. */
   Port(Peer self, EndpointFn endpoint, RcxtPoolFn rcxts, uint32_t payload_cap = UINT32_MAX)
-      : self_(self), endpoint_(std::move(endpoint)), rcxts_(std::move(rcxts)),
+      : self_(self),
+        endpoint_(std::move(endpoint)),
+        rcxts_(std::move(rcxts)),
         payload_cap_(payload_cap) {}
 
   Peer self() const { return self_; }

@@ -61,8 +61,8 @@ void RecvFifo::ReturnFrames() {
 }
 
 void RecvFifo::SetInterruptThreshold(uint32_t count) {
-  device_.MmioWrite(
-      abi::WindowCommandOffset(window_, abi::MmioCommand::kSetRecvInterruptThreshold), count);
+  device_.MmioWrite(abi::WindowCommandOffset(window_, abi::MmioCommand::kSetRecvInterruptThreshold),
+                    count);
 }
 
 }  // namespace nicsim::hal

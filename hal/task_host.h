@@ -35,7 +35,9 @@ class TaskHost {
   bool ReadAppend(uint64_t vaddr, uint64_t len, std::vector<uint8_t>& out) {
     return space_.ReadAppend(vaddr, len, out);
   }
-  bool Write(uint64_t vaddr, const void* src, uint64_t len) { return space_.Write(vaddr, src, len); }
+  bool Write(uint64_t vaddr, const void* src, uint64_t len) {
+    return space_.Write(vaddr, src, len);
+  }
   /** The contents of [vaddr, vaddr + len) are no longer wanted (madvise(MADV_DONTNEED)):
    *  whole pages in it cost no memory and read zero until written again. */
   void Discard(uint64_t vaddr, uint64_t len) { space_.Discard(vaddr, len); }

@@ -92,8 +92,7 @@ Status AddressSpace::Remap(uint64_t vaddr) {
   return Status();
 }
 
-Result<std::vector<HostRegion>> AddressSpace::AllocPages(uint64_t count,
-                                                                 uint32_t page_shift) {
+Result<std::vector<HostRegion>> AddressSpace::AllocPages(uint64_t count, uint32_t page_shift) {
   const uint64_t page = uint64_t{1} << page_shift;
   std::vector<HostRegion> pages;
   pages.reserve(count);
@@ -112,9 +111,7 @@ Result<std::vector<HostRegion>> AddressSpace::AllocPages(uint64_t count,
     if (!HasAscendingRun(pages, page)) return pages;
   }
   std::sort(pages.begin(), pages.end(),
-            [](const HostRegion& a, const HostRegion& b) {
-              return a.real_addr > b.real_addr;
-            });
+            [](const HostRegion& a, const HostRegion& b) { return a.real_addr > b.real_addr; });
   return pages;
 }
 
@@ -163,9 +160,8 @@ bool AddressSpace::Write(uint64_t vaddr, const void* src, uint64_t len) {
   // Check every page first so a faulting store writes nothing.
   if (!Mapped(vaddr, len)) return false;
   const auto* in = static_cast<const uint8_t*>(src);
-  ForEachPiece(vaddr, len, [in](uint8_t* p, uint64_t done, uint64_t n) {
-    std::memcpy(p, in + done, n);
-  });
+  ForEachPiece(vaddr, len,
+               [in](uint8_t* p, uint64_t done, uint64_t n) { std::memcpy(p, in + done, n); });
   return true;
 }
 
@@ -206,9 +202,8 @@ bool AddressSpace::ReadAppend(uint64_t vaddr, uint64_t len, std::vector<uint8_t>
     return false;
   }
   out.reserve(out.size() + len);
-  ForEachPiece(vaddr, len, [&out](const uint8_t* p, uint64_t, uint64_t n) {
-    out.insert(out.end(), p, p + n);
-  });
+  ForEachPiece(vaddr, len,
+               [&out](const uint8_t* p, uint64_t, uint64_t n) { out.insert(out.end(), p, p + n); });
   return true;
 }
 

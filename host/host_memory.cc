@@ -119,8 +119,7 @@ Result<HostRegion> HostMemory::AllocAligned(uint64_t bytes, uint64_t align) {
   }
   if (bytes > bytes_ || align > bytes_) {
     return Status::Error("host memory exhausted: " + std::to_string(bytes) + " bytes aligned to " +
-                         std::to_string(align) + " wanted, memory holds " +
-                         std::to_string(bytes_));
+                         std::to_string(align) + " wanted, memory holds " + std::to_string(bytes_));
   }
   if (align < kAlign) align = kAlign;
   const uint64_t need = RoundUp(bytes);

@@ -90,18 +90,17 @@ class EventAction {
     void (*destroy)(void* self);
   };
   template <typename Fn>
-  static constexpr Ops kInlineOps = {
-      [](void* self) { (*static_cast<Fn*>(self))(); },
-      [](void* self) {
-        Fn& fn = *static_cast<Fn*>(self);
-        fn();
-        fn.~Fn();
-      },
-      [](void* dst, void* src) {
-        new (dst) Fn(std::move(*static_cast<Fn*>(src)));
-        static_cast<Fn*>(src)->~Fn();
-      },
-      [](void* self) { static_cast<Fn*>(self)->~Fn(); }};
+  static constexpr Ops kInlineOps = {[](void* self) { (*static_cast<Fn*>(self))(); },
+                                     [](void* self) {
+                                       Fn& fn = *static_cast<Fn*>(self);
+                                       fn();
+                                       fn.~Fn();
+                                     },
+                                     [](void* dst, void* src) {
+                                       new (dst) Fn(std::move(*static_cast<Fn*>(src)));
+                                       static_cast<Fn*>(src)->~Fn();
+                                     },
+                                     [](void* self) { static_cast<Fn*>(self)->~Fn(); }};
   template <typename Fn>
   static constexpr Ops kHeapOps = {
       [](void* self) { (**static_cast<Fn**>(self))(); },

@@ -209,8 +209,7 @@ class EventQueue {
     // The next event's action (up to two lines) starts loading while this one runs: one
     // scheduled long before it runs has often left the cache by then in a large cluster.
     if (!heap_.empty()) {
-      const char* next =
-          reinterpret_cast<const char*>(&SlotAction(heap_.front().slot & kSlotMask));
+      const char* next = reinterpret_cast<const char*>(&SlotAction(heap_.front().slot & kSlotMask));
       __builtin_prefetch(next);
       __builtin_prefetch(next + sizeof(Action) - 1);
     }

@@ -23,7 +23,8 @@ typedef struct sample {
 static void sleep_for(double seconds) {
   const double until = MPI_Wtime() + seconds;
   int flag;
-  while (MPI_Wtime() < until) MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+  while (MPI_Wtime() < until)
+    MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
 }
 
 int main(int argc, char** argv) {
@@ -45,8 +46,12 @@ int main(int argc, char** argv) {
   unsigned long long bytes = 0, records = 0;
   gsm_t* g = NULL;
   if (!p2p) {
-    gsm_config config = {nodes, interval, m + nodes, (int)sizeof(sample),
-                         scatter ? GSM_MODE_SCATTER : GSM_MODE_ALLGATHER, 3};
+    gsm_config config = {nodes,
+                         interval,
+                         m + nodes,
+                         (int)sizeof(sample),
+                         scatter ? GSM_MODE_SCATTER : GSM_MODE_ALLGATHER,
+                         3};
     if (gsm_init(MPI_COMM_WORLD, &config, &g) != GSM_OK) MPI_Abort(MPI_COMM_WORLD, 3);
   }
   if (rank < nodes) {
@@ -158,11 +163,12 @@ int main(int argc, char** argv) {
   MPI_Reduce(&records, &rounds_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     const unsigned long long rounds_per_service = p2p ? 0 : rounds_all / (unsigned long long)nodes;
-    printf("mode %s M %d N %d nodes %d connections %d bytes %llu propagations %llu "
-           "bytes_per_propagation %.0f lag_max_us %.1f lag_mean_us %.1f\n",
-           argv[6], m, n, nodes, p2p ? m * n : m + n, bytes_all, rounds_per_service,
-           rounds_per_service ? (double)bytes_all / (double)rounds_per_service : 0.0,
-           lag_max_all * 1e6, lag_sum_all / (double)(m * n) * 1e6);
+    printf(
+        "mode %s M %d N %d nodes %d connections %d bytes %llu propagations %llu "
+        "bytes_per_propagation %.0f lag_max_us %.1f lag_mean_us %.1f\n",
+        argv[6], m, n, nodes, p2p ? m * n : m + n, bytes_all, rounds_per_service,
+        rounds_per_service ? (double)bytes_all / (double)rounds_per_service : 0.0,
+        lag_max_all * 1e6, lag_sum_all / (double)(m * n) * 1e6);
   }
   MPI_Finalize();
   return 0;

@@ -106,8 +106,9 @@ int main(int argc, char** argv) {
   const int first = strcmp(mode, "both") == 0 ? 5 : lat ? 3 : 4;
   if (size < 2 || (!lat && !bw) || argc <= first) {
     if (rank == 0) {
-      fprintf(stderr, "usage: pingpong latency ITERATIONS SIZE... | bandwidth MESSAGES WINDOW "
-                      "SIZE... | both ITERATIONS MESSAGES WINDOW SIZE... (2 ranks or more)\n");
+      fprintf(stderr,
+              "usage: pingpong latency ITERATIONS SIZE... | bandwidth MESSAGES WINDOW "
+              "SIZE... | both ITERATIONS MESSAGES WINDOW SIZE... (2 ranks or more)\n");
     }
     MPI_Abort(MPI_COMM_WORLD, 2);
   }

@@ -91,8 +91,8 @@ static double bandwidth(size_t n, int messages, int window) {
     for (int j = 0; j < window; ++j) {
       const int k = (w + 1) * window + j;
       if (rank == 0) {
-        MPI_Isend(variants + (size_t)(k % VARIANTS) * n, (int)n, MPI_BYTE, peer, 3,
-                  MPI_COMM_WORLD, &rs[j]);
+        MPI_Isend(variants + (size_t)(k % VARIANTS) * n, (int)n, MPI_BYTE, peer, 3, MPI_COMM_WORLD,
+                  &rs[j]);
       } else {
         MPI_Irecv(recvs + (size_t)j * n, (int)n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &rs[j]);
       }
@@ -132,8 +132,10 @@ int main(int argc, char** argv) {
   }
   peer = 1 - rank;
   /* The streams of bench/shm_pingpong.cc's kStreams: size, messages, window. */
-  const struct { size_t bytes; int messages, window; } streams[] = {{65536, 20000, 64},
-                                                                     {4194304, 400, 16}};
+  const struct {
+    size_t bytes;
+    int messages, window;
+  } streams[] = {{65536, 20000, 64}, {4194304, 400, 16}};
   const double lat = latency(iterations);
   if (rank == 0) printf("latency_8B_us %.4f\n", lat);
   for (size_t s = 0; s < sizeof streams / sizeof streams[0]; ++s) {

@@ -119,8 +119,9 @@ int main(int argc, char** argv) {
     for (int a = 2; a < argc; ++a) allreduce(rank, n, atol(argv[a]));
   } else {
     if (rank == 0) {
-      fprintf(stderr, "usage: sim_scale_mpi alltoall MESSAGES MAX_SIZE SEED | "
-                      "allreduce SIZE...\n");
+      fprintf(stderr,
+              "usage: sim_scale_mpi alltoall MESSAGES MAX_SIZE SEED | "
+              "allreduce SIZE...\n");
     }
     MPI_Finalize();
     return 2;

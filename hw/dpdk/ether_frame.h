@@ -61,10 +61,12 @@ inline constexpr std::array<CounterDoc, static_cast<size_t>(PortDrop::kCount)> k
     // did not ask for: dropped rather than linearised.
     {"multi_segment",
      "received: a chained mbuf, or one whose packet length disagrees with its data length"},
-    {"tx_over_mtu", "sent: the frame is larger than the MTU (a model bug; the wire would refuse "
-                    "it)"},
+    {"tx_over_mtu",
+     "sent: the frame is larger than the MTU (a model bug; the wire would refuse "
+     "it)"},
     {"tx_no_mbuf", "sent: no free mbuf in the port's pool"},
-    {"tx_ring_full", "sent: the transmit queue stayed full while the port held its whole backlog, or at stop"},
+    {"tx_ring_full",
+     "sent: the transmit queue stayed full while the port held its whole backlog, or at stop"},
     {"tx_port_stopped", "sent: the port was stopped"},
 }};
 

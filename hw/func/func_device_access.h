@@ -23,9 +23,7 @@ class FuncDeviceAccess final : public driver::DeviceAccess {
   Result<host::HostRegion> AllocContiguous(uint64_t bytes) override {
     return adapter_.host().AllocContiguous(bytes);
   }
-  void FreeContiguous(const host::HostRegion& region) override {
-    adapter_.host().Free(region);
-  }
+  void FreeContiguous(const host::HostRegion& region) override { adapter_.host().Free(region); }
   void SetInterruptHandler(InterruptHandler handler) override {
     adapter_.SetInterruptHandler(std::move(handler));
   }

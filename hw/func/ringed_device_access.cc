@@ -11,8 +11,8 @@
 
 namespace nicsim::hw::func {
 
-RingedDeviceAccess::RingedDeviceAccess(driver::DeviceAccess& device, kernel::EventQueue& host_events,
-                                       uint32_t ring_commands)
+RingedDeviceAccess::RingedDeviceAccess(driver::DeviceAccess& device,
+                                       kernel::EventQueue& host_events, uint32_t ring_commands)
     : device_(device), host_events_(host_events), ring_(ring_commands) {}
 
 void RingedDeviceAccess::StartRing() {

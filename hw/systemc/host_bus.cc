@@ -9,8 +9,12 @@ namespace nicsim::hw::systemc {
 
 HostBus::HostBus(sc_core::sc_module_name name, host::HostMemory& memory, uint64_t latency_ps,
                  double ps_per_byte, CoherencePoint& coherence)
-    : sc_core::sc_module(name), socket("socket"), memory_(memory), latency_ps_(latency_ps),
-      ps_per_byte_(ps_per_byte), coherence_(coherence) {
+    : sc_core::sc_module(name),
+      socket("socket"),
+      memory_(memory),
+      latency_ps_(latency_ps),
+      ps_per_byte_(ps_per_byte),
+      coherence_(coherence) {
   socket.register_b_transport(this, &HostBus::BTransport);
 }
 

@@ -27,8 +27,8 @@ Result<Kernel*> Kernel::Claim() {
 }
 
 void Kernel::Start(uint64_t quantum_ps) {
-  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(static_cast<double>(quantum_ps),
-                                                           sc_core::SC_PS));
+  tlm::tlm_global_quantum::instance().set(
+      sc_core::sc_time(static_cast<double>(quantum_ps), sc_core::SC_PS));
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   next_event_known_ = false;
 }

@@ -353,9 +353,7 @@ RtlAdapter::~RtlAdapter() {
   blocks_->sequencer.final();
 }
 
-void RtlAdapter::Wake() {
-  Kernel::NotifyAt(blocks_->wake, NowPs());
-}
+void RtlAdapter::Wake() { Kernel::NotifyAt(blocks_->wake, NowPs()); }
 
 void RtlAdapter::Mismatch(const std::string& what) {
   if (rtl_mismatches_++ == 0) first_mismatch_ = what;

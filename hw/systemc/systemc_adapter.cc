@@ -44,8 +44,8 @@ void SystemcAdapter::SramWrite(uint32_t addr, const void* src, uint32_t len) {
   AdapterModel::SramWrite(addr, src, len);
 }
 
-void SystemcAdapter::StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t s,
-                                  uint32_t window, fw::CbId cb, fw::DtbId dtb) {
+void SystemcAdapter::StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t s, uint32_t window,
+                                  fw::CbId cb, fw::DtbId dtb) {
   // Every state a task runs costs its cycles.
   if (kind == fw::TraceKind::kRxState) {
     if (s < kRxCostStates) {
@@ -65,8 +65,7 @@ void SystemcAdapter::StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t 
                s == static_cast<uint32_t>(fw::TxState::kCancelNotified)) {
       // A cancel's completion record: the steps of the receive side's rdma_notify(ed).
       const uint32_t step = s - static_cast<uint32_t>(fw::TxState::kCancelNotify);
-      processor_->Charge(systemc_.rdma_rx_cycles[kRdmaRxCostStates - 2 + step] *
-                         systemc_.cycle_ps);
+      processor_->Charge(systemc_.rdma_rx_cycles[kRdmaRxCostStates - 2 + step] * systemc_.cycle_ps);
     }
   }
   // The event itself is built only when a trace records it (it is counted either way).
@@ -98,7 +97,7 @@ void SystemcAdapter::DmaDone(uint64_t cookie, host::HostMemory::Access access, u
   const Landing landing = landing_;
   landing_ = Landing{};
   NICSIM_CHECK(!landing.pending || (landing.at_ps == done_ps && landing.len <= UINT32_MAX &&
-                                     landing.data == jobs_[slot].data.data()),
+                                    landing.data == jobs_[slot].data.data()),
                "a bus write (coherent at %llu ps) that is not its job's, completing at %llu ps",
                static_cast<unsigned long long>(landing.at_ps),
                static_cast<unsigned long long>(done_ps));
@@ -116,8 +115,8 @@ void SystemcAdapter::DmaDone(uint64_t cookie, host::HostMemory::Access access, u
       return;
     }
     // The job (in jobs_[slot]) still holds the written bytes.
-    if (lands && host().DeviceWrite(addr, jobs_[slot].data.data(), len) !=
-                     host::HostMemory::Access::kOk) {
+    if (lands &&
+        host().DeviceWrite(addr, jobs_[slot].data.data(), len) != host::HostMemory::Access::kOk) {
       (void)DmaOutcome(host::HostMemory::Access::kFreed);  // freed since the bus accepted it
     }
     // CompleteDma may start new DMAs (growing jobs_): it gets a job of its own.

@@ -22,9 +22,11 @@ struct SystemcTiming {
   uint64_t quantum_ps = 1'000'000;
   /** Adapter clock period (500 MHz). */
   uint64_t cycle_ps = 2'000;
-  /** Microcode cycles per receive state: validate, bind, admit, move_body, signal, finish, discard. */
+  /** Microcode cycles per receive state: validate, bind, admit, move_body, signal, finish, discard.
+   */
   std::array<uint32_t, kRxCostStates> rx_cycles = {24, 8, 30, 12, 14, 20, 4};
-  /** Microcode cycles per transmit state: select, fetch_header, fetch_body, inject, mark_done, finish. */
+  /** Microcode cycles per transmit state: select, fetch_header, fetch_body, inject, mark_done,
+   * finish. */
   std::array<uint32_t, kTxCostStates> tx_cycles = {28, 10, 22, 30, 12, 16};
   /** Cycles per RDMA receive state: rdma_admit, rdma_translate, rdma_place, rdma_move,
    *  rdma_landed, rdma_notify, rdma_notified. */

@@ -89,18 +89,16 @@ Status CheckOptions(const PortCommandOptions& o, uint32_t max_payload) {
   if (o.port_id < 0 || o.port_id > UINT16_MAX) return Status::Error("--port-id: must be 0..65535");
   if (o.max_size < -1) {
     return Status::Error(
-        fmt::format("--max-size: must be -1 (the default size) or 0 and more, got {}",
-                    o.max_size));
+        fmt::format("--max-size: must be -1 (the default size) or 0 and more, got {}", o.max_size));
   }
   if (o.mode == "transport") {
     if (o.max_size > kMaxTransportSize) {
-      return Status::Error(fmt::format("--max-size: at most {} in transport mode",
-                                       kMaxTransportSize));
+      return Status::Error(
+          fmt::format("--max-size: at most {} in transport mode", kMaxTransportSize));
     }
   } else if (o.max_size > static_cast<int64_t>(max_payload)) {
-    return Status::Error(
-        fmt::format("--max-size: {} exceeds the largest single-packet payload {}", o.max_size,
-                    max_payload));
+    return Status::Error(fmt::format("--max-size: {} exceeds the largest single-packet payload {}",
+                                     o.max_size, max_payload));
   }
   if (o.size < 0 || o.size > static_cast<int64_t>(max_payload)) {
     return Status::Error(fmt::format("--size: must be 0..{}", max_payload));
@@ -177,8 +175,8 @@ int PortCommand(const PortCommandOptions& options) {
                                           options.size, link.Describe(), wire_payload)));
   }
   const uint32_t max_size = options.max_size >= 0 ? static_cast<uint32_t>(options.max_size)
-                            : transport             ? kDefaultTransportSize
-                                                    : wire_payload;
+                            : transport           ? kDefaultTransportSize
+                                                  : wire_payload;
   WireNodeConfig node_config = kNodeConfig;
   if (transport) node_config.rdma_host_bytes = TransportHostBytes(max_size);
   if (ip) node_config.rdma_host_bytes = IpExchangeHostBytes();
@@ -225,10 +223,10 @@ int PortCommand(const PortCommandOptions& options) {
     node.StopAdapterLoop();
     if (adapter_core) {
       summary["adapter_lcore"] = options.adapter_lcore;
-      summary["mmio_ring"] = {{"commands", node.mmio_ring().commands_sent()},
-                              {"full_waits", node.mmio_ring().ring_full_waits()},
-                              {"interrupts_while_ringed",
-                               node.mmio_ring().interrupts_while_ringed()}};
+      summary["mmio_ring"] = {
+          {"commands", node.mmio_ring().commands_sent()},
+          {"full_waits", node.mmio_ring().ring_full_waits()},
+          {"interrupts_while_ringed", node.mmio_ring().interrupts_while_ringed()}};
     }
     summary["mode"] = options.mode;
     summary["link"] = link.Describe();

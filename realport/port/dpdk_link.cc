@@ -70,10 +70,9 @@ Result<std::unique_ptr<CommandLink>> OpenDpdkLink(const PortCommandOptions& opti
   // The transport's (and the IP interface's) RDMA data packets carry kRdmaPacketBytes after a
   // header of up to the microcode's header register: a larger frame than a packet-mode one.
   const bool rdma_mode = options.mode == "transport" || options.mode == "ip";
-  const uint32_t wanted =
-      rdma_mode
-          ? std::max(hw::dpdk::kDefaultMtuBytes, fw::kHeaderRegisterBytes + abi::kRdmaPacketBytes)
-          : hw::dpdk::kDefaultMtuBytes;
+  const uint32_t wanted = rdma_mode ? std::max(hw::dpdk::kDefaultMtuBytes,
+                                               fw::kHeaderRegisterBytes + abi::kRdmaPacketBytes)
+                                    : hw::dpdk::kDefaultMtuBytes;
   config.mtu_bytes = std::min(wanted, *device_mtu);
   // net_memif advertises an MTU of 1500 yet carries any frame that fits one of its ring buffers
   // (its bsize devarg, 2048 bytes by default): with bsize=4096 the transport's RDMA packets fit.

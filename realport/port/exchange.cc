@@ -58,8 +58,8 @@ class PortExchange {
         peer_{static_cast<uint16_t>(o.peer), 0},
         messages_(static_cast<uint64_t>(o.messages)),
         my_sizes_(MessageSizes(static_cast<uint64_t>(o.seed), node_, messages_, max_size)),
-        peer_sizes_(MessageSizes(static_cast<uint64_t>(o.seed), peer_.adapter, messages_,
-                                 max_size)),
+        peer_sizes_(
+            MessageSizes(static_cast<uint64_t>(o.seed), peer_.adapter, messages_, max_size)),
         arrived_(messages_, false),
         buf_(std::max<uint32_t>(max_size, kHelloBytes)) {
     ep_.OnSendable([this] { Pump(); });
@@ -75,7 +75,8 @@ class PortExchange {
   /** Tells the peer we are up and how many of its messages have arrived. */
   void SendHello() {
     uint8_t payload[kHelloBytes];
-    for (uint32_t i = 0; i < kHelloBytes; ++i) payload[i] = static_cast<uint8_t>(received_ >> (8 * i));
+    for (uint32_t i = 0; i < kHelloBytes; ++i)
+      payload[i] = static_cast<uint8_t>(received_ >> (8 * i));
     ep_.Send(peer_, payload, kHelloBytes, kHelloUlpWord);
     reported_ = received_;
     ++hellos_sent_;

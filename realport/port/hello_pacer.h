@@ -32,12 +32,12 @@ class HelloPacer {
   /** True if a HELLO is due at `now` (it is then taken as given). `reporting`: the caller
    *  has something to tell; `heard`: HELLOs received from the peer so far. */
   bool Due(PortClock::time_point now, bool reporting, uint64_t heard) {
-    const PortClock::duration base = reporting ? PortClock::duration(kHelloInterval)
-                                               : PortClock::duration(kHelloKeepalive);
+    const PortClock::duration base =
+        reporting ? PortClock::duration(kHelloInterval) : PortClock::duration(kHelloKeepalive);
     const Backoff backoff{kMaxDoublings,
                           static_cast<uint64_t>(PortClock::duration(kHelloQuietMax).count())};
-    const PortClock::duration period(
-        static_cast<PortClock::rep>(backoff.Wait(static_cast<uint64_t>(base.count()), unanswered_)));
+    const PortClock::duration period(static_cast<PortClock::rep>(
+        backoff.Wait(static_cast<uint64_t>(base.count()), unanswered_)));
     if (given_ && now - last_ < period) return false;
     unanswered_ = given_ && heard == heard_at_last_ ? std::min(unanswered_ + 1, kMaxDoublings) : 0;
     heard_at_last_ = heard;

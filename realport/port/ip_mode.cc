@@ -35,8 +35,7 @@ void OnSignal(int) { g_stop = 1; }
 /** Restores the previous SIGINT and SIGTERM handlers when the mode ends. */
 class StopSignals {
  public:
-  StopSignals()
-      : int_(std::signal(SIGINT, OnSignal)), term_(std::signal(SIGTERM, OnSignal)) {
+  StopSignals() : int_(std::signal(SIGINT, OnSignal)), term_(std::signal(SIGTERM, OnSignal)) {
     g_stop = 0;
   }
   ~StopSignals() {
@@ -85,9 +84,8 @@ bool RunIpMode(WireNode& node, const PolledPort& polled, const PortCommandOption
   }
   const std::string ns_name =
       options.netns.empty() ? "nicsim-port-" + std::to_string(options.node) : options.netns;
-  std::unique_ptr<TunNamespace> ns =
-      TunNamespace::Create(ns_name, ip.address(), static_cast<uint32_t>(options.tun_mtu),
-                           "nicsim port");
+  std::unique_ptr<TunNamespace> ns = TunNamespace::Create(
+      ns_name, ip.address(), static_cast<uint32_t>(options.tun_mtu), "nicsim port");
   if (ns == nullptr) {
     (*summary)["error"] = "namespace " + ns_name + " or its TUN device could not be set up";
     return false;

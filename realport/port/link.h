@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The link `nicsim port` runs on: a DPDK ethdev or a verbs UD QP, each opened by its own file
-// (realport/port/dpdk_link.cc, realport/port/verbs_link.cc) and stubbed when its backend is not built.
+// (realport/port/dpdk_link.cc, realport/port/verbs_link.cc) and stubbed when its backend is not
+// built.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The traffic modes of `nicsim port`, each in its own file (realport/port/exchange.cc,
 // realport/port/pingpong.cc, realport/port/transport_mode.cc) over the shared run loop
-// (realport/port/run_loop.h), and what the modes share on the wire. realport/port/command.cc picks one.
+// (realport/port/run_loop.h), and what the modes share on the wire. realport/port/command.cc picks
+// one.
 #pragma once
 
 #include <chrono>
@@ -23,9 +24,7 @@ inline constexpr uint32_t kHelloUlpWord = 0xFFFF'FFFF;
 /** HELLO payload: the sender's count of distinct messages received, little endian. */
 inline constexpr uint32_t kHelloBytes = 8;
 /** The identity FillPattern and CheckPattern use for message `seq` of adapter `sender`. */
-inline uint64_t MessageKey(uint16_t sender, uint32_t seq) {
-  return (uint64_t{sender} << 32) | seq;
-}
+inline uint64_t MessageKey(uint16_t sender, uint32_t seq) { return (uint64_t{sender} << 32) | seq; }
 
 /** The largest frame an RDMA data packet makes: RDMA is used on links whose MTU is this or more. */
 constexpr uint64_t RdmaFrameBytes() {

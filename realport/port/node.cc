@@ -72,10 +72,10 @@ Status WireNode::Open() {
   window_ = std::make_unique<hal::Window>(*info, ringed_, config_.return_batch);
   if (config_.adapter_core) {
     endpoint_ = std::make_unique<WindowProcess>(*window_, driver_, host_events_, host_,
-                                           config_.poll_latency_ps, WaitMode::kSpin);
+                                                config_.poll_latency_ps, WaitMode::kSpin);
   } else {
     endpoint_ = std::make_unique<WindowProcess>(*window_, driver_, adapter_.events(), host_,
-                                           config_.poll_latency_ps, WaitMode::kPoll);
+                                                config_.poll_latency_ps, WaitMode::kPoll);
     // The replies to one burst, read by one poll, go to the adapter in one doorbell.
     endpoint_->SetRingOncePerRead(true);
   }
@@ -189,8 +189,8 @@ Result<std::unique_ptr<WireNodeRdma>> WireNodeRdma::Create(WireNode& node, uint6
       driver::TceTables::CreateForJob({&node.access()}, tce, r->job_key_);
   if (!tables.ok()) return tables.status();
   r->tables_ = std::move(*tables);
-  r->rcxts_ = driver::RcxtPool::ForDriver(node.access(), fw::MicrocodeConfig{}.rcxts,
-                                          node.driver());
+  r->rcxts_ =
+      driver::RcxtPool::ForDriver(node.access(), fw::MicrocodeConfig{}.rcxts, node.driver());
   return Result<std::unique_ptr<WireNodeRdma>>(std::move(r));
 }
 

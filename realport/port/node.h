@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One adapter behind a real port, DPDK or verbs (host memory, FuncAdapter, driver, window 0, HAL
-// and WindowProcess, as sim/cluster/cluster.cc builds them), and a run-to-completion loop of events and polls.
+// and WindowProcess, as sim/cluster/cluster.cc builds them), and a run-to-completion loop of events
+// and polls.
 #pragma once
 
 #include <atomic>

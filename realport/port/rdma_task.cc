@@ -31,7 +31,7 @@ RdmaTask::RdmaTask(WireNode& node, std::unique_ptr<WireNodeRdma> rdma, uint32_t 
           [r = rdma_.get()] { return &r->rcxts(); },
           link_mtu - static_cast<uint32_t>(sizeof(abi::WireHeader))),
       host_(
-          wall_, rdma_->space(),
-          [r = rdma_.get()]() -> driver::TceTables& { return r->tables(); }, rdma_->job_key()) {}
+          wall_, rdma_->space(), [r = rdma_.get()]() -> driver::TceTables& { return r->tables(); },
+          rdma_->job_key()) {}
 
 }  // namespace nicsim::sim

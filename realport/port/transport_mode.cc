@@ -130,8 +130,8 @@ class TransportExchange {
  private:
   void Deliver(uint32_t src, uint32_t context, uint32_t tag, const std::vector<uint8_t>& data) {
     if (src != peer_ || context != 0) {
-      return loop_.AddError(fmt::format("a message from task {} context {}, not from the peer",
-                                        src, context));
+      return loop_.AddError(
+          fmt::format("a message from task {} context {}, not from the peer", src, context));
     }
     const uint64_t expected = tag < messages_ ? peer_sizes_[tag] : 0;
     if (!loop_.AcceptMessage(peer_, tag, data.data(), data.size(), expected, arrived_)) return;

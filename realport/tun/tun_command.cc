@@ -99,11 +99,10 @@ int RunTun(const TunOptions& options) {
   // Namespaces and devices.
   std::vector<std::unique_ptr<TunNamespace>> spaces;
   for (uint32_t n = 0; n < nodes; ++n) {
-    std::unique_ptr<TunNamespace> ns = TunNamespace::Create(
-        prefix + "-" + std::to_string(n), ifs[n]->address(), mtu, "nicsim tun");
+    std::unique_ptr<TunNamespace> ns = TunNamespace::Create(prefix + "-" + std::to_string(n),
+                                                            ifs[n]->address(), mtu, "nicsim tun");
     if (ns == nullptr) return 1;  // The namespaces made so far are removed.
-    std::printf("node %u: namespace %s, ipif0 %s\n", n, ns->name().c_str(),
-                ns->address().c_str());
+    std::printf("node %u: namespace %s, ipif0 %s\n", n, ns->name().c_str(), ns->address().c_str());
     spaces.push_back(std::move(ns));
   }
   uint64_t from_tun = 0, to_tun = 0, refused = 0;

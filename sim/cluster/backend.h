@@ -27,8 +27,8 @@ class Backend {
   virtual ~Backend() = default;
   /** One adapter, attached to the node's host memory and the cluster's event queue. */
   virtual std::unique_ptr<hw::func::AdapterModel> MakeAdapter(kernel::EventQueue& events,
-                                                               host::HostMemory& host,
-                                                               uint16_t adapter_id) = 0;
+                                                              host::HostMemory& host,
+                                                              uint16_t adapter_id) = 0;
   /** Called once every adapter exists, before any traffic. */
   virtual Status Start(kernel::EventQueue& events) = 0;
   /** Called once the run is over, before the adapters go (the cluster's destructor). */

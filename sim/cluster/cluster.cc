@@ -130,10 +130,10 @@ void Cluster::LimitTouchedAtWindowEnds(distrib::SplitRun& windows) {
   // host.touched_limit bounds every node's memory together: the processes sum their nodes'
   // latest measures after every window, and all stop at the window it is over.
   windowed_limit_ = true;
-  windows.SetWindowLimit(distrib::WindowLimit{
-      [this] { return touched_bytes_; },
-      [this](uint64_t total) { return !CheckTouchedTotal(total); },
-      [this] { return !touched_limit_error_.ok(); }});
+  windows.SetWindowLimit(
+      distrib::WindowLimit{[this] { return touched_bytes_; },
+                           [this](uint64_t total) { return !CheckTouchedTotal(total); },
+                           [this] { return !touched_limit_error_.ok(); }});
 }
 
 void Cluster::MeasureNode(uint32_t node) {
@@ -204,12 +204,13 @@ void Cluster::OnWindowFatal(uint32_t adapter_id, uint32_t window, std::function<
 
 Status Cluster::CloseAndReopenWindow(uint32_t adapter_id, uint32_t window,
                                      std::function<void()> reopened) {
-  return CloseWindow(adapter_id, window, [this, adapter_id, window, reopened = std::move(reopened)] {
-    const Status opened = OpenWindow(adapter_id, window);
-    NICSIM_CHECK(opened.ok(), "reopening window %u of adapter %u: %s", window, adapter_id,
-                 opened.message().c_str());
-    if (reopened) reopened();
-  });
+  return CloseWindow(adapter_id, window,
+                     [this, adapter_id, window, reopened = std::move(reopened)] {
+                       const Status opened = OpenWindow(adapter_id, window);
+                       NICSIM_CHECK(opened.ok(), "reopening window %u of adapter %u: %s", window,
+                                    adapter_id, opened.message().c_str());
+                       if (reopened) reopened();
+                     });
 }
 
 const std::vector<WindowProcess*>& Cluster::endpoints() const {
@@ -321,8 +322,8 @@ bool Cluster::HasEndpoint(uint32_t adapter_id, uint32_t window) const {
 }
 
 WindowProcess& Cluster::endpoint(uint32_t adapter_id, uint32_t window) {
-  NICSIM_CHECK(HasEndpoint(adapter_id, window), "no endpoint at adapter %u window %u",
-               adapter_id, window);
+  NICSIM_CHECK(HasEndpoint(adapter_id, window), "no endpoint at adapter %u window %u", adapter_id,
+               window);
   return *adapters_[adapter_id]->endpoints[window];
 }
 

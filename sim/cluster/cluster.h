@@ -36,8 +36,7 @@ namespace nicsim::sim {
 namespace distrib {
 class SoloWorld;
 class SplitRun;
-}
-
+}  // namespace distrib
 
 /** Everything needed to build a cluster. */
 struct ClusterConfig {
@@ -49,7 +48,8 @@ struct ClusterConfig {
   uint32_t send_slots = 64;
   uint32_t return_batch = 16;
   uint64_t poll_latency_ps = 50'000;
-  /** Host CPU time an interrupt handler spends per event (AdapterDriver::SetInterruptServiceTime). */
+  /** Host CPU time an interrupt handler spends per event (AdapterDriver::SetInterruptServiceTime).
+   */
   uint64_t interrupt_service_ps = 0;
   uint64_t seed = 1;
   /** Simulated time after which a workload that is not done has stalled (run.time_limit). */

@@ -44,12 +44,10 @@ std::vector<std::string> MergeByRank(const std::vector<nlohmann::json>& parts, c
 }  // namespace
 
 JobStop AgreeOnStop(distrib::Collectives& world, const JobStop& mine) {
-  const nlohmann::json out = {{"reasons", mine.reasons},
-                              {"waits", mine.waits},
-                              {"unfinished", mine.unfinished},
-                              {"past_time_limit", mine.past_time_limit},
-                              {"now_ps", mine.now_ps},
-                              {"first_failure_ps", mine.first_failure_ps}};
+  const nlohmann::json out = {
+      {"reasons", mine.reasons},       {"waits", mine.waits},
+      {"unfinished", mine.unfinished}, {"past_time_limit", mine.past_time_limit},
+      {"now_ps", mine.now_ps},         {"first_failure_ps", mine.first_failure_ps}};
   JobStop all;
   std::vector<nlohmann::json> parts;
   for (const std::string& part : world.AllGather(out.dump())) {

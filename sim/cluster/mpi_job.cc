@@ -60,9 +60,8 @@ MpiJob::MpiJob(const MpiJobConfig& config)
 
 hal::Peer MpiJob::PeerOf(uint32_t rank, uint32_t port) const {
   const uint32_t nodes = config_.cluster.nodes;
-  return hal::Peer{
-      static_cast<uint16_t>((rank % nodes) * config_.cluster.adapters_per_node + port),
-      static_cast<uint16_t>(rank / nodes)};
+  return hal::Peer{static_cast<uint16_t>((rank % nodes) * config_.cluster.adapters_per_node + port),
+                   static_cast<uint16_t>(rank / nodes)};
 }
 
 Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
@@ -247,8 +246,8 @@ void MpiJob::NoteUnreachable(uint32_t rank, uint32_t dest,
   unreachable_.push_back(fmt::format(
       "rank {} gave up on rank {} after {} unacknowledged sends of a packet: {} message{} "
       "failed{}{}",
-      rank, dest, config_.transport.max_retransmits, failed.size(),
-      failed.size() == 1 ? "" : "s", failed.empty() ? "" : ", seq ", which));
+      rank, dest, config_.transport.max_retransmits, failed.size(), failed.size() == 1 ? "" : "s",
+      failed.empty() ? "" : ", seq ", which));
 }
 
 std::vector<uint32_t> MpiJob::UnfinishedRanks() const {
@@ -271,10 +270,10 @@ JobStop MpiJob::LocalStop() const {
   stop.unfinished = UnfinishedRanks();
   for (const uint32_t r : stop.unfinished) {
     if (const uint64_t bytes = ranks_[r]->mpi->staging_wait_bytes(); bytes > 0) {
-      stop.waits.push_back(fmt::format(
-          "rank {} waits for a staging area of {} bytes (its node has {} bytes of host "
-          "memory for every area of its ranks)",
-          r, bytes, cluster_->config().rdma_host_bytes));
+      stop.waits.push_back(
+          fmt::format("rank {} waits for a staging area of {} bytes (its node has {} bytes of host "
+                      "memory for every area of its ranks)",
+                      r, bytes, cluster_->config().rdma_host_bytes));
     }
   }
   stop.now_ps = cluster_->events().now_ps();
@@ -298,11 +297,10 @@ Status MpiJob::AbandonAgreed(const JobStop& stop, const Status& run) {
                                JoinAtMost(stop.reasons, kListedFailures, "; ", "failures")));
   }
   if (run.ok()) {
-    return Abandon(fmt::format("MPI job deadlocked at t={} ns: ranks {} wait with no event left{}",
-                               stop.now_ps / 1000, RankList(stop.unfinished),
-                               stop.waits.empty() ? ""
-                                                  : "; " + JoinAtMost(stop.waits, kListedFailures,
-                                                                      "; ", "waits")));
+    return Abandon(fmt::format(
+        "MPI job deadlocked at t={} ns: ranks {} wait with no event left{}", stop.now_ps / 1000,
+        RankList(stop.unfinished),
+        stop.waits.empty() ? "" : "; " + JoinAtMost(stop.waits, kListedFailures, "; ", "waits")));
   }
   if (stop.past_time_limit) {
     return Abandon(fmt::format(
@@ -356,9 +354,10 @@ Status MpiJob::ReachNextStart() {
     return s;
   }
   if (events.now_ps() > start) {
-    return Status::Error(fmt::format("lookahead violation: this process ran an event at t={} "
-                                     "ps, after the next run's start at t={} ps",
-                                     events.now_ps(), start));
+    return Status::Error(
+        fmt::format("lookahead violation: this process ran an event at t={} "
+                    "ps, after the next run's start at t={} ps",
+                    events.now_ps(), start));
   }
   events.AdvanceClock(start);
   return Status();

@@ -62,9 +62,9 @@ class MpiJob {
    * (distrib::LookaheadOf) after the last rank of the one before returned, once every event
    * before that instant has run: the same instant however the cluster is split over
    * processes, which learn that the last rank returned only at a window's end. An error
-   * when the job cannot finish: ranks wait with no event left (a deadlock), a transport gave up on an unreachable rank
-   * (the error names the ranks and messages), simulated time passed run.time_limit, or the
-   * nodes touched more host memory than host.touched_limit.
+   * when the job cannot finish: ranks wait with no event left (a deadlock), a transport gave up on
+   * an unreachable rank (the error names the ranks and messages), simulated time passed
+   * run.time_limit, or the nodes touched more host memory than host.touched_limit.
    */
   Status Run(const Program& program);
   /** True if rank `r` runs in this process (always, unless the run is split over processes:
@@ -149,8 +149,7 @@ class MpiJob {
   /** Waits for (threads) or frees (contexts) every rank's finished context. */
   void ReapAll();
   /** Records that `rank`'s transport gave up on `dest` and the messages that failed. */
-  void NoteUnreachable(uint32_t rank, uint32_t dest,
-                       const std::vector<ulp::FailedMessage>& failed);
+  void NoteUnreachable(uint32_t rank, uint32_t dest, const std::vector<ulp::FailedMessage>& failed);
   /** The ranks that have not finished (a split run: of this partition). */
   std::vector<uint32_t> UnfinishedRanks() const;
   /** What this process knows of why its ranks stopped (a split run agrees on it). */

@@ -59,8 +59,9 @@ void OnSegv(int signal, siginfo_t* info, void* /*context*/) {
     p = AppendNumber(p, g.rank);
     p = AppendText(p, " overflowed its stack of ");
     p = AppendNumber(p, kRankStackBytes / 1024);
-    p = AppendText(p, " KiB (deep recursion or large local arrays in its program; "
-                      "mpi.scheduler=threads gives ranks 8 MiB stacks); no stats.json\n");
+    p = AppendText(p,
+                   " KiB (deep recursion or large local arrays in its program; "
+                   "mpi.scheduler=threads gives ranks 8 MiB stacks); no stats.json\n");
     const ssize_t written = write(STDERR_FILENO, message, static_cast<size_t>(p - message));
     static_cast<void>(written);
     _exit(1);

@@ -29,10 +29,15 @@ bool CoversFrameStart(uint64_t fifo_base, uint64_t addr, uint64_t len) {
 }
 
 WindowProcess::WindowProcess(hal::Window& window, driver::AdapterDriver& driver,
-                   kernel::EventQueue& events, host::HostMemory& host,
-                   uint64_t poll_latency_ps, WaitMode mode, HostCpu cpu)
-    : hal::Endpoint(window), driver_(driver), events_(events), host_(host),
-      poll_latency_ps_(poll_latency_ps), mode_(mode), arming_(window, ArmingTiming(mode)) {
+                             kernel::EventQueue& events, host::HostMemory& host,
+                             uint64_t poll_latency_ps, WaitMode mode, HostCpu cpu)
+    : hal::Endpoint(window),
+      driver_(driver),
+      events_(events),
+      host_(host),
+      poll_latency_ps_(poll_latency_ps),
+      mode_(mode),
+      arming_(window, ArmingTiming(mode)) {
   // A spinning CPU rings once per turn, for every slot it posted in it (Spin).
   arming_.SetCpuIdleProbe(std::move(cpu.idle));
   cpu_take_ = std::move(cpu.take);

@@ -70,7 +70,7 @@ class WindowProcess final : public hal::Endpoint {
    * and where the polls of an early interrupt that finds the CPU busy take their time from.
    */
   WindowProcess(hal::Window& window, driver::AdapterDriver& driver, kernel::EventQueue& events,
-           host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode, HostCpu cpu = {});
+                host::HostMemory& host, uint64_t poll_latency_ps, WaitMode mode, HostCpu cpu = {});
   ~WindowProcess() override;
 
   /** Records host events (each receive frame consumed) here; null: none. */

@@ -18,7 +18,8 @@ struct Builtin {
   std::string_view text;
 };
 
-constexpr std::string_view kDefault = R"toml(# MPI ping-pong latency and bandwidth sweep on the HPS-like preset.
+constexpr std::string_view kDefault =
+    R"toml(# MPI ping-pong latency and bandwidth sweep on the HPS-like preset.
 name = "default"
 description = "MPI ping-pong latency and bandwidth sweep between two nodes (hps)"
 

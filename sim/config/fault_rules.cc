@@ -168,14 +168,13 @@ Status CheckFaultRuleScopes(const std::vector<FaultRule>& rules, uint32_t paths,
     const FaultRule& r = rules[i];
     const std::string label = RuleLabel(i + 1, r.text);
     if (r.scope == FaultRule::Scope::kPath && r.id >= paths) {
-      return Status::Error(fmt::format("{}: path {} is not in [0, fabric.paths) = [0, {})", label,
-                                       r.id, paths));
+      return Status::Error(
+          fmt::format("{}: path {} is not in [0, fabric.paths) = [0, {})", label, r.id, paths));
     }
     if (r.scope == FaultRule::Scope::kLink) {
       if (r.id >= adapters) {
-        return Status::Error(
-            fmt::format("{}: adapter {} is not in [0, {}) (the cluster's adapters)", label, r.id,
-                        adapters));
+        return Status::Error(fmt::format(
+            "{}: adapter {} is not in [0, {}) (the cluster's adapters)", label, r.id, adapters));
       }
       if (r.plane != FaultRule::kAllPlanes && r.plane >= paths) {
         return Status::Error(fmt::format("{}: plane {} is not in [0, fabric.paths) = [0, {})",

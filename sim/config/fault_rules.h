@@ -66,8 +66,7 @@ Result<std::vector<FaultRule>> ParseFaultRules(std::string_view text);
  * Checks each rule's plane and adapter against a fabric of `paths` planes and `adapters`
  * adapters: "rule 1 ('path 7: loss=1'): path 7 is not in [0, fabric.paths) = [0, 4)".
  */
-Status CheckFaultRuleScopes(const std::vector<FaultRule>& rules, uint32_t paths,
-                            uint32_t adapters);
+Status CheckFaultRuleScopes(const std::vector<FaultRule>& rules, uint32_t paths, uint32_t adapters);
 
 /** One scheduled outage of a plane: down at `down_at_ps`, up again at `up_at_ps`. */
 struct PathOutage {

@@ -204,9 +204,8 @@ Status ParamValues::SetString(std::string_view name, std::string value) {
   const ParamSpec& spec = AllParams()[index];
   if (spec.type == ParamType::kEnum &&
       std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
-    return Status::Error(
-        fmt::format("{}: '{}' is not one of {}", name, Printable(value),
-                    Join(spec.choices, ", ", ", ")));
+    return Status::Error(fmt::format("{}: '{}' is not one of {}", name, Printable(value),
+                                     Join(spec.choices, ", ", ", ")));
   }
   if (spec.check != nullptr) {
     Status status = spec.check(value);
@@ -223,8 +222,8 @@ Status ParamValues::SetDurationPs(std::string_view name, int64_t ps) {
   }
   const ParamSpec& spec = AllParams()[index];
   if (ps < spec.min || ps > spec.max) {
-    return Status::Error(fmt::format("{} must be {}, got {}", name, AllowedDurations(spec),
-                                     FormatDuration(ps)));
+    return Status::Error(
+        fmt::format("{} must be {}, got {}", name, AllowedDurations(spec), FormatDuration(ps)));
   }
   values_[index] = ps;
   return Status();
@@ -235,8 +234,8 @@ Status ParamValues::SetRateBytesPerSec(std::string_view name, double bytes_per_s
   const ParamSpec& spec = AllParams()[index];
   const bool off = bytes_per_sec == 0 && spec.min == 0;
   if (!off && (!(bytes_per_sec >= kMinRateBytesPerSec) || !std::isfinite(bytes_per_sec))) {
-    return Status::Error(fmt::format("{} must be {}, got {}", name, AllowedRates(spec),
-                                     FormatRate(bytes_per_sec)));
+    return Status::Error(
+        fmt::format("{} must be {}, got {}", name, AllowedRates(spec), FormatRate(bytes_per_sec)));
   }
   values_[index] = bytes_per_sec;
   return Status();
@@ -281,8 +280,7 @@ Status ParamValues::SetFromText(std::string_view name, std::string_view text) {
     case ParamType::kProbability: {
       std::optional<double> value = ParseDouble(trimmed);
       if (!value) {
-        return Status::Error(
-            fmt::format("{}: expected a number, got '{}'", name, Printable(text)));
+        return Status::Error(fmt::format("{}: expected a number, got '{}'", name, Printable(text)));
       }
       return SetProbability(name, *value);
     }
@@ -319,17 +317,15 @@ Status ParamValues::SetFromText(std::string_view name, std::string_view text) {
         size_t comma = body.find(',');
         std::optional<int64_t> value = ParseInt64(body.substr(0, comma));
         if (!value) {
-          return Status::Error(
-              fmt::format("{}: expected a list of integers like [0, 16, 64], got '{}'", name,
-                          Printable(text)));
+          return Status::Error(fmt::format(
+              "{}: expected a list of integers like [0, 16, 64], got '{}'", name, Printable(text)));
         }
         values.push_back(*value);
         if (comma == std::string_view::npos) break;
         body.remove_prefix(comma + 1);
         if (Trim(body).empty()) {  // a trailing comma leaves an empty element
-          return Status::Error(
-              fmt::format("{}: expected a list of integers like [0, 16, 64], got '{}'", name,
-                          Printable(text)));
+          return Status::Error(fmt::format(
+              "{}: expected a list of integers like [0, 16, 64], got '{}'", name, Printable(text)));
         }
       }
       return SetIntList(name, std::move(values));

@@ -13,20 +13,25 @@ const std::vector<std::pair<std::string_view, std::string_view>>* PresetValues(
   // to ~3 GB/s, and a LAPI/MPI software path that brings small-message MPI latency to
   // ~4.3 us on the default (SystemC) backend.
   static const std::vector<std::pair<std::string_view, std::string_view>> kHps = {
-      {"link.bandwidth", "2GB/s"},       {"fabric.hop_latency", "300ns"},
-      {"fabric.paths", "4"},             {"fabric.routing", "round_robin"},
-      {"fabric.cut_through", "true"},    {"dma.latency", "300ns"},
-      {"dma.bandwidth", "3GB/s"},        {"mmio.latency", "150ns"},
-      {"host.poll_latency", "50ns"},     {"host.interrupt_latency", "2us"},
-      {"host.cache_line", "128"},        {"ulp.send_overhead", "1050ns"},
-      {"ulp.recv_overhead", "1050ns"},   {"host.cache_line_transfer", "150ns"},
+      {"link.bandwidth", "2GB/s"},     {"fabric.hop_latency", "300ns"},
+      {"fabric.paths", "4"},           {"fabric.routing", "round_robin"},
+      {"fabric.cut_through", "true"},  {"dma.latency", "300ns"},
+      {"dma.bandwidth", "3GB/s"},      {"mmio.latency", "150ns"},
+      {"host.poll_latency", "50ns"},   {"host.interrupt_latency", "2us"},
+      {"host.cache_line", "128"},      {"ulp.send_overhead", "1050ns"},
+      {"ulp.recv_overhead", "1050ns"}, {"host.cache_line_transfer", "150ns"},
   };
   static const std::vector<std::pair<std::string_view, std::string_view>> kPushPullFe = {
-      {"link.bandwidth", "100Mb/s"},      {"fabric.hop_latency", "5us"},
-      {"fabric.paths", "1"},              {"fabric.routing", "fixed"},
-      {"dma.latency", "1us"},             {"dma.bandwidth", "100MB/s"},
-      {"mmio.latency", "500ns"},          {"host.poll_latency", "200ns"},
-      {"host.interrupt_latency", "10us"}, {"host.cache_line", "64"},
+      {"link.bandwidth", "100Mb/s"},
+      {"fabric.hop_latency", "5us"},
+      {"fabric.paths", "1"},
+      {"fabric.routing", "fixed"},
+      {"dma.latency", "1us"},
+      {"dma.bandwidth", "100MB/s"},
+      {"mmio.latency", "500ns"},
+      {"host.poll_latency", "200ns"},
+      {"host.interrupt_latency", "10us"},
+      {"host.cache_line", "64"},
       {"host.cache_line_transfer", "250ns"},
       // 64-byte lines cap a packet at 1008 bytes: keep the default sweep runnable.
       {"pingpong.sizes", "[0, 16, 64, 256, 512, 1008]"},

@@ -32,10 +32,10 @@ nlohmann::json ConcatById(const std::vector<nlohmann::json>& parts,
 nlohmann::json MergeStats(const std::vector<nlohmann::json>& parts) {
   using Ptr = nlohmann::json::json_pointer;
   nlohmann::json merged = parts.at(0);
-  for (const char* counter : {"/events", "/packets_delivered", "/fabric/frames_routed",
-                              "/fabric/frames_duplicated", "/fabric/frames_reordered",
-                              "/fabric/frames_corrupted", "/host_memory/reserved_bytes",
-                              "/host_memory/touched_bytes", "/host_memory/touched_peak_bytes"}) {
+  for (const char* counter :
+       {"/events", "/packets_delivered", "/fabric/frames_routed", "/fabric/frames_duplicated",
+        "/fabric/frames_reordered", "/fabric/frames_corrupted", "/host_memory/reserved_bytes",
+        "/host_memory/touched_bytes", "/host_memory/touched_peak_bytes"}) {
     merged[Ptr(counter)] = SumOf(parts, Ptr(counter));
   }
   // Every reason but duplicate deliveries, which the merged verdict already counts in full.

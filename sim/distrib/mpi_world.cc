@@ -90,8 +90,7 @@ Result<std::unique_ptr<MpiWorld>> MpiWorld::Init(double timeout_s) {
 
 MpiWorld::~MpiWorld() { MPI_Finalize(); }
 
-std::vector<std::vector<uint8_t>> MpiWorld::Exchange(
-    const std::vector<std::vector<uint8_t>>& out) {
+std::vector<std::vector<uint8_t>> MpiWorld::Exchange(const std::vector<std::vector<uint8_t>>& out) {
   std::vector<int> send_counts(size_), recv_counts(size_), send_at(size_), recv_at(size_);
   std::vector<uint8_t> send;
   for (uint32_t p = 0; p < size_; ++p) {

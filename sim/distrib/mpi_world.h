@@ -39,8 +39,7 @@ class MpiWorld final : public Collectives {
   uint32_t rank() const override { return rank_; }
   uint32_t size() const override { return size_; }
   const char* members() const override { return "processes"; }
-  std::vector<std::vector<uint8_t>> Exchange(
-      const std::vector<std::vector<uint8_t>>& out) override;
+  std::vector<std::vector<uint8_t>> Exchange(const std::vector<std::vector<uint8_t>>& out) override;
   uint64_t Min(uint64_t v) override;
   uint64_t Sum(uint64_t v) override;
   std::vector<std::string> GatherToRoot(const std::string& text) override;

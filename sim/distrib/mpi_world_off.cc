@@ -7,8 +7,9 @@ namespace nicsim::sim::distrib {
 bool MpiWorld::Available() { return false; }
 
 Result<std::unique_ptr<MpiWorld>> MpiWorld::Init(double) {
-  return Status::Error("this nicsim was built without MPI (WITH_MPI=OFF or libopenmpi-dev "
-                       "missing): it cannot split a run over mpirun's processes");
+  return Status::Error(
+      "this nicsim was built without MPI (WITH_MPI=OFF or libopenmpi-dev "
+      "missing): it cannot split a run over mpirun's processes");
 }
 
 MpiWorld::~MpiWorld() = default;

@@ -65,8 +65,7 @@ void KeyedTraceSink::Record(uint64_t time_ps, uint16_t adapter, const fw::TraceE
   records_.Add(time_ps, reinterpret_cast<const uint8_t*>(line.data()), line.size());
 }
 
-void KeyedTraceSink::RecordHost(uint64_t time_ps, uint16_t adapter,
-                                const HostTraceEvent& event) {
+void KeyedTraceSink::RecordHost(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& event) {
   if (!filter_.Keeps(adapter, event)) return;
   const std::string line = FormatHostTraceEvent(time_ps, adapter, event);
   records_.Add(time_ps, reinterpret_cast<const uint8_t*>(line.data()), line.size());

@@ -52,15 +52,16 @@ Status SplitRun::ExchangeHandOvers(const WindowClock& clock, SwitchFabric& fabri
   return Status();
 }
 
-Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric,
-                            uint64_t lookahead_ps, const WindowHooks& hooks) {
+Status SplitRun::RunWindows(kernel::EventQueue& events, SwitchFabric& fabric, uint64_t lookahead_ps,
+                            const WindowHooks& hooks) {
   // One process alone neither exchanges nor waits: its windows only mark where it stops, so
   // they cost no clock reading, and a fabric without latency gives it windows of 1 ps.
   const bool alone = world_.size() == 1;
   if (lookahead_ps == 0) {
     if (!alone) {
-      return Status::Error("a split run needs a fabric latency above 0 (fabric.link_delay + "
-                           "fabric.hop_latency) as its lookahead");
+      return Status::Error(
+          "a split run needs a fabric latency above 0 (fabric.link_delay + "
+          "fabric.hop_latency) as its lookahead");
     }
     lookahead_ps = 1;
   }

@@ -9,8 +9,7 @@ Status CheckSplitSupported(const ParamValues& params) {
   // Other workloads still have global drivers, or stop on a global test after every event
   // (docs/architecture.md, "Event order").
   if (workload != "random_exchange" && workload != "stream" && workload != "mpi_alltoall" &&
-      workload != "mpi_collectives" && workload != "mpi_pingpong" &&
-      workload != "mpi_program") {
+      workload != "mpi_collectives" && workload != "mpi_pingpong" && workload != "mpi_program") {
     return Status::Error("workload '" + workload +
                          "' cannot be split over processes yet (mpirun -n K, K > 1): only "
                          "random_exchange, stream, mpi_alltoall, mpi_collectives, mpi_pingpong "

@@ -9,8 +9,8 @@ namespace nicsim::sim::distrib {
 
 bool WindowClock::Advance(uint64_t global_next_ps) {
   if (global_next_ps == UINT64_MAX) return false;
-  end_ps_ = global_next_ps > UINT64_MAX - lookahead_ps_ ? UINT64_MAX
-                                                         : global_next_ps + lookahead_ps_;
+  end_ps_ =
+      global_next_ps > UINT64_MAX - lookahead_ps_ ? UINT64_MAX : global_next_ps + lookahead_ps_;
   ++windows_;
   return true;
 }
@@ -20,8 +20,8 @@ Status WindowClock::CheckArrival(uint64_t time_ps, uint32_t from) const {
   return Status::Error("lookahead violation: a frame from partition " + std::to_string(from) +
                        " is due at t=" + std::to_string(time_ps) +
                        "ps, before the end of the window it was sent in (" +
-                       std::to_string(end_ps_) + "ps, lookahead " +
-                       std::to_string(lookahead_ps_) + "ps)");
+                       std::to_string(end_ps_) + "ps, lookahead " + std::to_string(lookahead_ps_) +
+                       "ps)");
 }
 
 }  // namespace nicsim::sim::distrib

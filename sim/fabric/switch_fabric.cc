@@ -31,7 +31,8 @@ std::string_view ToString(RoutingPolicy policy) {
 /** The device-to-fabric side of one adapter's links (one into each plane). */
 class SwitchFabric::AdapterLink final : public hw::FabricLink {
  public:
-  AdapterLink(SwitchFabric& fabric, uint16_t adapter_id) : fabric_(fabric), adapter_id_(adapter_id) {}
+  AdapterLink(SwitchFabric& fabric, uint16_t adapter_id)
+      : fabric_(fabric), adapter_id_(adapter_id) {}
   void Send(hw::Frame frame, uint64_t depart_ps) override {
     frame.src_adapter = adapter_id_;
     fabric_.Route(std::move(frame), depart_ps);
@@ -105,8 +106,7 @@ void SwitchFabric::SetPathDown(uint32_t plane, bool down) {
 }
 
 void SwitchFabric::SetHoldFraction(double fraction) {
-  NICSIM_CHECK(fraction >= 0 && fraction <= 1, "hold fraction must be in [0, 1], got %g",
-               fraction);
+  NICSIM_CHECK(fraction >= 0 && fraction <= 1, "hold fraction must be in [0, 1], got %g", fraction);
   hold_fraction_ = fraction;
 }
 
@@ -293,8 +293,7 @@ void SwitchFabric::Corrupt(Rng& rng, hw::Frame& frame, Faults& faults) {
   faults.corrupted = true;
 }
 
-bool SwitchFabric::DrawScopedFaults(Rng& rng, hw::Frame& frame, uint32_t plane,
-                                    Faults& faults) {
+bool SwitchFabric::DrawScopedFaults(Rng& rng, hw::Frame& frame, uint32_t plane, Faults& faults) {
   // The frame crosses its source's link into the plane, the plane's switch, then the link
   // out to its destination. Rates of 0 draw nothing (Rng::Chance).
   const FaultRates* crossed[3] = {&link_faults_[frame.src_adapter][plane], &path_faults_[plane],
@@ -371,18 +370,21 @@ void SwitchFabric::Deliver(hw::Frame frame, uint64_t arrive_ps) {
   hw::LinkSink* sink = sinks_[frame.dest_adapter];
   // Normally already run as the destination (Transmit runs in its hand-over); InjectRaw and
   // ReleaseHeld come from outside.
-  events_.AtFor(owners_[frame.dest_adapter], arrive_ps, [this, sink, f = std::move(frame)]() mutable {
-    // Captured at the hand-over itself, so the file is in arrival order with arrival times.
-    if (capture_ != nullptr && capture_->Wants(events_.now_ps(), f.src_adapter, f.dest_adapter)) {
-      // The capture inspects the bytes, so it shows the CRC the wire would carry.
-      if (f.crc_deferred) {
-        hw::StampCrc(f.bytes);
-        f.crc_deferred = false;
-      }
-      capture_->Write(events_.now_ps(), f.bytes);
-    }
-    sink->Receive(std::move(f));
-  });
+  events_.AtFor(owners_[frame.dest_adapter], arrive_ps,
+                [this, sink, f = std::move(frame)]() mutable {
+                  // Captured at the hand-over itself, so the file is in arrival order with arrival
+                  // times.
+                  if (capture_ != nullptr &&
+                      capture_->Wants(events_.now_ps(), f.src_adapter, f.dest_adapter)) {
+                    // The capture inspects the bytes, so it shows the CRC the wire would carry.
+                    if (f.crc_deferred) {
+                      hw::StampCrc(f.bytes);
+                      f.crc_deferred = false;
+                    }
+                    capture_->Write(events_.now_ps(), f.bytes);
+                  }
+                  sink->Receive(std::move(f));
+                });
 }
 
 }  // namespace nicsim::sim

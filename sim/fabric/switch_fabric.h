@@ -43,7 +43,6 @@ enum class RoutingPolicy {
 /** "fixed", "round_robin" or "random". */
 std::string_view ToString(RoutingPolicy policy);
 
-
 /** Fabric parameters. */
 struct FabricConfig {
   /**
@@ -177,9 +176,10 @@ class SwitchFabric {
    * Test hook modelling trickle traffic stuck in the network (across an adapter recovery or
    * a node reboot): while `fraction` (in [0, 1]) is above 0, each frame reaching an output
    * port is kept aside instead with that probability, drawn from the port's own "fabric.hold/"
-   * stream (one per destination adapter), so the routing and fault draws stay as they were. Held frames take no buffer
-   * space and wait, in arrival order, for ReleaseHeld. At 0 (the default) nothing is held and
-   * nothing is drawn; lowering the fraction does not release frames already held.
+   * stream (one per destination adapter), so the routing and fault draws stay as they were. Held
+   * frames take no buffer space and wait, in arrival order, for ReleaseHeld. At 0 (the default)
+   * nothing is held and nothing is drawn; lowering the fraction does not release frames already
+   * held.
    */
   void SetHoldFraction(double fraction);
   /**

@@ -91,8 +91,8 @@ Status CallServer::Serve() {
     const auto call = static_cast<Call>(h.call);
     const char* name = mpi::wire::CallName(call);
     if (name == nullptr) {
-      return Status::Error(fmt::format("rank {} sent an unknown call ({}) after {}", rank(), h.call,
-                                       record_.call));
+      return Status::Error(
+          fmt::format("rank {} sent an unknown call ({}) after {}", rank(), h.call, record_.call));
     }
     record_.call = name;
     ++record_.calls[name];
@@ -117,7 +117,8 @@ Status CallServer::Serve() {
       Fail(out, m->received > m->expected ? kErrTruncate : kErrCount);
     }
     if (!broken_.empty()) {
-      return Status::Error(fmt::format("rank {} stopped answering in {}: {}", rank(), name, broken_));
+      return Status::Error(
+          fmt::format("rank {} stopped answering in {}: {}", rank(), name, broken_));
     }
     if (!process_.Send(Call::kReply, out.bytes())) return Ended();
     if (call == Call::kFinalize) record_.finalized = true;
@@ -160,12 +161,11 @@ std::optional<mpi::Combiner> CallServer::ReadReduction(Reader& in) {
   const auto type = in.Get<int32_t>();
   const bool commutes = in.Get<uint8_t>() != 0;
   if (op == mpi::wire::kUserOp) {
-    return mpi::Combiner{[this, user_op, type, element](uint8_t* acc, const uint8_t* part,
-                                                        size_t bytes) {
-                           ApplyUserOp(static_cast<int32_t>(user_op), type, element, acc, part,
-                                       bytes);
-                         },
-                         commutes};
+    return mpi::Combiner{
+        [this, user_op, type, element](uint8_t* acc, const uint8_t* part, size_t bytes) {
+          ApplyUserOp(static_cast<int32_t>(user_op), type, element, acc, part, bytes);
+        },
+        commutes};
   }
   if (op >= mpi::kOpCount || base >= mpi::kBaseCount) return std::nullopt;
   return mpi::Combiner::Of(static_cast<mpi::Op>(op), static_cast<mpi::Base>(base));
@@ -391,12 +391,12 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       const auto source = in.Get<int32_t>();
       const auto tag = in.Get<int32_t>();
       const bool block = in.Get<uint8_t>() != 0;
-      if (c == nullptr || source < mpi::kAnySource || source >= c->size() ||
-          tag < mpi::kAnyTag || tag > mpi::kTagUb) {
+      if (c == nullptr || source < mpi::kAnySource || source >= c->size() || tag < mpi::kAnyTag ||
+          tag > mpi::kTagUb) {
         return false;
       }
-      std::optional<mpi::Status> s =
-          block ? std::optional<mpi::Status>(mpi_.Probe(source, tag, *c)) : mpi_.Iprobe(source, tag, *c);
+      std::optional<mpi::Status> s = block ? std::optional<mpi::Status>(mpi_.Probe(source, tag, *c))
+                                           : mpi_.Iprobe(source, tag, *c);
       if (!s) job_.Sleep(static_cast<uint32_t>(rank()), kUnsuccessfulPollPs);
       out.Put<uint8_t>(s.has_value());
       PutStatus(out, s.value_or(mpi::Status{}));

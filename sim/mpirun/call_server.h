@@ -65,9 +65,7 @@ class CallServer {
   Status Ended();
   int rank() const { return mpi_.world().rank; }
   /** The node the rank runs on (rank r on node r % nodes, as MpiJob places it). */
-  uint32_t node() const {
-    return static_cast<uint32_t>(rank()) % job_.cluster().config().nodes;
-  }
+  uint32_t node() const { return static_cast<uint32_t>(rank()) % job_.cluster().config().nodes; }
 
   MpiJob& job_;
   mpi::Mpi& mpi_;

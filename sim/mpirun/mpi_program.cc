@@ -71,8 +71,8 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
   if (config.wall_limit_ps == 0) config.wall_limit_ps = WallLimitFromEnvironment();
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (config.wall_limit_ps > 0) {
-    deadline = std::chrono::steady_clock::now() +
-               std::chrono::nanoseconds(config.wall_limit_ps / 1000);
+    deadline =
+        std::chrono::steady_clock::now() + std::chrono::nanoseconds(config.wall_limit_ps / 1000);
   }
   std::vector<RankRecord> records(job.ranks());
   const Status run = job.Run([&](mpi::Mpi& m) {
@@ -139,8 +139,7 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
   nlohmann::json mpi_totals = MergePartitions(job, out);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
   out.table = fmt::format("program {} on {} ranks: {}\n", config.argv[0], job.ranks(),
-                          run.ok() ? "every rank finalized and exited with status 0"
-                                   : "failed");
+                          run.ok() ? "every rank finalized and exited with status 0" : "failed");
   nlohmann::json argv = config.argv;
   out.results = {{"workload", "mpi_program"},
                  {"argv", argv},

@@ -135,7 +135,8 @@ Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::s
     close(channel[0]);
     close(out[0]);
     close(err[0]);
-    return Status::Error(fmt::format("rank {}: cannot start {}: {}", rank, argv[0], std::strerror(rc)));
+    return Status::Error(
+        fmt::format("rank {}: cannot start {}: {}", rank, argv[0], std::strerror(rc)));
   }
   fcntl(out[0], F_SETFL, O_NONBLOCK);
   fcntl(err[0], F_SETFL, O_NONBLOCK);
@@ -257,7 +258,8 @@ std::string RankProcess::Reap() {
     return fmt::format("exited with status {}", WEXITSTATUS(status));
   }
   if (WIFSIGNALED(status)) {
-    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
   }
   return "ended";
 }

@@ -29,7 +29,8 @@ TraceDivergence FirstDivergence(const std::vector<std::string>& left,
 
 Result<std::vector<std::string>> ReadTraceLines(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Status::Error(fmt::format("{}: cannot open file: {}", path, std::strerror(errno)));
+  if (!in)
+    return Status::Error(fmt::format("{}: cannot open file: {}", path, std::strerror(errno)));
   return ReadTraceLines(in);
 }
 

@@ -35,9 +35,9 @@ std::string StateName(const fw::TraceEvent& e) {
     case fw::TraceKind::kLinkOut:
       return "to_a" + std::to_string(e.state);
     case fw::TraceKind::kMmio: {
-      static constexpr const char* kWindowCommands[] = {
-          "start_transmit", "return_recv_frames", "set_recv_threshold", "set_send_threshold",
-          "set_interrupt_mode"};
+      static constexpr const char* kWindowCommands[] = {"start_transmit", "return_recv_frames",
+                                                        "set_recv_threshold", "set_send_threshold",
+                                                        "set_interrupt_mode"};
       static constexpr const char* kGlobalCommands[] = {"close_window", "flush_lmt",
                                                         "handler_ready", "reset_adapter"};
       if (e.state >= 0x100) return kGlobalCommands[(e.state - 0x100) % 4];
@@ -55,20 +55,17 @@ std::string StateName(const fw::TraceEvent& e) {
   }
 }
 
-constexpr const char* kKindNames[] = {"rx",        "tx",        "drop",      "wait",
-                                      "intr",      "mmio",      "close",     "reset",
-                                      "lmt_fetch", "lmt_flush", "dma_start", "dma_done",
-                                      "link_out",  "frame_in",  "rcxt",      "addr_exception",
-                                      "condition", "snapshot"};
+constexpr const char* kKindNames[] = {
+    "rx",       "tx",       "drop",      "wait",           "intr",      "mmio",
+    "close",    "reset",    "lmt_fetch", "lmt_flush",      "dma_start", "dma_done",
+    "link_out", "frame_in", "rcxt",      "addr_exception", "condition", "snapshot"};
 static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) ==
                   static_cast<size_t>(fw::TraceKind::kSnapshot) + 1,
               "a name for every trace kind");
 
 }  // namespace
 
-std::string_view TraceKindName(fw::TraceKind kind) {
-  return kKindNames[static_cast<size_t>(kind)];
-}
+std::string_view TraceKindName(fw::TraceKind kind) { return kKindNames[static_cast<size_t>(kind)]; }
 
 Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
   TraceFilter f;
@@ -93,8 +90,7 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
           known = known || value == HostTraceKindName(kind);
         }
         if (!known) {
-          return Status::Error(
-              fmt::format("--trace-filter: unknown kind '{}'", Printable(value)));
+          return Status::Error(fmt::format("--trace-filter: unknown kind '{}'", Printable(value)));
         }
         f.kinds.push_back(value);
       } else if (key == "adapter" || key == "window") {
@@ -110,9 +106,8 @@ Result<TraceFilter> TraceFilter::Parse(std::string_view text) {
           f.windows.push_back(static_cast<uint32_t>(n));
         }
       } else {
-        return Status::Error(
-            fmt::format("--trace-filter: unknown key '{}' (adapter, window or kind)",
-                        Printable(key)));
+        return Status::Error(fmt::format(
+            "--trace-filter: unknown key '{}' (adapter, window or kind)", Printable(key)));
       }
       if (bar == std::string_view::npos) break;
       values = values.substr(bar + 1);
@@ -137,9 +132,9 @@ bool TraceFilter::Keeps(uint16_t adapter, const HostTraceEvent& e) const {
 }
 
 std::string FormatTraceEvent(uint64_t time_ps, uint16_t adapter, const fw::TraceEvent& e) {
-  return fmt::format("{} a{} {} task={} state={} window={} cb={} dtb={} value={}", time_ps,
-                     adapter, kKindNames[static_cast<size_t>(e.kind)], Id(e.task, fw::kNoTask),
-                     StateName(e), e.window, Id(e.cb, fw::kNoCb), Id(e.dtb, fw::kNoDtb), e.value);
+  return fmt::format("{} a{} {} task={} state={} window={} cb={} dtb={} value={}", time_ps, adapter,
+                     kKindNames[static_cast<size_t>(e.kind)], Id(e.task, fw::kNoTask), StateName(e),
+                     e.window, Id(e.cb, fw::kNoCb), Id(e.dtb, fw::kNoDtb), e.value);
 }
 
 std::string FormatHostTraceEvent(uint64_t time_ps, uint16_t adapter, const HostTraceEvent& e) {

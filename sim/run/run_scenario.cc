@@ -66,8 +66,8 @@ Result<ClusterConfig> ClusterConfigFromParams(const ParamValues& p) {
     return Status::Error("adapter.tx_tasks must be at most " + tasks +
                          std::to_string(c.microcode.tx_tasks));
   }
-  const Status scopes = CheckFaultRuleScopes(c.fabric.fault_rules, c.fabric.paths,
-                                             c.nodes * c.adapters_per_node);
+  const Status scopes =
+      CheckFaultRuleScopes(c.fabric.fault_rules, c.fabric.paths, c.nodes * c.adapters_per_node);
   if (!scopes.ok()) return Status::Error("fabric.faults: " + scopes.message());
   // The RDMA workload turns RDMA on with room for its buffers.
   if (p.String("workload") == "rdma_sweep") {
@@ -89,8 +89,9 @@ Result<WorkloadResult> RunMpiWorkload(MpiJob& job, const ParamValues& p,
   const std::string& workload = p.String("workload");
   if (workload == "mpi_program") {
     if (program.empty()) {
-      return Status::Error("workload mpi_program runs a program of yours: start it with "
-                           "`nicsim mpirun -n N [SCENARIO] PROGRAM [ARGS]`");
+      return Status::Error(
+          "workload mpi_program runs a program of yours: start it with "
+          "`nicsim mpirun -n N [SCENARIO] PROGRAM [ARGS]`");
     }
     MpiProgramConfig c = Read(MpiProgramParams(), p);
     c.argv = program;
@@ -153,10 +154,10 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
     while (area < p.SizeBytes("mpi.alltoall_max_size")) area *= 2;
     // A complete exchange has at most its window of steps in flight (0: all n - 1).
     const uint64_t window = static_cast<uint64_t>(p.Int("mpi.alltoall_window"));
-    const uint64_t in_flight =
-        p.Probability("mpi.alltoall_large_pairs") == 0
-            ? static_cast<uint64_t>(p.Int("mpi.alltoall_messages"))
-            : window == 0 || window >= c.ranks ? c.ranks - 1 : window;
+    const uint64_t in_flight = p.Probability("mpi.alltoall_large_pairs") == 0
+                                   ? static_cast<uint64_t>(p.Int("mpi.alltoall_messages"))
+                               : window == 0 || window >= c.ranks ? c.ranks - 1
+                                                                  : window;
     per_rank += 2 * in_flight * area;
   }
   uint64_t ring_pages = 0;  // 64 KiB pages of eager RDMA rings per rank
@@ -183,7 +184,8 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
     per_rank = std::max(per_rank, std::min(kProgramRankBytes, kProgramJobBytes / ranks));
   }
   const uint64_t ranks_per_node = (c.ranks + c.cluster.nodes - 1) / c.cluster.nodes;
-  c.cluster.rdma_host_bytes = std::max<uint64_t>(c.cluster.rdma_host_bytes, per_rank * ranks_per_node);
+  c.cluster.rdma_host_bytes =
+      std::max<uint64_t>(c.cluster.rdma_host_bytes, per_rank * ranks_per_node);
   // Every ring is registered on its own in the job's one 64 KiB TCE table, which must hold
   // them all besides the TCEs the table has for landing areas (always-large rings at 1,024
   // ranks take 4 x 1,023 x 5 TCEs; a table of 4,096 held 819 of them). TCEs cost host
@@ -285,8 +287,8 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   }
   config->trace = sinks.Sink();
   // Host events (frames consumed) go to the text trace only.
-  config->host_trace = split != nullptr ? static_cast<HostTraceSink*>(split_records.trace.get())
-                                        : trace.get();
+  config->host_trace =
+      split != nullptr ? static_cast<HostTraceSink*>(split_records.trace.get()) : trace.get();
   const auto wall_start = std::chrono::steady_clock::now();
   // An MPI workload runs as a job (its own cluster, a transport and MPI per rank).
   std::unique_ptr<MpiJob> job;
@@ -329,7 +331,8 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   // A split run's records, merged on rank 0 (after the clock stops, as the writing is).
   if (split != nullptr) {
-    Status merged = split_records.WriteMerged(split->world(), trace.get(), timeline.get(), pcap.get());
+    Status merged =
+        split_records.WriteMerged(split->world(), trace.get(), timeline.get(), pcap.get());
     if (!merged.ok()) return merged;
   }
   // Written after the clock stops: rendering the timeline is not simulation time.
@@ -364,7 +367,8 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
     outcome.split_summary = fmt::format(
         "split over {} {}: {} windows of {} ns lookahead, {} frames between partitions; "
         "per partition {:.3f} s running events, {:.3f} s synchronising\n",
-        world.size(), world.members(), split->windows(), split->lookahead_ps() / 1000, crossed, run_s, sync_s);
+        world.size(), world.members(), split->windows(), split->lookahead_ps() / 1000, crossed,
+        run_s, sync_s);
     outcome.stats = outcome.writes_outputs ? distrib::MergeStats(parts) : mine;
   } else {
     outcome.stats = BuildStats(*cluster, scenario, *result, wall_s);
@@ -379,9 +383,8 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   return outcome;
 }
 
-nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
-                          const WorkloadResult& result, double wall_time_s,
-                          const StatsScope& scope) {
+nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario, const WorkloadResult& result,
+                          double wall_time_s, const StatsScope& scope) {
   auto counted_node = [&](uint32_t node) {
     return scope.local_nodes == nullptr || (*scope.local_nodes)[node] != 0;
   };
@@ -404,7 +407,8 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
           drops[std::string(fw::kDropReasonNames[r])].get<uint64_t>() + fc.drops[r];
     }
     nlohmann::json waits = nlohmann::json::object();
-    for (size_t r = 1; r < fc.waits.size(); ++r) waits[std::string(fw::kResourceNames[r])] = fc.waits[r];
+    for (size_t r = 1; r < fc.waits.size(); ++r)
+      waits[std::string(fw::kResourceNames[r])] = fc.waits[r];
     nlohmann::json entry = {{"adapter", id}, {"waits", waits}};
     for (const auto& field : fw::kCounterFields) entry[std::string(field.name)] = fc.*field.member;
     for (const auto& field : hw::func::kAdapterCounterFields) {
@@ -415,7 +419,8 @@ nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
     for (const auto& [name, value] : a.ExtraCounters()) adapters.back()[std::string(name)] = value;
   }
   const FabricCounters& fab = cluster.fabric().counters();
-  for (const auto& [reason, count] : fab.drops) drops[reason] = drops[reason].get<uint64_t>() + count;
+  for (const auto& [reason, count] : fab.drops)
+    drops[reason] = drops[reason].get<uint64_t>() + count;
 
   // Reserved is what each node was given, touched what it had written (HostMemory), at the
   // end and at most, each node measured after every 4,096 of its events.

@@ -77,8 +77,7 @@ struct StatsScope {
   uint64_t now_ps = UINT64_MAX;
 };
 
-nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario,
-                          const WorkloadResult& result, double wall_time_s,
-                          const StatsScope& scope = {});
+nlohmann::json BuildStats(Cluster& cluster, const Scenario& scenario, const WorkloadResult& result,
+                          double wall_time_s, const StatsScope& scope = {});
 
 }  // namespace nicsim::sim

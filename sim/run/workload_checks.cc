@@ -59,9 +59,8 @@ Status CheckWorkloadParams(const Scenario& scenario) {
   const uint64_t windows = static_cast<uint64_t>(p.Int("nodes")) *
                            static_cast<uint64_t>(p.Int("adapters_per_node")) *
                            static_cast<uint64_t>(p.Int("windows_per_adapter"));
-  if (windows < 2 && IsOneOf(workload, {"pingpong_sweep", "stream", "random_exchange",
-                                        "rdma_sweep", "close_under_load",
-                                        "recovery_under_load"})) {
+  if (windows < 2 && IsOneOf(workload, {"pingpong_sweep", "stream", "random_exchange", "rdma_sweep",
+                                        "close_under_load", "recovery_under_load"})) {
     return Status::Error(fmt::format(
         "nodes: {} needs two windows, the cluster has one: raise nodes, adapters_per_node or "
         "windows_per_adapter",

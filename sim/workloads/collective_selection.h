@@ -27,8 +27,9 @@ inline Result<CollectiveSelection> ParseCollectiveList(std::string_view text) {
   for (std::string_view item : SplitTrimmed(text, ',')) {
     const auto it = std::find(kCollectiveNames.begin(), kCollectiveNames.end(), item);
     if (it == kCollectiveNames.end()) {
-      return Status::Error("'" + std::string(item) +
-                           "' is not a collective (barrier, bcast, allreduce, allgather or alltoall)");
+      return Status::Error(
+          "'" + std::string(item) +
+          "' is not a collective (barrier, bcast, allreduce, allgather or alltoall)");
     }
     timed[static_cast<size_t>(it - kCollectiveNames.begin())] = true;
   }

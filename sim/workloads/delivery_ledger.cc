@@ -19,8 +19,8 @@ void DeliveryLedger::Sent(uint64_t id, WorkloadResult& out) {
 bool DeliveryLedger::Arrived(uint64_t id, bool intact, uint32_t bytes, WorkloadResult& out) {
   if (id < first_id_) {
     ++out.messages_duplicated;
-    Error(out, fmt::format("{}: message {} of an earlier phase arrived again (a duplicate)",
-                           what_, id));
+    Error(out,
+          fmt::format("{}: message {} of an earlier phase arrived again (a duplicate)", what_, id));
     return false;
   }
   const uint64_t index = id - first_id_;
@@ -66,8 +66,8 @@ void DeliveryLedger::Settle(WorkloadResult& out, uint64_t sent) {
   out.messages_lost += lost;
   uint64_t first = 0;
   while (first < sent && first < seen_.size() && seen_[first] != 0) ++first;
-  out.AddError(fmt::format("{}: {} of {} messages never arrived (the first: {})", what_, lost,
-                           sent, first_id_ + first));
+  out.AddError(fmt::format("{}: {} of {} messages never arrived (the first: {})", what_, lost, sent,
+                           first_id_ + first));
 }
 
 }  // namespace nicsim::sim

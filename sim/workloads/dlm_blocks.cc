@@ -138,8 +138,8 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
   const uint64_t control_packets = software_packets + reads + remote_completions;
   // Times some node's software was woken per block: every software packet is received by
   // software, and so is every completion record (the manager's, or the requester's own).
-  const uint64_t local_completions = total.landed_before_done + total.late_landings +
-                                     (third_party ? 0 : total.blocks_received);
+  const uint64_t local_completions =
+      total.landed_before_done + total.late_landings + (third_party ? 0 : total.blocks_received);
   const uint64_t handlings = software_packets + remote_completions + local_completions;
   const double blocks = std::max<double>(1, static_cast<double>(ledger.delivered()));
   const double mean_wait_us =

@@ -19,8 +19,8 @@ WorkloadResult MergeResults(distrib::Collectives& world, const WorkloadResult& l
   // Each partition's errors with their keys; an error without one sorts after every event.
   nlohmann::json mine = nlohmann::json::array();
   for (size_t i = 0; i < local.errors.size(); ++i) {
-    const auto key = i < local.error_keys.size() ? local.error_keys[i]
-                                                 : std::make_pair(UINT64_MAX, UINT64_MAX);
+    const auto key =
+        i < local.error_keys.size() ? local.error_keys[i] : std::make_pair(UINT64_MAX, UINT64_MAX);
     mine.push_back({key.first, key.second, local.errors[i]});
   }
   const uint64_t error_count = world.Sum(local.error_count);
@@ -30,8 +30,8 @@ WorkloadResult MergeResults(distrib::Collectives& world, const WorkloadResult& l
   for (size_t p = 0; p < parts.size(); ++p) {
     const auto earlier_end = static_cast<std::ptrdiff_t>(errors.size());  // other processes'
     for (const nlohmann::json& e : nlohmann::json::parse(parts[p])) {
-      std::tuple<uint64_t, uint64_t, std::string> error(
-          e[0].get<uint64_t>(), e[1].get<uint64_t>(), e[2].get<std::string>());
+      std::tuple<uint64_t, uint64_t, std::string> error(e[0].get<uint64_t>(), e[1].get<uint64_t>(),
+                                                        e[2].get<std::string>());
       // An error of no event that every process reports in the same words (a verdict they
       // agreed on, such as an MPI job's stop) is one error, as in one process.
       if (std::get<0>(error) == UINT64_MAX &&

@@ -27,8 +27,8 @@ const Datatype kByte = Datatype::Of(Base::kByte);
 
 Status NeedRanks(MpiJob& job, uint32_t n, const char* what) {
   if (job.ranks() < n) {
-    return Status::Error(fmt::format("{} needs at least {} ranks, the job has {}", what, n,
-                                     job.ranks()));
+    return Status::Error(
+        fmt::format("{} needs at least {} ranks, the job has {}", what, n, job.ranks()));
   }
   return Status();
 }
@@ -53,9 +53,8 @@ void CheckReceived(WorkloadResult& out, const uint8_t* data, size_t len, uint64_
 }
 
 int32_t AlltoallValue(int from, int to, size_t j) {
-  return static_cast<int32_t>(((static_cast<uint64_t>(from) << 40) ^
-                               (static_cast<uint64_t>(to) << 20) ^ j) %
-                              2147483647);
+  return static_cast<int32_t>(
+      ((static_cast<uint64_t>(from) << 40) ^ (static_cast<uint64_t>(to) << 20) ^ j) % 2147483647);
 }
 
 /**
@@ -89,8 +88,8 @@ std::vector<uint8_t*> MessageBuffers(mpi::Mpi& m, bool zero_copy, size_t count, 
 
 /** Pattern key of a ping-pong message: size, phase, index and sender all differ. */
 uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
-  return (uint64_t{static_cast<uint32_t>(size)} << 32) ^ (uint64_t{phase} << 28) ^
-         (index << 1) ^ static_cast<uint64_t>(rank);
+  return (uint64_t{static_cast<uint32_t>(size)} << 32) ^ (uint64_t{phase} << 28) ^ (index << 1) ^
+         static_cast<uint64_t>(rank);
 }
 
 /** Adds up every process's `c` (a split run's processes each hold their own ranks'). */
@@ -131,12 +130,12 @@ nlohmann::json EngineTotals(const MpiJob& job, const Path* (MpiJob::*path)(uint3
 
 nlohmann::json PostboxTotals(const MpiJob& job) {
   return EngineTotals<ulp::postbox::SenderStats, ulp::postbox::ReceiverStats>(job,
-                                                                               &MpiJob::postbox);
+                                                                              &MpiJob::postbox);
 }
 
 nlohmann::json PushPullTotals(const MpiJob& job) {
-  return EngineTotals<ulp::pushpull::SenderStats, ulp::pushpull::ReceiverStats>(
-      job, &MpiJob::pushpull);
+  return EngineTotals<ulp::pushpull::SenderStats, ulp::pushpull::ReceiverStats>(job,
+                                                                                &MpiJob::pushpull);
 }
 
 nlohmann::json MpiLayerTotals(MpiJob& job) {
@@ -242,8 +241,8 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
   uint64_t local_sent = 0, local_delivered = 0;
   auto check_local = [&](const char* paths, uint64_t accepted, uint64_t got) {
     if (!out.stalled && accepted != got) {
-      out.AddError(fmt::format("the {} paths delivered {} of the {} messages they accepted",
-                               paths, got, accepted));
+      out.AddError(fmt::format("the {} paths delivered {} of the {} messages they accepted", paths,
+                               got, accepted));
     }
     local_sent += accepted;
     local_delivered += got;
@@ -275,8 +274,8 @@ nlohmann::json SettleTransports(MpiJob& job, WorkloadResult& out, bool count_mes
   } else {
     // A message is lost when its receiver never checked it: the transport gave up on it, or
     // the job ended before the receiver got it.
-    out.messages_lost =
-        out.messages_sent - std::min(out.messages_sent, out.messages_delivered + out.messages_damaged);
+    out.messages_lost = out.messages_sent -
+                        std::min(out.messages_sent, out.messages_delivered + out.messages_damaged);
   }
   if (!out.stalled && sum.messages_sent != sum.messages_delivered) {
     out.AddError(fmt::format("the transports delivered {} of the {} messages they accepted",
@@ -296,11 +295,11 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
   if (Status s = NeedRanks(job, 2 * config.pairs, "mpi_pingpong"); !s.ok()) return s;
   const int pair_ranks = static_cast<int>(2 * config.pairs);
   WorkloadResult out;
-  out.table = fmt::format("{:>10}  {:>12}  {:>14}  {:>14}\n", "size_B", "latency_us",
-                          "oneway_MB/s", "bidir_MB/s");
+  out.table = fmt::format("{:>10}  {:>12}  {:>14}  {:>14}\n", "size_B", "latency_us", "oneway_MB/s",
+                          "bidir_MB/s");
   nlohmann::json points = nlohmann::json::array();
-  const size_t largest = static_cast<size_t>(std::max<int64_t>(
-      1, *std::max_element(config.sizes.begin(), config.sizes.end())));
+  const size_t largest = static_cast<size_t>(
+      std::max<int64_t>(1, *std::max_element(config.sizes.begin(), config.sizes.end())));
   // Per rank, the AllocMem areas (zero_copy): latency out and in, then the bandwidth phase's
   // sends and receives.
   std::vector<std::vector<uint8_t*>> zero_copy_areas(job.ranks());
@@ -373,17 +372,15 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
           }
           m.Waitall(rs);
           for (uint32_t k = 0; receiving && k < config.window; ++k) {
-            CheckReceived(out, recvs[k], size,
-                          PingPongKey(size, 1 + both, done + k, peer), [&] {
-                            return fmt::format("{}: bandwidth message {} from rank {}", label,
-                                               done + k, peer);
-                          });
+            CheckReceived(out, recvs[k], size, PingPongKey(size, 1 + both, done + k, peer), [&] {
+              return fmt::format("{}: bandwidth message {} from rank {}", label, done + k, peer);
+            });
           }
         }
         m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);
         const double seconds = m.Wtime() - start;
-        const double mbps = static_cast<double>(size) * config.bandwidth_messages *
-                            (both ? 2 : 1) / seconds / 1e6;
+        const double mbps =
+            static_cast<double>(size) * config.bandwidth_messages * (both ? 2 : 1) / seconds / 1e6;
         if (w.rank == 0) (both ? bidir : oneway) = mbps;
       }
     });
@@ -396,8 +393,8 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
     const double latency_us = latency_sum_us / config.pairs;
     oneway = FromMeasuringProcess(job, oneway);
     bidir = FromMeasuringProcess(job, bidir);
-    out.table += fmt::format("{:>10}  {:>12.3f}  {:>14.1f}  {:>14.1f}\n", size, latency_us, oneway,
-                             bidir);
+    out.table +=
+        fmt::format("{:>10}  {:>12.3f}  {:>14.1f}  {:>14.1f}\n", size, latency_us, oneway, bidir);
     points.push_back({{"size_bytes", size},
                       {"latency_us", latency_us},
                       {"oneway_mbps", oneway},
@@ -405,8 +402,11 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
   }
   nlohmann::json mpi_totals = MergePartitions(job, out);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
-  out.results = {{"workload", "mpi_pingpong"}, {"iterations", config.iterations},
-                 {"points", points}, {"transport", transport}, {"mpi", mpi_totals}};
+  out.results = {{"workload", "mpi_pingpong"},
+                 {"iterations", config.iterations},
+                 {"points", points},
+                 {"transport", transport},
+                 {"mpi", mpi_totals}};
   return out;
 }
 
@@ -422,12 +422,11 @@ std::optional<double> CollectiveFloorUs(MpiJob& job, mpi::CollectiveKind kind, s
   link.message_ps =
       job.config().transport.send_overhead_ps + job.config().transport.recv_overhead_ps;
   link.adapter_ps = c.timing.mmio_latency_ps + 2 * c.timing.dma_latency_ps + c.poll_latency_ps;
-  link.intranode_through_adapter =
-      job.config().mpi.intranode == mpi::IntranodeTransport::kAdapter;
+  link.intranode_through_adapter = job.config().mpi.intranode == mpi::IntranodeTransport::kAdapter;
   link.nodes = c.nodes;
   link.adapters_per_node = c.adapters_per_node;
-  const std::optional<uint64_t> ps = mpi::CollectiveFloorPs(
-      kind, bytes, static_cast<int>(job.ranks()), link, job.config().mpi);
+  const std::optional<uint64_t> ps =
+      mpi::CollectiveFloorPs(kind, bytes, static_cast<int>(job.ranks()), link, job.config().mpi);
   if (!ps) return std::nullopt;
   return static_cast<double>(*ps) / 1e6;
 }
@@ -438,8 +437,9 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
   WorkloadResult out;
   const int n = static_cast<int>(job.ranks());
   const CollectiveSelection& timed = config.timed;
-  out.table = fmt::format("{:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}   (us per call, {} ranks)\n",
-                          "size_B", "barrier", "bcast", "allreduce", "allgather", "alltoall", n);
+  out.table =
+      fmt::format("{:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}   (us per call, {} ranks)\n",
+                  "size_B", "barrier", "bcast", "allreduce", "allgather", "alltoall", n);
   nlohmann::json points = nlohmann::json::array();
   for (int64_t size64 : config.sizes) {
     const auto size = static_cast<size_t>(size64);
@@ -509,9 +509,10 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
         if (w.rank == 0) t[k] = slowest;
         const size_t wrong = mismatches[k]();
         if (wrong > 0) {
-          out.AddError(fmt::format("mpi_collectives size {}: {} on rank {}: {} of {} values "
-                                   "differ from the serial result",
-                                   size, kCollectiveNames[k], w.rank, wrong, result_len[k]));
+          out.AddError(
+              fmt::format("mpi_collectives size {}: {} on rank {}: {} of {} values "
+                          "differ from the serial result",
+                          size, kCollectiveNames[k], w.rank, wrong, result_len[k]));
         }
       }
     });
@@ -523,7 +524,8 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
     out.table += fmt::format("{:>10}", size);
     nlohmann::json point = {{"size_bytes", size}};
     // Beside each time, what its algorithm needs at link rate (mpi::CollectiveFloorPs).
-    std::string floor_row = fmt::format("{:>10}", "floor"), ratio_row = fmt::format("{:>10}", "x floor");
+    std::string floor_row = fmt::format("{:>10}", "floor"),
+                ratio_row = fmt::format("{:>10}", "x floor");
     for (size_t k = 0; k < kCollectiveNames.size(); ++k) {
       out.table += timed[k] ? fmt::format("  {:>10.2f}", t[k]) : fmt::format("  {:>10}", "-");
       const std::optional<double> floor_us =
@@ -540,8 +542,11 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
   }
   nlohmann::json mpi_totals = MergePartitions(job, out);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
-  out.results = {{"workload", "mpi_collectives"}, {"ranks", n}, {"points", points},
-                 {"transport", transport}, {"mpi", mpi_totals}};
+  out.results = {{"workload", "mpi_collectives"},
+                 {"ranks", n},
+                 {"points", points},
+                 {"transport", transport},
+                 {"mpi", mpi_totals}};
   return out;
 }
 
@@ -560,7 +565,8 @@ Result<WorkloadResult> RunCompleteExchange(MpiJob& job, const MpiAlltoallConfig&
   // A pair is large or not, both ways, by a seeded draw.
   const uint64_t large_below = static_cast<uint64_t>(config.large_pairs * (1u << 20));
   const auto len_of = [&](int a, int b) {
-    const uint64_t lo = static_cast<uint64_t>(std::min(a, b)), hi = static_cast<uint64_t>(std::max(a, b));
+    const uint64_t lo = static_cast<uint64_t>(std::min(a, b)),
+                   hi = static_cast<uint64_t>(std::max(a, b));
     Rng pair(seed ^ (lo * 1'000'003 + hi), "mpi_alltoall_pair");
     return static_cast<size_t>(pair.Below(1u << 20) < large_below ? config.max_size
                                                                   : config.small_size);
@@ -570,7 +576,8 @@ Result<WorkloadResult> RunCompleteExchange(MpiJob& job, const MpiAlltoallConfig&
   // A message's pattern key: the plan index of the one-round exchange, then round by round.
   const auto key_of = [&](uint32_t round, int src, uint32_t step) {
     return (static_cast<uint64_t>(round) * static_cast<uint64_t>(n) + static_cast<uint64_t>(src)) *
-               steps + (step - 1);
+               steps +
+           (step - 1);
   };
   uint64_t bytes = 0;
   double seconds = 0;
@@ -601,11 +608,16 @@ Result<WorkloadResult> RunCompleteExchange(MpiJob& job, const MpiAlltoallConfig&
         if (live.size() == window) finish_oldest();
         const int to = (w.rank + static_cast<int>(k)) % n;
         const int from = (w.rank + n - static_cast<int>(k)) % n;
-        Step& st = live.emplace_back(Step{round, k, from, std::vector<uint8_t>(len_of(w.rank, to)),
-                                          std::vector<uint8_t>(len_of(from, w.rank)), {}});
+        Step& st = live.emplace_back(Step{round,
+                                          k,
+                                          from,
+                                          std::vector<uint8_t>(len_of(w.rank, to)),
+                                          std::vector<uint8_t>(len_of(from, w.rank)),
+                                          {}});
         const int tag = static_cast<int>(k);
         st.rs.push_back(m.Irecv(st.recv.data(), st.recv.size(), kByte, from, tag, w));
-        FillPattern(st.send.data(), static_cast<uint32_t>(st.send.size()), key_of(round, w.rank, k));
+        FillPattern(st.send.data(), static_cast<uint32_t>(st.send.size()),
+                    key_of(round, w.rank, k));
         st.rs.push_back(m.Isend(st.send.data(), st.send.size(), kByte, to, tag, w));
         CountSent(out);
       }
@@ -621,11 +633,12 @@ Result<WorkloadResult> RunCompleteExchange(MpiJob& job, const MpiAlltoallConfig&
   const uint64_t messages = static_cast<uint64_t>(n) * steps * config.rounds;
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
   out.table = fmt::format("{:>8}  {:>10}  {:>12}  {:>16}\n{:>8}  {:>10}  {:>12}  {:>16.1f}\n",
-                          "ranks", "messages", "bytes", "aggregate_MB/s", n, messages, bytes,
-                          mbps);
-  out.results = {{"workload", "mpi_alltoall"}, {"ranks", n}, {"messages", messages},
-                 {"rounds", config.rounds}, {"window", window}, {"bytes", bytes},
-                 {"aggregate_mbps", mbps}, {"transport", transport}, {"mpi", mpi_totals}};
+                          "ranks", "messages", "bytes", "aggregate_MB/s", n, messages, bytes, mbps);
+  out.results = {{"workload", "mpi_alltoall"}, {"ranks", n},
+                 {"messages", messages},       {"rounds", config.rounds},
+                 {"window", window},           {"bytes", bytes},
+                 {"aggregate_mbps", mbps},     {"transport", transport},
+                 {"mpi", mpi_totals}};
   return out;
 }
 
@@ -651,7 +664,8 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
     for (uint32_t i = 0; i < per_rank; ++i) {
       int dst = static_cast<int>(rng.Below(static_cast<uint64_t>(n - 1)));
       if (dst >= src) ++dst;
-      all.push_back({src, dst, static_cast<size_t>(rng.Below(static_cast<uint64_t>(config.max_size) + 1))});
+      all.push_back(
+          {src, dst, static_cast<size_t>(rng.Below(static_cast<uint64_t>(config.max_size) + 1))});
     }
   }
   // Each rank's messages in, by index: no rank scans the whole plan (that is N x N work).
@@ -667,7 +681,8 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
     const double start = m.Wtime();
     size_t r = 0;
     for (const size_t i : recv_index) {
-      rs.push_back(m.Irecv(recvs[r].data(), all[i].len, kByte, all[i].src, static_cast<int>(i % (1 << 20)), w));
+      rs.push_back(m.Irecv(recvs[r].data(), all[i].len, kByte, all[i].src,
+                           static_cast<int>(i % (1 << 20)), w));
       ++r;
     }
     // A rank's own messages are consecutive in the plan.
@@ -675,7 +690,8 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
     for (size_t i = first; i < first + per_rank; ++i) {
       sends.emplace_back(all[i].len);
       FillPattern(sends.back().data(), static_cast<uint32_t>(all[i].len), i);
-      rs.push_back(m.Isend(sends.back().data(), all[i].len, kByte, all[i].dst, static_cast<int>(i % (1 << 20)), w));
+      rs.push_back(m.Isend(sends.back().data(), all[i].len, kByte, all[i].dst,
+                           static_cast<int>(i % (1 << 20)), w));
       CountSent(out);
     }
     m.Waitall(rs);
@@ -684,8 +700,8 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
     for (size_t k = 0; k < recvs.size(); ++k) {
       const size_t i = recv_index[k];
       CheckReceived(out, recvs[k].data(), all[i].len, i, [&] {
-        return fmt::format("mpi_alltoall: message {} ({} -> {}, {} B)", i, all[i].src,
-                           all[i].dst, all[i].len);
+        return fmt::format("mpi_alltoall: message {} ({} -> {}, {} B)", i, all[i].src, all[i].dst,
+                           all[i].len);
       });
       bytes += all[i].len;
     }
@@ -695,11 +711,12 @@ Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig
   MergeBytesAndTime(job, &bytes, &seconds);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
-  out.table = fmt::format("{:>8}  {:>10}  {:>12}  {:>16}\n{:>8}  {:>10}  {:>12}  {:>16.1f}\n",
-                          "ranks", "messages", "bytes", "aggregate_MB/s", n, all.size(), bytes,
-                          mbps);
-  out.results = {{"workload", "mpi_alltoall"}, {"ranks", n}, {"messages", all.size()},
-                 {"bytes", bytes}, {"aggregate_mbps", mbps}, {"transport", transport},
+  out.table =
+      fmt::format("{:>8}  {:>10}  {:>12}  {:>16}\n{:>8}  {:>10}  {:>12}  {:>16.1f}\n", "ranks",
+                  "messages", "bytes", "aggregate_MB/s", n, all.size(), bytes, mbps);
+  out.results = {{"workload", "mpi_alltoall"}, {"ranks", n},
+                 {"messages", all.size()},     {"bytes", bytes},
+                 {"aggregate_mbps", mbps},     {"transport", transport},
                  {"mpi", mpi_totals}};
   return out;
 }

@@ -28,8 +28,8 @@ struct SizeFigures {
  * could not finish (the stall is recorded in `out`). A ping or pong that arrives twice is
  * counted as a duplicate and not answered again.
  */
-std::optional<double> MeasureLatency(Cluster& cluster, WindowProcess& a, WindowProcess& b, uint32_t size,
-                                     uint32_t iterations, uint32_t* next_id,
+std::optional<double> MeasureLatency(Cluster& cluster, WindowProcess& a, WindowProcess& b,
+                                     uint32_t size, uint32_t iterations, uint32_t* next_id,
                                      WorkloadResult& out) {
   std::vector<uint8_t> buf(size);
   const uint32_t first = *next_id;
@@ -59,8 +59,8 @@ std::optional<double> MeasureLatency(Cluster& cluster, WindowProcess& a, WindowP
     if (++done < iterations) ping();
   });
   ping();
-  Status s = RunUntil(cluster, [&] { return done >= iterations; },
-                      fmt::format("pingpong size {}", size));
+  Status s = RunUntil(
+      cluster, [&] { return done >= iterations; }, fmt::format("pingpong size {}", size));
   a.OnReceive(nullptr);
   b.OnReceive(nullptr);
   pings.Settle(out);
@@ -103,8 +103,9 @@ std::optional<double> MeasureBandwidth(Cluster& cluster, WindowProcess& a, Windo
     }
   });
   pump();
-  Status s = RunUntil(cluster, [&] { return ledger.delivered() >= packets; },
-                      fmt::format("bandwidth stream size {}", size));
+  Status s = RunUntil(
+      cluster, [&] { return ledger.delivered() >= packets; },
+      fmt::format("bandwidth stream size {}", size));
   a.OnSendable(nullptr);
   b.OnReceive(nullptr);
   ledger.Settle(out);

@@ -30,14 +30,15 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   if (eps.size() < 2) return Status::Error("random_exchange needs at least two windows");
   const uint32_t max_payload = eps[0]->max_payload();
   if (config.max_size > static_cast<int64_t>(max_payload)) {
-    return Status::Error(fmt::format(
-        "exchange.max_size: {} exceeds the largest single-packet payload {}", config.max_size,
-        max_payload));
+    return Status::Error(
+        fmt::format("exchange.max_size: {} exceeds the largest single-packet payload {}",
+                    config.max_size, max_payload));
   }
   const uint32_t max_size =
       config.max_size < 0 ? max_payload : static_cast<uint32_t>(config.max_size);
   std::map<std::pair<uint16_t, uint16_t>, size_t> index_of;
-  for (size_t i = 0; i < eps.size(); ++i) index_of[{eps[i]->addr().adapter, eps[i]->addr().window}] = i;
+  for (size_t i = 0; i < eps.size(); ++i)
+    index_of[{eps[i]->addr().adapter, eps[i]->addr().window}] = i;
 
   WorkloadResult out;
   // One stream per sender: what a sender sends does not depend on when it gets to send it.
@@ -90,23 +91,27 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
       }
       const kernel::EventQueue& events = cluster.events();
       if (it == index_of.end() || seq >= logs[it->second].dest.size()) {
-        out.AddErrorAt(events.now_ps(), events.running_tie(), fmt::format("window {} got a message from unknown sender {}:{} seq {}", i,
-                                 p.header.src_adapter, p.header.src_window, seq));
+        out.AddErrorAt(events.now_ps(), events.running_tie(),
+                       fmt::format("window {} got a message from unknown sender {}:{} seq {}", i,
+                                   p.header.src_adapter, p.header.src_window, seq));
         return;
       }
       const size_t src = it->second;
       SenderLog& log = logs[src];
       if (log.dest[seq] != i) {
-        out.AddErrorAt(events.now_ps(), events.running_tie(), fmt::format("message {}:{} for window {} arrived at window {}", src, seq,
-                                 log.dest[seq], i));
+        out.AddErrorAt(events.now_ps(), events.running_tie(),
+                       fmt::format("message {}:{} for window {} arrived at window {}", src, seq,
+                                   log.dest[seq], i));
       } else if (p.header.len_bytes != log.size[seq] ||
                  !CheckPattern(p.payload, p.header.len_bytes, MessageKey(src, seq))) {
         ++out.messages_damaged;
-        out.AddErrorAt(events.now_ps(), events.running_tie(), fmt::format("message {}:{} arrived with wrong bytes ({} of {})", src, seq,
-                                 p.header.len_bytes, log.size[seq]));
+        out.AddErrorAt(events.now_ps(), events.running_tie(),
+                       fmt::format("message {}:{} arrived with wrong bytes ({} of {})", src, seq,
+                                   p.header.len_bytes, log.size[seq]));
       } else if (log.arrivals[seq]++ > 0) {
         ++out.messages_duplicated;
-        out.AddErrorAt(events.now_ps(), events.running_tie(), fmt::format("message {}:{} delivered twice", src, seq));
+        out.AddErrorAt(events.now_ps(), events.running_tie(),
+                       fmt::format("message {}:{} delivered twice", src, seq));
       } else {
         ++out.messages_delivered;
         out.bytes_delivered += p.header.len_bytes;
@@ -117,7 +122,8 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   for (size_t i = 0; i < eps.size(); ++i) {
     if (!is_local(i)) continue;  // its own process starts it
     // Each sender starts as its own node, like every later pump (which runs in its events).
-    kernel::EventQueue::OwnerScope as_node(cluster.events(), cluster.NodeOf(eps[i]->addr().adapter));
+    kernel::EventQueue::OwnerScope as_node(cluster.events(),
+                                           cluster.NodeOf(eps[i]->addr().adapter));
     pump(i);
   }
   // Every partition runs to the end (no stop when done: it would need a global test per
@@ -139,12 +145,9 @@ Result<WorkloadResult> RunRandomExchange(Cluster& cluster, const ExchangeConfig&
   out.table = fmt::format("{:>10}  {:>10}  {:>12}  {:>8}\n{:>10}  {:>10}  {:>12}  {:>8}\n",
                           "windows", "messages", "bytes", "errors", eps.size(),
                           out.messages_delivered, out.bytes_delivered, out.error_count);
-  out.results = {{"workload", "random_exchange"},
-                 {"windows", eps.size()},
-                 {"messages", config.messages},
-                 {"max_size", max_size},
-                 {"lost", lost},
-                 {"errors", out.error_count}};
+  out.results = {
+      {"workload", "random_exchange"}, {"windows", eps.size()}, {"messages", config.messages},
+      {"max_size", max_size},          {"lost", lost},          {"errors", out.error_count}};
   return out;
 }
 

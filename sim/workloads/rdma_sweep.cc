@@ -38,8 +38,8 @@ Result<Region> MapAndRegister(Cluster& cluster, uint32_t node, uint64_t bytes,
 uint64_t RdmaSweepHostBytes(const RdmaSweepConfig& config) {
   const uint64_t page = uint64_t{1} << config.page_shift;
   const int64_t largest = *std::max_element(config.sizes.begin(), config.sizes.end());
-  const uint64_t buffer = (static_cast<uint64_t>(std::max<int64_t>(largest, 1)) + page - 1) /
-                          page * page;
+  const uint64_t buffer =
+      (static_cast<uint64_t>(std::max<int64_t>(largest, 1)) + page - 1) / page * page;
   // Two buffers per node, plus one page of alignment slack and the guard pages between.
   return 2 * buffer + 3 * page;
 }
@@ -115,8 +115,9 @@ Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& con
       const uint64_t want = completions + 1;
       fifo.Flush();
       ++out.messages_sent;
-      status = RunUntil(cluster, [&] { return completions >= want; },
-                        fmt::format("rdma_sweep ({} B, transfer {})", size, i));
+      status = RunUntil(
+          cluster, [&] { return completions >= want; },
+          fmt::format("rdma_sweep ({} B, transfer {})", size, i));
       if (!status.ok()) {
         out.Stall(status);
         ++out.messages_lost;
@@ -143,8 +144,8 @@ Result<WorkloadResult> RunRdmaSweep(Cluster& cluster, const RdmaSweepConfig& con
   if (status.ok()) RunToQuiet(cluster);
   if (stray_completions > 0) {
     out.messages_duplicated += stray_completions;
-    out.AddError(fmt::format("rdma_sweep: {} completions of transfers already complete",
-                             stray_completions));
+    out.AddError(
+        fmt::format("rdma_sweep: {} completions of transfers already complete", stray_completions));
   }
   a.OnReceive(nullptr);
   b.OnReceive(nullptr);

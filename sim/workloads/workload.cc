@@ -23,9 +23,7 @@ uint64_t PatternSeed(uint64_t key, uint32_t len) {
   return SplitMix64(state);
 }
 constexpr uint64_t kPatternMultiplier = 0x9E3779B97F4A7C15ull;
-uint64_t PatternWord(uint64_t seed, uint32_t index) {
-  return (seed + index) * kPatternMultiplier;
-}
+uint64_t PatternWord(uint64_t seed, uint32_t index) { return (seed + index) * kPatternMultiplier; }
 /** Pattern words handled per block step (one AVX2 register, or two SSE2 ones). */
 constexpr uint32_t kBlockWords = 4;
 using WordBlock = uint64_t __attribute__((vector_size(8 * kBlockWords)));
@@ -94,9 +92,9 @@ NICSIM_PATTERN_CLONES bool CheckPattern(const uint8_t* data, uint32_t len, uint6
 
 Status StalledError(const Cluster& cluster, const std::string& what) {
   // Stopped before an event past run.time_limit: the stall is at that event's time.
-  return StalledError(cluster, what,
-                      NextPastTimeLimit(cluster) ? cluster.events().next_time_ps()
-                                                 : cluster.events().now_ps());
+  return StalledError(
+      cluster, what,
+      NextPastTimeLimit(cluster) ? cluster.events().next_time_ps() : cluster.events().now_ps());
 }
 
 Status StalledError(const Cluster& cluster, const std::string& what, uint64_t now_ps) {
@@ -107,8 +105,7 @@ Status StalledError(const Cluster& cluster, const std::string& what, uint64_t no
   }
   if (now_ps > cluster.config().time_limit_ps) {
     return Status::Error(what + ": not done when simulated time passed run.time_limit (" +
-                         std::to_string(cluster.config().time_limit_ps / 1000) + "ns) at t=" +
-                         at);
+                         std::to_string(cluster.config().time_limit_ps / 1000) + "ns) at t=" + at);
   }
   return Status::Error(what + ": stalled with no events left at t=" + at);
 }
@@ -139,8 +136,9 @@ Result<std::pair<WindowProcess*, WindowProcess*>> PickPair(Cluster& cluster) {
   if (c.nodes >= 2) return std::make_pair(a, &cluster.endpoint(c.adapters_per_node, 0));
   if (c.adapters_per_node >= 2) return std::make_pair(a, &cluster.endpoint(1, 0));
   if (c.windows_per_adapter >= 2) return std::make_pair(a, &cluster.endpoint(0, 1));
-  return Status::Error("a two-party workload needs two windows: raise nodes, "
-                       "adapters_per_node or windows_per_adapter");
+  return Status::Error(
+      "a two-party workload needs two windows: raise nodes, "
+      "adapters_per_node or windows_per_adapter");
 }
 
 }  // namespace nicsim::sim

@@ -36,17 +36,19 @@ const std::map<std::string, std::set<std::string>>& Rules() {
       {"ulp", {"hal", "abi", "base"}},
       {"hw", {"firmware", "driver", "host", "kernel", "abi", "base"}},
       {"sim", {"ulp", "hal", "hw", "firmware", "driver", "host", "kernel", "abi", "base"}},
-      {"realport", {"sim", "ulp", "hal", "hw", "firmware", "driver", "host", "kernel", "abi", "base"}},
-      {"app", {"realport", "sim", "ulp", "hal", "hw", "firmware", "driver", "host", "kernel", "abi",
-               "base"}},
+      {"realport",
+       {"sim", "ulp", "hal", "hw", "firmware", "driver", "host", "kernel", "abi", "base"}},
+      {"app",
+       {"realport", "sim", "ulp", "hal", "hw", "firmware", "driver", "host", "kernel", "abi",
+        "base"}},
   };
   return rules;
 }
 
 /** sim/'s folders from the bottom up: each may include only the folders before it. */
 const std::vector<std::string>& SimFloors() {
-  static const std::vector<std::string> floors = {
-      "config", "observe", "fabric", "distrib", "cluster", "workloads", "mpirun", "run"};
+  static const std::vector<std::string> floors = {"config",  "observe",   "fabric", "distrib",
+                                                  "cluster", "workloads", "mpirun", "run"};
   return floors;
 }
 
@@ -110,8 +112,7 @@ std::vector<Violation> Check(const std::string& room, const std::set<std::string
 TEST(IncludeRulesTest, EveryRoomIncludesOnlyTheRoomsBelowIt) {
   for (const auto& [room, allowed] : Rules()) {
     for (const Violation& v : Check(room, allowed)) {
-      ADD_FAILURE() << v.file << ":" << v.line << ": " << room << "/ may not include "
-                    << v.header;
+      ADD_FAILURE() << v.file << ":" << v.line << ": " << room << "/ may not include " << v.header;
     }
   }
 }
@@ -177,8 +178,8 @@ std::vector<Violation> FirmwareInternals(const std::string& dir) {
 }
 
 TEST(IncludeRulesTest, OutsideTheFirmwareOnlyItsPublicHeadersAreSeen) {
-  for (const char* dir : {"hw", "sim", "realport", "app", "ulp", "hal", "driver", "host",
-                          "kernel", "bench", "fuzz", "tests", "tools"}) {
+  for (const char* dir : {"hw", "sim", "realport", "app", "ulp", "hal", "driver", "host", "kernel",
+                          "bench", "fuzz", "tests", "tools"}) {
     if (!fs::exists(fs::path(NICSIM_SOURCE_DIR) / dir)) continue;
     for (const Violation& v : FirmwareInternals(dir)) {
       ADD_FAILURE() << v.file << ":" << v.line << ": firmware internal " << v.header;

@@ -40,19 +40,20 @@ const ParamDecls<Inner>& InnerParams() {
 }
 
 const ParamDecls<Toy>& ToyParams() {
-  static const auto* decls = &(new ParamDecls<Toy>())
-      ->Int("toy.count", &Toy::count, 1, 64, "Count")
-      .Duration("toy.latency", &Toy::latency_ps, "Latency")
-      .RatePsPerByte("toy.bandwidth", &Toy::ps_per_byte, "Bandwidth")
-      .Bool("toy.on", &Toy::on, "On")
-      .IntList("toy.cycles", &Toy::cycles, 0, 1000, "Cycles", "toy state")
-      .IntList("toy.sizes", &Toy::sizes, 0, 65535, "Sizes")
-      .Enum("toy.mode", &Toy::mode, {{Mode::kA, "a"}, {Mode::kB, "b"}}, "Mode")
-      .String("toy.name", &Toy::name, "Name")
-      .Size("toy.buffer", &Toy::buffer, "Buffer")
-      .Probability("toy.loss", &Toy::loss, "Loss")
-      .RunDefault("0.5")
-      .Include(&Toy::inner, InnerParams());
+  static const auto* decls =
+      &(new ParamDecls<Toy>())
+           ->Int("toy.count", &Toy::count, 1, 64, "Count")
+           .Duration("toy.latency", &Toy::latency_ps, "Latency")
+           .RatePsPerByte("toy.bandwidth", &Toy::ps_per_byte, "Bandwidth")
+           .Bool("toy.on", &Toy::on, "On")
+           .IntList("toy.cycles", &Toy::cycles, 0, 1000, "Cycles", "toy state")
+           .IntList("toy.sizes", &Toy::sizes, 0, 65535, "Sizes")
+           .Enum("toy.mode", &Toy::mode, {{Mode::kA, "a"}, {Mode::kB, "b"}}, "Mode")
+           .String("toy.name", &Toy::name, "Name")
+           .Size("toy.buffer", &Toy::buffer, "Buffer")
+           .Probability("toy.loss", &Toy::loss, "Loss")
+           .RunDefault("0.5")
+           .Include(&Toy::inner, InnerParams());
   return *decls;
 }
 
@@ -67,9 +68,7 @@ class FakeSource : public ParamSource {
   int64_t Int(std::string_view n) const override { return ints.find(n)->second; }
   double Probability(std::string_view n) const override { return doubles.find(n)->second; }
   bool Bool(std::string_view n) const override { return ints.find(n)->second != 0; }
-  const std::string& String(std::string_view n) const override {
-    return strings.find(n)->second;
-  }
+  const std::string& String(std::string_view n) const override { return strings.find(n)->second; }
   int64_t DurationPs(std::string_view n) const override { return ints.find(n)->second; }
   double RateBytesPerSec(std::string_view n) const override { return doubles.find(n)->second; }
   uint64_t SizeBytes(std::string_view n) const override {
@@ -82,8 +81,11 @@ class FakeSource : public ParamSource {
 
 FakeSource Values() {
   FakeSource s;
-  s.ints = {{"toy.count", 12}, {"toy.latency", 4'300'000}, {"toy.on", 0},
-            {"toy.buffer", 2000}, {"inner.depth", 42}};
+  s.ints = {{"toy.count", 12},
+            {"toy.latency", 4'300'000},
+            {"toy.on", 0},
+            {"toy.buffer", 2000},
+            {"inner.depth", 42}};
   s.doubles = {{"toy.bandwidth", 4e9}, {"toy.loss", 0.125}};
   s.strings = {{"toy.mode", "a"}, {"toy.name", "y"}};
   s.lists = {{"toy.cycles", {5, 6}}, {"toy.sizes", {1, 2, 3}}};
@@ -97,12 +99,11 @@ TEST(ParamDeclsTest, DefaultsAreTheStructsMembersAsAUserWritesThem) {
     names.push_back(spec.name);
     defaults.push_back(spec.default_value);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"toy.count", "toy.latency", "toy.bandwidth",
-                                             "toy.on", "toy.cycles", "toy.sizes", "toy.mode",
-                                             "toy.name", "toy.buffer", "toy.loss",
-                                             "inner.depth"}));
-  EXPECT_EQ(defaults, (std::vector<std::string>{"7", "300ns", "2GB/s", "true", "[1, 2]",
-                                                "[0, 16]", "b", "x", "64KiB", "0.5", "9"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"toy.count", "toy.latency", "toy.bandwidth", "toy.on",
+                                             "toy.cycles", "toy.sizes", "toy.mode", "toy.name",
+                                             "toy.buffer", "toy.loss", "inner.depth"}));
+  EXPECT_EQ(defaults, (std::vector<std::string>{"7", "300ns", "2GB/s", "true", "[1, 2]", "[0, 16]",
+                                                "b", "x", "64KiB", "0.5", "9"}));
 }
 
 TEST(ParamDeclsTest, SpecsCarryTypeRangeAndChoices) {
@@ -146,8 +147,7 @@ TEST(ParamDeclsTest, AFixedLengthListOfAnotherLengthIsAnErrorNamingTheParameter)
 TEST(ParamDeclsTest, ReadSkipsWhatTheCallerDoesNotWant) {
   Toy toy;
   ASSERT_TRUE(ToyParams()
-                  .Read(Values(), &toy,
-                        [](std::string_view name) { return name != "toy.count"; })
+                  .Read(Values(), &toy, [](std::string_view name) { return name != "toy.count"; })
                   .ok());
   EXPECT_EQ(toy.count, 7u);
   EXPECT_EQ(toy.name, "y");

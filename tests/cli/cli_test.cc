@@ -116,11 +116,13 @@ TEST_F(CliTest, UnknownKeyIsReportedWithTheNearestName) {
 TEST_F(CliTest, PortScenarioErrorsNameTheFileLineAndKey) {
   // `nicsim port --scenario` reads port.* through the scenario loader: same messages, exit 2,
   // and no port is started.
-  const std::string mode = WriteScenario("port_mode.toml", "seed = 3\n[port]\nmode = \"sideways\"\n");
+  const std::string mode =
+      WriteScenario("port_mode.toml", "seed = 3\n[port]\nmode = \"sideways\"\n");
   Outcome o = Nicsim({"port", "--scenario", mode, "--node", "1", "--peer", "2"});
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_EQ(o.err, "nicsim: " + mode +
-                       ":3:8: port.mode: 'sideways' is not one of exchange, pingpong, transport, ip\n");
+  EXPECT_EQ(o.err,
+            "nicsim: " + mode +
+                ":3:8: port.mode: 'sideways' is not one of exchange, pingpong, transport, ip\n");
   EXPECT_EQ(o.out, "");
   const std::string key = WriteScenario("port_key.toml", "[port]\neall = \"-l 0\"\n");
   o = Nicsim({"port", "--scenario", key, "--node", "1", "--peer", "2"});
@@ -141,8 +143,8 @@ TEST_F(CliTest, PortScenarioErrorsNameTheFileLineAndKey) {
 
 TEST_F(CliTest, AdapterLcoreErrorsAreBadInput) {
   // Checked before any port starts: exit 2, one line naming the flag.
-  Outcome o = Nicsim({"port", "--verbs", "mlx5_0", "--peer-addr", "1:2", "--node", "1",
-                      "--peer", "2", "--adapter-lcore", "1"});
+  Outcome o = Nicsim({"port", "--verbs", "mlx5_0", "--peer-addr", "1:2", "--node", "1", "--peer",
+                      "2", "--adapter-lcore", "1"});
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err, "nicsim port: --adapter-lcore: applies to a DPDK port (--eal)\n");
   const std::string bad = WriteScenario("port_lcore.toml", "[port]\nadapter_lcore = 5000\n");
@@ -278,8 +280,8 @@ TEST_F(CliTest, TasksAboveAdapterTasksNameTheirOwnParameter) {
   ExpectBadRun({"--set", "adapter.rx_tasks=17"},
                "nicsim: --set adapter.rx_tasks=17: adapter.rx_tasks must be at most "
                "adapter.tasks (16), got 17 (seed 1)\n");
-  const std::string path = WriteScenario(
-      "tasks.toml", "[adapter]\ntasks = 8\nrx_tasks = 4\ntx_tasks = 9\n");
+  const std::string path =
+      WriteScenario("tasks.toml", "[adapter]\ntasks = 8\nrx_tasks = 4\ntx_tasks = 9\n");
   ExpectBadRun({path}, "nicsim: " + path +
                            ":4:12: adapter.tx_tasks must be at most adapter.tasks (8), got 9 "
                            "(seed 1)\n");
@@ -289,10 +291,10 @@ TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
   ExpectBadRun({"--set", "workload=random_exchange", "--set", "exchange.max_size=65535"},
                "nicsim: --set exchange.max_size=65535: exchange.max_size: 65535 exceeds the "
                "largest single-packet payload 2032 (seed 1)\n");
-  ExpectBadRun({"--set", "workload=stream", "--set", "host.cache_line=64", "--set",
-                "stream.size=2000"},
-               "nicsim: --set stream.size=2000: stream.size: 2000 exceeds the largest "
-               "single-packet payload 1008 (seed 1)\n");
+  ExpectBadRun(
+      {"--set", "workload=stream", "--set", "host.cache_line=64", "--set", "stream.size=2000"},
+      "nicsim: --set stream.size=2000: stream.size: 2000 exceeds the largest "
+      "single-packet payload 1008 (seed 1)\n");
   const std::string lifecycle = WriteScenario(
       "lifecycle.toml", "workload = \"close_under_load\"\n[lifecycle]\nsize = 4000\n");
   ExpectBadRun({lifecycle}, "nicsim: " + lifecycle +
@@ -306,23 +308,22 @@ TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
   ExpectBadRun({"--set", "workload=mpi_alltoall", "--set", "mpi.ranks=1"},
                "nicsim: --set mpi.ranks=1: mpi.ranks: mpi_alltoall needs at least 2 ranks, got 1 "
                "(seed 1)\n");
-  const std::string quota = WriteScenario(
-      "quota.toml",
-      "workload = \"mpi_pingpong\"\n[mpi]\nintranode = \"postbox\"\n[postbox]\n"
-      "pool_blocks = 4\nreceiver_quota_blocks = 5\n");
+  const std::string quota =
+      WriteScenario("quota.toml",
+                    "workload = \"mpi_pingpong\"\n[mpi]\nintranode = \"postbox\"\n[postbox]\n"
+                    "pool_blocks = 4\nreceiver_quota_blocks = 5\n");
   ExpectBadRun({quota}, "nicsim: " + quota +
                             ":6:25: postbox.receiver_quota_blocks: must be in [0, "
                             "postbox.pool_blocks=4] (0: a share of the pool), is 5 (seed 1)\n");
   // Each size is in range alone; together they leave push-pull nothing to push.
-  const std::string no_push = WriteScenario(
-      "no_push.toml",
-      "workload = \"mpi_pingpong\"\n[mpi]\nintranode = \"pushpull\"\n[pushpull]\n"
-      "btp1_bytes = 0\nbtp2_bytes = 0\n");
+  const std::string no_push =
+      WriteScenario("no_push.toml",
+                    "workload = \"mpi_pingpong\"\n[mpi]\nintranode = \"pushpull\"\n[pushpull]\n"
+                    "btp1_bytes = 0\nbtp2_bytes = 0\n");
   ExpectBadRun({no_push}, "nicsim: " + no_push +
                               ":6:14: pushpull.btp2_bytes: is 0 and so is pushpull.btp1_bytes: "
                               "push-pull needs bytes to push (that is push-zero mode) (seed 1)\n");
-  const std::string one_node =
-      WriteScenario("one_node.toml", "nodes = 1\nworkload = \"stream\"\n");
+  const std::string one_node = WriteScenario("one_node.toml", "nodes = 1\nworkload = \"stream\"\n");
   ExpectBadRun({one_node}, "nicsim: " + one_node +
                                ":1:9: nodes: stream needs two windows, the cluster has one: "
                                "raise nodes, adapters_per_node or windows_per_adapter (seed 1)\n");
@@ -359,7 +360,8 @@ TEST_F(CliTest, AnEmbeddedNulInAValueShowsInTheMessage) {
   const std::string path = WriteScenario("nul.toml", "workload = \"a\\u0000b\"\n");
   ExpectBadRun({path}, "nicsim: " + path +
                            ":1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
-                           "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, close_under_load, recovery_under_load, "
+                           "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, "
+                           "close_under_load, recovery_under_load, "
                            "mpi_pingpong, mpi_collectives, mpi_alltoall, mpi_program\n");
 }
 
@@ -386,8 +388,8 @@ TEST_F(CliTest, PortFlagsOutOfRangeAreBadInputBeforeAnyPortStarts) {
        "--mode: port.mode: 'ping' is not one of exchange, pingpong, transport, ip"},
   };
   for (const auto& [flags, message] : cases) {
-    std::vector<std::string> args = {"port", "--eal", "-l 0 --no-pci", "--node", "1", "--peer",
-                                     "2"};
+    std::vector<std::string> args = {"port",   "--eal", "-l 0 --no-pci", "--node", "1",
+                                     "--peer", "2"};
     args.insert(args.end(), flags.begin(), flags.end());
     const Outcome o = Nicsim(args);
     EXPECT_EQ(o.exit_code, 2) << flags[0];
@@ -589,9 +591,9 @@ TEST_F(CliTest, ScenariosListsTheBuiltins) {
 TEST_F(CliTest, DefaultRunIsTheMpiSweepOnTheHpsPreset) {
   NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path out_dir = dir_ / "out";
-  const Outcome o = Nicsim({"run", "--out", out_dir.string(), "--set", "mpi.sizes=[8]", "--set",
-                            "mpi.iterations=5", "--set", "mpi.bandwidth_messages=2", "--set",
-                            "mpi.window=2"});
+  const Outcome o =
+      Nicsim({"run", "--out", out_dir.string(), "--set", "mpi.sizes=[8]", "--set",
+              "mpi.iterations=5", "--set", "mpi.bandwidth_messages=2", "--set", "mpi.window=2"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const std::vector<std::string> lines = Lines(o.out);
   ASSERT_GE(lines.size(), 3u) << o.out;
@@ -643,7 +645,8 @@ TEST_F(CliTest, PackedNodeStateChangesNoResult) {
              " run --quiet --set backend=func --set nodes=32 --set mpi.ranks=32 --set seed=4"
              " --set workload=mpi_collectives --set mpi.collectives=allreduce,alltoall"
              " --set 'mpi.sizes=[8, 8192]' --set mpi.iterations=2"
-             " --set fabric.loss=0.01 --set fabric.reorder=0.1 --out " + out.string()},
+             " --set fabric.loss=0.01 --set fabric.reorder=0.1 --out " +
+             out.string()},
         dir_);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     const nlohmann::json j = nlohmann::json::parse(ReadFile(out / "stats.json"), nullptr, false);
@@ -676,16 +679,17 @@ TEST_F(CliTest, SameSeedGivesIdenticalTracesOnEachSimulatedBackend) {
 TEST_F(CliTest, TraceFilterKeepsOnlyTheChosenAdapterAndKinds) {
   NICSIM_SKIP_WITHOUT_SYSTEMC();
   const fs::path trace = dir_ / "filtered.trace";
-  const nlohmann::json stats = RunForStats(
-      {"--set", "pingpong.iterations=2", "--set", "pingpong.stream_packets=2", "--trace",
-       trace.string(), "--trace-filter", "adapter=1,kind=rx|mmio"},
-      "filtered");
+  const nlohmann::json stats =
+      RunForStats({"--set", "pingpong.iterations=2", "--set", "pingpong.stream_packets=2",
+                   "--trace", trace.string(), "--trace-filter", "adapter=1,kind=rx|mmio"},
+                  "filtered");
   ASSERT_FALSE(stats.is_discarded());
   const std::vector<std::string> lines = Lines(ReadFile(trace));
   ASSERT_FALSE(lines.empty());
   size_t rx = 0;
   for (const std::string& l : lines) {
-    const bool ok = l.find(" a1 rx ") != std::string::npos || l.find(" a1 mmio ") != std::string::npos;
+    const bool ok =
+        l.find(" a1 rx ") != std::string::npos || l.find(" a1 mmio ") != std::string::npos;
     EXPECT_TRUE(ok) << l;
     rx += l.find(" a1 rx ") != std::string::npos;
   }

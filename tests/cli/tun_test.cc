@@ -79,20 +79,31 @@ TEST(TunTest, PingsAndA64MiBTransferCrossTheLossyFabric) {
   const std::string prefix = "nstun" + std::to_string(getpid());
   const std::string d = dir.path().string();
   const std::string py = "/usr/bin/python3 ";
-  const std::string script =
-      std::string(NICSIM_BINARY) + " tun --prefix " + prefix +
-      " --duration 240 --set fabric.loss=0.01 >" + d + "/tun.txt 2>&1 &\n"
-      "pid=$!\n"
-      "for i in $(seq 100); do grep -q ready " + d + "/tun.txt && break; sleep 0.1; done\n"
-      "ip netns exec " + prefix + "-1 " + py + d + "/echo.py server 10.0.1.1 0 &\n"
-      "echo_pid=$!\n"
-      "ip netns exec " + prefix + "-1 " + py + d + "/tcp.py server 10.0.1.1 67108864 &\n"
-      "sleep 1\n"
-      "ip netns exec " + prefix + "-0 " + py + d + "/echo.py client 10.0.1.1 100\n"
-      "ip netns exec " + prefix + "-0 " + py + d + "/tcp.py client 10.0.1.1 67108864\n"
-      "kill -TERM $echo_pid\n"
-      "kill -TERM $pid; wait $pid; echo tun exit $?\n"
-      "ip netns list | grep -c " + prefix + " || true\n";
+  const std::string script = std::string(NICSIM_BINARY) + " tun --prefix " + prefix +
+                             " --duration 240 --set fabric.loss=0.01 >" + d +
+                             "/tun.txt 2>&1 &\n"
+                             "pid=$!\n"
+                             "for i in $(seq 100); do grep -q ready " +
+                             d +
+                             "/tun.txt && break; sleep 0.1; done\n"
+                             "ip netns exec " +
+                             prefix + "-1 " + py + d +
+                             "/echo.py server 10.0.1.1 0 &\n"
+                             "echo_pid=$!\n"
+                             "ip netns exec " +
+                             prefix + "-1 " + py + d +
+                             "/tcp.py server 10.0.1.1 67108864 &\n"
+                             "sleep 1\n"
+                             "ip netns exec " +
+                             prefix + "-0 " + py + d +
+                             "/echo.py client 10.0.1.1 100\n"
+                             "ip netns exec " +
+                             prefix + "-0 " + py + d +
+                             "/tcp.py client 10.0.1.1 67108864\n"
+                             "kill -TERM $echo_pid\n"
+                             "kill -TERM $pid; wait $pid; echo tun exit $?\n"
+                             "ip netns list | grep -c " +
+                             prefix + " || true\n";
   const testing::CommandResult r = testing::RunCommand({"/bin/sh", "-c", script}, dir.path());
   const std::string tun = testing::ReadFile(dir.path() / "tun.txt");
   EXPECT_NE(tun.find("ipif0 10.0.0.1/8"), std::string::npos) << tun;
@@ -112,10 +123,10 @@ TEST(TunTest, PingsAndA64MiBTransferCrossTheLossyFabric) {
 TEST(TunTest, RefusesWithoutRoot) {
   if (geteuid() != 0 || !fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "needs root to drop it";
   testing::ScratchDir dir("nicsim_tun");
-  const testing::CommandResult r = testing::RunCommand(
-      {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", NICSIM_BINARY,
-       "tun"},
-      dir.path());
+  const testing::CommandResult r =
+      testing::RunCommand({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           NICSIM_BINARY, "tun"},
+                          dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
             "nicsim tun: needs root: it creates network namespaces and TUN devices (run it as "

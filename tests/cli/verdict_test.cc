@@ -83,18 +83,18 @@ TEST_F(VerdictTest, StreamThatLosesPacketsFailsEvenWhenDuplicatesMakeUpTheCount)
 
 // 2. The same for the ping-pong sweep; delivered never exceeds sent.
 TEST_F(VerdictTest, PingPongSweepThatLosesPacketsFails) {
-  const Verdict v = Run({"workload=pingpong_sweep", "backend=func", "pingpong.sizes=[1024]",
-                         "pingpong.iterations=1", "fabric.loss=0.02", "fabric.duplicate=0.05",
-                         "seed=860963260"});
+  const Verdict v =
+      Run({"workload=pingpong_sweep", "backend=func", "pingpong.sizes=[1024]",
+           "pingpong.iterations=1", "fabric.loss=0.02", "fabric.duplicate=0.05", "seed=860963260"});
   ExpectFailed(v, "860963260");
   EXPECT_GT(v.stats["messages_lost"].get<uint64_t>(), 0u);
   ExpectAccounted(v.stats);
 }
 
 TEST_F(VerdictTest, PingPongSweepOverSeveralSizesNeverDeliversMoreThanItSent) {
-  const Verdict v = Run({"workload=pingpong_sweep", "backend=func",
-                         "pingpong.sizes=[0, 64, 1024, 2032]", "pingpong.iterations=20",
-                         "fabric.duplicate=0.05", "seed=860963260"});
+  const Verdict v =
+      Run({"workload=pingpong_sweep", "backend=func", "pingpong.sizes=[0, 64, 1024, 2032]",
+           "pingpong.iterations=20", "fabric.duplicate=0.05", "seed=860963260"});
   ExpectFailed(v, "860963260");
   EXPECT_LE(v.stats["messages_delivered"].get<uint64_t>(),
             v.stats["messages_sent"].get<uint64_t>());
@@ -105,11 +105,10 @@ TEST_F(VerdictTest, PingPongSweepOverSeveralSizesNeverDeliversMoreThanItSent) {
 
 // 3. MPI jobs used to hang forever when a peer could not be reached.
 TEST_F(VerdictTest, MpiPingPongWithEveryPacketLostGivesUpAndNamesTheRanks) {
-  const Verdict v = Run({"workload=mpi_pingpong", "backend=func", "fabric.loss=1",
-                         "ulp.max_retransmits=8"});
+  const Verdict v =
+      Run({"workload=mpi_pingpong", "backend=func", "fabric.loss=1", "ulp.max_retransmits=8"});
   ExpectFailed(v, "1");
-  EXPECT_NE(v.err.find("rank 0 gave up on rank 1 after 8 unacknowledged sends"),
-            std::string::npos)
+  EXPECT_NE(v.err.find("rank 0 gave up on rank 1 after 8 unacknowledged sends"), std::string::npos)
       << v.err;
   EXPECT_EQ(v.stats["stalled"], true);
   EXPECT_EQ(v.stats["messages_lost"], 1);
@@ -118,16 +117,16 @@ TEST_F(VerdictTest, MpiPingPongWithEveryPacketLostGivesUpAndNamesTheRanks) {
 TEST_F(VerdictTest, MpiAlltoallOverAPathThatStaysDownGivesUp) {
   const Verdict v =
       Run({"workload=mpi_alltoall", "mpi.ranks=8", "nodes=8", "mpi.alltoall_messages=10",
-           "fabric.routing=fixed", "fabric.path_down=[0,0,40000,1,10000,90000,2,30000,-1,3,5000,6000]",
-           "seed=2771163654"});
+           "fabric.routing=fixed",
+           "fabric.path_down=[0,0,40000,1,10000,90000,2,30000,-1,3,5000,6000]", "seed=2771163654"});
   ExpectFailed(v, "2771163654");
   EXPECT_NE(v.err.find("gave up on rank"), std::string::npos) << v.err;
   ExpectAccounted(v.stats);
 }
 
 TEST_F(VerdictTest, RunThatPassesItsTimeLimitFailsAsAStall) {
-  const Verdict v = Run({"workload=stream", "backend=func", "stream.packets=100000",
-                         "run.time_limit=10us"});
+  const Verdict v =
+      Run({"workload=stream", "backend=func", "stream.packets=100000", "run.time_limit=10us"});
   ExpectFailed(v, "1");
   EXPECT_NE(v.err.find("stream: not done when simulated time passed run.time_limit (10000ns)"),
             std::string::npos)
@@ -147,9 +146,12 @@ TEST_F(VerdictTest, MpiJobThatPassesItsTimeLimitFailsAsAStall) {
 // jobs stop at a window's end: split_run_test) checks the limit as each node is measured,
 // after every 4,096 of its events, and stops at the next of its checks every 65,536 events.
 std::vector<std::string> SweepStream(const std::string& packets, const std::string& limit) {
-  return {"workload=pingpong_sweep",          "backend=func",
-          "pingpong.sizes=[1024]",            "pingpong.iterations=10",
-          "pingpong.stream_packets=" + packets, "host.touched_limit=" + limit};
+  return {"workload=pingpong_sweep",
+          "backend=func",
+          "pingpong.sizes=[1024]",
+          "pingpong.iterations=10",
+          "pingpong.stream_packets=" + packets,
+          "host.touched_limit=" + limit};
 }
 
 TEST_F(VerdictTest, RunThatTouchesMoreHostMemoryThanItsLimitStopsAsAStall) {
@@ -206,8 +208,11 @@ TEST_F(VerdictTest, MpiJobThatTouchesMoreHostMemoryThanItsLimitStops) {
 TEST_F(VerdictTest, MpiJobOverItsLimitOnlyAtItsFinalMeasureFailsAtTheEnd) {
   // The job runs in windows, whose ends check the limit; the final measures come after the
   // last of them and are checked too.
-  const std::vector<std::string> job = {"workload=mpi_alltoall", "backend=func", "nodes=4",
-                                        "mpi.ranks=4", "mpi.alltoall_messages=5",
+  const std::vector<std::string> job = {"workload=mpi_alltoall",
+                                        "backend=func",
+                                        "nodes=4",
+                                        "mpi.ranks=4",
+                                        "mpi.alltoall_messages=5",
                                         "mpi.alltoall_max_size=8KiB"};
   std::vector<std::string> over = job;
   over.push_back("host.touched_limit=958463");
@@ -279,9 +284,9 @@ TEST_F(VerdictTest, MpiCollectivesTimesOnlyTheSelectedCollectives) {
 // served its readers' pulls in turn, so sources met on one reader's link while others idled,
 // and what queued there outlived the round-trip timeout the barrier had measured.
 TEST_F(VerdictTest, AnAllToAllOfRendezvousBlocksKeepsEveryLinkBusy) {
-  const Verdict v = Run({"workload=mpi_collectives", "backend=func", "mpi.ranks=8", "nodes=8",
-                         "mpi.sizes=[262144]", "mpi.iterations=1",
-                         "mpi.collectives=barrier,alltoall"});
+  const Verdict v =
+      Run({"workload=mpi_collectives", "backend=func", "mpi.ranks=8", "nodes=8",
+           "mpi.sizes=[262144]", "mpi.iterations=1", "mpi.collectives=barrier,alltoall"});
   ASSERT_EQ(v.exit_code, 0) << v.err;
   const nlohmann::json& point = v.stats["workload"]["points"][0];
   EXPECT_LE(point["alltoall_us"].get<double>(), 1.15 * point["alltoall_floor_us"].get<double>())
@@ -362,8 +367,7 @@ TEST_F(SchedulerVerdictTest, JobWithAnUnreachablePeerFailsAndUnwindsInBothModes)
   const Verdict v = Run({"workload=mpi_pingpong", "backend=func", "fabric.loss=1",
                          "ulp.max_retransmits=8", "mpi.scheduler=contexts"});
   ExpectFailed(v, "1");
-  EXPECT_NE(v.err.find("rank 0 gave up on rank 1 after 8 unacknowledged sends"),
-            std::string::npos)
+  EXPECT_NE(v.err.find("rank 0 gave up on rank 1 after 8 unacknowledged sends"), std::string::npos)
       << v.err;
 }
 
@@ -405,21 +409,41 @@ TEST_P(EveryWorkloadVerdictTest, InjectedFaultExitsOneAndWritesStats) {
 INSTANTIATE_TEST_SUITE_P(
     Workloads, EveryWorkloadVerdictTest,
     ::testing::Values(
-        FaultyRun{"pingpong_sweep_loss", {"workload=pingpong_sweep", "backend=func", "fabric.loss=0.05"}},
-        FaultyRun{"pingpong_sweep_dup", {"workload=pingpong_sweep", "backend=func", "fabric.duplicate=0.05"}},
-        FaultyRun{"stream_loss", {"workload=stream", "backend=func", "stream.packets=2000", "fabric.loss=0.01"}},
-        FaultyRun{"stream_dup", {"workload=stream", "backend=func", "stream.packets=2000", "fabric.duplicate=0.01"}},
-        FaultyRun{"exchange_loss", {"workload=random_exchange", "backend=func", "exchange.messages=2000", "fabric.loss=0.01"}},
-        FaultyRun{"exchange_dup", {"workload=random_exchange", "backend=func", "exchange.messages=2000", "fabric.duplicate=0.01"}},
+        FaultyRun{"pingpong_sweep_loss",
+                  {"workload=pingpong_sweep", "backend=func", "fabric.loss=0.05"}},
+        FaultyRun{"pingpong_sweep_dup",
+                  {"workload=pingpong_sweep", "backend=func", "fabric.duplicate=0.05"}},
+        FaultyRun{"stream_loss",
+                  {"workload=stream", "backend=func", "stream.packets=2000", "fabric.loss=0.01"}},
+        FaultyRun{
+            "stream_dup",
+            {"workload=stream", "backend=func", "stream.packets=2000", "fabric.duplicate=0.01"}},
+        FaultyRun{"exchange_loss",
+                  {"workload=random_exchange", "backend=func", "exchange.messages=2000",
+                   "fabric.loss=0.01"}},
+        FaultyRun{"exchange_dup",
+                  {"workload=random_exchange", "backend=func", "exchange.messages=2000",
+                   "fabric.duplicate=0.01"}},
         FaultyRun{"rdma_sweep_loss", {"workload=rdma_sweep", "backend=func", "fabric.loss=0.3"}},
-        FaultyRun{"dlm_blocks_loss", {"workload=dlm_blocks", "backend=func", "nodes=3", "dlm.requests=5", "fabric.loss=1", "dlm.max_tries=2"}},
+        FaultyRun{"dlm_blocks_loss",
+                  {"workload=dlm_blocks", "backend=func", "nodes=3", "dlm.requests=5",
+                   "fabric.loss=1", "dlm.max_tries=2"}},
         // IP is unreliable: its losses under faults are expected; a run that cannot finish is not.
-        FaultyRun{"ip_exchange_stall", {"workload=ip_exchange", "backend=func", "run.time_limit=1us"}},
-        FaultyRun{"close_under_load_loss", {"workload=close_under_load", "backend=func", "fabric.loss=0.05"}},
-        FaultyRun{"recovery_under_load_dup", {"workload=recovery_under_load", "backend=func", "fabric.duplicate=0.1"}},
-        FaultyRun{"mpi_pingpong_loss", {"workload=mpi_pingpong", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
-        FaultyRun{"mpi_collectives_loss", {"workload=mpi_collectives", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
-        FaultyRun{"mpi_alltoall_loss", {"workload=mpi_alltoall", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}}),
+        FaultyRun{"ip_exchange_stall",
+                  {"workload=ip_exchange", "backend=func", "run.time_limit=1us"}},
+        FaultyRun{"close_under_load_loss",
+                  {"workload=close_under_load", "backend=func", "fabric.loss=0.05"}},
+        FaultyRun{"recovery_under_load_dup",
+                  {"workload=recovery_under_load", "backend=func", "fabric.duplicate=0.1"}},
+        FaultyRun{
+            "mpi_pingpong_loss",
+            {"workload=mpi_pingpong", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
+        FaultyRun{
+            "mpi_collectives_loss",
+            {"workload=mpi_collectives", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
+        FaultyRun{
+            "mpi_alltoall_loss",
+            {"workload=mpi_alltoall", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}}),
     [](const ::testing::TestParamInfo<FaultyRun>& run) { return std::string(run.param.name); });
 
 }  // namespace

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Partition maps: contiguous blocks, round robin and explicit lists, and the errors for maps that would
-// leave a process without a node.
+// Partition maps: contiguous blocks, round robin and explicit lists, and the errors for maps that
+// would leave a process without a node.
 #include "sim/distrib/partition_map.h"
 
 #include <gtest/gtest.h>

@@ -102,7 +102,8 @@ TEST(RunThreadsTest, ZeroSplitsLargeSplittableFuncRunsOverTheCores) {
 TEST(RunThreadsTest, AskedThreadsAreGivenOrRefusedNamingTheParameter) {
   EXPECT_EQ(*ThreadsFor(With(With(kFuncAlltoall, "nodes=8"), "run.threads=3"), 2), 3u);
   EXPECT_EQ(*ThreadsFor(With(With(kFuncAlltoall, "nodes=4096"), "run.threads=1")), 1u);
-  const Result<uint32_t> too_many = ThreadsFor(With(With(kFuncAlltoall, "nodes=4"), "run.threads=5"));
+  const Result<uint32_t> too_many =
+      ThreadsFor(With(With(kFuncAlltoall, "nodes=4"), "run.threads=5"));
   ASSERT_FALSE(too_many.ok());
   EXPECT_EQ(too_many.status().message(),
             "run.threads: 5 threads for 4 nodes: at most one thread per node");

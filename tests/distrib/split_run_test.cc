@@ -34,7 +34,8 @@ namespace fs = std::filesystem;
 const char* const kMpirun = NICSIM_OPEN_MPI_RUN;
 
 fs::path FreshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nicsim_split_" + std::to_string(getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("nicsim_split_" + std::to_string(getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -136,9 +137,10 @@ TEST(SplitRunTest, TwoProcessesWriteTheStatsOfOneWithFaultsOn) {
   REQUIRE_SPLIT_RUNS();
   for (int seed : {1, 2, 3}) {
     // 7 nodes: the blocks are uneven (3 and 4).
-    const std::string args = "--set backend=func --set workload=random_exchange --set nodes=7"
-                             " --set exchange.messages=3000 --set seed=" +
-                             std::to_string(seed) + kFaults;
+    const std::string args =
+        "--set backend=func --set workload=random_exchange --set nodes=7"
+        " --set exchange.messages=3000 --set seed=" +
+        std::to_string(seed) + kFaults;
     const fs::path one = FreshDir("one" + std::to_string(seed));
     const fs::path two = FreshDir("two" + std::to_string(seed));
     const int code_one = RunNicsim(1, args, one, one / "log");
@@ -154,8 +156,9 @@ TEST(SplitRunTest, TwoProcessesWriteTheStatsOfOneWithFaultsOn) {
 
 TEST(SplitRunTest, ThreeProcessesWithoutFaultsPassLikeOne) {
   REQUIRE_SPLIT_RUNS();
-  const std::string args = "--set backend=func --set workload=random_exchange --set nodes=8"
-                           " --set exchange.messages=2000 --set seed=11";
+  const std::string args =
+      "--set backend=func --set workload=random_exchange --set nodes=8"
+      " --set exchange.messages=2000 --set seed=11";
   const fs::path one = FreshDir("one");
   const fs::path three = FreshDir("three");
   EXPECT_EQ(RunNicsim(1, args, one, one / "log"), 0);
@@ -166,9 +169,10 @@ TEST(SplitRunTest, ThreeProcessesWithoutFaultsPassLikeOne) {
 TEST(SplitRunTest, RoundRobinPartitionsWriteTheStatsOfContiguousOnesWithFaultsOn) {
   REQUIRE_SPLIT_RUNS();
   // Every frame between neighbouring nodes crosses partitions when they are dealt out in turn.
-  const std::string args = "--set backend=func --set workload=random_exchange --set nodes=9"
-                           " --set exchange.messages=3000 --set seed=4" +
-                           std::string(kFaults);
+  const std::string args =
+      "--set backend=func --set workload=random_exchange --set nodes=9"
+      " --set exchange.messages=3000 --set seed=4" +
+      std::string(kFaults);
   const fs::path one = FreshDir("rr_one");
   const fs::path blocks = FreshDir("rr_blocks");
   const fs::path dealt = FreshDir("rr_dealt");
@@ -200,10 +204,12 @@ TEST(SplitRunTest, MpiWorkloadsOfSeveralRunsWriteTheStatsAndTraceOfOneProcessWit
       " --set fabric.loss=0.02 --set fabric.duplicate=0.02 --set fabric.reorder=0.02";
   const std::vector<std::string> workloads = {
       "--set backend=func --set workload=mpi_collectives --set nodes=8 --set mpi.ranks=8"
-      " --set mpi.sizes=0,4096 --set mpi.iterations=2 --set seed=3" + faults,
+      " --set mpi.sizes=0,4096 --set mpi.iterations=2 --set seed=3" +
+          faults,
       "--set backend=func --set workload=mpi_pingpong --set nodes=8 --set mpi.ranks=8"
       " --set mpi.pingpong_pairs=4 --set mpi.sizes=0,4096 --set mpi.iterations=3"
-      " --set seed=4" + faults};
+      " --set seed=4" +
+          faults};
   for (size_t w = 0; w < workloads.size(); ++w) {
     ExpectSplitsLikeOneProcess("runs" + std::to_string(w), workloads[w],
                                {{2, " --set run.partition=round_robin"}, {3, ""}});
@@ -217,16 +223,20 @@ TEST(SplitRunTest, ThreadsWriteTheStatsTraceAndPcapOfOneThreadWithFaultsOn) {
   ExpectSplitsLikeOneProcess(
       "threads_alltoall",
       "--set backend=func --set workload=mpi_alltoall --set nodes=12 --set mpi.ranks=12"
-      " --set mpi.alltoall_messages=20 --set mpi.alltoall_max_size=16KiB --set seed=5" + faults,
+      " --set mpi.alltoall_messages=20 --set mpi.alltoall_max_size=16KiB --set seed=5" +
+          faults,
       {{1, " --set run.threads=2 --set run.partition=round_robin"}, {1, " --set run.threads=3"}});
   ExpectSplitsLikeOneProcess(
       "threads_collectives",
       "--set backend=func --set workload=mpi_collectives --set nodes=8 --set mpi.ranks=8"
-      " --set mpi.sizes=0,4096 --set mpi.iterations=2 --set seed=3" + faults,
+      " --set mpi.sizes=0,4096 --set mpi.iterations=2 --set seed=3" +
+          faults,
       {{1, " --set run.threads=2"}});
   // Faults lose some of the exchange's messages: every run fails the same way (exit 1).
-  const std::string exchange = "--set backend=func --set workload=random_exchange --set nodes=7"
-                               " --set exchange.messages=3000 --set seed=2" + std::string(kFaults);
+  const std::string exchange =
+      "--set backend=func --set workload=random_exchange --set nodes=7"
+      " --set exchange.messages=3000 --set seed=2" +
+      std::string(kFaults);
   const fs::path one = FreshDir("threads_exchange_one");
   const fs::path two = FreshDir("threads_exchange_two");
   const int code = RunNicsim(1, exchange, one, one / "log");
@@ -301,8 +311,10 @@ TEST(SplitRunTest, AStreamSplitWritesTheStatsTraceAndPcapOfOneProcessWithFaultsO
   // every process sent. With faults the stream fails (packet mode has no retransmission):
   // the same failure.
   const fs::path one = FreshDir("stream_one");
-  const std::string args = "--set backend=func --set workload=stream --set stream.packets=3000"
-                           " --set nodes=2 --set seed=4" + std::string(kFaults);
+  const std::string args =
+      "--set backend=func --set workload=stream --set stream.packets=3000"
+      " --set nodes=2 --set seed=4" +
+      std::string(kFaults);
   EXPECT_EQ(RunNicsim(1, WithTraceAndPcap(args, one), one, one / "log"), 1);
   const fs::path two = FreshDir("stream_two");
   EXPECT_EQ(RunNicsim(2, WithTraceAndPcap(args, two), two, two / "log"), 1) << Slurp(two / "log");
@@ -322,9 +334,10 @@ TEST(SplitRunTest, AStreamSplitWritesTheStatsTraceAndPcapOfOneProcessWithFaultsO
 TEST(SplitRunTest, ATimeLimitStopsASplitRunBeforeTheEventOneProcessStopsBefore) {
   REQUIRE_SPLIT_RUNS();
   // One process and every partition run no event due past run.time_limit: the same stall.
-  const std::string args = "--set backend=func --set workload=random_exchange --set nodes=8"
-                           " --set exchange.messages=20000 --set run.time_limit=100us"
-                           " --set fabric.loss=0.01";
+  const std::string args =
+      "--set backend=func --set workload=random_exchange --set nodes=8"
+      " --set exchange.messages=20000 --set run.time_limit=100us"
+      " --set fabric.loss=0.01";
   const fs::path one = FreshDir("limit_one");
   const fs::path three = FreshDir("limit_three");
   EXPECT_EQ(RunNicsim(1, args, one, one / "log"), 1);
@@ -339,8 +352,9 @@ TEST(SplitRunTest, ATouchedLimitOverTheSumOfThePartitionsStopsEveryProcessAtOneW
   REQUIRE_SPLIT_RUNS();
   // The 8 nodes end with 5 MiB touched, so each partition of two or three stays under a 4 MiB
   // limit on its own: only the sum over the processes, taken after every window, is over.
-  const std::string args = "--set backend=func --set workload=random_exchange --set nodes=8"
-                           " --set exchange.messages=20000 --set host.touched_limit=4MiB";
+  const std::string args =
+      "--set backend=func --set workload=random_exchange --set nodes=8"
+      " --set exchange.messages=20000 --set host.touched_limit=4MiB";
   const std::string over = "more than host.touched_limit (4194304 bytes)";
   const fs::path one = FreshDir("touched_one");
   const fs::path two = FreshDir("touched_two");
@@ -363,10 +377,11 @@ TEST(SplitRunTest, ALimitStopsAnMpiJobAtTheSameWindowInOneProcessOrSplit) {
   REQUIRE_SPLIT_RUNS();
   // One process runs an MPI job in windows of its own, so a limit stops it where it stops
   // every process of a split run, and the transports settle up to run.time_limit in both.
-  const std::string args = "--set backend=func --set workload=mpi_alltoall --set nodes=8"
-                           " --set mpi.ranks=8 --set mpi.alltoall_messages=20"
-                           " --set mpi.alltoall_max_size=64KiB --set fabric.loss=0.02"
-                           " --set seed=5";
+  const std::string args =
+      "--set backend=func --set workload=mpi_alltoall --set nodes=8"
+      " --set mpi.ranks=8 --set mpi.alltoall_messages=20"
+      " --set mpi.alltoall_max_size=64KiB --set fabric.loss=0.02"
+      " --set seed=5";
   struct Limit {
     std::string name;
     std::string setting;
@@ -399,10 +414,11 @@ TEST(SplitRunTest, AFailingMpiJobReportsOneErrorAgreedByEveryProcessForAnySplitO
   REQUIRE_SPLIT_RUNS();
   // Transports give up on several ranks in one window, found by different partitions: every
   // process names all of them, in rank order, and rank 0 keeps the one error.
-  const std::string args = "--set backend=func --set workload=mpi_alltoall --set nodes=8"
-                           " --set mpi.ranks=8 --set mpi.alltoall_messages=20"
-                           " --set mpi.alltoall_max_size=8KiB --set ulp.max_retransmits=2"
-                           " --set fabric.loss=0.3 --set seed=1";
+  const std::string args =
+      "--set backend=func --set workload=mpi_alltoall --set nodes=8"
+      " --set mpi.ranks=8 --set mpi.alltoall_messages=20"
+      " --set mpi.alltoall_max_size=8KiB --set ulp.max_retransmits=2"
+      " --set fabric.loss=0.3 --set seed=1";
   const fs::path one = FreshDir("failing_one");
   const fs::path two = FreshDir("failing_two");
   const fs::path three = FreshDir("failing_three");
@@ -425,8 +441,7 @@ TEST(SplitRunTest, AFailingMpiJobReportsOneErrorAgreedByEveryProcessForAnySplitO
 TEST(SplitRunTest, RefusesWhatIsNotSplitReadyWithExit2OnEveryProcess) {
   REQUIRE_SPLIT_RUNS();
   const fs::path out = FreshDir("refused");
-  EXPECT_EQ(RunNicsim(2, "--set backend=func --set workload=pingpong_sweep", out, out / "log"),
-            2);
+  EXPECT_EQ(RunNicsim(2, "--set backend=func --set workload=pingpong_sweep", out, out / "log"), 2);
   const std::string log = Slurp(out / "log");
   // Both processes say why.
   const std::string why = "workload 'pingpong_sweep' cannot be split over processes yet";
@@ -455,17 +470,19 @@ TEST(SplitRunTest, SystemcAndRtlSplitsWriteTheStatsTraceAndPcapOfOneProcessWithF
   if (!NICSIM_RTL_BUILT) return;
   // The RTL blocks' clock starts at the cluster's time of the work handed to them: each
   // adapter's waveforms are the same split or not.
-  const std::string args = "--set backend=rtl --set workload=mpi_alltoall --set nodes=6"
-                           " --set mpi.ranks=6 --set mpi.alltoall_messages=30"
-                           " --set mpi.alltoall_max_size=4KiB --set fabric.loss=0.02 --set seed=5";
+  const std::string args =
+      "--set backend=rtl --set workload=mpi_alltoall --set nodes=6"
+      " --set mpi.ranks=6 --set mpi.alltoall_messages=30"
+      " --set mpi.alltoall_max_size=4KiB --set fabric.loss=0.02 --set seed=5";
   const fs::path one = FreshDir("vcd_one");
   const fs::path three = FreshDir("vcd_three");
   ASSERT_EQ(RunNicsim(1, args + " --set rtl.vcd=" + (one / "run").string(), one, one / "log"), 0)
       << Slurp(one / "log");
-  ASSERT_EQ(RunNicsim(3, args + " --set run.partition=round_robin --set rtl.vcd=" +
-                             (three / "run").string(),
-                      three, three / "log"),
-            0)
+  ASSERT_EQ(
+      RunNicsim(3,
+                args + " --set run.partition=round_robin --set rtl.vcd=" + (three / "run").string(),
+                three, three / "log"),
+      0)
       << Slurp(three / "log");
   for (int a = 0; a < 6; ++a) {
     for (const char* block : {"allocator", "rx_sequencer"}) {
@@ -506,9 +523,10 @@ TEST(SplitRunTest, AnEagerRdmaAlltoallSplitWritesTheStatsAndTraceOfOneProcessWit
 TEST(SplitRunTest, TraceTimelineAndPcapAreByteIdenticalForAnySplitWithFaultsOn) {
   REQUIRE_SPLIT_RUNS();
   for (int seed : {1, 2}) {
-    const std::string args = "--set backend=func --set workload=random_exchange --set nodes=9"
-                             " --set exchange.messages=1500 --set seed=" +
-                             std::to_string(seed) + kFaults;
+    const std::string args =
+        "--set backend=func --set workload=random_exchange --set nodes=9"
+        " --set exchange.messages=1500 --set seed=" +
+        std::to_string(seed) + kFaults;
     std::vector<fs::path> dirs;
     const std::vector<std::pair<int, std::string>> splits = {
         {1, ""}, {2, ""}, {3, " --set run.partition=round_robin"}};
@@ -531,8 +549,7 @@ TEST(SplitRunTest, TraceTimelineAndPcapAreByteIdenticalForAnySplitWithFaultsOn) 
       // Compared whole, not by size: a merge out of key order keeps the size.
       EXPECT_TRUE(Slurp(dirs[i] / "run.trace") == trace) << "seed " << seed << ", " << dirs[i];
       EXPECT_TRUE(Slurp(dirs[i] / "run.pcapng") == pcap) << "seed " << seed << ", " << dirs[i];
-      EXPECT_TRUE(Slurp(dirs[i] / "run.pftrace") == timeline)
-          << "seed " << seed << ", " << dirs[i];
+      EXPECT_TRUE(Slurp(dirs[i] / "run.pftrace") == timeline) << "seed " << seed << ", " << dirs[i];
       EXPECT_EQ(Comparable(dirs[0] / "stats.json"), Comparable(dirs[i] / "stats.json"));
     }
   }
@@ -557,8 +574,8 @@ struct Background {
 Background StartLongSplitRun(const fs::path& out, const std::string& env) {
   const std::string cmd = env + " exec " + kMpirun + " --oversubscribe -n 2 " + NICSIM_BINARY +
                           " run --set backend=func --set workload=random_exchange --set nodes=32"
-                          " --set exchange.messages=5000000 --quiet --out " + out.string() +
-                          " >" + (out / "log").string() + " 2>&1";
+                          " --set exchange.messages=5000000 --quiet --out " +
+                          out.string() + " >" + (out / "log").string() + " 2>&1";
   Background run;
   run.mpirun = fork();
   if (run.mpirun == 0) {
@@ -633,8 +650,7 @@ TEST(SplitRunTest, AHungPartitionEndsTheRunAfterTheTimeoutWithAnError) {
   // by the others' wait for a collective, NICSIM_SPLIT_TIMEOUT_S seconds at most.
   std::string log;
   ASSERT_TRUE(InterruptedRunEndsFailing("hung", "NICSIM_SPLIT_TIMEOUT_S=3", SIGSTOP, &log));
-  EXPECT_NE(log.find(": no answer from the other partitions within 3 s"), std::string::npos)
-      << log;
+  EXPECT_NE(log.find(": no answer from the other partitions within 3 s"), std::string::npos) << log;
 }
 
 }  // namespace

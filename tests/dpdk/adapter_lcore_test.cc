@@ -80,7 +80,8 @@ TEST_F(AdapterLcoreTest, ExchangesFiftyThousandMessagesExactlyOnce) {
   LcoreLauncher lcore(kAdapterLcore);
   // Half a receive FIFO per direction in flight: the adapters run at their own speeds now.
   const uint64_t window = node0_->config().recv_frames / 2;
-  nicsim::testing::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages, seed, window);
+  nicsim::testing::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages, seed,
+                                            window);
   ASSERT_TRUE(node0_->StartAdapterLoop(ports0_, lcore).ok());
   exchange.Start();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
@@ -93,8 +94,8 @@ TEST_F(AdapterLcoreTest, ExchangesFiftyThousandMessagesExactlyOnce) {
   sim::Settle(events0_, ports0_);
   sim::Settle(events1_, ports1_);
   const sim::WorkloadResult& out = exchange.result();
-  ASSERT_TRUE(exchange.Finished()) << "timed out: " << out.messages_delivered << " of "
-                                   << kMessages << " delivered (seed " << seed << ")";
+  ASSERT_TRUE(exchange.Finished()) << "timed out: " << out.messages_delivered << " of " << kMessages
+                                   << " delivered (seed " << seed << ")";
   for (const std::string& e : out.errors) ADD_FAILURE() << e << " (seed " << seed << ")";
   EXPECT_EQ(out.error_count, 0u);
   EXPECT_EQ(exchange.Lost(), 0u);

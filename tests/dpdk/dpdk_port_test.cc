@@ -330,7 +330,8 @@ class DpdkLinkTest : public ::testing::Test {
 TEST_F(DpdkLinkTest, TwoAdaptersExchange100kMessagesExactlyOnce) {
   constexpr uint64_t kMessages = 100'000;
   const uint64_t seed = TestSeed();
-  nicsim::testing::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages, seed);
+  nicsim::testing::CheckedExchange exchange(node0_->endpoint(), node1_->endpoint(), kMessages,
+                                            seed);
   exchange.Start();
   const Status run = sim::RunWithPorts(events_, ports_, [&] { return exchange.Finished(); });
   // Let everything still in flight land, so a late duplicate is caught too.

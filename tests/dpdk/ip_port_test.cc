@@ -124,33 +124,45 @@ void RunIpPair(const std::string& devargs, bool rdma) {
   const std::string bytes = std::to_string(16 << 20);
   // Each process's one lcore may run on either CPU (both spin; pinning both to one would
   // starve one of them).
-  const std::string cores =
-      std::thread::hardware_concurrency() >= 2 ? "--lcores=0@(0,1)" : "-l 0";
+  const std::string cores = std::thread::hardware_concurrency() >= 2 ? "--lcores=0@(0,1)" : "-l 0";
   auto port = [&](const std::string& role, const std::string& node, const std::string& peer,
                   const std::string& ns) {
-    return std::string(NICSIM_BINARY) + " port --eal '" + eal + " --file-prefix=" + ns +
-           " " + cores + " --vdev=net_memif0,role=" + role + ",socket=" + d +
-           "/memif.sock,socket-abstract=no" + devargs + "' --mode ip --node " + node + " --peer " + peer +
-           " --netns " + ns + " --timeout 200s";
+    return std::string(NICSIM_BINARY) + " port --eal '" + eal + " --file-prefix=" + ns + " " +
+           cores + " --vdev=net_memif0,role=" + role + ",socket=" + d +
+           "/memif.sock,socket-abstract=no" + devargs + "' --mode ip --node " + node + " --peer " +
+           peer + " --netns " + ns + " --timeout 200s";
   };
   const std::string py = "/usr/bin/python3 ";
   const std::string script =
-      port("server", "2", "1", ns_s) + " >" + d + "/s.out 2>" + d + "/s.err &\n"
+      port("server", "2", "1", ns_s) + " >" + d + "/s.out 2>" + d +
+      "/s.err &\n"
       "s=$!\n"
-      "for i in $(seq 100); do [ -S " + d + "/memif.sock ] && break; sleep 0.1; done\n" +
-      port("client", "1", "2", ns_c) + " >" + d + "/c.out 2>" + d + "/c.err &\n"
+      "for i in $(seq 100); do [ -S " +
+      d + "/memif.sock ] && break; sleep 0.1; done\n" + port("client", "1", "2", ns_c) + " >" + d +
+      "/c.out 2>" + d +
+      "/c.err &\n"
       "c=$!\n"
-      "for i in $(seq 200); do grep -q ready " + d + "/s.err && grep -q ready " + d +
+      "for i in $(seq 200); do grep -q ready " +
+      d + "/s.err && grep -q ready " + d +
       "/c.err && break; sleep 0.1; done\n"
-      "ip netns exec " + ns_s + " " + py + d + "/echo.py server 10.0.2.1 0 &\n"
+      "ip netns exec " +
+      ns_s + " " + py + d +
+      "/echo.py server 10.0.2.1 0 &\n"
       "e=$!\n"
-      "ip netns exec " + ns_s + " " + py + d + "/tcp.py server 10.0.2.1 " + bytes + " &\n"
+      "ip netns exec " +
+      ns_s + " " + py + d + "/tcp.py server 10.0.2.1 " + bytes +
+      " &\n"
       "sleep 0.5\n"
-      "ip netns exec " + ns_c + " " + py + d + "/echo.py client 10.0.2.1 100\n"
-      "ip netns exec " + ns_c + " " + py + d + "/tcp.py client 10.0.2.1 " + bytes + "\n"
+      "ip netns exec " +
+      ns_c + " " + py + d +
+      "/echo.py client 10.0.2.1 100\n"
+      "ip netns exec " +
+      ns_c + " " + py + d + "/tcp.py client 10.0.2.1 " + bytes +
+      "\n"
       "kill -TERM $e\n"
       "kill -TERM $s $c; wait $s; echo server exit $?; wait $c; echo client exit $?\n"
-      "echo namespaces left: $(ip netns list | grep -c " + tag + ")\n";
+      "echo namespaces left: $(ip netns list | grep -c " +
+      tag + ")\n";
   const testing::CommandResult r = testing::RunCommand({"/bin/sh", "-c", script}, dir.path());
   const std::string s_err = testing::ReadFile(dir.path() / "s.err");
   const std::string c_err = testing::ReadFile(dir.path() / "c.err");
@@ -192,9 +204,11 @@ void RunIpPair(const std::string& devargs, bool rdma) {
   const nlohmann::json sj = Summary(testing::ReadFile(dir.path() / "s.out"));
   const nlohmann::json cj = Summary(testing::ReadFile(dir.path() / "c.out"));
   EXPECT_LE(sj["ip"]["datagrams_delivered"].get<uint64_t>(),
-            cj["ip"]["datagrams_sent"].get<uint64_t>()) << log;
+            cj["ip"]["datagrams_sent"].get<uint64_t>())
+      << log;
   EXPECT_LE(cj["ip"]["datagrams_delivered"].get<uint64_t>(),
-            sj["ip"]["datagrams_sent"].get<uint64_t>()) << log;
+            sj["ip"]["datagrams_sent"].get<uint64_t>())
+      << log;
   if (rdma) {
     // The TCP segments (up to 64 KiB each) went by RDMA read into the server's landing slots.
     // How many segments TCP makes of 16 MiB depends on its pacing (78 to 86 and more were
@@ -227,8 +241,8 @@ TEST(IpPortTest, RefusesWithoutRoot) {
 TEST(IpPortTest, NetnsOnlyWithModeIp) {
   testing::ScratchDir dir("nicsim_ip_port");
   const testing::CommandResult r = testing::RunCommand(
-      {NICSIM_BINARY, "port", "--eal", "--no-huge -m 256 --no-pci --no-shconf -l 0", "--node",
-       "1", "--peer", "2", "--netns", "x"},
+      {NICSIM_BINARY, "port", "--eal", "--no-huge -m 256 --no-pci --no-shconf -l 0", "--node", "1",
+       "--peer", "2", "--netns", "x"},
       dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "nicsim port: --netns: applies to --mode ip\n");

@@ -123,24 +123,28 @@ void WaitBoth(const PortProcess& a, const PortProcess& b, int* code_a, int* code
 /** EAL options for one process: its own file prefix, its own core, an af_packet port. */
 std::string EalArgs(const std::string& iface, int core) {
   return "--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level=lib.eal:warning"
-         " --file-prefix=ns" + iface + " -l " + std::to_string(core) +
-         " --vdev=net_af_packet0,iface=" + iface;
+         " --file-prefix=ns" +
+         iface + " -l " + std::to_string(core) + " --vdev=net_af_packet0,iface=" + iface;
 }
 
 TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverVeth) {
   if (geteuid() != 0) GTEST_SKIP() << "creating a veth pair needs root";
   if (!Shell("ip -V")) GTEST_SKIP() << "no 'ip' command (apt-get install iproute2)";
   VethPair veth;
-  if (!veth.ok()) GTEST_SKIP() << "cannot create and raise veth pair " << veth.a() << "/" << veth.b();
+  if (!veth.ok())
+    GTEST_SKIP() << "cannot create and raise veth pair " << veth.a() << "/" << veth.b();
   ScratchDir scratch("nicsim_two_process");
   ASSERT_FALSE(scratch.path().empty());
   // Busy-polling processes each get a core when there are two.
   const int second_core = std::thread::hardware_concurrency() >= 2 ? 1 : 0;
   auto argv = [&](const std::string& iface, int core, int node, int peer) {
-    return std::vector<std::string>{NICSIM_BINARY, "port", "--eal", EalArgs(iface, core),
-                                    "--node", std::to_string(node), "--peer",
-                                    std::to_string(peer), "--messages", std::to_string(kMessages),
-                                    "--seed", "7", "--timeout", "60s"};
+    return std::vector<std::string>{NICSIM_BINARY, "port",
+                                    "--eal",       EalArgs(iface, core),
+                                    "--node",      std::to_string(node),
+                                    "--peer",      std::to_string(peer),
+                                    "--messages",  std::to_string(kMessages),
+                                    "--seed",      "7",
+                                    "--timeout",   "60s"};
   };
   const std::string dir = scratch.path().string();
   // Both ends must carry traffic before the ports bind to them.
@@ -185,9 +189,10 @@ TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverVeth) {
 std::string MemifEal(const std::string& socket, bool server, const std::string& cores,
                      const std::string& devargs = "") {
   return "--no-huge -m 256 --no-pci --no-shconf --no-telemetry --log-level=lib.eal:warning"
-         " --file-prefix=nsm" + std::string(server ? "s" : "c") + std::to_string(getpid()) +
-         " " + cores + " --vdev=net_memif0,role=" +
-         (server ? "server" : "client") + ",socket=" + socket + ",socket-abstract=no" + devargs;
+         " --file-prefix=nsm" +
+         std::string(server ? "s" : "c") + std::to_string(getpid()) + " " + cores +
+         " --vdev=net_memif0,role=" + (server ? "server" : "client") + ",socket=" + socket +
+         ",socket-abstract=no" + devargs;
 }
 
 /** What a pair of `nicsim port` processes printed, or why they could not run. */
@@ -207,8 +212,7 @@ struct PairOutcome {
  * `cores`: both processes' EAL core list; empty: one lcore each, on either CPU.
  */
 PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::string& dir,
-                         const std::string& devargs = "",
-                         const std::string& server_scenario = "",
+                         const std::string& devargs = "", const std::string& server_scenario = "",
                          const std::string& cores = "") {
   PairOutcome out;
   // One lcore each, free to run on any CPU: a process pinned to one CPU starves while anything
@@ -227,12 +231,12 @@ PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::strin
         text.replace(text.find("{EAL}"), 5, eal);
         const std::string path = dir + "/server" + std::to_string(attempt) + ".toml";
         std::ofstream(path) << text;
-        return std::vector<std::string>{NICSIM_BINARY, "port", "--scenario", path, "--node", "2",
-                                        "--peer", "1"};
+        return std::vector<std::string>{NICSIM_BINARY, "port", "--scenario", path,
+                                        "--node",      "2",    "--peer",     "1"};
       }
-      std::vector<std::string> a = {NICSIM_BINARY, "port", "--eal", eal, "--node",
-                                    server ? "2" : "1", "--peer", server ? "1" : "2",
-                                    "--timeout", "60s"};
+      std::vector<std::string> a = {
+          NICSIM_BINARY,      "port",      "--eal", eal, "--node", server ? "2" : "1", "--peer",
+          server ? "1" : "2", "--timeout", "60s"};
       a.insert(a.end(), extra.begin(), extra.end());
       return a;
     };
@@ -240,9 +244,9 @@ PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::strin
     for (int i = 0; i < 500 && !std::filesystem::exists(socket); ++i) usleep(10'000);
     const PortProcess c = StartPort(argv(false), dir, "client");
     WaitBoth(s, c, &out.code_server, &out.code_client);
-    out.log = "server stdout: " + ReadFile(s.out_path) + "\nserver stderr: " +
-              ReadFile(s.err_path) + "\nclient stdout: " + ReadFile(c.out_path) +
-              "\nclient stderr: " + ReadFile(c.err_path);
+    out.log =
+        "server stdout: " + ReadFile(s.out_path) + "\nserver stderr: " + ReadFile(s.err_path) +
+        "\nclient stdout: " + ReadFile(c.out_path) + "\nclient stderr: " + ReadFile(c.err_path);
     if (out.code_server == 2 || out.code_client == 2) {
       out.skip_reason = "net_memif could not be set up: " + out.log;
       continue;
@@ -252,9 +256,10 @@ PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::strin
     // ignores SIGPIPE). The pair runs again once; a second death fails the test with both
     // logs and the signal numbers (negative codes).
     if ((out.code_server < 0 || out.code_client < 0) && attempt == 0) {
-      std::fprintf(stderr, "memif pair: a process died by signal (server %d, client %d); "
-                   "running the pair again\n%s\n", out.code_server, out.code_client,
-                   out.log.c_str());
+      std::fprintf(stderr,
+                   "memif pair: a process died by signal (server %d, client %d); "
+                   "running the pair again\n%s\n",
+                   out.code_server, out.code_client, out.log.c_str());
       continue;
     }
     out.skip_reason.clear();
@@ -267,8 +272,10 @@ PairOutcome RunMemifPair(const std::vector<std::string>& extra, const std::strin
              j.value("received", 0) == 0;
     };
     if (attempt == 0 && silent(out.server) && silent(out.client)) {
-      std::fprintf(stderr, "memif pair: no contact before the time limit; running the pair "
-                   "again\n%s\n", out.log.c_str());
+      std::fprintf(stderr,
+                   "memif pair: no contact before the time limit; running the pair "
+                   "again\n%s\n",
+                   out.log.c_str());
       continue;
     }
     return out;
@@ -300,8 +307,8 @@ bool ExpectExchangeDelivered(const PairOutcome& r, int messages) {
 TEST(DpdkTwoProcessTest, TwoProcessesExchange20kMessagesEachWayOverMemif) {
   ScratchDir scratch("nicsim_memif_exchange");
   ASSERT_FALSE(scratch.path().empty());
-  const PairOutcome r = RunMemifPair(
-      {"--messages", std::to_string(kMessages), "--seed", "11"}, scratch.path().string());
+  const PairOutcome r = RunMemifPair({"--messages", std::to_string(kMessages), "--seed", "11"},
+                                     scratch.path().string());
   if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
   if (!ExpectExchangeDelivered(r, kMessages)) return;
   for (const nlohmann::json* summary : {&r.server, &r.client}) {
@@ -347,8 +354,9 @@ TEST(DpdkTwoProcessTest, TheServerTakesItsEalAndSettingsFromAScenarioFile) {
   // count and on every message's size, and both would fail.
   const PairOutcome r = RunMemifPair(
       {"--messages", std::to_string(kScenarioMessages), "--seed", "19"}, scratch.path().string(),
-      "", "seed = 19\n[port]\neal = \"{EAL}\"\nmessages = " +
-              std::to_string(kScenarioMessages) + "\ntimeout = \"60s\"\n");
+      "",
+      "seed = 19\n[port]\neal = \"{EAL}\"\nmessages = " + std::to_string(kScenarioMessages) +
+          "\ntimeout = \"60s\"\n");
   if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
   ExpectExchangeDelivered(r, kScenarioMessages);
 }
@@ -382,10 +390,11 @@ TEST(DpdkTwoProcessTest, APortThatNeverGoesQuietStillEndsAtTheTimeLimit) {
   // run reported as timed out and the frames counted as drops.
   ScratchDir scratch("nicsim_null_flood");
   ASSERT_FALSE(scratch.path().empty());
-  const nicsim::testing::CommandResult r = nicsim::testing::RunCommand(
-      {NICSIM_BINARY, "port", "--eal", "--no-huge -m 256 --no-pci --no-shconf -l 0 --vdev=net_null0",
-       "--node", "1", "--peer", "2", "--timeout", "1s"},
-      scratch.path());
+  const nicsim::testing::CommandResult r =
+      nicsim::testing::RunCommand({NICSIM_BINARY, "port", "--eal",
+                                   "--no-huge -m 256 --no-pci --no-shconf -l 0 --vdev=net_null0",
+                                   "--node", "1", "--peer", "2", "--timeout", "1s"},
+                                  scratch.path());
   if (r.exit_code == 2) GTEST_SKIP() << "net_null could not be set up: " << r.err;
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const nlohmann::json summary = nlohmann::json::parse(r.out, nullptr, false);
@@ -450,10 +459,10 @@ TEST(DpdkTwoProcessTest, TwoProcessesRunTheReliableTransportOverMemif) {
   constexpr int kTransportMessages = 300;
   ScratchDir scratch("nicsim_memif_transport");
   ASSERT_FALSE(scratch.path().empty());
-  const PairOutcome r = RunMemifPair(
-      {"--mode", "transport", "--messages", std::to_string(kTransportMessages), "--max-size",
-       std::to_string(1 << 20), "--seed", "13"},
-      scratch.path().string(), ",bsize=4096");
+  const PairOutcome r =
+      RunMemifPair({"--mode", "transport", "--messages", std::to_string(kTransportMessages),
+                    "--max-size", std::to_string(1 << 20), "--seed", "13"},
+                   scratch.path().string(), ",bsize=4096");
   if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
   ExpectTransportDelivered(r, kTransportMessages);
   std::cout << "server: " << r.server.dump() << "\nclient: " << r.client.dump() << "\n";
@@ -466,10 +475,10 @@ TEST(DpdkTwoProcessTest, TheTransportRunsWithAdaptersOnTheirOwnLcores) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two cores";
   ScratchDir scratch("nicsim_memif_transport_lcores");
   ASSERT_FALSE(scratch.path().empty());
-  const PairOutcome r = RunMemifPair(
-      {"--mode", "transport", "--messages", std::to_string(kTransportMessages), "--max-size",
-       std::to_string(1 << 20), "--seed", "29", "--adapter-lcore", "1"},
-      scratch.path().string(), ",bsize=4096", "", "0-1");
+  const PairOutcome r =
+      RunMemifPair({"--mode", "transport", "--messages", std::to_string(kTransportMessages),
+                    "--max-size", std::to_string(1 << 20), "--seed", "29", "--adapter-lcore", "1"},
+                   scratch.path().string(), ",bsize=4096", "", "0-1");
   if (!r.skip_reason.empty()) GTEST_SKIP() << r.skip_reason;
   if (!ExpectTransportDelivered(r, kTransportMessages)) return;
   for (const nlohmann::json* summary : {&r.server, &r.client}) {

@@ -127,7 +127,8 @@ TEST_F(AdapterDriverTest, RoutesInterruptsToTheWindowHandler) {
   adapter_.ConnectFabric(&loop);
   access_.MmioWrite(abi::WindowCommandOffset(4, abi::MmioCommand::kStartTransmit), 1);
   events_.RunWhile([] { return true; });
-  EXPECT_EQ(causes, std::vector<uint32_t>{static_cast<uint32_t>(abi::InterruptCause::kSendThreshold)});
+  EXPECT_EQ(causes,
+            std::vector<uint32_t>{static_cast<uint32_t>(abi::InterruptCause::kSendThreshold)});
   EXPECT_EQ(driver_.interrupts_delivered(), 1u);
   EXPECT_EQ(adapter_.firmware_counters().rx_packets, 1u);
 }

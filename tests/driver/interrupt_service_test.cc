@@ -43,7 +43,8 @@ Outcome SendThree(uint32_t handlers, uint64_t service_ps) {
   for (uint32_t w : kReceivers) {
     EXPECT_TRUE(driver.OpenWindow(w, {5, 8, 8}).ok());
     access.MmioWrite(abi::WindowCommandOffset(w, abi::MmioCommand::kSetRecvInterruptThreshold), 1);
-    driver.SetWindowInterruptHandler(w, [&out, &events, w](uint32_t) { out.woke_at[w] = events.now_ps(); });
+    driver.SetWindowInterruptHandler(
+        w, [&out, &events, w](uint32_t) { out.woke_at[w] = events.now_ps(); });
   }
   const abi::LmtEntry lmt = driver.ReadLmt(kSender);
   for (uint32_t i = 0; i < 3; ++i) {
@@ -52,7 +53,8 @@ Outcome SendThree(uint32_t handlers, uint64_t service_ps) {
     h.dest_window = static_cast<uint16_t>(kReceivers[i]);
     h.type = static_cast<uint8_t>(abi::PacketType::kFifo);
     h.status = static_cast<uint8_t>(abi::SendSlotStatus::kPosted);
-    std::memcpy(host.Translate(lmt.send_fifo_addr + i * abi::SendSlotBytes(128), 16), &h, sizeof(h));
+    std::memcpy(host.Translate(lmt.send_fifo_addr + i * abi::SendSlotBytes(128), 16), &h,
+                sizeof(h));
   }
   testing::LoopbackPort loop(adapter, events);
   adapter.ConnectFabric(&loop);

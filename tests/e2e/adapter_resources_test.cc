@@ -59,8 +59,12 @@ TEST(StarvedAdapterTest, OneDtbOneReceiveTaskOneChannelBufferStillDeliversEveryt
   EXPECT_EQ(slow.result.messages_delivered, 3000u);
   EXPECT_GT(slow.sim_time_ps, roomy.sim_time_ps);
   // The stalls show in the counters.
-  const auto header_waits = [](Cluster& c, uint32_t a) { return c.adapter(a).counters().header_task_waits; };
-  const auto payload_waits = [](Cluster& c, uint32_t a) { return c.adapter(a).counters().payload_dtb_waits; };
+  const auto header_waits = [](Cluster& c, uint32_t a) {
+    return c.adapter(a).counters().header_task_waits;
+  };
+  const auto payload_waits = [](Cluster& c, uint32_t a) {
+    return c.adapter(a).counters().payload_dtb_waits;
+  };
   const auto dtb_waits = [](Cluster& c, uint32_t a) {
     return c.adapter(a).firmware_counters().wait(fw::Resource::kDtb);
   };
@@ -210,14 +214,14 @@ TEST(TraceTest, ShowsEachTaskStateWithTaskWindowCbAndDtb) {
   for (const std::string& l : trace.lines) {
     if (l.find(" a1 rx ") != std::string::npos) rx.push_back(l.substr(l.find(' ') + 1));
   }
-  EXPECT_EQ(rx, (std::vector<std::string>{
-                    "a1 rx task=0 state=validate window=0 cb=- dtb=- value=0",
-                    "a1 rx task=0 state=bind window=0 cb=- dtb=- value=0",
-                    "a1 rx task=0 state=admit window=0 cb=0 dtb=- value=0",
-                    "a1 rx task=0 state=move_body window=0 cb=0 dtb=0 value=0",
-                    "a1 rx task=0 state=signal window=0 cb=0 dtb=0 value=0",
-                    "a1 rx task=0 state=finish window=0 cb=0 dtb=0 value=0",
-                    "a1 rx task=0 state=done window=0 cb=0 dtb=0 value=0"}));
+  EXPECT_EQ(rx,
+            (std::vector<std::string>{"a1 rx task=0 state=validate window=0 cb=- dtb=- value=0",
+                                      "a1 rx task=0 state=bind window=0 cb=- dtb=- value=0",
+                                      "a1 rx task=0 state=admit window=0 cb=0 dtb=- value=0",
+                                      "a1 rx task=0 state=move_body window=0 cb=0 dtb=0 value=0",
+                                      "a1 rx task=0 state=signal window=0 cb=0 dtb=0 value=0",
+                                      "a1 rx task=0 state=finish window=0 cb=0 dtb=0 value=0",
+                                      "a1 rx task=0 state=done window=0 cb=0 dtb=0 value=0"}));
   std::vector<std::string> tx;
   for (const std::string& l : trace.lines) {
     if (l.find(" a0 tx ") != std::string::npos) tx.push_back(l.substr(l.find(' ') + 1));

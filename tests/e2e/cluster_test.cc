@@ -22,12 +22,14 @@ namespace {
 using nicsim::testing::TestSeed;
 
 std::string ReplayHint(uint64_t seed) {
-  return "seed=" + std::to_string(seed) + " (replay: NICSIM_TEST_SEED=" + std::to_string(seed) + ")";
+  return "seed=" + std::to_string(seed) + " (replay: NICSIM_TEST_SEED=" + std::to_string(seed) +
+         ")";
 }
 
 uint64_t FirmwareDrops(Cluster& c, fw::DropReason reason) {
   uint64_t n = 0;
-  for (uint32_t a = 0; a < c.adapter_count(); ++a) n += c.adapter(a).firmware_counters().drop(reason);
+  for (uint32_t a = 0; a < c.adapter_count(); ++a)
+    n += c.adapter(a).firmware_counters().drop(reason);
   return n;
 }
 
@@ -105,7 +107,9 @@ class StoppedReceiverTest : public ::testing::Test {
       ASSERT_TRUE(a.Send(cluster_->endpoint(1, 0).addr(), buf.data(), kSize, seq));
     }
   }
-  void RunAll() { cluster_->events().RunWhile([] { return true; }); }
+  void RunAll() {
+    cluster_->events().RunWhile([] { return true; });
+  }
 
   std::unique_ptr<Cluster> cluster_;
 };
@@ -178,7 +182,9 @@ class BadFrameTest : public ::testing::Test {
     const uint8_t* p = m.Translate(host::HostMemory::kBaseAddr, m.size());
     return std::vector<uint8_t>(p, p + m.size());
   }
-  void RunAll() { cluster_->events().RunWhile([] { return true; }); }
+  void RunAll() {
+    cluster_->events().RunWhile([] { return true; });
+  }
 
   std::unique_ptr<Cluster> cluster_;
 };
@@ -206,7 +212,8 @@ TEST_F(BadFrameTest, DropsEachKindByReasonWithoutTouchingMemory) {
   Inject(h, 64);
   Inject(std::vector<uint8_t>(10, 0xFF));  // truncated header
   Inject(std::vector<uint8_t>());          // empty frame
-  std::vector<uint8_t> corrupt = hw::EncodeFrame(GoodHeader(64), std::vector<uint8_t>(64, 1).data(), 64);
+  std::vector<uint8_t> corrupt =
+      hw::EncodeFrame(GoodHeader(64), std::vector<uint8_t>(64, 1).data(), 64);
   corrupt[60] ^= 0x04;
   Inject(corrupt);
   RunAll();
@@ -227,7 +234,8 @@ TEST_F(BadFrameTest, DropsEachKindByReasonWithoutTouchingMemory) {
 
   // A good packet after all that still arrives.
   std::vector<uint32_t> got;
-  cluster_->endpoint(1, 0).OnReceive([&](const hal::RecvPacket& p) { got.push_back(p.header.len_bytes); });
+  cluster_->endpoint(1, 0).OnReceive(
+      [&](const hal::RecvPacket& p) { got.push_back(p.header.len_bytes); });
   Inject(GoodHeader(64), 64);
   RunAll();
   EXPECT_EQ(got, std::vector<uint32_t>{64});

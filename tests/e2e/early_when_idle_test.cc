@@ -98,9 +98,9 @@ TEST(EarlyWhenIdleTest, BusyCpusGetInterruptsOnceTheDataIsCoherent) {
 TEST(EarlyWhenIdleTest, TheModeFollowsTheCpuAndIsWrittenOnlyWhenItChanges) {
   // Each CPU alternates: idle at one sleep, busy at the next.
   uint64_t asked[2] = {0, 0};
-  const PingPongRun alternating =
-      PingPong(WaitMode::kEarlyWhenIdle, [&asked] { return asked[0]++ % 2 == 0; },
-               [&asked] { return asked[1]++ % 2 == 0; });
+  const PingPongRun alternating = PingPong(
+      WaitMode::kEarlyWhenIdle, [&asked] { return asked[0]++ % 2 == 0; },
+      [&asked] { return asked[1]++ % 2 == 0; });
   EXPECT_EQ(alternating.arms[0], asked[0]);
   EXPECT_EQ(alternating.arms[1], asked[1]);
   EXPECT_EQ(alternating.early_arms, (asked[0] + 1) / 2 + (asked[1] + 1) / 2);
@@ -109,8 +109,9 @@ TEST(EarlyWhenIdleTest, TheModeFollowsTheCpuAndIsWrittenOnlyWhenItChanges) {
   EXPECT_EQ(alternating.mode_writes, asked[0] + asked[1]);
   // A CPU busy only at its first sleep: two writes per window, coherent then early for good.
   uint64_t first[2] = {0, 0};
-  const PingPongRun once = PingPong(WaitMode::kEarlyWhenIdle, [&first] { return first[0]++ > 0; },
-                                    [&first] { return first[1]++ > 0; });
+  const PingPongRun once = PingPong(
+      WaitMode::kEarlyWhenIdle, [&first] { return first[0]++ > 0; },
+      [&first] { return first[1]++ > 0; });
   EXPECT_EQ(once.mode_writes, 4u);
   EXPECT_EQ(once.coherent_arms, 2u);
 }

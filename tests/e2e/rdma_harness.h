@@ -119,8 +119,10 @@ class RdmaHarness {
       host::AddressSpace& space = cluster_->address_space(b.node);
       if (!space.Read(b.vaddr - kCanaryBytes, before.data(), kCanaryBytes)) return false;
       if (!space.Read(b.vaddr + b.len, after.data(), kCanaryBytes)) return false;
-      for (uint8_t x : before) if (x != kCanary) return false;
-      for (uint8_t x : after) if (x != kCanary) return false;
+      for (uint8_t x : before)
+        if (x != kCanary) return false;
+      for (uint8_t x : after)
+        if (x != kCanary) return false;
     }
     return true;
   }
@@ -184,7 +186,9 @@ class RdmaHarness {
     return out;
   }
 
-  const fw::Counters& fw(uint32_t adapter) { return cluster_->adapter(adapter).firmware_counters(); }
+  const fw::Counters& fw(uint32_t adapter) {
+    return cluster_->adapter(adapter).firmware_counters();
+  }
   uint64_t Drops(uint32_t adapter, fw::DropReason reason) { return fw(adapter).drop(reason); }
 
  private:

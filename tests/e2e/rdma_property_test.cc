@@ -17,8 +17,7 @@ namespace {
 using abi::SlotType;
 
 uint32_t PageShift(Rng& rng) {
-  static constexpr uint32_t kShifts[] = {abi::kPageShift4K, abi::kPageShift64K,
-                                         abi::kPageShift16M};
+  static constexpr uint32_t kShifts[] = {abi::kPageShift4K, abi::kPageShift64K, abi::kPageShift16M};
   return kShifts[rng.Below(3)];
 }
 
@@ -48,8 +47,8 @@ struct Fabric {
  */
 void RunProperty(uint64_t seed, const Fabric& faults, int transfers, uint32_t max_len,
                  bool force_max) {
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (replay with NICSIM_TEST_SEED=" +
-               std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) +
+               " (replay with NICSIM_TEST_SEED=" + std::to_string(seed) + ")");
   ClusterConfig c;
   c.nodes = 2;
   c.seed = seed;

@@ -34,11 +34,10 @@ TEST(RdmaTest, WriteLandsEveryByteAndCompletesBothSides) {
   const std::vector<uint8_t> data = RdmaHarness::Pattern(len, 1);
   h.Write(src, 0, data);
   const uint32_t li = h.Rcxt(0), rt = h.Rcxt(1);
-  const uint64_t slot =
-      h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
-             Request(li, rt, 1, src.pvo(), dst.pvo(), len,
-                     abi::kReqNotifyInitiator | abi::kReqNotifyTarget),
-             0xABCD);
+  const uint64_t slot = h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+                               Request(li, rt, 1, src.pvo(), dst.pvo(), len,
+                                       abi::kReqNotifyInitiator | abi::kReqNotifyTarget),
+                               0xABCD);
   h.Run();
   const char* kernels[] = {"func", "systemc", "systemc+rtl"};
   EXPECT_EQ(h.cluster().DescribeBackend()["kernel"],
@@ -129,8 +128,8 @@ struct FifoData {
   /** Inbox index just past the last data frame. */
   size_t end = 0;
 };
-FifoData Reassemble(RdmaHarness& h, uint32_t adapter, size_t from, uint32_t len,
-                    uint32_t rcxt, uint32_t tid) {
+FifoData Reassemble(RdmaHarness& h, uint32_t adapter, size_t from, uint32_t len, uint32_t rcxt,
+                    uint32_t tid) {
   FifoData d;
   d.bytes.assign(len, 0);
   const std::vector<Received>& inbox = h.Inbox(adapter);
@@ -169,8 +168,8 @@ std::vector<std::pair<size_t, abi::CompletionRecord>> CompletionsFrom(RdmaHarnes
 }
 
 /** Exactly `want` completions (0 or 1) naming rCxt `rcxt`, transfer `tid`, `len` bytes. */
-void ExpectCompletion(const std::vector<std::pair<size_t, abi::CompletionRecord>>& got,
-                      bool want, uint32_t rcxt, uint32_t tid, uint32_t len) {
+void ExpectCompletion(const std::vector<std::pair<size_t, abi::CompletionRecord>>& got, bool want,
+                      uint32_t rcxt, uint32_t tid, uint32_t len) {
   ASSERT_EQ(got.size(), want ? 1u : 0u);
   if (!want) return;
   EXPECT_EQ(got[0].second.rcxt, rcxt);
@@ -226,8 +225,7 @@ TEST(RdmaTest, HalfSendWriteCompletionsFollowTheNotifyFlags) {
     EXPECT_EQ(d.total, len);
     EXPECT_EQ(d.last_flagged, 1u);
     EXPECT_EQ(d.bytes, RdmaHarness::Pattern(len, tid));
-    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid,
-                     len);
+    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid, len);
     const auto target = CompletionsFrom(h, 1, from1);
     ExpectCompletion(target, flags & abi::kReqNotifyTarget, rt, tid, len);
     if (!target.empty()) {
@@ -248,8 +246,8 @@ TEST(RdmaTest, HalfReceiveWriteAssemblesFifoPiecesIntoMemory) {
   // The sending ULP packs the message into FIFO slots, last piece first.
   const uint32_t piece = 1500;
   for (int64_t off = (len - 1) / piece * piece; off >= 0; off -= piece) {
-    abi::RdmaRequest r = Request(li, rt, 3, 0, dst.pvo(), len,
-                                 abi::kReqNotifyInitiator | abi::kReqNotifyTarget);
+    abi::RdmaRequest r =
+        Request(li, rt, 3, 0, dst.pvo(), len, abi::kReqNotifyInitiator | abi::kReqNotifyTarget);
     r.count = static_cast<uint32_t>(off);
     const uint32_t n = std::min<uint32_t>(piece, len - static_cast<uint32_t>(off));
     h.Post(0, 0, SlotType::kRdmaWritePiece, 1, 0, r, 0, data.data() + off, n);
@@ -288,8 +286,7 @@ TEST(RdmaTest, HalfReceiveWriteCompletionsFollowTheNotifyFlags) {
     }
     h.Run();
     EXPECT_EQ(h.Read(dst, 0, len), data);
-    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid,
-                     len);
+    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid, len);
     ExpectCompletion(CompletionsFrom(h, 1, from1), flags & abi::kReqNotifyTarget, rt, tid, len);
     EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
     EXPECT_EQ(RcxtStateOf(h, 1, rt), kIdleState);
@@ -375,8 +372,8 @@ TEST(RdmaTest, HalfReceiveReadHandsTheRequestToTheSourceUlp) {
   // ... and answers it with FIFO pieces that land as RDMA at the requester.
   const std::vector<uint8_t> data = RdmaHarness::Pattern(len, 7);
   for (uint32_t off = 0; off < len; off += 1000) {
-    abi::RdmaRequest r = Request(abi::kNoRcxt, ext.sink_rcxt, info.tid, 0, ext.sink_pvo, len,
-                                 abi::kReqNotifyTarget);
+    abi::RdmaRequest r =
+        Request(abi::kNoRcxt, ext.sink_rcxt, info.tid, 0, ext.sink_pvo, len, abi::kReqNotifyTarget);
     r.count = off;
     h.Post(1, 0, SlotType::kRdmaWritePiece, ext.sink_adapter, ext.sink_window, r, 0,
            data.data() + off, 1000);
@@ -418,16 +415,14 @@ TEST(RdmaTest, HalfReceiveReadCompletionsFollowTheNotifyFlags) {
     if (info.flags & abi::kWireNotifySender) piece_flags |= abi::kReqNotifyInitiator;
     const std::vector<uint8_t> data = RdmaHarness::Pattern(len, tid);
     for (uint32_t off = 0; off < len; off += 1000) {
-      abi::RdmaRequest r =
-          Request(rs, ext.sink_rcxt, info.tid, 0, ext.sink_pvo, len, piece_flags);
+      abi::RdmaRequest r = Request(rs, ext.sink_rcxt, info.tid, 0, ext.sink_pvo, len, piece_flags);
       r.count = off;
       h.Post(1, 0, SlotType::kRdmaWritePiece, ext.sink_adapter, ext.sink_window, r, 0,
              data.data() + off, 1000);
     }
     h.Run();
     EXPECT_EQ(h.Read(local, 0, len), data);
-    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid,
-                     len);
+    ExpectCompletion(CompletionsFrom(h, 0, from0), flags & abi::kReqNotifyInitiator, li, tid, len);
     ExpectCompletion(CompletionsFrom(h, 1, from1), flags & abi::kReqNotifyTarget, rs, tid, len);
     EXPECT_EQ(RcxtStateOf(h, 0, li), kIdleState);
     EXPECT_EQ(RcxtStateOf(h, 1, rs), kIdleState);
@@ -452,8 +447,7 @@ TEST(RdmaTest, HalfSendReadOverADuplicatingReorderingFabricCompletesExactlyOnce)
                  abi::kReqLocalFifo | abi::kReqNotifyInitiator | abi::kReqNotifyTarget));
   h.Run();
   const uint32_t packets =
-      (len + abi::MaxFifoRdmaPayload(c.line_bytes) - 1) /
-      abi::MaxFifoRdmaPayload(c.line_bytes);
+      (len + abi::MaxFifoRdmaPayload(c.line_bytes) - 1) / abi::MaxFifoRdmaPayload(c.line_bytes);
   // Every data frame reached the FIFO once, whatever the order; every copy was refused.
   const FifoData d = Reassemble(h, 0, 0, len, li, 7);
   EXPECT_EQ(d.frames, packets);
@@ -493,8 +487,8 @@ TEST(RdmaTest, ThirdPartyTransferCompletesAtTheManager) {
   RdmaBuffer source = h.Alloc(0, len), sink = h.Alloc(1, len);
   h.Write(source, 0, RdmaHarness::Pattern(len, 8));
   const uint32_t lm = h.Rcxt(2), rs = h.Rcxt(0), rt = h.Rcxt(1);
-  abi::RdmaRequest r = Request(lm, rs, 1, 0, source.pvo(), len,
-                               abi::kReqNotifyInitiator | abi::kReqNotifyTarget);
+  abi::RdmaRequest r =
+      Request(lm, rs, 1, 0, source.pvo(), len, abi::kReqNotifyInitiator | abi::kReqNotifyTarget);
   r.third_adapter = 1;
   r.third_window = 0;
   r.third_rcxt = rt;
@@ -548,8 +542,8 @@ TEST(RdmaTest, ConditionalRequestFiresWhenItsCounterIsReached) {
   h.Write(b, 0, RdmaHarness::Pattern(len, 11));
   const uint32_t queue = 3;
   // Park a read of both halves until two writes have completed.
-  abi::RdmaRequest parked = Request(h.Rcxt(0), h.Rcxt(1), 1, back.pvo(), far.pvo(), 2 * len,
-                                    abi::kReqNotifyInitiator);
+  abi::RdmaRequest parked =
+      Request(h.Rcxt(0), h.Rcxt(1), 1, back.pvo(), far.pvo(), 2 * len, abi::kReqNotifyInitiator);
   parked.cond_queue = queue;
   parked.count = 2;
   parked.parked_type = static_cast<uint8_t>(SlotType::kRdmaRead);
@@ -628,9 +622,9 @@ TEST(RdmaTest, SlotIsAcceptedLongBeforeTheDataIsDelivered) {
   RdmaHarness h(Nodes(2));
   const uint32_t len = 4 << 20;
   RdmaBuffer src = h.Alloc(0, len, abi::kPageShift16M), dst = h.Alloc(1, len, abi::kPageShift16M);
-  const uint64_t slot = h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
-                               Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), dst.pvo(), len,
-                                       abi::kReqNotifyInitiator));
+  const uint64_t slot =
+      h.Post(0, 0, SlotType::kRdmaWrite, 1, 0,
+             Request(h.Rcxt(0), h.Rcxt(1), 1, src.pvo(), dst.pvo(), len, abi::kReqNotifyInitiator));
   kernel::EventQueue& q = h.cluster().events();
   q.RunWhile([&] {
     return h.Slot(0, 0, slot).status == static_cast<uint8_t>(abi::SendSlotStatus::kPosted);

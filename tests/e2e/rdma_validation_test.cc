@@ -413,8 +413,8 @@ TEST(RdmaValidationTest, ForgedPacketWhoseRangeWrapsTheOffsetFieldRaisesAtTheTar
   w.protection_key = h.cluster().job_key();
   w.rcxt_id = rt;
   w.tid = 1;
-  w.pvo = abi::MakePvo(abi::PvoKey(dst.pvo()), abi::PvoTable(dst.pvo()),
-                       abi::kPvoOffsetMask - n / 2);
+  w.pvo =
+      abi::MakePvo(abi::PvoKey(dst.pvo()), abi::PvoTable(dst.pvo()), abi::kPvoOffsetMask - n / 2);
   w.aux = abi::kNoRcxt;
   const std::vector<uint8_t> payload = RdmaHarness::Pattern(n, 28);
   h.cluster().fabric().InjectRaw(1, hw::EncodeFrame(w, payload.data(), n));

@@ -60,10 +60,12 @@ TEST(FaultRulesTest, ErrorsNameTheRuleAndWhatIsWrong) {
       {"path 0: drop=0.1",
        "rule 1 ('path 0: drop=0.1'): 'drop' is not a fault: expected loss, duplicate, reorder, "
        "corrupt or reorder_delay"},
-      {"path 0: loss=1.5", "rule 1 ('path 0: loss=1.5'): loss must be a probability in [0, 1], "
-                           "got '1.5'"},
-      {"path 0: loss=nan", "rule 1 ('path 0: loss=nan'): loss must be a probability in [0, 1], "
-                           "got 'nan'"},
+      {"path 0: loss=1.5",
+       "rule 1 ('path 0: loss=1.5'): loss must be a probability in [0, 1], "
+       "got '1.5'"},
+      {"path 0: loss=nan",
+       "rule 1 ('path 0: loss=nan'): loss must be a probability in [0, 1], "
+       "got 'nan'"},
       {"path 0: loss", "rule 1 ('path 0: loss'): 'loss' is not KIND=VALUE"},
       {"path 0: reorder=1, reorder_delay=5",
        "rule 1 ('path 0: reorder=1, reorder_delay=5'): reorder_delay: bad duration '5': missing "
@@ -223,9 +225,9 @@ TEST(FabricFaultRulesTest, ARuleCanHoldItsReorderedFramesForItsOwnTime) {
   FabricConfig c = FourPaths("path 1: reorder=1, reorder_delay=10us; path 2: reorder=1");
   c.reorder_delay_ps = 20'000 * kNs;
   Bench b(c, 2);
-  b.SendAt(0, 0, 1, 0, 256);                 // plane 0
-  b.SendAt(100'000 * kNs, 0, 1, 1, 256);     // plane 1
-  b.SendAt(200'000 * kNs, 0, 1, 2, 256);     // plane 2
+  b.SendAt(0, 0, 1, 0, 256);              // plane 0
+  b.SendAt(100'000 * kNs, 0, 1, 1, 256);  // plane 1
+  b.SendAt(200'000 * kNs, 0, 1, 2, 256);  // plane 2
   b.RunAll();
   ASSERT_EQ(b.sinks[1]->arrivals.size(), 3u);
   const uint64_t idle = b.WirePs(256) + b.IdleTransitPs(0);

@@ -100,8 +100,7 @@ TEST(SwitchFabricTest, EachBroadcastCopyTakesItsOwnRoundRobinPlane) {
     EXPECT_EQ(b.sinks[d]->arrivals[0].time_ps, b.WirePs(kSize) + b.IdleTransitPs(d - 1));
   }
   EXPECT_EQ(b.sinks[1]->arrivals[1].seq, 1u);
-  EXPECT_EQ(b.sinks[1]->arrivals[1].time_ps,
-            100'000 * kNs + b.WirePs(kSize) + b.IdleTransitPs(0));
+  EXPECT_EQ(b.sinks[1]->arrivals[1].time_ps, 100'000 * kNs + b.WirePs(kSize) + b.IdleTransitPs(0));
   EXPECT_EQ(b.fabric.counters().frames_per_path, (std::vector<uint64_t>{2, 1, 1, 1}));
   EXPECT_EQ(b.fabric.counters().frames_broadcast, 1u);
   EXPECT_EQ(b.fabric.counters().frames_routed, 5u);
@@ -141,8 +140,7 @@ TEST(SwitchFabricTest, EachBroadcastCopyIsAdmittedByItsOwnOutputPort) {
   b.SendAt(0, 1, 3, 0, kSize);
   b.SendAt(1, 0, abi::kBroadcastAdapter, 1, kSize);
   b.RunAll();
-  EXPECT_EQ(b.fabric.counters().drops,
-            (std::map<std::string, uint64_t>{{"port_buffer_full", 1}}));
+  EXPECT_EQ(b.fabric.counters().drops, (std::map<std::string, uint64_t>{{"port_buffer_full", 1}}));
   EXPECT_TRUE(b.sinks[0]->arrivals.empty());
   for (uint16_t d : {1, 2}) {
     ASSERT_EQ(b.sinks[d]->arrivals.size(), 1u) << d;
@@ -227,8 +225,7 @@ TEST(SwitchFabricTest, ReleasedFramesMeetTheOutputPortBuffer) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].seq, 0u);
   EXPECT_EQ(got[1].seq, 1u);
-  EXPECT_EQ(b.fabric.counters().drops,
-            (std::map<std::string, uint64_t>{{"port_buffer_full", 1}}));
+  EXPECT_EQ(b.fabric.counters().drops, (std::map<std::string, uint64_t>{{"port_buffer_full", 1}}));
   EXPECT_EQ(b.fabric.counters().port_buffer_peak_bytes, 2u * kSize);
 }
 

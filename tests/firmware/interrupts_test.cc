@@ -35,8 +35,8 @@ class InterruptsTest : public ::testing::Test {
     }
   }
   void Threshold(uint32_t w, uint32_t n) {
-    mc_->OnMmioCommand(
-        abi::WindowCommandOffset(w, abi::MmioCommand::kSetRecvInterruptThreshold), n);
+    mc_->OnMmioCommand(abi::WindowCommandOffset(w, abi::MmioCommand::kSetRecvInterruptThreshold),
+                       n);
   }
   void Ready(uint32_t handler) {
     mc_->OnMmioCommand(abi::GlobalCommandOffset(abi::GlobalCommand::kInterruptHandlerReady),

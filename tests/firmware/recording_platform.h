@@ -24,9 +24,12 @@ class RecordingPlatform : public Platform {
  public:
   explicit RecordingPlatform(uint32_t line_bytes = 128, uint32_t dtbs = 16,
                              uint32_t header_buffers = 16)
-      : line_bytes_(line_bytes), sram_(abi::kSramBytes), host_(1 << 24),
+      : line_bytes_(line_bytes),
+        sram_(abi::kSramBytes),
+        host_(1 << 24),
         header_buffers_(header_buffers, std::vector<uint8_t>(128)) {
-    for (int i = static_cast<int>(dtbs) - 1; i >= 0; --i) free_dtbs_.push_back(static_cast<DtbId>(i));
+    for (int i = static_cast<int>(dtbs) - 1; i >= 0; --i)
+      free_dtbs_.push_back(static_cast<DtbId>(i));
     dtbs_.assign(dtbs, std::vector<uint8_t>(abi::kRecvFrameBytes));
     for (int i = static_cast<int>(header_buffers) - 1; i >= 0; --i) {
       free_hbs_.push_back(static_cast<HeaderBufferId>(i));
@@ -62,7 +65,9 @@ class RecordingPlatform : public Platform {
     SramRead(abi::LmtAddr(window), &l, sizeof(l));
     return l;
   }
-  void SetLmt(uint32_t window, const abi::LmtEntry& l) { SramWrite(abi::LmtAddr(window), &l, sizeof(l)); }
+  void SetLmt(uint32_t window, const abi::LmtEntry& l) {
+    SramWrite(abi::LmtAddr(window), &l, sizeof(l));
+  }
   size_t pending_dmas() const { return pending_.size(); }
   const Pending& next_dma() const { return pending_.front(); }
   /** Performs the oldest DMA and delivers its completion. */
@@ -73,7 +78,8 @@ class RecordingPlatform : public Platform {
       std::vector<uint8_t> data(p.out.prefix, p.out.prefix + p.out.prefix_len);
       if (p.out.dtb_len) {
         const auto& d = dtbs_[p.out.dtb];
-        data.insert(data.end(), d.begin() + p.out.dtb_offset, d.begin() + p.out.dtb_offset + p.out.dtb_len);
+        data.insert(data.end(), d.begin() + p.out.dtb_offset,
+                    d.begin() + p.out.dtb_offset + p.out.dtb_len);
       }
       if (status == DmaStatus::kOk) std::memcpy(Host(p.out.host_addr), data.data(), data.size());
       host_writes.push_back({p.out.host_addr, data, p.out.tag});
@@ -81,7 +87,7 @@ class RecordingPlatform : public Platform {
     } else {
       uint8_t* dst = p.in.target == DmaTarget::kHeaderBuffer
                          ? header_buffers_[p.in.header_buffer].data() + p.in.header_offset
-                                                             : dtbs_[p.in.dtb].data() + p.in.dtb_offset;
+                         : dtbs_[p.in.dtb].data() + p.in.dtb_offset;
       if (status == DmaStatus::kOk) std::memcpy(dst, Host(p.in.host_addr), p.in.len);
       mc_->OnDmaComplete(p.in.tag, status);
     }
@@ -108,8 +114,12 @@ class RecordingPlatform : public Platform {
   // Platform.
   uint16_t AdapterId() const override { return adapter_id; }
   uint32_t CacheLineBytes() const override { return line_bytes_; }
-  void SramRead(uint32_t addr, void* dst, uint32_t len) override { std::memcpy(dst, &sram_[addr], len); }
-  void SramWrite(uint32_t addr, const void* src, uint32_t len) override { std::memcpy(&sram_[addr], src, len); }
+  void SramRead(uint32_t addr, void* dst, uint32_t len) override {
+    std::memcpy(dst, &sram_[addr], len);
+  }
+  void SramWrite(uint32_t addr, const void* src, uint32_t len) override {
+    std::memcpy(&sram_[addr], src, len);
+  }
   uint64_t ReadGlobalReg(abi::GlobalReg reg) override { return regs_[static_cast<int>(reg)]; }
   void WriteGlobalReg(abi::GlobalReg reg, uint64_t v) override { regs_[static_cast<int>(reg)] = v; }
   void StartDmaToHost(const DmaToHost& r) override { pending_.push_back({true, r, {}}); }

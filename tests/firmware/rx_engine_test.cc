@@ -175,8 +175,9 @@ INSTANTIATE_TEST_SUITE_P(
                       [](abi::WireHeader& h, uint32_t&, uint32_t&, bool&) { h.dest_window = 200; }},
         BadPacketCase{"ClosedWindow", DropReason::kWindowClosed,
                       [](abi::WireHeader& h, uint32_t&, uint32_t&, bool&) { h.dest_window = 6; }},
-        BadPacketCase{"WrongKey", DropReason::kBadProtectionKey,
-                      [](abi::WireHeader& h, uint32_t&, uint32_t&, bool&) { h.protection_key ^= 1; }},
+        BadPacketCase{
+            "WrongKey", DropReason::kBadProtectionKey,
+            [](abi::WireHeader& h, uint32_t&, uint32_t&, bool&) { h.protection_key ^= 1; }},
         BadPacketCase{"Oversize", DropReason::kOversizeLength,
                       [](abi::WireHeader& h, uint32_t& p, uint32_t&, bool&) {
                         h.len_bytes = 2040;
@@ -216,8 +217,8 @@ TEST_F(RxEngineTest, ReturningUnwrittenFramesIsRefused) {
 }
 
 TEST_F(RxEngineTest, InterruptsWhenTailReachesThresholdThenDisarms) {
-  mc_.OnMmioCommand(
-      abi::WindowCommandOffset(kWindow, abi::MmioCommand::kSetRecvInterruptThreshold), 2);
+  mc_.OnMmioCommand(abi::WindowCommandOffset(kWindow, abi::MmioCommand::kSetRecvInterruptThreshold),
+                    2);
   Deliver(10);
   platform_.CompleteAllDmas();
   EXPECT_TRUE(platform_.interrupts.empty());
@@ -225,7 +226,8 @@ TEST_F(RxEngineTest, InterruptsWhenTailReachesThresholdThenDisarms) {
   platform_.CompleteAllDmas();
   ASSERT_EQ(platform_.interrupts.size(), 1u);
   EXPECT_EQ(platform_.interrupts[0].window, kWindow);
-  EXPECT_EQ(platform_.interrupts[0].cause, static_cast<uint32_t>(abi::InterruptCause::kRecvThreshold));
+  EXPECT_EQ(platform_.interrupts[0].cause,
+            static_cast<uint32_t>(abi::InterruptCause::kRecvThreshold));
   Deliver(10);
   platform_.CompleteAllDmas();
   EXPECT_EQ(platform_.interrupts.size(), 1u);
@@ -234,14 +236,14 @@ TEST_F(RxEngineTest, InterruptsWhenTailReachesThresholdThenDisarms) {
 TEST_F(RxEngineTest, ThresholdAlreadyReachedInterruptsAtOnce) {
   Deliver(10);
   platform_.CompleteAllDmas();
-  mc_.OnMmioCommand(
-      abi::WindowCommandOffset(kWindow, abi::MmioCommand::kSetRecvInterruptThreshold), 1);
+  mc_.OnMmioCommand(abi::WindowCommandOffset(kWindow, abi::MmioCommand::kSetRecvInterruptThreshold),
+                    1);
   EXPECT_EQ(platform_.interrupts.size(), 1u);
 }
 
 TEST_F(RxEngineTest, AllOnesThresholdNeverInterrupts) {
-  mc_.OnMmioCommand(
-      abi::WindowCommandOffset(kWindow, abi::MmioCommand::kSetRecvInterruptThreshold), 0xFFFFFFFF);
+  mc_.OnMmioCommand(abi::WindowCommandOffset(kWindow, abi::MmioCommand::kSetRecvInterruptThreshold),
+                    0xFFFFFFFF);
   for (int i = 0; i < 3; ++i) {
     Deliver(10);
     platform_.CompleteAllDmas();

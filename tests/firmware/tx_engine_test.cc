@@ -58,7 +58,8 @@ class TxEngineTest : public ::testing::Test {
     mc_->OnMmioCommand(abi::WindowCommandOffset(window, abi::MmioCommand::kStartTransmit), count);
   }
   uint8_t SlotStatus(uint32_t window, uint32_t slot) {
-    return platform_.Host(SendFifo(window) + slot * kSlotBytes)[offsetof(abi::SendSlotHeader, status)];
+    return platform_.Host(SendFifo(window) +
+                          slot * kSlotBytes)[offsetof(abi::SendSlotHeader, status)];
   }
 
   /** Posts three packets each on windows 1 and 2, starts both and runs to the end. */
@@ -181,7 +182,7 @@ TEST_F(TxEngineTest, OversizeSlotIsRejectedNotSent) {
 
 TEST_F(TxEngineTest, StartTransmitOnClosedWindowOrBeyondTheFifoIsRefused) {
   Build(4, 1);
-  StartTransmit(3, 1);        // closed
+  StartTransmit(3, 1);           // closed
   StartTransmit(1, kSlots + 1);  // more than the FIFO holds
   StartTransmit(1, 0);
   EXPECT_EQ(mc_->counters().bad_mmio, 3u);
@@ -197,7 +198,8 @@ TEST_F(TxEngineTest, SendThresholdInterruptsOnCompletion) {
   StartTransmit(1, 2);
   platform_.CompleteAllDmas();
   ASSERT_EQ(platform_.interrupts.size(), 1u);
-  EXPECT_EQ(platform_.interrupts[0].cause, static_cast<uint32_t>(abi::InterruptCause::kSendThreshold));
+  EXPECT_EQ(platform_.interrupts[0].cause,
+            static_cast<uint32_t>(abi::InterruptCause::kSendThreshold));
 }
 
 TEST_F(TxEngineTest, DmaErrorOnFetchRejectsTheSlot) {
@@ -218,7 +220,8 @@ namespace {
 
 TEST_F(TxEngineTest, RoundRobinWrapsAcrossBothReadyRegisters) {
   Build(1, 1);
-  for (uint32_t s = 0; s < 2; ++s) PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2), PostSlot(70, s, 8, 3);
+  for (uint32_t s = 0; s < 2; ++s)
+    PostSlot(1, s, 8, 1), PostSlot(2, s, 8, 2), PostSlot(70, s, 8, 3);
   StartTransmit(70, 2);  // the one task claims 70's first slot; the cursor moves to 71
   StartTransmit(1, 2);
   StartTransmit(2, 2);

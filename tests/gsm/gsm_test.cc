@@ -60,9 +60,10 @@ uint64_t ServiceCounter(const std::string& out, int node, const std::string& nam
 CommandResult RunNicsim(const std::string& mode, const std::filesystem::path& dir,
                         std::vector<std::string> extra = {},
                         const std::string& interval_us = kSimIntervalUs) {
-  std::vector<std::string> argv = {NICSIM_BINARY, "mpirun", "-n", std::to_string(kRanks),
-                                   "--quiet", "--out", dir.string(), "--set",
-                                   std::string("nodes=") + kNodes, "--set", "backend=func"};
+  std::vector<std::string> argv = {
+      NICSIM_BINARY, "mpirun",     "-n",    std::to_string(kRanks),         "--quiet",
+      "--out",       dir.string(), "--set", std::string("nodes=") + kNodes, "--set",
+      "backend=func"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   for (const std::string& a : {std::string(NICSIM_MPI_C_BIN) + "/nicsim_gsm_pubsub",
                                std::string(kNodes), interval_us, mode})
@@ -169,11 +170,11 @@ TEST(GsmScatter, MovesOnlyWhatANodesConsumersSelect) {
 
 TEST(GsmErrors, ReturnCodesAreTheSameUnderNicsimAndOpenMpi) {
   ScratchDir nicsim_dir("gsm_errors_nicsim");
-  const CommandResult nicsim = RunCommand(
-      {NICSIM_BINARY, "mpirun", "-n", "3", "--quiet", "--out", nicsim_dir.path().string(),
-       "--set", "nodes=1", "--set", "backend=func",
-       std::string(NICSIM_MPI_C_BIN) + "/nicsim_gsm_errors", kSimIntervalUs},
-      nicsim_dir.path());
+  const CommandResult nicsim =
+      RunCommand({NICSIM_BINARY, "mpirun", "-n", "3", "--quiet", "--out",
+                  nicsim_dir.path().string(), "--set", "nodes=1", "--set", "backend=func",
+                  std::string(NICSIM_MPI_C_BIN) + "/nicsim_gsm_errors", kSimIntervalUs},
+                 nicsim_dir.path());
   ASSERT_EQ(nicsim.exit_code, 0) << nicsim.out << nicsim.err;
   const std::string lines = RankLines(nicsim.out);
   EXPECT_EQ(lines.find("FAIL"), std::string::npos) << lines;

@@ -174,8 +174,8 @@ TEST(AddressSpaceTest, ReadAppendAddsTheBytesAcrossScatteredPagesAfterWhatIsTher
   // Running into the guard page: false, and as many zero bytes as were asked for.
   std::vector<uint8_t> short_read = {0x11};
   EXPECT_FALSE(as.ReadAppend(v + 4 * k4K - 8, 16, short_read));
-  EXPECT_EQ(short_read, (std::vector<uint8_t>{0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                               0, 0}));
+  EXPECT_EQ(short_read,
+            (std::vector<uint8_t>{0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
   std::vector<uint8_t> none;
   EXPECT_TRUE(as.ReadAppend(v, 0, none));
   EXPECT_TRUE(none.empty());

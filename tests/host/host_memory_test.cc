@@ -214,9 +214,8 @@ TEST(HostMemoryCheckTest, WithADeviceThreadAFreeOnTheHostThreadEndsWhatTheDevice
 TEST(HostMemoryWatchTest, OnlyWatchesOverlappingAWriteAreToldAndUnwatchStopsOne) {
   HostMemory mem(kMiB);
   std::vector<int> told;
-  const int first = mem.Watch(HostMemory::kBaseAddr, kPage, [&](uint64_t, uint64_t) {
-    told.push_back(1);
-  });
+  const int first =
+      mem.Watch(HostMemory::kBaseAddr, kPage, [&](uint64_t, uint64_t) { told.push_back(1); });
   const int second = mem.Watch(HostMemory::kBaseAddr + kPage, kPage, [&](uint64_t, uint64_t) {
     told.push_back(2);
     // A watch that adds a watch while it runs: the new one hears later writes only.

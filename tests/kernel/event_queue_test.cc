@@ -72,8 +72,8 @@ TEST(EventQueueTest, BackgroundEventsRunInOrderOnlyWhileForegroundWorkRemains) {
 
 TEST(EventQueueTest, ASeededStormOfEventsRunsInStrictlyIncreasingTimeThenTieOrder) {
   const uint64_t seed = testing::TestSeed(1);
-  SCOPED_TRACE("seed=" + std::to_string(seed) + " (replay: NICSIM_TEST_SEED=" +
-               std::to_string(seed) + ")");
+  SCOPED_TRACE("seed=" + std::to_string(seed) +
+               " (replay: NICSIM_TEST_SEED=" + std::to_string(seed) + ")");
   Rng rng(seed, "event-storm");
   kernel::EventQueue q;
   uint64_t scheduled = 0;
@@ -223,8 +223,9 @@ struct ToyCluster {
   void Exchange() {
     for (const InFlight& m : mailbox) {
       kernel::EventQueue& q = *queue_of[m.to];
-      q.AtKeyed(m.time_ps, m.tie, m.to,
-                [this, &q, from = m.from, to = m.to, round = m.round] { Land(q, from, to, round); });
+      q.AtKeyed(m.time_ps, m.tie, m.to, [this, &q, from = m.from, to = m.to, round = m.round] {
+        Land(q, from, to, round);
+      });
     }
     mailbox.clear();
   }

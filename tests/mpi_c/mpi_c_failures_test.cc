@@ -29,7 +29,8 @@ void ExpectFailure(const Failure& f, const std::vector<std::string>& says) {
   EXPECT_EQ(f.result.exit_code, 1) << f.result.out << f.result.err;
   EXPECT_TRUE(f.stats_written);
   EXPECT_NE(f.result.err.find("(seed 9)"), std::string::npos) << f.result.err;
-  for (const std::string& s : says) EXPECT_NE(f.result.err.find(s), std::string::npos) << s << "\n" << f.result.err;
+  for (const std::string& s : says)
+    EXPECT_NE(f.result.err.find(s), std::string::npos) << s << "\n" << f.result.err;
 }
 
 TEST(MpiCFailure, MpiAbortEndsTheRun) {
@@ -45,9 +46,9 @@ TEST(MpiCFailure, ACrashNamesTheRankTheSignalAndTheLastCall) {
 }
 
 TEST(MpiCFailure, ExitingWithoutFinalizeFails) {
-  ExpectFailure(RunFailing("no_finalize", 2),
-                {"rank 0 exited with status 0 without calling MPI_Finalize",
-                 "its last call: MPI_Allreduce"});
+  ExpectFailure(
+      RunFailing("no_finalize", 2),
+      {"rank 0 exited with status 0 without calling MPI_Finalize", "its last call: MPI_Allreduce"});
 }
 
 TEST(MpiCFailure, ADeadlockNamesEveryRankAndItsCall) {
@@ -75,7 +76,8 @@ bool Running(const std::string& program) {
     if (cmdline.rfind(program, 0) != 0) continue;
     const std::string stat = ReadFile(entry.path() / "stat");
     const size_t close = stat.rfind(')');
-    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z') return true;
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z')
+      return true;
   }
   return false;
 }
@@ -99,10 +101,9 @@ TEST(MpiCFailure, OutputIntoAClosedPipeDoesNotEndTheRun) {
   ScratchDir dir("mpirun_pipe");
   const std::string code = (dir.path() / "code").string();
   // head takes the first line and goes; the ranks' later lines meet a closed pipe.
-  const std::string script = "(" + ShellQuote(NICSIM_BINARY) + " mpirun -n 4 --out " +
-                             ShellQuote(dir.path().string()) + " " +
-                             ShellQuote(NicsimBuild("ring")) + "; echo $? > " +
-                             ShellQuote(code) + ") | head -1";
+  const std::string script =
+      "(" + ShellQuote(NICSIM_BINARY) + " mpirun -n 4 --out " + ShellQuote(dir.path().string()) +
+      " " + ShellQuote(NicsimBuild("ring")) + "; echo $? > " + ShellQuote(code) + ") | head -1";
   const CommandResult r = RunCommand({"sh", "-c", script}, dir.path());
   EXPECT_EQ(r.out.rfind("[1,", 0), 0u) << r.out;
   EXPECT_EQ(ReadFile(code), "0\n") << r.err;
@@ -122,9 +123,8 @@ TEST(MpiCFailure, ErroneousUsesOfTheLibraryEndTheRunWithMpisErrorNotACrash) {
   ExpectFailure(RunFailing("erroneous_twice", 2),
                 {"rank 0: MPI_Init: MPI_ERR_OTHER: known error not in this list: MPI is "
                  "initialised already"});
-  ExpectFailure(RunFailing("erroneous_after", 2),
-                {"rank 1: MPI_Barrier called after MPI_Finalize",
-                 "rank 1 called MPI_Abort with error code 16"});
+  ExpectFailure(RunFailing("erroneous_after", 2), {"rank 1: MPI_Barrier called after MPI_Finalize",
+                                                   "rank 1 called MPI_Abort with error code 16"});
   ExpectFailure(RunFailing("erroneous_null", 2),
                 {"rank 0: MPI_Send: MPI_ERR_BUFFER: invalid buffer pointer: the buffer is not a "
                  "valid address"});
@@ -182,9 +182,9 @@ TEST(MpiCFailure, AReceiveLargerThanTheSimulatorCanHoldFailsOnlyThatCall) {
 
 TEST(MpiCFailure, AFabricThatLosesEverythingFailsTheRun) {
   ScratchDir dir("mpirun_lossy");
-  const CommandResult r = NicsimMpirun(
-      NicsimBuild("ring"), 2, dir.path(),
-      {"--set", "fabric.loss=1", "--set", "ulp.max_retransmits=4", "--set", "seed=9"});
+  const CommandResult r =
+      NicsimMpirun(NicsimBuild("ring"), 2, dir.path(),
+                   {"--set", "fabric.loss=1", "--set", "ulp.max_retransmits=4", "--set", "seed=9"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("gave up on rank"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(seed 9)"), std::string::npos) << r.err;
@@ -193,23 +193,27 @@ TEST(MpiCFailure, AFabricThatLosesEverythingFailsTheRun) {
 
 TEST(MpiCFailure, BadCommandLinesExitTwo) {
   ScratchDir dir("mpirun_bad");
-  const CommandResult missing = RunCommand({NICSIM_BINARY, "mpirun", "-n", "2", "./no-such-program"}, dir.path());
+  const CommandResult missing =
+      RunCommand({NICSIM_BINARY, "mpirun", "-n", "2", "./no-such-program"}, dir.path());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("./no-such-program: not an executable file"), std::string::npos)
       << missing.err;
-  const CommandResult ranks = RunCommand({NICSIM_BINARY, "mpirun", "-n", "two", NicsimBuild("ring")}, dir.path());
+  const CommandResult ranks =
+      RunCommand({NICSIM_BINARY, "mpirun", "-n", "two", NicsimBuild("ring")}, dir.path());
   EXPECT_EQ(ranks.exit_code, 2);
-  EXPECT_NE(ranks.err.find("-n: expected a number of ranks, got 'two'"), std::string::npos) << ranks.err;
+  EXPECT_NE(ranks.err.find("-n: expected a number of ranks, got 'two'"), std::string::npos)
+      << ranks.err;
   const CommandResult none = RunCommand({NICSIM_BINARY, "mpirun", "-n", "2"}, dir.path());
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("a PROGRAM is required"), std::string::npos) << none.err;
-  const CommandResult set = RunCommand({NICSIM_BINARY, "mpirun", "--set", "mpi.compute=sometimes", NicsimBuild("ring")}, dir.path());
+  const CommandResult set = RunCommand(
+      {NICSIM_BINARY, "mpirun", "--set", "mpi.compute=sometimes", NicsimBuild("ring")}, dir.path());
   EXPECT_EQ(set.exit_code, 2);
   EXPECT_NE(set.err.find("mpi.compute"), std::string::npos) << set.err;
   // The workload exists for nicsim mpirun only.
-  const CommandResult run = RunCommand({NICSIM_BINARY, "run", "--set", "workload=mpi_program",
-                                        "--out", dir.path().string()},
-                                       dir.path());
+  const CommandResult run = RunCommand(
+      {NICSIM_BINARY, "run", "--set", "workload=mpi_program", "--out", dir.path().string()},
+      dir.path());
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("nicsim mpirun -n N"), std::string::npos) << run.err;
 }

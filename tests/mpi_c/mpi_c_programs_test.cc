@@ -51,10 +51,10 @@ TEST_P(SuiteProgram, PrintsTheSameUnderLossDuplicationAndReordering) {
   const uint64_t seed = TestSeed(11);
   ScratchDir clean_dir("mpirun_clean"), faulty_dir("mpirun_faulty");
   const CommandResult clean = NicsimMpirun(NicsimBuild(p.name), p.ranks, clean_dir.path());
-  const CommandResult faulty = NicsimMpirun(
-      NicsimBuild(p.name), p.ranks, faulty_dir.path(),
-      {"--set", "fabric.loss=0.05", "--set", "fabric.duplicate=0.05", "--set",
-       "fabric.reorder=0.1", "--set", "seed=" + std::to_string(seed)});
+  const CommandResult faulty =
+      NicsimMpirun(NicsimBuild(p.name), p.ranks, faulty_dir.path(),
+                   {"--set", "fabric.loss=0.05", "--set", "fabric.duplicate=0.05", "--set",
+                    "fabric.reorder=0.1", "--set", "seed=" + std::to_string(seed)});
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
   ASSERT_EQ(faulty.exit_code, 0) << "seed " << seed << "\n" << faulty.out << faulty.err;
   EXPECT_EQ(RankLines(faulty.out), RankLines(clean.out)) << "seed " << seed;
@@ -119,8 +119,8 @@ TEST(MpiCBuild, NicsimMpicxxBuildsACxxProgram) {
 TEST(MpiCRun, ComputingTakesSimulatedTimeOnlyWhenMeasured) {
   ScratchDir ignored("compute_ignore"), measured("compute_measured");
   const CommandResult a = NicsimMpirun(NicsimBuild("compute"), 1, ignored.path());
-  const CommandResult b = NicsimMpirun(NicsimBuild("compute"), 1, measured.path(),
-                                       {"--set", "mpi.compute=measured"});
+  const CommandResult b =
+      NicsimMpirun(NicsimBuild("compute"), 1, measured.path(), {"--set", "mpi.compute=measured"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(RankLines(a.out), "[1,0]<stdout>:rank 0 computing took simulated time: no\n");
@@ -131,10 +131,9 @@ TEST(MpiCRun, ComputingTakesSimulatedTimeOnlyWhenMeasured) {
 
 TEST(MpiCBuild, ACallOutsideTheSubsetFailsToBuild) {
   ScratchDir dir("mpicc_unsupported");
-  const CommandResult cc = RunCommand(
-      {NICSIM_MPICC, "-o", (dir.path() / "unsupported").string(),
-       std::string(NICSIM_MPI_C_SOURCE) + "/special/unsupported.c"},
-      dir.path());
+  const CommandResult cc = RunCommand({NICSIM_MPICC, "-o", (dir.path() / "unsupported").string(),
+                                       std::string(NICSIM_MPI_C_SOURCE) + "/special/unsupported.c"},
+                                      dir.path());
   EXPECT_NE(cc.exit_code, 0);
   EXPECT_NE(cc.err.find("MPI_Win"), std::string::npos) << cc.err;
 }

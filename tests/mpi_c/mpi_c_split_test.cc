@@ -44,22 +44,25 @@ std::string Printed(int k, const std::filesystem::path& dir, const CommandResult
  * into `dir`, in K processes (K = 1: without Open MPI's mpirun).
  */
 CommandResult RunSplitProgram(int k, const std::filesystem::path& dir, const std::string& partition,
-                              const std::string& program,
-                              const std::vector<std::string>& sets) {
+                              const std::string& program, const std::vector<std::string>& sets) {
   std::vector<std::string> argv;
   if (k > 1) {
-    argv = {NICSIM_OPEN_MPI_RUN, "--oversubscribe", "--output-filename",
-            (dir / "mpirun_out").string(), "-n", std::to_string(k)};
+    argv = {NICSIM_OPEN_MPI_RUN,
+            "--oversubscribe",
+            "--output-filename",
+            (dir / "mpirun_out").string(),
+            "-n",
+            std::to_string(k)};
   }
-  for (const std::string& a : {std::string(NICSIM_BINARY), std::string("mpirun"),
-                               std::string("-n"), std::string("4"), std::string("--out"),
-                               dir.string(), std::string("--trace"), (dir / "t").string(),
-                               std::string("--pcap"), (dir / "p").string()}) {
+  for (const std::string& a :
+       {std::string(NICSIM_BINARY), std::string("mpirun"), std::string("-n"), std::string("4"),
+        std::string("--out"), dir.string(), std::string("--trace"), (dir / "t").string(),
+        std::string("--pcap"), (dir / "p").string()}) {
     argv.push_back(a);
   }
   argv.insert(argv.end(), sets.begin(), sets.end());
-  argv.insert(argv.end(), {"--set", "backend=func", "--set", "nodes=4", "--set",
-                           "run.partition=" + partition});
+  argv.insert(argv.end(),
+              {"--set", "backend=func", "--set", "nodes=4", "--set", "run.partition=" + partition});
   argv.push_back(program);
   return RunCommand(argv, dir);
 }
@@ -70,7 +73,8 @@ TEST_P(SplitProgram, PrintsAndRecordsWhatOneProcessDoesWithFaultsOn) {
   REQUIRE_SPLIT_RUNS();
   const std::string program = NicsimBuild(GetParam());
   // Four nodes, one rank on each: two partitions of two ranks (contiguous), or dealt out.
-  const std::vector<std::string> sets = {"--set", "seed=7", "--set", "fabric.loss=0.03",
+  const std::vector<std::string> sets = {"--set", "seed=7",
+                                         "--set", "fabric.loss=0.03",
                                          "--set", "fabric.duplicate=0.03",
                                          "--set", "fabric.reorder=0.05"};
   auto run = [&](int k, const std::filesystem::path& dir, const std::string& partition) {

@@ -20,7 +20,9 @@ struct MpiCProgram {
 };
 
 /** gtest names a test by it; this prints it readably too. */
-inline void PrintTo(const MpiCProgram& p, std::ostream* os) { *os << p.name << " on " << p.ranks << " ranks"; }
+inline void PrintTo(const MpiCProgram& p, std::ostream* os) {
+  *os << p.name << " on " << p.ranks << " ranks";
+}
 
 /** programs/programs.txt: "name ranks" per line. */
 inline std::vector<MpiCProgram> SuitePrograms() {
@@ -39,8 +41,8 @@ inline std::string NicsimBuild(const std::string& name) {
 inline CommandResult NicsimMpirun(const std::string& program, int ranks,
                                   const std::filesystem::path& scratch,
                                   const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> argv = {NICSIM_BINARY, "mpirun", "-n", std::to_string(ranks),
-                                   "--quiet", "--out", scratch.string()};
+  std::vector<std::string> argv = {
+      NICSIM_BINARY, "mpirun", "-n", std::to_string(ranks), "--quiet", "--out", scratch.string()};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back(program);
   return RunCommand(argv, scratch);

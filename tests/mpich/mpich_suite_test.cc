@@ -26,8 +26,8 @@ namespace {
 namespace fs = std::filesystem;
 
 /** The suite's directories this harness runs (rma/ belongs with one-sided communication). */
-const char* const kDirectories[] = {"pt2pt", "coll",  "datatype", "comm", "group",
-                                    "init",  "errhan", "attr",    "topo", "info"};
+const char* const kDirectories[] = {"pt2pt", "coll",   "datatype", "comm", "group",
+                                    "init",  "errhan", "attr",     "topo", "info"};
 
 /** One testlist entry: a program, its process count and how it is judged. */
 struct Entry {
@@ -154,23 +154,26 @@ TEST_P(MpichSuite, PassesAsRuntestsJudges) {
     failure = "no program " + source.string() + " in this copy of the suite";
   } else {
     const fs::path binary = scratch.path() / e.program;
-    build = RunCommand({NICSIM_MPICC, "-include", NICSIM_MPICH_HARNESS_DIR "/mpitestconf.h",
-                        "-I" + (SuiteDir() / "include").string(), source.string(),
-                        NICSIM_MPICH_MTEST_LIBRARY,
-                        "-Wl,--wrap=MTest_Finalize", "-lm", "-o",
-                        binary.string()},
-                       scratch.path());
+    build = RunCommand(
+        {NICSIM_MPICC, "-include", NICSIM_MPICH_HARNESS_DIR "/mpitestconf.h",
+         "-I" + (SuiteDir() / "include").string(), source.string(), NICSIM_MPICH_MTEST_LIBRARY,
+         "-Wl,--wrap=MTest_Finalize", "-lm", "-o", binary.string()},
+        scratch.path());
     if (build.exit_code != 0) {
       failure = "does not build";
     } else {
       // A run gets the testlist's limit, at most two minutes; one expected to fail, 30 s.
       const int limit_s = std::min(e.time_limit_s, listed != expected.end() ? 30 : 120);
-      std::vector<std::string> argv = {
-          NICSIM_BINARY, "mpirun",
-          "--set",       "mpi.wall_limit=" + std::to_string(limit_s) + "s",
-          "-n",          std::to_string(e.ranks),
-          "--quiet",     "--out",
-          scratch.path().string(), binary.string()};
+      std::vector<std::string> argv = {NICSIM_BINARY,
+                                       "mpirun",
+                                       "--set",
+                                       "mpi.wall_limit=" + std::to_string(limit_s) + "s",
+                                       "-n",
+                                       std::to_string(e.ranks),
+                                       "--quiet",
+                                       "--out",
+                                       scratch.path().string(),
+                                       binary.string()};
       argv.insert(argv.end(), e.args.begin(), e.args.end());
       const CommandResult run = RunCommand(argv, scratch.path());
       failure = Judge(e, run);

@@ -178,8 +178,9 @@ TEST(ShmRunTest, ABlockedSendFailsAndAnyRankReceiveFailsOnlyWhenNothingElseCanAr
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   // A send blocked on the quota of a rank that dies fails instead of waiting for ever.
   // (Rank 1 lives 0.5 s after its last call: the send starts well before, and waits.)
-  EXPECT_TRUE(Has(r.out, "rank 0: send of 65536 bytes to rank 1: peer is dead (send (waiting "
-                         "for the receiver): rank 1 (pid"))
+  EXPECT_TRUE(Has(r.out,
+                  "rank 0: send of 65536 bytes to rank 1: peer is dead (send (waiting "
+                  "for the receiver): rank 1 (pid"))
       << r.out;
   EXPECT_TRUE(Has(r.out, "rank 2: receive from rank 1: peer is dead")) << r.out;
   // Rank 1 was dead before rank 2 sent, yet the message comes first...
@@ -239,9 +240,9 @@ void SignalTheLauncher(int sig, const std::string& name) {
   const std::string text = ReadFile(err);
   EXPECT_TRUE(Has(text, "got " + name + "; forwarding it to 3 running processes")) << text;
   for (int rank = 0; rank < 3; ++rank) {
-    EXPECT_TRUE(std::regex_search(text, std::regex("rank " + std::to_string(rank) +
-                                                   " \\(pid [0-9]+\\) was killed by signal " +
-                                                   std::to_string(sig))))
+    EXPECT_TRUE(std::regex_search(
+        text, std::regex("rank " + std::to_string(rank) +
+                         " \\(pid [0-9]+\\) was killed by signal " + std::to_string(sig))))
         << text;
   }
   EXPECT_TRUE(Has(text, "reclaimed 5 shared-memory segments")) << text;

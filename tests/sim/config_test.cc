@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests for sim/config: built-in scenarios, TOML flattening, presets, --set, and the exact
-// "path:line:col: message" of every class of scenario error (the parameter table: param_table_test.cc).
+// "path:line:col: message" of every class of scenario error (the parameter table:
+// param_table_test.cc).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -183,7 +184,8 @@ TEST(ScenarioTest, ReportsBadEnumsAndUnits) {
   EXPECT_EQ(
       ParseError("workload = \"Stream\"\n"),
       "t.toml:1:12: workload: 'Stream' is not one of pingpong_sweep, stream, random_exchange, "
-      "rdma_sweep, dlm_blocks, ip_exchange, close_under_load, recovery_under_load, mpi_pingpong, mpi_collectives, "
+      "rdma_sweep, dlm_blocks, ip_exchange, close_under_load, recovery_under_load, mpi_pingpong, "
+      "mpi_collectives, "
       "mpi_alltoall, mpi_program");
   EXPECT_EQ(ParseError("[fabric]\nhop_latency = \"3 furlongs\"\n"),
             "t.toml:2:15: fabric.hop_latency: bad duration '3 furlongs': unknown unit 'furlongs' "
@@ -322,7 +324,8 @@ TEST(ControlBytesTest, AnEmbeddedNulShowsInTheMessage) {
   Scenario scenario = ParseOk("");
   EXPECT_EQ(ApplySetFlag(scenario, flag).message(),
             "--set workload=a\\x00b: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
-            "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, close_under_load, recovery_under_load, mpi_pingpong, "
+            "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, close_under_load, "
+            "recovery_under_load, mpi_pingpong, "
             "mpi_collectives, mpi_alltoall, mpi_program");
   EXPECT_EQ(ApplySetFlag(scenario, std::string_view("nodes=2\0", 8)).message(),
             "--set nodes=2\\x00: nodes: expected an integer, got '2\\x00'");
@@ -330,7 +333,8 @@ TEST(ControlBytesTest, AnEmbeddedNulShowsInTheMessage) {
             "--set no\\x00des=2: unknown key 'no\\x00des'; did you mean 'nodes'?");
   EXPECT_EQ(ParseError("workload = \"a\\u0000b\"\n"),
             "t.toml:1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
-            "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, close_under_load, recovery_under_load, mpi_pingpong, "
+            "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, close_under_load, "
+            "recovery_under_load, mpi_pingpong, "
             "mpi_collectives, mpi_alltoall, mpi_program");
   EXPECT_EQ(ParseError("\"a\\u0000b\" = 1\n"), "t.toml:1:1: unknown key 'a\\x00b'");
   EXPECT_EQ(ParseError("fabric.hop_latency = \"3\\u0000ns\"\n"),
@@ -352,8 +356,7 @@ namespace nicsim::sim {
 namespace {
 
 TEST(PresetTest, FileKeysOverrideThePresetWhateverTheirOrder) {
-  Result<Scenario> s = ParseScenario(
-      "[dma]\nlatency = \"7us\"\n[top]\n", "p.toml");
+  Result<Scenario> s = ParseScenario("[dma]\nlatency = \"7us\"\n[top]\n", "p.toml");
   ASSERT_FALSE(s.ok());  // 'top.*' is no parameter: sanity check of the harness
   s = ParseScenario("dma.latency = \"7us\"\npreset = \"pushpull-fe\"\n", "p.toml");
   ASSERT_TRUE(s.ok()) << s.status().message();

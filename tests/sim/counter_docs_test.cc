@@ -44,7 +44,8 @@ TEST(CounterDocsTest, StatsReportExactlyTheDeclaredCountersAndReasons) {
   EXPECT_EQ(Keys(stats["adapters"][0]), adapter);
 
   std::set<std::string> waits;
-  for (size_t r = 1; r < fw::kResources.size(); ++r) waits.insert(std::string(fw::kResources[r].name));
+  for (size_t r = 1; r < fw::kResources.size(); ++r)
+    waits.insert(std::string(fw::kResources[r].name));
   EXPECT_EQ(Keys(stats["adapters"][0]["waits"]), waits);
 
   std::set<std::string> drops = {"duplicate_delivery"};

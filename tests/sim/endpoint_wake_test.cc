@@ -19,12 +19,12 @@ namespace {
 TEST(EndpointWakeTest, OnlyWritesCoveringAFrameStartWake) {
   const uint64_t base = 0x10000;
   const uint64_t frame = abi::kRecvFrameBytes;
-  EXPECT_TRUE(CoversFrameStart(base, base, 128));               // frame 0's first line
-  EXPECT_TRUE(CoversFrameStart(base, base + 3 * frame, 1));     // one byte: the valid marker
+  EXPECT_TRUE(CoversFrameStart(base, base, 128));                 // frame 0's first line
+  EXPECT_TRUE(CoversFrameStart(base, base + 3 * frame, 1));       // one byte: the valid marker
   EXPECT_FALSE(CoversFrameStart(base, base + 128, frame - 128));  // a whole body, no first line
-  EXPECT_FALSE(CoversFrameStart(base, base + 1, 127));          // the rest of a first line
-  EXPECT_TRUE(CoversFrameStart(base, base + frame - 8, 16));    // runs into frame 1's start
-  EXPECT_FALSE(CoversFrameStart(base, base + frame - 8, 8));    // ends just before it
+  EXPECT_FALSE(CoversFrameStart(base, base + 1, 127));            // the rest of a first line
+  EXPECT_TRUE(CoversFrameStart(base, base + frame - 8, 16));      // runs into frame 1's start
+  EXPECT_FALSE(CoversFrameStart(base, base + frame - 8, 8));      // ends just before it
 }
 
 /** Adapter 1's receive side: when each DMA to host completed, and when frames were read. */
@@ -79,8 +79,8 @@ TEST(EndpointWakeTest, UnderAStreamEveryReadFollowsAFirstLineByOnePollLatency) {
   std::vector<Write> writes;
   const int watch = c.host(1).Watch(
       info.recv_fifo.real_addr, info.recv_fifo.bytes, [&](uint64_t addr, uint64_t len) {
-        writes.push_back({c.events().now_ps(),
-                          CoversFrameStart(info.recv_fifo.real_addr, addr, len)});
+        writes.push_back(
+            {c.events().now_ps(), CoversFrameStart(info.recv_fifo.real_addr, addr, len)});
       });
   StreamConfig stream;
   stream.packets = 300;

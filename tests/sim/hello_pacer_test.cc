@@ -33,8 +33,7 @@ TEST(HelloPacerTest, AnUnansweredHelloDoublesThePeriodUpToItsCap) {
 TEST(HelloPacerTest, APeerThatAnswersGetsOneEveryMillisecondWhileThereIsSomethingToTell) {
   HelloPacer pacer;
   // The peer answers every HELLO (its count grows each millisecond).
-  EXPECT_EQ(GivenAt(pacer, true, 5, [](int t) { return t; }),
-            (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(GivenAt(pacer, true, 5, [](int t) { return t; }), (std::vector<int>{0, 1, 2, 3, 4, 5}));
 }
 
 TEST(HelloPacerTest, WithNothingToTellAKeepaliveGoesEveryFiftyMilliseconds) {

@@ -21,9 +21,10 @@ TEST(ParamDocsTest, ScenariosMdHoldsTheGeneratedParameterTable) {
 }
 
 TEST(ParamDocsTest, ScenariosMdHoldsTheGeneratedPresetTable) {
-  const std::optional<std::string> block = testing::GeneratedBlock(
-      NICSIM_SOURCE_DIR "/docs/scenarios.md",
-      "<!-- presets:begin (generated: build/nicsim params --presets) -->\n", "<!-- presets:end -->");
+  const std::optional<std::string> block =
+      testing::GeneratedBlock(NICSIM_SOURCE_DIR "/docs/scenarios.md",
+                              "<!-- presets:begin (generated: build/nicsim params --presets) -->\n",
+                              "<!-- presets:end -->");
   ASSERT_TRUE(block.has_value()) << "docs/scenarios.md or its markers are missing";
   EXPECT_EQ(*block, PresetsMarkdownTable()) << "regenerate with: build/nicsim params --presets";
   // Spot checks against sim/config/presets.cc, so a broken renderer cannot pass on its own.

@@ -355,8 +355,7 @@ TEST(ParamTableTest, DurationsAreAtMostAnHour) {
     EXPECT_EQ(p.SetDurationPs(spec.name, kMaxDurationPs + 1).ok(), wall_clock) << spec.name;
   }
   EXPECT_EQ(SetError("port.timeout", "86400s"), "");
-  EXPECT_EQ(SetError("port.timeout", "86401s"),
-            "port.timeout must be in [1s, 86400s], got 86401s");
+  EXPECT_EQ(SetError("port.timeout", "86401s"), "port.timeout must be in [1s, 86400s], got 86401s");
   EXPECT_EQ(SetError("port.timeout", "0.5s"), "port.timeout must be in [1s, 86400s], got 500ms");
 }
 
@@ -458,7 +457,6 @@ TEST(ParamTableDeathTest, GettersAbortOnUnknownNameOrWrongType) {
   EXPECT_DEATH(p.DurationPs("link.bandwidth"), "has type rate, not duration");
   EXPECT_DEATH((void)p.SetInt("fabric.loss", 1), "has type probability, not int");
 }
-
 
 }  // namespace
 }  // namespace nicsim::sim

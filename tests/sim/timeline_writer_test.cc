@@ -449,8 +449,8 @@ TEST(TimelineCliTest, TraceAndTimelineTogetherBothSeeEveryEvent) {
 
 TEST(TimelineCliTest, UnwritableTimelineExitsTwo) {
   const ScopedDir dir = ScratchDir("cli_bad");
-  EXPECT_EQ(RunNicsim("run pingpong --quiet --timeline /nonexistent-dir/t.json --out " + dir.string() +
-                      " 2>/dev/null"),
+  EXPECT_EQ(RunNicsim("run pingpong --quiet --timeline /nonexistent-dir/t.json --out " +
+                      dir.string() + " 2>/dev/null"),
             2);
 }
 

@@ -43,12 +43,11 @@ TEST(TomlKeyDepthTest, TwoHundredFiftySixPartsPassTheGuardAndTheWalkerReportsThe
 
 TEST(TomlKeyDepthTest, DotsInStringsCommentsAndNumbersDoNotCount) {
   const std::string dots(1000, '.');
-  const std::string text = "name = \"" + dots + "\\\"" + dots + "\"\n" +  // escaped quote
-                           "description = '" + dots + "'\n" +            // literal
-                           "# " + dots + "\n" +                          // comment
+  const std::string text = "name = \"" + dots + "\\\"" + dots + "\"\n" +         // escaped quote
+                           "description = '" + dots + "'\n" +                    // literal
+                           "# " + dots + "\n" +                                  // comment
                            "x = \"\"\"\n" + dots + "\\\n" + dots + "\"\"\"\n" +  // multi-line
-                           "y = '''\n" + dots + "'''\n" +
-                           "z = [1.5, 2.5, 3.5]\n";
+                           "y = '''\n" + dots + "'''\n" + "z = [1.5, 2.5, 3.5]\n";
   EXPECT_EQ(FindTooDeepKey(text), std::nullopt);
   // The lines are counted through all of them: the deep key is on line 10.
   EXPECT_EQ(FindTooDeepKey(text + DottedKey(300) + " = 1\n"),

@@ -10,7 +10,7 @@
 #endif
 
 /** Skips the test when the SystemC backend (nicsim's default) is not built. */
-#define NICSIM_SKIP_WITHOUT_SYSTEMC()                                                    \
-  if (!NICSIM_SYSTEMC_BUILT) {                                                           \
+#define NICSIM_SKIP_WITHOUT_SYSTEMC()                                                  \
+  if (!NICSIM_SYSTEMC_BUILT) {                                                         \
     GTEST_SKIP() << "needs the SystemC backend (the default backend), not built here"; \
   }

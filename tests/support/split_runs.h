@@ -10,11 +10,11 @@
 
 /** Skips unless this build can split runs (NICSIM_SPLIT_BUILT) and Open MPI's mpirun was
  *  found (NICSIM_OPEN_MPI_RUN); lets mpirun run as root. */
-#define REQUIRE_SPLIT_RUNS()                                                    \
-  do {                                                                          \
-    if (!NICSIM_SPLIT_BUILT || std::string(NICSIM_OPEN_MPI_RUN).empty()) {      \
-      GTEST_SKIP() << "nicsim built without MPI, or no mpirun: no split runs";  \
-    }                                                                           \
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);                                   \
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);                           \
+#define REQUIRE_SPLIT_RUNS()                                                   \
+  do {                                                                         \
+    if (!NICSIM_SPLIT_BUILT || std::string(NICSIM_OPEN_MPI_RUN).empty()) {     \
+      GTEST_SKIP() << "nicsim built without MPI, or no mpirun: no split runs"; \
+    }                                                                          \
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);                                  \
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);                          \
   } while (0)

@@ -20,9 +20,9 @@
 namespace nicsim::sim {
 namespace {
 
-#define SKIP_IF_KERNEL_USED()                                                      \
-  if (hw::systemc::Kernel::Claimed()) {                                            \
-    GTEST_SKIP() << "SystemC elaborates once per process; run this test alone";    \
+#define SKIP_IF_KERNEL_USED()                                                   \
+  if (hw::systemc::Kernel::Claimed()) {                                         \
+    GTEST_SKIP() << "SystemC elaborates once per process; run this test alone"; \
   }
 
 ClusterConfig SystemcConfig() {
@@ -68,17 +68,17 @@ uint64_t ExpectedOneWayPs(const ClusterConfig& c, uint32_t len) {
     return static_cast<uint64_t>(bytes * c.timing.link_ps_per_byte);
   };
   const uint64_t frame = sizeof(abi::WireHeader) + len;
-  uint64_t t = c.timing.mmio_latency_ps;          // StartTransmit reaches the microcode
-  t += dma(abi::kSlotFetchBytes);                 // fetch the slot header (and a request)
-  t += dma(len);                                  // fetch the payload into a DTB
-  t += wire(frame);                               // serialise onto the adapter's link
+  uint64_t t = c.timing.mmio_latency_ps;                  // StartTransmit reaches the microcode
+  t += dma(abi::kSlotFetchBytes);                         // fetch the slot header (and a request)
+  t += dma(len);                                          // fetch the payload into a DTB
+  t += wire(frame);                                       // serialise onto the adapter's link
   t += c.fabric.link_delay_ps + c.fabric.hop_latency_ps;  // into the switch and across
-  t += c.fabric.link_delay_ps;                    // header reaches the receiving adapter
-  t += wire(len);                                 // the payload streams in behind it
+  t += c.fabric.link_delay_ps;                            // header reaches the receiving adapter
+  t += wire(len);                                         // the payload streams in behind it
   const uint64_t in_frame = abi::kRecvHeaderBytes + len;
   if (in_frame > c.line_bytes) t += dma(in_frame - c.line_bytes);  // body first
   t += dma(std::min<uint64_t>(in_frame, c.line_bytes));            // then the first line
-  t += c.poll_latency_ps;                         // the spinning CPU notices
+  t += c.poll_latency_ps;                                          // the spinning CPU notices
   return t;
 }
 

@@ -19,7 +19,7 @@ TEST(SystemcKernelTest, NextEventFollowsPostsAndAdvances) {
   Kernel& kernel = **claimed;
   nicsim::kernel::EventQueue events;
   Processor processor("microcode0", events);  // elaboration: before Start
-  kernel.Start(0);  // lock-step: every post goes through the thread
+  kernel.Start(0);                            // lock-step: every post goes through the thread
   events.SetCoSimulator(&kernel);
   uint64_t at = 0;
   EXPECT_FALSE(kernel.NextEventPs(&at));

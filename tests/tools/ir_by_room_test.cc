@@ -109,8 +109,7 @@ TEST(IrByRoomTest, RefusesWhatIsNotAProfile) {
   // number, no events at all, a callee never called.
   CommandResult r = RunTool(dir, "positions: line\nfn=(1) f\n10 5\n", {});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("callgrind.out:3: a cost line before the events: line"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("callgrind.out:3: a cost line before the events: line"), std::string::npos)
       << r.err;
   r = RunTool(dir, "events: Ir\nfn=(4)\n", {});
   EXPECT_EQ(r.exit_code, 2);

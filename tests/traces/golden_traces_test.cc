@@ -45,7 +45,8 @@ class GoldenTraceTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(GoldenTraceTest, ReplaysToItsGolden) {
   const std::string dir = std::string(NICSIM_SOURCE_DIR "/traces/") + GetParam();
   std::ifstream scenario(dir + "/scenario.toml");
-  const std::string text((std::istreambuf_iterator<char>(scenario)), std::istreambuf_iterator<char>());
+  const std::string text((std::istreambuf_iterator<char>(scenario)),
+                         std::istreambuf_iterator<char>());
   if (text.find("backend = \"systemc\"") != std::string::npos) {
     NICSIM_SKIP_WITHOUT_SYSTEMC();
   }
@@ -78,8 +79,8 @@ TEST(LifecycleGoldenTest, CloseUnderLoadConsumesWritesDropsAndReopens) {
   EXPECT_EQ(w["written"], 4);  // one frame written but never read
   EXPECT_EQ(w["dropped_closed"], 2);
   EXPECT_EQ(w["delivered_after"], 6);
-  const std::string trace = nicsim::testing::ReadFile(NICSIM_SOURCE_DIR
-                                                      "/traces/close_under_load/trace.txt");
+  const std::string trace =
+      nicsim::testing::ReadFile(NICSIM_SOURCE_DIR "/traces/close_under_load/trace.txt");
   EXPECT_NE(trace.find(" a1 close task=- state=- window=0 "), std::string::npos);
   EXPECT_NE(trace.find(" a1 drop task=0 state=closed_in_flight window=0 "), std::string::npos);
   EXPECT_NE(trace.find(" a1 drop task=0 state=window_closed window=0 "), std::string::npos);
@@ -93,8 +94,8 @@ TEST(LifecycleGoldenTest, AdapterRecoveryLosesSomeAndDeliversTheRestExactly) {
   EXPECT_EQ(w["written"], 4);    // one written, then wiped with the reset FIFO
   EXPECT_EQ(w["dropped_by_reset"], 2);
   EXPECT_EQ(w["delivered_after"], 6);
-  const std::string trace = nicsim::testing::ReadFile(NICSIM_SOURCE_DIR
-                                                      "/traces/adapter_recovery/trace.txt");
+  const std::string trace =
+      nicsim::testing::ReadFile(NICSIM_SOURCE_DIR "/traces/adapter_recovery/trace.txt");
   EXPECT_NE(trace.find(" a1 reset task=- "), std::string::npos);
 }
 
@@ -137,8 +138,9 @@ TEST(TraceDiffTest, AMicrocodeTimingChangeIsCaughtAtItsFirstEvent) {
   // The first line that moved is the changed step itself.
   const size_t minus = report.find("\n- ");
   ASSERT_NE(minus, std::string::npos) << report;
-  EXPECT_NE(report.substr(minus, report.find('\n', minus + 1) - minus).find("a1 rx task=0 state=admit"),
-            std::string::npos)
+  EXPECT_NE(
+      report.substr(minus, report.find('\n', minus + 1) - minus).find("a1 rx task=0 state=admit"),
+      std::string::npos)
       << report;
   fs::remove_all(tmp);
 }
@@ -177,8 +179,8 @@ TEST(TraceDiffTest, AOneLineMicrocodeBugIsCaughtWithTheRightFirstDivergence) {
   ASSERT_GT(first, 0u);
   const std::string& admit = mutant[first - 1];
   EXPECT_NE(admit.find("state=admit"), std::string::npos) << admit;
-  const std::string task = admit.substr(admit.find("task="), admit.find(' ', admit.find("task=")) -
-                                                                 admit.find("task="));
+  const std::string task =
+      admit.substr(admit.find("task="), admit.find(' ', admit.find("task=")) - admit.find("task="));
   EXPECT_NE(mutant[first].find(task + " "), std::string::npos) << mutant[first];
   // And the report shows both sides of it.
   EXPECT_NE(report.find("+ "), std::string::npos);

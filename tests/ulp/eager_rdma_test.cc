@@ -47,7 +47,9 @@ uint64_t SendWaves(TransportHarness& h, const TransportCell& cell) {
       auto dst = static_cast<uint32_t>(rng.Below(cell.nodes - 1));
       if (dst >= src) ++dst;
       const uint64_t r = rng.Below(100);
-      const uint64_t len = r < 60 ? rng.Below(4000) : r < 95 ? rng.Below(64000) : rng.Below(1 << 20);
+      const uint64_t len = r < 60   ? rng.Below(4000)
+                           : r < 95 ? rng.Below(64000)
+                                    : rng.Below(1 << 20);
       h.SendOne(src, dst, rng.Below(TransportHarness::kSourceBytes - len), len);
       ++sent;
     }
@@ -210,8 +212,8 @@ TEST(EagerRdmaTest, AVectorWhoseEveryElementNeedsALargeSlotEnlargesOnce) {
   EXPECT_EQ(s.eager_enlargements, 1u);
   EXPECT_EQ(h.transport(0).eager().SlotBytesTo(1), kLargeSlot);
   // The next vector, small and large elements mixed, goes whole over the large ring.
-  std::vector<std::pair<uint64_t, uint64_t>> mixed = {{7, 30}, {500, 20 * 1024}, {9, 3000},
-                                                      {40000, 60 * 1024}};
+  std::vector<std::pair<uint64_t, uint64_t>> mixed = {
+      {7, 30}, {500, 20 * 1024}, {9, 3000}, {40000, 60 * 1024}};
   const uint64_t before = s.eager_rdma_messages;
   h.SendVector(0, 1, mixed);
   h.Settle();

@@ -40,13 +40,16 @@ std::vector<Named> Cells() {
   };
   add("clean", [](TransportCell&) {});
   for (double loss : {0.01, 0.02, 0.10}) {
-    add("loss" + std::to_string(static_cast<int>(loss * 100)), [=](TransportCell& c) { c.loss = loss; });
+    add("loss" + std::to_string(static_cast<int>(loss * 100)),
+        [=](TransportCell& c) { c.loss = loss; });
   }
   for (double dup : {0.01, 0.10}) {
-    add("dup" + std::to_string(static_cast<int>(dup * 100)), [=](TransportCell& c) { c.duplicate = dup; });
+    add("dup" + std::to_string(static_cast<int>(dup * 100)),
+        [=](TransportCell& c) { c.duplicate = dup; });
   }
   for (double re : {0.05, 0.25}) {
-    add("reorder" + std::to_string(static_cast<int>(re * 100)), [=](TransportCell& c) { c.reorder = re; });
+    add("reorder" + std::to_string(static_cast<int>(re * 100)),
+        [=](TransportCell& c) { c.reorder = re; });
   }
   add("corrupt0_1", [](TransportCell& c) { c.corrupt = 0.001; });
   add("corrupt2", [](TransportCell& c) { c.corrupt = 0.02; });

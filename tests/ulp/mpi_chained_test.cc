@@ -101,14 +101,15 @@ TEST(MpiChainedTest, NoRankLeavesTheBarrierBeforeTheLastHasEntered) {
   auto job = Job(Config(16, 16, 3));
   std::vector<std::vector<double>> entered(3, std::vector<double>(16)), left = entered;
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const int r = m.world().rank;
-    for (int round = 0; round < 3; ++round) {
-      if (r == 5 * round + 4) job->Sleep(static_cast<uint32_t>(r), 40'000'000);
-      entered[round][r] = m.Wtime();
-      m.Barrier(m.world());
-      left[round][r] = m.Wtime();
-    }
-  }).ok());
+                   const int r = m.world().rank;
+                   for (int round = 0; round < 3; ++round) {
+                     if (r == 5 * round + 4) job->Sleep(static_cast<uint32_t>(r), 40'000'000);
+                     entered[round][r] = m.Wtime();
+                     m.Barrier(m.world());
+                     left[round][r] = m.Wtime();
+                   }
+                 })
+                  .ok());
   for (int round = 0; round < 3; ++round) {
     const double last_in = *std::max_element(entered[round].begin(), entered[round].end());
     for (int r = 0; r < 16; ++r) EXPECT_GE(left[round][r], last_in) << "rank " << r;

@@ -42,22 +42,24 @@ Times SendOnce(double copy_ps_per_byte, bool own_buffers) {
   uint64_t sent_at = 0;
   std::vector<uint8_t> plain(kBytes);
   EXPECT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    uint8_t* buf = own_buffers ? static_cast<uint8_t*>(m.AllocMem(kBytes)) : plain.data();
-    ASSERT_NE(buf, nullptr);
-    const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
-    auto now = [&] { return job->cluster().events().now_ps(); };
-    if (w.rank == 0) {
-      sent_at = now();
-      mpi::Mpi::Request r = m.Isend(buf, kBytes, kByte, 1, 3, w);
-      t.isend_ps = now() - sent_at;
-      m.Wait(r);
-      return;
-    }
-    const mpi::Status s = m.Recv(buf, kBytes, kByte, 0, 3, w);
-    EXPECT_EQ(s.bytes, kBytes);
-    t.one_way_ps = now() - sent_at;
-  }).ok());
+                   const auto& w = m.world();
+                   uint8_t* buf =
+                       own_buffers ? static_cast<uint8_t*>(m.AllocMem(kBytes)) : plain.data();
+                   ASSERT_NE(buf, nullptr);
+                   const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                   auto now = [&] { return job->cluster().events().now_ps(); };
+                   if (w.rank == 0) {
+                     sent_at = now();
+                     mpi::Mpi::Request r = m.Isend(buf, kBytes, kByte, 1, 3, w);
+                     t.isend_ps = now() - sent_at;
+                     m.Wait(r);
+                     return;
+                   }
+                   const mpi::Status s = m.Recv(buf, kBytes, kByte, 0, 3, w);
+                   EXPECT_EQ(s.bytes, kBytes);
+                   t.one_way_ps = now() - sent_at;
+                 })
+                  .ok());
   // The model costs time only: the copies counted are the same with or without it.
   const uint64_t copies = job->mpi(0).stats().host_copies + job->mpi(1).stats().host_copies +
                           job->transport(1).stats().host_copies;

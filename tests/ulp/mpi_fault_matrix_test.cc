@@ -37,8 +37,8 @@ std::vector<MpiFaultCell> Cells() {
       {"dup50", {"fabric.duplicate=0.5"}},
       {"reorder50", {"fabric.reorder=0.5"}},
       {"corrupt30", {"fabric.corrupt=0.3"}},
-      {"all", {"fabric.loss=0.3", "fabric.duplicate=0.5", "fabric.reorder=0.5",
-               "fabric.corrupt=0.3"}},
+      {"all",
+       {"fabric.loss=0.3", "fabric.duplicate=0.5", "fabric.reorder=0.5", "fabric.corrupt=0.3"}},
   };
   std::vector<MpiFaultCell> cells;
   for (const char* backend : {"func", "systemc"}) {
@@ -66,8 +66,11 @@ TEST_P(MpiFaultMatrixTest, AlltoallDeliversEveryMessageOnceAndLeaksNothing) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   Result<Scenario> scenario = ParseScenario(*BuiltinScenarioText("default"), "builtin:default");
   ASSERT_TRUE(scenario.ok()) << scenario.status().message();
-  std::vector<std::string> sets = {"workload=mpi_alltoall", "backend=" + cell.backend,
-                                   "nodes=8", "mpi.ranks=8", "mpi.alltoall_messages=40",
+  std::vector<std::string> sets = {"workload=mpi_alltoall",
+                                   "backend=" + cell.backend,
+                                   "nodes=8",
+                                   "mpi.ranks=8",
+                                   "mpi.alltoall_messages=40",
                                    "mpi.alltoall_max_size=512KiB",
                                    "seed=" + std::to_string(seed)};
   sets.insert(sets.end(), cell.faults.begin(), cell.faults.end());

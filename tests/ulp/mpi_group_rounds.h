@@ -23,23 +23,25 @@ inline int BcastRounds(MpiJob& job, size_t bytes, const std::vector<int>& roots,
                        bool barriers = false) {
   int wrong = 0;
   EXPECT_TRUE(job.Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
-    for (size_t round = 0; round < roots.size(); ++round) {
-      if (barriers) m.Barrier(w);
-      std::vector<uint8_t> buf(bytes);
-      if (w.rank == roots[round]) {
-        for (size_t i = 0; i < bytes; ++i) buf[i] = RoundByte(i, static_cast<int>(round));
-      }
-      m.Bcast(buf.data(), bytes, kByte, roots[round], w);
-      for (size_t i = 0; i < bytes; ++i) {
-        if (buf[i] != RoundByte(i, static_cast<int>(round))) {
-          ++wrong;
-          break;
-        }
-      }
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                   for (size_t round = 0; round < roots.size(); ++round) {
+                     if (barriers) m.Barrier(w);
+                     std::vector<uint8_t> buf(bytes);
+                     if (w.rank == roots[round]) {
+                       for (size_t i = 0; i < bytes; ++i)
+                         buf[i] = RoundByte(i, static_cast<int>(round));
+                     }
+                     m.Bcast(buf.data(), bytes, kByte, roots[round], w);
+                     for (size_t i = 0; i < bytes; ++i) {
+                       if (buf[i] != RoundByte(i, static_cast<int>(round))) {
+                         ++wrong;
+                         break;
+                       }
+                     }
+                   }
+                 })
+                  .ok());
   return wrong;
 }
 

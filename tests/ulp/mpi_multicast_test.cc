@@ -110,19 +110,21 @@ TEST(MpiMulticastTest, NoRankLeavesTheBarrierBeforeTheLastHasEntered) {
   auto job = Job(8, 8);
   std::vector<std::vector<double>> entered(3, std::vector<double>(8)), left = entered;
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const int r = m.world().rank;
-    for (int round = 0; round < 3; ++round) {
-      // Rank (round + 2) is late by 50 us.
-      if (r == round + 2) job->Sleep(static_cast<uint32_t>(r), 50'000'000);
-      entered[round][r] = m.Wtime();
-      m.Barrier(m.world());
-      left[round][r] = m.Wtime();
-    }
-  }).ok());
+                   const int r = m.world().rank;
+                   for (int round = 0; round < 3; ++round) {
+                     // Rank (round + 2) is late by 50 us.
+                     if (r == round + 2) job->Sleep(static_cast<uint32_t>(r), 50'000'000);
+                     entered[round][r] = m.Wtime();
+                     m.Barrier(m.world());
+                     left[round][r] = m.Wtime();
+                   }
+                 })
+                  .ok());
   for (int round = 0; round < 3; ++round) {
     const double last_in = *std::max_element(entered[round].begin(), entered[round].end());
     EXPECT_GE(last_in, 50e-6 * (round + 1) - 1e-12);
-    for (int r = 0; r < 8; ++r) EXPECT_GE(left[round][r], last_in) << "rank " << r << " round " << round;
+    for (int r = 0; r < 8; ++r)
+      EXPECT_GE(left[round][r], last_in) << "rank " << r << " round " << round;
   }
   EXPECT_EQ(job->mpi(0).stats().multicast_barriers, 3u);
   EXPECT_EQ(Totals(*job).mcast_sends, 3u);
@@ -132,8 +134,9 @@ TEST(MpiMulticastTest, AMemberThatMissesABarrierReleaseAsksTheRootForIt) {
   const uint32_t lossy = 4;
   auto job = Job(8, 8, 0.3, lossy);
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    for (int round = 0; round < 20; ++round) m.Barrier(m.world());
-  }).ok());
+                   for (int round = 0; round < 20; ++round) m.Barrier(m.world());
+                 })
+                  .ok());
   EXPECT_EQ(job->mpi(0).stats().multicast_barriers, 20u);
   // Releases are signals: never acknowledged, asked for again by the member that missed one.
   const ulp::TransportStats s = Totals(*job);
@@ -170,23 +173,26 @@ TEST(MpiMulticastTest, ARootReusesASlotOnlyOnceItsLastMessageIsAcknowledged) {
     Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);
     ASSERT_TRUE(job.ok()) << job.status().message();
     int wrong = 0;
-    ASSERT_TRUE((*job)->Run([&](mpi::Mpi& m) {
-      const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
-      for (int round = 0; round < 5; ++round) {
-        m.Barrier(m.world());
-        std::vector<uint8_t> buf(100'000);
-        if (m.world().rank == 0) {
-          for (size_t i = 0; i < buf.size(); ++i) buf[i] = RoundByte(i, round);
-        }
-        m.Bcast(buf.data(), buf.size(), kByte, 0, m.world());
-        for (size_t i = 0; i < buf.size(); ++i) {
-          if (buf[i] != RoundByte(i, round)) {
-            ++wrong;
-            break;
-          }
-        }
-      }
-    }).ok()) << "seed " << seed;
+    ASSERT_TRUE((*job)
+                    ->Run([&](mpi::Mpi& m) {
+                      const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                      for (int round = 0; round < 5; ++round) {
+                        m.Barrier(m.world());
+                        std::vector<uint8_t> buf(100'000);
+                        if (m.world().rank == 0) {
+                          for (size_t i = 0; i < buf.size(); ++i) buf[i] = RoundByte(i, round);
+                        }
+                        m.Bcast(buf.data(), buf.size(), kByte, 0, m.world());
+                        for (size_t i = 0; i < buf.size(); ++i) {
+                          if (buf[i] != RoundByte(i, round)) {
+                            ++wrong;
+                            break;
+                          }
+                        }
+                      }
+                    })
+                    .ok())
+        << "seed " << seed;
     EXPECT_EQ(wrong, 0) << "seed " << seed;
     EXPECT_EQ(Totals(**job).mcast_failed, 0u) << "seed " << seed;
   }

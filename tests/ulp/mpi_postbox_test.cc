@@ -58,22 +58,23 @@ TEST(MpiPostboxTest, TwoRanksOfOneNodeExchangeExactBytesWithoutTheTransport) {
   auto job = Job(2, 1);
   size_t checked = 0;
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    for (size_t i = 0; i < kSizes.size(); ++i) {
-      const int index = static_cast<int>(i);
-      if (w.rank == 0) {
-        const std::vector<uint8_t> out = Pattern(kSizes[i], 0, index);
-        m.Send(out.data(), out.size(), kByte, 1, index, w);
-      } else {
-        std::vector<uint8_t> in(kSizes[i] + 8, 0xEE);
-        const mpi::Status s = m.Recv(in.data(), in.size(), kByte, 0, index, w);
-        EXPECT_EQ(s.bytes, kSizes[i]);
-        in.resize(kSizes[i]);
-        EXPECT_EQ(in, Pattern(kSizes[i], 0, index)) << "size " << kSizes[i];
-        ++checked;
-      }
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   for (size_t i = 0; i < kSizes.size(); ++i) {
+                     const int index = static_cast<int>(i);
+                     if (w.rank == 0) {
+                       const std::vector<uint8_t> out = Pattern(kSizes[i], 0, index);
+                       m.Send(out.data(), out.size(), kByte, 1, index, w);
+                     } else {
+                       std::vector<uint8_t> in(kSizes[i] + 8, 0xEE);
+                       const mpi::Status s = m.Recv(in.data(), in.size(), kByte, 0, index, w);
+                       EXPECT_EQ(s.bytes, kSizes[i]);
+                       in.resize(kSizes[i]);
+                       EXPECT_EQ(in, Pattern(kSizes[i], 0, index)) << "size " << kSizes[i];
+                       ++checked;
+                     }
+                   }
+                 })
+                  .ok());
   EXPECT_EQ(checked, kSizes.size());
   Settle(*job);
   EXPECT_EQ(TransportMessages(*job), 0u);
@@ -98,25 +99,26 @@ TEST(MpiPostboxTest, TwoRanksOfOneNodeExchangeExactBytesWithoutTheTransport) {
 TEST(MpiPostboxTest, SynchronousAndAllocMemSendsCrossTheNodeByCopy) {
   auto job = Job(2, 1);
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    const size_t size = 50000;
-    auto* area = static_cast<uint8_t*>(m.AllocMem(size));
-    ASSERT_NE(area, nullptr);
-    if (w.rank == 0) {
-      const std::vector<uint8_t> sync = Pattern(100, 0, 1);
-      m.Wait(m.Issend(sync.data(), sync.size(), kByte, 1, 1, w));
-      const std::vector<uint8_t> big = Pattern(size, 0, 2);
-      std::copy(big.begin(), big.end(), area);
-      m.Send(area, size, kByte, 1, 2, w);
-    } else {
-      std::vector<uint8_t> in(100);
-      m.Recv(in.data(), in.size(), kByte, 0, 1, w);
-      EXPECT_EQ(in, Pattern(100, 0, 1));
-      const mpi::Status s = m.Recv(area, size, kByte, 0, 2, w);
-      EXPECT_EQ(s.bytes, size);
-      EXPECT_TRUE(std::equal(area, area + size, Pattern(size, 0, 2).begin()));
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   const size_t size = 50000;
+                   auto* area = static_cast<uint8_t*>(m.AllocMem(size));
+                   ASSERT_NE(area, nullptr);
+                   if (w.rank == 0) {
+                     const std::vector<uint8_t> sync = Pattern(100, 0, 1);
+                     m.Wait(m.Issend(sync.data(), sync.size(), kByte, 1, 1, w));
+                     const std::vector<uint8_t> big = Pattern(size, 0, 2);
+                     std::copy(big.begin(), big.end(), area);
+                     m.Send(area, size, kByte, 1, 2, w);
+                   } else {
+                     std::vector<uint8_t> in(100);
+                     m.Recv(in.data(), in.size(), kByte, 0, 1, w);
+                     EXPECT_EQ(in, Pattern(100, 0, 1));
+                     const mpi::Status s = m.Recv(area, size, kByte, 0, 2, w);
+                     EXPECT_EQ(s.bytes, size);
+                     EXPECT_TRUE(std::equal(area, area + size, Pattern(size, 0, 2).begin()));
+                   }
+                 })
+                  .ok());
   EXPECT_EQ(TransportMessages(*job), 0u);
   // Both go by rendezvous; nothing lands in place or is read by RDMA inside the node.
   EXPECT_EQ(job->mpi(0).stats().rendezvous_sends, 2u);
@@ -130,19 +132,21 @@ TEST(MpiPostboxTest, LocalPairsUsePostboxesAndRemotePairsTheTransport) {
   auto job = Job(6, 2);
   const size_t size = 3000;
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    std::vector<uint8_t> out(size * 6), in(size * 6, 0);
-    for (int to = 0; to < 6; ++to) {
-      const std::vector<uint8_t> p = Pattern(size, w.rank, to);
-      std::copy(p.begin(), p.end(), out.begin() + static_cast<long>(size) * to);
-    }
-    m.Alltoall(out.data(), size, kByte, in.data(), w);
-    for (int from = 0; from < 6; ++from) {
-      const std::vector<uint8_t> want = Pattern(size, from, w.rank);
-      EXPECT_TRUE(std::equal(want.begin(), want.end(), in.begin() + static_cast<long>(size) * from))
-          << "rank " << w.rank << " from " << from;
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   std::vector<uint8_t> out(size * 6), in(size * 6, 0);
+                   for (int to = 0; to < 6; ++to) {
+                     const std::vector<uint8_t> p = Pattern(size, w.rank, to);
+                     std::copy(p.begin(), p.end(), out.begin() + static_cast<long>(size) * to);
+                   }
+                   m.Alltoall(out.data(), size, kByte, in.data(), w);
+                   for (int from = 0; from < 6; ++from) {
+                     const std::vector<uint8_t> want = Pattern(size, from, w.rank);
+                     EXPECT_TRUE(std::equal(want.begin(), want.end(),
+                                            in.begin() + static_cast<long>(size) * from))
+                         << "rank " << w.rank << " from " << from;
+                   }
+                 })
+                  .ok());
   // Each rank sends one eager message to every other rank (its own block it copies): 2 on its
   // node, 3 on the other.
   EXPECT_EQ(SenderTotals(*job).messages_accepted, 6u * 2);
@@ -157,18 +161,19 @@ TEST(MpiPostboxTest, ALargeMessageWaitsForQuotaAndEveryBlockComesBack) {
   auto job = Job(3, 1, p, /*copy_ps_per_byte=*/0.3);
   const size_t size = 256 * 1024;
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    if (w.rank == 0) {
-      const std::vector<uint8_t> a = Pattern(size, 0, 1), b = Pattern(size, 0, 2);
-      mpi::Mpi::Request r1 = m.Isend(a.data(), size, kByte, 1, 0, w);
-      mpi::Mpi::Request r2 = m.Isend(b.data(), size, kByte, 2, 0, w);
-      m.Waitall({r1, r2});
-    } else {
-      std::vector<uint8_t> in(size);
-      m.Recv(in.data(), size, kByte, 0, 0, w);
-      EXPECT_EQ(in, Pattern(size, 0, w.rank));
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   if (w.rank == 0) {
+                     const std::vector<uint8_t> a = Pattern(size, 0, 1), b = Pattern(size, 0, 2);
+                     mpi::Mpi::Request r1 = m.Isend(a.data(), size, kByte, 1, 0, w);
+                     mpi::Mpi::Request r2 = m.Isend(b.data(), size, kByte, 2, 0, w);
+                     m.Waitall({r1, r2});
+                   } else {
+                     std::vector<uint8_t> in(size);
+                     m.Recv(in.data(), size, kByte, 0, 0, w);
+                     EXPECT_EQ(in, Pattern(size, 0, w.rank));
+                   }
+                 })
+                  .ok());
   Settle(*job);
   const ulp::postbox::SenderStats s = SenderTotals(*job);
   // Two rendezvous data messages of 65 pieces each (the bytes and the path's 8-byte header),

@@ -39,8 +39,7 @@ std::vector<uint8_t> Pattern(size_t size, int index) {
 }
 
 // Around BTP1 (64) and BTP1 + BTP2 (1024), and beyond a page and the transport's RDMA size.
-const std::vector<size_t> kSizes = {0,    1,    63,   64,   65,    1023,
-                                    1024, 1025, 1088, 4096, 70000, 300000};
+const std::vector<size_t> kSizes = {0, 1, 63, 64, 65, 1023, 1024, 1025, 1088, 4096, 70000, 300000};
 
 /** What the protocol pushes and pulls for kSizes in `mode`. */
 struct Expected {
@@ -70,42 +69,46 @@ Expected ExpectedFor(Mode mode) {
 void RunSizes(MpiJob& job, bool early) {
   size_t checked = 0;
   ASSERT_TRUE(job.Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    if (w.rank == 0) {
-      std::vector<std::vector<uint8_t>> out;
-      for (size_t i = 0; i < kSizes.size(); ++i) {
-        out.push_back(Pattern(kSizes[i], static_cast<int>(i)));
-      }
-      char go = 0;
-      if (early) m.Recv(&go, 1, kByte, 1, kGoTag, w);
-      std::vector<mpi::Mpi::Request> sends;
-      for (size_t i = 0; i < kSizes.size(); ++i) {
-        sends.push_back(m.Isend(out[i].data(), out[i].size(), kByte, 1, static_cast<int>(i), w));
-      }
-      // Behind every push in the transport's order: the receiver is late for all of them.
-      if (!early) m.Send(&go, 1, kByte, 1, kGoTag, w);
-      m.Waitall(sends);
-      return;
-    }
-    std::vector<std::vector<uint8_t>> in;
-    for (size_t s : kSizes) in.emplace_back(s + 16, 0xEE);
-    char go = 1;
-    if (!early) m.Recv(&go, 1, kByte, 0, kGoTag, w);
-    std::vector<mpi::Mpi::Request> recvs;
-    for (size_t i = 0; i < kSizes.size(); ++i) {
-      recvs.push_back(m.Irecv(in[i].data(), in[i].size(), kByte, 0, static_cast<int>(i), w));
-    }
-    if (early) m.Send(&go, 1, kByte, 0, kGoTag, w);
-    for (size_t i = 0; i < kSizes.size(); ++i) {
-      const mpi::Status s = m.Wait(recvs[i]);
-      EXPECT_EQ(s.bytes, kSizes[i]);
-      EXPECT_FALSE(s.truncated);
-      std::vector<uint8_t> want = Pattern(kSizes[i], static_cast<int>(i));
-      want.resize(kSizes[i] + 16, 0xEE);  // nothing written past the message
-      EXPECT_EQ(in[i], want) << "size " << kSizes[i];
-      ++checked;
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   if (w.rank == 0) {
+                     std::vector<std::vector<uint8_t>> out;
+                     for (size_t i = 0; i < kSizes.size(); ++i) {
+                       out.push_back(Pattern(kSizes[i], static_cast<int>(i)));
+                     }
+                     char go = 0;
+                     if (early) m.Recv(&go, 1, kByte, 1, kGoTag, w);
+                     std::vector<mpi::Mpi::Request> sends;
+                     for (size_t i = 0; i < kSizes.size(); ++i) {
+                       sends.push_back(
+                           m.Isend(out[i].data(), out[i].size(), kByte, 1, static_cast<int>(i), w));
+                     }
+                     // Behind every push in the transport's order: the receiver is late for all of
+                     // them.
+                     if (!early) m.Send(&go, 1, kByte, 1, kGoTag, w);
+                     m.Waitall(sends);
+                     return;
+                   }
+                   std::vector<std::vector<uint8_t>> in;
+                   for (size_t s : kSizes) in.emplace_back(s + 16, 0xEE);
+                   char go = 1;
+                   if (!early) m.Recv(&go, 1, kByte, 0, kGoTag, w);
+                   std::vector<mpi::Mpi::Request> recvs;
+                   for (size_t i = 0; i < kSizes.size(); ++i) {
+                     recvs.push_back(
+                         m.Irecv(in[i].data(), in[i].size(), kByte, 0, static_cast<int>(i), w));
+                   }
+                   if (early) m.Send(&go, 1, kByte, 0, kGoTag, w);
+                   for (size_t i = 0; i < kSizes.size(); ++i) {
+                     const mpi::Status s = m.Wait(recvs[i]);
+                     EXPECT_EQ(s.bytes, kSizes[i]);
+                     EXPECT_FALSE(s.truncated);
+                     std::vector<uint8_t> want = Pattern(kSizes[i], static_cast<int>(i));
+                     want.resize(kSizes[i] + 16, 0xEE);  // nothing written past the message
+                     EXPECT_EQ(in[i], want) << "size " << kSizes[i];
+                     ++checked;
+                   }
+                 })
+                  .ok());
   EXPECT_EQ(checked, kSizes.size());
 }
 
@@ -154,24 +157,25 @@ TEST(MpiPushPullTest, SynchronousAndAllocMemSendsCompleteByteExact) {
   auto job = Job(Mode::kPushPull);
   const size_t size = 50000;
   ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    auto* area = static_cast<uint8_t*>(m.AllocMem(size));
-    ASSERT_NE(area, nullptr);
-    if (w.rank == 0) {
-      const std::vector<uint8_t> small = Pattern(100, 1);
-      m.Wait(m.Issend(small.data(), small.size(), kByte, 1, 1, w));
-      const std::vector<uint8_t> big = Pattern(size, 2);
-      std::copy(big.begin(), big.end(), area);
-      m.Send(area, size, kByte, 1, 2, w);
-    } else {
-      std::vector<uint8_t> in(100);
-      m.Recv(in.data(), in.size(), kByte, 0, 1, w);
-      EXPECT_EQ(in, Pattern(100, 1));
-      const mpi::Status s = m.Recv(area, size, kByte, 0, 2, w);
-      EXPECT_EQ(s.bytes, size);
-      EXPECT_TRUE(std::equal(area, area + size, Pattern(size, 2).begin()));
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   auto* area = static_cast<uint8_t*>(m.AllocMem(size));
+                   ASSERT_NE(area, nullptr);
+                   if (w.rank == 0) {
+                     const std::vector<uint8_t> small = Pattern(100, 1);
+                     m.Wait(m.Issend(small.data(), small.size(), kByte, 1, 1, w));
+                     const std::vector<uint8_t> big = Pattern(size, 2);
+                     std::copy(big.begin(), big.end(), area);
+                     m.Send(area, size, kByte, 1, 2, w);
+                   } else {
+                     std::vector<uint8_t> in(100);
+                     m.Recv(in.data(), in.size(), kByte, 0, 1, w);
+                     EXPECT_EQ(in, Pattern(100, 1));
+                     const mpi::Status s = m.Recv(area, size, kByte, 0, 2, w);
+                     EXPECT_EQ(s.bytes, size);
+                     EXPECT_TRUE(std::equal(area, area + size, Pattern(size, 2).begin()));
+                   }
+                 })
+                  .ok());
   const mpi::Mpi::Stats& s = job->mpi(0).stats();
   // The synchronous send pushes only a header; the AllocMem one pushes 1024 bytes and the
   // rest is read from the program's buffer by RDMA.

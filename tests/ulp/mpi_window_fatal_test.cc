@@ -63,26 +63,29 @@ void InjectStaleWrite(MpiJob& job, uint32_t victim, uint64_t at_ps,
 /** Rank 0 sends small messages around one large one to rank 1; rank 1 checks every byte. */
 void Exchange(MpiJob& job, std::vector<std::string>& errors) {
   ASSERT_TRUE(job.Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
-    for (int k = 0; k <= kSmall; ++k) {
-      const size_t n = k == kSmall / 2 ? kLarge : 100 + static_cast<size_t>(k);
-      std::vector<uint8_t> buf(n);
-      if (w.rank == 0) {
-        for (size_t i = 0; i < n; ++i) buf[i] = Byte(i, k);
-        m.Send(buf.data(), n, kByte, 1, k, w);
-        continue;
-      }
-      const mpi::Status s = m.Recv(buf.data(), n, kByte, 0, k, w);
-      if (s.bytes != n) errors.push_back("message " + std::to_string(k) + ": wrong length");
-      for (size_t i = 0; i < n; ++i) {
-        if (buf[i] != Byte(i, k)) {
-          errors.push_back("message " + std::to_string(k) + ": byte " + std::to_string(i));
-          break;
-        }
-      }
-    }
-  }).ok());
+                   const auto& w = m.world();
+                   const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                   for (int k = 0; k <= kSmall; ++k) {
+                     const size_t n = k == kSmall / 2 ? kLarge : 100 + static_cast<size_t>(k);
+                     std::vector<uint8_t> buf(n);
+                     if (w.rank == 0) {
+                       for (size_t i = 0; i < n; ++i) buf[i] = Byte(i, k);
+                       m.Send(buf.data(), n, kByte, 1, k, w);
+                       continue;
+                     }
+                     const mpi::Status s = m.Recv(buf.data(), n, kByte, 0, k, w);
+                     if (s.bytes != n)
+                       errors.push_back("message " + std::to_string(k) + ": wrong length");
+                     for (size_t i = 0; i < n; ++i) {
+                       if (buf[i] != Byte(i, k)) {
+                         errors.push_back("message " + std::to_string(k) + ": byte " +
+                                          std::to_string(i));
+                         break;
+                       }
+                     }
+                   }
+                 })
+                  .ok());
 }
 
 class WindowFatalTest : public ::testing::TestWithParam<uint32_t> {};

@@ -71,7 +71,8 @@ TEST(MpiWorkloadsTest, CollectiveTimingsForEachCollective) {
   Result<WorkloadResult> r = RunMpiCollectives(*job, c);
   ASSERT_TRUE(r.ok()) << r.status().message();
   for (const auto& p : r->results["points"]) {
-    for (const char* k : {"barrier_us", "bcast_us", "allreduce_us", "allgather_us", "alltoall_us"}) {
+    for (const char* k :
+         {"barrier_us", "bcast_us", "allreduce_us", "allgather_us", "alltoall_us"}) {
       EXPECT_GT(p[k].get<double>(), 0.0) << k;
     }
   }

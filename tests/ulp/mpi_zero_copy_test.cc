@@ -31,19 +31,21 @@ bool SendOnce(MpiJob& job, bool own_buffers) {
   bool right = false;
   std::vector<uint8_t> plain(kBytes);
   EXPECT_TRUE(job.Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    uint8_t* buf = own_buffers ? static_cast<uint8_t*>(m.AllocMem(kBytes)) : plain.data();
-    ASSERT_NE(buf, nullptr);
-    const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
-    if (w.rank == 0) {
-      for (size_t i = 0; i < kBytes; ++i) buf[i] = Byte(i);
-      m.Send(buf, kBytes, kByte, 1, 3, w);
-      return;
-    }
-    const mpi::Status s = m.Recv(buf, kBytes, kByte, 0, 3, w);
-    right = s.bytes == kBytes && !s.truncated;
-    for (size_t i = 0; i < kBytes && right; ++i) right = buf[i] == Byte(i);
-  }).ok());
+                   const auto& w = m.world();
+                   uint8_t* buf =
+                       own_buffers ? static_cast<uint8_t*>(m.AllocMem(kBytes)) : plain.data();
+                   ASSERT_NE(buf, nullptr);
+                   const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                   if (w.rank == 0) {
+                     for (size_t i = 0; i < kBytes; ++i) buf[i] = Byte(i);
+                     m.Send(buf, kBytes, kByte, 1, 3, w);
+                     return;
+                   }
+                   const mpi::Status s = m.Recv(buf, kBytes, kByte, 0, 3, w);
+                   right = s.bytes == kBytes && !s.truncated;
+                   for (size_t i = 0; i < kBytes && right; ++i) right = buf[i] == Byte(i);
+                 })
+                  .ok());
   return right;
 }
 

@@ -90,7 +90,7 @@ TEST_F(RegistrationCacheTest, IdleFragmentsAgeOutButBusyOnesStay) {
   const uint64_t idle = Map(1 << 20), busy = Map(32u << 20, abi::kPageShift16M);
   ASSERT_TRUE(cache_->Acquire(idle, 4096).ok());
   cache_->Release(idle, 4096);
-  ASSERT_TRUE(cache_->Acquire(busy, 4096).ok());  // never released
+  ASSERT_TRUE(cache_->Acquire(busy, 4096).ok());               // never released
   const uint64_t pvo = (*cache_->Acquire(idle, 4096))[0].pvo;  // referenced: idle count 0
   cache_->Release(idle, 4096);
   AdvanceSeconds(2);

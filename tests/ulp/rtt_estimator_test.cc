@@ -39,7 +39,7 @@ TEST(RttEstimatorTest, TimeoutIsMeanPlusFourDeviationsAfterSamples) {
   rtt.Sample(1, 10'000'000);
   EXPECT_EQ(rtt.RtoFor(1), 30'000'000u);  // 10 us + 4 * 5 us
   rtt.Sample(1, 20'000'000);
-  EXPECT_EQ(rtt.RtoFor(1), 36'250'000u);  // 11.25 us + 4 * 6.25 us
+  EXPECT_EQ(rtt.RtoFor(1), 36'250'000u);   // 11.25 us + 4 * 6.25 us
   EXPECT_EQ(rtt.RtoFor(2), 200'000'000u);  // other destinations keep their own
 }
 

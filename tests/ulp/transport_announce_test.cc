@@ -28,14 +28,14 @@ void Listen(ulp::Transport& rx, Heard& heard) {
   rx.OnDeliver([&heard](uint32_t, uint32_t, uint32_t tag, std::vector<uint8_t>) {
     heard.events.push_back("deliver " + std::to_string(tag));
   });
-  rx.OnAnnounce([&heard](uint32_t src, uint32_t context, uint32_t tag, uint64_t total,
-                         uint32_t seq) {
-    EXPECT_EQ(src, 0u);
-    EXPECT_EQ(context, 7u);
-    heard.events.push_back("announce " + std::to_string(tag));
-    heard.last_seq = seq;
-    heard.last_total = total;
-  });
+  rx.OnAnnounce(
+      [&heard](uint32_t src, uint32_t context, uint32_t tag, uint64_t total, uint32_t seq) {
+        EXPECT_EQ(src, 0u);
+        EXPECT_EQ(context, 7u);
+        heard.events.push_back("announce " + std::to_string(tag));
+        heard.last_seq = seq;
+        heard.last_total = total;
+      });
   rx.OnAccepted([&heard](uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
     EXPECT_EQ(src, 0u);
     EXPECT_EQ(seq, heard.last_seq);
@@ -109,8 +109,7 @@ TEST_F(TransportAnnounceTest, AnnouncementsTakeTheirTurnAmongDeliveriesAndDoNotH
   ASSERT_TRUE(rx.Accept(0, heard.last_seq, 0));
   RunToQuiet(h);
   ASSERT_EQ(heard.accepted.size(), 256u * 1024);
-  EXPECT_TRUE(std::equal(heard.accepted.begin(), heard.accepted.end(),
-                         h.source_bytes(0).begin()));
+  EXPECT_TRUE(std::equal(heard.accepted.begin(), heard.accepted.end(), h.source_bytes(0).begin()));
   EXPECT_TRUE(rx.Idle());
 }
 
@@ -123,8 +122,8 @@ TEST_F(TransportAnnounceTest, ASmallAnnouncementCarriesNoRdmaAndIsPushedOnceAcce
   RunToQuiet(h);
   EXPECT_TRUE(done);
   ASSERT_EQ(heard.accepted.size(), 1000u);
-  EXPECT_TRUE(std::equal(heard.accepted.begin(), heard.accepted.end(),
-                         h.source_bytes(0).begin() + 10));
+  EXPECT_TRUE(
+      std::equal(heard.accepted.begin(), heard.accepted.end(), h.source_bytes(0).begin() + 10));
   // No RDMA was offered, so none fell back: the bytes were pushed as announced.
   EXPECT_EQ(tx.stats().rdma_messages, 0u);
   EXPECT_EQ(rx.stats().fallbacks + tx.stats().fallbacks, 0u);

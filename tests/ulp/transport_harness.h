@@ -67,9 +67,10 @@ class TransportHarness {
       t.host = cluster_->MakeTaskHost(n);
       t.regs = std::make_unique<ulp::RegistrationCache>(*t.host, 10);
       tc.task = n;
-      t.transport = std::make_unique<ulp::Transport>(
-          *t.host, *t.port, *t.regs, tc,
-          [](uint32_t task) { return hal::Peer{static_cast<uint16_t>(task), 0}; });
+      t.transport =
+          std::make_unique<ulp::Transport>(*t.host, *t.port, *t.regs, tc, [](uint32_t task) {
+            return hal::Peer{static_cast<uint16_t>(task), 0};
+          });
       // The source buffer: seeded bytes on 16 MiB pages (few TCEs, registered lazily).
       Result<uint64_t> v = cluster_->address_space(n).Map(kSourceBytes, 24);
       NICSIM_CHECK(v.ok(), "map");
@@ -80,10 +81,10 @@ class TransportHarness {
       cluster_->address_space(n).Write(t.source, bytes.data(), bytes.size());
       t.bytes = std::move(bytes);
       const uint32_t me = n;
-      t.transport->OnDeliver([this, me](uint32_t src, uint32_t context, uint32_t tag,
-                                        std::vector<uint8_t> data) {
-        OnDelivered(src, me, context, tag, std::move(data));
-      });
+      t.transport->OnDeliver(
+          [this, me](uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data) {
+            OnDelivered(src, me, context, tag, std::move(data));
+          });
       tasks_.push_back(std::move(t));
     }
   }
@@ -98,16 +99,24 @@ class TransportHarness {
       uint64_t len;
       if (cell_.small_heavy) {
         const uint64_t r = rng.Below(100);
-        len = r < 60 ? rng.Below(2048)
+        len = r < 60   ? rng.Below(2048)
               : r < 87 ? rng.Below(64 * 1024)
               : r < 99 ? rng.Below(1 << 20)
                        : rng.Below(cell_.max_size + 1);
       } else {
         switch (rng.Below(4)) {
-          case 0: len = rng.Below(64); break;
-          case 1: len = rng.Below(16 * 1024); break;
-          case 2: len = rng.Below(512 * 1024); break;
-          default: len = rng.Below(cell_.max_size + 1); break;
+          case 0:
+            len = rng.Below(64);
+            break;
+          case 1:
+            len = rng.Below(16 * 1024);
+            break;
+          case 2:
+            len = rng.Below(512 * 1024);
+            break;
+          default:
+            len = rng.Below(cell_.max_size + 1);
+            break;
         }
       }
       len = std::min<uint64_t>(len, kSourceBytes);
@@ -137,7 +146,8 @@ class TransportHarness {
 
   /** One vector send from src to dst, each (offset, len) of src's source buffer an element,
    *  checked like Run's messages (every element carries the vector's first tag). */
-  void SendVector(uint32_t src, uint32_t dst, const std::vector<std::pair<uint64_t, uint64_t>>& parts) {
+  void SendVector(uint32_t src, uint32_t dst,
+                  const std::vector<std::pair<uint64_t, uint64_t>>& parts) {
     std::vector<ulp::Transport::Element> elements;
     for (const auto& [offset, len] : parts) {
       ++sent_[{src, dst}];
@@ -154,8 +164,7 @@ class TransportHarness {
     const uint32_t tag = static_cast<uint32_t>(sent_[{src, dst}]++);
     expected_[{src, dst}].push_back(Expect{src, dst, offset, len});
     ++expected_total_;
-    tasks_[src].transport->Send(dst, 7, tag, tasks_[src].source + offset, len,
-                                [this] { ++done_; });
+    tasks_[src].transport->Send(dst, 7, tag, tasks_[src].source + offset, len, [this] { ++done_; });
   }
   /** Runs until every message sent by SendOne and SendVector arrived and every transport is
    *  idle (its handshakes answered), or nothing is left to run. */

@@ -36,7 +36,8 @@ TEST(TransportTest, AnRdmaMessageIsOfferedPulledAndDeliveredThroughNamedStates) 
   ulp::Transport& tx = h.transport(0);
   ulp::Transport& rx = h.transport(1);
   std::vector<uint8_t> got;
-  rx.OnDeliver([&got](uint32_t, uint32_t, uint32_t, std::vector<uint8_t> d) { got = std::move(d); });
+  rx.OnDeliver(
+      [&got](uint32_t, uint32_t, uint32_t, std::vector<uint8_t> d) { got = std::move(d); });
   bool done = false;
   tx.Send(1, 7, 0, h.source(0), 1 << 20, [&done] { done = true; });
   kernel::EventQueue& q = h.cluster().events();

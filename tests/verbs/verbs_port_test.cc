@@ -70,7 +70,9 @@ TEST(VerbsPortTest, NicsimPortTakesExactlyOneLink) {
     argv.insert(argv.end(), link.begin(), link.end());
     const testing::CommandResult r = testing::RunCommand(argv, scratch.path());
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find("--eal or --verbs (port.eal or port.verbs): give exactly one"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--eal or --verbs (port.eal or port.verbs): give exactly one"),
+              std::string::npos)
+        << r.err;
   }
   const testing::CommandResult no_peer = testing::RunCommand(
       {NICSIM_BINARY, "port", "--verbs", "x:1", "--node", "1", "--peer", "2"}, scratch.path());

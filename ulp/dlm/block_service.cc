@@ -290,8 +290,7 @@ void BlockServiceNode::OnLanded(uint32_t slot, uint32_t request_word) {
   Deliver(it->first, it->second);
 }
 
-std::map<uint64_t, BlockServiceNode::Outgoing>::iterator BlockServiceNode::HolderOf(
-    uint32_t slot) {
+std::map<uint64_t, BlockServiceNode::Outgoing>::iterator BlockServiceNode::HolderOf(uint32_t slot) {
   return slot_busy_[slot] ? outgoing_.find(slot_request_[slot]) : outgoing_.end();
 }
 
@@ -311,7 +310,7 @@ void BlockServiceNode::OnRequest(uint32_t requester, const Message& m) {
   auto it = managed_.find(key);
   if (it != managed_.end()) {
     ++stats_.duplicate_requests;
-    if (it->second.done) SendDone(key);  // the first "done" was lost
+    if (it->second.done) SendDone(key);                          // the first "done" was lost
     if (!it->second.done && it->second.ordered) SendOrder(key);  // the order was lost
     return;
   }

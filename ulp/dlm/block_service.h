@@ -263,9 +263,7 @@ class BlockServiceNode {
    * takes would otherwise redrive forever: each redrive arms the manager's rCxt with a tid
    * the transfer still in flight does not carry, so its completion is stale on arrival.
    */
-  uint64_t Wait(uint32_t tries) const {
-    return kBlockBackoff.Wait(config_.timeout_ps, tries - 1);
-  }
+  uint64_t Wait(uint32_t tries) const { return kBlockBackoff.Wait(config_.timeout_ps, tries - 1); }
 
   uint32_t node_;
   BlockServiceConfig config_;

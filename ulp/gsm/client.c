@@ -8,14 +8,22 @@
 
 const char* gsm_strerror(int code) {
   switch (code) {
-    case GSM_OK: return "ok";
-    case GSM_ERR_ARG: return "bad argument";
-    case GSM_ERR_EXPIRED: return "handle expired (closed or failed)";
-    case GSM_ERR_BUSY: return "producer id already registered on this node";
-    case GSM_ERR_STATE: return "call not valid in this state";
-    case GSM_ERR_FULL: return "too many connections";
-    case GSM_ERR_MPI: return "MPI call failed";
-    default: return "unknown";
+    case GSM_OK:
+      return "ok";
+    case GSM_ERR_ARG:
+      return "bad argument";
+    case GSM_ERR_EXPIRED:
+      return "handle expired (closed or failed)";
+    case GSM_ERR_BUSY:
+      return "producer id already registered on this node";
+    case GSM_ERR_STATE:
+      return "call not valid in this state";
+    case GSM_ERR_FULL:
+      return "too many connections";
+    case GSM_ERR_MPI:
+      return "MPI call failed";
+    default:
+      return "unknown";
   }
 }
 

@@ -41,18 +41,18 @@ enum {
 
 /** The service's parameters; gsm_init checks them and names a bad one. */
 typedef struct gsm_config {
-  int num_nodes;           /**< rank r belongs to node r % num_nodes; ranks 0..num_nodes-1 serve */
-  double interval_s;       /**< propagation period, in MPI_Wtime seconds (simulated under nicsim) */
-  int max_producers;       /**< global producer id space, 1..GSM_MAX_PRODUCERS */
-  int slot_bytes;          /**< largest put, in bytes */
-  int mode;                /**< GSM_MODE_ALLGATHER or GSM_MODE_SCATTER */
-  int failure_intervals;   /**< K: a connection silent for more than K intervals is failed */
+  int num_nodes;         /**< rank r belongs to node r % num_nodes; ranks 0..num_nodes-1 serve */
+  double interval_s;     /**< propagation period, in MPI_Wtime seconds (simulated under nicsim) */
+  int max_producers;     /**< global producer id space, 1..GSM_MAX_PRODUCERS */
+  int slot_bytes;        /**< largest put, in bytes */
+  int mode;              /**< GSM_MODE_ALLGATHER or GSM_MODE_SCATTER */
+  int failure_intervals; /**< K: a connection silent for more than K intervals is failed */
 } gsm_config;
 
 /** One producer's record as a consumer gets it. */
 typedef struct gsm_record {
   int32_t producer_id;
-  int32_t node;          /**< the node whose service holds the producer */
+  int32_t node; /**< the node whose service holds the producer */
   int32_t len_bytes;
   int32_t reserved;
   uint64_t seq;          /**< puts since the producer was added (1 = first) */
@@ -62,14 +62,14 @@ typedef struct gsm_record {
 
 /** Counters of one service, read by any of its clients with gsm_stats. */
 typedef struct gsm_stats {
-  uint64_t propagations;        /**< propagation rounds run */
-  uint64_t bytes_sent;          /**< record bytes this service contributed to propagations */
-  uint64_t bytes_received;      /**< record bytes this service received in propagations */
+  uint64_t propagations;   /**< propagation rounds run */
+  uint64_t bytes_sent;     /**< record bytes this service contributed to propagations */
+  uint64_t bytes_received; /**< record bytes this service received in propagations */
   uint64_t records_received;
-  uint64_t new_records;         /**< records carrying a put not seen before */
-  double staleness_max_s;       /**< put stored at its service -> visible here, max over new records */
-  double staleness_sum_s;       /**< sum over new_records (mean = sum / new_records) */
-  double propagation_max_s;     /**< from a round's due time to the end of its collectives, max */
+  uint64_t new_records;     /**< records carrying a put not seen before */
+  double staleness_max_s;   /**< put stored at its service -> visible here, max over new records */
+  double staleness_sum_s;   /**< sum over new_records (mean = sum / new_records) */
+  double propagation_max_s; /**< from a round's due time to the end of its collectives, max */
   double propagation_sum_s;
   uint64_t puts, gets, adds, drops;
   uint64_t failures_detected;   /**< connections failed for silence (K intervals) */
@@ -122,4 +122,4 @@ const char* gsm_strerror(int code);
 #ifdef __cplusplus
 }
 #endif
-#endif  /* NICSIM_ULP_GSM_GSM_H_ */
+#endif /* NICSIM_ULP_GSM_GSM_H_ */

@@ -16,8 +16,16 @@ _Static_assert(sizeof(gsm_record) == 40, "gsm_record is 40 bytes on the wire");
 
 /** Request opcodes. */
 enum gsm_op {
-  GSM_OP_OPEN = 1, GSM_OP_ADD, GSM_OP_PUT, GSM_OP_DROP, GSM_OP_CLOSE, GSM_OP_IOCTL,
-  GSM_OP_GET, GSM_OP_HEARTBEAT, GSM_OP_STATS, GSM_OP_FINI
+  GSM_OP_OPEN = 1,
+  GSM_OP_ADD,
+  GSM_OP_PUT,
+  GSM_OP_DROP,
+  GSM_OP_CLOSE,
+  GSM_OP_IOCTL,
+  GSM_OP_GET,
+  GSM_OP_HEARTBEAT,
+  GSM_OP_STATS,
+  GSM_OP_FINI
 };
 
 /** A request's header; a payload (put data, context ids) follows it. */
@@ -41,8 +49,8 @@ _Static_assert(sizeof(gsm_reply) == 24, "gsm_reply is 24 bytes");
 
 /** What each service tells the others at the start of a propagation round. */
 typedef struct gsm_round_header {
-  int32_t records;  /**< records this service contributes (allgather mode) */
-  int32_t done;     /**< 1 when every client of the node has finalized */
+  int32_t records;                   /**< records this service contributes (allgather mode) */
+  int32_t done;                      /**< 1 when every client of the node has finalized */
   uint64_t interest[GSM_MASK_WORDS]; /**< producers the node's consumers select (scatter mode) */
 } gsm_round_header;
 _Static_assert(sizeof(gsm_round_header) == 8 + 8 * GSM_MASK_WORDS, "no padding");
@@ -58,8 +66,8 @@ struct gsm {
   int rank;              /**< in the comm given to gsm_init */
   int node;
   int is_service;
-  size_t record_bytes;   /**< sizeof(gsm_record) + slot_bytes: one propagated record */
-  char* reply_buf;       /**< clients: room for the largest reply */
+  size_t record_bytes; /**< sizeof(gsm_record) + slot_bytes: one propagated record */
+  char* reply_buf;     /**< clients: room for the largest reply */
   size_t reply_cap;
   gsm_service* service;
 };
@@ -72,6 +80,8 @@ int gsm_service_stats(gsm_t* g, gsm_stats* out);
 static inline int gsm_mask_has(const uint64_t* mask, int id) {
   return (int)((mask[id / 64] >> (id % 64)) & 1u);
 }
-static inline void gsm_mask_set(uint64_t* mask, int id) { mask[id / 64] |= (uint64_t)1 << (id % 64); }
+static inline void gsm_mask_set(uint64_t* mask, int id) {
+  mask[id / 64] |= (uint64_t)1 << (id % 64);
+}
 
-#endif  /* NICSIM_ULP_GSM_INTERNAL_H_ */
+#endif /* NICSIM_ULP_GSM_INTERNAL_H_ */

@@ -31,16 +31,16 @@ typedef struct global_slot {
 
 struct gsm_service {
   connection conns[GSM_MAX_CONNECTIONS];
-  global_slot* global;   /**< max_producers slots */
+  global_slot* global; /**< max_producers slots */
   int next_handle;
-  int clients;           /**< ranks of the node other than the service */
-  int finished_clients;  /**< clients that called gsm_finalize */
-  double next_due_s;     /**< when the next propagation round is due */
+  int clients;          /**< ranks of the node other than the service */
+  int finished_clients; /**< clients that called gsm_finalize */
+  double next_due_s;    /**< when the next propagation round is due */
   char* request;
   size_t request_cap;
   char* reply;
   size_t reply_cap;
-  char* send_buf;        /**< records this service contributes to a round */
+  char* send_buf; /**< records this service contributes to a round */
   char* recv_buf;
   size_t recv_cap;
   gsm_stats stats;
@@ -55,8 +55,8 @@ int gsm_service_create(gsm_t* g) {
   MPI_Comm_size(g->node_comm, &node_size);
   s->clients = node_size - 1;
   s->next_handle = g->node * 1000000 + 1;
-  s->reply_cap = sizeof(gsm_reply) + sizeof(gsm_stats) +
-                 (size_t)p * (g->record_bytes + sizeof(int32_t));
+  s->reply_cap =
+      sizeof(gsm_reply) + sizeof(gsm_stats) + (size_t)p * (g->record_bytes + sizeof(int32_t));
   s->reply = (char*)malloc(s->reply_cap);
   s->send_buf = (char*)malloc((size_t)GSM_MAX_CONNECTIONS * g->record_bytes + 1);
   if (!s->global || !s->reply || !s->send_buf) return GSM_ERR_FULL;
@@ -203,8 +203,10 @@ static void handle_request(gsm_t* g, int source, const gsm_request* q, const cha
   c->last_seen_s = now;
   switch (q->op) {
     case GSM_OP_ADD:
-      if (q->arg < 0 || q->arg >= g->config.max_producers) r.status = GSM_ERR_ARG;
-      else if (c->producer_id >= 0 || producer_taken(s, q->arg)) r.status = GSM_ERR_BUSY;
+      if (q->arg < 0 || q->arg >= g->config.max_producers)
+        r.status = GSM_ERR_ARG;
+      else if (c->producer_id >= 0 || producer_taken(s, q->arg))
+        r.status = GSM_ERR_BUSY;
       else {
         c->producer_id = q->arg;
         c->seq = 0;
@@ -213,8 +215,10 @@ static void handle_request(gsm_t* g, int source, const gsm_request* q, const cha
       }
       break;
     case GSM_OP_PUT:
-      if (c->producer_id < 0) r.status = GSM_ERR_STATE;
-      else if (q->len_bytes > g->config.slot_bytes) r.status = GSM_ERR_ARG;
+      if (c->producer_id < 0)
+        r.status = GSM_ERR_STATE;
+      else if (q->len_bytes > g->config.slot_bytes)
+        r.status = GSM_ERR_ARG;
       else {
         /* The local buffer keeps only the latest put: relaxed consistency lets a round carry
          * the newest value and skip the ones it overwrote. */
@@ -228,7 +232,8 @@ static void handle_request(gsm_t* g, int source, const gsm_request* q, const cha
       }
       break;
     case GSM_OP_DROP:
-      if (c->producer_id < 0) r.status = GSM_ERR_STATE;
+      if (c->producer_id < 0)
+        r.status = GSM_ERR_STATE;
       else {
         c->producer_id = -1;
         c->has_data = 0;
@@ -246,8 +251,10 @@ static void handle_request(gsm_t* g, int source, const gsm_request* q, const cha
         const int n = q->len_bytes / (int)sizeof(int32_t);
         uint64_t mask[GSM_MASK_WORDS] = {0};
         for (int i = 0; i < n && r.status == GSM_OK; i++) {
-          if (ids[i] < 0 || ids[i] >= g->config.max_producers) r.status = GSM_ERR_ARG;
-          else gsm_mask_set(mask, ids[i]);
+          if (ids[i] < 0 || ids[i] >= g->config.max_producers)
+            r.status = GSM_ERR_ARG;
+          else
+            gsm_mask_set(mask, ids[i]);
         }
         if (r.status == GSM_OK) {
           memcpy(c->context, mask, sizeof(mask));
@@ -263,7 +270,8 @@ static void handle_request(gsm_t* g, int source, const gsm_request* q, const cha
       }
       break;
     case GSM_OP_GET:
-      if (!c->is_consumer) r.status = GSM_ERR_STATE;
+      if (!c->is_consumer)
+        r.status = GSM_ERR_STATE;
       else {
         fill_get(g, c, &r, now);
         s->stats.gets++;
@@ -351,8 +359,7 @@ static void install(gsm_t* g, const char* records, int n, double now) {
     seen[rec.producer_id] = 1;
     global_slot* slot = &s->global[rec.producer_id];
     const int fresh = !slot->valid || slot->record.seq != rec.seq ||
-                      slot->record.put_time_s != rec.put_time_s ||
-                      slot->record.node != rec.node;
+                      slot->record.put_time_s != rec.put_time_s || slot->record.node != rec.node;
     if (fresh) {
       rec.visible_time_s = now;
       const double staleness = now - rec.put_time_s;
@@ -400,8 +407,8 @@ static int propagate(gsm_t* g, double due) {
       all_done &= all[i].done;
     }
     if (reserve_recv(s, (size_t)total + 1) != GSM_OK) abort(); /* out of memory */
-    MPI_Allgatherv(s->send_buf, counts[g->node], MPI_BYTE, s->recv_buf, counts, displs,
-                   MPI_BYTE, g->service_comm);
+    MPI_Allgatherv(s->send_buf, counts[g->node], MPI_BYTE, s->recv_buf, counts, displs, MPI_BYTE,
+                   g->service_comm);
     s->stats.bytes_sent += (uint64_t)counts[g->node];
     s->stats.bytes_received += (uint64_t)total;
   } else {
@@ -430,8 +437,8 @@ static int propagate(gsm_t* g, double due) {
       total += recv_counts[i];
     }
     if (reserve_recv(s, (size_t)total + 1) != GSM_OK) abort(); /* out of memory */
-    MPI_Alltoallv(pack, counts, displs, MPI_BYTE, s->recv_buf, recv_counts, recv_displs,
-                  MPI_BYTE, g->service_comm);
+    MPI_Alltoallv(pack, counts, displs, MPI_BYTE, s->recv_buf, recv_counts, recv_displs, MPI_BYTE,
+                  g->service_comm);
     free(pack);
     free(recv_counts);
     free(recv_displs);

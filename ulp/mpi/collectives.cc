@@ -36,8 +36,8 @@ void Mpi::Barrier(const Comm& comm) {
 void Mpi::Bcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm) {
   if (GroupCollectives() && count * type.size() >= config_.mcast_min_bytes &&
       MulticastGroup(comm)) {
-    std::vector<uint8_t> bytes = comm.rank == root ? Pack(buf, count, type)
-                                                   : std::vector<uint8_t>(count * type.size());
+    std::vector<uint8_t> bytes =
+        comm.rank == root ? Pack(buf, count, type) : std::vector<uint8_t>(count * type.size());
     if (comm.rank == root) {
       CountCopy(bytes.size());
       SpendCopyTime();
@@ -81,13 +81,14 @@ void Mpi::TreeBcast(void* buf, size_t count, const Datatype& type, int root, con
   mask >>= 1;
   std::vector<Request> sends;
   for (; mask > 0; mask >>= 1) {
-    if (vr + mask < n) sends.push_back(StartSend(buf, count, type, (vr + mask + root) % n, kBcast, ctx, comm));
+    if (vr + mask < n)
+      sends.push_back(StartSend(buf, count, type, (vr + mask + root) % n, kBcast, ctx, comm));
   }
   Waitall(sends);
 }
 
-void Mpi::Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op,
-                 int root, const Comm& comm) {
+void Mpi::Reduce(const void* sbuf, void* rbuf, size_t count, const Datatype& type, Op op, int root,
+                 const Comm& comm) {
   // A dense buffer is reduced where it is; only a strided one is packed first. Only the root
   // receives a result (ReduceBytes writes `out` at the root alone).
   const std::vector<uint8_t> packed =
@@ -173,8 +174,11 @@ void Mpi::Allgather(const void* sbuf, size_t count, const Datatype& type, void* 
   const size_t block = count * type.extent();
   const std::vector<uint8_t> mine = Pack(sbuf, count, type);
   Unpack(mine.data(), mine.size(), out + static_cast<size_t>(comm.rank) * block, count, type);
-  RingAllgather([&](int r) { return Block{out + static_cast<size_t>(r) * block, count, &type}; },
-                comm);
+  RingAllgather(
+      [&](int r) {
+        return Block{out + static_cast<size_t>(r) * block, count, &type};
+      },
+      comm);
 }
 
 void Mpi::Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
@@ -185,8 +189,14 @@ void Mpi::Alltoall(const void* sbuf, size_t count, const Datatype& type, void* r
   const auto at = [&](int r) { return static_cast<size_t>(r) * block; };
   const std::vector<uint8_t> mine = Pack(in + at(comm.rank), count, type);
   Unpack(mine.data(), mine.size(), out + at(comm.rank), count, type);
-  CompleteExchange([&](int r) { return SourceBlock{in + at(r), count, &type}; },
-                   [&](int r) { return Block{out + at(r), count, &type}; }, kAlltoall, comm);
+  CompleteExchange(
+      [&](int r) {
+        return SourceBlock{in + at(r), count, &type};
+      },
+      [&](int r) {
+        return Block{out + at(r), count, &type};
+      },
+      kAlltoall, comm);
 }
 
 }  // namespace nicsim::mpi

@@ -140,8 +140,12 @@ void Mpi::Alltoallv(const uint8_t* in, const std::vector<size_t>& send_counts, u
   const int me = comm.rank;
   CopyBytes(out + recv_at[me], in + send_at[me], std::min(send_counts[me], recv_counts[me]));
   CompleteExchange(
-      [&](int r) { return SourceBlock{in + send_at[r], send_counts[r], &kByteType}; },
-      [&](int r) { return Block{out + recv_at[r], recv_counts[r], &kByteType}; },
+      [&](int r) {
+        return SourceBlock{in + send_at[r], send_counts[r], &kByteType};
+      },
+      [&](int r) {
+        return Block{out + recv_at[r], recv_counts[r], &kByteType};
+      },
       kAlltoallvTag, comm);
 }
 

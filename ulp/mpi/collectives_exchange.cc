@@ -9,8 +9,7 @@
 namespace nicsim::mpi {
 
 void Mpi::CompleteExchange(const std::function<SourceBlock(int rank)>& send,
-                           const std::function<Block(int rank)>& recv, int tag,
-                           const Comm& comm) {
+                           const std::function<Block(int rank)>& recv, int tag, const Comm& comm) {
   const int n = comm.size();
   const uint32_t ctx = CollContext(comm);
   size_t largest = 0;

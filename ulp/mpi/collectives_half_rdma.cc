@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reduce and Allreduce with mpi.reduce=half_rdma: the binomial tree of ReduceBytes, each
 // child's contribution moved by half RDMA into its parent's receive FIFO and combined there
-// packet by packet (ulp/transport/fifo_reduction.h). The accumulator lives in task memory the adapter
-// reads, so a child's contribution leaves without a CPU copy.
+// packet by packet (ulp/transport/fifo_reduction.h). The accumulator lives in task memory the
+// adapter reads, so a child's contribution leaves without a CPU copy.
 #include <cstring>
 #include <memory>
 

@@ -45,8 +45,7 @@ bool Mpi::MulticastGroup(const Comm& comm) {
   if (comm.rank != 0) {
     mine.ok = 0;
     if (first.ok) {
-      Result<ulp::McastAddress> a =
-          group.Open(id, config_.mcast_slot_bytes, &first.address, radix);
+      Result<ulp::McastAddress> a = group.Open(id, config_.mcast_slot_bytes, &first.address, radix);
       mine.ok = a.ok() ? 1 : 0;
       if (a.ok()) mine.address = *a;
     }

@@ -42,7 +42,6 @@ void Mpi::RingAllgather(const std::function<Block(int rank)>& block, const Comm&
   }
 }
 
-
 void Mpi::ScatterRingBcast(uint8_t* bytes, size_t len, int root, const Comm& comm) {
   const int n = comm.size();
   const uint32_t ctx = CollContext(comm);
@@ -66,8 +65,8 @@ void Mpi::ScatterRingBcast(uint8_t* bytes, size_t len, int root, const Comm& com
   RingAllgather(piece, comm);
 }
 
-void Mpi::RingAllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes,
-                             const Combiner& combine, const Comm& comm) {
+void Mpi::RingAllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
+                             const Comm& comm) {
   const int n = comm.size();
   const uint32_t ctx = CollContext(comm);
   const int right = (comm.rank + 1) % n, left = (comm.rank - 1 + n) % n;
@@ -85,8 +84,8 @@ void Mpi::RingAllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes,
   for (int s = 0; s + 1 < n; ++s) {
     const Block send = piece(comm.rank - s);
     const Block take = piece(comm.rank - s - 1);
-    Request r = StartRecv(from_left.data(), take.count, kByteType, left, kReduceScatterRingTag,
-                          ctx, comm);
+    Request r =
+        StartRecv(from_left.data(), take.count, kByteType, left, kReduceScatterRingTag, ctx, comm);
     Request w = StartSend(send.at, send.count, kByteType, right, kReduceScatterRingTag, ctx, comm);
     Waitall({r, w});
     combine.apply(take.at, from_left.data(), take.count);

@@ -20,21 +20,48 @@ namespace nicsim::mpi {
  * MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT) are a value then an int index, packed with no padding.
  */
 enum class Base : uint8_t {
-  kByte, kInt32, kInt64, kFloat, kDouble,
-  kInt8, kInt16, kUint16, kUint32, kUint64,
-  kFloatInt, kDoubleInt, kLongInt, kIntInt, kShortInt,
+  kByte,
+  kInt32,
+  kInt64,
+  kFloat,
+  kDouble,
+  kInt8,
+  kInt16,
+  kUint16,
+  kUint32,
+  kUint64,
+  kFloatInt,
+  kDoubleInt,
+  kLongInt,
+  kIntInt,
+  kShortInt,
 };
 inline constexpr int kBaseCount = 15;
 
 inline size_t BaseSize(Base b) {
   switch (b) {
-    case Base::kByte: case Base::kInt8: return 1;
-    case Base::kInt16: case Base::kUint16: return 2;
-    case Base::kInt32: case Base::kUint32: case Base::kFloat: return 4;
-    case Base::kInt64: case Base::kUint64: case Base::kDouble: return 8;
-    case Base::kFloatInt: case Base::kIntInt: return 8;
-    case Base::kDoubleInt: case Base::kLongInt: return 12;
-    case Base::kShortInt: return 6;
+    case Base::kByte:
+    case Base::kInt8:
+      return 1;
+    case Base::kInt16:
+    case Base::kUint16:
+      return 2;
+    case Base::kInt32:
+    case Base::kUint32:
+    case Base::kFloat:
+      return 4;
+    case Base::kInt64:
+    case Base::kUint64:
+    case Base::kDouble:
+      return 8;
+    case Base::kFloatInt:
+    case Base::kIntInt:
+      return 8;
+    case Base::kDoubleInt:
+    case Base::kLongInt:
+      return 12;
+    case Base::kShortInt:
+      return 6;
   }
   return 1;
 }
@@ -64,9 +91,7 @@ struct Datatype {
   /** Bytes of data in one item. */
   size_t size() const { return blocks * block_len * BaseSize(base); }
   /** Bytes one item spans in memory. */
-  size_t extent() const {
-    return ((blocks - 1) * stride + block_len) * BaseSize(base);
-  }
+  size_t extent() const { return ((blocks - 1) * stride + block_len) * BaseSize(base); }
   /** Items lie back to back with no gaps: `count` of them are one run of bytes. */
   bool dense() const { return extent() == size(); }
 };
@@ -115,7 +140,18 @@ inline void Unpack(const uint8_t* data, size_t bytes, void* buf, size_t count, c
 
 /** Reduction operations (MPI's predefined ones). */
 enum class Op : uint8_t {
-  kSum, kProd, kMax, kMin, kLand, kLor, kLxor, kBand, kBor, kBxor, kMaxloc, kMinloc,
+  kSum,
+  kProd,
+  kMax,
+  kMin,
+  kLand,
+  kLor,
+  kLxor,
+  kBand,
+  kBor,
+  kBxor,
+  kMaxloc,
+  kMinloc,
 };
 inline constexpr int kOpCount = 12;
 
@@ -125,10 +161,21 @@ inline constexpr int kOpCount = 12;
  */
 inline bool OpDefinedOn(Op op, Base base) {
   switch (op) {
-    case Op::kMaxloc: case Op::kMinloc: return IsPair(base);
-    case Op::kSum: case Op::kProd: case Op::kMax: case Op::kMin: return !IsPair(base);
-    case Op::kLand: case Op::kLor: case Op::kLxor:
-    case Op::kBand: case Op::kBor: case Op::kBxor: return !IsPair(base) && !IsFloating(base);
+    case Op::kMaxloc:
+    case Op::kMinloc:
+      return IsPair(base);
+    case Op::kSum:
+    case Op::kProd:
+    case Op::kMax:
+    case Op::kMin:
+      return !IsPair(base);
+    case Op::kLand:
+    case Op::kLor:
+    case Op::kLxor:
+    case Op::kBand:
+    case Op::kBor:
+    case Op::kBxor:
+      return !IsPair(base) && !IsFloating(base);
   }
   return false;
 }
@@ -152,21 +199,33 @@ T Wrapping(T a, T b, F f) {
 template <typename T>
 T Apply(Op op, T a, T b) {
   switch (op) {
-    case Op::kSum: return Wrapping<T>(a, b, [](auto x, auto y) { return x + y; });
-    case Op::kProd: return Wrapping<T>(a, b, [](auto x, auto y) { return x * y; });
-    case Op::kMax: return a < b ? b : a;
-    case Op::kMin: return b < a ? b : a;
-    default: break;
+    case Op::kSum:
+      return Wrapping<T>(a, b, [](auto x, auto y) { return x + y; });
+    case Op::kProd:
+      return Wrapping<T>(a, b, [](auto x, auto y) { return x * y; });
+    case Op::kMax:
+      return a < b ? b : a;
+    case Op::kMin:
+      return b < a ? b : a;
+    default:
+      break;
   }
   if constexpr (std::is_integral_v<T>) {
     switch (op) {
-      case Op::kLand: return static_cast<T>((a != 0) && (b != 0));
-      case Op::kLor: return static_cast<T>((a != 0) || (b != 0));
-      case Op::kLxor: return static_cast<T>((a != 0) != (b != 0));
-      case Op::kBand: return static_cast<T>(a & b);
-      case Op::kBor: return static_cast<T>(a | b);
-      case Op::kBxor: return static_cast<T>(a ^ b);
-      default: break;
+      case Op::kLand:
+        return static_cast<T>((a != 0) && (b != 0));
+      case Op::kLor:
+        return static_cast<T>((a != 0) || (b != 0));
+      case Op::kLxor:
+        return static_cast<T>((a != 0) != (b != 0));
+      case Op::kBand:
+        return static_cast<T>(a & b);
+      case Op::kBor:
+        return static_cast<T>(a | b);
+      case Op::kBxor:
+        return static_cast<T>(a ^ b);
+      default:
+        break;
     }
   }
   return a;
@@ -190,17 +249,29 @@ void ReduceScalarsWith(uint8_t* acc, const uint8_t* in, size_t n) {
 template <typename T>
 void ReduceScalars(Op op, uint8_t* acc, const uint8_t* in, size_t n) {
   switch (op) {
-    case Op::kSum: return ReduceScalarsWith<T, Op::kSum>(acc, in, n);
-    case Op::kProd: return ReduceScalarsWith<T, Op::kProd>(acc, in, n);
-    case Op::kMax: return ReduceScalarsWith<T, Op::kMax>(acc, in, n);
-    case Op::kMin: return ReduceScalarsWith<T, Op::kMin>(acc, in, n);
-    case Op::kLand: return ReduceScalarsWith<T, Op::kLand>(acc, in, n);
-    case Op::kLor: return ReduceScalarsWith<T, Op::kLor>(acc, in, n);
-    case Op::kLxor: return ReduceScalarsWith<T, Op::kLxor>(acc, in, n);
-    case Op::kBand: return ReduceScalarsWith<T, Op::kBand>(acc, in, n);
-    case Op::kBor: return ReduceScalarsWith<T, Op::kBor>(acc, in, n);
-    case Op::kBxor: return ReduceScalarsWith<T, Op::kBxor>(acc, in, n);
-    case Op::kMaxloc: case Op::kMinloc: return;  // pairs only (ReducePairs)
+    case Op::kSum:
+      return ReduceScalarsWith<T, Op::kSum>(acc, in, n);
+    case Op::kProd:
+      return ReduceScalarsWith<T, Op::kProd>(acc, in, n);
+    case Op::kMax:
+      return ReduceScalarsWith<T, Op::kMax>(acc, in, n);
+    case Op::kMin:
+      return ReduceScalarsWith<T, Op::kMin>(acc, in, n);
+    case Op::kLand:
+      return ReduceScalarsWith<T, Op::kLand>(acc, in, n);
+    case Op::kLor:
+      return ReduceScalarsWith<T, Op::kLor>(acc, in, n);
+    case Op::kLxor:
+      return ReduceScalarsWith<T, Op::kLxor>(acc, in, n);
+    case Op::kBand:
+      return ReduceScalarsWith<T, Op::kBand>(acc, in, n);
+    case Op::kBor:
+      return ReduceScalarsWith<T, Op::kBor>(acc, in, n);
+    case Op::kBxor:
+      return ReduceScalarsWith<T, Op::kBxor>(acc, in, n);
+    case Op::kMaxloc:
+    case Op::kMinloc:
+      return;  // pairs only (ReducePairs)
   }
 }
 
@@ -229,21 +300,51 @@ void ReducePairs(Op op, uint8_t* acc, const uint8_t* in, size_t n) {
 /** acc[i] = acc[i] op in[i] over `n` packed base elements (integers wrap on overflow). */
 inline void Reduce(Op op, Base base, uint8_t* acc, const uint8_t* in, size_t n) {
   switch (base) {
-    case Base::kByte: ReduceScalars<uint8_t>(op, acc, in, n); break;
-    case Base::kInt8: ReduceScalars<int8_t>(op, acc, in, n); break;
-    case Base::kInt16: ReduceScalars<int16_t>(op, acc, in, n); break;
-    case Base::kUint16: ReduceScalars<uint16_t>(op, acc, in, n); break;
-    case Base::kInt32: ReduceScalars<int32_t>(op, acc, in, n); break;
-    case Base::kUint32: ReduceScalars<uint32_t>(op, acc, in, n); break;
-    case Base::kInt64: ReduceScalars<int64_t>(op, acc, in, n); break;
-    case Base::kUint64: ReduceScalars<uint64_t>(op, acc, in, n); break;
-    case Base::kFloat: ReduceScalars<float>(op, acc, in, n); break;
-    case Base::kDouble: ReduceScalars<double>(op, acc, in, n); break;
-    case Base::kFloatInt: ReducePairs<float>(op, acc, in, n); break;
-    case Base::kDoubleInt: ReducePairs<double>(op, acc, in, n); break;
-    case Base::kLongInt: ReducePairs<int64_t>(op, acc, in, n); break;
-    case Base::kIntInt: ReducePairs<int32_t>(op, acc, in, n); break;
-    case Base::kShortInt: ReducePairs<int16_t>(op, acc, in, n); break;
+    case Base::kByte:
+      ReduceScalars<uint8_t>(op, acc, in, n);
+      break;
+    case Base::kInt8:
+      ReduceScalars<int8_t>(op, acc, in, n);
+      break;
+    case Base::kInt16:
+      ReduceScalars<int16_t>(op, acc, in, n);
+      break;
+    case Base::kUint16:
+      ReduceScalars<uint16_t>(op, acc, in, n);
+      break;
+    case Base::kInt32:
+      ReduceScalars<int32_t>(op, acc, in, n);
+      break;
+    case Base::kUint32:
+      ReduceScalars<uint32_t>(op, acc, in, n);
+      break;
+    case Base::kInt64:
+      ReduceScalars<int64_t>(op, acc, in, n);
+      break;
+    case Base::kUint64:
+      ReduceScalars<uint64_t>(op, acc, in, n);
+      break;
+    case Base::kFloat:
+      ReduceScalars<float>(op, acc, in, n);
+      break;
+    case Base::kDouble:
+      ReduceScalars<double>(op, acc, in, n);
+      break;
+    case Base::kFloatInt:
+      ReducePairs<float>(op, acc, in, n);
+      break;
+    case Base::kDoubleInt:
+      ReducePairs<double>(op, acc, in, n);
+      break;
+    case Base::kLongInt:
+      ReducePairs<int64_t>(op, acc, in, n);
+      break;
+    case Base::kIntInt:
+      ReducePairs<int32_t>(op, acc, in, n);
+      break;
+    case Base::kShortInt:
+      ReducePairs<int16_t>(op, acc, in, n);
+      break;
   }
 }
 

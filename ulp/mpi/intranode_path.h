@@ -19,8 +19,8 @@ namespace nicsim::mpi {
 class IntranodePath {
  public:
   /** Called with (source world rank, wire context, tag, bytes) for each message that arrives. */
-  using DeliverFn = std::function<void(uint32_t src, uint32_t wire, uint32_t tag,
-                                       std::vector<uint8_t> bytes)>;
+  using DeliverFn =
+      std::function<void(uint32_t src, uint32_t wire, uint32_t tag, std::vector<uint8_t> bytes)>;
 
   virtual ~IntranodePath() = default;
 

@@ -13,7 +13,9 @@ namespace {
 constexpr uint32_t kKindShift = 30;
 constexpr uint32_t kContextMask = (1u << kKindShift) - 1;
 
-uint32_t Wire(uint32_t kind, uint32_t context) { return (kind << kKindShift) | (context & kContextMask); }
+uint32_t Wire(uint32_t kind, uint32_t context) {
+  return (kind << kKindShift) | (context & kContextMask);
+}
 
 struct RtsPayload {
   uint64_t bytes;
@@ -35,10 +37,10 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
   world_.context = 0;
   world_.rank = world_rank;
   world_.group = Group::Identity(world_size);
-  transport_.OnDeliver([this](uint32_t src, uint32_t context, uint32_t tag,
-                              std::vector<uint8_t> data) {
-    OnMessage(src, context, tag, std::move(data));
-  });
+  transport_.OnDeliver(
+      [this](uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data) {
+        OnMessage(src, context, tag, std::move(data));
+      });
   transport_.OnAnnounce([this](uint32_t src, uint32_t context, uint32_t tag, uint64_t total,
                                uint32_t seq) { OnAnnounced(src, context, tag, total, seq); });
   transport_.OnAccepted([this](uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
@@ -233,8 +235,8 @@ void Mpi::SendStaged(uint64_t vaddr, int dest_world, Kind kind, uint32_t context
 
 // ---- Sending ---------------------------------------------------------------------------------
 
-Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type, int dest,
-                            int tag, uint32_t context, const Comm& comm, bool synchronous) {
+Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                            uint32_t context, const Comm& comm, bool synchronous) {
   NICSIM_CHECK(dest >= 0 && dest < comm.size(), "MPI send to rank %d of %d", dest, comm.size());
   auto r = std::make_shared<RequestState>();
   const int dest_world = comm.group->World(dest);
@@ -292,8 +294,8 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   RtsPayload rts{own ? total : bytes.size(), id};
   std::vector<uint8_t> envelope(sizeof(rts));
   std::memcpy(envelope.data(), &rts, sizeof(rts));
-  pending_sends_[id] = PendingSend{[r] { r->done = true; }, dest_world, context, tag, std::move(bytes), own.value_or(0),
-                                   own ? total : 0};
+  pending_sends_[id] = PendingSend{[r] { r->done = true; }, dest_world,      context,        tag,
+                                   std::move(bytes),        own.value_or(0), own ? total : 0};
   Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), std::move(envelope),
            nullptr);
   SpendCopyTime();
@@ -474,10 +476,9 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
         stats_.pushpull_pulled_bytes += rest;
         if (p.len > 0) {
           ++stats_.zero_copy_sends;
-          transport_.Send(static_cast<uint32_t>(p.dest),
-                          Wire(static_cast<uint32_t>(Kind::kData), p.context),
-                          static_cast<uint32_t>(id), p.vaddr + p.pushed, rest,
-                          std::move(p.on_done));
+          transport_.Send(
+              static_cast<uint32_t>(p.dest), Wire(static_cast<uint32_t>(Kind::kData), p.context),
+              static_cast<uint32_t>(id), p.vaddr + p.pushed, rest, std::move(p.on_done));
           return;
         }
         p.data.erase(p.data.begin(), p.data.begin() + static_cast<std::ptrdiff_t>(p.pushed));

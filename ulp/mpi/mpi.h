@@ -69,7 +69,8 @@ enum class CollectiveTransport : uint8_t {
   /** Point to point: a binomial tree (Bcast), a dissemination barrier. */
   kPointToPoint,
   /** Broadcast RDMA to a multicast group of the communicator, acknowledged by each member
-   *  (ulp/transport/rdma_multicast.h); the barrier gathers to rank 0, which releases by multicast. */
+   *  (ulp/transport/rdma_multicast.h); the barrier gathers to rank 0, which releases by multicast.
+   */
   kMulticast,
   /** The same group, but a message goes down a tree of the members' adapters: each member's
    *  adapter forwards it to its children as it lands (conditional RDMA), without the host. */
@@ -80,8 +81,8 @@ enum class CollectiveTransport : uint8_t {
 enum class ReduceTransport : uint8_t {
   /** Point to point: the child sends, the parent receives the whole message, then combines. */
   kPointToPoint,
-  /** Half RDMA (ulp/transport/fifo_reduction.h): the child's adapter reads the contribution from its
-   *  registered buffer, the packets land in the parent's receive FIFO and the parent's CPU
+  /** Half RDMA (ulp/transport/fifo_reduction.h): the child's adapter reads the contribution from
+   * its registered buffer, the packets land in the parent's receive FIFO and the parent's CPU
    *  combines each as it arrives. */
   kHalfRdma,
 };
@@ -195,8 +196,7 @@ class Mpi {
                 const Comm& comm);
   void Send(const void* buf, size_t count, const Datatype& type, int dest, int tag,
             const Comm& comm);
-  Status Recv(void* buf, size_t count, const Datatype& type, int source, int tag,
-              const Comm& comm);
+  Status Recv(void* buf, size_t count, const Datatype& type, int source, int tag, const Comm& comm);
   /** A synchronous send: complete only once the receiver has matched it (always rendezvous). */
   Request Issend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
                  const Comm& comm);
@@ -235,7 +235,7 @@ class Mpi {
   /** An allreduce of `bytes` with `combine` goes around the ring (else reduce and broadcast):
    *  long, an op that commutes on known elements, and the point-to-point reduce and bcast. */
   static bool RingAllreduceFor(size_t bytes, int ranks, const Combiner& combine,
-                            const MpiConfig& config) {
+                               const MpiConfig& config) {
     return bytes >= kLongMessageBytes && ranks > 2 && combine.commutative &&
            combine.element_bytes > 0 && config.reduce == ReduceTransport::kPointToPoint &&
            config.bcast == CollectiveTransport::kPointToPoint;
@@ -259,8 +259,7 @@ class Mpi {
                const Comm& comm);
   void Allgather(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
                  const Comm& comm);
-  void Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf,
-                const Comm& comm);
+  void Alltoall(const void* sbuf, size_t count, const Datatype& type, void* rbuf, const Comm& comm);
 
   // Collectives on packed bytes (collectives_bytes.cc), for the C binding: `counts` are each
   // rank's bytes, in rank order; the blocks lie back to back in rank order.
@@ -407,8 +406,7 @@ class Mpi {
   };
   void OnMessage(uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data);
   /** The transport announced a rendezvous message: matched now, or kept as unexpected. */
-  void OnAnnounced(uint32_t src, uint32_t wire_context, uint32_t tag, uint64_t total,
-                   uint32_t seq);
+  void OnAnnounced(uint32_t src, uint32_t wire_context, uint32_t tag, uint64_t total, uint32_t seq);
   /** The posted receive that takes a message (context, source, tag), taken off the posted
    *  list; nullptr if none does. */
   Request TakePosted(uint32_t context, int source_world, int tag);
@@ -426,8 +424,8 @@ class Mpi {
                 std::vector<uint8_t> bytes, std::function<void()> on_done);
   /** Transmit of a rendezvous message's packed bytes (to another node): the transport
    *  announces it, and the receiver pulls it once a receive matches. */
-  void TransmitAnnounced(int dest_world, uint32_t context, uint32_t tag,
-                         std::vector<uint8_t> bytes, std::function<void()> on_done);
+  void TransmitAnnounced(int dest_world, uint32_t context, uint32_t tag, std::vector<uint8_t> bytes,
+                         std::function<void()> on_done);
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
   /** Turns waiting announced message `o` into a request to send (kRts) of its own bytes,
@@ -540,7 +538,6 @@ class Mpi {
    *  (collectives_half_rdma.cc). */
   void HalfRdmaReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
                            int root, const Comm& comm);
-
 
   int world_rank_;
   ulp::Transport& transport_;

@@ -29,9 +29,7 @@ Result<ulp::postbox::Mapping> TaskMemoryPlatform::Attach(const std::string& name
   return node_.segments().Attach(name);
 }
 
-nicsim::Status TaskMemoryPlatform::Detach(const ulp::postbox::Mapping&) {
-  return nicsim::Status();
-}
+nicsim::Status TaskMemoryPlatform::Detach(const ulp::postbox::Mapping&) { return nicsim::Status(); }
 
 Result<std::unique_ptr<PostboxPath>> PostboxPath::Create(PostboxNode& node, uint32_t world,
                                                          hal::TaskHost& host,
@@ -43,11 +41,11 @@ Result<std::unique_ptr<PostboxPath>> PostboxPath::Create(PostboxNode& node, uint
   std::unique_ptr<PostboxPath> path(
       new PostboxPath(node, static_cast<uint32_t>(local), host, copy_ps_per_byte));
   const ulp::postbox::ProcessId self{0, static_cast<uint32_t>(local)};
-  auto sender = ulp::postbox::Sender::Create(&path->platform_, node.topology(), self,
-                                             node.params());
+  auto sender =
+      ulp::postbox::Sender::Create(&path->platform_, node.topology(), self, node.params());
   if (!sender.ok()) return sender.status();
-  auto receiver = ulp::postbox::Receiver::Create(&path->platform_, node.topology(), self,
-                                                 node.params());
+  auto receiver =
+      ulp::postbox::Receiver::Create(&path->platform_, node.topology(), self, node.params());
   if (!receiver.ok()) return receiver.status();
   path->sender_ = std::move(*sender);
   path->receiver_ = std::move(*receiver);

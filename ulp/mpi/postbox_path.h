@@ -99,8 +99,7 @@ class PostboxPath final : public IntranodePath {
  public:
   /** The path of world rank `world` (on `node`); `copy_ps_per_byte` as the MPI layer's. */
   static Result<std::unique_ptr<PostboxPath>> Create(PostboxNode& node, uint32_t world,
-                                                     hal::TaskHost& host,
-                                                     double copy_ps_per_byte);
+                                                     hal::TaskHost& host, double copy_ps_per_byte);
   ~PostboxPath() override;
 
   bool Reaches(uint32_t world) const override { return node_.LocalOf(world) >= 0; }

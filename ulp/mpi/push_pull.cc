@@ -78,8 +78,8 @@ Mpi::Request Mpi::StartPushPullSend(const void* buf, size_t count, const Datatyp
     SendPush(dest_world, context, tag, id, total, pushed, first, bytes.data() + first,
              pushed - first);
   }
-  PendingSend p{[r] { r->done = true; }, dest_world, context, tag, {}, own.value_or(0),
-                own ? total : 0};
+  PendingSend p{[r] { r->done = true; }, dest_world,     context, tag, {},
+                own.value_or(0),         own ? total : 0};
   if (!own) p.data = std::move(bytes);
   p.pushpull = true;
   p.pushed = pushed;
@@ -142,7 +142,7 @@ void Mpi::OnPush(int source, uint32_t context, int tag, const std::vector<uint8_
     ClearToSend(source, h.rdv_id, r);
     return;
   }
-  Unexpected u{context, source, tag, Kind::kRts, std::vector<uint8_t>(bytes, bytes + len),
+  Unexpected u{context,  source,  tag,     Kind::kRts, std::vector<uint8_t>(bytes, bytes + len),
                h.rdv_id, h.total, h.pushed};
   unexpected_.push_back(std::move(u));
   ++stats_.unexpected;

@@ -195,9 +195,8 @@ void PushPullPath::Serve() {
       if (!c) break;
       std::vector<uint8_t> bytes = std::move(q.front().buffer);
       q.pop_front();
-      NICSIM_CHECK(!c->truncated && c->bytes == bytes.size(),
-                   "pushpull message of %llu B into %zu", static_cast<unsigned long long>(c->bytes),
-                   bytes.size());
+      NICSIM_CHECK(!c->truncated && c->bytes == bytes.size(), "pushpull message of %llu B into %zu",
+                   static_cast<unsigned long long>(c->bytes), bytes.size());
       const PathHeader h = PathHeaderOf(bytes);
       const uint32_t src = node_.WorldOf(from);
       ++deliveries_waiting_;

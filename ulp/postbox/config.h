@@ -120,10 +120,9 @@ struct Params {
                            std::to_string(inline_bytes));
     }
     if (receiver_quota_blocks > pool_blocks) {
-      return Status::Error(
-          "postbox.receiver_quota_blocks: must be in [0, postbox.pool_blocks=" +
-          std::to_string(pool_blocks) + "] (0: a share of the pool), is " +
-          std::to_string(receiver_quota_blocks));
+      return Status::Error("postbox.receiver_quota_blocks: must be in [0, postbox.pool_blocks=" +
+                           std::to_string(pool_blocks) + "] (0: a share of the pool), is " +
+                           std::to_string(receiver_quota_blocks));
     }
     return Status();
   }

@@ -88,8 +88,8 @@ class Sender {
   /** A message waiting, or partly posted. */
   struct PendingSend {
     SendHandle handle = 0;
-    std::vector<uint8_t> bytes;      // the copy Send makes; empty for SendInPlace
-    const uint8_t* data = nullptr;   // the message: bytes.data() or the caller's buffer
+    std::vector<uint8_t> bytes;     // the copy Send makes; empty for SendInPlace
+    const uint8_t* data = nullptr;  // the message: bytes.data() or the caller's buffer
     size_t size = 0;
     size_t posted = 0;  // bytes already in shared memory
   };
@@ -150,7 +150,7 @@ class Sender {
   ProcessId self_;
   Params params_;
   std::unordered_map<uint32_t, std::unique_ptr<Connection>> connections_;
-  Connection* last_connection_ = nullptr;  // the one the last send used (owned above)
+  Connection* last_connection_ = nullptr;           // the one the last send used (owned above)
   std::unordered_set<SendHandle> pending_handles_;  // accepted, not yet fully posted
   SendHandle next_handle_ = 1;
   SenderStats stats_;

@@ -21,7 +21,9 @@ class BufferPool {
    * hold registrations of the pool's areas: they are dropped before an area is unmapped.
    */
   BufferPool(hal::TaskHost& host, uint64_t min_bytes, RegistrationCache* regs = nullptr)
-      : host_(host), min_bytes_(min_bytes), regs_(regs),
+      : host_(host),
+        min_bytes_(min_bytes),
+        regs_(regs),
         reclaimer_(host.AddReclaimer([this] { return Trim(); })) {}
   ~BufferPool() { host_.RemoveReclaimer(reclaimer_); }
   BufferPool(const BufferPool&) = delete;

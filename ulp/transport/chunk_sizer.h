@@ -28,7 +28,8 @@ class ChunkSizer {
   static constexpr double kMemoryPackets = 4096;
 
   ChunkSizer(uint64_t max_bytes, uint32_t packet_bytes)
-      : max_packets_(std::max<uint64_t>(1, max_bytes / packet_bytes)), packet_bytes_(packet_bytes) {}
+      : max_packets_(std::max<uint64_t>(1, max_bytes / packet_bytes)),
+        packet_bytes_(packet_bytes) {}
 
   /** A chunk of `len` bytes landed whole. */
   void Landed(uint64_t len) { Add(len, 0); }
@@ -58,7 +59,8 @@ class ChunkSizer {
  private:
   void Add(uint64_t len, double losses) {
     // A read's request and completion are packets it needs through too.
-    packets_ += static_cast<double>(2 + std::max<uint64_t>(1, (len + packet_bytes_ - 1) / packet_bytes_));
+    packets_ +=
+        static_cast<double>(2 + std::max<uint64_t>(1, (len + packet_bytes_ - 1) / packet_bytes_));
     losses_ += losses;
     if (packets_ > kMemoryPackets) {
       packets_ /= 2;

@@ -38,8 +38,8 @@ EagerRdma::~EagerRdma() {
 // ---------------------------------------------------------------------------------------
 // Sender.
 
-bool EagerRdma::TrySend(uint32_t dest, uint32_t seq, uint32_t context, uint32_t tag,
-                        uint64_t vaddr, uint64_t len) {
+bool EagerRdma::TrySend(uint32_t dest, uint32_t seq, uint32_t context, uint32_t tag, uint64_t vaddr,
+                        uint64_t len) {
   const uint64_t need = len + kEagerFraming;
   // Larger than a large slot: not this path's (an RTS moves it).
   if (need > ctx_.config.eager_large_slot) return false;
@@ -292,8 +292,8 @@ void EagerRdma::OnShrinkTimer(uint32_t dest) {
   conn.shrink_armed = false;
   if (!conn.ring || conn.ring->slot_bytes <= ctx_.config.eager_small_slot) return;
   const bool idle = ctx_.host.NowPs() >= conn.last_use_ps + ctx_.config.eager_shrink_idle_ps;
-  const bool refused = std::count(conn.refused.begin(), conn.refused.end(),
-                                  ctx_.config.eager_small_slot) > 0;
+  const bool refused =
+      std::count(conn.refused.begin(), conn.refused.end(), ctx_.config.eager_small_slot) > 0;
   if (refused) return;
   if (idle && conn.requested == 0) {
     ++ctx_.stats.eager_shrinks;

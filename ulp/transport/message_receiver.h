@@ -42,7 +42,8 @@ class MessageReceiver {
   using AnnounceFn = std::function<void(uint32_t src_task, uint32_t context, uint32_t tag,
                                         uint64_t total, uint32_t seq)>;
   /** Every byte of accepted message `seq` from `src` (none if it landed in place). */
-  using AcceptedFn = std::function<void(uint32_t src_task, uint32_t seq, std::vector<uint8_t> data)>;
+  using AcceptedFn =
+      std::function<void(uint32_t src_task, uint32_t seq, std::vector<uint8_t> data)>;
 
   /** Sets the delivery callback; returns the one it replaces. */
   DeliverFn OnDeliver(DeliverFn fn) { return std::exchange(deliver_, std::move(fn)); }

@@ -207,8 +207,7 @@ void MessageSender::MaybeFinish(uint64_t msg_key) {
   if (it == msgs_.end()) return;
   const OutMsg& m = it->second;
   // An offered message waits for the receiver's word, whatever has been acknowledged.
-  const bool done = m.state == OutState::kDone ||
-                    (m.state != OutState::kOffered && m.unacked == 0);
+  const bool done = m.state == OutState::kDone || (m.state != OutState::kOffered && m.unacked == 0);
   if (done) Finish(msg_key);
 }
 

@@ -47,8 +47,8 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(OutState::kCou
     kOutStateNames = {"eager", "offered", "pushed", "done", "ring"};
 
 /** Each InState's name, in enum order ("in.<name>" in Transport::MessagesByState). */
-inline constexpr std::array<std::string_view, static_cast<size_t>(InState::kCount)>
-    kInStateNames = {"fragments", "pulling", "pushed", "complete", "announced"};
+inline constexpr std::array<std::string_view, static_cast<size_t>(InState::kCount)> kInStateNames =
+    {"fragments", "pulling", "pushed", "complete", "announced"};
 
 constexpr std::string_view ToString(OutState s) { return kOutStateNames[static_cast<size_t>(s)]; }
 constexpr std::string_view ToString(InState s) { return kInStateNames[static_cast<size_t>(s)]; }

@@ -34,13 +34,15 @@ RdmaMulticast::~RdmaMulticast() {
     g.sources.ReleaseAll(port);
     for (uint32_t ref : g.forwarders) port.ReleaseRcxt(ref);
     for (uint32_t q : g.queues) port.ReleaseConditionalQueue(q);
-    for (const driver::Registration& r : g.registrations) static_cast<void>(ctx_.host.Deregister(r));
+    for (const driver::Registration& r : g.registrations)
+      static_cast<void>(ctx_.host.Deregister(r));
   }
 }
 
 Result<McastAddress> RdmaMulticast::Open(uint32_t id, uint64_t slot_bytes,
                                          const McastAddress* first, uint32_t tree_radix) {
-  if (groups_.count(id) != 0) return Status::Error("multicast group " + std::to_string(id) + " is open");
+  if (groups_.count(id) != 0)
+    return Status::Error("multicast group " + std::to_string(id) + " is open");
   Group g;
   g.id = id;
   g.slot_bytes = slot_bytes;
@@ -122,9 +124,9 @@ void RdmaMulticast::PostWrite(Group& g, uint64_t epoch, uint64_t len, hal::Peer 
   r.remote_pvo = remote_pvo + slot * g.slot_bytes;
   r.flags = abi::kReqNotifyTarget;
   g.sources.Posted(r.local_rcxt, r.tid);
-  writes_done_ps_ = std::max(writes_done_ps_, ctx_.host.NowPs()) +
-                    static_cast<uint64_t>(static_cast<double>(len) *
-                                          ctx_.config.rdma_timeout_ps_per_byte);
+  writes_done_ps_ =
+      std::max(writes_done_ps_, ctx_.host.NowPs()) +
+      static_cast<uint64_t>(static_cast<double>(len) * ctx_.config.rdma_timeout_ps_per_byte);
   // The completion at each member carries the root's task in its upper-layer word.
   ctx_.ports[kPort].Post(abi::SlotType::kRdmaWrite, dest, r, ctx_.config.task);
 }
@@ -163,8 +165,7 @@ void RdmaMulticast::Start(uint32_t id, uint64_t epoch) {
   ArmTimer(id, epoch, 0);
 }
 
-void RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len,
-                            std::set<uint32_t>* missing) {
+void RdmaMulticast::PostAll(Group& g, uint64_t epoch, uint64_t len, std::set<uint32_t>* missing) {
   if (g.radix > 0) {
     if (missing != nullptr) {
       for (uint32_t task : g.tasks) {
@@ -215,8 +216,7 @@ void RdmaMulticast::ArmTimer(uint32_t id, uint64_t epoch, uint32_t attempt) {
                                     ctx_.config.rdma_timeout_ps_per_byte);
   }
   const uint64_t acks = ctx_.config.rto_min_ps + g.tasks.size() * 1'000'000;
-  const uint64_t delay =
-      queued + Backoff{2, ctx_.config.rto_max_ps}.Wait(acks, attempt);
+  const uint64_t delay = queued + Backoff{2, ctx_.config.rto_max_ps}.Wait(acks, attempt);
   ctx_.timers.After(delay, [this, id, epoch, attempt] { OnTimeout(id, epoch, attempt); });
 }
 
@@ -261,8 +261,8 @@ void RdmaMulticast::OnAck(const Header& h) {
   }
 }
 
-void RdmaMulticast::Receive(uint32_t id, uint64_t epoch, uint32_t root, uint8_t* out,
-                            uint64_t len, std::function<void()> on_done) {
+void RdmaMulticast::Receive(uint32_t id, uint64_t epoch, uint32_t root, uint8_t* out, uint64_t len,
+                            std::function<void()> on_done) {
   Group& g = groups_.at(id);
   const uint32_t slot = Slot(epoch);
   if (g.radix > 0) ParkForwards(g, epoch, root, len);
@@ -289,8 +289,7 @@ void RdmaMulticast::ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt) {
   // root would have re-sent (its timer allows a microsecond per member), since a member waits
   // for pieces ahead long before any of them is late.
   const uint64_t root_wait = ctx_.config.rto_min_ps + waiting.tasks.size() * 1'000'000;
-  const uint64_t base =
-      waiting.expects[Slot(epoch)]->len == 0 ? ctx_.config.rto_ps : root_wait;
+  const uint64_t base = waiting.expects[Slot(epoch)]->len == 0 ? ctx_.config.rto_ps : root_wait;
   const uint64_t delay = Backoff{10, ctx_.config.rto_max_ps}.Wait(base, attempt);
   ctx_.timers.After(delay, [this, id, epoch, attempt, repeat_ack = delay >= root_wait] {
     auto git = groups_.find(id);

@@ -62,8 +62,8 @@ uint32_t RdmaMulticast::Depth(const Group& g) const {
 
 void RdmaMulticast::PostToChildren(Group& g, uint64_t epoch, uint64_t len) {
   const uint32_t slot = Slot(epoch);
-  const std::vector<size_t> children = Children(g, MemberOf(g, ctx_.config.task),
-                                                MemberOf(g, ctx_.config.task));
+  const std::vector<size_t> children =
+      Children(g, MemberOf(g, ctx_.config.task), MemberOf(g, ctx_.config.task));
   for (size_t c : children) {
     ++ctx_.stats.mcast_chain_writes;
     PostWrite(g, epoch, len, ctx_.ports.PeerOf(g.tasks[c], kPort), g.addresses[c].rcxt[slot],

@@ -131,8 +131,7 @@ bool RdmaPuller::IssueChunk(uint32_t src, uint32_t seq, Pull& m) {
       m.todo.insert(m.todo.begin() + 1, rest);
     }
     // Stay within the in-flight budget (but always let one chunk go, so a pull progresses).
-    if (pull_bytes_in_flight_ > 0 &&
-        pull_bytes_in_flight_ + m.todo.front().len > budget_) {
+    if (pull_bytes_in_flight_ > 0 && pull_bytes_in_flight_ + m.todo.front().len > budget_) {
       return false;
     }
     m.in_flight[slot] = m.todo.front();
@@ -212,8 +211,7 @@ void RdmaPuller::PostChunk(uint32_t src, uint32_t seq, Pull& m, uint32_t slot) {
   // timeout covers all of it there. Longer waits (a source serving other readers first, a
   // loss) are told apart by asking the source, and a redrive does not lengthen the next
   // timeout: the budget holds the load back.
-  m.in_flight[slot].timeout_ps =
-      ctx_.config.rdma_timeout_base_ps + LinkTime(pull_bytes_in_flight_);
+  m.in_flight[slot].timeout_ps = ctx_.config.rdma_timeout_base_ps + LinkTime(pull_bytes_in_flight_);
   ArmLate(src, seq, m, slot);
 }
 
@@ -223,10 +221,10 @@ void RdmaPuller::ArmLate(uint32_t src, uint32_t seq, const Pull& m, uint32_t slo
   // Every question that went unanswered, or was answered "sending" with nothing more sent,
   // doubles the wait for the next.
   const uint32_t doublings = std::min<uint32_t>(c.unanswered + c.stalled, 16);
-  ctx_.timers.After(c.timeout_ps << doublings, [this, src, seq, slot, generation,
-                                                question = c.questions] {
-    OnLate(src, seq, slot, generation, question);
-  });
+  ctx_.timers.After(c.timeout_ps << doublings,
+                    [this, src, seq, slot, generation, question = c.questions] {
+                      OnLate(src, seq, slot, generation, question);
+                    });
 }
 
 RdmaPuller::Pull* RdmaPuller::Attempt(uint32_t src, uint32_t seq, uint32_t slot,
@@ -336,9 +334,15 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
   Pull& m = *pull;
   ++ctx_.stats.rdma_redrives;
   switch (cause) {
-    case RedriveCause::kTimeout: ++ctx_.stats.rdma_redrives_timeout; break;
-    case RedriveCause::kOvertaken: ++ctx_.stats.rdma_redrives_overtaken; break;
-    case RedriveCause::kNotThere: ++ctx_.stats.rdma_redrives_not_there; break;
+    case RedriveCause::kTimeout:
+      ++ctx_.stats.rdma_redrives_timeout;
+      break;
+    case RedriveCause::kOvertaken:
+      ++ctx_.stats.rdma_redrives_overtaken;
+      break;
+    case RedriveCause::kNotThere:
+      ++ctx_.stats.rdma_redrives_not_there;
+      break;
   }
   const uint32_t port = ctx_.ports.SlotPort(slot);
   ++port_failures_[port];
@@ -349,8 +353,8 @@ void RdmaPuller::Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t gen
   sizer_.Lost(c.len);
   if (c.len > abi::kRdmaPacketBytes) {
     // A chunk that keeps failing is split: smaller pieces get through more loss.
-    const uint64_t half = (c.len / 2 + abi::kRdmaPacketBytes - 1) / abi::kRdmaPacketBytes *
-                          abi::kRdmaPacketBytes;
+    const uint64_t half =
+        (c.len / 2 + abi::kRdmaPacketBytes - 1) / abi::kRdmaPacketBytes * abi::kRdmaPacketBytes;
     m.todo.push_front(Chunk{c.offset + half, c.len - half, 0});
     m.todo.push_front(Chunk{c.offset, half, 0});
     ++ctx_.stats.rdma_splits;
@@ -430,16 +434,15 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
       lagging.emplace_back(k, m.slot_generation[k]);
     }
   }
-  const bool busy = std::any_of(m.in_flight.begin(), m.in_flight.end(),
-                                [](const Chunk& k) { return k.len > 0; });
+  const bool busy =
+      std::any_of(m.in_flight.begin(), m.in_flight.end(), [](const Chunk& k) { return k.len > 0; });
   if (m.landed < m.total || !m.todo.empty() || busy) {
     const uint32_t src = ref.src, seq = ref.seq;
     // Requests and packets may take different paths, and the source sends one chunk whole
     // before the next: the lagging chunk gets the fabric's reordering window plus its own
     // time at the source to complete before it counts as lost.
     for (const auto& [slot, generation] : lagging) {
-      const uint64_t window =
-          ctx_.config.rdma_reorder_window_ps + LinkTime(m.in_flight[slot].len);
+      const uint64_t window = ctx_.config.rdma_reorder_window_ps + LinkTime(m.in_flight[slot].len);
       ctx_.timers.After(window, [this, src, seq, slot = slot, generation = generation] {
         OnOvertaken(src, seq, slot, generation);
       });

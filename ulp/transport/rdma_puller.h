@@ -49,8 +49,7 @@ class RdmaPuller {
    * non-zero `in_place` is where in the task's memory it lands (the receiver's buffer, no
    * copy: `landed` then gets no bytes), else it lands in an area of the landing pool.
    */
-  void Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,
-             uint64_t in_place = 0);
+  void Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts, uint64_t in_place = 0);
   /**
    * `src` announced message `seq` without RDMA (no rCxts: it had none for it): it is asked to
    * push the bytes, which is no fallback (nothing failed). The receiver is told as when a pull
@@ -155,8 +154,7 @@ class RdmaPuller {
    * not a loss. Redriven when questions went unanswered, the read stalled there, or the
    * source had sent every packet and they have not all landed.
    */
-  void OnLate(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
-              uint32_t question);
+  void OnLate(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation, uint32_t question);
   /** Asks the source about the attempt in `slot` (kRdmaQuery) and arms the late timer. */
   void Ask(uint32_t src, uint32_t seq, Pull& m, uint32_t slot);
   /** A later chunk overtook the attempt `generation` in `slot`: the source is asked now. */
@@ -169,8 +167,7 @@ class RdmaPuller {
     return slot + m.slot_spare[slot] * (m.rts.rcxts / 2);
   }
   /** Gives up the chunk in `slot` (if still the attempt `generation`) and posts it again. */
-  void Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation,
-               RedriveCause cause);
+  void Redrive(uint32_t src, uint32_t seq, uint32_t slot, uint32_t generation, RedriveCause cause);
   /** Gives up pulling (`m`: the pull, if it started): the sender is asked to push. */
   void FallBack(uint32_t src, uint32_t seq, Pull* m);
   /** Releases what the pull holds (landing area, registration, rCxts, budget) and forgets

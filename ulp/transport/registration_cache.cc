@@ -26,7 +26,7 @@ bool RegistrationCache::IsRegistered(uint64_t vaddr) const {
 }
 
 Result<std::unique_ptr<RegistrationCache::Run>> RegistrationCache::RegisterRun(uint64_t vaddr,
-                                                                              uint64_t len) {
+                                                                               uint64_t len) {
   const host::PageTable& pages = host_.pages();
   const std::optional<host::PageMapping> first = pages.Lookup(vaddr);
   if (!first) return Status::Error("registration: address not mapped");
@@ -114,8 +114,8 @@ void RegistrationCache::ForEachPiece(uint64_t vaddr, uint64_t len, Fn fn) {
     const uint64_t piece_end = std::min(end, ((at >> kFragmentShift) + 1) << kFragmentShift);
     auto it = segments_.find(at >> kSegmentShift);
     if (it != segments_.end()) {
-      fn(it->second, static_cast<uint32_t>((at >> kFragmentShift) & (kFragmentsPerSegment - 1)),
-         at, piece_end);
+      fn(it->second, static_cast<uint32_t>((at >> kFragmentShift) & (kFragmentsPerSegment - 1)), at,
+         piece_end);
     }
     at = piece_end;
   }

@@ -32,7 +32,8 @@ class RegistrationCache {
   static constexpr uint32_t kFragmentsPerSegment = 1u << (kSegmentShift - kFragmentShift);
 
   /** `idle_limit_s`: seconds a fragment may stay unused before it is deregistered. */
-  RegistrationCache(hal::TaskHost& host, uint32_t idle_limit_s) : host_(host), idle_limit_s_(idle_limit_s) {}
+  RegistrationCache(hal::TaskHost& host, uint32_t idle_limit_s)
+      : host_(host), idle_limit_s_(idle_limit_s) {}
   ~RegistrationCache();
   RegistrationCache(const RegistrationCache&) = delete;
   RegistrationCache& operator=(const RegistrationCache&) = delete;

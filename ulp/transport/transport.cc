@@ -31,13 +31,13 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
       config_(ForPorts(config, ports_.size())),
       timers_(host),
       context_{host, ports_, regs, config_, stats_, timers_},
-      packets_(context_,
-               ReliableSender::Events{
-                   [this](uint32_t dest, uint32_t seq) { sender_.OnPacketAcked(dest, seq); },
-                   [this](uint32_t dest) {
-                     eager_.GiveUp(dest);
-                     sender_.GiveUp(dest);
-                   }}),
+      packets_(context_, ReliableSender::Events{[this](uint32_t dest, uint32_t seq) {
+                                                  sender_.OnPacketAcked(dest, seq);
+                                                },
+                                                [this](uint32_t dest) {
+                                                  eager_.GiveUp(dest);
+                                                  sender_.GiveUp(dest);
+                                                }}),
       sender_(context_, packets_),
       puller_(context_, packets_,
               RdmaPuller::Events{
@@ -63,7 +63,8 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
 Transport::Transport(hal::TaskHost& host, hal::Port& port, RegistrationCache& regs,
                      const TransportConfig& config, std::function<hal::Peer(uint32_t)> peer_of)
     : Transport(host, std::vector<hal::Port*>{&port}, regs, config,
-                [peer_of = std::move(peer_of)](uint32_t task, uint32_t) { return peer_of(task); }) {}
+                [peer_of = std::move(peer_of)](uint32_t task, uint32_t) { return peer_of(task); }) {
+}
 
 Transport::~Transport() {
   for (uint32_t i = 0; i < ports_.size(); ++i) ports_[i].OnReceive(nullptr);
@@ -128,8 +129,7 @@ bool Transport::Holds(const Header& probe) const {
   }
 }
 
-void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame,
-                        const uint8_t* payload) {
+void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame, const uint8_t* payload) {
   if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
     abi::CompletionRecord c;
     std::memcpy(&c, payload, sizeof(c));

@@ -60,8 +60,8 @@ class Transport {
   Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, RegistrationCache& regs,
             const TransportConfig& config, PeerFn peer_of);
   /** A task with one port. */
-  Transport(hal::TaskHost& host, hal::Port& port, RegistrationCache& regs, const TransportConfig& config,
-            std::function<hal::Peer(uint32_t task)> peer_of);
+  Transport(hal::TaskHost& host, hal::Port& port, RegistrationCache& regs,
+            const TransportConfig& config, std::function<hal::Peer(uint32_t task)> peer_of);
   ~Transport();
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;

@@ -151,7 +151,8 @@ struct TransportStats {
     using S = TransportStats;
     return std::array<CounterField<S>, 58>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
-        {"messages_delivered", &S::messages_delivered, "messages delivered to the receiver, once each"},
+        {"messages_delivered", &S::messages_delivered,
+         "messages delivered to the receiver, once each"},
         {"messages_failed", &S::messages_failed,
          "messages given up because their destination stopped answering"},
         {"packets_sent", &S::packets_sent, "reliable packets sent, retransmissions included"},
@@ -169,7 +170,8 @@ struct TransportStats {
          "yet (in the task's backlog or send FIFO, one port only): the timeout starts again, "
          "and only after rto_max_ps of such waiting is it doubled and counted like a send"},
         {"duplicates_suppressed", &S::duplicates, "packets that arrived again and were dropped"},
-        {"rdma_messages", &S::rdma_messages, "messages offered for RDMA (their request to send went out)"},
+        {"rdma_messages", &S::rdma_messages,
+         "messages offered for RDMA (their request to send went out)"},
         {"rdma_chunks", &S::rdma_chunks, "RDMA read chunks posted, redrives included"},
         {"rdma_redrives", &S::rdma_redrives, "RDMA chunks given up and posted again, all causes"},
         {"rdma_redrives_timeout", &S::rdma_redrives_timeout,
@@ -192,7 +194,8 @@ struct TransportStats {
          "times a lost chunk halved the reader's budget of RDMA reads in flight (once per loss "
          "event; it grows back by about a chunk per budget's worth landed)"},
         {"rdma_splits", &S::rdma_splits, "chunks halved after a failure"},
-        {"fallbacks", &S::fallbacks, "RDMA messages finished in packet mode instead (the reader gave up or declined)"},
+        {"fallbacks", &S::fallbacks,
+         "RDMA messages finished in packet mode instead (the reader gave up or declined)"},
         {"window_fatals", &S::window_fatals,
          "times an RDMA protection failure stopped one of the task's windows (each was closed, "
          "reopened and its work redriven)"},

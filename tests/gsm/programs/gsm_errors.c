@@ -18,7 +18,8 @@ static void expect(int rank, int got, int want, const char* what) {
 static void sleep_for(double seconds) {
   const double until = MPI_Wtime() + seconds;
   int flag;
-  while (MPI_Wtime() < until) MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+  while (MPI_Wtime() < until)
+    MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
 }
 
 int main(int argc, char** argv) {
@@ -38,9 +39,10 @@ int main(int argc, char** argv) {
     gsm_service_run(g);
     gsm_stats st;
     gsm_stats_get(g, &st);
-    printf("rank 0 service: adds %llu, drops %llu, failures detected %llu, closed without drop %llu\n",
-           (unsigned long long)st.adds, (unsigned long long)st.drops,
-           (unsigned long long)st.failures_detected, (unsigned long long)st.closed_without_drop);
+    printf(
+        "rank 0 service: adds %llu, drops %llu, failures detected %llu, closed without drop %llu\n",
+        (unsigned long long)st.adds, (unsigned long long)st.drops,
+        (unsigned long long)st.failures_detected, (unsigned long long)st.closed_without_drop);
   } else if (rank == 1) {
     gsm_handle h;
     expect(rank, gsm_open(g, &h), GSM_OK, "open");
@@ -56,7 +58,7 @@ int main(int argc, char** argv) {
     int n = 1;
     gsm_record rec;
     expect(rank, gsm_get(g, h, &rec, NULL, &n), GSM_ERR_STATE, "get without a context");
-    MPI_Send(&token, 1, MPI_INT, 2, 1, MPI_COMM_WORLD);  /* rank 2 tries id 7 now */
+    MPI_Send(&token, 1, MPI_INT, 2, 1, MPI_COMM_WORLD); /* rank 2 tries id 7 now */
     MPI_Recv(&token, 1, MPI_INT, 2, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     expect(rank, gsm_drop(g, h), GSM_OK, "drop");
     expect(rank, gsm_drop(g, h), GSM_ERR_STATE, "drop twice");
@@ -74,11 +76,13 @@ int main(int argc, char** argv) {
     expect(rank, gsm_close(g, p), GSM_OK, "close still registered");
     expect(rank, gsm_open(g, &c), GSM_OK, "open a consumer");
     int ids[1] = {9}, n = 1;
-    expect(rank, gsm_ioctl(g, c, GSM_IOCTL_REFRESH, ids, &n), GSM_ERR_STATE, "refresh before a context");
-    expect(rank, gsm_ioctl(g, c, GSM_IOCTL_SET_CONTEXT, ids, &n), GSM_ERR_ARG, "context with id 9 of 8");
+    expect(rank, gsm_ioctl(g, c, GSM_IOCTL_REFRESH, ids, &n), GSM_ERR_STATE,
+           "refresh before a context");
+    expect(rank, gsm_ioctl(g, c, GSM_IOCTL_SET_CONTEXT, ids, &n), GSM_ERR_ARG,
+           "context with id 9 of 8");
     ids[0] = 7;
     expect(rank, gsm_ioctl(g, c, GSM_IOCTL_SET_CONTEXT, ids, &n), GSM_OK, "context {7}");
-    sleep_for(6 * interval);  /* silent for more than 3 intervals: the service fails us */
+    sleep_for(6 * interval); /* silent for more than 3 intervals: the service fails us */
     gsm_record rec;
     n = 1;
     expect(rank, gsm_get(g, c, &rec, NULL, &n), GSM_ERR_EXPIRED, "get after silence");

@@ -31,7 +31,8 @@ static int fails;
 static void sleep_for(double seconds) {
   const double until = MPI_Wtime() + seconds;
   int flag;
-  while (MPI_Wtime() < until) MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+  while (MPI_Wtime() < until)
+    MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
 }
 
 static sample make_sample(int producer, int round) {
@@ -59,8 +60,10 @@ static void must(int rc, int rank, const char* what) {
 
 /** Drop or close; a handle the service already failed (real-time scheduling) is reported. */
 static void leave(int rc, int rank, const char* what) {
-  if (rc == GSM_ERR_EXPIRED) printf("observed: rank %d %s: expired unexpectedly\n", rank, what);
-  else must(rc, rank, what);
+  if (rc == GSM_ERR_EXPIRED)
+    printf("observed: rank %d %s: expired unexpectedly\n", rank, what);
+  else
+    must(rc, rank, what);
 }
 
 static gsm_handle register_producer(gsm_t* g, int rank) {
@@ -75,8 +78,10 @@ static gsm_handle put_round(gsm_t* g, gsm_handle h, int rank, int round, int exp
   sample s = make_sample(rank, round);
   int rc = gsm_put(g, h, &s, (int)sizeof(s), NULL);
   if (rc == GSM_ERR_EXPIRED) {
-    if (expect_expired) printf("producer %d: put after silence: %s; registering again\n", rank, gsm_strerror(rc));
-    else printf("observed: producer %d expired unexpectedly; registering again\n", rank);
+    if (expect_expired)
+      printf("producer %d: put after silence: %s; registering again\n", rank, gsm_strerror(rc));
+    else
+      printf("observed: producer %d expired unexpectedly; registering again\n", rank);
     h = register_producer(g, rank);
     rc = gsm_put(g, h, &s, (int)sizeof(s), NULL);
   } else if (expect_expired) {
@@ -127,8 +132,9 @@ static void producer(gsm_t* g, int rank, int role, int consumers) {
     leave(gsm_drop(g, h), rank, "drop");
     leave(gsm_close(g, h), rank, "close");
     printf("producer %d: %d rounds put, dropped and closed%s\n", rank, ROUNDS,
-           role == 1 ? " (dropped and re-added at round 5)" :
-           role == 3 ? " (failed by silence at round 5, registered again)" : "");
+           role == 1   ? " (dropped and re-added at round 5)"
+           : role == 3 ? " (failed by silence at round 5, registered again)"
+                       : "");
   }
 }
 
@@ -198,13 +204,16 @@ static void consumer(gsm_t* g, int rank, int* ids, int nids, int producers_first
          corrupt ? "no" : "yes", outside, backwards ? "no" : "yes", gone ? "yes" : "no");
   if (corrupt || outside || backwards || !gone || !all_final) fails++;
   for (int k = 0; k < nids; k++)
-    if (left[ids[k]]) printf("observed: consumer %d saw producer %d leave and come back\n", rank, ids[k]);
+    if (left[ids[k]])
+      printf("observed: consumer %d saw producer %d leave and come back\n", rank, ids[k]);
   gsm_stats st;
   must(gsm_stats_get(g, &st), rank, "stats");
   const double bound = st.interval_s + st.propagation_max_s;
-  printf("observed: consumer %d staleness max %.1f us, bound (interval %.1f + longest propagation %.1f) %.1f us: within bound: %s; oldest data read %.1f us\n",
-         rank, worst_staleness * 1e6, st.interval_s * 1e6, st.propagation_max_s * 1e6,
-         bound * 1e6, worst_staleness <= bound ? "yes" : "no", worst_age * 1e6);
+  printf(
+      "observed: consumer %d staleness max %.1f us, bound (interval %.1f + longest propagation "
+      "%.1f) %.1f us: within bound: %s; oldest data read %.1f us\n",
+      rank, worst_staleness * 1e6, st.interval_s * 1e6, st.propagation_max_s * 1e6, bound * 1e6,
+      worst_staleness <= bound ? "yes" : "no", worst_age * 1e6);
   leave(gsm_close(g, h), rank, "close");
 }
 
@@ -221,8 +230,12 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  gsm_config config = {nodes, interval_s, 64, (int)sizeof(sample),
-                       scatter ? GSM_MODE_SCATTER : GSM_MODE_ALLGATHER, FAILURE_INTERVALS};
+  gsm_config config = {nodes,
+                       interval_s,
+                       64,
+                       (int)sizeof(sample),
+                       scatter ? GSM_MODE_SCATTER : GSM_MODE_ALLGATHER,
+                       FAILURE_INTERVALS};
   gsm_t* g;
   must(gsm_init(MPI_COMM_WORLD, &config, &g), rank, "init");
   const int producers_first = nodes, consumers_first = size - 2;
@@ -232,20 +245,20 @@ int main(int argc, char** argv) {
     gsm_stats st;
     must(gsm_stats_get(g, &st), rank, "stats");
     printf("service node %d: done\n", gsm_node(g));
-    printf("observed: service node %d: propagations %llu, bytes sent %llu, received %llu, "
-           "new records %llu, staleness max %.1f us mean %.1f us, propagation max %.1f us "
-           "mean %.1f us, puts %llu, gets %llu, adds %llu, drops %llu, failures detected %llu, "
-           "closed without drop %llu, connections max %llu\n",
-           gsm_node(g), (unsigned long long)st.propagations, (unsigned long long)st.bytes_sent,
-           (unsigned long long)st.bytes_received, (unsigned long long)st.new_records,
-           st.staleness_max_s * 1e6,
-           st.new_records ? st.staleness_sum_s / (double)st.new_records * 1e6 : 0.0,
-           st.propagation_max_s * 1e6,
-           st.propagations ? st.propagation_sum_s / (double)st.propagations * 1e6 : 0.0,
-           (unsigned long long)st.puts, (unsigned long long)st.gets,
-           (unsigned long long)st.adds, (unsigned long long)st.drops,
-           (unsigned long long)st.failures_detected, (unsigned long long)st.closed_without_drop,
-           (unsigned long long)st.connections_max);
+    printf(
+        "observed: service node %d: propagations %llu, bytes sent %llu, received %llu, "
+        "new records %llu, staleness max %.1f us mean %.1f us, propagation max %.1f us "
+        "mean %.1f us, puts %llu, gets %llu, adds %llu, drops %llu, failures detected %llu, "
+        "closed without drop %llu, connections max %llu\n",
+        gsm_node(g), (unsigned long long)st.propagations, (unsigned long long)st.bytes_sent,
+        (unsigned long long)st.bytes_received, (unsigned long long)st.new_records,
+        st.staleness_max_s * 1e6,
+        st.new_records ? st.staleness_sum_s / (double)st.new_records * 1e6 : 0.0,
+        st.propagation_max_s * 1e6,
+        st.propagations ? st.propagation_sum_s / (double)st.propagations * 1e6 : 0.0,
+        (unsigned long long)st.puts, (unsigned long long)st.gets, (unsigned long long)st.adds,
+        (unsigned long long)st.drops, (unsigned long long)st.failures_detected,
+        (unsigned long long)st.closed_without_drop, (unsigned long long)st.connections_max);
   } else if (rank < consumers_first) {
     producer(g, rank, (rank - producers_first) % 4, 2);
   } else if (rank == consumers_first) {

@@ -86,8 +86,7 @@ int main(int argc, char** argv) {
   if (local_rank < 2) {
     int got = -1;
     MPI_Status st;
-    MPI_Sendrecv(&rank, 1, MPI_INT, local_rank, 3, &got, 1, MPI_INT, MPI_ANY_SOURCE, 3, inter,
-                 &st);
+    MPI_Sendrecv(&rank, 1, MPI_INT, local_rank, 3, &got, 1, MPI_INT, MPI_ANY_SOURCE, 3, inter, &st);
     Expect(rank, "got from the other half", got, left ? rank + 2 : rank - 2);
     Expect(rank, "source in the remote group", st.MPI_SOURCE, local_rank);
   }

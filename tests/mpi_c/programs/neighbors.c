@@ -125,15 +125,14 @@ int main(int argc, char** argv) {
   int to[2] = {(rank + 1) % size, (rank + 2) % size};
   MPI_Comm dist;
   int weights[2] = {1, 1};
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, from, weights, 2, to, weights, MPI_INFO_NULL,
-                                 0, &dist);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, from, weights, 2, to, weights, MPI_INFO_NULL, 0,
+                                 &dist);
   int vcounts[2] = {1, 2}, vdispls[2] = {2, 0}, varied[3] = {EMPTY, EMPTY, EMPTY};
   int data[3] = {rank, 10 + rank, 20 + rank}, scounts[2], sdispls[2] = {0, 1};
   /* What goes to the next process is 1 item, to the one after that 2 (its second source). */
   scounts[0] = 1;
   scounts[1] = 2;
-  MPI_Neighbor_alltoallv(data, scounts, sdispls, MPI_INT, varied, vcounts, vdispls, MPI_INT,
-                         dist);
+  MPI_Neighbor_alltoallv(data, scounts, sdispls, MPI_INT, varied, vcounts, vdispls, MPI_INT, dist);
   print(rank, "dist alltoallv", varied, 3);
   MPI_Comm_free(&dist);
 

@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
   int qrank, total = 0;
   MPI_Comm_rank(quarter, &qrank);
   MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, quarter);
-  printf("rank %d half rank %d of %d, reversed rank %d, half total %d\n", rank, hrank, hsize,
-         qrank, total);
+  printf("rank %d half rank %d of %d, reversed rank %d, half total %d\n", rank, hrank, hsize, qrank,
+         total);
   if (qrank != hsize - 1 - hrank) ++fails;
   MPI_Comm_free(&quarter);
   MPI_Comm_free(&world2);

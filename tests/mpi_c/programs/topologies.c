@@ -69,8 +69,8 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
   if (rank == 0) {
-    static const int cases[][2] = {{6, 2}, {12, 2}, {16, 3}, {24, 3}, {48, 4}, {60, 3},
-                                   {210, 3}, {64, 4}, {1024, 3}, {720, 4}, {7, 2}, {1, 3}};
+    static const int cases[][2] = {{6, 2},   {12, 2}, {16, 3},   {24, 3},  {48, 4}, {60, 3},
+                                   {210, 3}, {64, 4}, {1024, 3}, {720, 4}, {7, 2},  {1, 3}};
     for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
       int d[4] = {0, 0, 0, 0}, k;
       MPI_Dims_create(cases[i][0], cases[i][1], d);
@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
   int ndims, gd[2], gp[2];
   MPI_Cartdim_get(cart, &ndims);
   MPI_Cart_get(cart, 2, gd, gp, coords);
-  printf("rank %d cart ndims %d dims %d %d periods %d %d coords %d %d\n", rank, ndims, gd[0],
-         gd[1], gp[0], gp[1], coords[0], coords[1]);
+  printf("rank %d cart ndims %d dims %d %d periods %d %d coords %d %d\n", rank, ndims, gd[0], gd[1],
+         gp[0], gp[1], coords[0], coords[1]);
   MPI_Cart_shift(cart, 0, 1, &src, &dst);
   printf("rank %d shift dim 0 by 1: from %d to %d\n", rank, src, dst);
   MPI_Cart_shift(cart, 0, -4, &src, &dst);
@@ -150,8 +150,8 @@ int main(int argc, char** argv) {
   printf("rank %d in the 2 x 2 grid: %s\n", rank, cart == MPI_COMM_NULL ? "no" : "yes");
   if (cart != MPI_COMM_NULL) MPI_Comm_free(&cart);
   int big[2] = {4, 2};
-  expect(error_class(MPI_Cart_create(MPI_COMM_WORLD, 2, big, none, 0, &cart)) == MPI_ERR_ARG,
-         rank, "grid larger than the communicator");
+  expect(error_class(MPI_Cart_create(MPI_COMM_WORLD, 2, big, none, 0, &cart)) == MPI_ERR_ARG, rank,
+         "grid larger than the communicator");
 
   /* Open MPI 4.1 maps the processes beyond the grid too: only those inside are checked. */
   MPI_Cart_map(MPI_COMM_WORLD, 2, small, none, &r);

@@ -95,13 +95,12 @@ int MPI_Buffer_detach(void* buffer_addr, int* size) {
   return MPI_SUCCESS;
 }
 
-int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm) {
+int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   return Buffer(buf, count, datatype, dest, tag, comm, "MPI_Bsend");
 }
 
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request* request) {
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
   // Complete as soon as the message is buffered, which it is on return.
   NICSIM_MPI_TRY(Buffer(buf, count, datatype, dest, tag, comm, "MPI_Ibsend"));
   RequestInfo done;

@@ -60,7 +60,8 @@ std::vector<uint8_t> PackBlocks(const void* buf, const int counts[], const int d
                                 const TypeInfo& t, std::vector<size_t>* byte_counts) {
   std::vector<uint8_t> out;
   for (int i = 0; i < n; ++i) {
-    const auto* at = static_cast<const uint8_t*>(buf) + static_cast<ptrdiff_t>(displs[i]) * t.extent;
+    const auto* at =
+        static_cast<const uint8_t*>(buf) + static_cast<ptrdiff_t>(displs[i]) * t.extent;
     std::vector<uint8_t> block = Pack(at, static_cast<size_t>(counts[i]), t);
     out.insert(out.end(), block.begin(), block.end());
     if (byte_counts != nullptr) byte_counts->push_back(block.size());
@@ -150,8 +151,8 @@ int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI
   return r.code;
 }
 
-int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-         MPI_Comm comm, bool exclusive, const char* call) {
+int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+         bool exclusive, const char* call) {
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   NICSIM_MPI_TRY(CheckData(comm, count, type, call, &t));
@@ -164,7 +165,8 @@ int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_O
   NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   // An exclusive scan leaves rank 0's buffer as it was (MPI leaves it undefined).
-  if (!exclusive || C().Comm(comm)->rank > 0) Unpack(data, n, recvbuf, static_cast<size_t>(count), *t);
+  if (!exclusive || C().Comm(comm)->rank > 0)
+    Unpack(data, n, recvbuf, static_cast<size_t>(count), *t);
   return r.code;
 }
 
@@ -194,7 +196,9 @@ int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   nicsim::mpi::capi::Reply r = C().Call(Call::kGatherv, w);
   NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
-  if (at_root) UnpackBlocks(data, n, recvbuf, recvcounts, displs, ci.size, *rt, sendbuf == MPI_IN_PLACE ? root : -1);
+  if (at_root)
+    UnpackBlocks(data, n, recvbuf, recvcounts, displs, ci.size, *rt,
+                 sendbuf == MPI_IN_PLACE ? root : -1);
   return r.code;
 }
 
@@ -426,8 +430,8 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 }
 
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm) {
   if (Inter(comm)) {
     return InterAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
@@ -442,8 +446,8 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
   if (Inter(comm)) {
     const int n = C().Comm(comm)->peer_size();
     const std::vector<ptrdiff_t> sd(sdispls, sdispls + n), rd(rdispls, rdispls + n);
-    return InterAlltoallw(sendbuf, sendcounts, sd.data(), sendtypes, recvbuf, recvcounts,
-                          rd.data(), recvtypes, comm);
+    return InterAlltoallw(sendbuf, sendcounts, sd.data(), sendtypes, recvbuf, recvcounts, rd.data(),
+                          recvtypes, comm);
   }
   // Each block has a type of its own and a displacement in bytes: the blocks are packed one by
   // one and travel as an all-to-all of bytes.
@@ -461,9 +465,8 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     const int count = in_place ? recvcounts[i] : sendcounts[i];
     const int displ = in_place ? rdispls[i] : sdispls[i];
     if (!in_place) NICSIM_MPI_TRY(CheckData(comm, count, sendtypes[i], call, &st));
-    const std::vector<uint8_t> block =
-        Pack(static_cast<const uint8_t*>(from) + displ, static_cast<size_t>(count),
-             in_place ? *rt : *st);
+    const std::vector<uint8_t> block = Pack(static_cast<const uint8_t*>(from) + displ,
+                                            static_cast<size_t>(count), in_place ? *rt : *st);
     all.insert(all.end(), block.begin(), block.end());
     send_counts.push_back(block.size());
   }

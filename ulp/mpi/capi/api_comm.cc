@@ -44,8 +44,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   }
   // A split in which the members of each group (disjoint groups may be given by different
   // ranks) share a color, their lowest world rank, and keep the group's order.
-  const int color = member ? *std::min_element(g->members.begin(), g->members.end())
-                           : MPI_UNDEFINED;
+  const int color =
+      member ? *std::min_element(g->members.begin(), g->members.end()) : MPI_UNDEFINED;
   return MPI_Comm_split(comm, color, member ? in_group : 0, newcomm);
 }
 

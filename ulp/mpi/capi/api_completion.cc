@@ -72,8 +72,8 @@ WireStatus Finish(MPI_Request* request, const WireStatus& s, const uint8_t* data
  * (and freed), with its status in `statuses[i]`. Returns the simulator's flag (test modes:
  * whether the condition held).
  */
-bool Complete(CompleteMode mode, int count, MPI_Request requests[], std::vector<WireStatus>& statuses,
-              std::vector<bool>& done) {
+bool Complete(CompleteMode mode, int count, MPI_Request requests[],
+              std::vector<WireStatus>& statuses, std::vector<bool>& done) {
   statuses.assign(static_cast<size_t>(count), Empty(MPI_ANY_SOURCE));
   done.assign(static_cast<size_t>(count), false);
   // A generalized request the program has not completed is not the simulator's to wait for:
@@ -139,9 +139,9 @@ int StatusesCode(int count, const std::vector<WireStatus>& st, const std::vector
     if (done[i] && st[i].error != MPI_SUCCESS) failed = true;
   }
   if (!truncated && !failed) return MPI_SUCCESS;
-  return C().Error(MPI_COMM_WORLD, MPI_ERR_IN_STATUS, call,
-                   truncated ? "a message was truncated"
-                             : "a generalized request's callback failed");
+  return C().Error(
+      MPI_COMM_WORLD, MPI_ERR_IN_STATUS, call,
+      truncated ? "a message was truncated" : "a generalized request's callback failed");
 }
 
 int CheckRequests(int count, MPI_Request requests[], const char* call) {

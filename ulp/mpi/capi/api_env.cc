@@ -13,12 +13,12 @@
 #include "ulp/mpi/limits.h"
 
 using nicsim::mpi::capi::C;
+using nicsim::mpi::capi::Client;
 using nicsim::mpi::capi::CommInfo;
 using nicsim::mpi::capi::CopyCommAttributes;
 using nicsim::mpi::capi::CopyCommTopology;
 using nicsim::mpi::capi::DeleteCommAttributes;
 using nicsim::mpi::capi::ForgetCommTopology;
-using nicsim::mpi::capi::Client;
 using nicsim::mpi::capi::Reply;
 using nicsim::mpi::wire::Call;
 using nicsim::mpi::wire::Writer;
@@ -26,11 +26,11 @@ using nicsim::mpi::wire::Writer;
 namespace {
 
 /** A handle's comm, or the error MPI_ERR_COMM names (through the comm's error handler). */
-#define NICSIM_CHECK_COMM(comm, call)                                                 \
-  do {                                                                               \
-    if (C().Comm(comm) == nullptr) {                                                 \
-      return C().Error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator");  \
-    }                                                                                \
+#define NICSIM_CHECK_COMM(comm, call)                                               \
+  do {                                                                              \
+    if (C().Comm(comm) == nullptr) {                                                \
+      return C().Error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator"); \
+    }                                                                               \
   } while (0)
 
 }  // namespace
@@ -180,8 +180,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     *newcomm = nicsim::mpi::capi::SplitIntercomm(comm, color, key);
     return MPI_SUCCESS;
   }
-  Reply r = C().Call(Call::kCommSplit,
-                     Writer().Put<int32_t>(comm).Put<int32_t>(color).Put<int32_t>(key));
+  Reply r =
+      C().Call(Call::kCommSplit, Writer().Put<int32_t>(comm).Put<int32_t>(color).Put<int32_t>(key));
   *newcomm = C().AddMade(r.results, C().Comm(comm)->errhandler);
   return MPI_SUCCESS;
 }
@@ -194,10 +194,9 @@ int MPI_Comm_free(MPI_Comm* comm) {
   // even if one fails (its attributes are gone by then).
   const int code = DeleteCommAttributes(*comm);
   ForgetCommTopology(*comm);
-  const int reported =
-      code == MPI_SUCCESS
-          ? MPI_SUCCESS
-          : C().Error(*comm, code, "MPI_Comm_free", "an attribute's delete callback failed");
+  const int reported = code == MPI_SUCCESS ? MPI_SUCCESS
+                                           : C().Error(*comm, code, "MPI_Comm_free",
+                                                       "an attribute's delete callback failed");
   C().Call(Call::kCommFree, Writer().Put<int32_t>(*comm));
   if (const MPI_Comm coll = C().comms[*comm].collectives; coll != MPI_COMM_NULL) {
     C().Call(Call::kCommFree, Writer().Put<int32_t>(coll));

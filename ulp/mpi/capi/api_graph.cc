@@ -18,9 +18,9 @@ namespace {
 int CheckGraph(MPI_Comm comm, int nnodes, const int index[], const int edges[], const char* call) {
   const int size = C().Comm(comm)->size;
   if (nnodes < 0 || nnodes > size) {
-    return C().Error(comm, MPI_ERR_ARG, call,
-                     "nnodes " + std::to_string(nnodes) + " for " + std::to_string(size) +
-                         " processes");
+    return C().Error(
+        comm, MPI_ERR_ARG, call,
+        "nnodes " + std::to_string(nnodes) + " for " + std::to_string(size) + " processes");
   }
   if (nnodes > 0 && index == nullptr) return C().Error(comm, MPI_ERR_ARG, call, "no index array");
   for (int i = 0; i < nnodes; ++i) {
@@ -48,9 +48,9 @@ int CheckRanks(MPI_Comm comm, int n, const int ranks[], const char* what, const 
   const int size = C().Comm(comm)->size;
   for (int i = 0; i < n; ++i) {
     if (ranks[i] < 0 || ranks[i] >= size) {
-      return C().Error(comm, MPI_ERR_RANK, call,
-                       std::string(what) + "[" + std::to_string(i) + "] is " +
-                           std::to_string(ranks[i]));
+      return C().Error(
+          comm, MPI_ERR_RANK, call,
+          std::string(what) + "[" + std::to_string(i) + "] is " + std::to_string(ranks[i]));
     }
   }
   return MPI_SUCCESS;

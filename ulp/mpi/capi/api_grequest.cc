@@ -10,8 +10,7 @@ using namespace nicsim::mpi::capi;  // NOLINT: the C entry points below are glob
 
 extern "C" {
 
-int MPI_Grequest_start(MPI_Grequest_query_function* query_fn,
-                       MPI_Grequest_free_function* free_fn,
+int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
                        MPI_Request* request) {
   if (query_fn == nullptr || free_fn == nullptr || cancel_fn == nullptr || request == nullptr) {

@@ -37,8 +37,8 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
   return Completed(MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm), comm, request);
 }
 
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
   return Completed(MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), comm, request);
 }
 
@@ -53,9 +53,9 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, MPI_Request* request) {
-  return Completed(MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                               recvtype, root, comm),
-                   comm, request);
+  return Completed(
+      MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),
+      comm, request);
 }
 
 int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -69,31 +69,29 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request* request) {
-  return Completed(MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                recvtype, root, comm),
-                   comm, request);
+  return Completed(
+      MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),
+      comm, request);
 }
 
 int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return Completed(
-      MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm,
-      request);
+  return Completed(MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                   comm, request);
 }
 
 int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request* request) {
-  return Completed(MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                  recvtype, comm),
-                   comm, request);
+  return Completed(
+      MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
+      comm, request);
 }
 
 int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return Completed(
-      MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm,
-      request);
+  return Completed(MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                   comm, request);
 }
 
 int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
@@ -123,8 +121,8 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
 int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request* request) {
-  return Completed(MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm),
-                   comm, request);
+  return Completed(MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm), comm,
+                   request);
 }
 
 int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

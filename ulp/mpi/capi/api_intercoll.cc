@@ -98,16 +98,15 @@ int Distribute(const void* sendbuf, const int counts[], const int displs[], MPI_
 
 /** The mirror of Distribute: remote-group processes send to the root, which places each. */
 int Collect(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-            const int counts[], const int displs[], MPI_Datatype recvtype, int root,
-            MPI_Comm comm, const char* call) {
+            const int counts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+            const char* call) {
   NICSIM_MPI_TRY(CheckInterRoot(comm, root, call));
   if (root == MPI_PROC_NULL) return MPI_SUCCESS;
   if (root == MPI_ROOT) {
     const TypeInfo* t = nullptr;
     NICSIM_MPI_TRY(CheckData(comm, 0, recvtype, call, &t));
     for (int i = 0; i < RemoteSize(comm); ++i) {
-      const std::vector<uint8_t> got =
-          Receive(comm, i, static_cast<size_t>(counts[i]) * t->size);
+      const std::vector<uint8_t> got = Receive(comm, i, static_cast<size_t>(counts[i]) * t->size);
       Unpack(got.data(), got.size(), At(recvbuf, displs[i] * t->extent),
              static_cast<size_t>(counts[i]), *t);
     }
@@ -139,8 +138,7 @@ int Exchange(const void* sendbuf, const int sendcounts[], const ptrdiff_t sdispl
     const TypeInfo* t = nullptr;
     NICSIM_MPI_TRY(CheckData(comm, recvcounts[i], recvtypes[i], call, &t));
     const std::vector<uint8_t> got = Receive(comm, i, static_cast<size_t>(recvcounts[i]) * t->size);
-    Unpack(got.data(), got.size(), At(recvbuf, rdispls[i]), static_cast<size_t>(recvcounts[i]),
-           *t);
+    Unpack(got.data(), got.size(), At(recvbuf, rdispls[i]), static_cast<size_t>(recvcounts[i]), *t);
   }
   WaitSends(sends);
   return MPI_SUCCESS;
@@ -152,7 +150,8 @@ struct Uniform {
   std::vector<ptrdiff_t> displs;
   std::vector<MPI_Datatype> types;
   Uniform(int n, int count, ptrdiff_t stride, MPI_Datatype type)
-      : counts(static_cast<size_t>(n), count), displs(static_cast<size_t>(n)),
+      : counts(static_cast<size_t>(n), count),
+        displs(static_cast<size_t>(n)),
         types(static_cast<size_t>(n), type) {
     for (int i = 0; i < n; ++i) displs[i] = i * stride;
   }
@@ -217,15 +216,15 @@ int InterGatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 int InterScatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm) {
-  return Distribute(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                    comm, "MPI_Scatter");
+  return Distribute(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                    "MPI_Scatter");
 }
 
 int InterAlltoallw(const void* sendbuf, const int sendcounts[], const ptrdiff_t sdispls[],
                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                    const ptrdiff_t rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return Exchange(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                  recvtypes, comm, "MPI_Alltoall");
+  return Exchange(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                  comm, "MPI_Alltoall");
 }
 
 int InterAllgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -266,8 +265,7 @@ int InterAllreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t
   std::vector<uint8_t> result;
   NICSIM_MPI_TRY(ReduceRemote(sendbuf, &result, count, type, op, comm, "MPI_Allreduce"));
   const TypeInfo* t = C().types.Usable(type);
-  const std::vector<uint8_t> packed =
-      Pack(result.data() - t->lb, static_cast<size_t>(count), *t);
+  const std::vector<uint8_t> packed = Pack(result.data() - t->lb, static_cast<size_t>(count), *t);
   Unpack(packed.data(), packed.size(), recvbuf, static_cast<size_t>(count), *t);
   return MPI_SUCCESS;
 }

@@ -47,16 +47,15 @@ int CheckBlock(MPI_Comm comm, int count, MPI_Datatype type, const char* call,
 }
 
 /** Per-neighbour counts: there, and none negative. */
-int CheckCounts(MPI_Comm comm, const int counts[], const void* displs, size_t n,
-                const char* call) {
+int CheckCounts(MPI_Comm comm, const int counts[], const void* displs, size_t n, const char* call) {
   if (n > 0 && (counts == nullptr || displs == nullptr)) {
     return C().Error(comm, MPI_ERR_ARG, call, "no counts or displacements array");
   }
   for (size_t i = 0; i < n; ++i) {
     if (counts[i] < 0) {
-      return C().Error(comm, MPI_ERR_COUNT, call,
-                       "count " + std::to_string(counts[i]) + " for neighbour " +
-                           std::to_string(i));
+      return C().Error(
+          comm, MPI_ERR_COUNT, call,
+          "count " + std::to_string(counts[i]) + " for neighbour " + std::to_string(i));
     }
   }
   return MPI_SUCCESS;
@@ -148,8 +147,8 @@ int Alltoall(bool v, const void* sendbuf, const int sendcounts[], const int sdis
 
 extern "C" {
 
-int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return Allgather(sendbuf, sendcount, sendtype, recvbuf, false, nullptr, nullptr, recvcount,
                    recvtype, comm, "MPI_Neighbor_allgather");
 }
@@ -161,17 +160,17 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
                    comm, "MPI_Neighbor_allgatherv");
 }
 
-int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return Alltoall(false, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr,
-                  nullptr, recvcount, recvtype, comm, "MPI_Neighbor_alltoall");
+int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return Alltoall(false, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr, nullptr,
+                  recvcount, recvtype, comm, "MPI_Neighbor_alltoall");
 }
 
 int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return Alltoall(true, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls,
-                  0, recvtype, comm, "MPI_Neighbor_alltoallv");
+  return Alltoall(true, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
+                  recvtype, comm, "MPI_Neighbor_alltoallv");
 }
 
 int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],

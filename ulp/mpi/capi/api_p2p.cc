@@ -55,8 +55,8 @@ Writer RecvArgs(int count, const TypeInfo& t, int source, int tag, MPI_Comm comm
   return w;
 }
 
-int Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-         bool sync, const char* call) {
+int Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, bool sync,
+         const char* call) {
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(CheckMessage(buf, count, type, dest, tag, comm, false, call, &t));
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -185,9 +185,10 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status* status) {
   MPI_Request rs[2];
-  NICSIM_MPI_TRY(Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rs[0], "MPI_Sendrecv"));
-  NICSIM_MPI_TRY(Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, false, &rs[1],
-                       "MPI_Sendrecv"));
+  NICSIM_MPI_TRY(
+      Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rs[0], "MPI_Sendrecv"));
+  NICSIM_MPI_TRY(
+      Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, false, &rs[1], "MPI_Sendrecv"));
   MPI_Status st[2];
   const int code = MPI_Waitall(2, rs, st);
   if (status != MPI_STATUS_IGNORE) *status = st[0];
@@ -198,9 +199,10 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
                          int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   // The send's bytes are copied out when it starts, so the receive may land in the same buffer.
   MPI_Request rs[2];
-  NICSIM_MPI_TRY(Isend(buf, count, datatype, dest, sendtag, comm, false, &rs[0],
-                       "MPI_Sendrecv_replace"));
-  NICSIM_MPI_TRY(Irecv(buf, count, datatype, source, recvtag, comm, &rs[1], "MPI_Sendrecv_replace"));
+  NICSIM_MPI_TRY(
+      Isend(buf, count, datatype, dest, sendtag, comm, false, &rs[0], "MPI_Sendrecv_replace"));
+  NICSIM_MPI_TRY(
+      Irecv(buf, count, datatype, source, recvtag, comm, &rs[1], "MPI_Sendrecv_replace"));
   MPI_Status st[2];
   const int code = MPI_Waitall(2, rs, st);
   if (status != MPI_STATUS_IGNORE) *status = st[1];

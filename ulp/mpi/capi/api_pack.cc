@@ -91,16 +91,15 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) 
   return MPI_SUCCESS;
 }
 
-int MPI_Pack_external(const char datarep[], const void* inbuf, int incount,
-                      MPI_Datatype datatype, void* outbuf, MPI_Aint outsize,
-                      MPI_Aint* position) {
+int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+                      void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
   const char* call = "MPI_Pack_external";
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(CheckDatarep(datarep, call));
   NICSIM_MPI_TRY(CheckExternalData(incount, datatype, call, &t));
   const size_t need = static_cast<size_t>(incount) * External32Size(*t);
-  NICSIM_MPI_TRY(CheckRoom(MPI_COMM_WORLD, position, position ? *position : 0, outsize, need,
-                           call));
+  NICSIM_MPI_TRY(
+      CheckRoom(MPI_COMM_WORLD, position, position ? *position : 0, outsize, need, call));
   NICSIM_MPI_TRY(CheckBuffer(MPI_COMM_WORLD, outbuf, need, call));
   PackExternal32(inbuf, static_cast<size_t>(incount), *t,
                  static_cast<uint8_t*>(outbuf) + *position);
@@ -115,8 +114,7 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
   NICSIM_MPI_TRY(CheckDatarep(datarep, call));
   NICSIM_MPI_TRY(CheckExternalData(outcount, datatype, call, &t));
   const size_t need = static_cast<size_t>(outcount) * External32Size(*t);
-  NICSIM_MPI_TRY(CheckRoom(MPI_COMM_WORLD, position, position ? *position : 0, insize, need,
-                           call));
+  NICSIM_MPI_TRY(CheckRoom(MPI_COMM_WORLD, position, position ? *position : 0, insize, need, call));
   NICSIM_MPI_TRY(CheckBuffer(MPI_COMM_WORLD, inbuf, need, call));
   UnpackExternal32(static_cast<const uint8_t*>(inbuf) + *position, outbuf,
                    static_cast<size_t>(outcount), *t);

@@ -13,8 +13,8 @@ using Kind = nicsim::mpi::capi::PersistentArgs::Kind;
 namespace {
 
 /** Checks the arguments as the operation would, and makes an idle persistent request. */
-int Init(Kind kind, const void* buf, int count, MPI_Datatype type, int peer, int tag,
-         MPI_Comm comm, MPI_Request* request, const char* call) {
+int Init(Kind kind, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+         MPI_Request* request, const char* call) {
   const bool recv = kind == Kind::kRecv;
   NICSIM_MPI_TRY(CheckComm(comm, call));
   const TypeInfo* t = nullptr;
@@ -40,12 +40,11 @@ int Start(MPI_Request request, const char* call) {
   if (r->active) return C().Error(r->comm, MPI_ERR_REQUEST, call, "the request is active");
   const PersistentArgs a = r->args;
   RequestInfo started = *r;
-  const int code =
-      a.kind == Kind::kRecv
-          ? StartRecvOf(const_cast<void*>(a.buf), a.count, *a.type, a.peer, a.tag, r->comm, call,
-                        &started)
-          : StartSendOf(a.buf, a.count, *a.type, a.peer, a.tag, r->comm, a.kind == Kind::kSsend,
-                        call, &started);
+  const int code = a.kind == Kind::kRecv
+                       ? StartRecvOf(const_cast<void*>(a.buf), a.count, *a.type, a.peer, a.tag,
+                                     r->comm, call, &started)
+                       : StartSendOf(a.buf, a.count, *a.type, a.peer, a.tag, r->comm,
+                                     a.kind == Kind::kSsend, call, &started);
   if (code != MPI_SUCCESS) return code;
   started.active = true;
   *C().Request(request) = started;
@@ -77,8 +76,8 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
   return Init(Kind::kBsend, buf, count, datatype, dest, tag, comm, request, "MPI_Bsend_init");
 }
 
-int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
-                  MPI_Comm comm, MPI_Request* request) {
+int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
   return Init(Kind::kRecv, buf, count, datatype, source, tag, comm, request, "MPI_Recv_init");
 }
 

@@ -159,8 +159,8 @@ int CheckGrid(MPI_Comm comm, int ndims, const int dims[], const int periods[], c
     product *= dims[i];
     if (product > size) {
       return C().Error(comm, MPI_ERR_ARG, call,
-                       "the grid has more points than the communicator's " +
-                           std::to_string(size) + " processes");
+                       "the grid has more points than the communicator's " + std::to_string(size) +
+                           " processes");
     }
   }
   *nodes = static_cast<int>(product);

@@ -85,8 +85,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
                           call, "null array"));
   for (int i = 0; i < ndims; ++i) {
     const int size = array_of_sizes[i], sub = array_of_subsizes[i], start = array_of_starts[i];
-    NICSIM_MPI_TRY(CheckArg(size > 0 && sub > 0 && sub <= size && start >= 0 &&
-                                start <= size - sub,
+    NICSIM_MPI_TRY(CheckArg(size > 0 && sub > 0 && sub <= size && start >= 0 && start <= size - sub,
                             call, "a subarray must lie inside its array"));
   }
   NICSIM_MPI_TRY(CheckOrder(order, call));

@@ -65,8 +65,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
   return MPI_SUCCESS;
 }
 
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
-                               MPI_Count* true_extent) {
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(Query(datatype, true_lb, "MPI_Type_get_true_extent_x", &t));
   NICSIM_MPI_TRY(CheckArg(true_extent != nullptr, "MPI_Type_get_true_extent_x", "null extent"));
@@ -130,8 +129,8 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
 }
 
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) {
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]) {
   const char* call = "MPI_Type_get_contents";
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(OldType(datatype, call, &t));
@@ -186,16 +185,23 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   NICSIM_MPI_TRY(CheckArg(datatype != nullptr, call, "null datatype"));
   // Fortran's types first, as MPI 3.1 (17.1.9) suggests: the call is for Fortran's kinds.
   static const MPI_Datatype kReal[] = {MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL16};
-  static const MPI_Datatype kInteger[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER,
-                                          MPI_INTEGER8};
+  static const MPI_Datatype kInteger[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER, MPI_INTEGER8};
   static const MPI_Datatype kComplex[] = {MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_COMPLEX32};
   const MPI_Datatype* first = nullptr;
   size_t n = 3;
   switch (typeclass) {
-    case MPI_TYPECLASS_REAL: first = kReal; break;
-    case MPI_TYPECLASS_INTEGER: first = kInteger; n = 4; break;
-    case MPI_TYPECLASS_COMPLEX: first = kComplex; break;
-    default: return C().Error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "invalid typeclass");
+    case MPI_TYPECLASS_REAL:
+      first = kReal;
+      break;
+    case MPI_TYPECLASS_INTEGER:
+      first = kInteger;
+      n = 4;
+      break;
+    case MPI_TYPECLASS_COMPLEX:
+      first = kComplex;
+      break;
+    default:
+      return C().Error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "invalid typeclass");
   }
   for (size_t i = 0; i < n; ++i) {
     if (static_cast<int>(C().types.Find(first[i])->size) == size) {

@@ -56,8 +56,8 @@ struct Blocks {
 /** Checks an (h)indexed call's arrays: `count` blocks, none of negative length. */
 int CheckBlocks(int count, const int blocklengths[], const void* displacements, const char* call) {
   NICSIM_MPI_TRY(CheckCount(count, call));
-  NICSIM_MPI_TRY(CheckArg(count == 0 || (blocklengths != nullptr && displacements != nullptr),
-                          call, "null array"));
+  NICSIM_MPI_TRY(CheckArg(count == 0 || (blocklengths != nullptr && displacements != nullptr), call,
+                          "null array"));
   for (int i = 0; i < count; ++i) NICSIM_MPI_TRY(CheckCount(blocklengths[i], call));
   return MPI_SUCCESS;
 }
@@ -81,10 +81,9 @@ int Hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
   NICSIM_MPI_TRY(CheckCount(blocklength, call));
   NICSIM_MPI_TRY(OldType(oldtype, call, &old));
   NICSIM_MPI_TRY(CheckArg(newtype != nullptr, call, "null newtype"));
-  return AddType(MakeHvector(static_cast<size_t>(count), static_cast<size_t>(blocklength), stride,
-                             *old),
-                 Contents{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}, {}},
-                 newtype, call);
+  return AddType(
+      MakeHvector(static_cast<size_t>(count), static_cast<size_t>(blocklength), stride, *old),
+      Contents{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}, {}}, newtype, call);
 }
 
 int Hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
@@ -170,12 +169,11 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
 
 int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return Hindexed(count, blocklengths, displacements, oldtype, newtype,
-                  "MPI_Type_create_hindexed");
+  return Hindexed(count, blocklengths, displacements, oldtype, newtype, "MPI_Type_create_hindexed");
 }
 
-int MPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[],
-                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int MPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype* newtype) {
   return Hindexed(count, blocklengths, displacements, oldtype, newtype, "MPI_Type_hindexed");
 }
 
@@ -214,8 +212,8 @@ int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint d
   return Struct(count, blocklengths, displacements, types, newtype, "MPI_Type_create_struct");
 }
 
-int MPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[],
-                    MPI_Datatype types[], MPI_Datatype* newtype) {
+int MPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype types[],
+                    MPI_Datatype* newtype) {
   return Struct(count, blocklengths, displacements, types, newtype, "MPI_Type_struct");
 }
 

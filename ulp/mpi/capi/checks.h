@@ -9,9 +9,9 @@
 namespace nicsim::mpi::capi {
 
 /** Returns from the calling function when `expr` (a check) did not give MPI_SUCCESS. */
-#define NICSIM_MPI_TRY(expr)                \
-  do {                                     \
-    const int nicsim_code_ = (expr);       \
+#define NICSIM_MPI_TRY(expr)                              \
+  do {                                                    \
+    const int nicsim_code_ = (expr);                      \
     if (nicsim_code_ != MPI_SUCCESS) return nicsim_code_; \
   } while (0)
 

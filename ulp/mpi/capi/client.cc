@@ -67,7 +67,8 @@ Reply Client::Call(wire::Call call, const wire::Writer& args) {
     Abort(MPI_ERR_OTHER, what);
   }
   const uint64_t now = CpuNs();
-  if (!wire::SendMessage(fd_, call, args.bytes(), returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
+  if (!wire::SendMessage(fd_, call, args.bytes(),
+                         returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
     LostSimulator();
   }
   for (;;) {
@@ -101,8 +102,7 @@ void Client::Serve(wire::Reader args) {
   // A predefined op comes here for a type only the program's process can reduce.
   const bool predefined = op >= MPI_SUM && op <= MPI_NO_OP;
   const TypeInfo* unit = t != nullptr ? types.Find(t->unit) : nullptr;
-  if (!args.failed() && predefined && unit != nullptr && unit->size > 0 &&
-      a_bytes == b_bytes) {
+  if (!args.failed() && predefined && unit != nullptr && unit->size > 0 && a_bytes == b_bytes) {
     // A predefined op reduces the packed bytes as they are, unit by unit: b = a op b.
     std::vector<uint8_t> acc(b, b + b_bytes);
     ReducePacked(op, t->unit, a, acc.data(), a_bytes / unit->size);

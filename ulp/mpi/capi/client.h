@@ -156,7 +156,7 @@ class Client {
 
   const GroupInfo* Group(MPI_Group g) const {
     return g > 0 && static_cast<size_t>(g) < groups.size() && groups[g].valid ? &groups[g]
-                                                                             : nullptr;
+                                                                              : nullptr;
   }
   /** A new group handle for `members` (MPI_GROUP_EMPTY when there are none). */
   MPI_Group AddGroup(std::vector<int> members);
@@ -165,9 +165,12 @@ class Client {
   MPI_Request AddRequest(RequestInfo r);
   RequestInfo* Request(MPI_Request r) {
     return r > 0 && static_cast<size_t>(r) < requests.size() && requests[r].valid ? &requests[r]
-                                                                                 : nullptr;
+                                                                                  : nullptr;
   }
-  void FreeRequest(MPI_Request r) { requests[r] = RequestInfo{}; free_requests_.push_back(r); }
+  void FreeRequest(MPI_Request r) {
+    requests[r] = RequestInfo{};
+    free_requests_.push_back(r);
+  }
 
   /**
    * An error in `call` on `comm`: returned (MPI_ERRORS_RETURN) or fatal (the default): then

@@ -24,9 +24,9 @@ int Client::Error(MPI_Comm comm, int code, const char* call, const std::string& 
     fn(&handler_comm, &handler_code);
     return code;
   }
-  const std::string message =
-      std::string(call) + ": " + ErrorDescription(code) + (what.empty() ? "" : ": " + what) +
-      (initialized ? "" : " (called before MPI_Init)");
+  const std::string message = std::string(call) + ": " + ErrorDescription(code) +
+                              (what.empty() ? "" : ": " + what) +
+                              (initialized ? "" : " (called before MPI_Init)");
   // Before MPI_Init the process does not know its rank yet.
   if (initialized) {
     std::fprintf(stderr, "nicsim mpi: rank %d: %s\n", world_rank, message.c_str());

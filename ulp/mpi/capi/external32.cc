@@ -25,18 +25,31 @@ Format FormatOf(MPI_Datatype elem) {
   switch (elem) {
     // Narrower in external32 than here: long is 4 bytes (table 13.2 of MPI 3.1, as MPICH and
     // Open MPI have it), wchar_t 2; a value that does not fit does not survive.
-    case MPI_LONG: return Format{Format::kSigned, sizeof(long), 4};
-    case MPI_UNSIGNED_LONG: return Format{Format::kUnsigned, sizeof(long), 4};
-    case MPI_WCHAR: return Format{Format::kUnsigned, sizeof(wchar_t), 2};
-    case MPI_LONG_DOUBLE: case MPI_REAL16: return Format{Format::kLongDouble, kLd, 16};
-    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: case MPI_COMPLEX32:
+    case MPI_LONG:
+      return Format{Format::kSigned, sizeof(long), 4};
+    case MPI_UNSIGNED_LONG:
+      return Format{Format::kUnsigned, sizeof(long), 4};
+    case MPI_WCHAR:
+      return Format{Format::kUnsigned, sizeof(wchar_t), 2};
+    case MPI_LONG_DOUBLE:
+    case MPI_REAL16:
       return Format{Format::kLongDouble, kLd, 16};
-    case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8:
+    case MPI_C_LONG_DOUBLE_COMPLEX:
+    case MPI_CXX_LONG_DOUBLE_COMPLEX:
+    case MPI_COMPLEX32:
+      return Format{Format::kLongDouble, kLd, 16};
+    case MPI_C_FLOAT_COMPLEX:
+    case MPI_CXX_FLOAT_COMPLEX:
+    case MPI_COMPLEX:
+    case MPI_COMPLEX8:
       return Format{Format::kPlain, 4, 4};
-    case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX:
+    case MPI_C_DOUBLE_COMPLEX:
+    case MPI_CXX_DOUBLE_COMPLEX:
+    case MPI_DOUBLE_COMPLEX:
     case MPI_COMPLEX16:
       return Format{Format::kPlain, 8, 8};
-    default: break;
+    default:
+      break;
   }
   const size_t n = C().types.Find(elem)->size;
   return Format{Format::kPlain, n, n};
@@ -98,8 +111,10 @@ void QuadToLongDouble(const uint8_t* in, uint8_t* out) {
 /** One number (part of an element) to external32. */
 void Encode(const Format& f, const uint8_t* in, uint8_t* out) {
   switch (f.kind) {
-    case Format::kPlain: return Swap(in, out, f.native);
-    case Format::kLongDouble: return LongDoubleToQuad(in, out);
+    case Format::kPlain:
+      return Swap(in, out, f.native);
+    case Format::kLongDouble:
+      return LongDoubleToQuad(in, out);
     case Format::kSigned:
     case Format::kUnsigned: {
       // The low-order bytes, big-endian.
@@ -113,8 +128,10 @@ void Encode(const Format& f, const uint8_t* in, uint8_t* out) {
 
 void Decode(const Format& f, const uint8_t* in, uint8_t* out) {
   switch (f.kind) {
-    case Format::kPlain: return Swap(in, out, f.native);
-    case Format::kLongDouble: return QuadToLongDouble(in, out);
+    case Format::kPlain:
+      return Swap(in, out, f.native);
+    case Format::kLongDouble:
+      return QuadToLongDouble(in, out);
     case Format::kSigned:
     case Format::kUnsigned: {
       // Extended by the sign, or by zeros (characters are code points, never negative).

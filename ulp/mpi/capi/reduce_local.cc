@@ -19,35 +19,85 @@ namespace {
  * floating point too.
  */
 enum class Group : uint8_t {
-  kNone, kCInteger, kFortranInteger, kMultiLanguage, kFloat, kLogical, kComplex, kByte, kPair,
+  kNone,
+  kCInteger,
+  kFortranInteger,
+  kMultiLanguage,
+  kFloat,
+  kLogical,
+  kComplex,
+  kByte,
+  kPair,
 };
 
 Group GroupOf(MPI_Datatype unit) {
   switch (unit) {
-    case MPI_INT: case MPI_LONG: case MPI_SHORT: case MPI_UNSIGNED_SHORT: case MPI_UNSIGNED:
-    case MPI_UNSIGNED_LONG: case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG:
-    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_INT8_T: case MPI_INT16_T:
-    case MPI_INT32_T: case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T:
+    case MPI_INT:
+    case MPI_LONG:
+    case MPI_SHORT:
+    case MPI_UNSIGNED_SHORT:
+    case MPI_UNSIGNED:
+    case MPI_UNSIGNED_LONG:
+    case MPI_LONG_LONG_INT:
+    case MPI_UNSIGNED_LONG_LONG:
+    case MPI_CHAR:
+    case MPI_SIGNED_CHAR:
+    case MPI_UNSIGNED_CHAR:
+    case MPI_INT8_T:
+    case MPI_INT16_T:
+    case MPI_INT32_T:
+    case MPI_INT64_T:
+    case MPI_UINT8_T:
+    case MPI_UINT16_T:
+    case MPI_UINT32_T:
     case MPI_UINT64_T:
       return Group::kCInteger;
-    case MPI_INTEGER: case MPI_INTEGER1: case MPI_INTEGER2: case MPI_INTEGER4: case MPI_INTEGER8:
+    case MPI_INTEGER:
+    case MPI_INTEGER1:
+    case MPI_INTEGER2:
+    case MPI_INTEGER4:
+    case MPI_INTEGER8:
       return Group::kFortranInteger;
-    case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+    case MPI_AINT:
+    case MPI_OFFSET:
+    case MPI_COUNT:
       return Group::kMultiLanguage;
-    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: case MPI_REAL: case MPI_DOUBLE_PRECISION:
-    case MPI_REAL4: case MPI_REAL8: case MPI_REAL16:
+    case MPI_FLOAT:
+    case MPI_DOUBLE:
+    case MPI_LONG_DOUBLE:
+    case MPI_REAL:
+    case MPI_DOUBLE_PRECISION:
+    case MPI_REAL4:
+    case MPI_REAL8:
+    case MPI_REAL16:
       return Group::kFloat;
-    case MPI_LOGICAL: case MPI_C_BOOL: case MPI_CXX_BOOL:
+    case MPI_LOGICAL:
+    case MPI_C_BOOL:
+    case MPI_CXX_BOOL:
       return Group::kLogical;
-    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX:
-    case MPI_CXX_FLOAT_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
-    case MPI_COMPLEX: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX8: case MPI_COMPLEX16:
+    case MPI_C_FLOAT_COMPLEX:
+    case MPI_C_DOUBLE_COMPLEX:
+    case MPI_C_LONG_DOUBLE_COMPLEX:
+    case MPI_CXX_FLOAT_COMPLEX:
+    case MPI_CXX_DOUBLE_COMPLEX:
+    case MPI_CXX_LONG_DOUBLE_COMPLEX:
+    case MPI_COMPLEX:
+    case MPI_DOUBLE_COMPLEX:
+    case MPI_COMPLEX8:
+    case MPI_COMPLEX16:
     case MPI_COMPLEX32:
       return Group::kComplex;
     case MPI_BYTE:
       return Group::kByte;
-    case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT:
-    case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION: case MPI_2INTEGER:
+    case MPI_FLOAT_INT:
+    case MPI_DOUBLE_INT:
+    case MPI_LONG_INT:
+    case MPI_2INT:
+    case MPI_SHORT_INT:
+    case MPI_LONG_DOUBLE_INT:
+    case MPI_2REAL:
+    case MPI_2DOUBLE_PRECISION:
+    case MPI_2INTEGER:
       return Group::kPair;
     default:
       return Group::kNone;  // characters (MPI_WCHAR, MPI_CHARACTER), MPI_PACKED
@@ -56,20 +106,28 @@ Group GroupOf(MPI_Datatype unit) {
 
 bool Allowed(MPI_Op op, Group g) {
   switch (op) {
-    case MPI_MAX: case MPI_MIN:
+    case MPI_MAX:
+    case MPI_MIN:
       return g == Group::kCInteger || g == Group::kFortranInteger || g == Group::kMultiLanguage ||
              g == Group::kFloat;
-    case MPI_SUM: case MPI_PROD:
+    case MPI_SUM:
+    case MPI_PROD:
       return g == Group::kCInteger || g == Group::kFortranInteger || g == Group::kMultiLanguage ||
              g == Group::kFloat || g == Group::kComplex;
-    case MPI_LAND: case MPI_LOR: case MPI_LXOR:
+    case MPI_LAND:
+    case MPI_LOR:
+    case MPI_LXOR:
       return g == Group::kCInteger || g == Group::kLogical || g == Group::kFloat;
-    case MPI_BAND: case MPI_BOR: case MPI_BXOR:
+    case MPI_BAND:
+    case MPI_BOR:
+    case MPI_BXOR:
       return g == Group::kCInteger || g == Group::kFortranInteger || g == Group::kMultiLanguage ||
              g == Group::kByte;
-    case MPI_MAXLOC: case MPI_MINLOC:
+    case MPI_MAXLOC:
+    case MPI_MINLOC:
       return g == Group::kPair;
-    case MPI_REPLACE: case MPI_NO_OP:
+    case MPI_REPLACE:
+    case MPI_NO_OP:
       return true;
     default:
       return false;
@@ -134,46 +192,112 @@ bool ReducePacked(MPI_Op op, MPI_Datatype unit, const uint8_t* in, uint8_t* acc,
   if (op == MPI_REPLACE || op == MPI_NO_OP || !Allowed(op, GroupOf(unit))) return false;
   switch (unit) {
     case MPI_CHAR:
-      Numbers<char>(op, in, acc, n); return true;
-    case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1:
-      Numbers<int8_t>(op, in, acc, n); return true;
-    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: case MPI_C_BOOL: case MPI_CXX_BOOL:
-      Numbers<uint8_t>(op, in, acc, n); return true;
-    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2:
-      Numbers<int16_t>(op, in, acc, n); return true;
-    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T:
-      Numbers<uint16_t>(op, in, acc, n); return true;
-    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL:
-      Numbers<int32_t>(op, in, acc, n); return true;
-    case MPI_UNSIGNED: case MPI_UINT32_T:
-      Numbers<uint32_t>(op, in, acc, n); return true;
-    case MPI_LONG: case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_INTEGER8: case MPI_AINT:
-    case MPI_OFFSET: case MPI_COUNT:
-      Numbers<int64_t>(op, in, acc, n); return true;
-    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T:
-      Numbers<uint64_t>(op, in, acc, n); return true;
-    case MPI_FLOAT: case MPI_REAL: case MPI_REAL4:
-      Numbers<float>(op, in, acc, n); return true;
-    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8:
-      Numbers<double>(op, in, acc, n); return true;
-    case MPI_LONG_DOUBLE: case MPI_REAL16:
-      Numbers<long double>(op, in, acc, n); return true;
-    case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8:
-      Complex<float>(op, in, acc, n); return true;
-    case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX:
+      Numbers<char>(op, in, acc, n);
+      return true;
+    case MPI_SIGNED_CHAR:
+    case MPI_INT8_T:
+    case MPI_INTEGER1:
+      Numbers<int8_t>(op, in, acc, n);
+      return true;
+    case MPI_UNSIGNED_CHAR:
+    case MPI_UINT8_T:
+    case MPI_BYTE:
+    case MPI_C_BOOL:
+    case MPI_CXX_BOOL:
+      Numbers<uint8_t>(op, in, acc, n);
+      return true;
+    case MPI_SHORT:
+    case MPI_INT16_T:
+    case MPI_INTEGER2:
+      Numbers<int16_t>(op, in, acc, n);
+      return true;
+    case MPI_UNSIGNED_SHORT:
+    case MPI_UINT16_T:
+      Numbers<uint16_t>(op, in, acc, n);
+      return true;
+    case MPI_INT:
+    case MPI_INT32_T:
+    case MPI_INTEGER:
+    case MPI_INTEGER4:
+    case MPI_LOGICAL:
+      Numbers<int32_t>(op, in, acc, n);
+      return true;
+    case MPI_UNSIGNED:
+    case MPI_UINT32_T:
+      Numbers<uint32_t>(op, in, acc, n);
+      return true;
+    case MPI_LONG:
+    case MPI_LONG_LONG_INT:
+    case MPI_INT64_T:
+    case MPI_INTEGER8:
+    case MPI_AINT:
+    case MPI_OFFSET:
+    case MPI_COUNT:
+      Numbers<int64_t>(op, in, acc, n);
+      return true;
+    case MPI_UNSIGNED_LONG:
+    case MPI_UNSIGNED_LONG_LONG:
+    case MPI_UINT64_T:
+      Numbers<uint64_t>(op, in, acc, n);
+      return true;
+    case MPI_FLOAT:
+    case MPI_REAL:
+    case MPI_REAL4:
+      Numbers<float>(op, in, acc, n);
+      return true;
+    case MPI_DOUBLE:
+    case MPI_DOUBLE_PRECISION:
+    case MPI_REAL8:
+      Numbers<double>(op, in, acc, n);
+      return true;
+    case MPI_LONG_DOUBLE:
+    case MPI_REAL16:
+      Numbers<long double>(op, in, acc, n);
+      return true;
+    case MPI_C_FLOAT_COMPLEX:
+    case MPI_CXX_FLOAT_COMPLEX:
+    case MPI_COMPLEX:
+    case MPI_COMPLEX8:
+      Complex<float>(op, in, acc, n);
+      return true;
+    case MPI_C_DOUBLE_COMPLEX:
+    case MPI_CXX_DOUBLE_COMPLEX:
+    case MPI_DOUBLE_COMPLEX:
     case MPI_COMPLEX16:
-      Complex<double>(op, in, acc, n); return true;
-    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: case MPI_COMPLEX32:
-      Complex<long double>(op, in, acc, n); return true;
-    case MPI_FLOAT_INT: Pairs<float, int32_t>(op, in, acc, n); return true;
-    case MPI_DOUBLE_INT: Pairs<double, int32_t>(op, in, acc, n); return true;
-    case MPI_LONG_INT: Pairs<int64_t, int32_t>(op, in, acc, n); return true;
-    case MPI_2INT: case MPI_2INTEGER: Pairs<int32_t, int32_t>(op, in, acc, n); return true;
-    case MPI_SHORT_INT: Pairs<int16_t, int32_t>(op, in, acc, n); return true;
-    case MPI_LONG_DOUBLE_INT: Pairs<long double, int32_t>(op, in, acc, n); return true;
-    case MPI_2REAL: Pairs<float, float>(op, in, acc, n); return true;
-    case MPI_2DOUBLE_PRECISION: Pairs<double, double>(op, in, acc, n); return true;
-    default: return false;
+      Complex<double>(op, in, acc, n);
+      return true;
+    case MPI_C_LONG_DOUBLE_COMPLEX:
+    case MPI_CXX_LONG_DOUBLE_COMPLEX:
+    case MPI_COMPLEX32:
+      Complex<long double>(op, in, acc, n);
+      return true;
+    case MPI_FLOAT_INT:
+      Pairs<float, int32_t>(op, in, acc, n);
+      return true;
+    case MPI_DOUBLE_INT:
+      Pairs<double, int32_t>(op, in, acc, n);
+      return true;
+    case MPI_LONG_INT:
+      Pairs<int64_t, int32_t>(op, in, acc, n);
+      return true;
+    case MPI_2INT:
+    case MPI_2INTEGER:
+      Pairs<int32_t, int32_t>(op, in, acc, n);
+      return true;
+    case MPI_SHORT_INT:
+      Pairs<int16_t, int32_t>(op, in, acc, n);
+      return true;
+    case MPI_LONG_DOUBLE_INT:
+      Pairs<long double, int32_t>(op, in, acc, n);
+      return true;
+    case MPI_2REAL:
+      Pairs<float, float>(op, in, acc, n);
+      return true;
+    case MPI_2DOUBLE_PRECISION:
+      Pairs<double, double>(op, in, acc, n);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -191,8 +315,8 @@ int ReduceLocal(MPI_Op op, MPI_Datatype type, const void* in, void* inout, int c
   return ReduceLocal(op, *t, type, in, inout, count);
 }
 
-int ReduceLocal(MPI_Op op, const TypeInfo& t, MPI_Datatype type, const void* in,
-                void* inout, int count) {
+int ReduceLocal(MPI_Op op, const TypeInfo& t, MPI_Datatype type, const void* in, void* inout,
+                int count) {
   Client& c = C();
   if (count < 0) return MPI_ERR_COUNT;
   if (op > MPI_NO_OP) {
@@ -215,8 +339,7 @@ int ReduceLocal(MPI_Op op, const TypeInfo& t, MPI_Datatype type, const void* in,
   const size_t units = bytes / c.types.Find(t.unit)->size;
   if (t.contiguous()) {
     // Packed is as laid out: reduce in place.
-    ReducePacked(op, t.unit, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(inout),
-                 units);
+    ReducePacked(op, t.unit, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(inout), units);
     return MPI_SUCCESS;
   }
   std::vector<uint8_t> acc = Pack(inout, items, t);
@@ -228,8 +351,8 @@ int ReduceLocal(MPI_Op op, const TypeInfo& t, MPI_Datatype type, const void* in,
 
 }  // namespace nicsim::mpi::capi
 
-extern "C" int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
-                                MPI_Datatype datatype, MPI_Op op) {
+extern "C" int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                                MPI_Op op) {
   const int code = ReduceLocal(op, datatype, inbuf, inoutbuf, count);
   if (code == MPI_SUCCESS) return MPI_SUCCESS;
   const char* what = code == MPI_ERR_TYPE    ? "invalid or uncommitted datatype"

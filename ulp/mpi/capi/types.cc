@@ -217,9 +217,7 @@ TypeTable::TypeTable() {
     t[h] = Scalar(h, name, size, align == 0 ? size : align, base);
   };
   auto pair = [&t](MPI_Datatype h, const char* name, MPI_Datatype value, MPI_Datatype index,
-                   std::optional<Base> base) {
-    t[h] = Pair(h, name, t[value], t[index], base);
-  };
+                   std::optional<Base> base) { t[h] = Pair(h, name, t[value], t[index], base); };
   const size_t ld = sizeof(long double), ld_align = alignof(long double);
   scalar(MPI_CHAR, "MPI_CHAR", 1, Base::kInt8);
   scalar(MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 1, Base::kInt8);
@@ -289,8 +287,8 @@ TypeTable::TypeTable() {
   pair(MPI_SHORT_INT, "MPI_SHORT_INT", MPI_SHORT, MPI_INT, Base::kShortInt);
   pair(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE, MPI_INT, std::nullopt);
   pair(MPI_2REAL, "MPI_2REAL", MPI_REAL, MPI_REAL, std::nullopt);
-  pair(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", MPI_DOUBLE_PRECISION,
-       MPI_DOUBLE_PRECISION, std::nullopt);
+  pair(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION,
+       std::nullopt);
   pair(MPI_2INTEGER, "MPI_2INTEGER", MPI_INTEGER, MPI_INTEGER, Base::kIntInt);
   types_.resize(t.size());
   for (size_t h = 1; h < t.size(); ++h) types_[h] = std::make_shared<TypeInfo>(std::move(t[h]));
@@ -418,8 +416,7 @@ TypeInfo MakeIndexed(const std::vector<int>& blocklengths,
   return l.Finish(false);
 }
 
-TypeInfo MakeStruct(const std::vector<int>& blocklengths,
-                    const std::vector<ptrdiff_t>& byte_displs,
+TypeInfo MakeStruct(const std::vector<int>& blocklengths, const std::vector<ptrdiff_t>& byte_displs,
                     const std::vector<const TypeInfo*>& types) {
   Layout l;
   for (size_t i = 0; i < types.size(); ++i) {

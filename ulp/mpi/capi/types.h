@@ -123,8 +123,7 @@ TypeInfo MakeContiguous(size_t count, const TypeInfo& old);
 TypeInfo MakeHvector(size_t count, size_t blocklength, ptrdiff_t stride_bytes, const TypeInfo& old);
 TypeInfo MakeIndexed(const std::vector<int>& blocklengths,
                      const std::vector<ptrdiff_t>& byte_displs, const TypeInfo& old);
-TypeInfo MakeStruct(const std::vector<int>& blocklengths,
-                    const std::vector<ptrdiff_t>& byte_displs,
+TypeInfo MakeStruct(const std::vector<int>& blocklengths, const std::vector<ptrdiff_t>& byte_displs,
                     const std::vector<const TypeInfo*>& types);
 /** `old` with the bounds lb and lb + extent, which the types made from it keep. */
 TypeInfo MakeResized(const TypeInfo& old, ptrdiff_t lb, ptrdiff_t extent);

@@ -210,35 +210,64 @@ namespace nicsim::mpi::wire {
 /** The MPI calls a wire call serves, for messages and call counts. */
 inline const char* CallName(Call call) {
   switch (call) {
-    case Call::kInit: return "MPI_Init";
-    case Call::kFinalize: return "MPI_Finalize";
-    case Call::kAbort: return "MPI_Abort";
-    case Call::kWtime: return "MPI_Wtime";
-    case Call::kCommDup: return "MPI_Comm_dup";
-    case Call::kCommSplit: return "MPI_Comm_split";
-    case Call::kCommFree: return "MPI_Comm_free";
-    case Call::kCommCompare: return "MPI_Comm_compare";
-    case Call::kSend: return "MPI_Send";
-    case Call::kIsend: return "MPI_Isend";
-    case Call::kRecv: return "MPI_Recv";
-    case Call::kIrecv: return "MPI_Irecv";
-    case Call::kComplete: return "MPI_Wait/MPI_Test";
-    case Call::kRequestFree: return "MPI_Request_free";
-    case Call::kProbe: return "MPI_Probe";
-    case Call::kBarrier: return "MPI_Barrier";
-    case Call::kBcast: return "MPI_Bcast";
-    case Call::kReduce: return "MPI_Reduce";
-    case Call::kAllreduce: return "MPI_Allreduce";
-    case Call::kGatherv: return "MPI_Gather";
-    case Call::kScatterv: return "MPI_Scatter";
-    case Call::kAllgatherv: return "MPI_Allgather";
-    case Call::kAlltoallv: return "MPI_Alltoall";
-    case Call::kReduceScatter: return "MPI_Reduce_scatter";
-    case Call::kScan: return "MPI_Scan";
-    case Call::kCommSplitType: return "MPI_Comm_split_type";
-    case Call::kCommCreateGroup: return "MPI_Comm_create_group";
-    case Call::kCancel: return "MPI_Cancel";
-    default: return nullptr;
+    case Call::kInit:
+      return "MPI_Init";
+    case Call::kFinalize:
+      return "MPI_Finalize";
+    case Call::kAbort:
+      return "MPI_Abort";
+    case Call::kWtime:
+      return "MPI_Wtime";
+    case Call::kCommDup:
+      return "MPI_Comm_dup";
+    case Call::kCommSplit:
+      return "MPI_Comm_split";
+    case Call::kCommFree:
+      return "MPI_Comm_free";
+    case Call::kCommCompare:
+      return "MPI_Comm_compare";
+    case Call::kSend:
+      return "MPI_Send";
+    case Call::kIsend:
+      return "MPI_Isend";
+    case Call::kRecv:
+      return "MPI_Recv";
+    case Call::kIrecv:
+      return "MPI_Irecv";
+    case Call::kComplete:
+      return "MPI_Wait/MPI_Test";
+    case Call::kRequestFree:
+      return "MPI_Request_free";
+    case Call::kProbe:
+      return "MPI_Probe";
+    case Call::kBarrier:
+      return "MPI_Barrier";
+    case Call::kBcast:
+      return "MPI_Bcast";
+    case Call::kReduce:
+      return "MPI_Reduce";
+    case Call::kAllreduce:
+      return "MPI_Allreduce";
+    case Call::kGatherv:
+      return "MPI_Gather";
+    case Call::kScatterv:
+      return "MPI_Scatter";
+    case Call::kAllgatherv:
+      return "MPI_Allgather";
+    case Call::kAlltoallv:
+      return "MPI_Alltoall";
+    case Call::kReduceScatter:
+      return "MPI_Reduce_scatter";
+    case Call::kScan:
+      return "MPI_Scan";
+    case Call::kCommSplitType:
+      return "MPI_Comm_split_type";
+    case Call::kCommCreateGroup:
+      return "MPI_Comm_create_group";
+    case Call::kCancel:
+      return "MPI_Cancel";
+    default:
+      return nullptr;
   }
 }
 

@@ -52,14 +52,13 @@ typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void
                                          int* flag);
 typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void* attribute_val,
                                            void* extra_state);
-typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval,
-                                         void* extra_state, void* attribute_val_in,
-                                         void* attribute_val_out, int* flag);
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void* extra_state,
+                                         void* attribute_val_in, void* attribute_val_out,
+                                         int* flag);
 typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval,
                                            void* attribute_val, void* extra_state);
 typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void* extra_state,
-                                        void* attribute_val_in, void* attribute_val_out,
-                                        int* flag);
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void* attribute_val,
                                           void* extra_state);
 /* MPI-1 names of the communicator callbacks (MPI_Keyval_create). */
@@ -370,9 +369,8 @@ int MPI_Free_mem(void* base);
 int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root,
                    MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]);
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[],
-                            const int array_of_maxprocs[], const MPI_Info array_of_info[],
-                            int root, MPI_Comm comm, MPI_Comm* intercomm,
-                            int array_of_errcodes[]);
+                            const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                            MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]);
 int MPI_Comm_get_parent(MPI_Comm* parent);
 
 /* Communicators. */
@@ -386,8 +384,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                        MPI_Comm* newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
 int MPI_Comm_remote_size(MPI_Comm comm, int* size);
@@ -473,30 +470,29 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank);
 /* Weights are pointers, not arrays: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are markers. */
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                          const int destinations[], const int* weights, MPI_Info info,
-                          int reorder, MPI_Comm* comm_dist_graph);
+                          const int destinations[], const int* weights, MPI_Info info, int reorder,
+                          MPI_Comm* comm_dist_graph);
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int* sourceweights, int outdegree,
-                                   const int destinations[], const int* destweights,
-                                   MPI_Info info, int reorder, MPI_Comm* comm_dist_graph);
+                                   const int destinations[], const int* destweights, MPI_Info info,
+                                   int reorder, MPI_Comm* comm_dist_graph);
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted);
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int* sourceweights,
                              int maxoutdegree, int destinations[], int* destweights);
 int MPI_Topo_test(MPI_Comm comm, int* status);
-int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                           MPI_Comm comm);
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 /* Errors. */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
@@ -561,8 +557,7 @@ int MPI_Cancel(MPI_Request* request);
 typedef int(MPI_Grequest_query_function)(void* extra_state, MPI_Status* status);
 typedef int(MPI_Grequest_free_function)(void* extra_state);
 typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
-int MPI_Grequest_start(MPI_Grequest_query_function* query_fn,
-                       MPI_Grequest_free_function* free_fn,
+int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
                        MPI_Request* request);
 int MPI_Grequest_complete(MPI_Request request);
@@ -572,10 +567,9 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
 /* Buffered sends. */
 int MPI_Buffer_attach(void* buffer, int size);
 int MPI_Buffer_detach(void* buffer_addr, int* size);
-int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm);
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request* request);
+int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request);
 
 /* Persistent requests. */
 int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -586,11 +580,10 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
                    MPI_Comm comm, MPI_Request* request);
 int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request* request);
-int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
-                  MPI_Comm comm, MPI_Request* request);
+int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request* request);
 int MPI_Start(MPI_Request* request);
 int MPI_Startall(int count, MPI_Request array_of_requests[]);
-
 
 /* Collectives. */
 int MPI_Barrier(MPI_Comm comm);
@@ -617,8 +610,8 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
@@ -642,8 +635,8 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
                MPI_Request* request);
 int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request* request);
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request* request);
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request);
 int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                 MPI_Request* request);
@@ -665,8 +658,7 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
 int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                   MPI_Request* request);
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
 int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -715,13 +707,12 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size);
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent);
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
-                               MPI_Count* true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
 int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
                           int* num_datatypes, int* combiner);
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
 int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name);
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype);
@@ -730,9 +721,8 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
 int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
-int MPI_Pack_external(const char datarep[], const void* inbuf, int incount,
-                      MPI_Datatype datatype, void* outbuf, MPI_Aint outsize,
-                      MPI_Aint* position);
+int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+                      void* outbuf, MPI_Aint outsize, MPI_Aint* position);
 int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
                         MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype);
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
@@ -744,10 +734,10 @@ int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement);
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement);
 int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                      MPI_Datatype* newtype);
-int MPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[],
-                      MPI_Datatype oldtype, MPI_Datatype* newtype);
-int MPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[],
-                    MPI_Datatype types[], MPI_Datatype* newtype);
+int MPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype* newtype);
+int MPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype types[],
+                    MPI_Datatype* newtype);
 
 #ifdef __cplusplus
 }
