@@ -15,6 +15,7 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev
   tshark iproute2
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer and the sanitizer runtimes
+  clang-format  # scripts/format.sh: the house style (.clang-format)
   libsimgrid-dev  # bench/run sim_scale: SimGrid SMPI (smpicc, smpirun), the peer it compares with
   python3-matplotlib  # tools/plot_results.py
 )
