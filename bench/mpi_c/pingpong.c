@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * MPI ping-pong latency and bandwidth between ranks 0 and 1, measured as nicsim's built-in
- * mpi_pingpong measures them (sim/workloads/mpi_workloads.cc), so that the same calls can be
+ * mpi_pingpong measures them (sim/workloads/mpi_pingpong.cc), so that the same calls can be
  * timed through the C API (nicsim mpirun), the built-in workload, and other simulators (SMPI).
  *   pingpong latency ITERATIONS SIZE...
  *       per size: 3 untimed round trips, then ITERATIONS timed; latency = half a round trip

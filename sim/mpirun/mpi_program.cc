@@ -14,6 +14,7 @@
 #include "sim/distrib/split_run.h"
 #include "sim/mpirun/call_server.h"
 #include "sim/mpirun/rank_process.h"
+#include "sim/workloads/mpi_job_totals.h"
 #include "sim/workloads/mpi_workloads.h"
 
 namespace nicsim::sim {

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MPI collectives workload: each collective timed per size, beside its link-rate floor.
+#include "sim/workloads/mpi_workloads.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <optional>
+
+#include "base/rng.h"
+#include "sim/distrib/split_run.h"
+#include "sim/workloads/collective_values.h"
+#include "sim/workloads/mpi_job_totals.h"
+#include "sim/workloads/mpi_workload_parts.h"
+#include "ulp/mpi/collective_floor.h"
+
+namespace nicsim::sim {
+
+using mpi::Base;
+using mpi::Datatype;
+using mpi_workload::AlltoallValue;
+
+namespace {
+
+/** The link-rate floor of one call of `kind` with `bytes` per rank on this job's cluster. */
+std::optional<double> CollectiveFloorUs(MpiJob& job, mpi::CollectiveKind kind, size_t bytes) {
+  const ClusterConfig& c = job.cluster().config();
+  mpi::LinkModel link;
+  link.ps_per_byte = c.fabric.link_ps_per_byte;
+  link.dma_ps_per_byte = c.timing.dma_ps_per_byte;
+  link.crossing_ps = 2 * c.fabric.link_delay_ps + c.fabric.hop_latency_ps;
+  link.message_ps =
+      job.config().transport.send_overhead_ps + job.config().transport.recv_overhead_ps;
+  link.adapter_ps = c.timing.mmio_latency_ps + 2 * c.timing.dma_latency_ps + c.poll_latency_ps;
+  link.intranode_through_adapter = job.config().mpi.intranode == mpi::IntranodeTransport::kAdapter;
+  link.nodes = c.nodes;
+  link.adapters_per_node = c.adapters_per_node;
+  const std::optional<uint64_t> ps =
+      mpi::CollectiveFloorPs(kind, bytes, static_cast<int>(job.ranks()), link, job.config().mpi);
+  if (!ps) return std::nullopt;
+  return static_cast<double>(*ps) / 1e6;
+}
+
+}  // namespace
+
+Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig& config) {
+  WorkloadResult out;
+  const int n = static_cast<int>(job.ranks());
+  const CollectiveSelection& timed = config.timed;
+  out.table =
+      fmt::format("{:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}   (us per call, {} ranks)\n",
+                  "size_B", "barrier", "bcast", "allreduce", "allgather", "alltoall", n);
+  nlohmann::json points = nlohmann::json::array();
+  for (int64_t size64 : config.sizes) {
+    const auto size = static_cast<size_t>(size64);
+    double t[5] = {};
+    const size_t ints = std::max<size_t>(size / 4, 1);
+    // The allreduce's serial result, computed once for every rank to compare with.
+    const std::vector<int32_t> sums = timed[2] ? CollectiveSums(n, ints) : std::vector<int32_t>();
+    // Only allgather and alltoall need buffers of a block per rank.
+    const size_t wide = timed[3] || timed[4] ? ints * n : ints;
+    Status s = job.Run([&](mpi::Mpi& m) {
+      const auto& w = m.world();
+      const Datatype kInt = Datatype::Of(Base::kInt32);
+      std::vector<int32_t> a(ints), b(wide), c(timed[4] ? ints * n : 0);
+      // Each call's inputs are set before its timed loop (every call is idempotent, so the
+      // result after the loop is the result of one call) and its result checked after.
+      const std::function<void()> setup[5] = {
+          [] {},
+          [&] { FillCollectiveRow(w.rank, a.data(), ints); },
+          [&] { FillCollectiveRow(w.rank, a.data(), ints); },
+          [&] { FillCollectiveRow(w.rank, a.data(), ints); },
+          [&] {
+            for (int d = 0; d < n; ++d) {
+              for (size_t j = 0; j < ints; ++j) c[d * ints + j] = AlltoallValue(w.rank, d, j);
+            }
+          },
+      };
+      const std::function<void()> calls[5] = {
+          [&] { m.Barrier(w); },
+          [&] { m.Bcast(a.data(), ints, kInt, 0, w); },
+          [&] { m.Allreduce(a.data(), b.data(), ints, kInt, mpi::Op::kSum, w); },
+          [&] { m.Allgather(a.data(), ints, kInt, b.data(), w); },
+          [&] { m.Alltoall(c.data(), ints, kInt, b.data(), w); },
+      };
+      // How many values of each call's result differ from what a serial computation gives.
+      const std::function<size_t()> mismatches[5] = {
+          [] { return size_t{0}; },
+          [&] { return CollectiveRowMismatches(0, a.data(), ints); },
+          [&] {
+            size_t wrong = 0;
+            for (size_t j = 0; j < ints; ++j) wrong += b[j] != sums[j];
+            return wrong;
+          },
+          [&] {
+            size_t wrong = 0;
+            for (int d = 0; d < n; ++d) wrong += CollectiveRowMismatches(d, &b[d * ints], ints);
+            return wrong;
+          },
+          [&] {
+            size_t wrong = 0;
+            for (size_t j = 0; j < ints * n; ++j) {
+              wrong += b[j] != AlltoallValue(static_cast<int>(j / ints), w.rank, j % ints);
+            }
+            return wrong;
+          },
+      };
+      const size_t result_len[5] = {0, ints, ints, ints * n, ints * n};
+      for (int k = 0; k < 5; ++k) {
+        if (!timed[k]) continue;
+        setup[k]();
+        m.Barrier(w);
+        const double start = m.Wtime();
+        for (uint32_t i = 0; i < config.iterations; ++i) calls[k]();
+        // A collective takes as long as its slowest rank (a root may leave early).
+        const double mine = (m.Wtime() - start) * 1e6 / config.iterations;
+        double slowest = 0;
+        m.Reduce(&mine, &slowest, 1, Datatype::Of(Base::kDouble), mpi::Op::kMax, 0, w);
+        if (w.rank == 0) t[k] = slowest;
+        const size_t wrong = mismatches[k]();
+        if (wrong > 0) {
+          out.AddError(
+              fmt::format("mpi_collectives size {}: {} on rank {}: {} of {} values "
+                          "differ from the serial result",
+                          size, kCollectiveNames[k], w.rank, wrong, result_len[k]));
+        }
+      }
+    });
+    if (!s.ok()) {
+      out.Stall(s);
+      break;
+    }
+    for (double& slowest : t) slowest = FromMeasuringProcess(job, slowest);  // rank 0's
+    out.table += fmt::format("{:>10}", size);
+    nlohmann::json point = {{"size_bytes", size}};
+    // Beside each time, what its algorithm needs at link rate (mpi::CollectiveFloorPs).
+    std::string floor_row = fmt::format("{:>10}", "floor"),
+                ratio_row = fmt::format("{:>10}", "x floor");
+    for (size_t k = 0; k < kCollectiveNames.size(); ++k) {
+      out.table += timed[k] ? fmt::format("  {:>10.2f}", t[k]) : fmt::format("  {:>10}", "-");
+      const std::optional<double> floor_us =
+          timed[k] ? CollectiveFloorUs(job, static_cast<mpi::CollectiveKind>(k), ints * 4)
+                   : std::nullopt;
+      floor_row += floor_us ? fmt::format("  {:>10.2f}", *floor_us) : fmt::format("  {:>10}", "-");
+      ratio_row += floor_us && *floor_us > 0 ? fmt::format("  {:>10.2f}", t[k] / *floor_us)
+                                             : fmt::format("  {:>10}", "-");
+      if (timed[k]) point[fmt::format("{}_us", kCollectiveNames[k])] = t[k];
+      if (floor_us) point[fmt::format("{}_floor_us", kCollectiveNames[k])] = *floor_us;
+    }
+    out.table += "\n" + floor_row + "\n" + ratio_row + "\n";
+    points.push_back(std::move(point));
+  }
+  nlohmann::json mpi_totals = MergePartitions(job, out);
+  nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
+  out.results = {{"workload", "mpi_collectives"},
+                 {"ranks", n},
+                 {"points", points},
+                 {"transport", transport},
+                 {"mpi", mpi_totals}};
+  return out;
+}
+
+}  // namespace nicsim::sim

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MPI ping-pong workload: latency, one-way and bidirectional bandwidth per size.
+#include "sim/workloads/mpi_workloads.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <optional>
+
+#include "base/rng.h"
+#include "sim/distrib/split_run.h"
+#include "sim/workloads/collective_values.h"
+#include "sim/workloads/mpi_job_totals.h"
+#include "sim/workloads/mpi_workload_parts.h"
+
+namespace nicsim::sim {
+
+using mpi::Base;
+using mpi::Datatype;
+using mpi_workload::kByte;
+using mpi_workload::NeedRanks;
+using mpi_workload::CountSent;
+using mpi_workload::CheckReceived;
+
+namespace {
+
+/**
+ * `count` message buffers of `size` bytes for one rank's program. With `zero_copy` they are
+ * slots of `largest` bytes in AllocMem areas (task memory the adapter reaches; as many slots
+ * to an area as fit, since each area takes a 16 MiB page), allocated into `kept` the first
+ * time and reused for every size after; else, or when the task had no room for them all,
+ * plain memory held in `plain`.
+ */
+std::vector<uint8_t*> MessageBuffers(mpi::Mpi& m, bool zero_copy, size_t count, size_t size,
+                                     size_t largest, std::vector<uint8_t*>& kept,
+                                     std::vector<std::vector<uint8_t>>& plain) {
+  if (zero_copy && kept.empty()) {
+    const size_t per_area = std::max<size_t>(1, mpi::Mpi::kAllocMemMaxBytes / largest);
+    while (kept.size() < count) {
+      const size_t slots = std::min(per_area, count - kept.size());
+      auto* area = static_cast<uint8_t*>(m.AllocMem(slots * largest));
+      for (size_t s = 0; s < slots; ++s) kept.push_back(area ? area + s * largest : nullptr);
+      if (area == nullptr) break;
+    }
+  }
+  if (zero_copy && kept.size() == count &&
+      std::find(kept.begin(), kept.end(), nullptr) == kept.end()) {
+    return kept;
+  }
+  plain.assign(count, std::vector<uint8_t>(std::max<size_t>(size, 1)));
+  std::vector<uint8_t*> buffers;
+  for (std::vector<uint8_t>& p : plain) buffers.push_back(p.data());
+  return buffers;
+}
+
+/** Pattern key of a ping-pong message: size, phase, index and sender all differ. */
+uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
+  return (uint64_t{static_cast<uint32_t>(size)} << 32) ^ (uint64_t{phase} << 28) ^ (index << 1) ^
+         static_cast<uint64_t>(rank);
+}
+
+}  // namespace
+
+Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& config) {
+  if (Status s = NeedRanks(job, 2 * config.pairs, "mpi_pingpong"); !s.ok()) return s;
+  const int pair_ranks = static_cast<int>(2 * config.pairs);
+  WorkloadResult out;
+  out.table = fmt::format("{:>10}  {:>12}  {:>14}  {:>14}\n", "size_B", "latency_us", "oneway_MB/s",
+                          "bidir_MB/s");
+  nlohmann::json points = nlohmann::json::array();
+  const size_t largest = static_cast<size_t>(
+      std::max<int64_t>(1, *std::max_element(config.sizes.begin(), config.sizes.end())));
+  // Per rank, the AllocMem areas (zero_copy): latency out and in, then the bandwidth phase's
+  // sends and receives.
+  std::vector<std::vector<uint8_t*>> zero_copy_areas(job.ranks());
+  for (int64_t size64 : config.sizes) {
+    const auto size = static_cast<size_t>(size64);
+    // Each pair's latency, summed in pair order after the run (the same sum however the
+    // ranks were split over processes).
+    std::vector<double> pair_latency_us(config.pairs, 0.0);
+    double oneway = 0, bidir = 0;
+    Status s = job.Run([&](mpi::Mpi& m) {
+      const auto& w = m.world();
+      if (w.rank >= pair_ranks) return;
+      const int peer = w.rank ^ 1;
+      const std::string label = fmt::format("mpi_pingpong size {}", size);
+      // Every message carries its own pattern; every one received is checked.
+      std::vector<std::vector<uint8_t>> plain;
+      const std::vector<uint8_t*> buffers =
+          MessageBuffers(m, config.zero_copy, 2 + 2 * size_t{config.window}, size, largest,
+                         zero_copy_areas[static_cast<size_t>(w.rank)], plain);
+      uint8_t* const out_ptr = buffers[0];
+      uint8_t* const in_ptr = buffers[1];
+      uint8_t* const* const sends = &buffers[2];
+      uint8_t* const* const recvs = &buffers[2 + config.window];
+      double t0 = 0;
+      for (int i = -3; i < static_cast<int>(config.iterations); ++i) {
+        if (i == 0) t0 = m.Wtime();
+        const auto round = static_cast<uint64_t>(i + 3);
+        const bool first = w.rank % 2 == 0;
+        for (int turn = 0; turn < 2; ++turn) {
+          if ((turn == 0) == first) {
+            FillPattern(out_ptr, static_cast<uint32_t>(size), PingPongKey(size, 0, round, w.rank));
+            m.Send(out_ptr, size, kByte, peer, 1, w);
+            CountSent(out);
+          } else if (config.compute_ps == 0) {
+            m.Recv(in_ptr, size, kByte, peer, 1, w);
+          } else {
+            std::vector<mpi::Mpi::Request> recv{m.Irecv(in_ptr, size, kByte, peer, 1, w)};
+            job.Sleep(static_cast<uint32_t>(w.rank), config.compute_ps);
+            m.Waitall(recv);
+          }
+          if ((turn == 0) != first) {
+            CheckReceived(out, in_ptr, size, PingPongKey(size, 0, round, peer), [&] {
+              return fmt::format("{}: round {} from rank {}", label, round, peer);
+            });
+          }
+        }
+      }
+      if (w.rank % 2 == 0) {
+        pair_latency_us[static_cast<size_t>(w.rank / 2)] =
+            (m.Wtime() - t0) * 1e6 / config.iterations / 2;
+      }
+      // Bandwidth: a window of messages in flight, one way and then both ways.
+      for (int both = 0; both < 2; ++both) {
+        int one = 0;
+        m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);  // line up
+        const double start = m.Wtime();
+        const bool sending = w.rank % 2 == 0 || both;
+        const bool receiving = w.rank % 2 == 1 || both;
+        for (uint32_t done = 0; done < config.bandwidth_messages; done += config.window) {
+          std::vector<mpi::Mpi::Request> rs;
+          for (uint32_t k = 0; k < config.window; ++k) {
+            const uint64_t index = done + k;
+            if (receiving) rs.push_back(m.Irecv(recvs[k], size, kByte, peer, 3, w));
+            if (sending) {
+              FillPattern(sends[k], static_cast<uint32_t>(size),
+                          PingPongKey(size, 1 + both, index, w.rank));
+              rs.push_back(m.Isend(sends[k], size, kByte, peer, 3, w));
+              CountSent(out);
+            }
+          }
+          m.Waitall(rs);
+          for (uint32_t k = 0; receiving && k < config.window; ++k) {
+            CheckReceived(out, recvs[k], size, PingPongKey(size, 1 + both, done + k, peer), [&] {
+              return fmt::format("{}: bandwidth message {} from rank {}", label, done + k, peer);
+            });
+          }
+        }
+        m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);
+        const double seconds = m.Wtime() - start;
+        const double mbps =
+            static_cast<double>(size) * config.bandwidth_messages * (both ? 2 : 1) / seconds / 1e6;
+        if (w.rank == 0) (both ? bidir : oneway) = mbps;
+      }
+    });
+    if (!s.ok()) {
+      out.Stall(s);
+      break;
+    }
+    double latency_sum_us = 0;
+    for (double pair : pair_latency_us) latency_sum_us += FromMeasuringProcess(job, pair);
+    const double latency_us = latency_sum_us / config.pairs;
+    oneway = FromMeasuringProcess(job, oneway);
+    bidir = FromMeasuringProcess(job, bidir);
+    out.table +=
+        fmt::format("{:>10}  {:>12.3f}  {:>14.1f}  {:>14.1f}\n", size, latency_us, oneway, bidir);
+    points.push_back({{"size_bytes", size},
+                      {"latency_us", latency_us},
+                      {"oneway_mbps", oneway},
+                      {"bidirectional_mbps", bidir}});
+  }
+  nlohmann::json mpi_totals = MergePartitions(job, out);
+  nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
+  out.results = {{"workload", "mpi_pingpong"},
+                 {"iterations", config.iterations},
+                 {"points", points},
+                 {"transport", transport},
+                 {"mpi", mpi_totals}};
+  return out;
+}
+
+}  // namespace nicsim::sim
