@@ -20,10 +20,10 @@ namespace nicsim::sim {
 
 using mpi::Base;
 using mpi::Datatype;
+using mpi_workload::CheckReceived;
+using mpi_workload::CountSent;
 using mpi_workload::kByte;
 using mpi_workload::NeedRanks;
-using mpi_workload::CountSent;
-using mpi_workload::CheckReceived;
 
 namespace {
 
