@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/shm_run_args.h"
 
-#include <cerrno>
-#include <cstdlib>
+#include <optional>
+
+#include "base/text.h"
 
 namespace nicsim::sim {
 
@@ -29,21 +30,18 @@ void AddShmRunOptions(CLI::App& command, ShmRunArgs* args) {
 Result<ShmRunOptions> FinishShmRunArgs(const ShmRunArgs& args) {
   ShmRunOptions options = args.options;
   if (args.processes.empty()) return Status::Error("shm-run: -n N is required");
-  char* end = nullptr;
-  errno = 0;
-  const long long n = std::strtoll(args.processes.c_str(), &end, 10);
-  if (*end != '\0' || errno != 0) {
+  const std::optional<int64_t> n = ParseInt64(args.processes);
+  if (!n) {
     return Status::Error("shm-run: -n: expected a number of processes, got '" + args.processes +
                          "'");
   }
-  options.processes = n;
+  options.processes = *n;
   if (!args.timeout.empty()) {
-    errno = 0;
-    const double s = std::strtod(args.timeout.c_str(), &end);
-    if (*end != '\0' || errno != 0) {
+    const std::optional<double> s = ParseDouble(args.timeout);
+    if (!s) {
       return Status::Error("shm-run: --timeout: expected seconds, got '" + args.timeout + "'");
     }
-    options.timeout_s = s;
+    options.timeout_s = *s;
   }
   if (options.protocol != "postbox" && options.protocol != "pushpull") {
     return Status::Error("shm-run: --protocol: expected postbox or pushpull, got '" +
