@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/packed_region.h"
+#include "sim/cluster/mpi_link_model.h"
 #include "sim/distrib/split_run.h"
 
 namespace nicsim::sim {
@@ -132,6 +133,7 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
     rank->regs = std::make_unique<ulp::RegistrationCache>(*rank->host, config.registration_idle_s);
     ulp::TransportConfig tc = config.transport;
     tc.task = r;
+    tc.rto_ps = FirstTimeoutPs(config, ports.front()->max_payload());
     tc.copy_ps_per_byte = config.copy_ps_per_byte;
     MpiJob* self = job.get();
     rank->transport = std::make_unique<ulp::Transport>(

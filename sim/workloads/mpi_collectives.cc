@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "base/rng.h"
+#include "sim/cluster/mpi_link_model.h"
 #include "sim/distrib/split_run.h"
 #include "sim/workloads/collective_values.h"
 #include "sim/workloads/mpi_job_totals.h"
@@ -27,17 +28,7 @@ namespace {
 
 /** The link-rate floor of one call of `kind` with `bytes` per rank on this job's cluster. */
 std::optional<double> CollectiveFloorUs(MpiJob& job, mpi::CollectiveKind kind, size_t bytes) {
-  const ClusterConfig& c = job.cluster().config();
-  mpi::LinkModel link;
-  link.ps_per_byte = c.fabric.link_ps_per_byte;
-  link.dma_ps_per_byte = c.timing.dma_ps_per_byte;
-  link.crossing_ps = 2 * c.fabric.link_delay_ps + c.fabric.hop_latency_ps;
-  link.message_ps =
-      job.config().transport.send_overhead_ps + job.config().transport.recv_overhead_ps;
-  link.adapter_ps = c.timing.mmio_latency_ps + 2 * c.timing.dma_latency_ps + c.poll_latency_ps;
-  link.intranode_through_adapter = job.config().mpi.intranode == mpi::IntranodeTransport::kAdapter;
-  link.nodes = c.nodes;
-  link.adapters_per_node = c.adapters_per_node;
+  const mpi::LinkModel link = LinkModelOf(job.config());
   const std::optional<uint64_t> ps =
       mpi::CollectiveFloorPs(kind, bytes, static_cast<int>(job.ranks()), link, job.config().mpi);
   if (!ps) return std::nullopt;

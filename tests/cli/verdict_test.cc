@@ -197,8 +197,8 @@ TEST_F(VerdictTest, MpiJobThatTouchesMoreHostMemoryThanItsLimitStops) {
   // The ranks stage their messages (the announced rendezvous ones too) as they send them:
   // the first window's measure is over the limit, and the job stops at its end, as every
   // process of a split run does.
-  EXPECT_NE(v.err.find("nicsim: MPI job stopped at t=247358 ns: the nodes had touched "
-                       "114221056 bytes of simulated host memory, more than "
+  EXPECT_NE(v.err.find("nicsim: MPI job stopped at t=295500 ns: the nodes had touched "
+                       "220774400 bytes of simulated host memory, more than "
                        "host.touched_limit (1048576 bytes)"),
             std::string::npos)
       << v.err;
@@ -215,16 +215,16 @@ TEST_F(VerdictTest, MpiJobOverItsLimitOnlyAtItsFinalMeasureFailsAtTheEnd) {
                                         "mpi.alltoall_messages=5",
                                         "mpi.alltoall_max_size=8KiB"};
   std::vector<std::string> over = job;
-  over.push_back("host.touched_limit=958463");
+  over.push_back("host.touched_limit=843775");
   const Verdict v = Run(over);
   ExpectFailed(v, "1");
-  EXPECT_NE(v.err.find("nicsim: at the end of the run (t=201050ns): the nodes had touched "
-                       "958464 bytes of simulated host memory, more than host.touched_limit "
-                       "(958463 bytes)"),
+  EXPECT_NE(v.err.find("nicsim: at the end of the run (t=68431ns): the nodes had touched "
+                       "843776 bytes of simulated host memory, more than host.touched_limit "
+                       "(843775 bytes)"),
             std::string::npos)
       << v.err;
   std::vector<std::string> room = job;
-  room.push_back("host.touched_limit=958464");
+  room.push_back("host.touched_limit=843776");
   EXPECT_EQ(Run(room).exit_code, 0);
 }
 

@@ -389,10 +389,10 @@ TEST(SplitRunTest, ALimitStopsAnMpiJobAtTheSameWindowInOneProcessOrSplit) {
   };
   const std::vector<Limit> limits = {
       {"touched", " --set host.touched_limit=8MiB",
-       "MPI job stopped at t=454034 ns: the nodes had touched "},
+       "MPI job stopped at t=501348 ns: the nodes had touched "},
       {"time", " --set run.time_limit=1ms",
        "MPI job not done when simulated time passed run.time_limit (1000000 ns) at "
-       "t=1000587 ns: ranks "}};
+       "t=1000069 ns: ranks "}};
   for (const Limit& limit : limits) {
     const fs::path one = FreshDir(limit.name + "_stop_one");
     const fs::path two = FreshDir(limit.name + "_stop_two");
@@ -433,7 +433,7 @@ TEST(SplitRunTest, AFailingMpiJobReportsOneErrorAgreedByEveryProcessForAnySplitO
   EXPECT_EQ(stats["errors"], 1);
   ASSERT_EQ(stats["error_messages"].size(), 1u);
   const std::string error = stats["error_messages"][0];
-  const std::string first = "MPI job failed at t=601050 ns: rank 0 gave up on rank 1 ";
+  const std::string first = "MPI job failed at t=69738 ns: rank 0 gave up on rank 1 ";
   EXPECT_EQ(error.rfind(first, 0), 0u) << error;
   EXPECT_NE(error.find("; rank 4 gave up on rank 5 "), std::string::npos) << error;
 }

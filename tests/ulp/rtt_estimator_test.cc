@@ -34,6 +34,19 @@ TEST(RttEstimatorTest, UsesTheConfiguredTimeoutForAnUnknownDestination) {
   EXPECT_EQ(rtt.RtoFor(3), 200'000'000u);
 }
 
+TEST(RttEstimatorTest, AnAskingTimeoutToAnUnknownDestinationFollowsEveryDestinationsSamples) {
+  RttEstimator rtt(Rto());
+  EXPECT_EQ(rtt.AskingRtoFor(3), 200'000'000u);  // nothing measured anywhere yet
+  rtt.Sample(1, 10'000'000);
+  rtt.Sample(2, 20'000'000);
+  // Over both: mean 11.25 us, deviation 6.25 us.
+  EXPECT_EQ(rtt.AskingRtoFor(3), 36'250'000u);
+  EXPECT_EQ(rtt.RtoFor(3), 200'000'000u);       // a resending timeout waits as configured
+  EXPECT_EQ(rtt.AskingRtoFor(1), 30'000'000u);  // a known destination keeps its own
+  rtt.Sample(2, 1'000'000);
+  EXPECT_EQ(rtt.AskingRtoFor(4), 38'968'750u);  // mean 9.96875 us, deviation 7.25 us
+}
+
 TEST(RttEstimatorTest, TimeoutIsMeanPlusFourDeviationsAfterSamples) {
   RttEstimator rtt(Rto());
   rtt.Sample(1, 10'000'000);

@@ -169,4 +169,14 @@ std::optional<uint64_t> CollectiveFloorPs(CollectiveKind kind, size_t bytes, int
   return f.ps();
 }
 
+uint64_t RoundTripFloorPs(const LinkModel& link, uint64_t bytes, uint64_t answer_bytes) {
+  LinkModel two_nodes = link;
+  two_nodes.nodes = 2;
+  two_nodes.adapters_per_node = 1;
+  Floor f(2, two_nodes);
+  f.Add({{0, 1, bytes}});
+  f.Add({{1, 0, answer_bytes}});
+  return f.ps();
+}
+
 }  // namespace nicsim::mpi

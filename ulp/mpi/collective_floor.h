@@ -52,4 +52,10 @@ enum class CollectiveKind : uint8_t { kBarrier, kBcast, kAllreduce, kAllgather, 
 std::optional<uint64_t> CollectiveFloorPs(CollectiveKind kind, size_t bytes, int ranks,
                                           const LinkModel& link, const MpiConfig& config);
 
+/**
+ * One message of `bytes` from one node to another and an answer of `answer_bytes` back, on an
+ * idle fabric, each timed as a step is above: the least a round trip between two nodes takes.
+ */
+uint64_t RoundTripFloorPs(const LinkModel& link, uint64_t bytes, uint64_t answer_bytes);
+
 }  // namespace nicsim::mpi

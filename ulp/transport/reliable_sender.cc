@@ -14,6 +14,10 @@ bool ReliableSender::PacketKey::operator<(const PacketKey& o) const {
   return std::tie(dest, kind, seq, offset) < std::tie(o.dest, o.kind, o.seq, o.offset);
 }
 
+bool ReliableSender::PacketKey::operator==(const PacketKey& o) const {
+  return std::tie(dest, kind, seq, offset) == std::tie(o.dest, o.kind, o.seq, o.offset);
+}
+
 ReliableSender::ReliableSender(const TransportContext& ctx, Events events)
     : ctx_(ctx), events_(std::move(events)), rtt_(ctx.config) {}
 
@@ -27,7 +31,6 @@ void ReliableSender::Queue(uint32_t dest, const Header& h, const uint8_t* data, 
   const auto* header = reinterpret_cast<const uint8_t*>(&h);
   p.bytes.assign(header, header + sizeof(h));
   if (len > 0) p.bytes.insert(p.bytes.end(), data, data + len);
-  p.rto_ps = rtt_.RtoFor(dest);
   // Different messages go out through different ports.
   p.port = h.seq % ctx_.ports.size();
   waiting_[dest].push_back(key);
@@ -68,6 +71,8 @@ void ReliableSender::Transmit(const PacketKey& key, OutPacket& p) {
   // A retransmission tries the next port: a dead adapter or path is left behind.
   p.port = (port + 1) % ctx_.ports.size();
   ++ctx_.stats.packets_sent;
+  if (!p.sent) p.rto_ps = rtt_.AskingRtoFor(p.dest);
+  p.departed_ps = 0;
   p.retransmitted = p.sent;
   p.sent = true;
   p.probed = false;
@@ -76,8 +81,11 @@ void ReliableSender::Transmit(const PacketKey& key, OutPacket& p) {
 }
 
 void ReliableSender::ArmRetransmit(const PacketKey& key, OutPacket& p) {
+  ArmAt(key, p, ctx_.host.NowPs() + p.rto_ps);
+}
+
+void ReliableSender::ArmAt(const PacketKey& key, OutPacket& p, uint64_t at) {
   ClearDeadline(p);
-  const uint64_t at = ctx_.host.NowPs() + p.rto_ps;
   p.deadline = deadlines_.emplace(at, key);
   p.has_deadline = true;
   ArmTimer(at);
@@ -114,15 +122,36 @@ void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
   // The last copy has not left through the adapter yet (it waits in the backlog or the send
   // FIFO behind this task's own packets): the time went to queueing here, not to loss on the
   // way, and with one port a new copy or a probe would queue behind it. Nothing is sent and
-  // the packet's timeout starts again as it was, without a back-off (nothing was learnt of
-  // the way there). With several ports the copy goes to the next one instead (Transmit moves
-  // each copy on), past a port that may be stuck.
+  // nothing backed off (nothing was learnt of the way there): the packet is looked at again a
+  // quarter of its timeout later, and once it has left, its timeout runs from then. With
+  // several ports the copy goes to the next one instead (Transmit moves each copy on), past a
+  // port that may be stuck.
   const bool queued_here =
       ctx_.ports.size() == 1 && !ctx_.ports[packet.last_port].Transmitted(packet.ticket);
-  if (queued_here && ctx_.host.NowPs() - packet.sent_ps < ctx_.config.rto_max_ps) {
+  const uint64_t now = ctx_.host.NowPs();
+  if (queued_here && now - packet.sent_ps < ctx_.config.rto_max_ps) {
     ++ctx_.stats.retransmits_deferred;
+    packet.awaiting_departure = true;
+    ArmAt(key, packet, now + std::max<uint64_t>(packet.rto_ps / 4, 1'000'000));
+    return;
+  }
+  if (packet.awaiting_departure && !queued_here) {
+    // It left within the last look: its timeout runs from about now.
+    packet.awaiting_departure = false;
+    packet.departed_ps = now;
     ArmRetransmit(key, packet);
     return;
+  }
+  // One question at a time per destination: its answer comes behind the acknowledgements of
+  // what was sent there before (the way back keeps its order), so it settles them too. This
+  // packet waits for that answer (it is no send of its own, and no back-off).
+  auto asked = probing_.find(packet.dest);
+  if (lossy_.count(packet.dest) == 0 && asked != probing_.end() && !(asked->second == key)) {
+    if (packets_.count(asked->second) > 0) {
+      ++ctx_.stats.probes_coalesced;
+      ArmRetransmit(key, packet);
+      return;
+    }
   }
   if (packet.generation + 1 >= ctx_.config.max_retransmits) {
     events_.unreachable(packet.dest);
@@ -147,6 +176,7 @@ void ReliableSender::OnTimeout(const PacketKey& key, OutPacket& packet) {
     Transmit(key, packet);
     return;
   }
+  probing_[packet.dest] = key;
   // Ask rather than send again: the packet may be queued (here, in the fabric, or its
   // acknowledgement behind the receiver's own sends), and only the receiver knows.
   ++ctx_.stats.probes;
@@ -178,16 +208,17 @@ void ReliableSender::OnNack(const Header& h) {
   // Only an answer to the probe since the last transmission counts (a second answer, or one
   // to a probe before a copy that is on its way, would send a needless copy).
   if (it == packets_.end() || !it->second.probed) return;
+  ForgetProbe(key);
   lossy_.insert(h.src_task);
   ++ctx_.stats.retransmits;
   Transmit(key, it->second);
 }
 
 void ReliableSender::AnswerProbe(uint32_t port, const Header& h, bool held) {
-  Header packet = h;
-  packet.kind = h.acked;
   if (held) {
-    Acknowledge(port, packet);
+    Header ack = AboutPacket(Kind::kAck, h.acked, h.seq, h.offset);
+    ack.flags = kAckAnswersProbe;
+    ctx_.ports.SendHeader(port, h.src_task, ack);
     return;
   }
   ctx_.ports.SendHeader(port, h.src_task, AboutPacket(Kind::kNack, h.acked, h.seq, h.offset));
@@ -199,11 +230,13 @@ void ReliableSender::OnAck(const Header& h) {
   if (it == packets_.end()) return;
   // A probed packet that was there after all: the way to its destination queues, not loses.
   if (it->second.probed && !it->second.retransmitted) lossy_.erase(h.src_task);
-  if (!it->second.retransmitted && !it->second.probed) {
-    // Karn: only packets sent once, and acknowledged before any probe, give a round-trip
-    // sample.
-    rtt_.Sample(h.src_task, static_cast<double>(ctx_.host.NowPs() - it->second.sent_ps));
+  if (!it->second.retransmitted && (h.flags & kAckAnswersProbe) == 0) {
+    // Karn: only packets sent once give a round-trip sample, and only by their own
+    // acknowledgement, not a probe's answer (a late one is the queue the estimate must learn).
+    const uint64_t from = std::max(it->second.sent_ps, it->second.departed_ps);
+    rtt_.Sample(h.src_task, static_cast<double>(ctx_.host.NowPs() - from));
   }
+  ForgetProbe(key);
   const uint64_t tx = it->second.tx;
   const uint32_t via = it->second.last_port;
   ClearDeadline(it->second);
@@ -233,6 +266,11 @@ void ReliableSender::ProbeOvertaken(uint32_t dest, uint64_t tx, uint32_t via) {
     ++ctx_.stats.probes_overtaken;
     Probe(key, packets_.at(key));
   }
+}
+
+void ReliableSender::ForgetProbe(const PacketKey& key) {
+  auto asked = probing_.find(key.dest);
+  if (asked != probing_.end() && asked->second == key) probing_.erase(asked);
 }
 
 void ReliableSender::Acknowledge(uint32_t port, const Header& h) {
@@ -273,6 +311,7 @@ void ReliableSender::DropDestination(uint32_t dest) {
     p = packets_.erase(p);
   }
   waiting_.erase(dest);
+  probing_.erase(dest);
   in_flight_.erase(dest);
   sent_order_.erase(dest);
 }

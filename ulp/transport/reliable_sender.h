@@ -24,10 +24,13 @@ namespace nicsim::ulp {
  * at most `window` unacknowledged per destination. A packet whose acknowledgement is late is
  * not sent again at once: a probe asks the receiver whether it came (a queue is not a loss),
  * and only a kNack sends it again, unless the way to that destination was last found to lose
- * packets (then a timeout resends at once). Each timeout doubles the next and moves to the
- * next port. A destination that leaves a packet unacknowledged through
- * max_retransmits sends is reported unreachable. It knows packets, not messages: it tells
- * its owner when a packet of a message (a fragment or an RTS) is acknowledged.
+ * packets (then a timeout resends at once). One probe per destination is unanswered at a time:
+ * other packets there whose time comes wait for its answer. Each timeout doubles the next and
+ * moves to the next port. A timeout runs from when the packet left through the adapter, and
+ * the first to a destination not heard from follows the round trips measured to the others. A
+ * destination that leaves a packet unacknowledged through max_retransmits sends is reported
+ * unreachable. It knows packets, not messages: it tells its owner when a packet of a message (a
+ * fragment or an RTS) is acknowledged.
  */
 class ReliableSender {
  public:
@@ -74,6 +77,7 @@ class ReliableSender {
     uint32_t seq;
     uint32_t offset;
     bool operator<(const PacketKey& o) const;
+    bool operator==(const PacketKey& o) const;
   };
   /** A packet kept until acknowledged. */
   struct OutPacket {
@@ -93,6 +97,11 @@ class ReliableSender {
     hal::SendTicket ticket;
     /** When it was last sent; an ack of a packet sent once is a round-trip sample. */
     uint64_t sent_ps = 0;
+    /** When it was found to have left through the adapter, if it was still queued here at a
+     *  deadline (0: not known). */
+    uint64_t departed_ps = 0;
+    /** It was queued here at its last deadline: the next look starts its timeout if it left. */
+    bool awaiting_departure = false;
     bool retransmitted = false;
     /** A probe went since the last transmission: its answer decides whether the packet goes
      *  again, and an acknowledgement then is no round-trip sample. */
@@ -105,6 +114,8 @@ class ReliableSender {
   void Transmit(const PacketKey& key, OutPacket& p);
   /** Sets `key`'s retransmission deadline (its rto from now). */
   void ArmRetransmit(const PacketKey& key, OutPacket& p);
+  /** Sets `key`'s deadline to `at_ps`. */
+  void ArmAt(const PacketKey& key, OutPacket& p, uint64_t at_ps);
   /** Forgets `p`'s deadline (acknowledged, dropped or about to be re-armed). */
   void ClearDeadline(OutPacket& p);
   /** Makes sure a timer runs at `at_ps` or before. */
@@ -121,6 +132,8 @@ class ReliableSender {
   /** A header-only packet of `kind` (an ack, a probe, a kNack) about the packet
    *  (`packet_kind`, `seq`, `offset`), from this task. */
   Header AboutPacket(Kind kind, uint8_t packet_kind, uint32_t seq, uint32_t offset) const;
+  /** `key` was acknowledged or refused: its destination may be asked about another. */
+  void ForgetProbe(const PacketKey& key);
   /** Forgets `p`'s place in sent_order_. */
   void Untrack(const OutPacket& p);
 
@@ -141,6 +154,8 @@ class ReliableSender {
   /** Destinations whose latest word was a loss (a kNack) rather than a queue (a probed packet
    *  acknowledged): a timeout there sends the packet again at once instead of probing. */
   std::unordered_set<uint32_t> lossy_;
+  /** Per destination, the packet a probe asks about and has no answer for yet. */
+  std::unordered_map<uint32_t, PacketKey> probing_;
   /** Per destination, its packets in flight by transmission number. */
   std::unordered_map<uint32_t, std::map<uint64_t, PacketKey>> sent_order_;
   /** Transmissions so far (the last one's number). */

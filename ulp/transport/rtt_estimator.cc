@@ -15,10 +15,16 @@ uint64_t RttEstimator::RtoFor(uint32_t dest) const {
   return std::clamp<uint64_t>(std::max(estimate, e.backoff_ps), min_ps_, max_ps_);
 }
 
+uint64_t RttEstimator::AskingRtoFor(uint32_t dest) const {
+  if (estimates_.count(dest) > 0 || !pooled_.valid) return RtoFor(dest);
+  return std::clamp<uint64_t>(static_cast<uint64_t>(pooled_.Bound()), min_ps_, max_ps_);
+}
+
 void RttEstimator::Sample(uint32_t dest, double rtt_ps) {
   Estimate& e = estimates_[dest];
   e.backoff_ps = 0;
   e.rtt.Add(rtt_ps);
+  pooled_.Add(rtt_ps);
 }
 
 void RttEstimator::BackOff(uint32_t dest, uint64_t rto_ps) {

@@ -33,9 +33,10 @@ struct Smoothed {
 
 /**
  * Round trip per destination, in picoseconds, and the timeout a first transmission to it
- * gets: the configured rto_ps until anything is known of the destination, then srtt + 4
- * rttvar (rto_ps before the first sample), never below the back-off of its latest
- * retransmission, within [rto_min_ps, rto_max_ps].
+ * gets: the configured rto_ps until anything is known of the destination (for a sender that
+ * only asks on a timeout, the estimate over every destination), then srtt + 4 rttvar (rto_ps
+ * before the first sample), never below the back-off of its latest retransmission, within
+ * [rto_min_ps, rto_max_ps].
  */
 class RttEstimator {
  public:
@@ -45,6 +46,10 @@ class RttEstimator {
 
   /** The retransmit timeout for a first transmission to `dest`. */
   uint64_t RtoFor(uint32_t dest) const;
+  /** The same for a sender whose timeout only asks the receiver (a header-sized probe) and
+   *  sends nothing again: a destination not heard from yet takes the estimate over every
+   *  destination instead of rto_ps, so a loss there is found in a round trip's time. */
+  uint64_t AskingRtoFor(uint32_t dest) const;
   /** An ack of a packet sent once (Karn's rule) came `rtt_ps` after it was sent: the
    *  estimate takes it in and the back-off is over. */
   void Sample(uint32_t dest, double rtt_ps);
@@ -66,6 +71,8 @@ class RttEstimator {
   uint64_t min_ps_;
   uint64_t max_ps_;
   std::unordered_map<uint32_t, Estimate> estimates_;
+  /** Every sample, whatever its destination. */
+  Smoothed pooled_;
 };
 
 }  // namespace nicsim::ulp

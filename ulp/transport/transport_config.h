@@ -28,9 +28,10 @@ struct TransportConfig {
    *  loss seen explains the failures and leaves RDMA worth it (ChunkSizer::LossExplains). */
   uint32_t rdma_attempts = 6;
   /**
-   * Packet-mode retransmit timeout before any round trip is measured; afterwards the
-   * timeout follows the measured round trip (srtt + 4 rttvar, at least rto_min_ps). Doubled
-   * per retry up to rto_max_ps.
+   * Packet-mode retransmit timeout before any round trip is measured (an MPI job sets it
+   * from its cluster's model: sim::FirstTimeoutPs); afterwards the timeout follows the
+   * measured round trip (srtt + 4 rttvar, at least rto_min_ps). Doubled per retry up to
+   * rto_max_ps.
    */
   uint64_t rto_ps = 200'000'000;
   uint64_t rto_min_ps = 20'000'000;
@@ -91,6 +92,7 @@ struct TransportStats {
   uint64_t packets_sent = 0;
   uint64_t retransmits = 0;
   uint64_t retransmits_deferred = 0;
+  uint64_t probes_coalesced = 0;
   uint64_t probes = 0;
   uint64_t probes_overtaken = 0;
   uint64_t duplicates = 0;
@@ -149,7 +151,7 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 58>{{
+    return std::array<CounterField<S>, 59>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered,
          "messages delivered to the receiver, once each"},
@@ -167,8 +169,12 @@ struct TransportStats {
          "through the same port was acknowledged first"},
         {"retransmits_deferred", &S::retransmits_deferred,
          "timeouts that sent nothing because the last copy had not left through the adapter "
-         "yet (in the task's backlog or send FIFO, one port only): the timeout starts again, "
-         "and only after rto_max_ps of such waiting is it doubled and counted like a send"},
+         "yet (in the task's backlog or send FIFO, one port only): it is looked at again a "
+         "quarter of its timeout later, and its timeout starts over once it has left; only "
+         "after rto_max_ps of such waiting is it doubled and counted like a send"},
+        {"probes_coalesced", &S::probes_coalesced,
+         "timeouts that asked nothing because a probe to the same destination was still "
+         "unanswered (its answer comes behind the acknowledgements sent before it)"},
         {"duplicates_suppressed", &S::duplicates, "packets that arrived again and were dropped"},
         {"rdma_messages", &S::rdma_messages,
          "messages offered for RDMA (their request to send went out)"},

@@ -80,7 +80,7 @@ struct Header {
   uint8_t kind;
   /** kAck: the kind being acknowledged. */
   uint8_t acked;
-  /** kRts: kRtsAwaitsAccept or 0. */
+  /** kRts: kRtsAwaitsAccept or 0; kAck: kAckAnswersProbe or 0. */
   uint16_t flags;
   uint32_t src_task;
   /** The message's sequence number on its (source, destination) connection. */
@@ -103,6 +103,13 @@ static_assert(sizeof(Header) == 32, "transport header layout");
  * had no RDMA for it): accepting it asks the sender to push the bytes in packet mode.
  */
 inline constexpr uint16_t kRtsAwaitsAccept = 1;
+
+/**
+ * An acknowledgement flag: it answers a probe (the packet had come), rather than the packet's
+ * own arrival. An acknowledgement without it measures the round trip of the packet's last
+ * transmission even when a probe went after it.
+ */
+inline constexpr uint16_t kAckAnswersProbe = 1;
 
 /** A piece of the sender's buffer inside one registered fragment. */
 struct RtsSpan {
