@@ -20,7 +20,7 @@ void AddShmRunOptions(CLI::App& command, ShmRunArgs* args) {
   // The first word that is not an option (or the one after `--`) starts the program's part.
   command.positionals_at_end();
   command.footer(
-      "Ranks 0 .. N-1 talk through shared-memory postboxes (ulp/postbox/shm_api.h). A rank that "
+      "Ranks 0 .. N-1 talk through shared-memory postboxes (ulp/shm/shm_api.h). A rank that "
       "ends without nicsim_shm_finalize is marked dead: its peers get NICSIM_SHM_EPEERDEAD "
       "instead of hanging. At the end every segment of the run is unlinked. Exit 0 if every "
       "process finalized and exited with status 0, 1 if not (a line names each process that "

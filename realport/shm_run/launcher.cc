@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "ulp/postbox/control_segment.h"
+#include "ulp/shm/control_segment.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/shm_platform.h"
 
@@ -30,6 +30,7 @@ namespace nicsim::sim {
 namespace {
 
 namespace pb = ulp::postbox;
+namespace shm = ulp::shm;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kRunFailed = 1;
@@ -99,25 +100,25 @@ struct Child {
   bool ended = false;
   int wait_status = 0;
   /** Its state when it ended: finalized, or dead (marked by the launcher). */
-  pb::ProcessState final_state = pb::ProcessState::kStarting;
+  shm::ProcessState final_state = shm::ProcessState::kStarting;
 };
 
 /** Records how a reaped process ended and marks it dead unless it finalized. */
-pb::ProcessState MarkEnded(pb::ProcessEntry* e, int status) {
+shm::ProcessState MarkEnded(shm::ProcessEntry* e, int status) {
   e->exit_code.store(WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::memory_order_relaxed);
   e->term_signal.store(WIFSIGNALED(status) ? WTERMSIG(status) : 0, std::memory_order_relaxed);
   e->ended.store(1, std::memory_order_release);
   // The process may be racing from running to finalized only if it is alive; it is not, so
   // the state read here is final unless this swap makes it dead.
   uint32_t s = e->state.load(std::memory_order_acquire);
-  while (s == static_cast<uint32_t>(pb::ProcessState::kStarting) ||
-         s == static_cast<uint32_t>(pb::ProcessState::kRunning)) {
-    if (e->state.compare_exchange_weak(s, static_cast<uint32_t>(pb::ProcessState::kDead),
+  while (s == static_cast<uint32_t>(shm::ProcessState::kStarting) ||
+         s == static_cast<uint32_t>(shm::ProcessState::kRunning)) {
+    if (e->state.compare_exchange_weak(s, static_cast<uint32_t>(shm::ProcessState::kDead),
                                        std::memory_order_acq_rel)) {
-      return pb::ProcessState::kDead;
+      return shm::ProcessState::kDead;
     }
   }
-  return static_cast<pb::ProcessState>(s);
+  return static_cast<shm::ProcessState>(s);
 }
 
 /** In the child after fork: the rank's environment, then exec. Never returns. */
@@ -128,9 +129,9 @@ pb::ProcessState MarkEnded(pb::ProcessEntry* e, int status) {
   // rather than leave it polling for ever; the check closes the window before prctl.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != launcher) _exit(127);
-  setenv(pb::kRankEnv, std::to_string(rank).c_str(), 1);
-  setenv(pb::kSizeEnv, std::to_string(size).c_str(), 1);
-  setenv(pb::kPrefixEnv, platform_prefix.c_str(), 1);
+  setenv(shm::kRankEnv, std::to_string(rank).c_str(), 1);
+  setenv(shm::kSizeEnv, std::to_string(size).c_str(), 1);
+  setenv(shm::kPrefixEnv, platform_prefix.c_str(), 1);
   execv(argv[0], argv.data());
   const std::string msg = "nicsim shm-run: rank " + std::to_string(rank) + ": cannot execute " +
                           argv[0] + ": " + std::strerror(errno) + "\n";
@@ -151,8 +152,8 @@ struct Reclaimed {
  * "pp-ch-...") under the prefix in /dev/shm.
  */
 std::vector<Reclaimed> ReclaimSegments(const std::string& run_prefix, uint32_t processes) {
-  const std::string platform_prefix = pb::PlatformPrefixOfRun(run_prefix);
-  std::vector<std::string> names = {pb::ControlSegmentName(), pb::AckSegmentName(0, 0)};
+  const std::string platform_prefix = shm::PlatformPrefixOfRun(run_prefix);
+  std::vector<std::string> names = {shm::ControlSegmentName(), pb::AckSegmentName(0, 0)};
   for (uint32_t r = 0; r < processes; ++r) names.push_back(pb::DataSegmentName({0, r}, 0));
   // Linux shows POSIX shared-memory objects as files in /dev/shm: catch any other name.
   const std::string file_prefix = run_prefix + "-";
@@ -191,8 +192,8 @@ Status ValidateShmRunOptions(ShmRunOptions* options) {
     return Status::Error("shm-run: -n: expected at least 1 process, got " +
                          std::to_string(options->processes));
   }
-  if (options->processes > pb::kMaxRunProcesses) {
-    return Status::Error("shm-run: -n: at most " + std::to_string(pb::kMaxRunProcesses) +
+  if (options->processes > shm::kMaxRunProcesses) {
+    return Status::Error("shm-run: -n: at most " + std::to_string(shm::kMaxRunProcesses) +
                          " processes, got " + std::to_string(options->processes));
   }
   if (options->program.empty()) {
@@ -219,7 +220,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
   const std::string run_prefix = options.prefix.empty()
                                      ? "nicsim-run-" + std::to_string(static_cast<long>(self))
                                      : options.prefix;
-  const std::string platform_prefix = pb::PlatformPrefixOfRun(run_prefix);
+  const std::string platform_prefix = shm::PlatformPrefixOfRun(run_prefix);
 
   // The signals the wait loop takes with sigtimedwait: blocked from here on, so one that
   // comes while the processes start is not lost (the children get the old mask back).
@@ -233,7 +234,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
   pb::ShmPlatform platform(platform_prefix);
   platform.KeepSegments();  // ReclaimSegments unlinks, and reports, everything at the end
   Result<pb::Mapping> control =
-      platform.Create(pb::ControlSegmentName(), pb::ControlSegmentBytes(n));
+      platform.Create(shm::ControlSegmentName(), shm::ControlSegmentBytes(n));
   if (!control.ok()) {
     Say("cannot create the control segment of run " + run_prefix + ": " +
         control.status().message() + " (another run uses this --prefix, or a killed one left " +
@@ -241,12 +242,12 @@ int ShmRunCommand(const ShmRunOptions& options) {
     sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     return kRunFailed;
   }
-  auto* header = new (control->base) pb::ControlHeader{};
-  header->version = pb::kControlVersion;
+  auto* header = new (control->base) shm::ControlHeader{};
+  header->version = shm::kControlVersion;
   header->process_count = n;
   header->launcher_pid = static_cast<int32_t>(self);
-  for (uint32_t r = 0; r < n; ++r) new (pb::EntryAt(control->base, r)) pb::ProcessEntry{};
-  header->magic.store(pb::kControlMagic, std::memory_order_release);
+  for (uint32_t r = 0; r < n; ++r) new (shm::EntryAt(control->base, r)) shm::ProcessEntry{};
+  header->magic.store(shm::kControlMagic, std::memory_order_release);
 
   std::vector<std::string> args = options.program;
   std::vector<char*> argv;
@@ -254,7 +255,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
   argv.push_back(nullptr);
 
   // Every rank talks the same protocol: the children inherit it with the environment.
-  setenv(pb::kProtocolEnv, options.protocol.c_str(), 1);
+  setenv(shm::kProtocolEnv, options.protocol.c_str(), 1);
   std::vector<Child> children(n);
   bool failed_to_start = false;
   for (uint32_t r = 0; r < n; ++r) {
@@ -266,7 +267,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
       break;
     }
     children[r].pid = pid;
-    pb::EntryAt(control->base, r)->pid.store(static_cast<int32_t>(pid), std::memory_order_release);
+    shm::EntryAt(control->base, r)->pid.store(static_cast<int32_t>(pid), std::memory_order_release);
   }
 
   auto live = [&] {
@@ -294,7 +295,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
         if (children[r].pid != pid || children[r].ended) continue;
         children[r].ended = true;
         children[r].wait_status = status;
-        children[r].final_state = MarkEnded(pb::EntryAt(control->base, r), status);
+        children[r].final_state = MarkEnded(shm::EntryAt(control->base, r), status);
       }
     }
     if (live().empty()) break;
@@ -308,10 +309,10 @@ int ShmRunCommand(const ShmRunOptions& options) {
       timed_out = true;
       std::string who;
       for (uint32_t r : live()) {
-        const auto s = static_cast<pb::ProcessState>(
-            pb::EntryAt(control->base, r)->state.load(std::memory_order_acquire));
+        const auto s = static_cast<shm::ProcessState>(
+            shm::EntryAt(control->base, r)->state.load(std::memory_order_acquire));
         who += std::string(who.empty() ? "" : ", ") + "rank " + std::to_string(r) + " (pid " +
-               std::to_string(children[r].pid) + ", " + pb::ToString(s) + ")";
+               std::to_string(children[r].pid) + ", " + shm::ToString(s) + ")";
       }
       char limit[32];
       std::snprintf(limit, sizeof(limit), "%g", options.timeout_s);
@@ -347,7 +348,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
     bytes += s.bytes;
     list += (list.empty() ? "" : ", ") + s.name;
     for (uint32_t r = 0; r < n; ++r) {
-      if (children[r].final_state == pb::ProcessState::kDead &&
+      if (children[r].final_state == shm::ProcessState::kDead &&
           s.name == pb::DataSegmentName({0, r}, 0)) {
         list += " (dead rank " + std::to_string(r) + "'s)";
       }
@@ -363,7 +364,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
       Say("rank " + std::to_string(r) + " was never started");
       continue;
     }
-    const bool finalized = c.final_state == pb::ProcessState::kFinalized;
+    const bool finalized = c.final_state == shm::ProcessState::kFinalized;
     const bool exited_zero = WIFEXITED(c.wait_status) && WEXITSTATUS(c.wait_status) == 0;
     if (finalized && exited_zero) {
       ++clean;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `nicsim shm-run`: starts N processes of one program on this machine, talking through
-// shared-memory postboxes (ulp/postbox/shm_api.h); watches them, reports and cleans up.
+// shared-memory postboxes (ulp/shm/shm_api.h); watches them, reports and cleans up.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The house's import rules, read from the sources themselves: every room includes only the
 // rooms beneath it (a message goes down ulp -> hal -> driver -> the device seam, never back;
-// app/ stands on realport/, which stands on sim/), and inside sim/ each folder includes only
-// the folders beneath it. A rule broken here names the file, line and header.
+// app/ stands on realport/, which stands on sim/), inside sim/ each folder includes only the
+// folders beneath it, and inside ulp/ each protocol only the engines it stands on. A rule
+// broken here names the file, line and header.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,6 +51,22 @@ const std::vector<std::string>& SimFloors() {
   static const std::vector<std::string> floors = {"config",  "observe",   "fabric", "distrib",
                                                   "cluster", "workloads", "mpirun", "run"};
   return floors;
+}
+
+/** ulp/'s folders -> the folders each may include besides itself (and ulp/'s loose headers,
+ *  which every folder shares): the protocols stand on their engines, never the other way. */
+const std::map<std::string, std::set<std::string>>& UlpFolders() {
+  static const std::map<std::string, std::set<std::string>> folders = {
+      {"transport", {}},
+      {"postbox", {}},
+      {"pushpull", {"postbox"}},
+      {"shm", {"postbox", "pushpull"}},
+      {"ip", {}},
+      {"dlm", {}},
+      {"gsm", {}},
+      {"mpi", {"transport", "postbox", "pushpull"}},
+  };
+  return folders;
 }
 
 /** Hardware models reach the driver only through its device seam. */
@@ -123,31 +140,45 @@ std::set<std::string> FloorsBelow(const std::string& folder) {
   return {floors.begin(), std::find(floors.begin(), floors.end(), folder)};
 }
 
-/** Every `#include "sim/F/..."` under sim/`folder` whose F is neither `folder` nor in `below`. */
-std::vector<Violation> SimFloorViolations(const std::string& folder,
-                                          const std::set<std::string>& below) {
+/** Every `#include "ROOM/F/..."` under ROOM/`folder` whose F is neither `folder` nor in
+ *  `allowed`. */
+std::vector<Violation> FolderViolations(const std::string& room, const std::string& folder,
+                                        const std::set<std::string>& allowed) {
   std::vector<Violation> found;
-  for (const Include& i : IncludesUnder("sim/" + folder)) {
-    if (RoomOf(i.header) != "sim") continue;
+  for (const Include& i : IncludesUnder(room + "/" + folder)) {
+    if (RoomOf(i.header) != room) continue;
     const std::string target = RoomOf(i.header, 1);
-    if (target.empty() || target == folder || below.count(target) > 0) continue;
+    if (target.empty() || target == folder || allowed.count(target) > 0) continue;
     found.push_back(i);
   }
   return found;
 }
 
-TEST(IncludeRulesTest, InsideSimEveryFolderIncludesOnlyTheFoldersBelowIt) {
-  const std::set<std::string> listed(SimFloors().begin(), SimFloors().end());
-  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(NICSIM_SOURCE_DIR) / "sim")) {
+/** The names of `room`'s folders, and of its files other than CMakeLists.txt. */
+void ListRoom(const std::string& room, std::set<std::string>* folders,
+              std::set<std::string>* files) {
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(NICSIM_SOURCE_DIR) / room)) {
     const std::string name = e.path().filename().string();
     if (e.is_directory()) {
-      EXPECT_EQ(listed.count(name), 1u) << "sim/" << name << "/ has no floor in SimFloors()";
-    } else {
-      EXPECT_EQ(name, "CMakeLists.txt") << "sim/" << name << " belongs in one of sim/'s folders";
+      folders->insert(name);
+    } else if (name != "CMakeLists.txt") {
+      files->insert(name);
     }
   }
+}
+
+TEST(IncludeRulesTest, InsideSimEveryFolderIncludesOnlyTheFoldersBelowIt) {
+  const std::set<std::string> listed(SimFloors().begin(), SimFloors().end());
+  std::set<std::string> folders, files;
+  ListRoom("sim", &folders, &files);
+  for (const std::string& name : folders) {
+    EXPECT_EQ(listed.count(name), 1u) << "sim/" << name << "/ has no floor in SimFloors()";
+  }
+  for (const std::string& name : files) {
+    ADD_FAILURE() << "sim/" << name << " belongs in one of sim/'s folders";
+  }
   for (const std::string& folder : SimFloors()) {
-    for (const Violation& v : SimFloorViolations(folder, FloorsBelow(folder))) {
+    for (const Violation& v : FolderViolations("sim", folder, FloorsBelow(folder))) {
       ADD_FAILURE() << v.file << ":" << v.line << ": sim/" << folder << "/ may not include "
                     << v.header;
     }
@@ -157,7 +188,23 @@ TEST(IncludeRulesTest, InsideSimEveryFolderIncludesOnlyTheFoldersBelowIt) {
 TEST(IncludeRulesTest, TheFloorCheckerSeesAViolation) {
   // The run includes the cluster and the workloads: held to the bottom floor's rule it must
   // fail, or the check above could pass by reading nothing.
-  EXPECT_FALSE(SimFloorViolations("run", {}).empty());
+  EXPECT_FALSE(FolderViolations("sim", "run", {}).empty());
+}
+
+TEST(IncludeRulesTest, InsideUlpEveryFolderIncludesOnlyTheEnginesItStandsOn) {
+  std::set<std::string> folders, files;
+  ListRoom("ulp", &folders, &files);
+  for (const std::string& name : folders) {
+    EXPECT_EQ(UlpFolders().count(name), 1u) << "ulp/" << name << "/ has no entry in UlpFolders()";
+  }
+  for (const auto& [folder, allowed] : UlpFolders()) {
+    for (const Violation& v : FolderViolations("ulp", folder, allowed)) {
+      ADD_FAILURE() << v.file << ":" << v.line << ": ulp/" << folder << "/ may not include "
+                    << v.header;
+    }
+  }
+  // MPI stands on the transport: held to the transport's rule it must fail.
+  EXPECT_FALSE(FolderViolations("ulp", "mpi", {}).empty());
 }
 
 /** Every `#include "firmware/..."` under `dir` naming a header outside the microcode's public

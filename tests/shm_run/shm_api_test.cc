@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The shm C API outside a run: every call but init says it is not initialised, init without
 // the launcher's environment says how to start the program, and every code has a text.
-#include "ulp/postbox/shm_api.h"
+#include "ulp/shm/shm_api.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* shm_traffic: seeded random traffic among all ranks of a `nicsim shm-run` run through the C
- * API (ulp/postbox/shm_api.h), every byte checked, exactly once and in order per source. */
+ * API (ulp/shm/shm_api.h), every byte checked, exactly once and in order per source. */
 /*
  * nicsim shm-run -n N shm_traffic [--seed S] [--messages M] [--max-bytes B]
  *                                 [--kill-rank R --kill-after K] [--hang] [--liveness]
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ulp/postbox/shm_api.h"
+#include "ulp/shm/shm_api.h"
 
 enum { kHeaderBytes = 32 };
 static const uint32_t kMagic = 0x54524146u; /* "TRAF" */

@@ -29,10 +29,10 @@ Exchange RunExchange(uint64_t seed, const std::string& loss) {
   Result<Scenario> scenario = ParseScenario(*BuiltinScenarioText("default"), "builtin:default");
   EXPECT_TRUE(scenario.ok());
   for (const std::string& s :
-       {std::string("workload=mpi_alltoall"), std::string("backend=func"),
-        std::string("nodes=16"), std::string("mpi.ranks=16"),
-        std::string("mpi.alltoall_messages=20"), std::string("mpi.alltoall_max_size=8KiB"),
-        "fabric.loss=" + loss, "seed=" + std::to_string(seed)}) {
+       {std::string("workload=mpi_alltoall"), std::string("backend=func"), std::string("nodes=16"),
+        std::string("mpi.ranks=16"), std::string("mpi.alltoall_messages=20"),
+        std::string("mpi.alltoall_max_size=8KiB"), "fabric.loss=" + loss,
+        "seed=" + std::to_string(seed)}) {
     EXPECT_TRUE(ApplySetFlag(*scenario, s).ok()) << s;
   }
   Result<MpiJobConfig> config = MpiJobConfigFromParams(scenario->params);

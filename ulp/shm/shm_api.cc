@@ -2,7 +2,7 @@
 // The C API of shm_api.h: one Sender and one Receiver per process over shared memory, of the
 // postbox protocol or of push-pull (NICSIM_SHM_PROTOCOL), blocking loops with back-off, and the
 // liveness rule read from the launcher's control segment.
-#include "ulp/postbox/shm_api.h"
+#include "ulp/shm/shm_api.h"
 
 #include <sched.h>
 #include <time.h>
@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "ulp/postbox/control_segment.h"
+#include "ulp/shm/control_segment.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/sender.h"
 #include "ulp/postbox/shm_platform.h"
@@ -23,7 +23,18 @@
 #include "ulp/pushpull/sender.h"
 #include "ulp/pushpull/shm_platform.h"
 
-namespace nicsim::ulp::postbox {
+namespace nicsim::ulp::shm {
+using postbox::Mapping;
+using postbox::Message;
+using postbox::Params;
+using postbox::ProcessId;
+using postbox::Receiver;
+using postbox::Sender;
+using postbox::SendHandle;
+using postbox::SendState;
+using postbox::ShmPlatform;
+using postbox::Topology;
+
 namespace {
 
 /** Polls between looks for senders not attached yet (each look is a failed shm_open each). */
@@ -457,36 +468,36 @@ int Finalize() {
 }
 
 }  // namespace
-}  // namespace nicsim::ulp::postbox
+}  // namespace nicsim::ulp::shm
 
-namespace pb = nicsim::ulp::postbox;
+namespace api = nicsim::ulp::shm;
 
 extern "C" {
 
-int nicsim_shm_init(void) { return pb::Init(); }
+int nicsim_shm_init(void) { return api::Init(); }
 
 int nicsim_shm_rank(void) {
-  return pb::g_run == nullptr ? NICSIM_SHM_ENOTINIT : static_cast<int>(pb::g_run->rank);
+  return api::g_run == nullptr ? NICSIM_SHM_ENOTINIT : static_cast<int>(api::g_run->rank);
 }
 
 int nicsim_shm_size(void) {
-  return pb::g_run == nullptr ? NICSIM_SHM_ENOTINIT : static_cast<int>(pb::g_run->size);
+  return api::g_run == nullptr ? NICSIM_SHM_ENOTINIT : static_cast<int>(api::g_run->size);
 }
 
-int nicsim_shm_send(int dest, const void* buf, size_t len) { return pb::Send(dest, buf, len); }
+int nicsim_shm_send(int dest, const void* buf, size_t len) { return api::Send(dest, buf, len); }
 
 int nicsim_shm_recv(int src, void* buf, size_t cap, size_t* len, int* src_out) {
-  return pb::Recv(src, buf, cap, len, src_out);
+  return api::Recv(src, buf, cap, len, src_out);
 }
 
-int nicsim_shm_finalize(void) { return pb::Finalize(); }
+int nicsim_shm_finalize(void) { return api::Finalize(); }
 
 const char* nicsim_shm_strerror(int code) {
-  constexpr int kCount = static_cast<int>(sizeof(pb::kErrorTexts) / sizeof(pb::kErrorTexts[0]));
+  constexpr int kCount = static_cast<int>(sizeof(api::kErrorTexts) / sizeof(api::kErrorTexts[0]));
   if (code > 0 || -code >= kCount) return "unknown error code";
-  return pb::kErrorTexts[-code];
+  return api::kErrorTexts[-code];
 }
 
-const char* nicsim_shm_last_error(void) { return pb::g_last_error.c_str(); }
+const char* nicsim_shm_last_error(void) { return api::g_last_error.c_str(); }
 
 }  // extern "C"

@@ -11,7 +11,7 @@
 
 #include "ulp/postbox/segment_layout.h"
 
-namespace nicsim::ulp::postbox {
+namespace nicsim::ulp::shm {
 
 /** Marks a control segment whose header and entries are complete ("PBXC"). */
 inline constexpr uint32_t kControlMagic = 0x50425843;
@@ -113,4 +113,4 @@ inline std::string PlatformPrefixOfRun(const std::string& run_prefix) {
   return "/" + run_prefix + "-";
 }
 
-}  // namespace nicsim::ulp::postbox
+}  // namespace nicsim::ulp::shm

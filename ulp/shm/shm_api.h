@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A C API over the postbox engines for programs started by `nicsim shm-run`: blocking send
  * and receive among the run's processes on one node, with errors instead of hangs on death. */
-#ifndef NICSIM_ULP_POSTBOX_SHM_API_H_
-#define NICSIM_ULP_POSTBOX_SHM_API_H_
+#ifndef NICSIM_ULP_SHM_SHM_API_H_
+#define NICSIM_ULP_SHM_SHM_API_H_
 
 #include <stddef.h>
 
@@ -83,4 +83,4 @@ const char* nicsim_shm_last_error(void);
 } /* extern "C" */
 #endif
 
-#endif /* NICSIM_ULP_POSTBOX_SHM_API_H_ */
+#endif /* NICSIM_ULP_SHM_SHM_API_H_ */
