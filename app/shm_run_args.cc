@@ -24,7 +24,7 @@ void AddShmRunOptions(CLI::App& command, ShmRunArgs* args) {
       "ends without nicsim_shm_finalize is marked dead: its peers get NICSIM_SHM_EPEERDEAD "
       "instead of hanging. At the end every segment of the run is unlinked. Exit 0 if every "
       "process finalized and exited with status 0, 1 if not (a line names each process that "
-      "did not), 2 on bad flags. SIGINT and SIGTERM are forwarded.");
+      "did not), 2 on bad flags. SIGINT, SIGTERM and SIGHUP are forwarded.");
 }
 
 Result<ShmRunOptions> FinishShmRunArgs(const ShmRunArgs& args) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The shm-run launcher: fork and exec of the ranks, a wait loop on SIGCHLD, SIGINT, SIGTERM
+// The shm-run launcher: fork and exec of the ranks, a wait loop on SIGCHLD, SIGINT, SIGTERM, SIGHUP
 // and the timeout, the dead marks in the control segment, and reclamation of the segments.
 #include "realport/shm_run/launcher.h"
 
@@ -83,6 +83,11 @@ bool ValidPrefix(const std::string& p) {
     if (!ok) return false;
   }
   return true;
+}
+
+/** "SIGINT", "SIGTERM" or "SIGHUP": the signals the launcher forwards. */
+const char* SignalName(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
 }
 
 /** "killed by signal 9 (Killed)" or "exited with status 3". */
@@ -229,6 +234,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
   sigaddset(&watched, SIGCHLD);
   sigaddset(&watched, SIGINT);
   sigaddset(&watched, SIGTERM);
+  sigaddset(&watched, SIGHUP);
   sigprocmask(SIG_BLOCK, &watched, &old_mask);
 
   pb::ShmPlatform platform(platform_prefix);
@@ -322,12 +328,12 @@ int ShmRunCommand(const ShmRunOptions& options) {
     struct timespec slice = {0, kWaitSliceNs};
     siginfo_t info{};
     const int sig = sigtimedwait(&watched, &info, &slice);
-    if (sig == SIGINT || sig == SIGTERM) {
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
       if (interrupted_by == 0) {
         interrupted_by = sig;
         grace_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(kGraceSeconds));
-        Say(std::string("got ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + "; forwarding it to " +
+        Say(std::string("got ") + SignalName(sig) + "; forwarding it to " +
             std::to_string(live().size()) + " running processes");
         signal_all(sig);
       } else {
@@ -381,7 +387,7 @@ int ShmRunCommand(const ShmRunOptions& options) {
   std::string why;
   if (timed_out) why = ", timed out";
   if (interrupted_by != 0) {
-    why += std::string(", interrupted by ") + (interrupted_by == SIGINT ? "SIGINT" : "SIGTERM");
+    why += std::string(", interrupted by ") + SignalName(interrupted_by);
   }
   Say("FAILED: " + std::to_string(n - clean) + " of " + std::to_string(n) +
       " processes did not finalize and exit with status 0" + why);

@@ -37,9 +37,9 @@ Status ValidateShmRunOptions(ShmRunOptions* options);
 /**
  * Runs validated options: creates the control segment, starts the processes with their
  * rank, size and segment prefix in the environment, reaps them (marking one that ended
- * without finalizing dead, so its peers get an error instead of a hang), forwards SIGINT and
- * SIGTERM, kills all on --timeout, then unlinks every segment of the run and says what it
- * reclaimed. Returns 0 if every process finalized and exited with status 0, else 1.
+ * without finalizing dead, so its peers get an error instead of a hang), forwards SIGINT,
+ * SIGTERM and SIGHUP, kills all on --timeout, then unlinks every segment of the run and says what
+ * it reclaimed. Returns 0 if every process finalized and exited with status 0, else 1.
  */
 int ShmRunCommand(const ShmRunOptions& options);
 

@@ -258,6 +258,11 @@ TEST(ShmRunTest, SigintToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
   SignalTheLauncher(SIGINT, "SIGINT");
 }
 
+TEST(ShmRunTest, SighupToTheLauncherIsForwardedAndTheSegmentsReclaimed) {
+  // A closed terminal: without a handler the launcher died and left its six segments.
+  SignalTheLauncher(SIGHUP, "SIGHUP");
+}
+
 TEST(ShmRunTest, ATimeoutKillsTheRanksAndNamesThem) {
   ScratchDir dir("shm_run_timeout");
   const std::string prefix = Prefix("timeout");
