@@ -233,6 +233,11 @@ void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
     return;
   }
   const uint32_t slot = Slot(epoch);
+  // A message of several packets is sent again with the broadcast's tid: the member's adapter
+  // keeps what landed and takes only what it lacks (under loss a write of many packets rarely
+  // lands whole in one pass, and a newer tid would start it over). A member that has it all
+  // drops such a retry unanswered, so the retry comes with a question its answer settles.
+  const bool fill = f.len > ctx_.ports[kPort].max_payload();
   for (size_t m = 0; m < g.tasks.size(); ++m) {
     if (f.missing.count(g.tasks[m]) == 0) continue;
     // Chained: a member whose parent also misses the message gets it from that parent, which
@@ -240,8 +245,18 @@ void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
     // re-send to the whole subtree, one member after another through its own link).
     if (g.radix > 0 && f.missing.count(g.tasks[Parent(g, m)]) != 0) continue;
     ++ctx_.stats.mcast_retries;
-    PostWrite(g, epoch, f.len, ctx_.ports.PeerOf(g.tasks[m], kPort), g.addresses[m].rcxt[slot],
-              g.addresses[m].pvo, f.attempt);
+    const hal::Peer member = ctx_.ports.PeerOf(g.tasks[m], kPort);
+    PostWrite(g, epoch, f.len, member, g.addresses[m].rcxt[slot], g.addresses[m].pvo,
+              fill ? 0 : f.attempt);
+    if (fill) {
+      Header q{};
+      q.kind = static_cast<uint8_t>(Kind::kMcastQuery);
+      q.src_task = ctx_.config.task;
+      q.seq = static_cast<uint32_t>(epoch);
+      q.context = id;
+      ++ctx_.stats.mcast_queries;
+      ctx_.ports[kPort].Send(member, reinterpret_cast<const uint8_t*>(&q), sizeof(q), 0);
+    }
   }
   ArmTimer(id, epoch, f.attempt);
 }
@@ -298,13 +313,14 @@ void RdmaMulticast::ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt) {
     const uint32_t slot = Slot(epoch);
     std::optional<Expect>& e = g.expects[slot];
     if (!e || e->epoch != epoch || e->waits != attempt) return;
-    if (e->waits + 1 == kMcastAttempts) {
+    if (e->unanswered + 1 == kMcastAttempts) {
       // The root never re-sent a signal: the receive stays open and the job stalls, seen as
       // such.
       if (e->len == 0) ++ctx_.stats.mcast_failed;
       return;
     }
     ++e->waits;
+    ++e->unanswered;
     if (e->len == 0) {
       Header n{};
       n.kind = static_cast<uint8_t>(Kind::kMcastNack);
@@ -339,6 +355,38 @@ void RdmaMulticast::OnNack(const Header& h) {
     }
     return;
   }
+  // Not sent yet, and not one this root sent so long ago that it no longer keeps it (a member
+  // asks only for the signal it waits for, and the root sends them in order): the member is to
+  // go on waiting however long this root takes to get there.
+  if (!g.signals.empty() && !EpochAfter(EpochBits(h.seq), EpochBits(*g.signals.rbegin()))) return;
+  Header n{};
+  n.kind = static_cast<uint8_t>(Kind::kMcastNotYet);
+  n.src_task = ctx_.config.task;
+  n.seq = h.seq;
+  n.context = h.context;
+  ++ctx_.stats.mcast_not_yet;
+  ctx_.ports[kPort].Send(ctx_.ports.PeerOf(h.src_task, kPort), reinterpret_cast<const uint8_t*>(&n),
+                         sizeof(n), 0);
+}
+
+void RdmaMulticast::OnNotYet(const Header& h) {
+  auto git = groups_.find(h.context);
+  if (git == groups_.end()) return;
+  std::optional<Expect>& e = git->second.expects[Slot(h.seq)];
+  if (e && static_cast<uint32_t>(e->epoch) == h.seq) e->unanswered = 0;
+}
+
+void RdmaMulticast::OnQuery(const Header& h) {
+  auto git = groups_.find(h.context);
+  if (git == groups_.end()) return;
+  const Group& g = git->second;
+  const uint32_t slot = Slot(h.seq);
+  // The slot's latest message copied out is the one asked about, or a later one (which the
+  // root sent only once every member had acknowledged this one, or after: this member had it).
+  if (!g.consumed[slot]) return;
+  const uint32_t had = EpochBits(*g.consumed[slot]);
+  const uint32_t asked = EpochBits(h.seq);
+  if (had == asked || EpochAfter(had, asked)) SendAck(g, h.src_task, h.seq);
 }
 
 void RdmaMulticast::AbandonReceives() {

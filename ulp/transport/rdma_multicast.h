@@ -114,6 +114,10 @@ class RdmaMulticast {
   void OnAck(const Header& h);
   /** A member asks for a signal it has not received (Kind::kMcastNack). */
   void OnNack(const Header& h);
+  /** Member: the root asks whether a message came (kMcastQuery); acknowledges it if it has. */
+  void OnQuery(const Header& h);
+  /** Member: the root has not sent the signal this member asked for yet (kMcastNotYet). */
+  void OnNotYet(const Header& h);
 
  private:
   struct Expect {
@@ -124,6 +128,9 @@ class RdmaMulticast {
     std::function<void()> on_done;
     /** Times its wait timer fired (a signal: times this member asked the root for it). */
     uint32_t waits;
+    /** Of those, asked since the root last said the signal is not sent yet (kMcastNotYet): a
+     *  root that is only slow to get there is not given up on. */
+    uint32_t unanswered = 0;
   };
   /** Signals a root remembers, to answer members that ask for one again. */
   static constexpr size_t kKeptSignals = 64;

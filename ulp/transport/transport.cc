@@ -185,6 +185,12 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame, const 
     case Kind::kMcastNack:
       multicast_.OnNack(h);
       break;
+    case Kind::kMcastQuery:
+      multicast_.OnQuery(h);
+      break;
+    case Kind::kMcastNotYet:
+      multicast_.OnNotYet(h);
+      break;
     case Kind::kReduceCts:
       packets_.Acknowledge(port, h);
       reduction_.OnCts(h, data, data_len);

@@ -114,6 +114,8 @@ struct TransportStats {
   uint64_t mcast_sends = 0;
   uint64_t mcast_unicasts = 0;
   uint64_t mcast_retries = 0;
+  uint64_t mcast_queries = 0;
+  uint64_t mcast_not_yet = 0;
   uint64_t mcast_acks = 0;
   uint64_t mcast_nacks = 0;
   uint64_t mcast_received = 0;
@@ -151,7 +153,7 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 59>{{
+    return std::array<CounterField<S>, 61>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered,
          "messages delivered to the receiver, once each"},
@@ -219,6 +221,13 @@ struct TransportStats {
         {"mcast_retries", &S::mcast_retries,
          "selective unicast re-sends of a group message to a member whose acknowledgement had "
          "not come, or that asked for a signal again"},
+        {"mcast_queries", &S::mcast_queries,
+         "questions a root sent with a retry of a group message of several packets (retries "
+         "keep the broadcast's tid, so a member that has the message drops them unanswered): "
+         "a member that has it acknowledges it again"},
+        {"mcast_not_yet", &S::mcast_not_yet,
+         "answers a root gave a member that asked for a signal it has not sent yet (the member "
+         "waits on, however long the root takes)"},
         {"mcast_acks", &S::mcast_acks, "acknowledgements of group messages sent as a member"},
         {"mcast_nacks", &S::mcast_nacks,
          "requests a member sent for a group signal (an empty message, not acknowledged) that "

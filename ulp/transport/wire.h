@@ -62,6 +62,13 @@ enum class Kind : uint8_t {
    *  `offset`) has not arrived (or is of a kind the receiver keeps no record of): send it
    *  again. */
   kNack = 18,
+  /** Multicast root to member (not acknowledged itself): has message `seq` of group `context`
+   *  come? Sent with each retry of a message of several packets (those keep their tid, so a
+   *  member that has the message drops them unanswered); answered with kMcastAck if it has. */
+  kMcastQuery = 19,
+  /** Multicast root to member (not acknowledged itself): signal `seq` of group `context`, which
+   *  the member asked for (kMcastNack), is not sent yet; the member keeps waiting. */
+  kMcastNotYet = 20,
 };
 
 /** What a source's rCxt says of a read a reader asked about (kRdmaStatus). */
