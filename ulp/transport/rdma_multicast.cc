@@ -236,7 +236,8 @@ void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
   // A message of several packets is sent again with the broadcast's tid: the member's adapter
   // keeps what landed and takes only what it lacks (under loss a write of many packets rarely
   // lands whole in one pass, and a newer tid would start it over). A member that has it all
-  // drops such a retry unanswered, so the retry comes with a question its answer settles.
+  // drops such a retry unanswered, as it drops any retry once a later message (another
+  // root's) has taken the slot, so each retry comes with a question its answer settles.
   const bool fill = f.len > ctx_.ports[kPort].max_payload();
   for (size_t m = 0; m < g.tasks.size(); ++m) {
     if (f.missing.count(g.tasks[m]) == 0) continue;
@@ -248,15 +249,13 @@ void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
     const hal::Peer member = ctx_.ports.PeerOf(g.tasks[m], kPort);
     PostWrite(g, epoch, f.len, member, g.addresses[m].rcxt[slot], g.addresses[m].pvo,
               fill ? 0 : f.attempt);
-    if (fill) {
-      Header q{};
-      q.kind = static_cast<uint8_t>(Kind::kMcastQuery);
-      q.src_task = ctx_.config.task;
-      q.seq = static_cast<uint32_t>(epoch);
-      q.context = id;
-      ++ctx_.stats.mcast_queries;
-      ctx_.ports[kPort].Send(member, reinterpret_cast<const uint8_t*>(&q), sizeof(q), 0);
-    }
+    Header q{};
+    q.kind = static_cast<uint8_t>(Kind::kMcastQuery);
+    q.src_task = ctx_.config.task;
+    q.seq = static_cast<uint32_t>(epoch);
+    q.context = id;
+    ++ctx_.stats.mcast_queries;
+    ctx_.ports[kPort].Send(member, reinterpret_cast<const uint8_t*>(&q), sizeof(q), 0);
   }
   ArmTimer(id, epoch, f.attempt);
 }
@@ -313,7 +312,11 @@ void RdmaMulticast::ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt) {
     const uint32_t slot = Slot(epoch);
     std::optional<Expect>& e = g.expects[slot];
     if (!e || e->epoch != epoch || e->waits != attempt) return;
-    if (e->unanswered + 1 == kMcastAttempts) {
+    // A root that answers only that it has not sent the signal yet is on its way to it (behind
+    // its own traffic, which under loss may take seconds) and is waited for, up to
+    // kMostSignalQuestions questions (about half a minute), so one that never comes still ends
+    // in a stall.
+    if (e->unanswered + 1 == kMcastAttempts || e->waits + 1 == kMostSignalQuestions) {
       // The root never re-sent a signal: the receive stays open and the job stalls, seen as
       // such.
       if (e->len == 0) ++ctx_.stats.mcast_failed;

@@ -128,10 +128,13 @@ class RdmaMulticast {
     std::function<void()> on_done;
     /** Times its wait timer fired (a signal: times this member asked the root for it). */
     uint32_t waits;
-    /** Of those, asked since the root last said the signal is not sent yet (kMcastNotYet): a
-     *  root that is only slow to get there is not given up on. */
+    /** Of those, asked since the root last said it has not sent the signal yet
+     *  (kMcastNotYet). */
     uint32_t unanswered = 0;
   };
+  /** Most questions a member asks for one signal, answered or not (at most one per rto_max,
+   *  2 ms by default, once the wait has doubled up to it: about half a minute). */
+  static constexpr uint32_t kMostSignalQuestions = 16 * 1024;
   /** Signals a root remembers, to answer members that ask for one again. */
   static constexpr size_t kKeptSignals = 64;
   /** The port a group's signals and writes use. */

@@ -222,12 +222,12 @@ struct TransportStats {
          "selective unicast re-sends of a group message to a member whose acknowledgement had "
          "not come, or that asked for a signal again"},
         {"mcast_queries", &S::mcast_queries,
-         "questions a root sent with a retry of a group message of several packets (retries "
-         "keep the broadcast's tid, so a member that has the message drops them unanswered): "
-         "a member that has it acknowledges it again"},
+         "questions a root sent with each retry of a group message (a member that has the "
+         "message drops a retry that keeps its tid, and any retry once a later message took "
+         "the slot, unanswered): a member that has it acknowledges it again"},
         {"mcast_not_yet", &S::mcast_not_yet,
          "answers a root gave a member that asked for a signal it has not sent yet (the member "
-         "waits on, however long the root takes)"},
+         "keeps asking: up to 16,384 questions in all instead of 255 unanswered)"},
         {"mcast_acks", &S::mcast_acks, "acknowledgements of group messages sent as a member"},
         {"mcast_nacks", &S::mcast_nacks,
          "requests a member sent for a group signal (an empty message, not acknowledged) that "

@@ -63,8 +63,9 @@ enum class Kind : uint8_t {
    *  again. */
   kNack = 18,
   /** Multicast root to member (not acknowledged itself): has message `seq` of group `context`
-   *  come? Sent with each retry of a message of several packets (those keep their tid, so a
-   *  member that has the message drops them unanswered); answered with kMcastAck if it has. */
+   *  come? Sent with each retry (a member that has the message drops a retry that keeps its
+   *  tid unanswered, and any retry once a later message took the slot); answered with
+   *  kMcastAck if it has. */
   kMcastQuery = 19,
   /** Multicast root to member (not acknowledged itself): signal `seq` of group `context`, which
    *  the member asked for (kMcastNack), is not sent yet; the member keeps waiting. */
