@@ -246,16 +246,10 @@ void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
     // re-send to the whole subtree, one member after another through its own link).
     if (g.radix > 0 && f.missing.count(g.tasks[Parent(g, m)]) != 0) continue;
     ++ctx_.stats.mcast_retries;
-    const hal::Peer member = ctx_.ports.PeerOf(g.tasks[m], kPort);
-    PostWrite(g, epoch, f.len, member, g.addresses[m].rcxt[slot], g.addresses[m].pvo,
-              fill ? 0 : f.attempt);
-    Header q{};
-    q.kind = static_cast<uint8_t>(Kind::kMcastQuery);
-    q.src_task = ctx_.config.task;
-    q.seq = static_cast<uint32_t>(epoch);
-    q.context = id;
+    PostWrite(g, epoch, f.len, ctx_.ports.PeerOf(g.tasks[m], kPort), g.addresses[m].rcxt[slot],
+              g.addresses[m].pvo, fill ? 0 : f.attempt);
     ++ctx_.stats.mcast_queries;
-    ctx_.ports[kPort].Send(member, reinterpret_cast<const uint8_t*>(&q), sizeof(q), 0);
+    SendNotice(g.tasks[m], Kind::kMcastQuery, epoch, id);
   }
   ArmTimer(id, epoch, f.attempt);
 }
@@ -325,15 +319,8 @@ void RdmaMulticast::ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt) {
     ++e->waits;
     ++e->unanswered;
     if (e->len == 0) {
-      Header n{};
-      n.kind = static_cast<uint8_t>(Kind::kMcastNack);
-      n.src_task = ctx_.config.task;
-      n.seq = static_cast<uint32_t>(epoch);
-      n.offset = std::min(e->waits, kMcastAttempts - 1);
-      n.context = id;
       ++ctx_.stats.mcast_nacks;
-      ctx_.ports[kPort].Send(ctx_.ports.PeerOf(e->root, kPort),
-                             reinterpret_cast<const uint8_t*>(&n), sizeof(n), 0);
+      SendNotice(e->root, Kind::kMcastNack, epoch, id, std::min(e->waits, kMcastAttempts - 1));
     }
     if (repeat_ack && g.radix > 0 && g.consumed[slot] && g.consumed_len[slot] > 0) {
       ++ctx_.stats.mcast_reacks;
@@ -362,14 +349,8 @@ void RdmaMulticast::OnNack(const Header& h) {
   // asks only for the signal it waits for, and the root sends them in order): the member is to
   // go on waiting however long this root takes to get there.
   if (!g.signals.empty() && !EpochAfter(EpochBits(h.seq), EpochBits(*g.signals.rbegin()))) return;
-  Header n{};
-  n.kind = static_cast<uint8_t>(Kind::kMcastNotYet);
-  n.src_task = ctx_.config.task;
-  n.seq = h.seq;
-  n.context = h.context;
   ++ctx_.stats.mcast_not_yet;
-  ctx_.ports[kPort].Send(ctx_.ports.PeerOf(h.src_task, kPort), reinterpret_cast<const uint8_t*>(&n),
-                         sizeof(n), 0);
+  SendNotice(h.src_task, Kind::kMcastNotYet, h.seq, h.context);
 }
 
 void RdmaMulticast::OnNotYet(const Header& h) {
@@ -461,14 +442,20 @@ void RdmaMulticast::AfterCopy(uint64_t bytes, std::function<void()> fn) {
 }
 
 void RdmaMulticast::SendAck(const Group& g, uint32_t root, uint64_t epoch) {
-  Header a{};
-  a.kind = static_cast<uint8_t>(Kind::kMcastAck);
-  a.src_task = ctx_.config.task;
-  a.seq = static_cast<uint32_t>(epoch);
-  a.context = g.id;
   ++ctx_.stats.mcast_acks;
-  ctx_.ports[kPort].Send(ctx_.ports.PeerOf(root, kPort), reinterpret_cast<const uint8_t*>(&a),
-                         sizeof(a), 0);
+  SendNotice(root, Kind::kMcastAck, epoch, g.id);
+}
+
+void RdmaMulticast::SendNotice(uint32_t task, Kind kind, uint64_t epoch, uint32_t group,
+                               uint32_t offset) {
+  Header n{};
+  n.kind = static_cast<uint8_t>(kind);
+  n.src_task = ctx_.config.task;
+  n.seq = static_cast<uint32_t>(epoch);
+  n.offset = offset;
+  n.context = group;
+  ctx_.ports[kPort].Send(ctx_.ports.PeerOf(task, kPort), reinterpret_cast<const uint8_t*>(&n),
+                         sizeof(n), 0);
 }
 
 }  // namespace nicsim::ulp

@@ -203,6 +203,8 @@ class RdmaMulticast {
   void PostToChildren(Group& g, uint64_t epoch, uint64_t len);
   /** Member: arms `epoch`'s landing slot and parks its forwards to this member's children. */
   void ParkForwards(Group& g, uint64_t epoch, uint32_t root, uint64_t len);
+  /** Sends `task` an unacknowledged header of `kind` about message `epoch` of `group`. */
+  void SendNotice(uint32_t task, Kind kind, uint64_t epoch, uint32_t group, uint32_t offset = 0);
   size_t MemberOf(const Group& g, uint32_t task) const;
 
   /** An idle source rCxt of the group for a write with `tid` (a new one if all are busy). */
