@@ -81,6 +81,7 @@ struct Counters {
   uint64_t dispatch_queue_peak = 0;
   uint64_t start_transmit_no_task = 0;
   uint64_t work_manager_handoffs = 0;
+  uint64_t work_manager_posts = 0;
   uint64_t cb_loads = 0;
   uint64_t cb_flushes = 0;
   uint64_t cb_shared = 0;
@@ -114,7 +115,7 @@ struct Counters {
 };
 
 /** Every scalar of Counters: its stats.json key (in each adapter's entry) and what it counts. */
-inline constexpr std::array<CounterField<Counters>, 33> kCounterFields = {{
+inline constexpr std::array<CounterField<Counters>, 34> kCounterFields = {{
     {"rx_packets", &Counters::rx_packets, "packets written into a receive FIFO"},
     {"rx_bytes", &Counters::rx_bytes, "payload bytes of those packets"},
     {"tx_packets", &Counters::tx_packets, "packets injected into the fabric"},
@@ -125,9 +126,12 @@ inline constexpr std::array<CounterField<Counters>, 33> kCounterFields = {{
     {"dispatch_queue_peak", &Counters::dispatch_queue_peak,
      "most tasks waiting in the dispatch queue at once"},
     {"start_transmit_no_task", &Counters::start_transmit_no_task,
-     "StartTransmit found every transmit task busy"},
+     "StartTransmit found every transmit task busy and left its count with the work manager task"},
     {"work_manager_handoffs", &Counters::work_manager_handoffs,
-     "windows handed to transmit tasks as they freed"},
+     "packets a transmit task went on to after finishing one (the next ready window)"},
+    {"work_manager_posts", &Counters::work_manager_posts,
+     "queued StartTransmit counts the work manager task added to a window's readyToSend"},
+
     {"cb_loads", &Counters::cb_loads, "LMTs fetched from SRAM into a channel buffer"},
     {"cb_flushes", &Counters::cb_flushes, "channel buffers written back to SRAM"},
     {"cb_shared", &Counters::cb_shared, "binds that found the window's LMT already cached"},

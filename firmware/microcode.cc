@@ -18,6 +18,7 @@
 #include "firmware/scheduler.h"
 #include "firmware/task.h"
 #include "firmware/tx_engine.h"
+#include "firmware/work_engine.h"
 #include "firmware/work_manager.h"
 
 namespace nicsim::fw {
@@ -32,7 +33,8 @@ struct Microcode::Engines {
         rdma(platform, config.rcxts),
         ctx{platform, counters, tasks, scheduler, cbs, work, irq, rdma},
         rx(ctx),
-        tx(ctx) {}
+        tx(ctx),
+        wm(ctx) {}
   Counters counters;
   TaskPool tasks;
   Scheduler scheduler;
@@ -43,11 +45,12 @@ struct Microcode::Engines {
   Context ctx;
   RxEngine rx;
   TxEngine tx;
+  WorkEngine wm;
 };
 
 Microcode::Microcode(Platform& platform, const MicrocodeConfig& config)
     : platform_(platform), config_(config), engines_(std::make_unique<Engines>(platform, config)) {
-  NICSIM_CHECK(config.tasks > 0 && config.tasks <= abi::kMaxTasks, "tasks %u", config.tasks);
+  NICSIM_CHECK(config.tasks >= 2 && config.tasks <= abi::kMaxTasks, "tasks %u", config.tasks);
   NICSIM_CHECK(config.rx_tasks > 0 && config.tx_tasks > 0 && config.tx_switch_every > 0,
                "microcode needs at least one task of each kind and k >= 1");
   NICSIM_CHECK(config.channel_buffers > 0, "at least one channel buffer");
@@ -107,6 +110,13 @@ void Microcode::OnWindowCommand(uint32_t window, abi::MmioCommand command, uint3
       // More packets than the FIFO has slots cannot be posted: refuse the command.
       if (v == 0 || lmt.ready_to_send + v > lmt.send_fifo_slots) {
         ++engines_->counters.bad_mmio;
+        return;
+      }
+      if (!engines_->tasks.CanAllocate(TaskKind::kTx)) {
+        // Every transmit task is busy: the work manager task takes the count (it runs in this
+        // command's dispatch, so no count waits for it past the command).
+        ++engines_->counters.start_transmit_no_task;
+        engines_->wm.Notify(window, v);
         return;
       }
       lmt.ready_to_send += v;
@@ -249,10 +259,16 @@ void Microcode::Dispatch() {
   while (engines_->scheduler.Next(&id)) {
     Task* task = engines_->tasks.Find(id);
     if (task == nullptr || !task->busy) continue;  // dropped by a reset
-    if (task->kind == TaskKind::kRx) {
-      engines_->rx.Resume(*task);
-    } else {
-      engines_->tx.Resume(*task);
+    switch (task->kind) {
+      case TaskKind::kRx:
+        engines_->rx.Resume(*task);
+        break;
+      case TaskKind::kTx:
+        engines_->tx.Resume(*task);
+        break;
+      case TaskKind::kWork:
+        engines_->wm.Resume(*task);
+        break;
     }
   }
   // Receive-side work (a read request, a fired conditional request) may have readied a
@@ -265,7 +281,9 @@ void Microcode::Dispatch() {
 std::vector<Microcode::TaskInfo> Microcode::BusyTasks() const {
   std::vector<TaskInfo> out;
   for (const Task& t : engines_->tasks.all()) {
-    if (t.busy) out.push_back({t.id, t.kind, t.state, t.window, t.waiting});
+    const bool idle_manager =
+        t.kind == TaskKind::kWork && t.state == static_cast<uint8_t>(WorkState::kDone);
+    if (t.busy && !idle_manager) out.push_back({t.id, t.kind, t.state, t.window, t.waiting});
   }
   return out;
 }

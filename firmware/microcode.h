@@ -16,7 +16,8 @@ namespace nicsim::fw {
 
 /** Tunables of the microcode image and the adapter resources it manages. */
 struct MicrocodeConfig {
-  /** Tasks pre-allocated by the hardware (at most abi::kMaxTasks). */
+  /** Tasks pre-allocated by the hardware (2 to abi::kMaxTasks): the last is the work
+   *  manager's, the others receive and transmit. */
   uint32_t tasks = 16;
   /** Receive tasks active at once: the fewest that keep the receive pipeline full. */
   uint32_t rx_tasks = 4;
@@ -74,7 +75,7 @@ class Microcode {
     uint32_t window;
     Resource waiting;
   };
-  /** Every busy task. */
+  /** Every busy task (the work manager's while it has work). */
   std::vector<TaskInfo> BusyTasks() const;
   /** Tasks of `kind` active now. */
   uint32_t active_tasks(TaskKind kind) const;

@@ -12,7 +12,8 @@ inline const ParamDecls<MicrocodeConfig>& MicrocodeParams() {
   using C = MicrocodeConfig;
   static const auto* decls =
       &(new ParamDecls<C>())
-           ->Int("adapter.tasks", &C::tasks, 1, 64, "Microcode tasks the hardware pre-allocates")
+           ->Int("adapter.tasks", &C::tasks, 2, 64,
+                 "Microcode tasks the hardware pre-allocates (one is the work manager's)")
            .Int("adapter.rx_tasks", &C::rx_tasks, 1, 64,
                 "Receive tasks active at once (concurrent packet handlers)")
            .Int("adapter.tx_tasks", &C::tx_tasks, 1, 64,

@@ -99,6 +99,7 @@ enum class TraceKind : uint8_t {
   kAddressException,  // an RDMA protection failure made `window` fatal: value = PVO
   kCondition,         // a conditional counter changed: state = queue, value = new count
   kSnapshot,          // task `task` finished and left the snapshot view: value = the view now
+  kWorkState,         // the work manager task entered `state` (a WorkState)
 };
 
 /** One trace event: what happened, to which task, window, channel buffer and DTB. */
@@ -165,8 +166,8 @@ class Platform {
   /** Records a software-observable firmware event. */
   virtual void Trace(const TraceEvent& event) = 0;
   /**
-   * A task entered `state` of the engine `kind` names (kRxState or kTxState); called only
-   * when wants_state_events(). Records it as a trace event; a model that times the microcode
+   * A task entered `state` of the engine `kind` names (kRxState, kTxState or kWorkState); called
+   * only when wants_state_events(). Records it as a trace event; a model that times the microcode
    * by its states charges the state here (and may skip building the event when nothing
    * records it).
    */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The microcode's public names and values: the kinds of task, what a task may wait for, the
-// states receive and transmit tasks pass through (each with its name table), and the buffer
-// manager's response. Traces, timelines and diagnostics read these; the engines themselves
+// states receive, transmit and work manager tasks pass through (each with its name table), and the
+// buffer manager's response. Traces, timelines and diagnostics read these; the engines themselves
 // stay behind microcode.h.
 #pragma once
 
@@ -14,7 +14,8 @@
 
 namespace nicsim::fw {
 
-enum class TaskKind : uint8_t { kRx, kTx };
+/** Receive and transmit tasks come and go; the pool's one work manager task stays allocated. */
+enum class TaskKind : uint8_t { kRx, kTx, kWork };
 
 /** Resources a task can wait for. */
 enum class Resource : uint8_t {
@@ -92,6 +93,18 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(TxState::kCoun
      "rdma_inject", "cancel_notify", "cancel_notified", "done"};
 
 constexpr std::string_view ToString(TxState s) { return kTxStateNames[static_cast<size_t>(s)]; }
+
+/** Work manager task states: it runs when a StartTransmit found every transmit task busy. */
+enum class WorkState : uint8_t {
+  kPost,  // add the queued StartTransmit counts to readyToSend and set the ready bits
+  kDone,  // nothing queued: idle until notified (the task stays allocated)
+  kCount,
+};
+
+inline constexpr std::array<std::string_view, static_cast<size_t>(WorkState::kCount)>
+    kWorkStateNames = {"post", "idle"};
+
+constexpr std::string_view ToString(WorkState s) { return kWorkStateNames[static_cast<size_t>(s)]; }
 
 /** The buffer manager response for a window: its CB and the tasks bound to it. */
 struct BufferManagerResponse {

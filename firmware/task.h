@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Microcode tasks: a fixed pool pre-allocated at reset and handed out by kind, with at most
-// a configured number of receive and transmit tasks active at once.
+// a configured number of receive and transmit tasks active at once. The pool's last task is
+// the work manager's, allocated for good.
 #pragma once
 
 #include <array>
@@ -68,15 +69,21 @@ struct Task {
   DmaStatus dma_status = DmaStatus::kOk;
 };
 
-/** The pool: `total` tasks, at most `rx_limit` receiving and `tx_limit` transmitting. */
+/**
+ * The pool: `total` tasks, at most `rx_limit` receiving and `tx_limit` transmitting; task
+ * `total - 1` is the work manager task, never free.
+ */
 class TaskPool {
  public:
   TaskPool(uint32_t total, uint32_t rx_limit, uint32_t tx_limit)
-      : tasks_(total), limit_{rx_limit, tx_limit}, free_(AllFree(total)) {
+      : tasks_(total), limit_{rx_limit, tx_limit} {
+    NICSIM_CHECK(total >= 2, "%u tasks: the work manager needs one and the others one", total);
     for (uint32_t i = 0; i < total; ++i) tasks_[i].id = static_cast<TaskId>(i);
+    Reset();
   }
 
-  /** A free task, now busy as `kind`; nullptr if the kind is at its limit or none is free. */
+  /** A free task, now busy as `kind` (receive or transmit); nullptr if the kind is at its
+   *  limit or none is free. */
   Task* Allocate(TaskKind kind) {
     if (!CanAllocate(kind) || free_ == 0) return nullptr;
     // The lowest-numbered free task, found in the free mask rather than by a walk.
@@ -99,18 +106,31 @@ class TaskPool {
     --active_[Index(task.kind)];
   }
   bool CanAllocate(TaskKind kind) const {
-    return active_[Index(kind)] < limit_[Index(kind)] && active_[0] + active_[1] < tasks_.size();
+    return active_[Index(kind)] < limit_[Index(kind)] &&
+           active_[0] + active_[1] < tasks_.size() - 1;
   }
   /** The task with this id, or nullptr if the id is out of range. */
   Task* Find(TaskId id) { return id < tasks_.size() ? &tasks_[id] : nullptr; }
+  /** The work manager task (always allocated; idle in WorkState::kDone). */
+  Task& work_manager() { return tasks_.back(); }
   const std::vector<Task>& all() const { return tasks_; }
-  uint32_t active(TaskKind kind) const { return active_[Index(kind)]; }
+  /** Receive or transmit tasks allocated now. */
+  uint32_t active(TaskKind kind) const {
+    return kind == TaskKind::kWork ? 1 : active_[Index(kind)];
+  }
   size_t size() const { return tasks_.size(); }
-  /** Frees every task (adapter reset). */
+  /** Frees every task but the work manager's, which goes idle (adapter reset). */
   void Reset() {
     for (Task& t : tasks_) t.busy = false;
-    free_ = AllFree(static_cast<uint32_t>(tasks_.size()));
+    const auto total = static_cast<uint32_t>(tasks_.size());
+    free_ = AllFree(total) & ~(uint64_t{1} << (total - 1));
     active_[0] = active_[1] = 0;
+    Task& wm = work_manager();
+    wm = Task{};
+    wm.id = static_cast<TaskId>(total - 1);
+    wm.kind = TaskKind::kWork;
+    wm.busy = true;
+    wm.state = static_cast<uint8_t>(WorkState::kDone);
   }
 
  private:
@@ -123,7 +143,8 @@ class TaskPool {
   std::vector<Task> tasks_;
   uint32_t limit_[2];
   /** Bit i set: task i is free. */
-  uint64_t free_;
+  uint64_t free_ = 0;
+  /** Receive and transmit tasks allocated. */
   uint32_t active_[2] = {0, 0};
 };
 

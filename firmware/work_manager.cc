@@ -18,8 +18,27 @@ void WorkManager::SetReady(uint32_t window, bool on) {
   platform_.WriteGlobalReg(ReadyReg(window), bits);
 }
 
+void WorkManager::Post(uint32_t window, uint32_t count) {
+  posted_[window] += count;
+  posted_mask_[window / 64] |= uint64_t{1} << (window % 64);
+}
+
+bool WorkManager::TakePosted(uint32_t* window, uint32_t* count) {
+  for (uint32_t word = 0; word < 2; ++word) {
+    if (posted_mask_[word] == 0) continue;
+    *window = word * 64 + static_cast<uint32_t>(__builtin_ctzll(posted_mask_[word]));
+    *count = posted_[*window];
+    posted_[*window] = 0;
+    posted_mask_[word] &= posted_mask_[word] - 1;
+    return true;
+  }
+  return false;
+}
+
 void WorkManager::Reset() {
   cursor_ = taken_this_turn_ = 0;
+  posted_.fill(0);
+  posted_mask_[0] = posted_mask_[1] = 0;
   ready_[0] = ready_[1] = 0;
   platform_.WriteGlobalReg(abi::GlobalReg::kReadyLow, 0);
   platform_.WriteGlobalReg(abi::GlobalReg::kReadyHigh, 0);

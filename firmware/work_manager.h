@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The work manager: keeps the ready bit vector (two 64-bit global registers) and hands ready
-// windows to transmit tasks round robin, moving on every k packets. It is the registers' only
-// writer, so it reads its own copy of them (local store) instead of the registers.
+// The work manager's store: the ready bit vector (two 64-bit global registers), the
+// round-robin cursor transmit tasks take ready windows from (moving on every k packets), and
+// the StartTransmit counts queued for the work manager task while every transmit task is
+// busy. It is the registers' only writer, so it reads its own copy of them (local store)
+// instead of the registers.
 #pragma once
 
+#include <array>
 #include <cstdint>
+
+#include "abi/limits.h"
 
 #include "firmware/platform.h"
 
@@ -24,7 +29,11 @@ class WorkManager {
   bool NextWindow(uint32_t* window) const;
   /** A task claimed a packet of `window`, leaving `remaining` ready. */
   void Claimed(uint32_t window, uint32_t remaining);
-  /** Clears the cursor and the ready vector (registers and copy). */
+  /** Queues a StartTransmit's `count` for the work manager task. */
+  void Post(uint32_t window, uint32_t count);
+  /** Takes the lowest window with a queued count; false if none. */
+  bool TakePosted(uint32_t* window, uint32_t* count);
+  /** Clears the cursor, the queued counts and the ready vector (registers and copy). */
   void Reset();
 
  private:
@@ -35,6 +44,9 @@ class WorkManager {
   uint32_t taken_this_turn_ = 0;
   /** What the two ready registers hold (low, high). */
   uint64_t ready_[2] = {0, 0};
+  /** StartTransmit counts queued for the work manager task, and which windows have one. */
+  std::array<uint32_t, abi::kMaxWindows> posted_{};
+  uint64_t posted_mask_[2] = {0, 0};
 };
 
 }  // namespace nicsim::fw

@@ -44,6 +44,9 @@ void SystemcAdapter::SramWrite(uint32_t addr, const void* src, uint32_t len) {
   AdapterModel::SramWrite(addr, src, len);
 }
 
+static_assert(kWorkCostStates == static_cast<size_t>(fw::WorkState::kDone),
+              "a cost for every work manager state that runs");
+
 void SystemcAdapter::StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t s, uint32_t window,
                                   fw::CbId cb, fw::DtbId dtb) {
   // Every state a task runs costs its cycles.
@@ -67,6 +70,8 @@ void SystemcAdapter::StateEntered(fw::TraceKind kind, fw::TaskId task, uint32_t 
       const uint32_t step = s - static_cast<uint32_t>(fw::TxState::kCancelNotify);
       processor_->Charge(systemc_.rdma_rx_cycles[kRdmaRxCostStates - 2 + step] * systemc_.cycle_ps);
     }
+  } else if (kind == fw::TraceKind::kWorkState && s < kWorkCostStates) {
+    processor_->Charge(systemc_.work_cycles[s] * systemc_.cycle_ps);
   }
   // The event itself is built only when a trace records it (it is counted either way).
   if (tracing()) {

@@ -34,6 +34,9 @@ inline const ParamDecls<SystemcTiming>& SystemcTimingParams() {
                     "SystemC backend: microcode cycles per RDMA transmit state: post, "
                     "rdma_translate, rdma_check, rdma_load, rdma_inject",
                     "RDMA transmit state")
+           .IntList("adapter.work_cycles", &C::work_cycles, 0, 1000000,
+                    "SystemC backend: microcode cycles per work manager state: post",
+                    "work manager state")
            .Duration(
                "adapter.sram_word", &C::sram_word_ps,
                "SystemC backend: adapter SRAM access time per 8-byte word the microcode touches");

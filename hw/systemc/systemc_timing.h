@@ -15,6 +15,8 @@ inline constexpr size_t kTxCostStates = 6;
  *  which follow the packet-mode states in RxState and TxState. */
 inline constexpr size_t kRdmaRxCostStates = 7;
 inline constexpr size_t kRdmaTxCostStates = 5;
+/** Work manager task states (post). */
+inline constexpr size_t kWorkCostStates = 1;
 
 /** Costs of the cycle-approximate adapter. */
 struct SystemcTiming {
@@ -33,6 +35,8 @@ struct SystemcTiming {
   std::array<uint32_t, kRdmaRxCostStates> rdma_rx_cycles = {26, 16, 18, 12, 20, 14, 8};
   /** Cycles per RDMA transmit state: post, rdma_translate, rdma_check, rdma_load, rdma_inject. */
   std::array<uint32_t, kRdmaTxCostStates> rdma_tx_cycles = {24, 16, 14, 12, 26};
+  /** Cycles per work manager state: post (per run; each LMT it updates costs its SRAM words). */
+  std::array<uint32_t, kWorkCostStates> work_cycles = {16};
   /** Adapter SRAM access time per 8-byte word the microcode reads or writes. */
   uint64_t sram_word_ps = 4'000;
   /** Host bus (PCIe-like): latency of one DMA transaction and time per byte. */

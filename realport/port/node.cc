@@ -18,7 +18,9 @@ namespace {
 
 /**
  * The microcode of a real-port node: the same image, with tasks for a whole port burst
- * (kRealPortBurstFrames) in flight each way instead of the simulated adapter's four.
+ * (kRealPortBurstFrames) in flight each way instead of the simulated adapter's four. The
+ * pool's 64 tasks hold 63 besides the work manager's, so with both directions full at once
+ * one transmit waits.
  */
 fw::MicrocodeConfig RealPortMicrocode() {
   fw::MicrocodeConfig c;

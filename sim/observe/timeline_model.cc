@@ -198,6 +198,13 @@ void TimelineModel::Record(uint64_t t, uint16_t pid, const fw::TraceEvent& e) {
         OpenTask(a, t, pid, e, "tx:" + Name(fw::kTxStateNames, e.state), "tx");
       }
       break;
+    case fw::TraceKind::kWorkState:
+      // Idle between notifications: no slice.
+      CloseTask(a, e.task, t);
+      if (e.state != static_cast<uint32_t>(fw::WorkState::kDone)) {
+        OpenTask(a, t, pid, e, "wm:" + Name(fw::kWorkStateNames, e.state), "wm");
+      }
+      break;
     case fw::TraceKind::kWait:
       CloseTask(a, e.task, t);
       OpenTask(a, t, pid, e, "wait:" + Name(fw::kResourceNames, e.value), "wait");

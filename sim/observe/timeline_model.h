@@ -39,7 +39,8 @@ struct TimelineSlice {
  * flush), "task T" per microcode task, "dma" (plus "dma 1", "dma 2", ... when transfers
  * overlap), "link in" and "link out". A track's id is also its sort index.
  *
- * A task's state (kRxState/kTxState) is a slice "rx:<state>" / "tx:<state>" that ends at the
+ * A task's state (kRxState/kTxState/kWorkState) is a slice "rx:<state>" / "tx:<state>" /
+ * "wm:<state>" (the work manager task) that ends at the
  * task's next state, wait or drop; a wait is a slice "wait:<resource>" that ends the same way;
  * a drop is an instant "drop:<reason>". Slices still open when the run ends close at the last
  * time seen; a reset closes the adapter's open slices at once. Slices on one track never

@@ -25,6 +25,8 @@ std::string StateName(const fw::TraceEvent& e) {
       return std::string(fw::ToString(static_cast<fw::RxState>(e.state)));
     case fw::TraceKind::kTxState:
       return std::string(fw::ToString(static_cast<fw::TxState>(e.state)));
+    case fw::TraceKind::kWorkState:
+      return std::string(fw::ToString(static_cast<fw::WorkState>(e.state)));
     case fw::TraceKind::kDrop:
       return std::string(fw::ToString(static_cast<fw::DropReason>(e.value)));
     case fw::TraceKind::kWait:
@@ -55,12 +57,13 @@ std::string StateName(const fw::TraceEvent& e) {
   }
 }
 
-constexpr const char* kKindNames[] = {
-    "rx",       "tx",       "drop",      "wait",           "intr",      "mmio",
-    "close",    "reset",    "lmt_fetch", "lmt_flush",      "dma_start", "dma_done",
-    "link_out", "frame_in", "rcxt",      "addr_exception", "condition", "snapshot"};
+constexpr const char* kKindNames[] = {"rx",        "tx",        "drop",      "wait",
+                                      "intr",      "mmio",      "close",     "reset",
+                                      "lmt_fetch", "lmt_flush", "dma_start", "dma_done",
+                                      "link_out",  "frame_in",  "rcxt",      "addr_exception",
+                                      "condition", "snapshot",  "wm"};
 static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) ==
-                  static_cast<size_t>(fw::TraceKind::kSnapshot) + 1,
+                  static_cast<size_t>(fw::TraceKind::kWorkState) + 1,
               "a name for every trace kind");
 
 }  // namespace

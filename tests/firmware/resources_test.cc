@@ -146,11 +146,50 @@ TEST_F(ResourcesTest, WorkManagerHandsWindowsToTasksAsTheyFree) {
   for (uint32_t s = 0; s < 2; ++s) PostSlot(0, s, 8), PostSlot(1, s, 8);
   WindowCommand(0, abi::MmioCommand::kStartTransmit, 2);
   WindowCommand(1, abi::MmioCommand::kStartTransmit, 2);
-  EXPECT_EQ(mc_->counters().start_transmit_no_task, 2u);
+  // The first command forked the one transmit task; the second found it busy.
+  EXPECT_EQ(mc_->counters().start_transmit_no_task, 1u);
+  EXPECT_EQ(mc_->counters().work_manager_posts, 1u);
   platform_->CompleteAllDmas();
   EXPECT_EQ(platform_->sent.size(), 4u);
   EXPECT_EQ(mc_->counters().work_manager_handoffs, 3u);
   EXPECT_EQ(mc_->active_tasks(TaskKind::kTx), 0u);
+}
+
+TEST_F(ResourcesTest, AStartTransmitWithEveryTransmitTaskBusyRunsTheWorkManagerTask) {
+  MicrocodeConfig c;
+  c.tx_tasks = 1;
+  Build(c);
+  PostSlot(0, 0, 8);
+  for (uint32_t s = 0; s < 3; ++s) PostSlot(1, s, 8);
+  WindowCommand(0, abi::MmioCommand::kStartTransmit, 1);
+  platform_->traces.clear();
+  WindowCommand(1, abi::MmioCommand::kStartTransmit, 3);
+  // The last task of the pool is the work manager's: it added the count to readyToSend, set
+  // the window's ready bit and went idle.
+  const TaskId manager = c.tasks - 1;
+  std::vector<std::pair<TraceKind, uint32_t>> states;
+  for (const TraceEvent& e : platform_->traces) {
+    if (e.kind != TraceKind::kMmio) {
+      EXPECT_EQ(e.task, manager);
+      EXPECT_EQ(e.window, 1u);
+      states.emplace_back(e.kind, e.state);
+    }
+  }
+  const std::vector<std::pair<TraceKind, uint32_t>> want = {
+      {TraceKind::kWorkState, static_cast<uint32_t>(WorkState::kPost)},
+      {TraceKind::kWorkState, static_cast<uint32_t>(WorkState::kDone)}};
+  EXPECT_EQ(states, want);
+  EXPECT_EQ(platform_->Lmt(1).ready_to_send, 3u);
+  EXPECT_EQ(Reg(abi::GlobalReg::kReadyLow), uint64_t{1} << 1);  // window 0's one packet is claimed
+  EXPECT_EQ(mc_->counters().work_manager_posts, 1u);
+  // What the task posted counts against the FIFO: 3 + 6 > 8 slots is refused.
+  WindowCommand(1, abi::MmioCommand::kStartTransmit, 6);
+  EXPECT_EQ(mc_->counters().bad_mmio, 1u);
+  // The busy task goes on to window 1 as it finishes window 0's packet.
+  platform_->CompleteAllDmas();
+  EXPECT_EQ(platform_->sent.size(), 4u);
+  EXPECT_EQ(mc_->counters().work_manager_handoffs, 3u);
+  EXPECT_TRUE(mc_->BusyTasks().empty());
 }
 
 TEST_F(ResourcesTest, LiveViewTracksOperationsAndSnapshotDrainsAfterClose) {
@@ -246,16 +285,31 @@ TEST(TaskPoolTest, AllocatesTheLowestFreeTaskWithinEachKindsLimit) {
   pool.Release(*rx[3]);
   EXPECT_EQ(pool.Allocate(TaskKind::kTx)->id, 3);
   EXPECT_EQ(pool.Allocate(TaskKind::kTx)->id, 17);
-  for (int i = 0; i < 23; ++i) ASSERT_NE(pool.Allocate(TaskKind::kTx), nullptr);
+  for (int i = 0; i < 22; ++i) ASSERT_NE(pool.Allocate(TaskKind::kTx), nullptr);
   EXPECT_EQ(pool.active(TaskKind::kRx), 38u);
-  EXPECT_EQ(pool.active(TaskKind::kTx), 26u);
-  EXPECT_EQ(pool.Allocate(TaskKind::kTx), nullptr);  // all 64 busy
-  Task* last = pool.Find(63);
-  EXPECT_TRUE(last->busy);
-  EXPECT_EQ(last->kind, TaskKind::kTx);
+  EXPECT_EQ(pool.active(TaskKind::kTx), 25u);
+  EXPECT_EQ(pool.Allocate(TaskKind::kTx), nullptr);  // all 63 busy
+  EXPECT_EQ(pool.Find(62)->kind, TaskKind::kTx);
+  // The last task is the work manager's, allocated from the start and through a reset.
+  Task& manager = pool.work_manager();
+  EXPECT_EQ(manager.id, 63);
+  EXPECT_TRUE(manager.busy);
+  EXPECT_EQ(manager.kind, TaskKind::kWork);
   pool.Reset();
   EXPECT_EQ(pool.Allocate(TaskKind::kTx)->id, 0);
   EXPECT_EQ(pool.Allocate(TaskKind::kRx)->id, 1);
+  EXPECT_TRUE(pool.work_manager().busy);
+  EXPECT_EQ(pool.work_manager().state, static_cast<uint8_t>(WorkState::kDone));
+}
+
+TEST(TaskPoolTest, APoolOfTwoHasOneTaskBesidesTheWorkManagers) {
+  TaskPool pool(2, 1, 1);
+  Task* rx = pool.Allocate(TaskKind::kRx);
+  ASSERT_NE(rx, nullptr);
+  EXPECT_EQ(rx->id, 0);
+  EXPECT_FALSE(pool.CanAllocate(TaskKind::kTx));
+  pool.Release(*rx);
+  EXPECT_EQ(pool.Allocate(TaskKind::kTx)->id, 0);
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "adapter.tx_cycles",
                                             "adapter.rdma_rx_cycles",
                                             "adapter.rdma_tx_cycles",
+                                            "adapter.work_cycles",
                                             "adapter.sram_word",
                                             "rtl.vcd",
                                             "adapter.tasks",

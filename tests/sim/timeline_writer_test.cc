@@ -300,6 +300,26 @@ TEST(TimelineWriterTest, WaitIsASliceFromTheWaitToTheTasksNextState) {
   EXPECT_EQ(Names(OnTrack(doc, 0, "mmio")), std::vector<std::string>{"start_transmit"});
 }
 
+TEST(TimelineWriterTest, TheWorkManagerTaskPostsAsASliceAndIdlesWithout) {
+  const ScopedDir dir = ScratchDir("work_manager");
+  TimelineWriter timeline((dir / "t.json").string());
+  const auto post = static_cast<uint32_t>(fw::WorkState::kPost);
+  const auto idle = static_cast<uint32_t>(fw::WorkState::kDone);
+  timeline.Record(1'000, 0, Ev(fw::TraceKind::kWorkState, 15, post));
+  timeline.Record(1'032, 0, Ev(fw::TraceKind::kWorkState, 15, idle));
+  timeline.Record(2'000, 0, Ev(fw::TraceKind::kWorkState, 15, post));
+  timeline.Record(2'032, 0, Ev(fw::TraceKind::kWorkState, 15, idle));
+  ASSERT_TRUE(timeline.Finish());
+  const json doc = Load(dir / "t.json");
+  ExpectValidTimeline(doc);
+  const std::vector<json> task = OnTrack(doc, 0, "task 15");
+  ASSERT_EQ(Names(task), (std::vector<std::string>{"wm:post", "wm:post"}));
+  EXPECT_EQ(Ps(task[0]["ts"]), 1'000);
+  EXPECT_EQ(Ps(task[0]["dur"]), 32);
+  EXPECT_EQ(Ps(task[1]["ts"]), 2'000);
+  EXPECT_EQ(Ps(task[1]["dur"]), 32);
+}
+
 TEST(TimelineWriterTest, DropIsAnInstantOnTheTaskTrackOrLinkInWithoutATask) {
   const ScopedDir dir = ScratchDir("drop");
   TimelineWriter timeline((dir / "t.json").string());

@@ -141,8 +141,15 @@ TEST(SystemcDecouplingTest, WithAQuantumIdleUnitsRunCallsOnTheCallersStack) {
   for (uint32_t a = 0; a < 2; ++a) {
     const uint64_t steps = Extra(*cluster, a, "processor_steps");
     EXPECT_GT(steps, 2000u) << "adapter " << a;
-    // A stream never backs a processor up by a quantum: every call runs directly.
-    EXPECT_EQ(Extra(*cluster, a, "processor_direct_steps"), steps) << "adapter " << a;
+    const uint64_t direct = Extra(*cluster, a, "processor_direct_steps");
+    if (a == 1) {
+      // The receiver's processor is never busy when a call comes: every call runs directly.
+      EXPECT_EQ(direct, steps);
+    } else {
+      // The sender's StartTransmits that find every transmit task busy also run the work
+      // manager task, and now and then the next call comes while that runs and queues.
+      EXPECT_GE(direct * 100, steps * 99) << direct << " of " << steps;
+    }
     EXPECT_EQ(Extra(*cluster, a, "dma_direct_transfers"), Extra(*cluster, a, "dma_transactions"));
   }
 }
