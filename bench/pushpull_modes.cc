@@ -178,14 +178,14 @@ class PostboxEndpoint : public Endpoint {
       }
       auto polled = receiver_->Poll();
       if (!polled.ok()) Die("postbox poll failed");
-      if (*polled == 0 && sender_->Progress() == 0) Idle();
+      if (*polled == 0 && Progress() == 0) Idle();
       Watch(start);
     }
   }
   void Flush() override {
     const auto start = Clock::now();
     while (!sender_->Idle()) {
-      if (sender_->Progress() == 0) Idle();
+      if (Progress() == 0) Idle();
       Watch(start);
     }
   }
@@ -194,6 +194,13 @@ class PostboxEndpoint : public Endpoint {
   }
 
  private:
+  /** One turn of the sender: pieces posted (a protocol error ends the bench). */
+  size_t Progress() {
+    nicsim::Result<size_t> posted = sender_->Progress();
+    if (!posted.ok()) Die("postbox protocol error: " + posted.status().message());
+    return *posted;
+  }
+
   pb::ProcessId peer_;
   std::unique_ptr<pb::Sender> sender_;
   std::unique_ptr<pb::Receiver> receiver_;

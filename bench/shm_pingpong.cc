@@ -138,6 +138,13 @@ class Side {
   /** Abandons the run: thrown to main, which reaps the child and unlinks the segments. */
   [[noreturn]] static void Die(const std::string& why) { throw std::runtime_error(why); }
 
+  /** One turn of the sender: pieces posted (a protocol error ends the bench). */
+  size_t Progress() {
+    nicsim::Result<size_t> posted = sender_->Progress();
+    if (!posted.ok()) Die("protocol error: " + posted.status().message());
+    return *posted;
+  }
+
   /**
    * Every 2^16 turns: the timeout, and in the parent whether the child has died. The clock
    * starts at the first check (`start` is zero until then), so a wait that ends quickly never
@@ -179,7 +186,7 @@ class Side {
         Busy();
         continue;
       }
-      if (sender_->Progress() == 0) {
+      if (Progress() == 0) {
         Idle();
       } else {
         Busy();
@@ -193,7 +200,7 @@ class Side {
     Clock::time_point start{};
     uint64_t turns = 0;
     while (!sender_->Idle()) {
-      if (sender_->Progress() == 0) Idle();
+      if (Progress() == 0) Idle();
       Watch(++turns, &start, "draining");
     }
   }

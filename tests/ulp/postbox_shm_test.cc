@@ -61,7 +61,7 @@ int ChildSends(const std::string& prefix, const Topology& topology) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (!(*sender)->Idle()) {
     if (std::chrono::steady_clock::now() > deadline) return 4;
-    (*sender)->Progress();
+    if (!(*sender)->Progress().ok()) return 5;
     usleep(50);
   }
   sender->reset();  // detach, then the platform unlinks what it made

@@ -71,7 +71,8 @@ struct World {
         EXPECT_TRUE(polled.ok()) << polled.status().message();
       }
       for (auto& s : senders) {
-        s->Progress();
+        auto progressed = s->Progress();
+        EXPECT_TRUE(progressed.ok()) << progressed.status().message();
         idle = idle && s->Idle();
       }
       if (idle) return true;
@@ -251,7 +252,7 @@ TEST(PostboxQuotaTest, ASenderOverQuotaWaitsAndThenCompletesNeverDrops) {
   EXPECT_EQ(w.sender(a).State(*h1), SendState::kPending);
   EXPECT_EQ(w.sender(a).State(*h2), SendState::kPending);
   // Without the receiver nothing moves, however often the sender progresses.
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(w.sender(a).Progress(), 0u);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(*w.sender(a).Progress(), 0u);
   EXPECT_EQ(w.sender(a).stats().quota_waits, 1u);  // one wait, not one per call
 
   ASSERT_TRUE(w.Pump());
@@ -477,7 +478,7 @@ TEST(PostboxRandomTest, SeededTrafficAmongFourProcessesLosesAndDuplicatesNothing
           break;
         }
         case 2:
-          w.senders[who]->Progress();
+          ASSERT_TRUE(w.senders[who]->Progress().ok());
           break;
         default:
           ASSERT_TRUE(w.receivers[who]->Poll().ok());
@@ -561,6 +562,44 @@ TEST(PostboxErrorsTest, ACorruptSlotIsAnErrorForThatSenderOnly) {
   EXPECT_EQ(got->from, s1);
   EXPECT_EQ(got->bytes, msg);
   ASSERT_TRUE(w.platform.Detach(*m).ok());
+}
+
+TEST(PostboxErrorsTest, ACorruptAckFlagIsAnErrorForThatReceiverOnly) {
+  Params p = SmallParams();
+  p.slots_per_receiver = 2;
+  World w({1, 2}, p);
+  const ProcessId s{0, 0}, r0{1, 0}, r1{1, 1};
+  for (uint32_t i = 0; i < 4; ++i) {
+    const auto msg = Pattern(4, i);
+    ASSERT_TRUE(w.sender(s).Send(r0, msg.data(), msg.size()).ok());
+    ASSERT_TRUE(w.sender(s).Send(r1, msg.data(), msg.size()).ok());
+  }
+  // Both postboxes are full (two slots each): the other two messages to each wait.
+  EXPECT_EQ(w.sender(s).stats().slot_waits, 2u);
+  ASSERT_TRUE(w.receiver(r0).Poll().ok());
+  ASSERT_TRUE(w.receiver(r1).Poll().ok());
+  // r0 acknowledged its first slot (sequence number 1); a faulty process overwrites the flag.
+  auto ack = w.platform.Attach(AckSegmentName(0, 1));
+  ASSERT_TRUE(ack.ok());
+  auto* flag =
+      reinterpret_cast<AckSlot*>(static_cast<uint8_t*>(ack->base) + AckOffset(0, 0, 0, 2, p));
+  ASSERT_EQ(flag->acked_seq.load(), 1u);
+  flag->acked_seq.store(77);
+  Result<size_t> progressed = w.sender(s).Progress();
+  ASSERT_FALSE(progressed.ok());
+  EXPECT_EQ(progressed.status().message(),
+            "postbox: " + r0.ToString() +
+                " acknowledged slot 0 with sequence number 77, expected 1 or 0");
+  EXPECT_EQ(w.sender(s).stats().ack_protocol_errors, 1u);
+  // r0 gets nothing more, and a send to it is refused; r1's messages all arrive.
+  const auto more = Pattern(4, 9);
+  EXPECT_FALSE(w.sender(s).Send(r0, more.data(), more.size()).ok());
+  ASSERT_TRUE(w.Pump());
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(w.receiver(r1).Take()->bytes, Pattern(4, i));
+  for (uint32_t i = 0; i < 2; ++i) EXPECT_EQ(w.receiver(r0).Take()->bytes, Pattern(4, i));
+  EXPECT_FALSE(w.receiver(r0).Take().has_value());
+  EXPECT_EQ(w.sender(s).stats().ack_protocol_errors, 1u);
+  ASSERT_TRUE(w.platform.Detach(*ack).ok());
 }
 
 TEST(PostboxErrorsTest, AReceiverWithOtherSizesRefusesTheSegment) {

@@ -145,7 +145,9 @@ void PostboxPath::Serve() {
     }
   }
   if (!sender_->Idle()) {
-    sender_->Progress();
+    Result<size_t> posted = sender_->Progress();
+    NICSIM_CHECK(posted.ok(), "postbox progress of local rank %u: %s", local_,
+                 posted.status().message().c_str());
     AfterPosting();
   }
 }

@@ -131,7 +131,10 @@ Result<Sender::Connection*> Sender::Connect(uint32_t node) {
   for (uint32_t b = params_.pool_blocks; b > 0; --b) c->free_blocks.push_back(b - 1);
   c->block_out.assign(params_.pool_blocks, 0);
   c->peers.resize(receivers);
-  for (Peer& p : c->peers) p.slots.resize(params_.slots_per_receiver);
+  for (Peer& p : c->peers) {
+    p.slots.resize(params_.slots_per_receiver);
+    p.acked.resize(params_.slots_per_receiver);
+  }
   Connection* raw = c.get();
   connections_.emplace(node, std::move(c));
   last_connection_ = raw;
@@ -173,6 +176,12 @@ Result<SendHandle> Sender::Accept(ProcessId to, const void* data, size_t bytes, 
     return c.status();
   }
   Peer& peer = (*c)->peers[to.rank];
+  if (peer.broken) {
+    ++stats_.rejected_sends;
+    return Status::Error(
+        "postbox: " + to.ToString() +
+        " broke the protocol with its acknowledgements: nothing more is sent to it");
+  }
   if (peer.queue.empty() && bytes <= params_.inline_bytes) {
     // The common small send: nothing ahead of it, so it goes straight into a free slot
     // without a trip through the queue (same postings, in the same order, as Advance's).
@@ -212,12 +221,27 @@ uint32_t Sender::Reclaim(Connection& c, uint32_t rank) {
   // oldest posting and stopping at the first one not acknowledged finds all there is.
   Peer& p = c.peers[rank];
   uint32_t freed = 0;
-  while (p.outstanding > 0) {
+  while (p.outstanding > 0 && !p.broken) {
     SlotRecord& rec = p.slots[p.oldest_slot];
     NICSIM_CHECK(rec.in_use, "postbox: outstanding slot %u not in use", p.oldest_slot);
-    if (AckFor(c, rank, p.oldest_slot)->acked_seq.load(std::memory_order_acquire) != rec.seq) {
+    const uint32_t flag = AckFor(c, rank, p.oldest_slot)->acked_seq.load(std::memory_order_acquire);
+    if (flag == p.acked[p.oldest_slot]) break;  // not acknowledged yet
+    if (flag != rec.seq) {
+      // The shared flag is not trusted: a value that is neither is a broken receiver. Its
+      // slots and blocks stay lent (it may still read them); it gets nothing more.
+      p.broken = true;
+      p.queue.clear();
+      ++stats_.ack_protocol_errors;
+      if (protocol_error_.ok()) {
+        protocol_error_ =
+            Status::Error("postbox: " + ProcessId{c.node, rank}.ToString() + " acknowledged slot " +
+                          std::to_string(p.oldest_slot) + " with sequence number " +
+                          std::to_string(flag) + ", expected " + std::to_string(rec.seq) + " or " +
+                          std::to_string(p.acked[p.oldest_slot]));
+      }
       break;
     }
+    p.acked[p.oldest_slot] = rec.seq;
     if (rec.block >= 0) {
       const auto b = static_cast<uint32_t>(rec.block);
       // Every block comes back exactly once: only a block lent out can be returned.
@@ -370,16 +394,21 @@ size_t Sender::Advance(Connection& c, uint32_t rank) {
   return pieces;
 }
 
-size_t Sender::Progress() {
+Result<size_t> Sender::Progress() {
   size_t pieces = 0;
   for (auto& [node, c] : connections_) {
     (void)node;
     for (uint32_t r = 0; r < c->peers.size(); ++r) {
-      if (c->peers[r].outstanding > 0) Reclaim(*c, r);
+      if (c->peers[r].outstanding > 0 && !c->peers[r].broken) Reclaim(*c, r);
     }
     for (uint32_t r = 0; r < c->peers.size(); ++r) {
       if (!c->peers[r].queue.empty()) pieces += Advance(*c, r);
     }
+  }
+  if (!protocol_error_.ok()) {
+    Status error = protocol_error_;
+    protocol_error_ = Status();
+    return error;
   }
   return pieces;
 }
@@ -393,7 +422,8 @@ bool Sender::Idle() const {
   for (const auto& [node, c] : connections_) {
     (void)node;
     for (const Peer& p : c->peers) {
-      if (!p.queue.empty() || p.outstanding > 0) return false;
+      // A broken receiver's slots never come back; nothing more happens there.
+      if (!p.broken && (!p.queue.empty() || p.outstanding > 0)) return false;
     }
   }
   return true;

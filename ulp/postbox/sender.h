@@ -51,7 +51,8 @@ class Sender {
    * Accepts `bytes` bytes at `data` for `to` and posts as much as it can now. The first send
    * to a node creates this sender's data segment there (and the node pair's ACK segment if
    * no one has). Errors: unknown receiver, null data with a length, a message over
-   * max_message_bytes, or a segment the platform could not make.
+   * max_message_bytes, a segment the platform could not make, or a receiver whose
+   * acknowledgements broke the protocol.
    */
   Result<SendHandle> Send(ProcessId to, const void* data, size_t bytes);
 
@@ -63,8 +64,13 @@ class Sender {
    */
   Result<SendHandle> SendInPlace(ProcessId to, const void* data, size_t bytes);
 
-  /** Reclaims what receivers acknowledged and posts waiting sends. Returns pieces posted. */
-  size_t Progress();
+  /**
+   * Reclaims what receivers acknowledged and posts waiting sends. Returns pieces posted, or
+   * the error of a receiver found to have written an ACK flag that breaks the protocol (a
+   * sequence number neither the slot's posting nor the one before it); that receiver gets
+   * nothing more from this sender, the others carry on.
+   */
+  Result<size_t> Progress();
 
   /** Where send `handle` stands. */
   SendState State(SendHandle handle) const;
@@ -106,6 +112,11 @@ class Sender {
     uint32_t oldest_slot = 0;  // oldest posting not yet reclaimed
     uint32_t outstanding = 0;  // postings not yet reclaimed
     std::vector<SlotRecord> slots;
+    /** Per slot, the sequence number last acknowledged in it (0: none yet): what its ACK
+     *  flag holds until the receiver acknowledges the posting there now. */
+    std::vector<uint32_t> acked;
+    /** Its ACK flags broke the protocol: nothing more is posted to it. */
+    bool broken = false;
     uint32_t blocks_held = 0;
     bool on_list = false;
     // Each wait is counted once per episode, not once per Progress call that finds it.
@@ -139,7 +150,10 @@ class Sender {
                uint64_t message_bytes, uint64_t offset, SendHandle handle);
   /** Posts what it can of `rank`'s queue; returns pieces posted. */
   size_t Advance(Connection& c, uint32_t rank);
-  /** Reclaims `rank`'s acknowledged slots in posting order; returns blocks freed. */
+  /**
+   * Reclaims `rank`'s acknowledged slots in posting order; returns blocks freed. A flag that
+   * breaks the protocol marks the receiver broken and leaves its error for Progress.
+   */
   uint32_t Reclaim(Connection& c, uint32_t rank);
   /** Takes a block for `rank`: quota first, then the pool, reclaiming as the reference does. */
   int64_t TakeBlock(Connection& c, uint32_t rank);
@@ -153,6 +167,8 @@ class Sender {
   Connection* last_connection_ = nullptr;           // the one the last send used (owned above)
   std::unordered_set<SendHandle> pending_handles_;  // accepted, not yet fully posted
   SendHandle next_handle_ = 1;
+  /** The first protocol error Reclaim found since Progress last reported one. */
+  Status protocol_error_;
   SenderStats stats_;
 };
 

@@ -29,11 +29,12 @@ struct SenderStats {
   uint64_t blocks_reclaimed_from_others = 0;
   uint64_t receivers_delisted = 0;
   uint64_t rejected_sends = 0;
+  uint64_t ack_protocol_errors = 0;
 
   /** Every counter with its stats.json name and meaning. */
   static constexpr auto Fields() {
     using S = SenderStats;
-    return std::array<CounterField<S>, 17>{{
+    return std::array<CounterField<S>, 18>{{
         {"data_segments_created", &S::data_segments_created,
          "data segments senders created (one per receiving node, on the first send there)"},
         {"ack_segments_created", &S::ack_segments_created,
@@ -60,6 +61,8 @@ struct SenderStats {
         {"receivers_delisted", &S::receivers_delisted,
          "receivers taken off a receiver list when their block count fell to zero"},
         {"rejected_sends", &S::rejected_sends, "sends refused with an error"},
+        {"ack_protocol_errors", &S::ack_protocol_errors,
+         "receivers whose ACK flags broke the protocol (nothing more is sent to them)"},
     }};
   }
   /** Adds another sender's figures. */

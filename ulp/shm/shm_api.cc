@@ -157,11 +157,12 @@ int PumpPushPull() {
 /** One turn of progress both ways. Returns pieces posted plus messages delivered, or < 0. */
 int Pump() {
   if (g_run->pushpull()) return PumpPushPull();
-  const size_t posted = g_run->sender->Progress();
+  Result<size_t> posted = g_run->sender->Progress();
+  if (!posted.ok()) return Fail(NICSIM_SHM_EPROTO, posted.status().message());
   Result<size_t> polled = g_run->receiver->Poll();
   while (auto m = g_run->receiver->Take()) g_run->queue.push_back(std::move(*m));
   if (!polled.ok()) return Fail(NICSIM_SHM_EPROTO, polled.status().message());
-  return static_cast<int>(posted + *polled > 0 ? 1 : 0);
+  return static_cast<int>(*posted + *polled > 0 ? 1 : 0);
 }
 
 /**
