@@ -143,6 +143,8 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
         [self, r](uint32_t dest, const std::vector<ulp::FailedMessage>& failed) {
           self->NoteUnreachable(r, dest, failed);
         });
+    rank->transport->OnMulticastGaveUp(
+        [self, r](const std::string& why) { self->NoteGaveUpOnBroadcast(r, why); });
     // The rank owns its windows: when one becomes fatal it closes and reopens it, and its
     // transport redrives what it had in flight there.
     for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
@@ -250,6 +252,11 @@ void MpiJob::NoteUnreachable(uint32_t rank, uint32_t dest,
       "failed{}{}",
       rank, dest, config_.transport.max_retransmits, failed.size(), failed.size() == 1 ? "" : "s",
       failed.empty() ? "" : ", seq ", which));
+}
+
+void MpiJob::NoteGaveUpOnBroadcast(uint32_t rank, const std::string& why) {
+  first_failure_ps_ = std::min(first_failure_ps_, cluster_->events().now_ps());
+  unreachable_.push_back(fmt::format("rank {} gave up on a group broadcast: {}", rank, why));
 }
 
 std::vector<uint32_t> MpiJob::UnfinishedRanks() const {

@@ -150,6 +150,8 @@ class MpiJob {
   void ReapAll();
   /** Records that `rank`'s transport gave up on `dest` and the messages that failed. */
   void NoteUnreachable(uint32_t rank, uint32_t dest, const std::vector<ulp::FailedMessage>& failed);
+  /** Rank `rank`'s transport gave up on a group message or signal (it stalls the job). */
+  void NoteGaveUpOnBroadcast(uint32_t rank, const std::string& why);
   /** The ranks that have not finished (a split run: of this partition). */
   std::vector<uint32_t> UnfinishedRanks() const;
   /** What this process knows of why its ranks stopped (a split run agrees on it). */

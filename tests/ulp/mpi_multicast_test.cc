@@ -189,6 +189,25 @@ TEST(MpiMulticastTest, AMemberWaitsOutARootThatIsSlowToRelease) {
   EXPECT_EQ(job->mpi(0).stats().multicast_barriers, 3u);
 }
 
+TEST(MpiMulticastTest, ARootThatGivesUpNamesTheMessageAndTheMembersInTheJobsError) {
+  // The only plane goes down after the group is made: the root sends its next message the
+  // most times it may and gives up; the job's error says so, not just that it stalled.
+  auto job = Job(4, 4);
+  const Status run = job->Run([&](mpi::Mpi& m) {
+    std::vector<uint8_t> buf(40'000, 7);
+    m.Bcast(buf.data(), buf.size(), mpi::Datatype::Of(mpi::Base::kByte), 0, m.world());
+    if (m.world().rank == 0) job->cluster().fabric().SetPathDown(0, true);
+    m.Bcast(buf.data(), buf.size(), mpi::Datatype::Of(mpi::Base::kByte), 0, m.world());
+  });
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.message().find("rank 0 gave up on a group broadcast: group "), std::string::npos)
+      << run.message();
+  EXPECT_NE(run.message().find(" (16384 B) sent 256 times, never acknowledged by tasks 1, 2, 3"),
+            std::string::npos)
+      << run.message();
+  EXPECT_EQ(job->transport(0).stats().mcast_failed, 1u);
+}
+
 TEST(MpiMulticastTest, ARootReusesASlotOnlyOnceItsLastMessageIsAcknowledged) {
   // A member on a lossy link lags: the root must not write a fifth message into the slot of
   // one that member has not acknowledged, and a release the member missed is overtaken by

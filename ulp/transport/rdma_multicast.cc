@@ -3,6 +3,8 @@
 // selective unicast retries, the members' copy-out and acknowledgements.
 #include "ulp/transport/rdma_multicast.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "base/backoff.h"
@@ -230,6 +232,15 @@ void RdmaMulticast::OnTimeout(uint32_t id, uint64_t epoch, uint32_t attempt) {
   if (++f.attempt == kMcastAttempts) {
     // Out of tids for this message: it stays unacknowledged and the job stalls, seen as such.
     ++ctx_.stats.mcast_failed;
+    if (on_gave_up_) {
+      std::string members;
+      for (const uint32_t task : f.missing) {
+        members += (members.empty() ? "" : ", ") + std::to_string(task);
+      }
+      on_gave_up_(
+          fmt::format("group {} message {} ({} B) sent {} times, never acknowledged by task{} {}",
+                      id, epoch, f.len, kMcastAttempts, f.missing.size() == 1 ? "" : "s", members));
+    }
     return;
   }
   const uint32_t slot = Slot(epoch);
@@ -313,7 +324,15 @@ void RdmaMulticast::ArmWait(uint32_t id, uint64_t epoch, uint32_t attempt) {
     if (e->unanswered + 1 == kMcastAttempts || e->waits + 1 == kMostSignalQuestions) {
       // The root never re-sent a signal: the receive stays open and the job stalls, seen as
       // such.
-      if (e->len == 0) ++ctx_.stats.mcast_failed;
+      if (e->len == 0) {
+        ++ctx_.stats.mcast_failed;
+        if (on_gave_up_) {
+          on_gave_up_(fmt::format(
+              "group {} signal {} from task {} asked for {} times ({} in a row unanswered), never "
+              "came",
+              id, epoch, e->root, e->waits + 1, e->unanswered + 1));
+        }
+      }
       return;
     }
     ++e->waits;

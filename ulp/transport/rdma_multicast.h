@@ -31,6 +31,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "abi/fifo.h"
@@ -108,6 +109,10 @@ class RdmaMulticast {
 
   /** Forgets every receive waiting: its buffer is gone (the job was abandoned). */
   void AbandonReceives();
+  /** Told why, when a message or a signal is given up on (each counted in mcast_failed):
+   *  what waited on it then waits for ever, and the job stalls. */
+  using GaveUpFn = std::function<void(const std::string& why)>;
+  void OnGaveUp(GaveUpFn fn) { on_gave_up_ = std::move(fn); }
   /** An RDMA completion: true if it was a group slot's (and handled). */
   bool OnCompletion(const abi::RecvFrameHeader& frame, const abi::CompletionRecord& c);
   /** A member's acknowledgement (Kind::kMcastAck). */
@@ -230,6 +235,7 @@ class RdmaMulticast {
   uint64_t writes_done_ps_ = 0;
   /** Slot rCxt reference -> (group, slot). */
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> slot_of_;
+  GaveUpFn on_gave_up_;
 };
 
 }  // namespace nicsim::ulp

@@ -78,6 +78,8 @@ class Transport {
    */
   using UnreachableFn = MessageSender::UnreachableFn;
   void OnUnreachable(UnreachableFn fn) { sender_.OnUnreachable(std::move(fn)); }
+  /** Called with the reason when a group message or signal is given up on (the job stalls). */
+  void OnMulticastGaveUp(RdmaMulticast::GaveUpFn fn) { multicast_.OnGaveUp(std::move(fn)); }
   /** Every message given up so far, in the order they failed. */
   const std::vector<FailedMessage>& failed() const { return sender_.failed(); }
 
