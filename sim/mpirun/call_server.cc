@@ -270,6 +270,13 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
     case Call::kWtime:
       out.Put<double>(mpi_.Wtime());
       return true;
+    case Call::kCommIdup: {
+      const mpi::Comm* c = CommOf(in.Get<int32_t>());
+      if (c == nullptr) return false;
+      const mpi::Comm made = mpi_.Idup(*c);
+      PutMade(out, &made);
+      return true;
+    }
     case Call::kCommDup:
     case Call::kCommSplit:
     case Call::kCommSplitType: {

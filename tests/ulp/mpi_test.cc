@@ -257,6 +257,45 @@ TEST(MpiTest, SplitAndDupMakeIndependentCommunicators) {
                   .ok());
 }
 
+TEST(MpiTest, IdupNeedsNoOtherMemberAndItsCommunicatorsAreIndependent) {
+  auto job = Job(4);
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+                   const auto& w = m.world();
+                   // Rank 0 duplicates only after every other rank's message, which each
+                   // sends after its own duplicate: a duplicate that waited for the members
+                   // would deadlock here.
+                   mpi::Comm first;
+                   if (w.rank == 0) {
+                     for (int r = 1; r < w.size(); ++r) {
+                       int v = 0;
+                       m.Recv(&v, 1, kInt, r, 0, w);
+                       EXPECT_EQ(v, r);
+                     }
+                     first = m.Idup(w);
+                   } else {
+                     first = m.Idup(w);
+                     m.Send(&w.rank, 1, kInt, 0, 0, w);
+                   }
+                   // Ten more: the eight set aside for the world's context, then collective
+                   // ones, and one of a duplicate (collective too). Every context differs.
+                   std::vector<mpi::Comm> comms = {w, first};
+                   for (int i = 0; i < 10; ++i) comms.push_back(m.Idup(w));
+                   comms.push_back(m.Idup(first));
+                   for (size_t a = 0; a < comms.size(); ++a) {
+                     for (size_t b = a + 1; b < comms.size(); ++b) {
+                       EXPECT_NE(comms[a].context, comms[b].context) << a << " " << b;
+                     }
+                   }
+                   // Each carries its own traffic: the sums differ by communicator.
+                   for (size_t i = 0; i < comms.size(); ++i) {
+                     int v = w.rank + static_cast<int>(i), sum = 0;
+                     m.Allreduce(&v, &sum, 1, kInt, mpi::Op::kSum, comms[i]);
+                     EXPECT_EQ(sum, 6 + 4 * static_cast<int>(i));
+                   }
+                 })
+                  .ok());
+}
+
 TEST(MpiTest, DeadlockIsReportedWithTheBlockedRanks) {
   auto job = Job(2);
   const Status s = job->Run([&](mpi::Mpi& m) {

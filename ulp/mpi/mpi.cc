@@ -117,6 +117,9 @@ void Mpi::SpendCopyTime() {
 }
 
 uint32_t Mpi::NewContext() {
+  NICSIM_CHECK(next_context_ < kDerivedContextBit,
+               "rank %d: the job's communicators used up the %u contexts there are", world_.rank,
+               kDerivedContextBit / 2);
   const uint32_t c = next_context_;
   next_context_ += 2;  // even: point to point; odd: the same communicator's collectives
   return c;
@@ -638,6 +641,19 @@ uint32_t Mpi::AgreeOnContext(uint32_t largest_next) {
 Comm Mpi::Dup(const Comm& comm) {
   Comm c = comm;
   c.context = FreshContextAmong(comm);
+  return c;
+}
+
+Comm Mpi::Idup(const Comm& comm) {
+  const uint32_t parent = comm.context;
+  const uint32_t first_child = parent / 2 * kIdupChildren;
+  uint32_t& taken = idups_[parent];
+  if ((parent & kDerivedContextBit) != 0 || taken == kIdupChildren ||
+      first_child + kIdupChildren > kDerivedContextBit / 2) {
+    return Dup(comm);
+  }
+  Comm c = comm;
+  c.context = kDerivedContextBit | (first_child + taken++) * 2;
   return c;
 }
 

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "ulp/mpi/datatype.h"
@@ -180,6 +181,13 @@ class Mpi {
   // Communicators (collective over `comm`). The members agree on a context none has used:
   // ranks may have made different communicators before (each counts only its own).
   Comm Dup(const Comm& comm);
+  /**
+   * A duplicate made without a message: the n-th Idup of a communicator takes the n-th of the
+   * contexts set aside for its context (members start collectives on a communicator in the
+   * same order, so each takes the same one). A communicator that is itself such a duplicate,
+   * or that has had its kIdupChildren, is duplicated as Dup does (collective).
+   */
+  Comm Idup(const Comm& comm);
   /** Ranks with the same color form a communicator, ordered by (key, rank in comm). */
   Comm Split(const Comm& comm, int color, int key);
   /**
@@ -553,6 +561,12 @@ class Mpi {
   MpiConfig config_;
   Comm world_;
   uint32_t next_context_ = 2;
+  /** Idup's contexts: this bit set, then each agreed context's kIdupChildren in turn. Agreed
+   *  contexts stay below it. */
+  static constexpr uint32_t kDerivedContextBit = 1u << 29;
+  static constexpr uint32_t kIdupChildren = 8;
+  /** Idups made so far, by the context of the communicator duplicated. */
+  std::unordered_map<uint32_t, uint32_t> idups_;
   /** The first collective message of the current call whose length was not the expected. */
   std::optional<CountMismatch> count_mismatch_;
   std::list<Request> posted_;

@@ -84,16 +84,6 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm) {
   return MPI_Comm_dup(comm, newcomm);
 }
 
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  // Made at once: the request is complete when it is returned. Every member must reach its
-  // MPI_Comm_idup before any returns, as with MPI_Comm_dup.
-  NICSIM_MPI_TRY(MPI_Comm_dup(comm, newcomm));
-  RequestInfo done;
-  done.comm = comm;
-  *request = C().AddRequest(done);
-  return MPI_SUCCESS;
-}
-
 int MPI_Comm_spawn(const char*, char*[], int, MPI_Info, int, MPI_Comm comm, MPI_Comm* intercomm,
                    int[]) {
   *intercomm = MPI_COMM_NULL;

@@ -33,6 +33,31 @@ namespace {
     }                                                                               \
   } while (0)
 
+/** MPI_Comm_dup through `call` (kCommDup or kCommIdup): the duplicate with the old one's
+ *  attributes (copied by their callbacks) and topology. */
+int DupComm(Call call, MPI_Comm comm, MPI_Comm* newcomm, const char* name) {
+  Reply r = C().Call(call, Writer().Put<int32_t>(comm));
+  const CommInfo old = *C().Comm(comm);
+  *newcomm = C().AddMade(r.results, old.errhandler);
+  // A duplicate of an intercommunicator has its groups (the simulator's has both in one), and
+  // a communicator of its own for its collectives.
+  if (old.inter && *newcomm != MPI_COMM_NULL) {
+    CommInfo copy = old;
+    copy.collectives =
+        C().Call(call, Writer().Put<int32_t>(old.collectives)).results.Get<int32_t>();
+    C().comms[*newcomm] = copy;
+  }
+  if (const int code = CopyCommAttributes(comm, *newcomm); code != MPI_SUCCESS) {
+    // A copy callback refused: the duplicate goes again, with what was copied to it.
+    C().Call(Call::kCommFree, Writer().Put<int32_t>(*newcomm));
+    C().comms[*newcomm] = CommInfo{};
+    *newcomm = MPI_COMM_NULL;
+    return C().Error(comm, code, name, "an attribute's copy callback failed");
+  }
+  CopyCommTopology(comm, *newcomm);
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -149,25 +174,20 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   NICSIM_CHECK_COMM(comm, "MPI_Comm_dup");
-  Reply r = C().Call(Call::kCommDup, Writer().Put<int32_t>(comm));
-  const CommInfo old = *C().Comm(comm);
-  *newcomm = C().AddMade(r.results, old.errhandler);
-  // A duplicate of an intercommunicator has its groups (the simulator's has both in one), and
-  // a communicator of its own for its collectives.
-  if (old.inter && *newcomm != MPI_COMM_NULL) {
-    CommInfo copy = old;
-    copy.collectives =
-        C().Call(Call::kCommDup, Writer().Put<int32_t>(old.collectives)).results.Get<int32_t>();
-    C().comms[*newcomm] = copy;
+  return DupComm(Call::kCommDup, comm, newcomm, "MPI_Comm_dup");
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  NICSIM_CHECK_COMM(comm, "MPI_Comm_idup");
+  // The simulator makes the duplicate without a message (Mpi::Idup), so no member waits for
+  // another here and the request is complete when it is returned.
+  if (const int code = DupComm(Call::kCommIdup, comm, newcomm, "MPI_Comm_idup");
+      code != MPI_SUCCESS) {
+    return code;
   }
-  if (const int code = CopyCommAttributes(comm, *newcomm); code != MPI_SUCCESS) {
-    // A copy callback refused: the duplicate goes again, with what was copied to it.
-    C().Call(Call::kCommFree, Writer().Put<int32_t>(*newcomm));
-    C().comms[*newcomm] = CommInfo{};
-    *newcomm = MPI_COMM_NULL;
-    return C().Error(comm, code, "MPI_Comm_dup", "an attribute's copy callback failed");
-  }
-  CopyCommTopology(comm, *newcomm);
+  nicsim::mpi::capi::RequestInfo done;
+  done.comm = comm;
+  *request = C().AddRequest(done);
   return MPI_SUCCESS;
 }
 

@@ -15,6 +15,7 @@
 //   kAbort       i32 code, str message            (no reply: the run ends)
 //   kWtime       -                                -> f64 seconds
 //   kCommDup     i32 comm                         -> made
+//   kCommIdup    i32 comm                         -> made (no message when it can: Mpi::Idup)
 //   kCommSplit   i32 comm, i32 color, i32 key     -> made
 //   kCommSplitType i32 comm, i32 split type, i32 key -> made (by node for MPI_COMM_TYPE_SHARED)
 //   kCommCreateGroup i32 comm, u32 n, n x i32 world rank -> made (collective over the n only)
@@ -85,6 +86,7 @@ enum class Call : uint32_t {
   kCommSplitType,
   kCommCreateGroup,
   kCancel,
+  kCommIdup,
   // From the simulator.
   kReply = 100,
   kApplyOp,
@@ -266,6 +268,8 @@ inline const char* CallName(Call call) {
       return "MPI_Comm_create_group";
     case Call::kCancel:
       return "MPI_Cancel";
+    case Call::kCommIdup:
+      return "MPI_Comm_idup";
     default:
       return nullptr;
   }
