@@ -178,7 +178,8 @@ class Mpi {
   void* AllocMem(size_t bytes);
   double Wtime() { return static_cast<double>(blocker_.NowPs()) * 1e-12; }
 
-  // Communicators (collective over `comm`). The members agree on a context none has used:
+  // Communicators (communicators.cc; collective over `comm`). The members agree on a context
+  // none has used:
   // ranks may have made different communicators before (each counts only its own).
   Comm Dup(const Comm& comm);
   /**
