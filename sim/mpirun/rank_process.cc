@@ -27,6 +27,10 @@ volatile sig_atomic_t g_stop_signal = 0;
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 /** How often a wait for a rank's call looks for a stop signal another thread took. */
 constexpr int kSignalCheckMs = 100;
+/** The most bytes one message of a program may claim (its arguments are its own data). */
+constexpr uint64_t kMostMessageBytes = uint64_t{1} << 40;
+/** Bytes of a message read (and its buffer grown by) at a time. */
+constexpr uint64_t kReadPieceBytes = uint64_t{64} << 20;
 
 void OnStopSignal(int sig) { g_stop_signal = sig; }
 
@@ -191,7 +195,33 @@ void RankProcess::Forward(int timeout_ms) {
 }
 
 bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
-  for (;;) {
+  if (!Receive(header, sizeof(*header), /*mid_message=*/false)) return false;
+  // A call's arguments are at most the program's own data; refuse absurd lengths.
+  if (header->bytes > kMostMessageBytes) {
+    broken_ = fmt::format("a message of {} bytes", header->bytes);
+    return false;
+  }
+  // The buffer grows with the bytes that come (geometrically), not with what the header
+  // claims: a header that promises more than follows costs no memory.
+  args->clear();
+  uint64_t got = 0;
+  while (got < header->bytes) {
+    const uint64_t piece = std::min<uint64_t>(header->bytes - got, kReadPieceBytes);
+    args->resize(got + piece);
+    if (!Receive(args->data() + got, piece, /*mid_message=*/true)) return false;
+    got += piece;
+  }
+  return true;
+}
+
+bool RankProcess::Receive(void* buf, size_t n, bool mid_message) {
+  auto* at = static_cast<uint8_t*>(buf);
+  size_t got = 0;
+  auto ended = [&](std::string why) {
+    if (mid_message || got > 0) broken_ = std::move(why);
+    return false;
+  };
+  while (got < n) {
     if (const int sig = StopSignals::received(); sig != 0) {
       stopped_by_ = sig;
       kill(pid_, SIGKILL);  // a process this run started, by its PID
@@ -218,25 +248,32 @@ bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
         kill(pid_, SIGKILL);  // a process this run started, by its PID
         return false;
       }
+      // The rank's end is its exit: a child it forked may hold the channel open, so no
+      // end of file would come.
+      if (ReapIfExited()) return ended("it exited in the middle of a message");
       continue;
     }
     // Output first: what the program printed before its call comes out before the call runs.
     if (out_ >= 0 && fds[0].revents != 0) Drain(out_, out_tag_);
     if (err_ >= 0 && fds[1].revents != 0) Drain(err_, err_tag_);
     if (fds[2].revents == 0) continue;
-    if (!mpi::wire::ReadFully(channel_, header, sizeof(*header))) return false;
-    // A call's arguments are at most the program's own data; refuse absurd lengths.
-    if (header->bytes > (uint64_t{1} << 40)) {
-      broken_ = fmt::format("a message of {} bytes", header->bytes);
-      return false;
+    const ssize_t r = read(channel_, at + got, n - got);
+    if (r > 0) {
+      got += static_cast<size_t>(r);
+    } else if (r == 0) {
+      return ended("the channel closed in the middle of a message");
+    } else if (errno != EINTR) {
+      return ended(fmt::format("reading the channel: {}", std::strerror(errno)));
     }
-    args->resize(header->bytes);
-    if (!mpi::wire::ReadFully(channel_, args->data(), args->size())) {
-      broken_ = "the channel closed in the middle of a message";
-      return false;
-    }
-    return true;
   }
+  return true;
+}
+
+bool RankProcess::ReapIfExited() {
+  if (reaped_) return true;
+  if (waitpid(pid_, &status_, WNOHANG) != pid_) return false;
+  reaped_ = true;
+  return true;
 }
 
 bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args) {
@@ -244,10 +281,10 @@ bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args) {
 }
 
 std::string RankProcess::Reap() {
-  int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  while (!reaped_ && waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
   }
   reaped_ = true;
+  const int status = status_;
   // The process is gone: what its pipes still hold comes out (a child it left behind that
   // keeps them open is not waited for).
   for (int i = 0; i < 100 && (out_ >= 0 || err_ >= 0); ++i) Forward(10);

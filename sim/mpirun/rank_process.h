@@ -66,9 +66,10 @@ class RankProcess {
    *  process (by its PID) and returns false with `timed_out()` set. */
   void SetDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
   /**
-   * Waits for the program's next message. False once the program has closed its channel (it
-   * exited or died), sent something malformed (then `broken()` says what) or ran past its
-   * deadline.
+   * Waits for the program's next message. False once the program has ended (its exit, seen
+   * even while a child of it holds the channel open, or its channel closed), sent something
+   * malformed or stopped in the middle of a message (then `broken()` says what), or ran past
+   * its deadline.
    */
   bool Next(mpi::wire::Header* header, std::vector<uint8_t>* args);
   /** Next killed the process at its deadline. */
@@ -92,6 +93,11 @@ class RankProcess {
   /** Forwards what the output pipes hold; waits up to `timeout_ms` for something (-1: forever). */
   void Forward(int timeout_ms);
   void Drain(int& fd, LineTagger& tag);
+  /** Reads `n` bytes of the channel, forwarding output meanwhile; false as Next says
+   *  (`mid_message`: the bytes belong to a message already begun, so an end is broken). */
+  bool Receive(void* buf, size_t n, bool mid_message);
+  /** Reaps the process if it has exited (keeping its status for Reap); true once reaped. */
+  bool ReapIfExited();
 
   pid_t pid_;
   int channel_;
@@ -100,6 +106,8 @@ class RankProcess {
   LineTagger out_tag_;
   LineTagger err_tag_;
   bool reaped_ = false;
+  /** The wait status, once reaped. */
+  int status_ = 0;
   bool exited_cleanly_ = false;
   bool timed_out_ = false;
   int stopped_by_ = 0;

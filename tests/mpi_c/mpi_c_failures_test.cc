@@ -67,6 +67,32 @@ TEST(MpiCFailure, ARankThatNeverCallsAgainIsKilledAtTheWallClockLimit) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
+TEST(MpiCFailure, AHeaderClaimingATebibyteCostsNoMemoryAndBreaksTheChannel) {
+  // The arguments' buffer grows with the bytes that come, so the 3 that follow the header
+  // are all it holds when the rank exits.
+  const Failure f = RunFailing("bad_channel_huge", 2);
+  ExpectFailure(f, {"rank 0 broke its channel in MPI_Init: the channel closed in the middle of "
+                    "a message"});
+}
+
+TEST(MpiCFailure, StrayBytesThenSilenceEndAtTheWallClockLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  const Failure f = RunFailing("bad_channel_stray", 2, {"--set", "mpi.wall_limit=1s"});
+  ExpectFailure(f, {"rank 0 was still running when the program run's wall-clock limit of 1 s "
+                    "passed"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(6));
+}
+
+TEST(MpiCFailure, ARankThatExitsIsSeenToEndThoughAChildHoldsItsChannel) {
+  // The rank's child sleeps 8 s with the channel open: the end is the rank's exit, not the
+  // channel's end of file.
+  const auto start = std::chrono::steady_clock::now();
+  const Failure f = RunFailing("bad_channel_fork", 2);
+  ExpectFailure(f, {"rank 0 exited with status 0 without calling MPI_Finalize (its last call: "
+                    "MPI_Init)"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(6));
+}
+
 /** True if a process that is not a zombie runs `program` (read from /proc). */
 bool Running(const std::string& program) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
