@@ -94,7 +94,8 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
                "reserved, and costs only what is written; each node measured after every "
                "4,096 of its events), checked every 65,536 events and at the end (split over "
                "processes: summed over them after every window): past it the run stops and "
-               "fails (exit 1); 0 = 3/4 of this machine's physical memory",
+               "fails (exit 1); mpi_collectives' and mpi_pingpong's own buffers are held to it "
+               "before they start; 0 = 3/4 of this machine's physical memory",
                [](const C&) { return std::string("0"); },
                [](const ParamSource& p, C& c) {
                  c.touched_limit_bytes = p.SizeBytes("host.touched_limit");

@@ -23,6 +23,8 @@ namespace nicsim::sim {
 using mpi::Base;
 using mpi::Datatype;
 using mpi_workload::AlltoallValue;
+using mpi_workload::BufferPlanBytes;
+using mpi_workload::CheckBufferPlan;
 
 namespace {
 
@@ -49,10 +51,17 @@ Result<WorkloadResult> RunMpiCollectives(MpiJob& job, const MpiCollectivesConfig
     const auto size = static_cast<size_t>(size64);
     double t[5] = {};
     const size_t ints = std::max<size_t>(size / 4, 1);
-    // The allreduce's serial result, computed once for every rank to compare with.
-    const std::vector<int32_t> sums = timed[2] ? CollectiveSums(n, ints) : std::vector<int32_t>();
     // Only allgather and alltoall need buffers of a block per rank.
     const size_t wide = timed[3] || timed[4] ? ints * n : ints;
+    const uint64_t per_rank = 4 * (uint64_t{ints} + wide + (timed[4] ? uint64_t{ints} * n : 0));
+    if (Status plan = CheckBufferPlan(job, BufferPlanBytes(n, per_rank, timed[2] ? 4 * ints : 0),
+                                      fmt::format("mpi_collectives at {} bytes", size));
+        !plan.ok()) {
+      out.Stall(plan);
+      break;
+    }
+    // The allreduce's serial result, computed once for every rank to compare with.
+    const std::vector<int32_t> sums = timed[2] ? CollectiveSums(n, ints) : std::vector<int32_t>();
     Status s = job.Run([&](mpi::Mpi& m) {
       const auto& w = m.world();
       const Datatype kInt = Datatype::Of(Base::kInt32);

@@ -20,6 +20,8 @@ namespace nicsim::sim {
 
 using mpi::Base;
 using mpi::Datatype;
+using mpi_workload::BufferPlanBytes;
+using mpi_workload::CheckBufferPlan;
 using mpi_workload::CheckReceived;
 using mpi_workload::CountSent;
 using mpi_workload::kByte;
@@ -73,6 +75,17 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
   nlohmann::json points = nlohmann::json::array();
   const size_t largest = static_cast<size_t>(
       std::max<int64_t>(1, *std::max_element(config.sizes.begin(), config.sizes.end())));
+  // Plain buffers at the largest size, the most a rank holds (zero copy's are task memory,
+  // counted as simulated memory).
+  const uint64_t buffers_per_rank = 2 + 2 * uint64_t{config.window};
+  if (Status plan = CheckBufferPlan(
+          job, config.zero_copy ? 0 : BufferPlanBytes(pair_ranks, buffers_per_rank * largest),
+          fmt::format("mpi_pingpong of {} pair{} at {} bytes", config.pairs,
+                      config.pairs == 1 ? "" : "s", largest));
+      !plan.ok()) {
+    out.Stall(plan);
+    return out;
+  }
   // Per rank, the AllocMem areas (zero_copy): latency out and in, then the bandwidth phase's
   // sends and receives.
   std::vector<std::vector<uint8_t*>> zero_copy_areas(job.ranks());

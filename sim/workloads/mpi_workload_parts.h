@@ -27,6 +27,34 @@ inline Status NeedRanks(MpiJob& job, uint32_t n, const char* what) {
   return Status();
 }
 
+/**
+ * `per_rank` bytes of buffers held by each of `ranks` ranks at once, plus `shared`, in the
+ * simulator's own memory: saturating at UINT64_MAX.
+ */
+inline uint64_t BufferPlanBytes(uint64_t ranks, uint64_t per_rank, uint64_t shared = 0) {
+  uint64_t total = 0;
+  if (__builtin_mul_overflow(ranks, per_rank, &total) ||
+      __builtin_add_overflow(total, shared, &total)) {
+    return UINT64_MAX;
+  }
+  return total;
+}
+
+/**
+ * A workload's own buffers (its ranks' send and receive buffers) count against
+ * host.touched_limit as the simulated memory does: a plan that would pass it stops the run
+ * before it starts (the workload stalls with this error: exit 1, stats.json written), rather
+ * than growing until the machine kills it.
+ */
+inline Status CheckBufferPlan(MpiJob& job, uint64_t bytes, const std::string& what) {
+  const uint64_t limit = job.cluster().config().touched_limit_bytes;
+  if (bytes <= limit) return Status();
+  return Status::Error(fmt::format(
+      "{} would hold {} bytes of buffers in its ranks at once, more than host.touched_limit "
+      "({} bytes): fewer ranks or smaller messages, or a larger limit",
+      what, bytes, limit));
+}
+
 /** One message a rank sent, counted where it is sent. */
 inline void CountSent(WorkloadResult& out) { ++out.messages_sent; }
 

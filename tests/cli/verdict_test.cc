@@ -228,6 +228,28 @@ TEST_F(VerdictTest, MpiJobOverItsLimitOnlyAtItsFinalMeasureFailsAtTheEnd) {
   EXPECT_EQ(Run(room).exit_code, 0);
 }
 
+TEST_F(VerdictTest, MpiWorkloadsWhoseBuffersWouldPassTheLimitStopBeforeTheyStart) {
+  // The ranks' own buffers count against host.touched_limit: an allgather of 1 MiB per rank
+  // on 4 ranks holds 4 x (1 + 4) MiB at once; a ping-pong pair 2 x (2 + 2 x 8) MiB.
+  Verdict v = Run({"workload=mpi_collectives", "backend=func", "nodes=4", "mpi.ranks=4",
+                   "mpi.collectives=allgather", "mpi.sizes=[1048576]", "host.touched_limit=8MiB"});
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("nicsim: mpi_collectives at 1048576 bytes would hold 20971520 bytes of "
+                       "buffers in its ranks at once, more than host.touched_limit (8388608 "
+                       "bytes)"),
+            std::string::npos)
+      << v.err;
+  EXPECT_EQ(v.stats["stalled"], true);
+  v = Run(
+      {"workload=mpi_pingpong", "backend=func", "mpi.sizes=[1048576]", "host.touched_limit=16MiB"});
+  ExpectFailed(v, "1");
+  EXPECT_NE(v.err.find("nicsim: mpi_pingpong of 1 pair at 1048576 bytes would hold 37748736 "
+                       "bytes of buffers in its ranks at once, more than host.touched_limit "
+                       "(16777216 bytes)"),
+            std::string::npos)
+      << v.err;
+}
+
 // 4. A stall used to exit 2 (the bad-input code) without stats.json.
 TEST_F(VerdictTest, RdmaSweepStallExitsOneWithStats) {
   const Verdict v = Run({"workload=rdma_sweep", "fabric.loss=0.2", "seed=1311377944"});
