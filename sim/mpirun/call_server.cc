@@ -120,6 +120,8 @@ Status CallServer::Serve() {
       return Status::Error(
           fmt::format("rank {} stopped answering in {}: {}", rank(), name, broken_));
     }
+    // The program's memory at its end, read while it waits for this reply.
+    if (call == Call::kFinalize) record_.peak_rss_kib = process_.PeakRssKib();
     if (!process_.Send(Call::kReply, out.bytes())) return Ended();
     if (call == Call::kFinalize) record_.finalized = true;
   }

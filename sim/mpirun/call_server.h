@@ -27,6 +27,8 @@ struct RankRecord {
   bool finalized = false;
   /** Calls served, by name. */
   std::map<std::string, uint64_t> calls;
+  /** The rank process's peak resident memory in KiB when it called MPI_Finalize (else 0). */
+  uint64_t peak_rss_kib = 0;
 };
 
 class CallServer {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -92,8 +93,10 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
   // so each names every waiting rank in the same words (one error, MergeResults).
   nlohmann::json waiting = nlohmann::json::object();  // rank -> the call it is in
   nlohmann::json calls = nlohmann::json::object();
+  nlohmann::json rss = nlohmann::json::object();  // rank -> its process's peak KiB
   for (uint32_t r = 0; r < records.size(); ++r) {
     if (!job.IsLocal(r)) continue;
+    rss[std::to_string(r)] = records[r].peak_rss_kib;
     if (!records[r].finalized) waiting[std::to_string(r)] = records[r].call;
     for (const auto& [name, n] : records[r].calls) {
       calls[name] = calls.value(name, uint64_t{0}) + n;
@@ -102,12 +105,13 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
   if (distrib::SplitRun* split = job.cluster().config().split; split != nullptr) {
     std::vector<nlohmann::json> parts;
     for (const std::string& text :
-         split->world().AllGather(nlohmann::json{waiting, calls}.dump())) {
+         split->world().AllGather(nlohmann::json{waiting, calls, rss}.dump())) {
       parts.push_back(nlohmann::json::parse(text));
     }
     for (size_t p = 0; p < parts.size(); ++p) {
-      if (p == 0) waiting = calls = nlohmann::json::object();
+      if (p == 0) waiting = calls = rss = nlohmann::json::object();
       for (const auto& [r, call] : parts[p][0].items()) waiting[r] = call;
+      for (const auto& [r, kib] : parts[p][2].items()) rss[r] = kib;
       for (const auto& [name, n] : parts[p][1].items()) {
         calls[name] = calls.value(name, uint64_t{0}) + n.get<uint64_t>();
       }
@@ -142,12 +146,17 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
   out.table = fmt::format("program {} on {} ranks: {}\n", config.argv[0], job.ranks(),
                           run.ok() ? "every rank finalized and exited with status 0" : "failed");
   nlohmann::json argv = config.argv;
+  // Each rank process's peak resident memory, by rank (0: not reaped, e.g. killed at an abort).
+  std::vector<uint64_t> rank_rss(job.ranks(), 0);
+  for (const auto& [r, kib] : rss.items()) rank_rss[std::stoul(r)] = kib.get<uint64_t>();
   out.results = {{"workload", "mpi_program"},
                  {"argv", argv},
                  {"ranks", job.ranks()},
                  {"compute", config.compute == ComputeMode::kIgnore ? "ignore" : "measured"},
                  {"compute_scale_percent", config.compute_scale_percent},
                  {"calls", calls},
+                 {"rank_peak_rss_kib", rank_rss},
+                 {"rank_peak_rss_kib_max", *std::max_element(rank_rss.begin(), rank_rss.end())},
                  {"transport", transport},
                  {"mpi", mpi_totals}};
   return out;

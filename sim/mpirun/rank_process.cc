@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <fstream>
 #include <chrono>
 #include <cstring>
 
@@ -267,6 +269,16 @@ bool RankProcess::Receive(void* buf, size_t n, bool mid_message) {
     }
   }
   return true;
+}
+
+uint64_t RankProcess::PeakRssKib() const {
+  // VmHWM is the peak of the process's own memory since its exec (its rusage would count
+  // nicsim's memory too: the spawn shared it until the exec).
+  std::ifstream status(fmt::format("/proc/{}/status", pid_));
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10);
+  }
+  return 0;
 }
 
 bool RankProcess::ReapIfExited() {

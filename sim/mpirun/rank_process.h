@@ -85,6 +85,8 @@ class RankProcess {
   std::string Reap();
   /** The process ended with status 0. Valid after Reap. */
   bool exited_cleanly() const { return exited_cleanly_; }
+  /** The process's peak resident memory so far in KiB (0 once it has ended). */
+  uint64_t PeakRssKib() const;
   const std::string& broken() const { return broken_; }
   pid_t pid() const { return pid_; }
 

@@ -4,6 +4,8 @@
 // seed; nicsim-mpicc builds a program, and refuses a call outside the subset.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/mpi_c/mpi_c_support.h"
@@ -44,6 +46,11 @@ TEST_P(SuiteProgram, PrintsWhatOpenMpiPrints) {
   EXPECT_EQ(stats["messages_delivered"], stats["messages_sent"]);
   EXPECT_EQ(stats["workload"]["calls"]["MPI_Init"], p.ranks);
   EXPECT_EQ(stats["workload"]["calls"]["MPI_Finalize"], p.ranks);
+  // Each rank process's own peak memory, read at its MPI_Finalize.
+  const nlohmann::json& rss = stats["workload"]["rank_peak_rss_kib"];
+  ASSERT_EQ(rss.size(), static_cast<size_t>(p.ranks));
+  for (const auto& kib : rss) EXPECT_GT(kib.get<uint64_t>(), 0u);
+  EXPECT_EQ(stats["workload"]["rank_peak_rss_kib_max"], *std::max_element(rss.begin(), rss.end()));
 }
 
 TEST_P(SuiteProgram, PrintsTheSameUnderLossDuplicationAndReordering) {
@@ -72,11 +79,13 @@ INSTANTIATE_TEST_SUITE_P(Programs, SuiteProgram, ::testing::ValuesIn(SuiteProgra
                            return test.param.name;
                          });
 
-/** stats.json without what the wall clock decides. */
+/** stats.json without what the wall clock and the host decide. */
 std::string DeterministicStats(const std::filesystem::path& dir) {
   nlohmann::json stats = Stats(dir);
   stats.erase("wall_time_s");
   stats.erase("wall_events_per_second");
+  stats["workload"].erase("rank_peak_rss_kib");
+  stats["workload"].erase("rank_peak_rss_kib_max");
   return stats.dump(1);
 }
 
