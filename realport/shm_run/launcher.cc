@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -145,6 +146,23 @@ shm::ProcessState MarkEnded(shm::ProcessEntry* e, int status) {
   _exit(127);
 }
 
+/**
+ * True if `name` (after the run's prefix) is one the engines give a segment of a run of
+ * `processes` processes on one node: postbox data and ACK segments, push-pull channels, with
+ * ranks below `processes` written as std::to_string writes them. Another run whose prefix
+ * extends this one's ("<prefix>-pbx-x") has names that are not of this form, so its segments
+ * are never taken for this run's.
+ */
+bool IsRunSegmentName(const std::string& name, uint32_t processes) {
+  static const std::regex kData("pbx-data-n0\\.r(0|[1-9][0-9]{0,8})-to-n0");
+  static const std::regex kChannel("pp-ch-(0|[1-9][0-9]{0,8})-to-(0|[1-9][0-9]{0,8})");
+  auto rank_ok = [processes](const std::ssub_match& m) { return std::stoul(m.str()) < processes; };
+  std::smatch m;
+  if (std::regex_match(name, m, kData)) return rank_ok(m[1]);
+  if (std::regex_match(name, m, kChannel)) return rank_ok(m[1]) && rank_ok(m[2]);
+  return name == pb::AckSegmentName(0, 0);
+}
+
 /** A segment unlinked at the end of the run. */
 struct Reclaimed {
   std::string name;  // without the platform prefix
@@ -153,8 +171,8 @@ struct Reclaimed {
 
 /**
  * Unlinks every segment of the run: the names the protocol gives them (control, the ACK
- * segment, each rank's data segment), then any other engine segment ("pbx-...", push-pull's
- * "pp-ch-...") under the prefix in /dev/shm.
+ * segment, each rank's data segment), then any other segment of the run's engines under the
+ * prefix in /dev/shm (IsRunSegmentName).
  */
 std::vector<Reclaimed> ReclaimSegments(const std::string& run_prefix, uint32_t processes) {
   const std::string platform_prefix = shm::PlatformPrefixOfRun(run_prefix);
@@ -167,10 +185,10 @@ std::vector<Reclaimed> ReclaimSegments(const std::string& run_prefix, uint32_t p
     while (dirent* d = readdir(dir)) {
       const std::string file = d->d_name;
       if (file.rfind(file_prefix, 0) != 0) continue;
-      // Only the engines' names (postbox "pbx-...", push-pull channels "pp-ch-..."): a run
-      // whose prefix extends this one ("<prefix>-x-control") is another run's business.
+      // Only this run's engines' names: a run whose prefix extends this one
+      // ("<prefix>-x-control", "<prefix>-pbx-x-pbx-ack-n0-from-n0") is another run's business.
       const std::string name = file.substr(file_prefix.size());
-      if (name.rfind("pbx-", 0) != 0 && name.rfind("pp-ch-", 0) != 0) continue;
+      if (!IsRunSegmentName(name, processes)) continue;
       if (known.insert(name).second) names.push_back(name);
     }
     closedir(dir);

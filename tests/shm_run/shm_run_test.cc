@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -77,6 +78,33 @@ TEST(ShmRunTest, FourRanksExchangeByteCheckedRandomTraffic) {
     EXPECT_TRUE(Has(r.err, "reclaimed 6 shared-memory segments")) << r.err;
     EXPECT_TRUE(ShmObjects(prefix).empty());
   }
+}
+
+TEST(ShmRunTest, ARunLeavesTheSegmentsOfARunWhosePrefixExtendsItsOwn) {
+  ScratchDir dir("shm_run_prefixes");
+  const std::string prefix = Prefix("nested");
+  // What a live run with prefix "<prefix>-pbx-x" holds: names that begin as this run's
+  // engines' do once this run's prefix is taken off.
+  const std::vector<std::string> foreign = {prefix + "-pbx-x-pbx-data-n0.r0-to-n0",
+                                            prefix + "-pbx-x-pbx-ack-n0-from-n0",
+                                            prefix + "-pp-ch-x-pp-ch-0-to-1"};
+  for (const std::string& name : foreign) {
+    const int fd = open(("/dev/shm/" + name).c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    ASSERT_GE(fd, 0) << name;
+    close(fd);
+  }
+  const CommandResult r = ShmRun({"-n", "2", "--prefix", prefix, "--timeout", "120",
+                                  NICSIM_SHM_TRAFFIC, "--seed", "3", "--messages", "5"},
+                                 dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Its own four (control, ACK, two data segments) and nothing else.
+  EXPECT_TRUE(Has(r.err, "reclaimed 4 shared-memory segments")) << r.err;
+  std::vector<std::string> left = ShmObjects(prefix);
+  std::sort(left.begin(), left.end());
+  std::vector<std::string> want = foreign;
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(left, want);
+  for (const std::string& name : foreign) unlink(("/dev/shm/" + name).c_str());
 }
 
 TEST(ShmRunTest, AKilledRankFailsTheRunAndEveryPeerGetsPeerDead) {
