@@ -224,6 +224,9 @@ bool RankProcess::Receive(void* buf, size_t n, bool mid_message) {
     return false;
   };
   while (got < n) {
+    // The program's next call usually comes within microseconds: wait for it without sleeping
+    // first (the output pipes are looked at below, in the same turn).
+    call_spinner_.Wait(channel_);
     if (const int sig = StopSignals::received(); sig != 0) {
       stopped_by_ = sig;
       kill(pid_, SIGKILL);  // a process this run started, by its PID

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "ulp/mpi/capi/stream_io.h"
 #include "ulp/mpi/capi/wire.h"
 
 namespace nicsim::sim {
@@ -114,6 +115,9 @@ class RankProcess {
   bool timed_out_ = false;
   int stopped_by_ = 0;
   std::string broken_;
+  /** Waits for the program's next message without sleeping first (the program's next call
+   *  usually comes within microseconds). */
+  mpi::wire::ReadSpinner call_spinner_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 

@@ -73,6 +73,7 @@ Reply Client::Call(wire::Call call, const wire::Writer& args) {
   }
   for (;;) {
     wire::Header in;
+    reply_spinner_.Wait(fd_);
     if (!wire::ReadFully(fd_, &in, sizeof(in))) LostSimulator();
     reply_.resize(in.bytes);
     if (!wire::ReadFully(fd_, reply_.data(), reply_.size())) LostSimulator();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ulp/mpi/capi/include/mpi.h"
+#include "ulp/mpi/capi/stream_io.h"
 #include "ulp/mpi/capi/types.h"
 #include "ulp/mpi/capi/wire.h"
 
@@ -183,6 +184,8 @@ class Client {
   void Serve(wire::Reader args);
   int fd_ = -1;
   std::vector<uint8_t> reply_;
+  /** Waits for each reply without sleeping first, as long as replies have been coming fast. */
+  wire::ReadSpinner reply_spinner_;
   /** CPU time of the process when the previous call returned. */
   uint64_t returned_cpu_ns_ = 0;
   std::vector<MPI_Request> free_requests_;

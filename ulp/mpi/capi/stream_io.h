@@ -3,7 +3,9 @@
 // socket), and sending one message of wire.h: both ends use these.
 #pragma once
 
+#include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,6 +29,43 @@ inline bool WriteFully(int fd, const void* data, size_t n) {
   }
   return true;
 }
+
+/**
+ * Waits for a channel to become readable without sleeping, for a while that follows how
+ * soon the other end has been answering: an answer that comes within the spin is read
+ * without the sleep and wake-up a blocking read costs both ends (most of a call's cost when
+ * the simulator answers in microseconds). A spin that ends without one halves the next
+ * (down to kLeastNs), one that gets it doubles it (up to kMostNs), so a rank whose calls wait
+ * long (a receive whose message is far off) soon stops burning a CPU the simulator needs.
+ */
+class ReadSpinner {
+ public:
+  static constexpr uint64_t kLeastNs = 1'000;
+  static constexpr uint64_t kMostNs = 20'000;
+
+  /** Polls `fd` for up to the current budget; true once it is readable (or closed). */
+  bool Wait(int fd) {
+    timespec start{};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 0) > 0) {
+        budget_ns_ = budget_ns_ * 2 > kMostNs ? kMostNs : budget_ns_ * 2;
+        return true;
+      }
+      timespec now{};
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      const int64_t ns = (now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec);
+      if (ns >= static_cast<int64_t>(budget_ns_)) {
+        budget_ns_ = budget_ns_ / 2 < kLeastNs ? kLeastNs : budget_ns_ / 2;
+        return false;
+      }
+    }
+  }
+
+ private:
+  uint64_t budget_ns_ = kMostNs;
+};
 
 /** Reads exactly `n` bytes; false at end of stream or on an error. */
 inline bool ReadFully(int fd, void* data, size_t n) {
