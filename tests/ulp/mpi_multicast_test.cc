@@ -208,6 +208,27 @@ TEST(MpiMulticastTest, ARootThatGivesUpNamesTheMessageAndTheMembersInTheJobsErro
   EXPECT_EQ(job->transport(0).stats().mcast_failed, 1u);
 }
 
+TEST(MpiMulticastTest, AMemberThatGivesUpOnASignalNamesItInTheJobsError) {
+  // Rank 0 comes to the second barrier a minute late: the members ask it for the release
+  // the most times they may (it answers that it has not sent it yet) and give up.
+  auto job = Job(4, 4);
+  const Status run = job->Run([&](mpi::Mpi& m) {
+    m.Barrier(m.world());
+    if (m.world().rank == 0) job->Sleep(0, 60'000'000'000'000);
+    m.Barrier(m.world());
+  });
+  ASSERT_FALSE(run.ok());
+  for (int member = 1; member < 4; ++member) {
+    EXPECT_NE(run.message().find("rank " + std::to_string(member) +
+                                 " gave up on a group broadcast: group "),
+              std::string::npos)
+        << run.message();
+  }
+  EXPECT_NE(run.message().find(" from task 0 asked for 16384 times ("), std::string::npos)
+      << run.message();
+  EXPECT_EQ(job->transport(1).stats().mcast_failed, 1u);
+}
+
 TEST(MpiMulticastTest, ARootReusesASlotOnlyOnceItsLastMessageIsAcknowledged) {
   // A member on a lossy link lags: the root must not write a fifth message into the slot of
   // one that member has not acknowledged, and a release the member missed is overtaken by
