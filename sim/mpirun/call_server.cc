@@ -14,7 +14,7 @@ namespace {
 using mpi::wire::Call;
 using mpi::wire::CompleteMode;
 
-const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+using mpi::kByte;
 /** MPI_COMM_WORLD and MPI_COMM_SELF, as mpi.h numbers them. */
 constexpr int32_t kWorldHandle = 1, kSelfHandle = 2;
 /** MPI_COMM_SELF's context: even, and beyond any a job allocates. */

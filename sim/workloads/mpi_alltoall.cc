@@ -20,9 +20,9 @@ namespace nicsim::sim {
 
 using mpi::Base;
 using mpi::Datatype;
+using mpi::kByte;
 using mpi_workload::CheckReceived;
 using mpi_workload::CountSent;
-using mpi_workload::kByte;
 using mpi_workload::NeedRanks;
 
 namespace {

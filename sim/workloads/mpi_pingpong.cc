@@ -20,11 +20,11 @@ namespace nicsim::sim {
 
 using mpi::Base;
 using mpi::Datatype;
+using mpi::kByte;
 using mpi_workload::BufferPlanBytes;
 using mpi_workload::CheckBufferPlan;
 using mpi_workload::CheckReceived;
 using mpi_workload::CountSent;
-using mpi_workload::kByte;
 using mpi_workload::NeedRanks;
 
 namespace {

@@ -17,8 +17,6 @@ namespace nicsim::sim::mpi_workload {
 using mpi::Base;
 using mpi::Datatype;
 
-inline const Datatype kByte = Datatype::Of(Base::kByte);
-
 inline Status NeedRanks(MpiJob& job, uint32_t n, const char* what) {
   if (job.ranks() < n) {
     return Status::Error(

@@ -368,4 +368,7 @@ struct Combiner {
   }
 };
 
+/** MPI_BYTE: one byte, what messages of packed bytes are counted in. */
+inline const Datatype kByte = Datatype::Of(Base::kByte);
+
 }  // namespace nicsim::mpi
