@@ -399,7 +399,7 @@ Result<size_t> Sender::Progress() {
   for (auto& [node, c] : connections_) {
     (void)node;
     for (uint32_t r = 0; r < c->peers.size(); ++r) {
-      if (c->peers[r].outstanding > 0 && !c->peers[r].broken) Reclaim(*c, r);
+      if (c->peers[r].outstanding > 0) Reclaim(*c, r);  // nothing for a broken receiver
     }
     for (uint32_t r = 0; r < c->peers.size(); ++r) {
       if (!c->peers[r].queue.empty()) pieces += Advance(*c, r);
