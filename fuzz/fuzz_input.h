@@ -4,12 +4,20 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 namespace nicsim::fuzz {
+
+/** NICSIM_FUZZ_VERBOSE=1: a target prints what it does with each input (for writing seeds,
+ *  debugging). */
+inline bool Verbose() {
+  static const bool verbose = std::getenv("NICSIM_FUZZ_VERBOSE") != nullptr;
+  return verbose;
+}
 
 /** A cursor over the fuzz input. */
 class ByteReader {

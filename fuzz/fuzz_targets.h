@@ -35,6 +35,12 @@ int FuzzSetFlag(const uint8_t* data, size_t size);
 /** The golden-trace reader: two traces (split at the first NUL) read, compared and reported. */
 int FuzzTraceDiff(const uint8_t* data, size_t size);
 
+/**
+ * The decoder of what a rank's program sends on its channel (sim/mpirun/call_decoder): the
+ * messages as they come; a decoded call encodes back into its arguments byte for byte.
+ */
+int FuzzRankChannel(const uint8_t* data, size_t size);
+
 /** A fuzz target by name (as in tests/fuzz/corpus/<name>/). */
 struct FuzzTarget {
   std::string_view name;
@@ -43,8 +49,9 @@ struct FuzzTarget {
 
 /** Every target, in the order scripts/fuzz.sh runs them. */
 inline constexpr FuzzTarget kFuzzTargets[] = {
-    {"frame_codec", FuzzFrameCodec}, {"rdma_rx", FuzzRdmaRx},   {"ether_frame", FuzzEtherFrame},
-    {"scenario", FuzzScenario},      {"set_flag", FuzzSetFlag}, {"trace_diff", FuzzTraceDiff},
+    {"frame_codec", FuzzFrameCodec},   {"rdma_rx", FuzzRdmaRx},   {"ether_frame", FuzzEtherFrame},
+    {"scenario", FuzzScenario},        {"set_flag", FuzzSetFlag}, {"trace_diff", FuzzTraceDiff},
+    {"rank_channel", FuzzRankChannel},
 };
 
 }  // namespace nicsim::fuzz

@@ -76,12 +76,6 @@ class NullPort final : public hw::FabricLink {
   uint64_t frames = 0;
 };
 
-/** NICSIM_FUZZ_VERBOSE=1: what happens to each input is printed (for writing seeds, debugging). */
-bool Verbose() {
-  static const bool verbose = std::getenv("NICSIM_FUZZ_VERBOSE") != nullptr;
-  return verbose;
-}
-
 /** Prints every firmware and hardware trace event (verbose runs only). */
 class PrintingTrace final : public hw::func::TraceSink {
  public:

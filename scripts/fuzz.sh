@@ -19,7 +19,7 @@ if ! command -v clang++ >/dev/null; then
 fi
 
 # The targets in fuzz/fuzz_targets.h order, and the longest input each is given.
-TARGETS=(frame_codec rdma_rx ether_frame scenario set_flag trace_diff)
+TARGETS=(frame_codec rdma_rx ether_frame scenario set_flag trace_diff rank_channel)
 declare -A MAX_LEN=(
   [frame_codec]=4200    # a frame a little over the largest valid one
   [rdma_rx]=8192        # a few frames of up to 2 KiB payload, 4 bytes of record each
@@ -27,6 +27,7 @@ declare -A MAX_LEN=(
   [scenario]=4096       # a scenario file (the built-in ones are under 1 KiB)
   [set_flag]=1024       # a handful of --set flags
   [trace_diff]=8192     # two trace excerpts
+  [rank_channel]=4096   # a few calls of a program, with small data
 )
 
 log="$(mktemp -t nicsim-fuzz-build.XXXXXX)"

@@ -49,7 +49,22 @@ std::vector<int> WorldRanks(const mpi::Comm& c) {
   return ranks;
 }
 
+/** MPI_Comm_compare's answer for `a` and `b`. */
+int32_t CompareComms(const mpi::Comm& a, const mpi::Comm& b) {
+  if (a.context == b.context) return kIdent;
+  std::vector<int> ra = WorldRanks(a), rb = WorldRanks(b);
+  if (ra == rb) return kCongruent;
+  std::sort(ra.begin(), ra.end());
+  std::sort(rb.begin(), rb.end());
+  return ra == rb ? kSimilar : kUnequal;
+}
+
 }  // namespace
+
+bool CallServer::NoMemory(Writer& out) {
+  Fail(out, kErrNoMem);
+  return true;
+}
 
 CallServer::CallServer(MpiJob& job, mpi::Mpi& mpi, RankProcess& process,
                        const MpiProgramConfig& config, RankRecord& record)
@@ -96,19 +111,25 @@ Status CallServer::Serve() {
     }
     record_.call = name;
     ++record_.calls[name];
-    Reader in(args.data(), args.size());
+    Result<calls::Args> decoded = calls::Decode(call, args);
+    if (!decoded.ok()) {
+      return Status::Error(fmt::format(
+          "rank {} sent malformed arguments to {} ({}): the program broke libnicsim_mpi's "
+          "protocol (is it built with this nicsim's nicsim-mpicc?)",
+          rank(), name, decoded.status().message()));
+    }
     if (call == Call::kAbort) {
-      const auto code = in.Get<int32_t>();
-      const std::string why = in.Str();
+      const auto& a = std::get<calls::Abort>(*decoded);
       return Status::Error(fmt::format("rank {} called MPI_Abort with error code {}{}{}", rank(),
-                                       code, why.empty() ? "" : ": ", why));
+                                       a.code, a.why.empty() ? "" : ": ", a.why));
     }
     Writer out;
     out.Put<int32_t>(0);  // MPI_SUCCESS: the program checked the arguments
-    if (!Dispatch(call, in, out) || in.failed()) {
+    if (!Dispatch(call, *decoded, out)) {
       return Status::Error(
-          fmt::format("rank {} sent malformed arguments to {}: the program broke libnicsim_mpi's "
-                      "protocol (is it built with this nicsim's nicsim-mpicc?)",
+          fmt::format("rank {} sent arguments to {} that name no communicator, rank or request "
+                      "of its own: the program broke libnicsim_mpi's protocol (is it built with "
+                      "this nicsim's nicsim-mpicc?)",
                       rank(), name));
     }
     // A collective whose ranks passed different counts fails on every rank that saw a message
@@ -155,22 +176,15 @@ Status CallServer::Ended() {
   return Status();
 }
 
-std::optional<mpi::Combiner> CallServer::ReadReduction(Reader& in) {
-  const auto op = in.Get<uint8_t>();
-  const auto user_op = in.Get<uint32_t>();
-  const auto base = in.Get<uint8_t>();
-  const auto element = in.Get<uint64_t>();
-  const auto type = in.Get<int32_t>();
-  const bool commutes = in.Get<uint8_t>() != 0;
-  if (op == mpi::wire::kUserOp) {
-    return mpi::Combiner{
-        [this, user_op, type, element](uint8_t* acc, const uint8_t* part, size_t bytes) {
-          ApplyUserOp(static_cast<int32_t>(user_op), type, element, acc, part, bytes);
-        },
-        commutes};
+mpi::Combiner CallServer::CombinerOf(const calls::Reduction& r) {
+  if (r.op == mpi::wire::kUserOp) {
+    return mpi::Combiner{[this, r](uint8_t* acc, const uint8_t* part, size_t bytes) {
+                           ApplyUserOp(static_cast<int32_t>(r.user_op), r.datatype, r.element_bytes,
+                                       acc, part, bytes);
+                         },
+                         r.commutes};
   }
-  if (op >= mpi::kOpCount || base >= mpi::kBaseCount) return std::nullopt;
-  return mpi::Combiner::Of(static_cast<mpi::Op>(op), static_cast<mpi::Base>(base));
+  return mpi::Combiner::Of(static_cast<mpi::Op>(r.op), static_cast<mpi::Base>(r.base));
 }
 
 void CallServer::ApplyUserOp(int32_t op, int32_t type, uint64_t element, uint8_t* acc,
@@ -186,9 +200,14 @@ void CallServer::ApplyUserOp(int32_t op, int32_t type, uint64_t element, uint8_t
     broken_ = "no answer to a reduction with its own op";
     return;
   }
-  Reader r(answer.data(), answer.size());
-  const auto [result, n] = r.Blob();
-  if (n > 0) std::memcpy(acc, result, std::min(n, bytes));
+  Result<calls::Args> decoded = calls::Decode(Call::kOpResult, answer);
+  if (!decoded.ok()) {
+    broken_ = fmt::format("a malformed answer to a reduction with its own op ({})",
+                          decoded.status().message());
+    return;
+  }
+  const calls::Bytes result = std::get<calls::OpResult>(*decoded).result;
+  if (result.size > 0) std::memcpy(acc, result.data, std::min(result.size, bytes));
 }
 
 void CallServer::PutDone(Writer& out, uint32_t index, uint64_t id) {
@@ -205,14 +224,13 @@ void CallServer::PutDone(Writer& out, uint32_t index, uint64_t id) {
   requests_.erase(it);
 }
 
-void CallServer::Complete(Reader& in, Writer& out) {
-  const auto mode = static_cast<CompleteMode>(in.Get<uint8_t>());
-  const auto n = in.Get<uint32_t>();
+void CallServer::Complete(const calls::Complete& args, Writer& out) {
+  const CompleteMode mode = args.mode;
   std::vector<uint64_t> ids;
   std::vector<uint32_t> active;  // indices of the requests that are not MPI_REQUEST_NULL
   std::vector<mpi::Mpi::Request> waiting;
-  for (uint32_t i = 0; i < n && !in.failed(); ++i) {
-    const auto id = in.Get<uint64_t>();
+  for (uint32_t i = 0; i < args.ids.size(); ++i) {
+    const uint64_t id = args.ids[i];
     ids.push_back(id);
     if (id == kInactive) continue;
     if (id != kDone && requests_.count(id) == 0) {
@@ -259,7 +277,7 @@ void CallServer::Complete(Reader& in, Writer& out) {
   for (uint32_t i : finished) PutDone(out, i, ids[i]);
 }
 
-bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
+bool CallServer::Dispatch(Call call, const calls::Args& args, Writer& out) {
   switch (call) {
     case Call::kInit: {
       out.Put<int32_t>(rank()).Put<int32_t>(mpi_.world().size());
@@ -273,72 +291,61 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       out.Put<double>(mpi_.Wtime());
       return true;
     case Call::kCommIdup: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
+      const mpi::Comm* c = CommOf(std::get<calls::OnComm>(args).comm);
       if (c == nullptr) return false;
       const mpi::Comm made = mpi_.Idup(*c);
       PutMade(out, &made);
       return true;
     }
-    case Call::kCommDup:
+    case Call::kCommDup: {
+      const mpi::Comm* c = CommOf(std::get<calls::OnComm>(args).comm);
+      if (c == nullptr) return false;
+      const mpi::Comm made = mpi_.Dup(*c);
+      PutMade(out, &made);
+      return true;
+    }
     case Call::kCommSplit:
     case Call::kCommSplitType: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
+      const auto& a = std::get<calls::Split>(args);
+      const mpi::Comm* c = CommOf(a.comm);
       if (c == nullptr) return false;
-      int32_t color = call == Call::kCommSplit ? in.Get<int32_t>() : 0;
+      int32_t color = a.color;
       if (call == Call::kCommSplitType) {
         // The ranks of one node share its memory; any other split type gives no communicator.
-        color = in.Get<int32_t>() == kCommTypeShared ? static_cast<int32_t>(node()) : kUndefined;
+        color = a.color == kCommTypeShared ? static_cast<int32_t>(node()) : kUndefined;
       }
-      const int32_t key = call == Call::kCommDup ? 0 : in.Get<int32_t>();
-      const mpi::Comm made = call == Call::kCommDup ? mpi_.Dup(*c) : mpi_.Split(*c, color, key);
+      const mpi::Comm made = mpi_.Split(*c, color, a.key);
       PutMade(out, color == kUndefined ? nullptr : &made);
       return true;
     }
     case Call::kCommCreateGroup: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const auto n = in.Get<uint32_t>();
-      if (c == nullptr || n == 0 || n > static_cast<uint32_t>(mpi_.world().size())) return false;
-      std::vector<int> members(n);
-      for (int& m : members) m = in.Get<int32_t>();
-      if (in.failed() || std::find(members.begin(), members.end(), rank()) == members.end()) {
+      const auto& a = std::get<calls::CreateGroup>(args);
+      const mpi::Comm* c = CommOf(a.comm);
+      if (c == nullptr || a.members.size() > static_cast<size_t>(mpi_.world().size()) ||
+          std::find(a.members.begin(), a.members.end(), rank()) == a.members.end()) {
         return false;
       }
-      const mpi::Comm made = mpi_.CreateGroup(*c, std::move(members));
+      const mpi::Comm made = mpi_.CreateGroup(*c, a.members);
       PutMade(out, &made);
       return true;
     }
     case Call::kCommFree:
-      return comms_.erase(in.Get<int32_t>()) == 1;
+      return comms_.erase(std::get<calls::OnComm>(args).comm) == 1;
     case Call::kCommCompare: {
-      const mpi::Comm* a = CommOf(in.Get<int32_t>());
-      const mpi::Comm* b = CommOf(in.Get<int32_t>());
-      if (a == nullptr || b == nullptr) return false;
-      std::vector<int> ra = WorldRanks(*a), rb = WorldRanks(*b);
-      int32_t result = kUnequal;
-      if (a->context == b->context) {
-        result = kIdent;
-      } else if (ra == rb) {
-        result = kCongruent;
-      } else {
-        std::sort(ra.begin(), ra.end());
-        std::sort(rb.begin(), rb.end());
-        if (ra == rb) result = kSimilar;
-      }
-      out.Put<int32_t>(result);
+      const auto& a = std::get<calls::Compare>(args);
+      const mpi::Comm* x = CommOf(a.a);
+      const mpi::Comm* y = CommOf(a.b);
+      if (x == nullptr || y == nullptr) return false;
+      out.Put<int32_t>(CompareComms(*x, *y));
       return true;
     }
     case Call::kSend:
     case Call::kIsend: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const auto dest = in.Get<int32_t>();
-      const auto tag = in.Get<int32_t>();
-      const bool sync = in.Get<uint8_t>() != 0;
-      const auto [data, n] = in.Blob();
-      if (c == nullptr || dest < 0 || dest >= c->size() || tag < 0 || tag > mpi::kTagUb) {
-        return false;
-      }
-      mpi::Mpi::Request r = sync ? mpi_.Issend(data, n, kByte, dest, tag, *c)
-                                 : mpi_.Isend(data, n, kByte, dest, tag, *c);
+      const auto& a = std::get<calls::Send>(args);
+      const mpi::Comm* c = CommOf(a.comm);
+      if (c == nullptr || a.dest >= c->size()) return false;
+      mpi::Mpi::Request r = a.sync ? mpi_.Issend(a.data.data, a.data.size, kByte, a.dest, a.tag, *c)
+                                   : mpi_.Isend(a.data.data, a.data.size, kByte, a.dest, a.tag, *c);
       if (call == Call::kSend) {
         mpi_.Wait(r);
         return true;
@@ -350,21 +357,18 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
     }
     case Call::kRecv:
     case Call::kIrecv: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const auto source = in.Get<int32_t>();
-      const auto tag = in.Get<int32_t>();
-      const auto room = in.Get<uint64_t>();
-      if (c == nullptr || source < mpi::kAnySource || source >= c->size() || in.failed() ||
-          tag < mpi::kAnyTag || tag > mpi::kTagUb) {
-        return false;
-      }
-      Pending p{nullptr, std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[room]), true};
+      const auto& a = std::get<calls::Recv>(args);
+      const mpi::Comm* c = CommOf(a.comm);
+      if (c == nullptr || a.source >= c->size()) return false;
+      // Left uninitialised: the pages of a large receive that gets a short message are never
+      // touched.
+      Pending p{nullptr, std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[a.room]), true};
       if (p.landing == nullptr) {
         // More than this process can hold: the program's call fails, the run goes on.
         Fail(out, kErrNoMem);
         return true;
       }
-      p.request = mpi_.Irecv(p.landing.get(), room, kByte, source, tag, *c);
+      p.request = mpi_.Irecv(p.landing.get(), a.room, kByte, a.source, a.tag, *c);
       if (call == Call::kRecv) {
         const mpi::Status s = mpi_.Wait(p.request);
         PutStatus(out, s);
@@ -377,17 +381,17 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       return true;
     }
     case Call::kComplete:
-      Complete(in, out);
+      Complete(std::get<calls::Complete>(args), out);
       return true;
     case Call::kRequestFree: {
-      auto it = requests_.find(in.Get<uint64_t>());
+      auto it = requests_.find(std::get<calls::OnRequest>(args).id);
       if (it == requests_.end()) return false;
       detached_.push_back(std::move(it->second));
       requests_.erase(it);
       return true;
     }
     case Call::kCancel: {
-      auto it = requests_.find(in.Get<uint64_t>());
+      auto it = requests_.find(std::get<calls::OnRequest>(args).id);
       if (it == requests_.end()) return false;
       // A send that has started is never taken back (MPI lets a cancel fail); a receive is
       // cancelled while no message has matched it.
@@ -396,131 +400,25 @@ bool CallServer::Dispatch(Call call, Reader& in, Writer& out) {
       return true;
     }
     case Call::kProbe: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const auto source = in.Get<int32_t>();
-      const auto tag = in.Get<int32_t>();
-      const bool block = in.Get<uint8_t>() != 0;
-      if (c == nullptr || source < mpi::kAnySource || source >= c->size() || tag < mpi::kAnyTag ||
-          tag > mpi::kTagUb) {
-        return false;
-      }
-      std::optional<mpi::Status> s = block ? std::optional<mpi::Status>(mpi_.Probe(source, tag, *c))
-                                           : mpi_.Iprobe(source, tag, *c);
+      const auto& a = std::get<calls::Probe>(args);
+      const mpi::Comm* c = CommOf(a.comm);
+      if (c == nullptr || a.source >= c->size()) return false;
+      std::optional<mpi::Status> s =
+          a.block ? std::optional<mpi::Status>(mpi_.Probe(a.source, a.tag, *c))
+                  : mpi_.Iprobe(a.source, a.tag, *c);
       if (!s) job_.Sleep(static_cast<uint32_t>(rank()), kUnsuccessfulPollPs);
       out.Put<uint8_t>(s.has_value());
       PutStatus(out, s.value_or(mpi::Status{}));
       return true;
     }
     case Call::kBarrier: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
+      const mpi::Comm* c = CommOf(std::get<calls::OnComm>(args).comm);
       if (c == nullptr) return false;
       mpi_.Barrier(*c);
       return true;
     }
-    case Call::kBcast: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const auto root = in.Get<int32_t>();
-      const auto bytes = in.Get<uint64_t>();
-      const auto [data, n] = in.Blob();
-      if (c == nullptr || root < 0 || root >= c->size() || in.failed()) return false;
-      std::vector<uint8_t> buf(bytes);
-      if (c->rank == root) std::memcpy(buf.data(), data, std::min<size_t>(n, bytes));
-      mpi_.Bcast(buf.data(), bytes, kByte, root, *c);
-      out.Blob(c->rank == root ? std::vector<uint8_t>{} : buf);
-      return true;
-    }
-    case Call::kReduce:
-    case Call::kAllreduce:
-    case Call::kScan: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const int32_t root = call == Call::kReduce ? in.Get<int32_t>() : 0;
-      const bool exclusive = call == Call::kScan && in.Get<uint8_t>() != 0;
-      std::optional<mpi::Combiner> combine = ReadReduction(in);
-      const auto [data, n] = in.Blob();
-      if (c == nullptr || !combine || root < 0 || root >= c->size()) return false;
-      std::vector<uint8_t> result(n);
-      if (call == Call::kReduce) {
-        mpi_.ReduceBytes(data, result.data(), n, *combine, root, *c);
-        if (c->rank != root) result.clear();
-      } else if (call == Call::kAllreduce) {
-        mpi_.AllreduceBytes(data, result.data(), n, *combine, *c);
-      } else {
-        mpi_.Scan(data, result.data(), n, *combine, exclusive, *c);
-      }
-      out.Blob(result);
-      return true;
-    }
-    case Call::kGatherv: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const auto root = in.Get<int32_t>();
-      const auto [data, n] = in.Blob();
-      const std::vector<size_t> counts = in.Counts();
-      if (c == nullptr || root < 0 || root >= c->size()) return false;
-      const bool at_root = c->rank == root;
-      if (at_root && counts.size() != static_cast<size_t>(c->size())) return false;
-      std::vector<uint8_t> all(std::accumulate(counts.begin(), counts.end(), size_t{0}));
-      mpi_.Gatherv(data, n, all.data(), counts, root, *c);
-      out.Blob(all);
-      return true;
-    }
-    case Call::kScatterv: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const auto root = in.Get<int32_t>();
-      const std::vector<size_t> counts = in.Counts();
-      const auto [data, n] = in.Blob();
-      const auto room = in.Get<uint64_t>();
-      if (c == nullptr || root < 0 || root >= c->size() || in.failed()) return false;
-      const bool at_root = c->rank == root;
-      if (at_root && (counts.size() != static_cast<size_t>(c->size()) ||
-                      std::accumulate(counts.begin(), counts.end(), size_t{0}) > n)) {
-        return false;
-      }
-      std::vector<uint8_t> mine(room);
-      mpi_.Scatterv(data, counts, mine.data(), room, root, *c);
-      out.Blob(mine);
-      return true;
-    }
-    case Call::kAllgatherv: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const auto [data, n] = in.Blob();
-      const std::vector<size_t> counts = in.Counts();
-      if (c == nullptr || counts.size() != static_cast<size_t>(c->size())) return false;
-      std::vector<uint8_t> all(std::accumulate(counts.begin(), counts.end(), size_t{0}));
-      mpi_.Allgatherv(data, n, all.data(), counts, *c);
-      out.Blob(all);
-      return true;
-    }
-    case Call::kAlltoallv: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      const std::vector<size_t> send_counts = in.Counts();
-      const auto [data, n] = in.Blob();
-      const std::vector<size_t> recv_counts = in.Counts();
-      if (c == nullptr || send_counts.size() != static_cast<size_t>(c->size()) ||
-          recv_counts.size() != send_counts.size() ||
-          std::accumulate(send_counts.begin(), send_counts.end(), size_t{0}) > n) {
-        return false;
-      }
-      std::vector<uint8_t> all(std::accumulate(recv_counts.begin(), recv_counts.end(), size_t{0}));
-      mpi_.Alltoallv(data, send_counts, all.data(), recv_counts, *c);
-      out.Blob(all);
-      return true;
-    }
-    case Call::kReduceScatter: {
-      const mpi::Comm* c = CommOf(in.Get<int32_t>());
-      std::optional<mpi::Combiner> combine = ReadReduction(in);
-      const std::vector<size_t> counts = in.Counts();
-      const auto [data, n] = in.Blob();
-      if (c == nullptr || !combine || counts.size() != static_cast<size_t>(c->size()) ||
-          std::accumulate(counts.begin(), counts.end(), size_t{0}) != n) {
-        return false;
-      }
-      std::vector<uint8_t> mine(counts[static_cast<size_t>(c->rank)]);
-      mpi_.ReduceScatter(data, mine.data(), counts, *combine, *c);
-      out.Blob(mine);
-      return true;
-    }
     default:
-      return false;
+      return Collective(call, args, out);
   }
 }
 

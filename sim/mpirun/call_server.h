@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "sim/cluster/mpi_job.h"
+#include "sim/mpirun/call_decoder.h"
 #include "sim/mpirun/mpi_program_config.h"
 #include "sim/mpirun/rank_process.h"
 #include "ulp/mpi/capi/wire.h"
@@ -42,7 +43,6 @@ class CallServer {
   Status Serve();
 
  private:
-  using Reader = mpi::wire::Reader;
   using Writer = mpi::wire::Writer;
   struct Pending {
     mpi::Mpi::Request request;
@@ -51,15 +51,20 @@ class CallServer {
     std::unique_ptr<uint8_t[]> landing;
     bool recv = false;
   };
-  /** Runs one call; false if its arguments make no sense (a program that broke the protocol). */
-  bool Dispatch(mpi::wire::Call call, Reader& in, Writer& out);
-  void Complete(Reader& in, Writer& out);
+  /** Runs one call; false if its arguments name a communicator, rank or request the program
+   *  does not have (a program that broke the protocol). */
+  bool Dispatch(mpi::wire::Call call, const calls::Args& args, Writer& out);
+  /** Dispatch's collectives that move data. */
+  bool Collective(mpi::wire::Call call, const calls::Args& args, Writer& out);
+  void Complete(const calls::Complete& args, Writer& out);
+  /** The call fails with MPI_ERR_NO_MEM (its result is more than this process can hold). */
+  static bool NoMemory(Writer& out);
   void PutDone(Writer& out, uint32_t index, uint64_t id);
   const mpi::Comm* CommOf(int32_t handle) const;
   /** Keeps a communicator a call made and answers with it (null: none, MPI_COMM_NULL). */
   void PutMade(Writer& out, const mpi::Comm* made);
-  /** Reads a reduction's arguments; nullopt if malformed. */
-  std::optional<mpi::Combiner> ReadReduction(Reader& in);
+  /** The combiner of a reduction's operation (the program's own op runs in its process). */
+  mpi::Combiner CombinerOf(const calls::Reduction& r);
   /** acc = acc op in with the program's own op, computed in its process. */
   void ApplyUserOp(int32_t op, int32_t type, uint64_t element, uint8_t* acc, const uint8_t* in,
                    size_t bytes);

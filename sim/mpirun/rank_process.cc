@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/mpirun/rank_process.h"
 
+#include "sim/mpirun/call_decoder.h"
 #include "ulp/mpi/capi/stream_io.h"
 
 #include <fcntl.h>
@@ -29,8 +30,6 @@ volatile sig_atomic_t g_stop_signal = 0;
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 /** How often a wait for a rank's call looks for a stop signal another thread took. */
 constexpr int kSignalCheckMs = 100;
-/** The most bytes one message of a program may claim (its arguments are its own data). */
-constexpr uint64_t kMostMessageBytes = uint64_t{1} << 40;
 /** Bytes of a message read (and its buffer grown by) at a time. */
 constexpr uint64_t kReadPieceBytes = uint64_t{64} << 20;
 
@@ -198,9 +197,8 @@ void RankProcess::Forward(int timeout_ms) {
 
 bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
   if (!Receive(header, sizeof(*header), /*mid_message=*/false)) return false;
-  // A call's arguments are at most the program's own data; refuse absurd lengths.
-  if (header->bytes > kMostMessageBytes) {
-    broken_ = fmt::format("a message of {} bytes", header->bytes);
+  if (const Status s = calls::CheckHeader(*header); !s.ok()) {
+    broken_ = s.message();
     return false;
   }
   // The buffer grows with the bytes that come (geometrically), not with what the header

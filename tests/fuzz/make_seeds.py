@@ -114,6 +114,47 @@ def trace_diff():
     write("trace_diff", "shorter", b"\x05" + left + b"\x00" + b"".join(lines[:10]))
 
 
+def rank_channel():
+    # ulp/mpi/capi/wire.h: Header (u32 call, u32 reserved, u64 bytes, u64 compute_ns) and the
+    # arguments of each call, as libnicsim_mpi writes them.
+    INIT, FINALIZE, ABORT, COMM_SPLIT, SEND, IRECV, COMPLETE, BCAST = 1, 2, 3, 6, 9, 12, 13, 17
+    ALLREDUCE, GATHERV, ALLTOALLV, REDUCE_SCATTER, CREATE_GROUP, OP_RESULT = 19, 20, 23, 24, 27, 102
+    WORLD, SUM, DOUBLE, USER_OP = 1, 0, 4, 0xFF
+
+    def msg(call, args=b"", compute_ns=0):
+        return struct.pack("<IIQQ", call, 0, len(args), compute_ns) + args
+
+    def blob(data):
+        return struct.pack("<Q", len(data)) + data
+
+    def counts(values):
+        return struct.pack("<I", len(values)) + b"".join(struct.pack("<Q", v) for v in values)
+
+    def reduction(op, base, element, datatype=0, commutes=1, user_op=0):
+        return struct.pack("<BIBQiB", op, user_op, base, element, datatype, commutes)
+
+    data = bytes(range(64))
+    write("rank_channel", "pingpong", msg(INIT) +
+          msg(SEND, struct.pack("<iiiB", WORLD, 1, 7, 0) + blob(data), compute_ns=1500) +
+          msg(IRECV, struct.pack("<iiiQ", WORLD, -1, -1, 4096)) +
+          msg(COMPLETE, struct.pack("<BI", 0, 1) + struct.pack("<Q", 1)) + msg(FINALIZE))
+    write("rank_channel", "collectives", msg(INIT) +
+          msg(BCAST, struct.pack("<iiQ", WORLD, 0, len(data)) + blob(data)) +
+          msg(ALLREDUCE, struct.pack("<i", WORLD) + reduction(SUM, DOUBLE, 8) + blob(data)) +
+          msg(GATHERV, struct.pack("<ii", WORLD, 0) + blob(data[:16]) + counts([16, 16])) +
+          msg(ALLTOALLV, struct.pack("<i", WORLD) + counts([8, 8]) + blob(data[:16]) +
+              counts([8, 8])) +
+          msg(REDUCE_SCATTER, struct.pack("<i", WORLD) + reduction(SUM, DOUBLE, 8) +
+              counts([32, 32]) + blob(data)) + msg(FINALIZE))
+    write("rank_channel", "comms_and_user_op", msg(INIT) +
+          msg(COMM_SPLIT, struct.pack("<iii", WORLD, 0, 1)) +
+          msg(CREATE_GROUP, struct.pack("<iI", WORLD, 2) + struct.pack("<ii", 0, 1)) +
+          msg(ALLREDUCE, struct.pack("<i", WORLD) + reduction(USER_OP, 0, 8, 3, 0, 1) +
+              blob(data[:8])) +
+          msg(OP_RESULT, blob(data[:8])) +
+          msg(ABORT, struct.pack("<i", 3) + blob(b"giving up")))
+
+
 def scenario_dict():
     """libFuzzer dictionary: every parameter name and enum choice in the generated parameter
     table of docs/scenarios.md (ParamDocsTest keeps it equal to `nicsim params --markdown`),
@@ -151,5 +192,6 @@ def scenario_dict():
 
 
 if __name__ == "__main__":
-    for make in (frame_codec, rdma_rx, ether_frame, scenario, set_flag, trace_diff, scenario_dict):
+    for make in (frame_codec, rdma_rx, ether_frame, scenario, set_flag, trace_diff, rank_channel,
+                 scenario_dict):
         make()

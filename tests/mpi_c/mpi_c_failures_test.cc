@@ -75,6 +75,13 @@ TEST(MpiCFailure, AHeaderClaimingATebibyteCostsNoMemoryAndBreaksTheChannel) {
                     "a message"});
 }
 
+TEST(MpiCFailure, CountsThatWrapWhenAddedAreRefusedBeforeTheCallRuns) {
+  // 2^63 + 2^63 bytes: a result sized from the wrapped sum (0) would be written past its end.
+  const Failure f = RunFailing("bad_channel_overflow", 2);
+  ExpectFailure(f, {"rank 0 sent malformed arguments to MPI_Allgather (counts adding up to "
+                    "more than 1099511627776 bytes): the program broke libnicsim_mpi's protocol"});
+}
+
 TEST(MpiCFailure, StrayBytesThenSilenceEndAtTheWallClockLimit) {
   const auto start = std::chrono::steady_clock::now();
   const Failure f = RunFailing("bad_channel_stray", 2, {"--set", "mpi.wall_limit=1s"});

@@ -198,6 +198,8 @@ class Reader {
     return counts;
   }
   bool failed() const { return failed_; }
+  /** Bytes not read yet. */
+  size_t left() const { return left_; }
 
  private:
   const uint8_t* data_;

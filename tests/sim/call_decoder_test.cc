@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// The decoder of a rank's channel (sim/mpirun/call_decoder): what it accepts, decoded exactly,
+// and each way a message from a program can be wrong refused with its reason.
+#include "sim/mpirun/call_decoder.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace nicsim::sim::calls {
+namespace {
+
+using mpi::wire::Call;
+using mpi::wire::Writer;
+
+std::string ErrorOf(Call call, const Writer& w) {
+  const Result<Args> r = Decode(call, w.bytes());
+  return r.ok() ? "accepted" : r.status().message();
+}
+
+TEST(CallDecoder, ASendDecodesIntoItsFieldsWithItsDataInsideTheArguments) {
+  const std::vector<uint8_t> data = {1, 2, 3, 4, 5};
+  Writer w;
+  w.Put<int32_t>(1).Put<int32_t>(3).Put<int32_t>(77).Put<uint8_t>(1).Blob(data);
+  Result<Args> r = Decode(Call::kIsend, w.bytes());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Send& s = std::get<Send>(*r);
+  EXPECT_EQ(s.comm, 1);
+  EXPECT_EQ(s.dest, 3);
+  EXPECT_EQ(s.tag, 77);
+  EXPECT_TRUE(s.sync);
+  ASSERT_EQ(s.data.size, 5u);
+  EXPECT_EQ(s.data.data, w.bytes().data() + 21);  // 4 + 4 + 4 + 1 + 8 bytes before it
+  EXPECT_EQ(std::vector<uint8_t>(s.data.data, s.data.data + 5), data);
+}
+
+TEST(CallDecoder, CountsCarryTheirTotal) {
+  Writer w;
+  w.Put<int32_t>(1).Blob(std::vector<uint8_t>(8)).Counts({8, 0, 24});
+  Result<Args> r = Decode(Call::kAllgatherv, w.bytes());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(std::get<Allgatherv>(*r).counts.each, (std::vector<size_t>{8, 0, 24}));
+  EXPECT_EQ(std::get<Allgatherv>(*r).counts.total, 32u);
+}
+
+TEST(CallDecoder, CountsWhoseSumWouldOverflowAreRefused) {
+  // 2^63 + 2^63 wraps to 0 in 64 bits: a result buffer sized from the wrapped sum would be
+  // written past its end.
+  Writer w;
+  w.Put<int32_t>(1).Blob(nullptr, 0).Counts({size_t{1} << 63, size_t{1} << 63});
+  EXPECT_EQ(ErrorOf(Call::kAllgatherv, w), "counts adding up to more than 1099511627776 bytes");
+}
+
+TEST(CallDecoder, ABroadcastLongerThanTheLimitIsRefusedBeforeAnythingIsAllocated) {
+  Writer w;
+  w.Put<int32_t>(1).Put<int32_t>(0).Put<uint64_t>(kMostMessageBytes + 1).Blob(nullptr, 0);
+  EXPECT_EQ(ErrorOf(Call::kBcast, w), "a broadcast of 1099511627777 bytes");
+}
+
+TEST(CallDecoder, FieldsOutOfRangeAreNamed) {
+  Writer send;
+  send.Put<int32_t>(1).Put<int32_t>(0).Put<int32_t>(-1).Put<uint8_t>(0).Blob(nullptr, 0);
+  EXPECT_EQ(ErrorOf(Call::kSend, send), "tag -1");  // a send has no wildcard tag
+  Writer recv;
+  recv.Put<int32_t>(1).Put<int32_t>(-2).Put<int32_t>(0).Put<uint64_t>(8);
+  EXPECT_EQ(ErrorOf(Call::kRecv, recv), "source -2");
+  Writer reduce;
+  reduce.Put<int32_t>(1).Put<uint8_t>(12).Put<uint32_t>(0).Put<uint8_t>(0).Put<uint64_t>(4);
+  reduce.Put<int32_t>(0).Put<uint8_t>(1).Blob(nullptr, 0);
+  EXPECT_EQ(ErrorOf(Call::kAllreduce, reduce), "reduction op 12");
+  Writer complete;
+  complete.Put<uint8_t>(6).Put<uint32_t>(0);
+  EXPECT_EQ(ErrorOf(Call::kComplete, complete), "mode 6");
+  Writer group;
+  group.Put<int32_t>(1).Put<uint32_t>(0);
+  EXPECT_EQ(ErrorOf(Call::kCommCreateGroup, group), "a group of no members");
+}
+
+TEST(CallDecoder, ArgumentsMustFillTheMessageExactly) {
+  Writer short_one;
+  short_one.Put<int32_t>(1).Put<int32_t>(0);
+  EXPECT_EQ(ErrorOf(Call::kCommSplit, short_one), "the arguments end early");
+  Writer long_one;
+  long_one.Put<int32_t>(1).Put<uint8_t>(0).Put<uint8_t>(0).Put<uint8_t>(0);
+  EXPECT_EQ(ErrorOf(Call::kBarrier, long_one), "3 bytes after the arguments");
+  Writer array;
+  array.Put<uint8_t>(0).Put<uint32_t>(1000).Put<uint64_t>(5);
+  EXPECT_EQ(ErrorOf(Call::kComplete, array), "1000 requests claimed where 8 bytes are left");
+}
+
+TEST(CallDecoder, WhatOnlyTheSimulatorSendsIsNoCall) {
+  EXPECT_EQ(ErrorOf(Call::kReply, Writer()), "call 100 is not one a program sends");
+  EXPECT_EQ(ErrorOf(static_cast<Call>(55), Writer()), "call 55 is not one a program sends");
+}
+
+TEST(CallDecoder, AHeaderMayClaimUpToTheLimit) {
+  mpi::wire::Header h;
+  h.bytes = kMostMessageBytes;
+  EXPECT_TRUE(CheckHeader(h).ok());
+  h.bytes = kMostMessageBytes + 1;
+  EXPECT_EQ(CheckHeader(h).message(), "a message of 1099511627777 bytes");
+}
+
+}  // namespace
+}  // namespace nicsim::sim::calls
