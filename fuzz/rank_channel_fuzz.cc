@@ -33,8 +33,9 @@ struct Within {
   void Inside(const calls::Bytes& b) const {
     const uint8_t* begin = bytes.data();
     const uint8_t* end = begin + bytes.size();
-    NICSIM_CHECK(b.size == 0 || (b.data >= begin && b.data <= end && b.size <= size_t(end - b.data)),
-                 "%zu bytes outside the %zu bytes of arguments", b.size, bytes.size());
+    NICSIM_CHECK(
+        b.size == 0 || (b.data >= begin && b.data <= end && b.size <= size_t(end - b.data)),
+        "%zu bytes outside the %zu bytes of arguments", b.size, bytes.size());
   }
 };
 
@@ -74,28 +75,38 @@ std::vector<uint8_t> Encode(Call call, const calls::Args& decoded, const Within&
       [&](const auto& a) {
         using T = std::decay_t<decltype(a)>;
         if constexpr (std::is_same_v<T, calls::Abort>) {
-          i32(a.code); str(a.why);
+          i32(a.code);
+          str(a.why);
         } else if constexpr (std::is_same_v<T, calls::OnComm>) {
           i32(a.comm);
         } else if constexpr (std::is_same_v<T, calls::Split>) {
-          i32(a.comm); i32(a.color); i32(a.key);
+          i32(a.comm);
+          i32(a.color);
+          i32(a.key);
         } else if constexpr (std::is_same_v<T, calls::CreateGroup>) {
           NICSIM_CHECK(!a.members.empty(), "a group of no members");
           i32(a.comm);
           u32(static_cast<uint32_t>(a.members.size()));
           for (int m : a.members) i32(m);
         } else if constexpr (std::is_same_v<T, calls::Compare>) {
-          i32(a.a); i32(a.b);
+          i32(a.a);
+          i32(a.b);
         } else if constexpr (std::is_same_v<T, calls::Send>) {
           NICSIM_CHECK(a.dest >= 0, "destination %d", a.dest);
           CheckTag(a.tag, /*wildcard=*/false);
           args.Inside(a.data);
-          i32(a.comm); i32(a.dest); i32(a.tag); u8(a.sync);
+          i32(a.comm);
+          i32(a.dest);
+          i32(a.tag);
+          u8(a.sync);
           PutBytes(w, a.data);
         } else if constexpr (std::is_same_v<T, calls::Recv>) {
           NICSIM_CHECK(a.source >= mpi::kAnySource, "source %d", a.source);
           CheckTag(a.tag, /*wildcard=*/true);
-          i32(a.comm); i32(a.source); i32(a.tag); u64(a.room);
+          i32(a.comm);
+          i32(a.source);
+          i32(a.tag);
+          u64(a.room);
         } else if constexpr (std::is_same_v<T, calls::Complete>) {
           u8(static_cast<uint8_t>(a.mode));
           u32(static_cast<uint32_t>(a.ids.size()));
@@ -105,11 +116,16 @@ std::vector<uint8_t> Encode(Call call, const calls::Args& decoded, const Within&
         } else if constexpr (std::is_same_v<T, calls::Probe>) {
           NICSIM_CHECK(a.source >= mpi::kAnySource, "source %d", a.source);
           CheckTag(a.tag, /*wildcard=*/true);
-          i32(a.comm); i32(a.source); i32(a.tag); u8(a.block);
+          i32(a.comm);
+          i32(a.source);
+          i32(a.tag);
+          u8(a.block);
         } else if constexpr (std::is_same_v<T, calls::Bcast>) {
           NICSIM_CHECK(a.root >= 0 && a.bytes <= calls::kMostMessageBytes, "broadcast");
           args.Inside(a.data);
-          i32(a.comm); i32(a.root); u64(a.bytes);
+          i32(a.comm);
+          i32(a.root);
+          u64(a.bytes);
           PutBytes(w, a.data);
         } else if constexpr (std::is_same_v<T, calls::Reduce>) {
           NICSIM_CHECK(a.root >= 0, "root %d", a.root);
@@ -122,13 +138,15 @@ std::vector<uint8_t> Encode(Call call, const calls::Args& decoded, const Within&
         } else if constexpr (std::is_same_v<T, calls::Gatherv>) {
           NICSIM_CHECK(a.root >= 0, "root %d", a.root);
           args.Inside(a.data);
-          i32(a.comm); i32(a.root);
+          i32(a.comm);
+          i32(a.root);
           PutBytes(w, a.data);
           PutCounts(w, a.counts);
         } else if constexpr (std::is_same_v<T, calls::Scatterv>) {
           NICSIM_CHECK(a.root >= 0 && a.room <= calls::kMostMessageBytes, "scatter");
           args.Inside(a.data);
-          i32(a.comm); i32(a.root);
+          i32(a.comm);
+          i32(a.root);
           PutCounts(w, a.counts);
           PutBytes(w, a.data);
           u64(a.room);

@@ -28,7 +28,12 @@ class Fields {
   uint32_t U32() { return in_.Get<uint32_t>(); }
   uint64_t U64() { return in_.Get<uint64_t>(); }
   uint8_t U8() { return in_.Get<uint8_t>(); }
-  bool Flag() { return in_.Get<uint8_t>() != 0; }
+  /** A flag: 0 or 1. */
+  bool Flag(const char* what) {
+    const uint8_t v = U8();
+    if (v > 1) Reject(fmt::format("{} flag {}", what, v));
+    return v != 0;
+  }
   Bytes Blob() {
     const auto [at, n] = in_.Blob();
     return Bytes{at, n};
@@ -91,7 +96,7 @@ class Fields {
     r.base = U8();
     r.element_bytes = U64();
     r.datatype = I32();
-    r.commutes = Flag();
+    r.commutes = Flag("commutes");
     if (r.op != mpi::wire::kUserOp) {
       if (r.op >= mpi::kOpCount) Reject(fmt::format("reduction op {}", r.op));
       if (r.base >= mpi::kBaseCount) Reject(fmt::format("reduction base type {}", r.base));
@@ -111,7 +116,8 @@ class Fields {
   Result<Args> Finish(Args args) {
     if (error_) return Status::Error(*error_);
     if (in_.failed()) return Status::Error("the arguments end early");
-    if (in_.left() > 0) return Status::Error(fmt::format("{} bytes after the arguments", in_.left()));
+    if (in_.left() > 0)
+      return Status::Error(fmt::format("{} bytes after the arguments", in_.left()));
     return args;
   }
 
@@ -123,7 +129,8 @@ class Fields {
 }  // namespace
 
 Status CheckHeader(const mpi::wire::Header& h) {
-  if (h.bytes > kMostMessageBytes) return Status::Error(fmt::format("a message of {} bytes", h.bytes));
+  if (h.bytes > kMostMessageBytes)
+    return Status::Error(fmt::format("a message of {} bytes", h.bytes));
   return Status();
 }
 
@@ -172,7 +179,7 @@ Result<Args> Decode(Call call, const std::vector<uint8_t>& args) {
       s.comm = f.I32();
       s.dest = f.Rank("destination");
       s.tag = f.Tag(/*wildcard=*/false);
-      s.sync = f.Flag();
+      s.sync = f.Flag("synchronous");
       s.data = f.Blob();
       return f.Finish(s);
     }
@@ -201,7 +208,7 @@ Result<Args> Decode(Call call, const std::vector<uint8_t>& args) {
       p.comm = f.I32();
       p.source = f.Source();
       p.tag = f.Tag(/*wildcard=*/true);
-      p.block = f.Flag();
+      p.block = f.Flag("blocking");
       return f.Finish(p);
     }
     case Call::kBcast: {
@@ -218,7 +225,7 @@ Result<Args> Decode(Call call, const std::vector<uint8_t>& args) {
       Reduce r;
       r.comm = f.I32();
       if (call == Call::kReduce) r.root = f.Rank("root");
-      if (call == Call::kScan) r.exclusive = f.Flag();
+      if (call == Call::kScan) r.exclusive = f.Flag("exclusive");
       r.reduction = f.ReductionOf();
       r.data = f.Blob();
       return f.Finish(r);
@@ -269,7 +276,8 @@ Result<Args> Decode(Call call, const std::vector<uint8_t>& args) {
     case Call::kApplyOp:
       break;
   }
-  return Status::Error(fmt::format("call {} is not one a program sends", static_cast<uint32_t>(call)));
+  return Status::Error(
+      fmt::format("call {} is not one a program sends", static_cast<uint32_t>(call)));
 }
 
 }  // namespace nicsim::sim::calls

@@ -2,7 +2,7 @@
 // What a rank's program sends on its channel (ulp/mpi/capi/wire.h), decoded into typed calls
 // before anything runs or is allocated. The program is not trusted: a header's length is held
 // to a limit before its bytes are read, every field must lie inside the bytes that came and
-// fill them exactly, enumerations must be in range, and every size the call server will
+// fill them exactly, enumerations and flags must be in range, and every size the call server will
 // allocate from (sums of counts, a broadcast's length) must add up without overflow and stay
 // under the limit. A decoded call's byte ranges point into the arguments it was decoded from.
 #pragma once
@@ -136,9 +136,9 @@ struct OpResult {
   Bytes result;
 };
 
-using Args = std::variant<NoArgs, Abort, OnComm, Split, CreateGroup, Compare, Send, Recv,
-                          Complete, OnRequest, Probe, Bcast, Reduce, Gatherv, Scatterv,
-                          Allgatherv, Alltoallv, ReduceScatter, OpResult>;
+using Args = std::variant<NoArgs, Abort, OnComm, Split, CreateGroup, Compare, Send, Recv, Complete,
+                          OnRequest, Probe, Bcast, Reduce, Gatherv, Scatterv, Allgatherv, Alltoallv,
+                          ReduceScatter, OpResult>;
 
 /**
  * The arguments of one message whose header named `call`, or an error saying what is wrong

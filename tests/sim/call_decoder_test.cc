@@ -72,6 +72,9 @@ TEST(CallDecoder, FieldsOutOfRangeAreNamed) {
   Writer complete;
   complete.Put<uint8_t>(6).Put<uint32_t>(0);
   EXPECT_EQ(ErrorOf(Call::kComplete, complete), "mode 6");
+  Writer probe;
+  probe.Put<int32_t>(1).Put<int32_t>(0).Put<int32_t>(0).Put<uint8_t>(2);
+  EXPECT_EQ(ErrorOf(Call::kProbe, probe), "blocking flag 2");
   Writer group;
   group.Put<int32_t>(1).Put<uint32_t>(0);
   EXPECT_EQ(ErrorOf(Call::kCommCreateGroup, group), "a group of no members");
