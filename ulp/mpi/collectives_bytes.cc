@@ -29,7 +29,8 @@ void CopyBytes(uint8_t* to, const uint8_t* from, size_t n) {
 void Mpi::ReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
                       int root, const Comm& comm) {
   if (UseHalfRdma(bytes, combine)) {
-    HalfRdmaReduceBytes(in, out, bytes, combine, root, comm);
+    ++stats_.half_rdma_reductions;
+    half_rdma_.Run(in, out, bytes, combine, root, *comm.group, comm.rank, CollContext(comm));
     return;
   }
   const int n = comm.size();

@@ -32,6 +32,9 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
       blocker_(blocker),
       config_(config),
       staging_(host, 4096, &transport.registrations()),
+      mcast_(transport.multicast(), blocker, config.mcast_slot_bytes,
+             config.bcast == CollectiveTransport::kChained ? config.chain_radix : 0),
+      half_rdma_(host, transport.fifo_reduction(), blocker, world_rank),
       copies_(config.copy_ps_per_byte),
       timers_(host) {
   world_.context = 0;

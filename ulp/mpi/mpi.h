@@ -19,10 +19,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ulp/mpi/blocker.h"
 #include "ulp/mpi/datatype.h"
 #include "ulp/mpi/group.h"
+#include "ulp/mpi/half_rdma_reduce.h"
 #include "ulp/mpi/intranode_path.h"
 #include "ulp/mpi/limits.h"
+#include "ulp/mpi/multicast_groups.h"
 #include "ulp/pushpull/params.h"
 #include "ulp/transport/buffer_pool.h"
 #include "hal/port.h"
@@ -51,18 +54,6 @@ struct Comm {
   std::shared_ptr<const Group> group = Group::Identity(0);
   int rank = 0;
   int size() const { return group->size(); }
-};
-
-/** Waits for a condition while the rest of the simulation runs. */
-class Blocker {
- public:
-  virtual ~Blocker() = default;
-  virtual void BlockUntil(const std::function<bool()>& ready) = 0;
-  /** Simulated time now, in picoseconds. */
-  virtual uint64_t NowPs() = 0;
-  /** The calling rank's program spends `ps` of its CPU's time (the rest of the simulation
-   *  runs meanwhile); from the program's own calls only. */
-  virtual void Spend(uint64_t ps) = 0;
 };
 
 /** How Bcast and Barrier move their messages. */
@@ -542,11 +533,10 @@ class Mpi {
   void MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm);
   void MulticastBarrier(const Comm& comm);
   /** True if ReduceBytes of `bytes` with `combine` goes by half RDMA (the same on every rank). */
-  bool UseHalfRdma(size_t bytes, const Combiner& combine) const;
-  /** ReduceBytes over the binomial tree with each contribution moved by half RDMA
-   *  (collectives_half_rdma.cc). */
-  void HalfRdmaReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
-                           int root, const Comm& comm);
+  bool UseHalfRdma(size_t bytes, const Combiner& combine) const {
+    return config_.reduce == ReduceTransport::kHalfRdma &&
+           HalfRdmaReduce::Suits(bytes, combine, config_.half_rdma_min_bytes);
+  }
 
   int world_rank_;
   ulp::Transport& transport_;
@@ -585,17 +575,10 @@ class Mpi {
   std::deque<Outgoing> outgoing_;
   /** AllocMem areas by their CPU address: (task address, bytes). */
   std::map<uintptr_t, std::pair<uint64_t, size_t>> areas_;
-  /** Per communicator (collective context): its multicast group is usable, and the epoch of
-   *  the group's next message (every member counts the same). */
-  std::map<uint32_t, bool> mcast_usable_;
-  std::map<uint32_t, uint64_t> mcast_epoch_;
-  /** Per communicator (collective context): the number of its next half RDMA reduction
-   *  (every member counts the same), which names the contributions. */
-  std::map<uint32_t, uint32_t> reduce_seq_;
-  /** The accumulator of half RDMA reductions: one contiguous area of task memory the
-   *  adapter reads a contribution from (mapped on first use; 0: not yet). */
-  uint64_t reduce_area_ = 0;
-  uint8_t* reduce_at_ = nullptr;
+  /** The communicators' multicast groups (mpi.bcast=multicast or chained). */
+  MulticastGroups mcast_;
+  /** Reductions by half RDMA (mpi.reduce=half_rdma). */
+  HalfRdmaReduce half_rdma_;
   /** When the copies this layer made on the rank's CPU are done. */
   ulp::HostCopyTime copies_;
   /** What waits for copies to finish (AfterCopies), and how many wait. */
