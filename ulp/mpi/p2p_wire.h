@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// How the MPI layer's point-to-point messages name themselves on the transport: a message's
+// kind (eager, RTS, CTS, data) in the top bits of its transport context, and what an RTS says.
+#pragma once
+
+#include <cstdint>
+
+namespace nicsim::mpi {
+
+inline constexpr uint32_t kKindShift = 30;
+inline constexpr uint32_t kContextMask = (1u << kKindShift) - 1;
+
+/** The transport context of a message of `kind` in MPI context `context`. */
+inline uint32_t Wire(uint32_t kind, uint32_t context) {
+  return (kind << kKindShift) | (context & kContextMask);
+}
+
+/** An RTS: the message's length and the rendezvous it opens. */
+struct RtsPayload {
+  uint64_t bytes;
+  uint64_t rdv_id;
+};
+
+}  // namespace nicsim::mpi
