@@ -374,6 +374,9 @@ class Mpi {
   void SpendCopyTime();
   Request StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
                     uint32_t context, const Comm& comm);
+  /** Sends `bytes` eagerly for request `r`: complete once this layer's copies are. */
+  Request SendEager(Request r, int dest_world, uint32_t context, int tag,
+                    std::vector<uint8_t> bytes);
   Request StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
                     uint32_t context, const Comm& comm, bool synchronous = false);
   uint32_t NewContext();

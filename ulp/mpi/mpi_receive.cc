@@ -280,5 +280,4 @@ Status Mpi::Probe(int source, int tag, const Comm& comm) {
   return *found;
 }
 
-
 }  // namespace nicsim::mpi

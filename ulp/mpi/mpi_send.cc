@@ -122,6 +122,17 @@ void Mpi::SendStaged(uint64_t vaddr, int dest_world, Kind kind, uint32_t context
   });
 }
 
+Mpi::Request Mpi::SendEager(Request r, int dest_world, uint32_t context, int tag,
+                            std::vector<uint8_t> bytes) {
+  ++stats_.eager_sends;
+  // The data is copied out: the send is complete for the caller once the copies are.
+  r->done = true;
+  Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), std::move(bytes),
+           nullptr);
+  SpendCopyTime();
+  return r;
+}
+
 Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
                             uint32_t context, const Comm& comm, bool synchronous) {
   NICSIM_CHECK(dest >= 0 && dest < comm.size(), "MPI send to rank %d of %d", dest, comm.size());
@@ -151,15 +162,7 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
   }
   std::vector<uint8_t> bytes;
   if (!own) bytes = Pack(buf, count, type);
-  if (eager) {
-    ++stats_.eager_sends;
-    // The data is copied out: the send is complete for the caller once the copies are.
-    r->done = true;
-    Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), std::move(bytes),
-             nullptr);
-    SpendCopyTime();
-    return r;
-  }
+  if (eager) return SendEager(std::move(r), dest_world, context, tag, std::move(bytes));
   ++stats_.rendezvous_sends;
   if (!Intranode(dest_world)) {
     // One handshake: the transport announces the message with its registered buffer, the

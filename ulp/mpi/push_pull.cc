@@ -48,13 +48,7 @@ Mpi::Request Mpi::StartPushPullSend(const void* buf, size_t count, const Datatyp
   if (pushed == total && !synchronous) {
     // Everything is pushed: the message is an eager one, complete once copied out.
     // Copied out once, into the staging area (counted there).
-    std::vector<uint8_t> bytes = Pack(buf, count, type);
-    ++stats_.eager_sends;
-    r->done = true;
-    Transmit(dest_world, Kind::kEager, context, static_cast<uint32_t>(tag), std::move(bytes),
-             nullptr);
-    SpendCopyTime();
-    return r;
+    return SendEager(std::move(r), dest_world, context, tag, Pack(buf, count, type));
   }
   ++stats_.rendezvous_sends;
   // The rest goes from the program's AllocMem buffer if it lies in one (read there by RDMA).
