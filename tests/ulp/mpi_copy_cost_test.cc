@@ -46,7 +46,7 @@ Times SendOnce(double copy_ps_per_byte, bool own_buffers) {
                    uint8_t* buf =
                        own_buffers ? static_cast<uint8_t*>(m.AllocMem(kBytes)) : plain.data();
                    ASSERT_NE(buf, nullptr);
-                   const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                   using mpi::kByte;
                    auto now = [&] { return job->cluster().events().now_ps(); };
                    if (w.rank == 0) {
                      sent_at = now();

@@ -24,7 +24,7 @@ inline int BcastRounds(MpiJob& job, size_t bytes, const std::vector<int>& roots,
   int wrong = 0;
   EXPECT_TRUE(job.Run([&](mpi::Mpi& m) {
                    const auto& w = m.world();
-                   const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                   using mpi::kByte;
                    for (size_t round = 0; round < roots.size(); ++round) {
                      if (barriers) m.Barrier(w);
                      std::vector<uint8_t> buf(bytes);

@@ -15,7 +15,7 @@
 namespace nicsim::sim {
 namespace {
 
-const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+using mpi::kByte;
 
 /** Two ranks on two nodes, each node with `task_bytes` of task memory. */
 std::unique_ptr<MpiJob> TwoRankJob(uint64_t task_bytes) {

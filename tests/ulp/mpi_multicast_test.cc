@@ -195,9 +195,9 @@ TEST(MpiMulticastTest, ARootThatGivesUpNamesTheMessageAndTheMembersInTheJobsErro
   auto job = Job(4, 4);
   const Status run = job->Run([&](mpi::Mpi& m) {
     std::vector<uint8_t> buf(40'000, 7);
-    m.Bcast(buf.data(), buf.size(), mpi::Datatype::Of(mpi::Base::kByte), 0, m.world());
+    m.Bcast(buf.data(), buf.size(), mpi::kByte, 0, m.world());
     if (m.world().rank == 0) job->cluster().fabric().SetPathDown(0, true);
-    m.Bcast(buf.data(), buf.size(), mpi::Datatype::Of(mpi::Base::kByte), 0, m.world());
+    m.Bcast(buf.data(), buf.size(), mpi::kByte, 0, m.world());
   });
   ASSERT_FALSE(run.ok());
   EXPECT_NE(run.message().find("rank 0 gave up on a group broadcast: group "), std::string::npos)
@@ -248,7 +248,7 @@ TEST(MpiMulticastTest, ARootReusesASlotOnlyOnceItsLastMessageIsAcknowledged) {
     int wrong = 0;
     ASSERT_TRUE((*job)
                     ->Run([&](mpi::Mpi& m) {
-                      const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                      using mpi::kByte;
                       for (int round = 0; round < 5; ++round) {
                         m.Barrier(m.world());
                         std::vector<uint8_t> buf(100'000);

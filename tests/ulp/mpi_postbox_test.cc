@@ -20,7 +20,7 @@ using testing_paths::TransportMessages;
 using mpi::Base;
 using mpi::Datatype;
 
-const Datatype kByte = Datatype::Of(Base::kByte);
+using mpi::kByte;
 
 std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes,
                             ulp::postbox::Params postbox = ulp::postbox::Params{},

@@ -13,7 +13,7 @@ using mpi::Base;
 using mpi::Datatype;
 using ulp::pushpull::Mode;
 
-const Datatype kByte = Datatype::Of(Base::kByte);
+using mpi::kByte;
 constexpr int kGoTag = 999;
 
 std::unique_ptr<MpiJob> Job(Mode mode) {

@@ -22,7 +22,7 @@ using mpi::Base;
 using mpi::Datatype;
 using ulp::pushpull::Mode;
 
-const Datatype kByte = Datatype::Of(Base::kByte);
+using mpi::kByte;
 constexpr size_t kEagerLimit = 16 * 1024;
 /** The path's (wire, tag) header in front of every message. */
 constexpr uint64_t kHeader = 8;

@@ -137,10 +137,9 @@ TEST(MpiTest, ALargeMessageTakesOneHandshakeTheAnnouncementAndTheDoneNotice) {
                    std::vector<uint8_t> buf(kBytes);
                    if (w.rank == 0) {
                      for (size_t i = 0; i < kBytes; ++i) buf[i] = static_cast<uint8_t>(i * 7);
-                     m.Send(buf.data(), kBytes, Datatype::Of(Base::kByte), 1, 7, w);
+                     m.Send(buf.data(), kBytes, mpi::kByte, 1, 7, w);
                    } else {
-                     EXPECT_EQ(m.Recv(buf.data(), kBytes, Datatype::Of(Base::kByte), 0, 7, w).bytes,
-                               kBytes);
+                     EXPECT_EQ(m.Recv(buf.data(), kBytes, mpi::kByte, 0, 7, w).bytes, kBytes);
                      for (size_t i = 0; i < kBytes; ++i)
                        ASSERT_EQ(buf[i], static_cast<uint8_t>(i * 7)) << i;
                    }
@@ -433,14 +432,14 @@ TEST(MpiTest, ALongAllreduceReducesAroundTheRingInPlaceAndStrided) {
            }
            // Affine maps x -> a x + b (mod 256) as byte pairs (a, b), composed: associative, and
            // the result says in which order the ranks' maps were composed.
-           auto compose = [](uint8_t* acc, const uint8_t* in) {
+           auto compose = [](uint8_t* acc, const uint8_t* map) {
              const uint8_t a = acc[0], b = acc[1];
-             acc[0] = static_cast<uint8_t>(a * in[0]);
-             acc[1] = static_cast<uint8_t>(a * in[1] + b);
+             acc[0] = static_cast<uint8_t>(a * map[0]);
+             acc[1] = static_cast<uint8_t>(a * map[1] + b);
            };
-           mpi::Combiner in_rank_order{[compose](uint8_t* acc, const uint8_t* in, size_t n) {
+           mpi::Combiner in_rank_order{[compose](uint8_t* acc, const uint8_t* maps, size_t n) {
                                          for (size_t i = 0; i + 1 < n; i += 2)
-                                           compose(acc + i, in + i);
+                                           compose(acc + i, maps + i);
                                        },
                                        false, 2};
            std::vector<uint8_t> bytes(600000), result(600000);
@@ -536,9 +535,9 @@ TEST(MpiStripingTest, LargeMessagesStripeOverEveryAdapterOfTheNode) {
                    std::vector<uint8_t> buf(n);
                    if (m.world().rank == 0) {
                      for (size_t i = 0; i < n; ++i) buf[i] = static_cast<uint8_t>(i * 7);
-                     m.Send(buf.data(), n, Datatype::Of(Base::kByte), 1, 0, m.world());
+                     m.Send(buf.data(), n, mpi::kByte, 1, 0, m.world());
                    } else {
-                     m.Recv(buf.data(), n, Datatype::Of(Base::kByte), 0, 0, m.world());
+                     m.Recv(buf.data(), n, mpi::kByte, 0, 0, m.world());
                      for (size_t i = 0; i < n; ++i)
                        ASSERT_EQ(buf[i], static_cast<uint8_t>(i * 7)) << i;
                    }
@@ -570,20 +569,19 @@ TEST(MpiStripingTest, AnAdapterRecoveryMidTransferFailsOverToTheOtherAdapter) {
                    std::vector<uint8_t> buf(n);
                    if (m.world().rank == 0) {
                      for (size_t i = 0; i < n; ++i) buf[i] = static_cast<uint8_t>(i * 13);
-                     mpi::Mpi::Request r =
-                         m.Isend(buf.data(), n, Datatype::Of(Base::kByte), 1, 0, m.world());
+                     mpi::Mpi::Request r = m.Isend(buf.data(), n, mpi::kByte, 1, 0, m.world());
                      // Wait until traffic is flowing, then reset one adapter under it.
                      int dummy = 0;
                      while (cluster.adapter(1).firmware_counters().rdma_bytes_out < n / 8) {
-                       m.Sendrecv(&dummy, 0, Datatype::Of(Base::kByte), 0, 5, &dummy, 0,
-                                  Datatype::Of(Base::kByte), 0, 5, m.world());
+                       m.Sendrecv(&dummy, 0, mpi::kByte, 0, 5, &dummy, 0, mpi::kByte, 0, 5,
+                                  m.world());
                      }
                      ASSERT_TRUE(cluster.RecoverAdapter(1).ok());
                      job->transport(0).Reattach();
                      recovered = true;
                      m.Wait(r);
                    } else {
-                     m.Recv(buf.data(), n, Datatype::Of(Base::kByte), 0, 0, m.world());
+                     m.Recv(buf.data(), n, mpi::kByte, 0, 0, m.world());
                      for (size_t i = 0; i < n; ++i)
                        ASSERT_EQ(buf[i], static_cast<uint8_t>(i * 13)) << i;
                    }

@@ -64,7 +64,7 @@ void InjectStaleWrite(MpiJob& job, uint32_t victim, uint64_t at_ps,
 void Exchange(MpiJob& job, std::vector<std::string>& errors) {
   ASSERT_TRUE(job.Run([&](mpi::Mpi& m) {
                    const auto& w = m.world();
-                   const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                   using mpi::kByte;
                    for (int k = 0; k <= kSmall; ++k) {
                      const size_t n = k == kSmall / 2 ? kLarge : 100 + static_cast<size_t>(k);
                      std::vector<uint8_t> buf(n);

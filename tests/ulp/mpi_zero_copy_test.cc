@@ -35,7 +35,7 @@ bool SendOnce(MpiJob& job, bool own_buffers) {
                    uint8_t* buf =
                        own_buffers ? static_cast<uint8_t*>(m.AllocMem(kBytes)) : plain.data();
                    ASSERT_NE(buf, nullptr);
-                   const mpi::Datatype kByte = mpi::Datatype::Of(mpi::Base::kByte);
+                   using mpi::kByte;
                    if (w.rank == 0) {
                      for (size_t i = 0; i < kBytes; ++i) buf[i] = Byte(i);
                      m.Send(buf, kBytes, kByte, 1, 3, w);
