@@ -45,20 +45,6 @@ constexpr uint32_t kYieldTurns = 2000;
 /** The sleep of a long-idle turn: short against a message's wait, long against a poll. */
 constexpr long kIdleSleepNs = 50'000;
 
-/** Texts of the error codes, indexed by -code. */
-constexpr const char* kErrorTexts[] = {
-    "success",
-    "invalid argument",
-    "not initialised (nicsim_shm_init not called, or already finalized)",
-    "not started by nicsim shm-run (its environment variables are missing or malformed)",
-    "shared-memory segment could not be made or mapped",
-    "peer is dead",
-    "peer has finalized",
-    "message longer than the buffer",
-    "peer broke the postbox protocol",
-    "receive could never complete",
-};
-
 /** A push-pull message from one sender being received into a buffer of its size. */
 struct Arriving {
   pushpull::ReceiveHandle handle = 0;
@@ -492,12 +478,6 @@ int nicsim_shm_recv(int src, void* buf, size_t cap, size_t* len, int* src_out) {
 }
 
 int nicsim_shm_finalize(void) { return api::Finalize(); }
-
-const char* nicsim_shm_strerror(int code) {
-  constexpr int kCount = static_cast<int>(sizeof(api::kErrorTexts) / sizeof(api::kErrorTexts[0]));
-  if (code > 0 || -code >= kCount) return "unknown error code";
-  return api::kErrorTexts[-code];
-}
 
 const char* nicsim_shm_last_error(void) { return api::g_last_error.c_str(); }
 

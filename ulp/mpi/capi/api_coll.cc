@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// MPI's collectives and reduction ops. The program packs its blocks (placing each at its
-// displacement) and the simulator moves packed bytes with the MPI layer's collectives.
+// MPI's collectives (the reduction ops are api_ops.cc's). The program packs its blocks (placing
+// each at its displacement) and the simulator moves packed bytes with the MPI layer's collectives.
 #include <numeric>
 #include <vector>
 
@@ -13,18 +13,6 @@ using nicsim::mpi::wire::Call;
 using nicsim::mpi::wire::Writer;
 
 namespace {
-
-/** A collective's outcome: the simulator fails a rank's call when a message of it had another
- *  length than the rank's count asks for, which only counts that differ between ranks give. */
-int CountsAgreed(const nicsim::mpi::capi::Reply& r, MPI_Comm comm, const char* call) {
-  if (r.code == MPI_SUCCESS) return MPI_SUCCESS;
-  return C().Error(comm, r.code, call,
-                   r.code == MPI_ERR_TRUNCATE
-                       ? "another rank sent more than this rank's count takes: the ranks passed "
-                         "different counts"
-                       : "another rank sent less than this rank's count asks for: the ranks "
-                         "passed different counts");
-}
 
 /** The reduction arguments of a call: a predefined op MPI defines on the type, or the program's. */
 int PutReduction(Writer& w, MPI_Op op, MPI_Datatype type, const TypeInfo& t, MPI_Comm comm,
@@ -89,12 +77,6 @@ std::vector<size_t> ByteCounts(const int counts[], int n, const TypeInfo& t) {
   return out;
 }
 
-/** An intercommunicator: its collectives run in api_intercoll.cc. */
-bool Inter(MPI_Comm comm) {
-  const CommInfo* c = C().Comm(comm);
-  return c != nullptr && c->inter;
-}
-
 /** Alltoallv over an intercommunicator, as the w form with byte displacements. */
 int InterAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -145,7 +127,7 @@ int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI
   NICSIM_MPI_TRY(PutReduction(w, op, type, *t, comm, call));
   w.Blob(Pack(sendbuf, static_cast<size_t>(count), *t));
   nicsim::mpi::capi::Reply r = C().Call(all ? Call::kAllreduce : Call::kReduce, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
+  NICSIM_MPI_TRY(CheckCountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   if (receives) Unpack(data, n, recvbuf, static_cast<size_t>(count), *t);
   return r.code;
@@ -162,7 +144,7 @@ int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_O
   NICSIM_MPI_TRY(PutReduction(w, op, type, *t, comm, call));
   w.Blob(Pack(sendbuf, static_cast<size_t>(count), *t));
   nicsim::mpi::capi::Reply r = C().Call(Call::kScan, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
+  NICSIM_MPI_TRY(CheckCountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   // An exclusive scan leaves rank 0's buffer as it was (MPI leaves it undefined).
   if (!exclusive || C().Comm(comm)->rank > 0)
@@ -194,7 +176,7 @@ int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   w.Put<int32_t>(comm).Put<int32_t>(root).Blob(mine);
   w.Counts(at_root ? ByteCounts(recvcounts, ci.size, *rt) : std::vector<size_t>{});
   nicsim::mpi::capi::Reply r = C().Call(Call::kGatherv, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
+  NICSIM_MPI_TRY(CheckCountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   if (at_root)
     UnpackBlocks(data, n, recvbuf, recvcounts, displs, ci.size, *rt,
@@ -224,7 +206,7 @@ int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
   Writer w;
   w.Put<int32_t>(comm).Put<int32_t>(root).Counts(counts).Blob(all).Put<uint64_t>(room);
   nicsim::mpi::capi::Reply r = C().Call(Call::kScatterv, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
+  NICSIM_MPI_TRY(CheckCountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   if (!in_place) Unpack(data, n, recvbuf, static_cast<size_t>(recvcount), *rt);
   return r.code;
@@ -249,7 +231,7 @@ int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   Writer w;
   w.Put<int32_t>(comm).Blob(mine).Counts(ByteCounts(recvcounts, ci.size, *rt));
   nicsim::mpi::capi::Reply r = C().Call(Call::kAllgatherv, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
+  NICSIM_MPI_TRY(CheckCountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   UnpackBlocks(data, n, recvbuf, recvcounts, displs, ci.size, *rt);
   return r.code;
@@ -276,7 +258,7 @@ int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
   Writer w;
   w.Put<int32_t>(comm).Counts(send_counts).Blob(all).Counts(ByteCounts(recvcounts, ci.size, *rt));
   nicsim::mpi::capi::Reply r = C().Call(Call::kAlltoallv, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
+  NICSIM_MPI_TRY(CheckCountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   UnpackBlocks(data, n, recvbuf, recvcounts, rdispls, ci.size, *rt);
   return r.code;
@@ -297,7 +279,7 @@ int ReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MP
   w.Counts(ByteCounts(recvcounts, ci.size, *t));
   w.Blob(Pack(sendbuf, static_cast<size_t>(total), *t));
   nicsim::mpi::capi::Reply r = C().Call(Call::kReduceScatter, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
+  NICSIM_MPI_TRY(CheckCountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   Unpack(data, n, recvbuf, static_cast<size_t>(recvcounts[ci.rank]), *t);
   return r.code;
@@ -313,7 +295,7 @@ int MPI_Barrier(MPI_Comm comm) {
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (Inter(comm)) return InterBcast(buffer, count, datatype, root, comm);
+  if (IsIntercomm(comm)) return InterBcast(buffer, count, datatype, root, comm);
   const char* call = "MPI_Bcast";
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(CheckIntracomm(comm, call));
@@ -324,7 +306,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
   w.Put<int32_t>(comm).Put<int32_t>(root).Put<uint64_t>(static_cast<uint64_t>(count) * t->size);
   w.Blob(at_root ? Pack(buffer, static_cast<size_t>(count), *t) : std::vector<uint8_t>{});
   nicsim::mpi::capi::Reply r = C().Call(Call::kBcast, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
+  NICSIM_MPI_TRY(CheckCountsAgreed(r, comm, call));
   const auto [data, n] = r.results.Blob();
   if (!at_root) Unpack(data, n, buffer, static_cast<size_t>(count), *t);
   return r.code;
@@ -332,19 +314,19 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
-  if (Inter(comm)) return InterReduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (IsIntercomm(comm)) return InterReduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   return Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, false, "MPI_Reduce");
 }
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
-  if (Inter(comm)) return InterAllreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  if (IsIntercomm(comm)) return InterAllreduce(sendbuf, recvbuf, count, datatype, op, comm);
   return Reduce(sendbuf, recvbuf, count, datatype, op, 0, comm, true, "MPI_Allreduce");
 }
 
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     const Even even(C().Comm(comm)->peer_size(), recvcount);
     return InterGatherv(sendbuf, sendcount, sendtype, recvbuf, even.counts.data(),
                         even.displs.data(), recvtype, root, comm);
@@ -358,7 +340,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     return InterGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                         comm);
   }
@@ -368,7 +350,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     const Even even(C().Comm(comm)->peer_size(), sendcount);
     return InterScatterv(sendbuf, even.counts.data(), even.displs.data(), sendtype, recvbuf,
                          recvcount, recvtype, root, comm);
@@ -382,7 +364,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     return InterScatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                          comm);
   }
@@ -392,7 +374,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     const Even even(C().Comm(comm)->peer_size(), recvcount);
     return InterAllgatherv(sendbuf, sendcount, sendtype, recvbuf, even.counts.data(),
                            even.displs.data(), recvtype, comm);
@@ -406,7 +388,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     return InterAllgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
   }
@@ -416,7 +398,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     const int n = C().Comm(comm)->peer_size();
     const Even sends(n, sendcount), recvs(n, recvcount);
     return InterAlltoallv(sendbuf, sends.counts.data(), sends.displs.data(), sendtype, recvbuf,
@@ -432,7 +414,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                   MPI_Datatype recvtype, MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     return InterAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
   }
@@ -440,56 +422,9 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
                    comm, "MPI_Alltoallv");
 }
 
-int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  if (Inter(comm)) {
-    const int n = C().Comm(comm)->peer_size();
-    const std::vector<ptrdiff_t> sd(sdispls, sdispls + n), rd(rdispls, rdispls + n);
-    return InterAlltoallw(sendbuf, sendcounts, sd.data(), sendtypes, recvbuf, recvcounts, rd.data(),
-                          recvtypes, comm);
-  }
-  // Each block has a type of its own and a displacement in bytes: the blocks are packed one by
-  // one and travel as an all-to-all of bytes.
-  const char* call = "MPI_Alltoallw";
-  NICSIM_MPI_TRY(CheckIntracomm(comm, call));
-  const int size = C().Comm(comm)->size;
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  std::vector<size_t> send_counts, recv_counts;
-  std::vector<uint8_t> all;
-  for (int i = 0; i < size; ++i) {
-    const TypeInfo *st = nullptr, *rt = nullptr;
-    NICSIM_MPI_TRY(CheckData(comm, recvcounts[i], recvtypes[i], call, &rt));
-    recv_counts.push_back(static_cast<size_t>(recvcounts[i]) * rt->size);
-    const void* from = in_place ? recvbuf : sendbuf;
-    const int count = in_place ? recvcounts[i] : sendcounts[i];
-    const int displ = in_place ? rdispls[i] : sdispls[i];
-    if (!in_place) NICSIM_MPI_TRY(CheckData(comm, count, sendtypes[i], call, &st));
-    const std::vector<uint8_t> block = Pack(static_cast<const uint8_t*>(from) + displ,
-                                            static_cast<size_t>(count), in_place ? *rt : *st);
-    all.insert(all.end(), block.begin(), block.end());
-    send_counts.push_back(block.size());
-  }
-  Writer w;
-  w.Put<int32_t>(comm).Counts(send_counts).Blob(all).Counts(recv_counts);
-  nicsim::mpi::capi::Reply r = C().Call(Call::kAlltoallv, w);
-  NICSIM_MPI_TRY(CountsAgreed(r, comm, call));
-  const auto [data, n] = r.results.Blob();
-  size_t at = 0;
-  for (int i = 0; i < size; ++i) {
-    const TypeInfo* rt = C().types.Usable(recvtypes[i]);
-    if (at + recv_counts[i] <= n) {
-      Unpack(data + at, recv_counts[i], static_cast<uint8_t*>(recvbuf) + rdispls[i],
-             static_cast<size_t>(recvcounts[i]), *rt);
-    }
-    at += recv_counts[i];
-  }
-  return r.code;
-}
-
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     return InterReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   }
   return ReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, "MPI_Reduce_scatter");
@@ -497,7 +432,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
 
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (Inter(comm)) {
+  if (IsIntercomm(comm)) {
     const Even even(C().Comm(comm)->size, recvcount);
     return InterReduceScatter(sendbuf, recvbuf, even.counts.data(), datatype, op, comm);
   }
@@ -515,33 +450,6 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm) {
   return Scan(sendbuf, recvbuf, count, datatype, op, comm, true, "MPI_Exscan");
-}
-
-int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
-  C().ops.push_back(UserOp{true, user_fn, commute != 0});
-  *op = static_cast<MPI_Op>(C().ops.size() - 1);
-  return MPI_SUCCESS;
-}
-
-int MPI_Op_free(MPI_Op* op) {
-  if (*op <= 0 || static_cast<size_t>(*op) >= C().ops.size() || !C().ops[*op].valid) {
-    return C().Error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free", "not a user op");
-  }
-  C().ops[*op].valid = false;
-  *op = MPI_OP_NULL;
-  return MPI_SUCCESS;
-}
-
-int MPI_Op_commutative(MPI_Op op, int* commute) {
-  if (op >= MPI_SUM && op <= MPI_NO_OP) {
-    *commute = 1;
-    return MPI_SUCCESS;
-  }
-  if (op <= 0 || static_cast<size_t>(op) >= C().ops.size() || !C().ops[op].valid) {
-    return C().Error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_commutative", "invalid op");
-  }
-  *commute = C().ops[op].commute;
-  return MPI_SUCCESS;
 }
 
 }  // extern "C"

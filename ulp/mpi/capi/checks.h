@@ -80,4 +80,23 @@ inline int CheckRoot(MPI_Comm comm, int root, const char* call) {
                              "root " + std::to_string(root) + " of " + std::to_string(size));
 }
 
+/** A collective's outcome: the simulator fails a rank's call when a message of it had another
+ *  length than the rank's count asks for, which only counts that differ between ranks give. */
+inline int CheckCountsAgreed(const Reply& r, MPI_Comm comm, const char* call) {
+  if (r.code == MPI_SUCCESS) return MPI_SUCCESS;
+  return Client::Get().Error(
+      comm, r.code, call,
+      r.code == MPI_ERR_TRUNCATE
+          ? "another rank sent more than this rank's count takes: the ranks passed "
+            "different counts"
+          : "another rank sent less than this rank's count asks for: the ranks "
+            "passed different counts");
+}
+
+/** An intercommunicator: its collectives run in api_intercoll.cc. */
+inline bool IsIntercomm(MPI_Comm comm) {
+  const CommInfo* c = Client::Get().Comm(comm);
+  return c != nullptr && c->inter;
+}
+
 }  // namespace nicsim::mpi::capi
