@@ -12,12 +12,7 @@
 #include <cstring>
 #include <thread>
 
-#include "base/sanitizers.h"
 #include "sim/distrib/mpi_world.h"
-
-#if NICSIM_ADDRESS_SANITIZER
-#include <sanitizer/lsan_interface.h>
-#endif
 
 namespace nicsim::sim::distrib {
 namespace {
@@ -55,28 +50,6 @@ void OnEndedByMpirun(int) {
   _exit(1);
 }
 
-/**
- * While it lives, what this thread allocates is not reported by LeakSanitizer at exit. Open MPI
- * keeps much of what its start allocates until the process ends, some of it in components it
- * unloads at MPI_Finalize (whose frames no suppression can name): those blocks are Open MPI's,
- * not nicsim's, to free.
- */
-class OpenMpiAllocations {
- public:
-  OpenMpiAllocations() {
-#if NICSIM_ADDRESS_SANITIZER
-    __lsan_disable();
-#endif
-  }
-  ~OpenMpiAllocations() {
-#if NICSIM_ADDRESS_SANITIZER
-    __lsan_enable();
-#endif
-  }
-  OpenMpiAllocations(const OpenMpiAllocations&) = delete;
-  OpenMpiAllocations& operator=(const OpenMpiAllocations&) = delete;
-};
-
 /** `op` over every process's `v`, waited for as WaitOrAbort waits. */
 uint64_t AllReduce(uint64_t v, MPI_Op op, double timeout_s, uint32_t rank, const char* what) {
   uint64_t result = v;
@@ -96,11 +69,8 @@ Result<std::unique_ptr<MpiWorld>> MpiWorld::Init(double timeout_s) {
   // 0.2 s longer to start. A user's own OMPI_MCA_pml (or mpirun --mca pml) still wins.
   setenv("OMPI_MCA_pml", "ob1", /*overwrite=*/0);
   int provided = 0;
-  {
-    const OpenMpiAllocations open_mpi;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
-      return Status::Error("MPI_Init failed");
-    }
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+    return Status::Error("MPI_Init failed");
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   int rank = 0;
@@ -118,10 +88,7 @@ Result<std::unique_ptr<MpiWorld>> MpiWorld::Init(double timeout_s) {
       new MpiWorld(static_cast<uint32_t>(rank), static_cast<uint32_t>(size), timeout_s));
 }
 
-MpiWorld::~MpiWorld() {
-  const OpenMpiAllocations open_mpi;
-  MPI_Finalize();
-}
+MpiWorld::~MpiWorld() { MPI_Finalize(); }
 
 std::vector<std::vector<uint8_t>> MpiWorld::Exchange(const std::vector<std::vector<uint8_t>>& out) {
   std::vector<int> send_counts(size_), recv_counts(size_), send_at(size_), recv_at(size_);
