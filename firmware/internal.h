@@ -33,6 +33,14 @@ struct Context {
   RdmaState& rdma;
 };
 
+/** A StartTransmit's `count` packets join `window`'s readyToSend (its LMT entry `lmt`, written
+ *  back), and the window's ready bit is set for the transmit tasks. */
+inline void PostReadyToSend(Context& ctx, uint32_t window, abi::LmtEntry& lmt, uint32_t count) {
+  lmt.ready_to_send += count;
+  ctx.cbs.Write(window, lmt);
+  ctx.work.SetReady(window, true);
+}
+
 /** A threshold of 0 or all ones means interrupts are off. */
 inline bool ThresholdArmed(uint32_t threshold) {
   return threshold != abi::kInterruptsOff && threshold != abi::kInterruptsOffAllOnes;

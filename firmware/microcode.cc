@@ -119,9 +119,7 @@ void Microcode::OnWindowCommand(uint32_t window, abi::MmioCommand command, uint3
         engines_->wm.Notify(window, v);
         return;
       }
-      lmt.ready_to_send += v;
-      engines_->cbs.Write(window, lmt);
-      engines_->work.SetReady(window, true);
+      PostReadyToSend(engines_->ctx, window, lmt, v);
       engines_->tx.Fork();
       return;
     case abi::MmioCommand::kReturnRecvFrames:

@@ -32,9 +32,7 @@ WorkEngine::Next WorkEngine::Post(Task& task) {
       ++ctx_.counters.bad_mmio;
       continue;
     }
-    lmt.ready_to_send += count;
-    ctx_.cbs.Write(window, lmt);
-    ctx_.work.SetReady(window, true);
+    PostReadyToSend(ctx_, window, lmt, count);
     ++ctx_.counters.work_manager_posts;
   }
   ctx_.scheduler.EndOperation(task.id);

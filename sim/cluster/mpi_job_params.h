@@ -7,7 +7,7 @@
 #include "sim/cluster/mpi_job.h"
 #include "ulp/mpi/mpi_params.h"
 #include "ulp/postbox/params.h"
-#include "ulp/pushpull/param_decls.h"
+#include "ulp/pushpull/params.h"
 #include "ulp/transport/transport_params.h"
 
 namespace nicsim::sim {

@@ -11,7 +11,7 @@
 
 #include "abi/limits.h"
 #include "ulp/postbox/params.h"
-#include "ulp/pushpull/param_decls.h"
+#include "ulp/pushpull/params.h"
 
 namespace nicsim::sim {
 namespace {

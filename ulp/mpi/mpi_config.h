@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "ulp/pushpull/params.h"
+#include "ulp/pushpull/config.h"
 
 namespace nicsim::mpi {
 

@@ -17,7 +17,7 @@
 #include "ulp/mpi/intranode_path.h"
 #include "ulp/mpi/node_segments.h"
 #include "ulp/mpi/path_clock.h"
-#include "ulp/pushpull/params.h"
+#include "ulp/pushpull/config.h"
 #include "ulp/pushpull/platform.h"
 #include "ulp/pushpull/receiver.h"
 #include "ulp/pushpull/sender.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#include "ulp/pushpull/params.h"
+#include "ulp/pushpull/config.h"
 #include "ulp/pushpull/platform.h"
 
 namespace nicsim::ulp::pushpull {

@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 #include "ulp/pushpull/channel_layout.h"
-#include "ulp/pushpull/params.h"
+#include "ulp/pushpull/config.h"
 #include "ulp/pushpull/platform.h"
 #include "ulp/pushpull/stats.h"
 #include "ulp/pushpull/zero_buffer.h"

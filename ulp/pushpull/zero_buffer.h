@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ulp/pushpull/params.h"
+#include "ulp/pushpull/config.h"
 #include "ulp/pushpull/platform.h"
 
 namespace nicsim::ulp::pushpull {
