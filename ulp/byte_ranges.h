@@ -32,9 +32,12 @@ class ByteRanges {
     if (at < end) out.emplace_back(at, end);
     return out;
   }
-  /** True if every byte of [begin, end) is in the set. */
+  /** True if every byte of [begin, end) is in the set (ranges are merged: one holds them). */
   bool Contains(uint64_t begin, uint64_t end) const {
-    return begin >= end || Missing(begin, end).empty();
+    if (begin >= end) return true;
+    auto it = ranges_.upper_bound(begin);
+    if (it == ranges_.begin()) return false;
+    return std::prev(it)->second >= end;
   }
   /** True if some byte of [begin, end) is in the set. */
   bool Overlaps(uint64_t begin, uint64_t end) const {
@@ -44,6 +47,13 @@ class ByteRanges {
   /** Adds [begin, end); returns the merged range that now holds it. */
   Range Add(uint64_t begin, uint64_t end) {
     if (begin >= end) return {begin, end};
+    // Bytes that come in order extend the last range where it stands.
+    if (!ranges_.empty() && std::prev(ranges_.end())->second == begin) {
+      auto last = std::prev(ranges_.end());
+      last->second = end;
+      bytes_ += end - begin;
+      return *last;
+    }
     for (const Range& gap : Missing(begin, end)) bytes_ += gap.second - gap.first;
     auto it = ranges_.upper_bound(begin);
     if (it != ranges_.begin() && std::prev(it)->second >= begin) --it;

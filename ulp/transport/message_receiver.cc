@@ -10,20 +10,6 @@
 
 namespace nicsim::ulp {
 
-namespace {
-/** Adds `offset` to the ascending `offsets`; false if it is there already. */
-bool AddFragment(std::vector<uint32_t>& offsets, uint32_t offset) {
-  if (offsets.empty() || offsets.back() < offset) {
-    offsets.push_back(offset);
-    return true;
-  }
-  const auto at = std::lower_bound(offsets.begin(), offsets.end(), offset);
-  if (at != offsets.end() && *at == offset) return false;
-  offsets.insert(at, offset);
-  return true;
-}
-}  // namespace
-
 MessageReceiver::MessageReceiver(const TransportContext& ctx, RdmaPuller& puller)
     : ctx_(ctx), puller_(puller) {}
 
@@ -45,7 +31,7 @@ bool MessageReceiver::Holds(uint32_t src, Kind kind, uint32_t seq, uint32_t offs
     // pushed ones).
     if (kind == Kind::kRts) return m->state != InState::kFragments;
     if (m->state == InState::kComplete) return true;
-    return std::binary_search(m->fragments.begin(), m->fragments.end(), offset);
+    return m->arrived.Contains(offset, uint64_t{offset} + 1);
   }
   // Not held: delivered (or handed over, if it was announced) when older than the next.
   auto conn = in_.find(src);
@@ -65,7 +51,7 @@ void MessageReceiver::OnData(const Header& h, const uint8_t* data) {
     ++ctx_.stats.duplicates;
     return;
   }
-  if (m.fragments.empty() && m.state == InState::kFragments) {
+  if (m.arrived.empty() && m.state == InState::kFragments) {
     m.context = h.context;
     m.tag = h.tag;
     m.total = h.total;
@@ -80,13 +66,15 @@ void MessageReceiver::OnData(const Header& h, const uint8_t* data) {
     puller_.End(h.src_task, h.seq);
   }
   if (m.data.size() != m.total) m.data.resize(m.total);
-  if (uint64_t{h.offset} + h.frag_len > m.total || !AddFragment(m.fragments, h.offset)) {
+  const uint64_t end = uint64_t{h.offset} + h.frag_len;
+  // (A message of no bytes is one fragment of none, which completes it at once.)
+  if (end > m.total || (h.frag_len > 0 && m.arrived.Contains(h.offset, end))) {
     ++ctx_.stats.duplicates;
     return;
   }
   if (h.frag_len > 0) std::memcpy(m.data.data() + h.offset, data, h.frag_len);
-  m.received += h.frag_len;
-  if (m.received == m.total) Completed(h.src_task, h.seq, m);
+  m.arrived.Add(h.offset, end);
+  if (m.arrived.bytes() == m.total) Completed(h.src_task, h.seq, m);
 }
 
 void MessageReceiver::OnRts(const Header& h, const uint8_t* body, uint32_t len) {
@@ -153,8 +141,7 @@ void MessageReceiver::OnPullAbandoned(uint32_t src, uint32_t seq) {
   InMsg& m = *Find(src, seq);
   m.state = InState::kPushed;
   m.data.assign(m.total, 0);
-  m.fragments.clear();
-  m.received = 0;
+  m.arrived = ByteRanges();
 }
 
 void MessageReceiver::Completed(uint32_t src, uint32_t seq, InMsg& m) {

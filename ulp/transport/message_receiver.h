@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ulp/byte_ranges.h"
 #include "ulp/transport/message_states.h"
 #include "ulp/transport/rdma_puller.h"
 #include "ulp/transport/transport_context.h"
@@ -84,10 +85,8 @@ class MessageReceiver {
     uint64_t total = 0;
     std::vector<uint8_t> data;
     InState state = InState::kFragments;
-    /** Offsets of the fragments that arrived, ascending (in order they append: no tree node
-     *  per fragment). */
-    std::vector<uint32_t> fragments;
-    uint64_t received = 0;
+    /** The bytes that arrived (fragments that come in order extend one range). */
+    ByteRanges arrived;
     /** An announced message's RTS body, kept until it is accepted. */
     std::unique_ptr<RtsBody> rts;
   };
