@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/backends.h"
+#include "tests/support/process.h"
 #include "tests/support/split_runs.h"
 
 #ifndef NICSIM_RTL_BUILT
@@ -281,8 +282,10 @@ TEST(SplitRunTest, PrintsTheTablesOfOneProcess) {
     const fs::path two = FreshDir("table_two");
     ASSERT_EQ(RunNicsim(1, args, one, one / "log", false), 0) << Slurp(one / "log");
     ASSERT_EQ(RunNicsim(2, args, two, two / "log", false), 0) << Slurp(two / "log");
-    // The lines between the scenario line and the "simulated ..." line.
-    auto table = [](const std::string& log) {
+    // The lines between the scenario line and the "simulated ..." line (of the program's own
+    // output).
+    auto table = [](const std::string& text) {
+      const std::string log = nicsim::testing::WithoutStackSwitchWarning(text);
       const size_t start = log.find('\n') + 1;
       return log.substr(start, log.find("simulated ") - start);
     };

@@ -67,12 +67,13 @@ struct CommandResult {
  */
 inline std::string WithoutStackSwitchWarning(std::string text) {
   const std::string marker = "WARNING: ASan doesn't fully support makecontext/swapcontext";
-  const size_t at = text.find(marker);
-  if (at == std::string::npos) return text;
-  const size_t begin = text.rfind('\n', at);
-  const size_t line = begin == std::string::npos ? 0 : begin + 1;
-  const size_t end = text.find('\n', at);
-  text.erase(line, end == std::string::npos ? std::string::npos : end + 1 - line);
+  // Once per process: output several processes share holds one per process.
+  for (size_t at; (at = text.find(marker)) != std::string::npos;) {
+    const size_t begin = text.rfind('\n', at);
+    const size_t line = begin == std::string::npos ? 0 : begin + 1;
+    const size_t end = text.find('\n', at);
+    text.erase(line, end == std::string::npos ? std::string::npos : end + 1 - line);
+  }
   return text;
 }
 
