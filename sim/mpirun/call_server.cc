@@ -365,8 +365,7 @@ bool CallServer::Dispatch(Call call, const calls::Args& args, Writer& out) {
       Pending p{nullptr, std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[a.room]), true};
       if (p.landing == nullptr) {
         // More than this process can hold: the program's call fails, the run goes on.
-        Fail(out, kErrNoMem);
-        return true;
+        return NoMemory(out);
       }
       p.request = mpi_.Irecv(p.landing.get(), a.room, kByte, a.source, a.tag, *c);
       if (call == Call::kRecv) {
