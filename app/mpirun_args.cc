@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
+#include "base/child_process.h"
 #include "base/text.h"
 #include "sim/config/builtin_scenarios.h"
-#include "sim/mpirun/mpi_program.h"
 
 namespace nicsim::sim {
 namespace {
@@ -39,7 +39,7 @@ Status FinishMpirunArgs(MpirunArgs* args) {
     words.erase(words.begin());
   }
   if (words.empty()) return Status::Error("mpirun: a PROGRAM is required (nicsim mpirun --help)");
-  Result<std::string> program = ResolveProgram(words[0]);
+  Result<std::string> program = FindProgram(words[0]);
   if (!program.ok()) return Status::Error("mpirun: " + program.status().message());
   words[0] = *program;
   if (!args->ranks.empty()) {

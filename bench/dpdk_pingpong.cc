@@ -13,8 +13,6 @@
 //
 // NICSIM_BENCH_ROUNDS (default 20000) sets the timed rounds of each run (2000 more warm up).
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -29,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/child_process.h"
 #include "bench/bench_report.h"
 
 namespace nicsim::bench {
@@ -49,22 +48,21 @@ struct Process {
   std::string out_path;
 };
 
+/** Starts `args` with its stdout in `out_path` and its stderr in `out_path`.err. */
 Process Start(const std::vector<std::string>& args, const std::string& out_path) {
   Process p;
   p.out_path = out_path;
-  p.pid = fork();
-  if (p.pid == 0) {
-    const int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open((out_path + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int null = open("/dev/null", O_RDONLY);
-    if (fd >= 0) dup2(fd, STDOUT_FILENO);
-    if (err >= 0) dup2(err, STDERR_FILENO);
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
+  const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int err = open((out_path + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  SpawnRequest request;
+  request.argv = args;
+  request.stdout_fd = out;
+  request.stderr_fd = err;
+  Result<pid_t> pid = Spawn(request);
+  if (pid.ok()) p.pid = *pid;
+  if (!pid.ok()) std::printf("dpdk_pingpong: %s\n", pid.status().message().c_str());
+  for (int fd : {out, err}) {
+    if (fd >= 0) close(fd);
   }
   return p;
 }
@@ -76,19 +74,10 @@ std::string Slurp(const std::string& path) {
   return s.str();
 }
 
-/** Waits for a process; kills it if it outlives `limit_s`. Returns its exit code (-1: killed). */
+/** Waits for a process; kills it if it outlives `limit_s`. Returns its exit code (-1: killed
+ *  or never started). */
 int Wait(const Process& p, double limit_s) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
-  int status = 0;
-  while (waitpid(p.pid, &status, WNOHANG) != p.pid) {
-    if (std::chrono::steady_clock::now() >= end) {
-      kill(p.pid, SIGKILL);
-      waitpid(p.pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return p.pid > 0 ? ExitCodeOf(WaitFor(p.pid, limit_s)) : -1;
 }
 
 /** A vdev pair two processes can talk over. */

@@ -48,7 +48,6 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,6 +65,7 @@
 #include <vector>
 
 #include "abi/packet.h"
+#include "base/child_process.h"
 #include "bench/bench_report.h"
 #include "hw/common/frame_codec.h"
 #include "hw/dpdk/dpdk_port.h"
@@ -138,33 +138,19 @@ Result<double> RunTestpmd(const std::string& testpmd, const std::string& vdev, b
     args.emplace_back(a);
   }
   if (tx_first) args.emplace_back("--tx-first");
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
+  SpawnRequest request;
+  request.argv = args;
+  request.stdout_fd = fd;
+  request.stderr_fd = fd;
+  Result<pid_t> pid = Spawn(request);
   close(fd);
-  if (pid < 0) return Status::Error("testpmd: fork failed");
+  if (!pid.ok()) {
+    unlink(out_path);
+    return Status::Error("testpmd: " + pid.status().message());
+  }
   // Start-up (EAL, ports) takes well under a second; one more period is dropped as warm-up.
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds + 2.0));
-  kill(pid, SIGINT);
-  int status = 0;
-  bool exited = false;
-  for (int i = 0; i < 100 && !exited; ++i) {
-    exited = waitpid(pid, &status, WNOHANG) == pid;
-    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!exited) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-  }
+  const int status = StopAndReap(*pid, SIGINT, 10.0);
   std::ifstream in(out_path);
   std::stringstream text;
   text << in.rdbuf();
@@ -178,7 +164,7 @@ Result<double> RunTestpmd(const std::string& testpmd, const std::string& vdev, b
   }
   if (samples.size() < 2) {
     const std::string tail = output.size() > 600 ? output.substr(output.size() - 600) : output;
-    return Status::Error("testpmd printed no throughput (exit status " + std::to_string(status) +
+    return Status::Error("testpmd printed no throughput (it " + DescribeWaitStatus(status) +
                          "); its output ends:\n" + tail);
   }
   samples.erase(samples.begin());

@@ -11,8 +11,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/child_process.h"
 #include "base/heap_reuse.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
@@ -37,6 +36,10 @@
 namespace {
 
 namespace pp = nicsim::ulp::pushpull;
+using nicsim::ExitCodeOf;
+using nicsim::ForkCall;
+using nicsim::Result;
+using nicsim::WaitFor;
 namespace pb = nicsim::ulp::postbox;
 using Clock = std::chrono::steady_clock;
 
@@ -361,25 +364,13 @@ int main(int argc, char** argv) {
   std::printf("engine %s\n", engine.c_str());
   const std::string prefix = engine == "postbox" ? pb::ShmPlatform::PrefixForThisProcess()
                                                  : pp::ShmPlatform::PrefixForThisProcess();
-  const pid_t parent = getpid();
-  std::fflush(stdout);
-  const pid_t child = fork();
-  if (child < 0) {
-    std::perror("fork");
+  Result<pid_t> child = ForkCall("bench_pushpull_modes", [&] {
+    Run(engine, false, scale, prefix);
+    return 0;
+  });
+  if (!child.ok()) {
+    std::fprintf(stderr, "%s\n", child.status().message().c_str());
     return 1;
-  }
-  if (child == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    int code = 0;
-    try {
-      Run(engine, false, scale, prefix);
-    } catch (const std::exception& ex) {
-      std::fprintf(stderr, "bench_pushpull_modes (child): %s\n", ex.what());
-      code = 1;
-    }
-    std::fflush(stdout);
-    _exit(code);
   }
   int code = 0;
   try {
@@ -387,10 +378,10 @@ int main(int argc, char** argv) {
   } catch (const std::exception& ex) {
     std::fprintf(stderr, "bench_pushpull_modes: %s\n", ex.what());
     code = 1;
-    kill(child, SIGKILL);
+    kill(*child, SIGKILL);  // the child this run started, by its PID
   }
-  int status = 0;
-  if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  const int status = WaitFor(*child);
+  if (ExitCodeOf(status) != 0) {
     std::fprintf(stderr, "bench_pushpull_modes: child failed (wait status %d)\n", status);
     code = 1;
   }

@@ -10,8 +10,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,10 +19,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "base/child_process.h"
 #include "base/heap_reuse.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
@@ -33,6 +33,11 @@
 
 namespace {
 
+using nicsim::ExitCodeOf;
+using nicsim::ForkCall;
+using nicsim::ReapIfEnded;
+using nicsim::Result;
+using nicsim::WaitFor;
 using nicsim::ulp::postbox::AckSegmentName;
 using nicsim::ulp::postbox::DataSegmentName;
 using nicsim::ulp::postbox::Message;
@@ -155,7 +160,9 @@ class Side {
     const auto now = Clock::now();
     if (*start == Clock::time_point{}) *start = now;
     if (now - *start > kTimeout) Die(std::string("timed out ") + what);
-    if (g_child != 0 && !g_child_reaped && waitpid(g_child, &g_child_status, WNOHANG) == g_child) {
+    if (g_child == 0 || g_child_reaped) return;
+    if (const std::optional<int> status = ReapIfEnded(g_child)) {
+      g_child_status = *status;
       g_child_reaped = true;
       Die(std::string("child died while ") + what);
     }
@@ -386,27 +393,16 @@ int main(int argc, char** argv) {
   Topology topology;
   topology.processes_per_node = {2};  // one SMP node, two ranks: intranode shared memory
   const std::string prefix = ShmPlatform::PrefixForThisProcess();
-  const pid_t parent = getpid();
-  const pid_t child = fork();
-  if (child < 0) {
-    std::perror("fork");
+  Result<pid_t> forked = ForkCall("bench_shm_pingpong", [&] {
+    ShmPlatform platform(prefix);  // engines detach, the platform unlinks, then the child goes
+    Run(&platform, topology, false, iterations);
+    return 0;
+  });
+  if (!forked.ok()) {
+    std::fprintf(stderr, "%s\n", forked.status().message().c_str());
     return 1;
   }
-  if (child == 0) {
-    // The child must not outlive a parent that died mid-run (it would spin until kTimeout).
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int child_code = 0;
-    if (getppid() != parent) _exit(1);
-    try {
-      ShmPlatform platform(prefix);
-      Run(&platform, topology, false, iterations);
-    } catch (const std::exception& e) {  // engines detach, the platform unlinks, then we go
-      std::fprintf(stderr, "bench_shm_pingpong (child): %s\n", e.what());
-      child_code = 1;
-    }
-    std::fflush(stdout);
-    _exit(child_code);
-  }
+  const pid_t child = *forked;
   g_child = child;
   int code = 0;
   try {
@@ -415,13 +411,10 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_shm_pingpong: %s\n", e.what());
     code = 1;
-    if (!g_child_reaped) kill(child, SIGKILL);
+    if (!g_child_reaped) kill(child, SIGKILL);  // the child this run started, by its PID
   }
-  if (!g_child_reaped && waitpid(child, &g_child_status, 0) != child) {
-    std::perror("waitpid");
-    code = 1;
-  }
-  if (!WIFEXITED(g_child_status) || WEXITSTATUS(g_child_status) != 0) {
+  if (!g_child_reaped) g_child_status = WaitFor(child);
+  if (ExitCodeOf(g_child_status) != 0) {
     std::fprintf(stderr, "bench_shm_pingpong: child failed (wait status %d)\n", g_child_status);
     code = 1;
   }

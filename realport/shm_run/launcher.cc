@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The shm-run launcher: fork and exec of the ranks, a wait loop on SIGCHLD, SIGINT, SIGTERM, SIGHUP
-// and the timeout, the dead marks in the control segment, and reclamation of the segments.
+// The shm-run launcher: the ranks started (base/child_process.h), a wait loop on SIGCHLD,
+// SIGINT, SIGTERM, SIGHUP and the timeout, the dead marks in the control segment, and
+// reclamation of the segments.
 #include "realport/shm_run/launcher.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,11 +18,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "base/child_process.h"
 #include "ulp/shm/control_segment.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/shm_platform.h"
@@ -44,38 +46,6 @@ constexpr size_t kMaxPrefixChars = 100;
 
 void Say(const std::string& line) { std::fprintf(stderr, "nicsim shm-run: %s\n", line.c_str()); }
 
-bool IsExecutableFile(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-}
-
-/** `name` as an executable path: as given if it has a '/', else the first one in PATH. */
-Result<std::string> ResolveProgram(const std::string& name) {
-  if (name.find('/') != std::string::npos) {
-    struct stat st {};
-    if (stat(name.c_str(), &st) != 0) return Status::Error("shm-run: " + name + ": no such file");
-    if (!IsExecutableFile(name))
-      return Status::Error("shm-run: " + name + ": not an executable file");
-    return name;
-  }
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + name;
-    if (IsExecutableFile(candidate)) return candidate;
-    start = end + 1;
-  }
-  struct stat st {};
-  const std::string hint =
-      stat(name.c_str(), &st) == 0 ? " (for the file here, say ./" + name + ")" : "";
-  return Status::Error("shm-run: " + name +
-                       ": not found (no executable file of that name in PATH)" + hint);
-}
-
 bool ValidPrefix(const std::string& p) {
   if (p.empty() || p.size() > kMaxPrefixChars) return false;
   for (char c : p) {
@@ -89,15 +59,6 @@ bool ValidPrefix(const std::string& p) {
 /** "SIGINT", "SIGTERM" or "SIGHUP": the signals the launcher forwards. */
 const char* SignalName(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
-}
-
-/** "killed by signal 9 (Killed)" or "exited with status 3". */
-std::string DescribeWaitStatus(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    return "was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
-  }
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
 /** One process of the run, as the launcher sees it. */
@@ -125,25 +86,6 @@ shm::ProcessState MarkEnded(shm::ProcessEntry* e, int status) {
     }
   }
   return static_cast<shm::ProcessState>(s);
-}
-
-/** In the child after fork: the rank's environment, then exec. Never returns. */
-[[noreturn]] void ExecRank(const std::vector<char*>& argv, const sigset_t& old_mask, pid_t launcher,
-                           uint32_t rank, uint32_t size, const std::string& platform_prefix) {
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  // If the launcher dies without forwarding a signal (SIGKILL), take the rank down with it
-  // rather than leave it polling for ever; the check closes the window before prctl.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != launcher) _exit(127);
-  setenv(shm::kRankEnv, std::to_string(rank).c_str(), 1);
-  setenv(shm::kSizeEnv, std::to_string(size).c_str(), 1);
-  setenv(shm::kPrefixEnv, platform_prefix.c_str(), 1);
-  execv(argv[0], argv.data());
-  const std::string msg = "nicsim shm-run: rank " + std::to_string(rank) + ": cannot execute " +
-                          argv[0] + ": " + std::strerror(errno) + "\n";
-  ssize_t ignored = write(STDERR_FILENO, msg.data(), msg.size());
-  (void)ignored;
-  _exit(127);
 }
 
 /**
@@ -231,8 +173,8 @@ Status ValidateShmRunOptions(ShmRunOptions* options) {
     return Status::Error("shm-run: --timeout: expected seconds >= 0 (0: none), got " +
                          std::to_string(options->timeout_s));
   }
-  Result<std::string> path = ResolveProgram(options->program.front());
-  if (!path.ok()) return path.status();
+  Result<std::string> path = FindProgram(options->program.front());
+  if (!path.ok()) return Status::Error("shm-run: " + path.status().message());
   options->program.front() = *path;
   return Status();
 }
@@ -273,25 +215,29 @@ int ShmRunCommand(const ShmRunOptions& options) {
   for (uint32_t r = 0; r < n; ++r) new (shm::EntryAt(control->base, r)) shm::ProcessEntry{};
   header->magic.store(shm::kControlMagic, std::memory_order_release);
 
-  std::vector<std::string> args = options.program;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  // Every rank talks the same protocol: the children inherit it with the environment.
-  setenv(shm::kProtocolEnv, options.protocol.c_str(), 1);
   std::vector<Child> children(n);
   bool failed_to_start = false;
   for (uint32_t r = 0; r < n; ++r) {
-    const pid_t pid = fork();
-    if (pid == 0) ExecRank(argv, old_mask, self, r, n, platform_prefix);
-    if (pid < 0) {
-      Say("cannot start rank " + std::to_string(r) + ": fork: " + std::strerror(errno));
+    SpawnRequest request;
+    request.argv = options.program;
+    // Every rank talks the same protocol.
+    request.set_env = {std::string(shm::kRankEnv) + "=" + std::to_string(r),
+                       std::string(shm::kSizeEnv) + "=" + std::to_string(n),
+                       std::string(shm::kPrefixEnv) + "=" + platform_prefix,
+                       std::string(shm::kProtocolEnv) + "=" + options.protocol};
+    request.mask = old_mask;
+    // A launcher killed without forwarding a signal (SIGKILL) takes the ranks with it rather
+    // than leave them polling for ever.
+    request.die_with_parent = true;
+    Result<pid_t> pid = Spawn(request);
+    if (!pid.ok()) {
+      Say("cannot start rank " + std::to_string(r) + ": " + pid.status().message());
       failed_to_start = true;
       break;
     }
-    children[r].pid = pid;
-    shm::EntryAt(control->base, r)->pid.store(static_cast<int32_t>(pid), std::memory_order_release);
+    children[r].pid = *pid;
+    shm::EntryAt(control->base, r)
+        ->pid.store(static_cast<int32_t>(*pid), std::memory_order_release);
   }
 
   auto live = [&] {
@@ -312,15 +258,12 @@ int ShmRunCommand(const ShmRunOptions& options) {
   bool killed_after_grace = false;
   Clock::time_point grace_end{};
   while (!live().empty()) {
-    int status = 0;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-      for (uint32_t r = 0; r < n; ++r) {
-        if (children[r].pid != pid || children[r].ended) continue;
-        children[r].ended = true;
-        children[r].wait_status = status;
-        children[r].final_state = MarkEnded(shm::EntryAt(control->base, r), status);
-      }
+    for (uint32_t r : live()) {
+      const std::optional<int> status = ReapIfEnded(children[r].pid);
+      if (!status) continue;
+      children[r].ended = true;
+      children[r].wait_status = *status;
+      children[r].final_state = MarkEnded(shm::EntryAt(control->base, r), *status);
     }
     if (live().empty()) break;
     const auto now = Clock::now();

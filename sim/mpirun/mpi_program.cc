@@ -2,7 +2,6 @@
 #include "sim/mpirun/mpi_program.h"
 
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -20,11 +19,6 @@
 
 namespace nicsim::sim {
 namespace {
-
-bool Executable(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-}
 
 /** Each rank holds three descriptors (its channel and two pipes): make room for them. */
 void RaiseOpenFileLimit(uint32_t ranks) {
@@ -48,22 +42,6 @@ uint64_t WallLimitFromEnvironment() {
 }
 
 }  // namespace
-
-Result<std::string> ResolveProgram(const std::string& program) {
-  if (program.find('/') != std::string::npos) {
-    if (!Executable(program)) return Status::Error(program + ": not an executable file");
-    return program;
-  }
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "";
-  for (size_t start = 0; start <= dirs.size();) {
-    const size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    if (Executable(dir + "/" + program)) return dir + "/" + program;
-    start = end + 1;
-  }
-  return Status::Error(program + ": not found (give a path, e.g. ./" + program + ")");
-}
 
 Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given) {
   WorkloadResult out;

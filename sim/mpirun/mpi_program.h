@@ -15,9 +15,6 @@
 
 namespace nicsim::sim {
 
-/** Checks that `argv[0]` names a program that can run, before any rank starts; the full path. */
-Result<std::string> ResolveProgram(const std::string& program);
-
 Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& config);
 
 }  // namespace nicsim::sim

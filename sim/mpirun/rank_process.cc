@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/mpirun/rank_process.h"
 
+#include "base/child_process.h"
 #include "sim/mpirun/call_decoder.h"
 #include "ulp/mpi/capi/stream_io.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,8 +20,6 @@
 #include <fstream>
 #include <chrono>
 #include <cstring>
-
-extern char** environ;
 
 namespace nicsim::sim {
 namespace {
@@ -98,54 +96,28 @@ Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::s
                                      rank, std::strerror(errno)));
   }
   // The program's end of the channel stays open across exec; its number is in the environment.
-  fcntl(channel[1], F_SETFD, 0);
-  std::vector<std::string> env_text;
-  auto is = [](const char* e, const char* name) {
-    return std::strncmp(e, name, std::strlen(name)) == 0 && e[std::strlen(name)] == '=';
-  };
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (!is(*e, mpi::wire::kFdEnv) && !is(*e, mpi::wire::kParentEnv)) env_text.push_back(*e);
-  }
-  env_text.push_back(fmt::format("{}={}", mpi::wire::kFdEnv, channel[1]));
-  env_text.push_back(fmt::format("{}={}", mpi::wire::kParentEnv, getpid()));
-  std::vector<char*> envp, args;
-  for (std::string& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (std::string& a : argv_copy) args.push_back(a.data());
-  args.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  // Signals nicsim ignores or handles while a program runs (SIGPIPE, SIGINT, SIGTERM, SIGHUP)
-  // are the program's own again.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0], &actions, &attr, args.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
+  SpawnRequest request;
+  request.argv = argv;
+  request.set_env = {fmt::format("{}={}", mpi::wire::kFdEnv, channel[1]),
+                     fmt::format("{}={}", mpi::wire::kParentEnv, getpid())};
+  request.keep_fds = {channel[1]};
+  request.stdout_fd = out[1];
+  request.stderr_fd = err[1];
+  // Signals nicsim ignores or handles while a program runs are the program's own again.
+  request.default_signals = {SIGPIPE, SIGINT, SIGTERM, SIGHUP};
+  Result<pid_t> pid = Spawn(request);
   close(channel[1]);
   close(out[1]);
   close(err[1]);
-  if (rc != 0) {
+  if (!pid.ok()) {
     close(channel[0]);
     close(out[0]);
     close(err[0]);
-    return Status::Error(
-        fmt::format("rank {}: cannot start {}: {}", rank, argv[0], std::strerror(rc)));
+    return Status::Error(fmt::format("rank {}: {}", rank, pid.status().message()));
   }
   fcntl(out[0], F_SETFL, O_NONBLOCK);
   fcntl(err[0], F_SETFL, O_NONBLOCK);
-  return std::unique_ptr<RankProcess>(new RankProcess(pid, channel[0], out[0], err[0], rank));
+  return std::unique_ptr<RankProcess>(new RankProcess(*pid, channel[0], out[0], err[0], rank));
 }
 
 RankProcess::RankProcess(pid_t pid, int channel, int out, int err, int rank)
@@ -158,9 +130,7 @@ RankProcess::RankProcess(pid_t pid, int channel, int out, int err, int rank)
 
 RankProcess::~RankProcess() {
   if (!reaped_) {
-    kill(pid_, SIGKILL);  // a process this run started, by its PID
-    int status = 0;
-    waitpid(pid_, &status, 0);
+    KillAndReap(pid_);
     Forward(0);
   }
   out_tag_.Flush();
@@ -284,7 +254,9 @@ uint64_t RankProcess::PeakRssKib() const {
 
 bool RankProcess::ReapIfExited() {
   if (reaped_) return true;
-  if (waitpid(pid_, &status_, WNOHANG) != pid_) return false;
+  const std::optional<int> status = ReapIfEnded(pid_);
+  if (!status) return false;
+  status_ = *status;
   reaped_ = true;
   return true;
 }
@@ -294,8 +266,7 @@ bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args) {
 }
 
 std::string RankProcess::Reap() {
-  while (!reaped_ && waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
-  }
+  if (!reaped_) status_ = WaitFor(pid_);
   reaped_ = true;
   const int status = status_;
   // The process is gone: what its pipes still hold comes out (a child it left behind that
@@ -303,15 +274,8 @@ std::string RankProcess::Reap() {
   for (int i = 0; i < 100 && (out_ >= 0 || err_ >= 0); ++i) Forward(10);
   out_tag_.Flush();
   err_tag_.Flush();
-  if (WIFEXITED(status)) {
-    exited_cleanly_ = WEXITSTATUS(status) == 0;
-    return fmt::format("exited with status {}", WEXITSTATUS(status));
-  }
-  if (WIFSIGNALED(status)) {
-    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
-                       strsignal(WTERMSIG(status)));
-  }
-  return "ended";
+  exited_cleanly_ = ExitCodeOf(status) == 0;
+  return DescribeWaitStatus(status);
 }
 
 }  // namespace nicsim::sim
