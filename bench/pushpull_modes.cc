@@ -28,10 +28,10 @@
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/sender.h"
-#include "ulp/postbox/shm_platform.h"
 #include "ulp/pushpull/receiver.h"
 #include "ulp/pushpull/sender.h"
 #include "ulp/pushpull/shm_platform.h"
+#include "ulp/segments/shm_segments.h"
 
 namespace {
 
@@ -322,10 +322,10 @@ void Run(const std::string& engine, bool first, int scale, const std::string& pr
   const uint32_t self = first ? 0 : 1;
   BindToCpu(static_cast<int>(self));
   std::unique_ptr<pp::ShmPlatform> pp_platform;
-  std::unique_ptr<pb::ShmPlatform> pb_platform;
+  std::unique_ptr<nicsim::ulp::segments::ShmSegments> pb_platform;
   std::unique_ptr<Endpoint> e;
   if (engine == "postbox") {
-    pb_platform = std::make_unique<pb::ShmPlatform>(prefix);
+    pb_platform = std::make_unique<nicsim::ulp::segments::ShmSegments>(prefix);
     e = std::make_unique<PostboxEndpoint>(pb_platform.get(), self);
   } else {
     const pp::Mode mode = engine == "push-all"    ? pp::Mode::kPushAll
@@ -362,8 +362,9 @@ int main(int argc, char** argv) {
   // Received and streamed buffers are reused; keep freed memory in the heap.
   nicsim::KeepFreedHeapForReuse();
   std::printf("engine %s\n", engine.c_str());
-  const std::string prefix = engine == "postbox" ? pb::ShmPlatform::PrefixForThisProcess()
-                                                 : pp::ShmPlatform::PrefixForThisProcess();
+  const std::string prefix = engine == "postbox"
+                                 ? nicsim::ulp::segments::ShmSegments::PrefixForThisProcess("pbx")
+                                 : pp::ShmPlatform::PrefixForThisProcess();
   Result<pid_t> child = ForkCall("bench_pushpull_modes", [&] {
     Run(engine, false, scale, prefix);
     return 0;

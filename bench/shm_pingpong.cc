@@ -29,7 +29,7 @@
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/sender.h"
-#include "ulp/postbox/shm_platform.h"
+#include "ulp/segments/shm_segments.h"
 
 namespace {
 
@@ -45,8 +45,8 @@ using nicsim::ulp::postbox::Params;
 using nicsim::ulp::postbox::ProcessId;
 using nicsim::ulp::postbox::Receiver;
 using nicsim::ulp::postbox::Sender;
-using nicsim::ulp::postbox::ShmPlatform;
 using nicsim::ulp::postbox::Topology;
+using nicsim::ulp::segments::ShmSegments;
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kLatencyBytes = 8;
@@ -128,7 +128,7 @@ bool Check(const std::vector<uint8_t>& b, size_t bytes, uint64_t seq, bool full)
 /** One side of the run: its sender, receiver and the peer's id. */
 class Side {
  public:
-  Side(ShmPlatform* platform, const Topology& topology, ProcessId self, ProcessId peer)
+  Side(ShmSegments* platform, const Topology& topology, ProcessId self, ProcessId peer)
       : peer_(peer) {
     auto s = Sender::Create(platform, topology, self, BenchParams());
     auto r = Receiver::Create(platform, topology, self, BenchParams());
@@ -341,7 +341,7 @@ int BindToCpu(int index) {
 }
 
 /** Both processes' whole script; prints on rank 0 only. */
-void Run(ShmPlatform* platform, const Topology& topology, bool first, int iterations) {
+void Run(ShmSegments* platform, const Topology& topology, bool first, int iterations) {
   const ProcessId self{0, first ? 0u : 1u}, peer{0, first ? 1u : 0u};
   const int cpu = g_bind ? BindToCpu(first ? 0 : 1) : -1;
   if (first) std::printf("rank0_cpu %d\n", cpu);
@@ -392,9 +392,9 @@ int main(int argc, char** argv) {
 
   Topology topology;
   topology.processes_per_node = {2};  // one SMP node, two ranks: intranode shared memory
-  const std::string prefix = ShmPlatform::PrefixForThisProcess();
+  const std::string prefix = ShmSegments::PrefixForThisProcess("pbx");
   Result<pid_t> forked = ForkCall("bench_shm_pingpong", [&] {
-    ShmPlatform platform(prefix);  // engines detach, the platform unlinks, then the child goes
+    ShmSegments platform(prefix);  // engines detach, the platform unlinks, then the child goes
     Run(&platform, topology, false, iterations);
     return 0;
   });
@@ -406,7 +406,7 @@ int main(int argc, char** argv) {
   g_child = child;
   int code = 0;
   try {
-    ShmPlatform platform(prefix);
+    ShmSegments platform(prefix);
     Run(&platform, topology, true, iterations);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_shm_pingpong: %s\n", e.what());

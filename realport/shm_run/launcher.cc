@@ -27,7 +27,7 @@
 #include "base/child_process.h"
 #include "ulp/shm/control_segment.h"
 #include "ulp/postbox/segment_layout.h"
-#include "ulp/postbox/shm_platform.h"
+#include "ulp/segments/shm_segments.h"
 
 namespace nicsim::sim {
 namespace {
@@ -197,9 +197,9 @@ int ShmRunCommand(const ShmRunOptions& options) {
   sigaddset(&watched, SIGHUP);
   sigprocmask(SIG_BLOCK, &watched, &old_mask);
 
-  pb::ShmPlatform platform(platform_prefix);
+  ulp::segments::ShmSegments platform(platform_prefix);
   platform.KeepSegments();  // ReclaimSegments unlinks, and reports, everything at the end
-  Result<pb::Mapping> control =
+  Result<ulp::segments::Mapping> control =
       platform.Create(shm::ControlSegmentName(), shm::ControlSegmentBytes(n));
   if (!control.ok()) {
     Say("cannot create the control segment of run " + run_prefix + ": " +

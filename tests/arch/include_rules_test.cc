@@ -58,13 +58,14 @@ const std::vector<std::string>& SimFloors() {
 const std::map<std::string, std::set<std::string>>& UlpFolders() {
   static const std::map<std::string, std::set<std::string>> folders = {
       {"transport", {}},
-      {"postbox", {}},
-      {"pushpull", {"postbox"}},
-      {"shm", {"postbox", "pushpull"}},
+      {"segments", {}},
+      {"postbox", {"segments"}},
+      {"pushpull", {"segments"}},
+      {"shm", {"segments", "postbox", "pushpull"}},
       {"ip", {}},
       {"dlm", {}},
       {"gsm", {}},
-      {"mpi", {"transport", "postbox", "pushpull"}},
+      {"mpi", {"transport", "segments", "postbox", "pushpull"}},
   };
   return folders;
 }

@@ -16,7 +16,7 @@
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/sender.h"
-#include "ulp/postbox/shm_platform.h"
+#include "ulp/segments/shm_segments.h"
 
 namespace nicsim::ulp::postbox {
 namespace {
@@ -50,7 +50,7 @@ std::vector<size_t> Sizes(const Params& p) {
 /** The child: sends every size to the parent, waits until all is acknowledged. */
 int ChildSends(const std::string& prefix, const Topology& topology) {
   const Params p = ShmParams();
-  ShmPlatform platform(prefix);
+  segments::ShmSegments platform(prefix);
   auto sender = Sender::Create(&platform, topology, {0, 0}, p);
   if (!sender.ok()) return 2;
   uint32_t salt = 0;
@@ -69,7 +69,7 @@ int ChildSends(const std::string& prefix, const Topology& topology) {
 }
 
 TEST(PostboxShmTest, AForkedChildSendsToItsParentThroughSharedMemory) {
-  const std::string prefix = ShmPlatform::PrefixForThisProcess();
+  const std::string prefix = segments::ShmSegments::PrefixForThisProcess("pbx");
   Topology topology;
   topology.processes_per_node = {2};  // one SMP node: child is rank 0, parent rank 1
   const pid_t child = fork();
@@ -77,7 +77,7 @@ TEST(PostboxShmTest, AForkedChildSendsToItsParentThroughSharedMemory) {
   if (child == 0) _exit(ChildSends(prefix, topology));
 
   const Params p = ShmParams();
-  ShmPlatform platform(prefix);
+  segments::ShmSegments platform(prefix);
   auto receiver = Receiver::Create(&platform, topology, {0, 1}, p);
   ASSERT_TRUE(receiver.ok());
   const std::vector<size_t> sizes = Sizes(p);
@@ -109,7 +109,7 @@ TEST(PostboxShmTest, AForkedChildSendsToItsParentThroughSharedMemory) {
 }
 
 TEST(PostboxShmTest, AttachingAMissingSegmentIsAnError) {
-  ShmPlatform platform(ShmPlatform::PrefixForThisProcess());
+  segments::ShmSegments platform(segments::ShmSegments::PrefixForThisProcess("pbx"));
   auto m = platform.Attach("no-such-segment");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("no-such-segment"), std::string::npos);

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "ulp/postbox/memory_platform.h"
+#include "ulp/segments/memory_segments.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/sender.h"
@@ -38,9 +38,9 @@ Params SmallParams() {
   return p;
 }
 
-/** All engines of a test on one MemoryPlatform, indexed by topology index. */
+/** All engines of a test on one MemorySegments, indexed by topology index. */
 struct World {
-  MemoryPlatform platform;
+  segments::MemorySegments platform;
   Topology topology;
   Params params;
   std::vector<std::unique_ptr<Sender>> senders;

@@ -12,8 +12,8 @@ int NodeRanks::LocalOf(uint32_t world) const {
   return static_cast<int>(it - world_ranks_.begin());
 }
 
-Result<ulp::postbox::Mapping> NodeSegments::Create(hal::TaskHost& host, const std::string& name,
-                                                   size_t bytes) {
+Result<ulp::segments::Mapping> NodeSegments::Create(hal::TaskHost& host, const std::string& name,
+                                                    size_t bytes) {
   if (segments_.count(name) > 0) {
     return nicsim::Status::Error(kind_ + " segment " + name + " exists");
   }
@@ -22,7 +22,7 @@ Result<ulp::postbox::Mapping> NodeSegments::Create(hal::TaskHost& host, const st
     return nicsim::Status::Error(kind_ + " segment " + name + " (" + std::to_string(bytes) +
                                  " B): " + vaddr.status().message());
   }
-  ulp::postbox::Mapping m{host.Contiguous(*vaddr, bytes), bytes};
+  ulp::segments::Mapping m{host.Contiguous(*vaddr, bytes), bytes};
   if (m.base == nullptr) {
     return nicsim::Status::Error(kind_ + " segment " + name + ": not contiguous");
   }
@@ -30,7 +30,7 @@ Result<ulp::postbox::Mapping> NodeSegments::Create(hal::TaskHost& host, const st
   return m;
 }
 
-Result<ulp::postbox::Mapping> NodeSegments::Attach(const std::string& name) const {
+Result<ulp::segments::Mapping> NodeSegments::Attach(const std::string& name) const {
   auto it = segments_.find(name);
   if (it == segments_.end()) return nicsim::Status::Error("no " + kind_ + " segment " + name);
   return it->second;

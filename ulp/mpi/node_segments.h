@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 #include "hal/task_host.h"
-#include "ulp/postbox/platform.h"
+#include "ulp/segments/segment_store.h"
 
 namespace nicsim::mpi {
 
@@ -42,15 +42,39 @@ class NodeSegments {
   explicit NodeSegments(std::string kind) : kind_(std::move(kind)) {}
 
   /** Makes `name` in `host`'s memory: at most 16 MiB; an error if the name is taken. */
-  Result<ulp::postbox::Mapping> Create(hal::TaskHost& host, const std::string& name, size_t bytes);
+  Result<ulp::segments::Mapping> Create(hal::TaskHost& host, const std::string& name, size_t bytes);
   /** The segment named `name`; an error until someone made it. */
-  Result<ulp::postbox::Mapping> Attach(const std::string& name) const;
+  Result<ulp::segments::Mapping> Attach(const std::string& name) const;
   /** Segments made so far. */
   size_t size() const { return segments_.size(); }
 
  private:
   std::string kind_;
-  std::map<std::string, ulp::postbox::Mapping> segments_;
+  std::map<std::string, ulp::segments::Mapping> segments_;
+};
+
+/**
+ * The segment store of one simulated rank (the postbox's Platform, under push-pull's): a
+ * segment it makes is a contiguous area of its own task memory, registered by name with the
+ * node so the other ranks find and map it.
+ */
+class TaskSegments final : public ulp::segments::SegmentStore {
+ public:
+  TaskSegments(hal::TaskHost& host, NodeSegments& node) : host_(host), node_(node) {}
+  /** At most 16 MiB (one contiguous area); an error if the name is taken. */
+  Result<ulp::segments::Mapping> Create(const std::string& name, size_t bytes) override {
+    return node_.Create(host_, name, bytes);
+  }
+  /** The node's segment named `name`; an error until someone made it. */
+  Result<ulp::segments::Mapping> Attach(const std::string& name) override {
+    return node_.Attach(name);
+  }
+  /** Nothing to undo: segments live as long as the job. */
+  nicsim::Status Detach(const ulp::segments::Mapping&) override { return nicsim::Status(); }
+
+ private:
+  hal::TaskHost& host_;
+  NodeSegments& node_;
 };
 
 }  // namespace nicsim::mpi

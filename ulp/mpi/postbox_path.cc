@@ -21,16 +21,6 @@ PostboxNode::PostboxNode(std::vector<uint32_t> world_ranks, ulp::postbox::Params
   topology_.processes_per_node = {ranks_.size()};
 }
 
-Result<ulp::postbox::Mapping> TaskMemoryPlatform::Create(const std::string& name, size_t bytes) {
-  return node_.segments().Create(host_, name, bytes);
-}
-
-Result<ulp::postbox::Mapping> TaskMemoryPlatform::Attach(const std::string& name) {
-  return node_.segments().Attach(name);
-}
-
-nicsim::Status TaskMemoryPlatform::Detach(const ulp::postbox::Mapping&) { return nicsim::Status(); }
-
 Result<std::unique_ptr<PostboxPath>> PostboxPath::Create(PostboxNode& node, uint32_t world,
                                                          hal::TaskHost& host,
                                                          double copy_ps_per_byte) {
@@ -58,7 +48,7 @@ PostboxPath::PostboxPath(PostboxNode& node, uint32_t local, hal::TaskHost& host,
     : node_(node),
       local_(local),
       host_(host),
-      platform_(host, node),
+      platform_(host, node.segments()),
       copies_(copy_ps_per_byte),
       clock_(host) {}
 

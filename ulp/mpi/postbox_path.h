@@ -67,26 +67,6 @@ class PostboxNode {
 };
 
 /**
- * The postbox Platform of one simulated rank: a segment it makes is a contiguous area of its
- * own task memory (so it counts in the node's touched host memory), registered by name with
- * the node so the other ranks find and map it.
- */
-class TaskMemoryPlatform final : public ulp::postbox::Platform {
- public:
-  TaskMemoryPlatform(hal::TaskHost& host, PostboxNode& node) : host_(host), node_(node) {}
-  /** At most 16 MiB (one contiguous area); an error if the name is taken. */
-  Result<ulp::postbox::Mapping> Create(const std::string& name, size_t bytes) override;
-  /** The node's segment named `name`; an error until someone made it. */
-  Result<ulp::postbox::Mapping> Attach(const std::string& name) override;
-  /** Nothing to undo: segments live as long as the job. */
-  nicsim::Status Detach(const ulp::postbox::Mapping& mapping) override;
-
- private:
-  hal::TaskHost& host_;
-  PostboxNode& node_;
-};
-
-/**
  * One rank's postbox sender and receiver, driven in simulated time. A send posts what it can
  * at once; the copy into shared memory takes the rank's CPU at the host's copy bandwidth, and
  * the receiver polls once the posting is visible to it (copy done + the cache-line transfer).
@@ -133,7 +113,7 @@ class PostboxPath final : public IntranodePath {
   PostboxNode& node_;
   uint32_t local_;
   hal::TaskHost& host_;
-  TaskMemoryPlatform platform_;
+  TaskSegments platform_;
   std::unique_ptr<ulp::postbox::Sender> sender_;
   std::unique_ptr<ulp::postbox::Receiver> receiver_;
   ulp::HostCopyTime copies_;

@@ -38,18 +38,6 @@ PushPullNode::PushPullNode(std::vector<uint32_t> world_ranks, ulp::pushpull::Par
       wake_ps_(wake_ps),
       paths_(ranks_.size(), nullptr) {}
 
-Result<ulp::pushpull::Mapping> TaskPushPullPlatform::Create(const std::string& name, size_t bytes) {
-  return node_.segments().Create(host_, name, bytes);
-}
-
-Result<ulp::pushpull::Mapping> TaskPushPullPlatform::Attach(const std::string& name) {
-  return node_.segments().Attach(name);
-}
-
-nicsim::Status TaskPushPullPlatform::Detach(const ulp::pushpull::Mapping&) {
-  return nicsim::Status();
-}
-
 ulp::pushpull::CrossCopy TaskPushPullPlatform::CopyTo(uint64_t token,
                                                       const ulp::pushpull::Extent* local,
                                                       size_t local_count,

@@ -68,11 +68,7 @@ class PushPullNode {
 class TaskPushPullPlatform final : public ulp::pushpull::Platform {
  public:
   TaskPushPullPlatform(hal::TaskHost& host, PushPullNode& node, uint32_t local)
-      : host_(host), node_(node), local_(local) {}
-  Result<ulp::pushpull::Mapping> Create(const std::string& name, size_t bytes) override;
-  Result<ulp::pushpull::Mapping> Attach(const std::string& name) override;
-  /** Nothing to undo: channels live as long as the job. */
-  nicsim::Status Detach(const ulp::pushpull::Mapping& mapping) override;
+      : Platform(segments_), segments_(host, node.segments()), node_(node), local_(local) {}
   uint64_t ProcessToken() const override { return local_; }
   /** memcpy piece by piece; always kDone (one address space). */
   ulp::pushpull::CrossCopy CopyTo(uint64_t token, const ulp::pushpull::Extent* local,
@@ -80,7 +76,7 @@ class TaskPushPullPlatform final : public ulp::pushpull::Platform {
                                   size_t remote_count) override;
 
  private:
-  hal::TaskHost& host_;
+  TaskSegments segments_;
   PushPullNode& node_;
   uint32_t local_;
 };

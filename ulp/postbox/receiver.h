@@ -57,7 +57,7 @@ class Receiver {
   /**
    * Makes Poll look for senders not yet attached only every `polls` calls (1, the default:
    * every call; 0 counts as 1). Each look costs a failed shm_open per absent sender on
-   * ShmPlatform, which would dominate a busy-polling loop; a sender's first messages then
+   * ShmSegments, which would dominate a busy-polling loop; a sender's first messages then
    * wait up to `polls` calls longer to be found. Attached senders are drained every call.
    */
   void SetAttachInterval(uint32_t polls) { attach_interval_ = polls == 0 ? 1 : polls; }

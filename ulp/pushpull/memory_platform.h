@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "ulp/postbox/memory_platform.h"
 #include "ulp/pushpull/platform.h"
+#include "ulp/segments/memory_segments.h"
 
 namespace nicsim::ulp::pushpull {
 
@@ -15,13 +15,9 @@ namespace nicsim::ulp::pushpull {
 class MemoryPlatform : public Platform {
  public:
   /** `force_fallback`: CopyTo always answers kUnsupported, so pulls go through staging. */
-  explicit MemoryPlatform(bool force_fallback = false) : force_fallback_(force_fallback) {}
+  explicit MemoryPlatform(bool force_fallback = false)
+      : Platform(segments_), force_fallback_(force_fallback) {}
 
-  Result<Mapping> Create(const std::string& name, size_t bytes) override {
-    return segments_.Create(name, bytes);
-  }
-  Result<Mapping> Attach(const std::string& name) override { return segments_.Attach(name); }
-  Status Detach(const Mapping& mapping) override { return segments_.Detach(mapping); }
   /** One address space: the token is not needed. */
   uint64_t ProcessToken() const override { return 0; }
   /** memcpy extent by extent (both lists cover the same bytes). */
@@ -31,10 +27,10 @@ class MemoryPlatform : public Platform {
   /** Cross copies done (memcpy rounds). */
   uint64_t copies() const { return copies_; }
   /** The registry, to look at segment names in tests. */
-  const postbox::MemoryPlatform& segments() const { return segments_; }
+  const segments::MemorySegments& segments() const { return segments_; }
 
  private:
-  postbox::MemoryPlatform segments_;
+  segments::MemorySegments segments_;
   bool force_fallback_;
   uint64_t copies_ = 0;
 };

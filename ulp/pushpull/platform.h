@@ -8,12 +8,11 @@
 #include <string>
 
 #include "base/status.h"
-#include "ulp/postbox/platform.h"
+#include "ulp/segments/segment_store.h"
 
 namespace nicsim::ulp::pushpull {
 
-/** One mapping of a segment into this process (the postbox's type: same contract). */
-using Mapping = postbox::Mapping;
+using Mapping = segments::Mapping;
 
 /** One zero-buffer entry: `len` contiguous bytes at `addr` in some process's address space. */
 struct Extent {
@@ -34,21 +33,22 @@ enum class CrossCopy {
 };
 
 /**
- * The seam between the push-pull engines and the place they run. Segments are named so the
- * process that did not create one can find it, and hold offsets, never pointers. The cross
- * copy is the reference's zero buffer: the sender hands over its source extents and the
- * receiver's destination extents and the bytes move once, with no buffer in between.
+ * The seam between the push-pull engines and the place they run: a segment store (named
+ * segments, holding offsets, never pointers) and the cross copy, the reference's zero buffer:
+ * the sender hands over its source extents and the receiver's destination extents and the
+ * bytes move once, with no buffer in between. Segments go to the store the platform is built
+ * on; a platform supplies the copy.
  */
-class Platform {
+class Platform : public segments::SegmentStore {
  public:
-  virtual ~Platform() = default;
+  /** `store` must outlive the platform (a member of the derived class is). */
+  explicit Platform(segments::SegmentStore& store) : store_(store) {}
 
-  /** Creates a zero-filled segment of `bytes` and maps it; an error if `name` exists. */
-  virtual Result<Mapping> Create(const std::string& name, size_t bytes) = 0;
-  /** Maps an existing segment; an error if no segment has that name (yet). */
-  virtual Result<Mapping> Attach(const std::string& name) = 0;
-  /** Unmaps one mapping made by Create or Attach. */
-  virtual Status Detach(const Mapping& mapping) = 0;
+  Result<Mapping> Create(const std::string& name, size_t bytes) final {
+    return store_.Create(name, bytes);
+  }
+  Result<Mapping> Attach(const std::string& name) final { return store_.Attach(name); }
+  Status Detach(const Mapping& mapping) final { return store_.Detach(mapping); }
 
   /** What another process needs to address this one in CopyTo (a pid on real processes). */
   virtual uint64_t ProcessToken() const = 0;
@@ -59,6 +59,9 @@ class Platform {
    */
   virtual CrossCopy CopyTo(uint64_t token, const Extent* local, size_t local_count,
                            const Extent* remote, size_t remote_count) = 0;
+
+ private:
+  segments::SegmentStore& store_;
 };
 
 }  // namespace nicsim::ulp::pushpull

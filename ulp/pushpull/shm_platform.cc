@@ -13,7 +13,7 @@
 namespace nicsim::ulp::pushpull {
 
 std::string ShmPlatform::PrefixForThisProcess() {
-  return "/nicsim-pp-" + std::to_string(static_cast<long>(getpid())) + "-";
+  return segments::ShmSegments::PrefixForThisProcess("pp");
 }
 
 uint64_t ShmPlatform::ProcessToken() const { return static_cast<uint64_t>(getpid()); }

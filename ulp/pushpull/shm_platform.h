@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// A Platform for real processes: channels in POSIX shared memory (the postbox's ShmPlatform)
-// and the zero-buffer pull as one process_vm_writev into the receiving process.
+// A Platform for real processes: channels in POSIX shared memory (segments::ShmSegments) and
+// the zero-buffer pull as one process_vm_writev into the receiving process.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <utility>
 
-#include "ulp/postbox/shm_platform.h"
 #include "ulp/pushpull/platform.h"
+#include "ulp/segments/shm_segments.h"
 
 namespace nicsim::ulp::pushpull {
 
@@ -22,16 +22,11 @@ class ShmPlatform : public Platform {
  public:
   /** `prefix` must start with '/' and contain no other '/'. */
   explicit ShmPlatform(std::string prefix, bool force_fallback = false)
-      : segments_(std::move(prefix)), force_fallback_(force_fallback) {}
+      : Platform(segments_), segments_(std::move(prefix)), force_fallback_(force_fallback) {}
 
   /** "/nicsim-pp-<pid>-": private to this process and the children it forks. */
   static std::string PrefixForThisProcess();
 
-  Result<Mapping> Create(const std::string& name, size_t bytes) override {
-    return segments_.Create(name, bytes);
-  }
-  Result<Mapping> Attach(const std::string& name) override { return segments_.Attach(name); }
-  Status Detach(const Mapping& mapping) override { return segments_.Detach(mapping); }
   /** Leaves every segment this object made in place when it goes (a launcher unlinks them). */
   void KeepSegments() { segments_.KeepSegments(); }
   /** This process's pid. */
@@ -41,7 +36,7 @@ class ShmPlatform : public Platform {
                    size_t remote_count) override;
 
  private:
-  postbox::ShmPlatform segments_;
+  segments::ShmSegments segments_;
   bool force_fallback_;
 };
 

@@ -23,7 +23,7 @@ inline constexpr uint32_t kMaxRunProcesses = 256;
 /** Environment variables the launcher sets for each process it starts. */
 inline constexpr const char* kRankEnv = "NICSIM_SHM_RANK";
 inline constexpr const char* kSizeEnv = "NICSIM_SHM_SIZE";
-/** The ShmPlatform prefix of the run's segments ("/<run prefix>-"). */
+/** The ShmSegments prefix of the run's segments ("/<run prefix>-"). */
 inline constexpr const char* kPrefixEnv = "NICSIM_SHM_PREFIX";
 /** The protocol the C API talks: "postbox" (reference 000, the default) or "pushpull"
  *  (reference 003: pushes, then a one-copy pull straight into the receiver's buffer). */
@@ -108,7 +108,7 @@ inline ProcessEntry* EntryAt(void* base, uint32_t rank) {
                                          size_t{rank} * sizeof(ProcessEntry));
 }
 
-/** The ShmPlatform prefix of a run named `run_prefix`: "/<run_prefix>-". */
+/** The ShmSegments prefix of a run named `run_prefix`: "/<run_prefix>-". */
 inline std::string PlatformPrefixOfRun(const std::string& run_prefix) {
   return "/" + run_prefix + "-";
 }

@@ -18,10 +18,10 @@
 #include "ulp/shm/control_segment.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/sender.h"
-#include "ulp/postbox/shm_platform.h"
 #include "ulp/pushpull/receiver.h"
 #include "ulp/pushpull/sender.h"
 #include "ulp/pushpull/shm_platform.h"
+#include "ulp/segments/shm_segments.h"
 
 namespace nicsim::ulp::shm {
 using postbox::Mapping;
@@ -32,8 +32,8 @@ using postbox::Receiver;
 using postbox::Sender;
 using postbox::SendHandle;
 using postbox::SendState;
-using postbox::ShmPlatform;
 using postbox::Topology;
+using segments::ShmSegments;
 
 namespace {
 
@@ -56,7 +56,7 @@ struct Run {
   uint32_t rank = 0;
   uint32_t size = 0;
   /** The control segment's platform, and the postbox engines' (postbox protocol). */
-  std::unique_ptr<ShmPlatform> platform;
+  std::unique_ptr<ShmSegments> platform;
   Mapping control;
   std::unique_ptr<Sender> sender;
   std::unique_ptr<Receiver> receiver;
@@ -274,7 +274,7 @@ int Init() {
   auto run = std::make_unique<Run>();
   run->rank = static_cast<uint32_t>(rank);
   run->size = static_cast<uint32_t>(size);
-  run->platform = std::make_unique<ShmPlatform>(prefix);
+  run->platform = std::make_unique<ShmSegments>(prefix);
   // The launcher unlinks every segment of the run once all its processes have ended.
   run->platform->KeepSegments();
   Result<Mapping> control = run->platform->Attach(ControlSegmentName());

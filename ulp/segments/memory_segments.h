@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// An in-process Platform for tests: segments are zeroed heap buffers in a registry keyed by
-// name, shared by every engine that holds the same MemoryPlatform.
+// Segments in one process, for tests: zeroed heap buffers in a registry keyed by name, shared
+// by every engine that holds the same MemorySegments.
 #pragma once
 
 #include <cstdint>
@@ -9,21 +9,21 @@
 #include <string>
 #include <vector>
 
-#include "ulp/postbox/platform.h"
+#include "ulp/segments/segment_store.h"
 
-namespace nicsim::ulp::postbox {
+namespace nicsim::ulp::segments {
 
 /**
  * Segments on the heap. All the "processes" of a test share one instance; a segment lives
- * until the platform is destroyed, like a named segment outlives its creator until unlinked.
+ * until the store is destroyed, like a named segment outlives its creator until unlinked.
  */
-class MemoryPlatform : public Platform {
+class MemorySegments : public SegmentStore {
  public:
   /** Creates a zeroed buffer named `name`; an error if the name is taken or bytes is 0. */
   Result<Mapping> Create(const std::string& name, size_t bytes) override;
   /** The buffer named `name`; an error if there is none. */
   Result<Mapping> Attach(const std::string& name) override;
-  /** Forgets one mapping; an error if `mapping` is not a live mapping of this platform. */
+  /** Forgets one mapping; an error if `mapping` is not a live mapping of this store. */
   Status Detach(const Mapping& mapping) override;
 
   /** Segments that exist. */
@@ -45,4 +45,4 @@ class MemoryPlatform : public Platform {
   int live_mappings_ = 0;
 };
 
-}  // namespace nicsim::ulp::postbox
+}  // namespace nicsim::ulp::segments

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// A Platform on POSIX shared memory (shm_open, ftruncate, mmap), so postbox engines in
-// separate processes of one machine can talk. Names carry a prefix so runs do not collide.
+// Segments in POSIX shared memory (shm_open, ftruncate, mmap), so engines in separate
+// processes of one machine can talk. Names carry a prefix so runs do not collide.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "ulp/postbox/platform.h"
+#include "ulp/segments/segment_store.h"
 
-namespace nicsim::ulp::postbox {
+namespace nicsim::ulp::segments {
 
 /**
  * Segments are POSIX shared-memory objects named `prefix` + segment name. Every process of a
@@ -16,17 +16,18 @@ namespace nicsim::ulp::postbox {
  * (unless told KeepSegments); mappings still open elsewhere stay valid until they are
  * unmapped, as POSIX provides.
  */
-class ShmPlatform : public Platform {
+class ShmSegments : public SegmentStore {
  public:
   /** `prefix` must start with '/' and contain no other '/'. */
-  explicit ShmPlatform(std::string prefix);
+  explicit ShmSegments(std::string prefix);
   /** Unmaps what this object still has mapped and unlinks the segments it created. */
-  ~ShmPlatform() override;
-  ShmPlatform(const ShmPlatform&) = delete;
-  ShmPlatform& operator=(const ShmPlatform&) = delete;
+  ~ShmSegments() override;
+  ShmSegments(const ShmSegments&) = delete;
+  ShmSegments& operator=(const ShmSegments&) = delete;
 
-  /** "/nicsim-pbx-<pid>-": a prefix private to this process and the children it forks. */
-  static std::string PrefixForThisProcess();
+  /** "/nicsim-ENGINE-<pid>-": a prefix private to this process and the children it forks
+   *  (`engine` "pbx" for the postbox, "pp" for push-pull). */
+  static std::string PrefixForThisProcess(const std::string& engine);
 
   /** shm_open(O_CREAT | O_EXCL), ftruncate to `bytes` (zero-filled), mmap shared. */
   Result<Mapping> Create(const std::string& name, size_t bytes) override;
@@ -36,7 +37,7 @@ class ShmPlatform : public Platform {
   Status Detach(const Mapping& mapping) override;
 
   /**
-   * Leaves the segments this platform created, and those it will create, to be unlinked by
+   * Leaves the segments this object created, and those it will create, to be unlinked by
    * someone else (the `nicsim shm-run` launcher, at the end of the run). A process that
    * leaves a run early must not unlink: a peer that has not attached its segment yet would
    * never find it, and a shared ACK segment made again under the same name would split the
@@ -44,7 +45,7 @@ class ShmPlatform : public Platform {
    */
   void KeepSegments() { keep_segments_ = true; }
 
-  /** Full names of the objects this platform created and has not yet unlinked. */
+  /** Full names of the objects this store created and has not yet unlinked. */
   const std::vector<std::string>& Created() const { return created_; }
 
  private:
@@ -54,4 +55,4 @@ class ShmPlatform : public Platform {
   bool keep_segments_ = false;
 };
 
-}  // namespace nicsim::ulp::postbox
+}  // namespace nicsim::ulp::segments

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// ShmPlatform: POSIX shared-memory objects as postbox segments. Errors from the system calls
-// come back as Status values naming the object and errno's text.
-#include "ulp/postbox/shm_platform.h"
+// ShmSegments: POSIX shared-memory objects as segments. Errors from the system calls come
+// back as Status values naming the object and errno's text.
+#include "ulp/segments/shm_segments.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -14,12 +14,12 @@
 #include <cstring>
 #include <utility>
 
-namespace nicsim::ulp::postbox {
+namespace nicsim::ulp::segments {
 
 namespace {
 
 Status SysError(const std::string& what, const std::string& name) {
-  return Status::Error("shm platform: " + what + " " + name + ": " + std::strerror(errno));
+  return Status::Error("shm segments: " + what + " " + name + ": " + std::strerror(errno));
 }
 
 /**
@@ -44,21 +44,21 @@ off_t SizeOnceSized(int fd) {
 
 }  // namespace
 
-ShmPlatform::ShmPlatform(std::string prefix) : prefix_(std::move(prefix)) {}
+ShmSegments::ShmSegments(std::string prefix) : prefix_(std::move(prefix)) {}
 
-ShmPlatform::~ShmPlatform() {
+ShmSegments::~ShmSegments() {
   for (const Mapping& m : mapped_) munmap(m.base, m.bytes);
   if (keep_segments_) return;
   for (const std::string& name : created_) shm_unlink(name.c_str());
 }
 
-std::string ShmPlatform::PrefixForThisProcess() {
-  return "/nicsim-pbx-" + std::to_string(static_cast<long>(getpid())) + "-";
+std::string ShmSegments::PrefixForThisProcess(const std::string& engine) {
+  return "/nicsim-" + engine + "-" + std::to_string(static_cast<long>(getpid())) + "-";
 }
 
-Result<Mapping> ShmPlatform::Create(const std::string& name, size_t bytes) {
+Result<Mapping> ShmSegments::Create(const std::string& name, size_t bytes) {
   const std::string full = prefix_ + name;
-  if (bytes == 0) return Status::Error("shm platform: segment " + full + " of 0 bytes");
+  if (bytes == 0) return Status::Error("shm segments: segment " + full + " of 0 bytes");
   const int fd = shm_open(full.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0) return SysError("cannot create", full);
   if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
@@ -79,7 +79,7 @@ Result<Mapping> ShmPlatform::Create(const std::string& name, size_t bytes) {
   return Mapping{base, bytes};
 }
 
-Result<Mapping> ShmPlatform::Attach(const std::string& name) {
+Result<Mapping> ShmSegments::Attach(const std::string& name) {
   const std::string full = prefix_ + name;
   const int fd = shm_open(full.c_str(), O_RDWR, 0600);
   if (fd < 0) return SysError("cannot open", full);
@@ -92,7 +92,7 @@ Result<Mapping> ShmPlatform::Attach(const std::string& name) {
   if (size == 0) {
     // Its creator opened it and has not sized it since: not there for our purposes.
     close(fd);
-    return Status::Error("shm platform: " + full + " is not sized yet");
+    return Status::Error("shm segments: " + full + " is not sized yet");
   }
   const auto bytes = static_cast<size_t>(size);
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -102,13 +102,13 @@ Result<Mapping> ShmPlatform::Attach(const std::string& name) {
   return Mapping{base, bytes};
 }
 
-Status ShmPlatform::Detach(const Mapping& mapping) {
+Status ShmSegments::Detach(const Mapping& mapping) {
   auto it = std::find_if(mapped_.begin(), mapped_.end(),
                          [&](const Mapping& m) { return m.base == mapping.base; });
-  if (it == mapped_.end()) return Status::Error("shm platform: detach of an unknown mapping");
+  if (it == mapped_.end()) return Status::Error("shm segments: detach of an unknown mapping");
   munmap(it->base, it->bytes);
   mapped_.erase(it);
   return Status();
 }
 
-}  // namespace nicsim::ulp::postbox
+}  // namespace nicsim::ulp::segments
