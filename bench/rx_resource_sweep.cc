@@ -20,6 +20,7 @@ struct Point {
 
 Point Measure(uint32_t dtbs, uint32_t rx_tasks, bool unlimited) {
   nicsim::sim::ClusterConfig config;
+  config.backend = nicsim::sim::BackendKind::kFunc;
   config.resources.dtbs = dtbs;
   config.microcode.rx_tasks = rx_tasks;
   if (unlimited) {

@@ -38,6 +38,7 @@ constexpr int kOnRounds = 3;
 /** One stream in this process: off (no sink) or on (every event to `trace_path`). */
 int Measure(bool on, const std::string& trace_path) {
   nicsim::sim::ClusterConfig config;  // the functional backend, two nodes
+  config.backend = nicsim::sim::BackendKind::kFunc;
   std::unique_ptr<nicsim::sim::TraceWriter> trace;
   if (on) {
     trace = std::make_unique<nicsim::sim::TraceWriter>(trace_path);

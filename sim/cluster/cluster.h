@@ -54,8 +54,9 @@ struct ClusterConfig {
   uint64_t seed = 1;
   /** Simulated time after which a workload that is not done has stalled (run.time_limit). */
   uint64_t time_limit_ps = UINT64_MAX;
-  /** The hardware model that runs the microcode. */
-  BackendKind backend = BackendKind::kFunc;
+  /** The hardware model that runs the microcode (`backend`): the SystemC model unless a run or
+   *  the code that builds the config says otherwise. */
+  BackendKind backend = BackendKind::kSystemc;
   hw::func::AdapterTiming timing;
   /** Costs of the SystemC backend (ignored by the functional one). */
   hw::systemc::SystemcTiming systemc;

@@ -71,7 +71,6 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
                  return Status();
                })
            .Choices({"func", "systemc", "rtl", "dpdk"})
-           .RunDefault("systemc")
            .Int("nodes", &C::nodes, 1, 4096, "Number of hosts attached to the fabric")
            .Int("adapters_per_node", &C::adapters_per_node, 1, 16, "Network adapters in each host")
            .Int("windows_per_adapter", &C::windows_per_adapter, 1, 128,

@@ -44,6 +44,7 @@ ExchangeRun Exchange(ClusterConfig config, uint64_t messages, std::unique_ptr<Cl
 
 TEST(StarvedAdapterTest, OneDtbOneReceiveTaskOneChannelBufferStillDeliversEverything) {
   ClusterConfig base;
+  base.backend = BackendKind::kFunc;
   base.nodes = 2;
   base.windows_per_adapter = 2;
   const ExchangeRun roomy = Exchange(base, 3000, nullptr);
@@ -81,6 +82,7 @@ class WaitModeTest : public ::testing::TestWithParam<std::pair<WaitMode, uint32_
 
 TEST_P(WaitModeTest, InterruptDrivenReceiversLoseNoWakeup) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 2;
   config.windows_per_adapter = 3;
   config.wait_mode = GetParam().first;
@@ -108,6 +110,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, WaitModeTest,
 
 double PingPongLatencyNs(WaitMode mode) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.wait_mode = mode;
   auto cluster = Make(config);
   PingPongConfig pp;
@@ -132,6 +135,7 @@ TEST(EarlyInterruptTest, HidesPartOfTheInterruptLatency) {
 
 TEST(StaleLmtTest, SramReadLagsTheChannelBufferUntilFlushed) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.recv_frames = 64;
   auto cluster = Make(config);
   WindowProcess& b = cluster->endpoint(1, 0);
@@ -160,6 +164,7 @@ TEST(StaleLmtTest, SramReadLagsTheChannelBufferUntilFlushed) {
 
 TEST(RecoveryTest, ResetUnderLoadDropsInFlightWorkAndReopenedWindowsWork) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 2;
   auto cluster = Make(config);
   std::vector<uint32_t> got;
@@ -205,6 +210,7 @@ class LineTrace final : public hw::func::TraceSink {
 TEST(TraceTest, ShowsEachTaskStateWithTaskWindowCbAndDtb) {
   LineTrace trace;
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.trace = &trace;
   auto cluster = Make(config);
   std::vector<uint8_t> buf(300, 1);
@@ -248,6 +254,7 @@ TEST_P(LinkQueueTest, SenderHoldsAtMostTheQueueDepthAndWaitsForRoom) {
   const uint32_t depth = GetParam();
   LinkOutTrace trace;
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 2;
   config.resources.link_queue_frames = depth;
   config.trace = &trace;

@@ -212,6 +212,7 @@ class CloseTraceChecker : public hw::func::TraceSink {
 /** What the test asks for: the cluster of every run. */
 ClusterConfig MakeConfig(uint64_t run_seed, hw::func::TraceSink* trace) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 2;
   config.windows_per_adapter = kWindows;
   config.recv_frames = 32;

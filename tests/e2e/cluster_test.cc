@@ -51,6 +51,7 @@ TEST(ExchangeTest, FourNodesTwoWindowsDeliverEveryMessageExactlyOnce) {
   const uint64_t seed = TestSeed();
   SCOPED_TRACE(ReplayHint(seed));
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 4;
   config.windows_per_adapter = 2;
   config.seed = seed;
@@ -77,6 +78,7 @@ TEST(ExchangeTest, FourNodesTwoWindowsDeliverEveryMessageExactlyOnce) {
 
 TEST(ExchangeTest, SixtyFourByteLinesCapPacketsAtTheirSmallerSlot) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 2;
   config.line_bytes = 64;
   auto cluster = Make(config);
@@ -96,6 +98,7 @@ class StoppedReceiverTest : public ::testing::Test {
 
   StoppedReceiverTest() {
     ClusterConfig config;
+    config.backend = BackendKind::kFunc;
     config.recv_frames = kFrames;
     cluster_ = Make(config);
   }
@@ -158,7 +161,11 @@ TEST_F(StoppedReceiverTest, FullFifoDropsNewPacketsAndKeepsOldOnesIntact) {
 
 class BadFrameTest : public ::testing::Test {
  protected:
-  BadFrameTest() { cluster_ = Make(ClusterConfig{}); }
+  BadFrameTest() {
+    ClusterConfig config;
+    config.backend = BackendKind::kFunc;
+    cluster_ = Make(config);
+  }
 
   /** A well-formed packet for adapter 1, window 0. */
   abi::WireHeader GoodHeader(uint16_t len) {
@@ -262,6 +269,7 @@ TEST(CorruptionTest, EveryCorruptedFrameIsCaughtByTheLinkCrc) {
   const uint64_t seed = TestSeed();
   SCOPED_TRACE(ReplayHint(seed));
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 4;
   config.seed = seed;
   config.fabric.corrupt = 0.02;
@@ -288,6 +296,7 @@ namespace {
 TEST(ClusterTest, ReservesMoreHostMemoryThanItTouchesAndCountsWhatIsWritten) {
   if (sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "the page counts are in 4 KiB pages";
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 4;
   config.rdma_host_bytes = uint64_t{16} << 30;
   Result<std::unique_ptr<Cluster>> made = Cluster::Create(config);
@@ -325,6 +334,7 @@ TEST(ClusterTest, ReservesMoreHostMemoryThanItTouchesAndCountsWhatIsWritten) {
 TEST(ClusterTest, TouchingMoreHostMemoryThanTheLimitFailsTheSampleFromThenOn) {
   if (sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "the page counts are in 4 KiB pages";
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.rdma_host_bytes = uint64_t{64} << 20;
   // What a cluster touches once built, measured on one without a limit.
   uint64_t touched = 0;
@@ -364,6 +374,7 @@ TEST(ClusterTest, TouchingMoreHostMemoryThanTheLimitFailsTheSampleFromThenOn) {
 TEST(ClusterTest, ANodeIsMeasuredAfterEverySoManyOfItsOwnEvents) {
   if (sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "the page counts are in 4 KiB pages";
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 3;
   config.rdma_host_bytes = uint64_t{1} << 20;
   Result<std::unique_ptr<Cluster>> made = Cluster::Create(config);

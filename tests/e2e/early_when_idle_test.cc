@@ -32,6 +32,7 @@ struct PingPongRun {
 PingPongRun PingPong(WaitMode mode, std::function<bool()> idle,
                      std::function<bool()> idle1 = nullptr) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.wait_mode = mode;
   if (idle) {
     config.host_cpu = [idle, idle1](uint32_t adapter, uint32_t) {
@@ -129,6 +130,7 @@ struct MpiRun {
  */
 MpiRun BusyPingPong(WaitMode mode) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = 2;
   c.cluster.nodes = 2;
   c.cluster.wait_mode = mode;

@@ -18,6 +18,7 @@ constexpr uint32_t kLen = 6000;  // three packets, the last one short
 
 ClusterConfig Nodes(uint32_t nodes) {
   ClusterConfig c;
+  c.backend = BackendKind::kFunc;
   c.nodes = nodes;
   return c;
 }

@@ -21,6 +21,7 @@ constexpr uint8_t kFill = 0x5A;
 /** A cluster of `nodes` nodes, one adapter each, with `windows` windows per adapter. */
 inline ClusterConfig Nodes(uint32_t nodes, uint32_t windows = 1) {
   ClusterConfig c;
+  c.backend = BackendKind::kFunc;
   c.nodes = nodes;
   c.windows_per_adapter = windows;
   return c;

@@ -50,6 +50,7 @@ void RunProperty(uint64_t seed, const Fabric& faults, int transfers, uint32_t ma
   SCOPED_TRACE("seed " + std::to_string(seed) +
                " (replay with NICSIM_TEST_SEED=" + std::to_string(seed) + ")");
   ClusterConfig c;
+  c.backend = BackendKind::kFunc;
   c.nodes = 2;
   c.seed = seed;
   c.fabric.paths = 4;
@@ -128,6 +129,7 @@ TEST(RdmaPropertyTest, DuplicatesNeverCompleteATransferEarly) {
   const uint64_t seed = nicsim::testing::TestSeed(14);
   SCOPED_TRACE("seed " + std::to_string(seed));
   ClusterConfig c;
+  c.backend = BackendKind::kFunc;
   c.nodes = 2;
   c.seed = seed;
   c.fabric.duplicate = 1.0;

@@ -37,6 +37,7 @@ ServiceRun RunService(ClusterConfig config, const DlmBlocksConfig& dlm) {
 ServiceRun RunService(uint32_t nodes, const DlmBlocksConfig& dlm, double loss = 0,
                       uint64_t seed = 1) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = nodes;
   config.seed = seed;
   config.fabric.loss = loss;
@@ -170,6 +171,7 @@ void ExpectEveryBlockOnceWithALossyLink(ulp::BlockTransfer transfer, uint32_t lo
   dlm.requests = 240;
   dlm.timeout_ps = 200'000'000;
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 6;
   config.seed = seed;
   FaultRates faults;
@@ -262,6 +264,7 @@ TEST(ThirdPartyWorkloadTest, EverythingLostFailsWithEveryRequestLost) {
   dlm.requests = 5;
   dlm.max_tries = 3;
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 3;
   config.fabric.loss = 1;
   config.rdma_host_bytes = DlmBlocksHostBytes(dlm, 3);

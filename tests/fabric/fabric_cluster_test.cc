@@ -28,6 +28,7 @@ std::unique_ptr<Cluster> MakeCluster(const ClusterConfig& config) {
 
 ClusterConfig SkewedFourPathConfig(RoutingPolicy policy) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.fabric.paths = 4;
   config.fabric.routing = policy;
   config.fabric.path_skew_ps = 2000 * kNs;

@@ -48,6 +48,7 @@ TEST(EndpointWakeTest, AFrameIsReadOnePollLatencyAfterItsFirstLineLands) {
     SCOPED_TRACE("size " + std::to_string(size));
     ReceiverTimes times;
     ClusterConfig config;
+    config.backend = BackendKind::kFunc;
     config.trace = &times;
     config.host_trace = &times;
     Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(config);
@@ -66,6 +67,7 @@ TEST(EndpointWakeTest, AFrameIsReadOnePollLatencyAfterItsFirstLineLands) {
 TEST(EndpointWakeTest, UnderAStreamEveryReadFollowsAFirstLineByOnePollLatency) {
   ReceiverTimes times;
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.host_trace = &times;
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(config);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();

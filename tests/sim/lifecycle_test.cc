@@ -80,6 +80,7 @@ std::vector<uint64_t> Sequence(uint64_t from, uint64_t count) {
 
 std::unique_ptr<Cluster> MakeCluster(WindowTrace* trace) {
   ClusterConfig config;  // two nodes, the functional backend
+  config.backend = BackendKind::kFunc;
   config.trace = trace;
   config.host_trace = trace;
   Result<std::unique_ptr<Cluster>> made = Cluster::Create(config);

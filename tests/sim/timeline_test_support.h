@@ -31,6 +31,7 @@ inline uint32_t Rx(fw::RxState s) { return static_cast<uint32_t>(s); }
 /** Runs one 300-byte packet from adapter 0 to adapter 1 to the end, tracing into `sink`. */
 inline void RunOnePacket(hw::func::TraceSink* sink) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.trace = sink;
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(config);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();

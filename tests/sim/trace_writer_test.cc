@@ -75,6 +75,7 @@ class ReceiverLines final : public hw::func::TraceSink, public HostTraceSink {
 TEST(HostTraceTest, EachFrameIsConsumedOnceAfterItsFinishInFifoOrder) {
   ReceiverLines trace;
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.trace = &trace;
   config.host_trace = &trace;
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(config);
@@ -111,6 +112,7 @@ TEST(HostTraceTest, TraceWriterWritesHostEventsThroughItsFilter) {
     TraceWriter writer(path.string(), *filter);
     ASSERT_TRUE(writer.ok());
     ClusterConfig config;
+    config.backend = BackendKind::kFunc;
     config.trace = &writer;
     config.host_trace = &writer;
     Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(config);

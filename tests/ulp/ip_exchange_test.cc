@@ -36,6 +36,7 @@ uint64_t Ip(const WorkloadResult& r, const char* name) { return r.results["ip"][
 
 TEST(IpExchangeTest, WithoutFaultsEveryDatagramArrivesOnce) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 4;
   config.seed = 3;
   IpExchangeConfig ip;
@@ -83,6 +84,7 @@ TEST(IpExchangeTest, WithoutFaultsEveryDatagramArrivesOnce) {
 
 TEST(IpExchangeTest, WithoutRdmaLargeUnicastGoInFragments) {
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 3;
   config.seed = 5;
   IpExchangeConfig ip;
@@ -106,6 +108,7 @@ TEST(IpExchangeTest, OneRdmaSlotStillDeliversEverythingOnce) {
   // With one slot each way most large sends find it busy (fragments at once) or the
   // receiver's taken (declined, then fragments): every path, and still each datagram once.
   ClusterConfig config;
+  config.backend = BackendKind::kFunc;
   config.nodes = 4;
   config.seed = 9;
   IpExchangeConfig ip;
@@ -135,6 +138,7 @@ TEST(IpExchangeTest, UnderEveryFabricFaultNothingWrongOrDoubledIsDelivered) {
                         Case{"all", 0.02, 0.05, 0.2, 0.02}}) {
     SCOPED_TRACE(c.name);
     ClusterConfig config;
+    config.backend = BackendKind::kFunc;
     config.nodes = 3;
     config.seed = 11;
     config.fabric.loss = c.loss;

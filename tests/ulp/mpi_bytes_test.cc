@@ -44,6 +44,7 @@ Affine Fold(int from, int to) {
 
 std::unique_ptr<MpiJob> Job(uint32_t ranks) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = ranks;
   Result<std::unique_ptr<MpiJob>> job = MpiJob::Create(c);

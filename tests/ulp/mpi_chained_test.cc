@@ -21,6 +21,7 @@ constexpr uint64_t kSlot = 16 * 1024;
 
 MpiJobConfig Config(uint32_t ranks, uint32_t nodes, uint32_t radix) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = nodes;
   c.mpi.bcast = mpi::CollectiveTransport::kChained;

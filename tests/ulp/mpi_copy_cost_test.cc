@@ -20,6 +20,7 @@ constexpr uint64_t kCopyPs = static_cast<uint64_t>(kBytes * kPsPerByte);
 
 std::unique_ptr<MpiJob> Job(double copy_ps_per_byte) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = 2;
   c.cluster.nodes = 2;
   c.copy_ps_per_byte = copy_ps_per_byte;

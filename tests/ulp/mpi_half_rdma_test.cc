@@ -35,6 +35,7 @@ constexpr int kReduceRoot = 3;
 
 MpiJobConfig Config(uint32_t ranks, uint32_t nodes, mpi::ReduceTransport reduce) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = nodes;
   c.mpi.reduce = reduce;

@@ -39,6 +39,7 @@ TEST(MpiLoadPropertyTest, FaultFreeCollectivesEndDropNothingAndResendNothing) {
                              " ranks over " + std::to_string(nodes) + " nodes, seed " +
                              std::to_string(seed);
     MpiJobConfig c;
+    c.cluster.backend = BackendKind::kFunc;
     c.ranks = ranks;
     c.cluster.nodes = nodes;
     c.cluster.seed = seed;

@@ -20,6 +20,7 @@ using mpi::kByte;
 /** Two ranks on two nodes, each node with `task_bytes` of task memory. */
 std::unique_ptr<MpiJob> TwoRankJob(uint64_t task_bytes) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = 2;
   c.cluster.nodes = 2;
   c.cluster.rdma_host_bytes = task_bytes;

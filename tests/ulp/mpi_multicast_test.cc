@@ -21,6 +21,7 @@ constexpr uint64_t kSlot = 16 * 1024;
 std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes, double lossy_link = 0,
                             uint32_t lossy_adapter = 0, uint64_t slot = kSlot) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = nodes;
   c.mpi.bcast = mpi::CollectiveTransport::kMulticast;
@@ -235,6 +236,7 @@ TEST(MpiMulticastTest, ARootReusesASlotOnlyOnceItsLastMessageIsAcknowledged) {
   // later messages rather than lost. Seeds 1..4 of fabric draws, every byte checked.
   for (uint64_t seed = 1; seed <= 4; ++seed) {
     MpiJobConfig c;
+    c.cluster.backend = BackendKind::kFunc;
     c.ranks = 8;
     c.cluster.nodes = 8;
     c.cluster.seed = seed;

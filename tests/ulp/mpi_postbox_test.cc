@@ -26,6 +26,7 @@ std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes,
                             ulp::postbox::Params postbox = ulp::postbox::Params{},
                             double copy_ps_per_byte = 0) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = nodes;
   c.cluster.microcode.rcxts = 2048;

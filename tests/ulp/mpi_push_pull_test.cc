@@ -18,6 +18,7 @@ constexpr int kGoTag = 999;
 
 std::unique_ptr<MpiJob> Job(Mode mode) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = 2;
   c.cluster.nodes = 2;
   c.cluster.microcode.rcxts = 2048;

@@ -33,6 +33,7 @@ constexpr uint64_t kCts = 8 + kHeader;
 std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes, ulp::pushpull::Params pushpull = {},
                             double copy_ps_per_byte = 0) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = nodes;
   c.cluster.microcode.rcxts = 2048;

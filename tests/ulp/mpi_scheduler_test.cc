@@ -17,6 +17,7 @@ const mpi::Datatype kInt = mpi::Datatype::Of(mpi::Base::kInt32);
 
 std::unique_ptr<MpiJob> Job(uint32_t ranks, RankSchedulerKind kind, uint32_t nodes = 4) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = std::min<uint32_t>(ranks, nodes);
   c.cluster.microcode.rcxts = 2048;

@@ -16,6 +16,7 @@ using mpi::Datatype;
 
 std::unique_ptr<MpiJob> Job(uint32_t ranks, uint32_t nodes = 0, uint64_t eager = 64 * 1024) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = nodes ? nodes : std::max<uint32_t>(1, std::min<uint32_t>(ranks, 8));
   c.cluster.microcode.rcxts = 2048;
@@ -521,6 +522,7 @@ namespace {
 
 TEST(MpiStripingTest, LargeMessagesStripeOverEveryAdapterOfTheNode) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = 2;
   c.cluster.nodes = 2;
   c.cluster.adapters_per_node = 2;
@@ -555,6 +557,7 @@ TEST(MpiStripingTest, LargeMessagesStripeOverEveryAdapterOfTheNode) {
 
 TEST(MpiStripingTest, AnAdapterRecoveryMidTransferFailsOverToTheOtherAdapter) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = 2;
   c.cluster.nodes = 2;
   c.cluster.adapters_per_node = 2;

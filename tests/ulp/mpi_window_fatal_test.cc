@@ -20,6 +20,7 @@ uint8_t Byte(size_t i, int message) { return static_cast<uint8_t>(i * 131 + mess
 
 std::unique_ptr<MpiJob> Job() {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = 2;
   c.cluster.nodes = 2;
   c.cluster.windows_per_adapter = 2;  // window 1 of each adapter sends the stale write

@@ -14,6 +14,7 @@ namespace {
 
 std::unique_ptr<MpiJob> Job(uint32_t ranks) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = ranks;
   c.cluster.nodes = std::min<uint32_t>(ranks, 4);
   c.cluster.microcode.rcxts = 2048;
@@ -92,6 +93,7 @@ TEST(MpiWorkloadsTest, RandomAlltoallChecksEveryByte) {
 
 TEST(MpiWorkloadsTest, CompleteExchangeInRoundsSendsLaterRoundsOverEagerRings) {
   MpiJobConfig jc;
+  jc.cluster.backend = BackendKind::kFunc;
   jc.ranks = 6;
   jc.cluster.nodes = 6;
   jc.cluster.microcode.rcxts = 2048;

@@ -18,6 +18,7 @@ uint8_t Byte(size_t i) { return static_cast<uint8_t>(i * 167 + 13); }
 
 std::unique_ptr<MpiJob> Job(double loss = 0) {
   MpiJobConfig c;
+  c.cluster.backend = BackendKind::kFunc;
   c.ranks = 2;
   c.cluster.nodes = 2;
   c.cluster.fabric.loss = loss;

@@ -18,6 +18,7 @@ class RegistrationCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ClusterConfig c;
+    c.backend = BackendKind::kFunc;
     c.nodes = 1;
     c.rdma_host_bytes = uint64_t{128} << 20;
     c.microcode.rcxts = 64;

@@ -44,6 +44,7 @@ class TransportHarness {
 
   explicit TransportHarness(const TransportCell& cell) : cell_(cell) {
     ClusterConfig c;
+    c.backend = BackendKind::kFunc;
     c.nodes = cell.nodes;
     c.seed = cell.seed;
     c.fabric.loss = cell.loss;
