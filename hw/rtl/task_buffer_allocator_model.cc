@@ -96,133 +96,165 @@ void TaskBufferAllocatorModel::Clock(const AllocatorInputs& raw) {
 }
 
 void TaskBufferAllocatorModel::Execute(const AllocatorInputs& in) {
-  const size_t k = Index(in.req_kind);
   switch (in.req_op) {
     case AllocatorOp::kNop:
       out_.rsp_ok = true;
       return;
-    case AllocatorOp::kAllocTask: {
-      // Lowest-index free task, if the kind is under its limit; none is not an error.
-      const uint32_t limit = in.req_kind == TaskKind::kRx ? in.rx_limit : in.tx_limit;
-      if (active_[k] >= limit) return;
-      for (uint32_t t = 0; t < params_.num_tasks; ++t) {
-        if (task_busy_[t]) continue;
-        task_busy_[t] = true;
-        task_kind_[t] = in.req_kind;
-        ++active_[k];
-        out_.rsp_ok = true;
-        out_.rsp_id = t;
-        return;
-      }
+    case AllocatorOp::kAllocTask:
+      AllocTask(in);
       return;
-    }
-    case AllocatorOp::kFreeTask: {
-      const uint32_t t = in.req_task;
-      // A queued task belongs to the scheduler until it is popped.
-      if (t >= params_.num_tasks || !task_busy_[t] || task_queued_[t]) {
-        out_.rsp_error = true;
-        return;
-      }
-      task_busy_[t] = false;
-      --active_[Index(task_kind_[t])];
-      out_.rsp_ok = true;
-      out_.rsp_id = t;
+    case AllocatorOp::kFreeTask:
+      FreeTask(in);
       return;
-    }
-    case AllocatorOp::kWake: {
-      const uint32_t t = in.req_task;
-      // At most one queue entry per task, so the NUM_TASKS-deep queue never overflows.
-      if (t >= params_.num_tasks || !task_busy_[t] || task_queued_[t]) {
-        out_.rsp_error = true;
-        return;
-      }
-      task_queued_[t] = true;
-      queue_.push_back(t);
-      out_.rsp_ok = true;
-      out_.rsp_id = t;
+    case AllocatorOp::kWake:
+      Wake(in);
       return;
-    }
-    case AllocatorOp::kPopDispatch: {
-      if (queue_.empty()) {
-        out_.rsp_error = true;
-        return;
-      }
-      const uint32_t t = queue_.front();
-      queue_.pop_front();
-      task_queued_[t] = false;
-      out_.rsp_ok = true;
-      out_.rsp_id = t;
+    case AllocatorOp::kPopDispatch:
+      PopDispatch();
       return;
-    }
-    case AllocatorOp::kBindCb: {
-      // Tasks of the same window share its CB; otherwise take the lowest-index free CB.
-      for (uint32_t c = 0; c < params_.num_cbs; ++c) {
-        CbState& cb = cbs_[c];
-        if (!cb.bound || cb.window != in.req_window) continue;
-        if (cb.binders[k] == params_.num_tasks) {
-          out_.rsp_error = true;
-          return;
-        }
-        ++cb.binders[k];
-        out_.rsp_ok = true;
-        out_.rsp_id = c;
-        return;
-      }
-      for (uint32_t c = 0; c < params_.num_cbs; ++c) {
-        CbState& cb = cbs_[c];
-        if (cb.bound) continue;
-        cb.bound = true;
-        cb.window = in.req_window;
-        cb.binders[k] = 1;
-        cb.binders[1 - k] = 0;
-        out_.rsp_ok = true;
-        out_.rsp_fetched = true;
-        out_.rsp_id = c;
-        return;
-      }
+    case AllocatorOp::kBindCb:
+      BindCb(in);
       return;
-    }
-    case AllocatorOp::kUnbindCb: {
-      const uint32_t c = in.req_cb;
-      if (c >= params_.num_cbs || !cbs_[c].bound || cbs_[c].binders[k] == 0) {
-        out_.rsp_error = true;
-        return;
-      }
-      CbState& cb = cbs_[c];
-      --cb.binders[k];
-      out_.rsp_ok = true;
-      out_.rsp_id = c;
-      // The last binder leaving flushes the LMT and frees the CB.
-      if (cb.binders[0] + cb.binders[1] == 0) {
-        cb.bound = false;
-        out_.rsp_flushed = true;
-      }
+    case AllocatorOp::kUnbindCb:
+      UnbindCb(in);
       return;
-    }
-    case AllocatorOp::kAllocDtb: {
-      if (dtb_stack_.empty()) return;
-      const uint32_t d = dtb_stack_.back();
-      dtb_stack_.pop_back();
-      dtb_free_[d] = false;
-      out_.rsp_ok = true;
-      out_.rsp_id = d;
+    case AllocatorOp::kAllocDtb:
+      AllocDtb();
       return;
-    }
-    case AllocatorOp::kFreeDtb: {
-      const uint32_t d = in.req_dtb;
-      if (d >= params_.num_dtbs || dtb_free_[d]) {
-        out_.rsp_error = true;
-        return;
-      }
-      dtb_stack_.push_back(d);
-      dtb_free_[d] = true;
-      out_.rsp_ok = true;
-      out_.rsp_id = d;
+    case AllocatorOp::kFreeDtb:
+      FreeDtb(in);
       return;
-    }
   }
   // Opcodes 9..15.
   out_.rsp_error = true;
+}
+
+void TaskBufferAllocatorModel::AllocTask(const AllocatorInputs& in) {
+  const size_t k = Index(in.req_kind);
+  // Lowest-index free task, if the kind is under its limit; none is not an error.
+  const uint32_t limit = in.req_kind == TaskKind::kRx ? in.rx_limit : in.tx_limit;
+  if (active_[k] >= limit) return;
+  for (uint32_t t = 0; t < params_.num_tasks; ++t) {
+    if (task_busy_[t]) continue;
+    task_busy_[t] = true;
+    task_kind_[t] = in.req_kind;
+    ++active_[k];
+    out_.rsp_ok = true;
+    out_.rsp_id = t;
+    return;
+  }
+}
+
+void TaskBufferAllocatorModel::FreeTask(const AllocatorInputs& in) {
+  const uint32_t t = in.req_task;
+  // A queued task belongs to the scheduler until it is popped.
+  if (t >= params_.num_tasks || !task_busy_[t] || task_queued_[t]) {
+    out_.rsp_error = true;
+    return;
+  }
+  task_busy_[t] = false;
+  --active_[Index(task_kind_[t])];
+  out_.rsp_ok = true;
+  out_.rsp_id = t;
+  return;
+}
+
+void TaskBufferAllocatorModel::Wake(const AllocatorInputs& in) {
+  const uint32_t t = in.req_task;
+  // At most one queue entry per task, so the NUM_TASKS-deep queue never overflows.
+  if (t >= params_.num_tasks || !task_busy_[t] || task_queued_[t]) {
+    out_.rsp_error = true;
+    return;
+  }
+  task_queued_[t] = true;
+  queue_.push_back(t);
+  out_.rsp_ok = true;
+  out_.rsp_id = t;
+  return;
+}
+
+void TaskBufferAllocatorModel::PopDispatch() {
+  if (queue_.empty()) {
+    out_.rsp_error = true;
+    return;
+  }
+  const uint32_t t = queue_.front();
+  queue_.pop_front();
+  task_queued_[t] = false;
+  out_.rsp_ok = true;
+  out_.rsp_id = t;
+  return;
+}
+
+void TaskBufferAllocatorModel::BindCb(const AllocatorInputs& in) {
+  const size_t k = Index(in.req_kind);
+  // Tasks of the same window share its CB; otherwise take the lowest-index free CB.
+  for (uint32_t c = 0; c < params_.num_cbs; ++c) {
+    CbState& cb = cbs_[c];
+    if (!cb.bound || cb.window != in.req_window) continue;
+    if (cb.binders[k] == params_.num_tasks) {
+      out_.rsp_error = true;
+      return;
+    }
+    ++cb.binders[k];
+    out_.rsp_ok = true;
+    out_.rsp_id = c;
+    return;
+  }
+  for (uint32_t c = 0; c < params_.num_cbs; ++c) {
+    CbState& cb = cbs_[c];
+    if (cb.bound) continue;
+    cb.bound = true;
+    cb.window = in.req_window;
+    cb.binders[k] = 1;
+    cb.binders[1 - k] = 0;
+    out_.rsp_ok = true;
+    out_.rsp_fetched = true;
+    out_.rsp_id = c;
+    return;
+  }
+}
+
+void TaskBufferAllocatorModel::UnbindCb(const AllocatorInputs& in) {
+  const size_t k = Index(in.req_kind);
+  const uint32_t c = in.req_cb;
+  if (c >= params_.num_cbs || !cbs_[c].bound || cbs_[c].binders[k] == 0) {
+    out_.rsp_error = true;
+    return;
+  }
+  CbState& cb = cbs_[c];
+  --cb.binders[k];
+  out_.rsp_ok = true;
+  out_.rsp_id = c;
+  // The last binder leaving flushes the LMT and frees the CB.
+  if (cb.binders[0] + cb.binders[1] == 0) {
+    cb.bound = false;
+    out_.rsp_flushed = true;
+  }
+  return;
+}
+
+void TaskBufferAllocatorModel::AllocDtb() {
+  if (dtb_stack_.empty()) return;
+  const uint32_t d = dtb_stack_.back();
+  dtb_stack_.pop_back();
+  dtb_free_[d] = false;
+  out_.rsp_ok = true;
+  out_.rsp_id = d;
+  return;
+}
+
+void TaskBufferAllocatorModel::FreeDtb(const AllocatorInputs& in) {
+  const uint32_t d = in.req_dtb;
+  if (d >= params_.num_dtbs || dtb_free_[d]) {
+    out_.rsp_error = true;
+    return;
+  }
+  dtb_stack_.push_back(d);
+  dtb_free_[d] = true;
+  out_.rsp_ok = true;
+  out_.rsp_id = d;
+  return;
 }
 
 void TaskBufferAllocatorModel::UpdateStatus() {

@@ -131,6 +131,15 @@ class TaskBufferAllocatorModel {
     uint32_t binders[2] = {0, 0};
   };
   void Execute(const AllocatorInputs& in);
+  // One method per opcode; each sets the response in out_.
+  void AllocTask(const AllocatorInputs& in);
+  void FreeTask(const AllocatorInputs& in);
+  void Wake(const AllocatorInputs& in);
+  void PopDispatch();
+  void BindCb(const AllocatorInputs& in);
+  void UnbindCb(const AllocatorInputs& in);
+  void AllocDtb();
+  void FreeDtb(const AllocatorInputs& in);
   void UpdateStatus();
 
   AllocatorParams params_;

@@ -94,7 +94,16 @@ Status VerbsPort::Setup(ibv_device* device) {
       std::string(ibv_get_device_name(device)) + ":" + std::to_string(config_.port_num);
   context_ = ibv_open_device(device);
   if (context_ == nullptr) return VerbsError("ibv_open_device(" + where + ")", errno);
+  if (Status s = QueryPort(where); !s.ok()) return s;
+  if (Status s = MakeQueuePair(); !s.ok()) return s;
+  if (Status s = MakeBuffers(); !s.ok()) return s;
+  for (const VerbsPeer& peer : config_.peers) {
+    if (Status s = AddPeer(peer); !s.ok()) return s;
+  }
+  return Status();
+}
 
+Status VerbsPort::QueryPort(const std::string& where) {
   ibv_port_attr port_attr{};
   if (int rc = ibv_query_port(context_, config_.port_num, &port_attr); rc != 0) {
     return VerbsError("ibv_query_port(" + where + ")", rc);
@@ -130,7 +139,10 @@ Status VerbsPort::Setup(ibv_device* device) {
     local_.has_gid = true;
     std::memcpy(local_.gid.data(), gid.raw, local_.gid.size());
   }
+  return Status();
+}
 
+Status VerbsPort::MakeQueuePair() {
   pd_ = ibv_alloc_pd(context_);
   if (pd_ == nullptr) return VerbsError("ibv_alloc_pd", errno);
   recv_cq_ = ibv_create_cq(context_, static_cast<int>(config_.recv_buffers), nullptr, nullptr, 0);
@@ -172,7 +184,10 @@ Status VerbsPort::Setup(ibv_device* device) {
   if (int rc = ibv_modify_qp(qp_, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN); rc != 0) {
     return VerbsError("ibv_modify_qp(RTS)", rc);
   }
+  return Status();
+}
 
+Status VerbsPort::MakeBuffers() {
   // One registered region: the receive ring (GRH space, link header, frame) and send buffers.
   recv_slot_bytes_ = AlignUp(kGrhBytes + MessageBytes(mtu_bytes_), kSlotAlign);
   send_slot_bytes_ = AlignUp(MessageBytes(mtu_bytes_), kSlotAlign);
@@ -192,10 +207,6 @@ Status VerbsPort::Setup(ibv_device* device) {
   free_send_.resize(config_.send_buffers);
   for (uint32_t i = 0; i < config_.send_buffers; ++i) free_send_[i] = config_.send_buffers - 1 - i;
   started_ = true;
-
-  for (const VerbsPeer& peer : config_.peers) {
-    if (Status s = AddPeer(peer); !s.ok()) return s;
-  }
   return Status();
 }
 

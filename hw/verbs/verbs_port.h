@@ -90,6 +90,12 @@ class VerbsPort final : public FabricLink {
   explicit VerbsPort(const VerbsPortConfig& config);
   /** Everything Open does after the device list, in order; on failure the destructor cleans up. */
   Status Setup(ibv_device* device);
+  /** The port's state, path MTU, LID and GID: the message size and this end's address. */
+  Status QueryPort(const std::string& where);
+  /** The protection domain, both completion queues and the UD queue pair, brought to RTS. */
+  Status MakeQueuePair();
+  /** One registered region for the receive ring and the send buffers; every receive posted. */
+  Status MakeBuffers();
   Status PostReceives(const uint32_t* slots, uint32_t count);
   /** Reaps up to one batch of send completions; returns them. */
   uint32_t ReapSends();

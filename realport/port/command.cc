@@ -139,6 +139,66 @@ int Fail(const Status& s) {
   return Status::kBadInputExit;
 }
 
+/**
+ * The largest message of the run: --max-size, or what both the window and the wire carry in
+ * one packet (a transport run's default is its own). --size and --max-size are checked
+ * against what the link carries.
+ */
+Result<uint32_t> LargestMessage(const PortCommandOptions& options, CommandLink& link,
+                                uint32_t max_payload) {
+  const uint32_t wire_payload = std::min<uint32_t>(
+      max_payload, link.mtu_bytes() - static_cast<uint32_t>(sizeof(abi::WireHeader)));
+  const bool transport = options.mode == "transport";
+  if (!transport && options.max_size > static_cast<int64_t>(wire_payload)) {
+    return Status::Error(
+        fmt::format("--max-size: {} exceeds the largest payload {} carries ({}, MTU {})",
+                    options.max_size, link.Describe(), wire_payload, link.mtu_bytes()));
+  }
+  if (options.size > static_cast<int64_t>(wire_payload)) {
+    return Status::Error(fmt::format("--size: {} exceeds the largest payload {} carries ({})",
+                                     options.size, link.Describe(), wire_payload));
+  }
+  return options.max_size >= 0 ? static_cast<uint32_t>(options.max_size)
+         : transport           ? kDefaultTransportSize
+                               : wire_payload;
+}
+
+/** The lcore the adapter loop runs on (--adapter-lcore), checked usable; null if none. */
+Result<std::unique_ptr<hw::CoreLauncher>> AdapterCore(const PortCommandOptions& options,
+                                                      CommandLink& link) {
+  if (options.adapter_lcore < 0) return std::unique_ptr<hw::CoreLauncher>();
+  Result<std::unique_ptr<hw::CoreLauncher>> core =
+      link.AdapterCore(static_cast<unsigned>(options.adapter_lcore));
+  if (!core.ok()) return core.status();
+  // Checked now for every mode (transport moves the adapter only after its RDMA set-up).
+  if (Status s = (*core)->Usable(); !s.ok()) {
+    return Status::Error("--adapter-lcore: " + s.message());
+  }
+  return std::move(*core);
+}
+
+/** What the run reports besides its mode's figures: the link, drops, events, the verdict. */
+void DescribeRun(const PortCommandOptions& options, CommandLink& link, WireNode& node,
+                 const kernel::EventQueue& events, bool adapter_core, bool ok,
+                 nlohmann::json* summary) {
+  if (adapter_core) {
+    (*summary)["adapter_lcore"] = options.adapter_lcore;
+    (*summary)["mmio_ring"] = {
+        {"commands", node.mmio_ring().commands_sent()},
+        {"full_waits", node.mmio_ring().ring_full_waits()},
+        {"interrupts_while_ringed", node.mmio_ring().interrupts_while_ringed()}};
+  }
+  (*summary)["mode"] = options.mode;
+  (*summary)["link"] = link.Describe();
+  (*summary)["mtu"] = link.mtu_bytes();
+  (*summary)["node"] = options.node;
+  (*summary)["peer"] = options.peer;
+  (*summary)["drops"] = {{"port", link.Drops()},
+                         {"microcode", MicrocodeDrops(node.adapter().firmware_counters())}};
+  (*summary)["events_run"] = events.events_run();
+  (*summary)["ok"] = ok;
+}
+
 }  // namespace
 
 int PortCommand(const PortCommandOptions& options) {
@@ -161,37 +221,17 @@ int PortCommand(const PortCommandOptions& options) {
       options.verbs.empty() ? OpenDpdkLink(options) : OpenVerbsLink(options, deadline);
   if (!opened.ok()) return Fail(opened.status());
   CommandLink& link = **opened;
-  // The largest message is what both the window and the wire carry in one packet.
-  const uint32_t wire_payload = std::min<uint32_t>(
-      max_payload, link.mtu_bytes() - static_cast<uint32_t>(sizeof(abi::WireHeader)));
+  Result<uint32_t> largest = LargestMessage(options, link, max_payload);
+  if (!largest.ok()) return Fail(largest.status());
+  const uint32_t max_size = *largest;
   const bool transport = options.mode == "transport";
-  if (!transport && options.max_size > static_cast<int64_t>(wire_payload)) {
-    return Fail(Status::Error(
-        fmt::format("--max-size: {} exceeds the largest payload {} carries ({}, MTU {})",
-                    options.max_size, link.Describe(), wire_payload, link.mtu_bytes())));
-  }
-  if (options.size > static_cast<int64_t>(wire_payload)) {
-    return Fail(Status::Error(fmt::format("--size: {} exceeds the largest payload {} carries ({})",
-                                          options.size, link.Describe(), wire_payload)));
-  }
-  const uint32_t max_size = options.max_size >= 0 ? static_cast<uint32_t>(options.max_size)
-                            : transport           ? kDefaultTransportSize
-                                                  : wire_payload;
   WireNodeConfig node_config = kNodeConfig;
   if (transport) node_config.rdma_host_bytes = TransportHostBytes(max_size);
   if (ip) node_config.rdma_host_bytes = IpExchangeHostBytes();
   node_config.adapter_core = options.adapter_lcore >= 0;
-  std::unique_ptr<hw::CoreLauncher> adapter_core;
-  if (node_config.adapter_core) {
-    Result<std::unique_ptr<hw::CoreLauncher>> core =
-        link.AdapterCore(static_cast<unsigned>(options.adapter_lcore));
-    if (!core.ok()) return Fail(core.status());
-    // Checked now for every mode (transport moves the adapter only after its RDMA set-up).
-    if (Status s = (*core)->Usable(); !s.ok()) {
-      return Fail(Status::Error("--adapter-lcore: " + s.message()));
-    }
-    adapter_core = std::move(*core);
-  }
+  Result<std::unique_ptr<hw::CoreLauncher>> core = AdapterCore(options, link);
+  if (!core.ok()) return Fail(core.status());
+  std::unique_ptr<hw::CoreLauncher> adapter_core = std::move(*core);
 
   kernel::EventQueue events;
   nlohmann::json summary;
@@ -221,22 +261,7 @@ int PortCommand(const PortCommandOptions& options) {
     }
     // The adapter's counters are read on this thread once its loop has stopped.
     node.StopAdapterLoop();
-    if (adapter_core) {
-      summary["adapter_lcore"] = options.adapter_lcore;
-      summary["mmio_ring"] = {
-          {"commands", node.mmio_ring().commands_sent()},
-          {"full_waits", node.mmio_ring().ring_full_waits()},
-          {"interrupts_while_ringed", node.mmio_ring().interrupts_while_ringed()}};
-    }
-    summary["mode"] = options.mode;
-    summary["link"] = link.Describe();
-    summary["mtu"] = link.mtu_bytes();
-    summary["node"] = options.node;
-    summary["peer"] = options.peer;
-    summary["drops"] = {{"port", link.Drops()},
-                        {"microcode", MicrocodeDrops(node.adapter().firmware_counters())}};
-    summary["events_run"] = events.events_run();
-    summary["ok"] = ok;
+    DescribeRun(options, link, node, events, adapter_core != nullptr, ok, &summary);
   }
   std::cout << summary.dump() << std::endl;
   return ok ? 0 : 1;

@@ -179,180 +179,228 @@ Status ValidateShmRunOptions(ShmRunOptions* options) {
   return Status();
 }
 
-int ShmRunCommand(const ShmRunOptions& options) {
-  const auto n = static_cast<uint32_t>(options.processes);
-  const pid_t self = getpid();
-  const std::string run_prefix = options.prefix.empty()
-                                     ? "nicsim-run-" + std::to_string(static_cast<long>(self))
-                                     : options.prefix;
-  const std::string platform_prefix = shm::PlatformPrefixOfRun(run_prefix);
+namespace {
 
-  // The signals the wait loop takes with sigtimedwait: blocked from here on, so one that
-  // comes while the processes start is not lost (the children get the old mask back).
-  sigset_t watched, old_mask;
-  sigemptyset(&watched);
-  sigaddset(&watched, SIGCHLD);
-  sigaddset(&watched, SIGINT);
-  sigaddset(&watched, SIGTERM);
-  sigaddset(&watched, SIGHUP);
-  sigprocmask(SIG_BLOCK, &watched, &old_mask);
+/** One `nicsim shm-run`: the control segment, the ranks, the wait and the reckoning. */
+class ShmRun {
+ public:
+  explicit ShmRun(const ShmRunOptions& options)
+      : options_(options),
+        n_(static_cast<uint32_t>(options.processes)),
+        run_prefix_(options.prefix.empty()
+                        ? "nicsim-run-" + std::to_string(static_cast<long>(getpid()))
+                        : options.prefix),
+        platform_prefix_(shm::PlatformPrefixOfRun(run_prefix_)),
+        platform_(platform_prefix_),
+        children_(n_) {
+    // The signals the wait loop takes with sigtimedwait: blocked from here on, so one that
+    // comes while the processes start is not lost (the children get the old mask back).
+    sigemptyset(&watched_);
+    for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&watched_, sig);
+    sigprocmask(SIG_BLOCK, &watched_, &old_mask_);
+    platform_.KeepSegments();  // ReclaimSegments unlinks, and reports, everything at the end
+  }
+  ~ShmRun() { sigprocmask(SIG_SETMASK, &old_mask_, nullptr); }
 
-  ulp::segments::ShmSegments platform(platform_prefix);
-  platform.KeepSegments();  // ReclaimSegments unlinks, and reports, everything at the end
-  Result<ulp::segments::Mapping> control =
-      platform.Create(shm::ControlSegmentName(), shm::ControlSegmentBytes(n));
-  if (!control.ok()) {
-    Say("cannot create the control segment of run " + run_prefix + ": " +
-        control.status().message() + " (another run uses this --prefix, or a killed one left " +
-        "/dev/shm/" + run_prefix + "-*)");
-    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  int Run() {
+    if (!CreateControl()) return kRunFailed;
+    StartRanks();
+    if (failed_to_start_) SignalAll(SIGKILL);
+    WaitForRanks();
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+    // Every process has ended: nothing maps the segments but this launcher's control mapping.
+    platform_.Detach(control_);
+    ReportReclaimed();
+    return Verdict();
+  }
+
+ private:
+  /** The control segment, every entry starting, the magic published last. */
+  bool CreateControl() {
+    Result<ulp::segments::Mapping> control =
+        platform_.Create(shm::ControlSegmentName(), shm::ControlSegmentBytes(n_));
+    if (!control.ok()) {
+      Say("cannot create the control segment of run " + run_prefix_ + ": " +
+          control.status().message() + " (another run uses this --prefix, or a killed one left " +
+          "/dev/shm/" + run_prefix_ + "-*)");
+      return false;
+    }
+    control_ = *control;
+    auto* header = new (control_.base) shm::ControlHeader{};
+    header->version = shm::kControlVersion;
+    header->process_count = n_;
+    header->launcher_pid = static_cast<int32_t>(getpid());
+    for (uint32_t r = 0; r < n_; ++r) new (Entry(r)) shm::ProcessEntry{};
+    header->magic.store(shm::kControlMagic, std::memory_order_release);
+    return true;
+  }
+
+  void StartRanks() {
+    for (uint32_t r = 0; r < n_; ++r) {
+      SpawnRequest request;
+      request.argv = options_.program;
+      // Every rank talks the same protocol.
+      request.set_env = {std::string(shm::kRankEnv) + "=" + std::to_string(r),
+                         std::string(shm::kSizeEnv) + "=" + std::to_string(n_),
+                         std::string(shm::kPrefixEnv) + "=" + platform_prefix_,
+                         std::string(shm::kProtocolEnv) + "=" + options_.protocol};
+      request.mask = old_mask_;
+      // A launcher killed without forwarding a signal (SIGKILL) takes the ranks with it rather
+      // than leave them polling for ever.
+      request.die_with_parent = true;
+      Result<pid_t> pid = Spawn(request);
+      if (!pid.ok()) {
+        Say("cannot start rank " + std::to_string(r) + ": " + pid.status().message());
+        failed_to_start_ = true;
+        return;
+      }
+      children_[r].pid = *pid;
+      Entry(r)->pid.store(static_cast<int32_t>(*pid), std::memory_order_release);
+    }
+  }
+
+  /** Reaps ranks as they end; forwards interrupts, kills after the grace or the timeout. */
+  void WaitForRanks() {
+    const auto start = Clock::now();
+    while (!Live().empty()) {
+      ReapEnded();
+      if (Live().empty()) break;
+      const auto now = Clock::now();
+      if (interrupted_by_ != 0 && !killed_after_grace_ && now >= grace_end_) {
+        killed_after_grace_ = true;
+        SignalAll(SIGKILL);
+      }
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      if (options_.timeout_s > 0 && !timed_out_ && elapsed >= options_.timeout_s) {
+        timed_out_ = true;
+        char limit[32];
+        std::snprintf(limit, sizeof(limit), "%g", options_.timeout_s);
+        Say(std::string("timed out after ") + limit + " s; still running: " + NameLive() +
+            "; killing them");
+        SignalAll(SIGKILL);
+      }
+      struct timespec slice = {0, kWaitSliceNs};
+      siginfo_t info{};
+      const int sig = sigtimedwait(&watched_, &info, &slice);
+      if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) OnInterrupt(sig);
+    }
+  }
+
+  void ReapEnded() {
+    for (uint32_t r : Live()) {
+      const std::optional<int> status = ReapIfEnded(children_[r].pid);
+      if (!status) continue;
+      children_[r].ended = true;
+      children_[r].wait_status = *status;
+      children_[r].final_state = MarkEnded(Entry(r), *status);
+    }
+  }
+
+  /** The first interrupt is forwarded with a grace period; a second kills at once. */
+  void OnInterrupt(int sig) {
+    if (interrupted_by_ == 0) {
+      interrupted_by_ = sig;
+      grace_end_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(kGraceSeconds));
+      Say(std::string("got ") + SignalName(sig) + "; forwarding it to " +
+          std::to_string(Live().size()) + " running processes");
+      SignalAll(sig);
+    } else {
+      killed_after_grace_ = true;
+      SignalAll(SIGKILL);
+    }
+  }
+
+  /** "rank 1 (pid 812, running), ..." for the ranks still running. */
+  std::string NameLive() {
+    std::string who;
+    for (uint32_t r : Live()) {
+      const auto s =
+          static_cast<shm::ProcessState>(Entry(r)->state.load(std::memory_order_acquire));
+      who += std::string(who.empty() ? "" : ", ") + "rank " + std::to_string(r) + " (pid " +
+             std::to_string(children_[r].pid) + ", " + shm::ToString(s) + ")";
+    }
+    return who;
+  }
+
+  void ReportReclaimed() {
+    const std::vector<Reclaimed> reclaimed = ReclaimSegments(run_prefix_, n_);
+    size_t bytes = 0;
+    std::string list;
+    for (const Reclaimed& s : reclaimed) {
+      bytes += s.bytes;
+      list += (list.empty() ? "" : ", ") + s.name;
+      for (uint32_t r = 0; r < n_; ++r) {
+        if (children_[r].final_state == shm::ProcessState::kDead &&
+            s.name == pb::DataSegmentName({0, r}, 0)) {
+          list += " (dead rank " + std::to_string(r) + "'s)";
+        }
+      }
+    }
+    Say("reclaimed " + std::to_string(reclaimed.size()) + " shared-memory segments (" +
+        std::to_string(bytes) + " bytes) of run " + run_prefix_ + ": " + list);
+  }
+
+  /** A line per rank that did not finalize and exit 0; 0 if every one did. */
+  int Verdict() {
+    uint32_t clean = 0;
+    for (uint32_t r = 0; r < n_; ++r) {
+      const Child& c = children_[r];
+      if (c.pid <= 0) {
+        Say("rank " + std::to_string(r) + " was never started");
+        continue;
+      }
+      const bool finalized = c.final_state == shm::ProcessState::kFinalized;
+      if (finalized && ExitCodeOf(c.wait_status) == 0) {
+        ++clean;
+        continue;
+      }
+      Say("rank " + std::to_string(r) + " (pid " + std::to_string(c.pid) + ") " +
+          DescribeWaitStatus(c.wait_status) +
+          (finalized ? " after finalizing" : " without finalizing: marked dead"));
+    }
+    if (clean == n_ && !failed_to_start_ && interrupted_by_ == 0 && !timed_out_) {
+      Say(std::to_string(n_) + " processes finalized and exited with status 0");
+      return 0;
+    }
+    std::string why;
+    if (timed_out_) why = ", timed out";
+    if (interrupted_by_ != 0) why += std::string(", interrupted by ") + SignalName(interrupted_by_);
+    Say("FAILED: " + std::to_string(n_ - clean) + " of " + std::to_string(n_) +
+        " processes did not finalize and exit with status 0" + why);
     return kRunFailed;
   }
-  auto* header = new (control->base) shm::ControlHeader{};
-  header->version = shm::kControlVersion;
-  header->process_count = n;
-  header->launcher_pid = static_cast<int32_t>(self);
-  for (uint32_t r = 0; r < n; ++r) new (shm::EntryAt(control->base, r)) shm::ProcessEntry{};
-  header->magic.store(shm::kControlMagic, std::memory_order_release);
 
-  std::vector<Child> children(n);
-  bool failed_to_start = false;
-  for (uint32_t r = 0; r < n; ++r) {
-    SpawnRequest request;
-    request.argv = options.program;
-    // Every rank talks the same protocol.
-    request.set_env = {std::string(shm::kRankEnv) + "=" + std::to_string(r),
-                       std::string(shm::kSizeEnv) + "=" + std::to_string(n),
-                       std::string(shm::kPrefixEnv) + "=" + platform_prefix,
-                       std::string(shm::kProtocolEnv) + "=" + options.protocol};
-    request.mask = old_mask;
-    // A launcher killed without forwarding a signal (SIGKILL) takes the ranks with it rather
-    // than leave them polling for ever.
-    request.die_with_parent = true;
-    Result<pid_t> pid = Spawn(request);
-    if (!pid.ok()) {
-      Say("cannot start rank " + std::to_string(r) + ": " + pid.status().message());
-      failed_to_start = true;
-      break;
-    }
-    children[r].pid = *pid;
-    shm::EntryAt(control->base, r)
-        ->pid.store(static_cast<int32_t>(*pid), std::memory_order_release);
-  }
-
-  auto live = [&] {
+  std::vector<uint32_t> Live() const {
     std::vector<uint32_t> ranks;
-    for (uint32_t r = 0; r < n; ++r) {
-      if (children[r].pid > 0 && !children[r].ended) ranks.push_back(r);
+    for (uint32_t r = 0; r < n_; ++r) {
+      if (children_[r].pid > 0 && !children_[r].ended) ranks.push_back(r);
     }
     return ranks;
-  };
-  auto signal_all = [&](int sig) {
-    for (uint32_t r : live()) kill(children[r].pid, sig);
-  };
-  if (failed_to_start) signal_all(SIGKILL);
+  }
+  void SignalAll(int sig) {
+    for (uint32_t r : Live()) kill(children_[r].pid, sig);  // the run's own ranks, by PID
+  }
+  shm::ProcessEntry* Entry(uint32_t r) { return shm::EntryAt(control_.base, r); }
 
-  const auto start = Clock::now();
-  int interrupted_by = 0;
-  bool timed_out = false;
-  bool killed_after_grace = false;
-  Clock::time_point grace_end{};
-  while (!live().empty()) {
-    for (uint32_t r : live()) {
-      const std::optional<int> status = ReapIfEnded(children[r].pid);
-      if (!status) continue;
-      children[r].ended = true;
-      children[r].wait_status = *status;
-      children[r].final_state = MarkEnded(shm::EntryAt(control->base, r), *status);
-    }
-    if (live().empty()) break;
-    const auto now = Clock::now();
-    if (interrupted_by != 0 && !killed_after_grace && now >= grace_end) {
-      killed_after_grace = true;
-      signal_all(SIGKILL);
-    }
-    const double elapsed = std::chrono::duration<double>(now - start).count();
-    if (options.timeout_s > 0 && !timed_out && elapsed >= options.timeout_s) {
-      timed_out = true;
-      std::string who;
-      for (uint32_t r : live()) {
-        const auto s = static_cast<shm::ProcessState>(
-            shm::EntryAt(control->base, r)->state.load(std::memory_order_acquire));
-        who += std::string(who.empty() ? "" : ", ") + "rank " + std::to_string(r) + " (pid " +
-               std::to_string(children[r].pid) + ", " + shm::ToString(s) + ")";
-      }
-      char limit[32];
-      std::snprintf(limit, sizeof(limit), "%g", options.timeout_s);
-      Say(std::string("timed out after ") + limit + " s; still running: " + who + "; killing them");
-      signal_all(SIGKILL);
-    }
-    struct timespec slice = {0, kWaitSliceNs};
-    siginfo_t info{};
-    const int sig = sigtimedwait(&watched, &info, &slice);
-    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-      if (interrupted_by == 0) {
-        interrupted_by = sig;
-        grace_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(kGraceSeconds));
-        Say(std::string("got ") + SignalName(sig) + "; forwarding it to " +
-            std::to_string(live().size()) + " running processes");
-        signal_all(sig);
-      } else {
-        // A second interrupt: no more grace.
-        killed_after_grace = true;
-        signal_all(SIGKILL);
-      }
-    }
-  }
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  const ShmRunOptions& options_;
+  const uint32_t n_;
+  const std::string run_prefix_;
+  const std::string platform_prefix_;
+  ulp::segments::ShmSegments platform_;
+  ulp::segments::Mapping control_;
+  sigset_t watched_{};
+  sigset_t old_mask_{};
+  std::vector<Child> children_;
+  bool failed_to_start_ = false;
+  int interrupted_by_ = 0;
+  bool timed_out_ = false;
+  bool killed_after_grace_ = false;
+  Clock::time_point grace_end_{};
+};
 
-  // Every process has ended: nothing maps the segments but this launcher's control mapping.
-  platform.Detach(*control);
-  const std::vector<Reclaimed> reclaimed = ReclaimSegments(run_prefix, n);
-  size_t bytes = 0;
-  std::string list;
-  for (const Reclaimed& s : reclaimed) {
-    bytes += s.bytes;
-    list += (list.empty() ? "" : ", ") + s.name;
-    for (uint32_t r = 0; r < n; ++r) {
-      if (children[r].final_state == shm::ProcessState::kDead &&
-          s.name == pb::DataSegmentName({0, r}, 0)) {
-        list += " (dead rank " + std::to_string(r) + "'s)";
-      }
-    }
-  }
-  Say("reclaimed " + std::to_string(reclaimed.size()) + " shared-memory segments (" +
-      std::to_string(bytes) + " bytes) of run " + run_prefix + ": " + list);
+}  // namespace
 
-  uint32_t clean = 0;
-  for (uint32_t r = 0; r < n; ++r) {
-    const Child& c = children[r];
-    if (c.pid <= 0) {
-      Say("rank " + std::to_string(r) + " was never started");
-      continue;
-    }
-    const bool finalized = c.final_state == shm::ProcessState::kFinalized;
-    const bool exited_zero = WIFEXITED(c.wait_status) && WEXITSTATUS(c.wait_status) == 0;
-    if (finalized && exited_zero) {
-      ++clean;
-      continue;
-    }
-    Say("rank " + std::to_string(r) + " (pid " + std::to_string(c.pid) + ") " +
-        DescribeWaitStatus(c.wait_status) +
-        (finalized ? " after finalizing" : " without finalizing: marked dead"));
-  }
-  if (clean == n && !failed_to_start && interrupted_by == 0 && !timed_out) {
-    Say(std::to_string(n) + " processes finalized and exited with status 0");
-    return 0;
-  }
-  std::string why;
-  if (timed_out) why = ", timed out";
-  if (interrupted_by != 0) {
-    why += std::string(", interrupted by ") + SignalName(interrupted_by);
-  }
-  Say("FAILED: " + std::to_string(n - clean) + " of " + std::to_string(n) +
-      " processes did not finalize and exit with status 0" + why);
-  return kRunFailed;
-}
+int ShmRunCommand(const ShmRunOptions& options) { return ShmRun(options).Run(); }
 
 }  // namespace nicsim::sim

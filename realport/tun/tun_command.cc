@@ -34,93 +34,66 @@ void OnSignal(int) { g_stop = 1; }
 
 constexpr int kUsage = 2;
 
-}  // namespace
-
-int RunTun(const TunOptions& options) {
-  const uint32_t nodes = options.nodes;
-  const std::string& prefix = options.prefix;
-  const double duration_s = options.duration_s;
-  const uint32_t mtu = options.mtu;
-  std::vector<std::string> sets = options.sets;
-  if (nodes < 2 || nodes > 64 || prefix.empty() || prefix.size() > 40 || mtu < 576 || mtu > 65535) {
-    std::fprintf(stderr,
-                 "nicsim tun: --nodes must be in [2, 64], --prefix 1..40 characters, "
-                 "--mtu in [576, 65535]\n");
-    return kUsage;
-  }
-  if (geteuid() != 0) {
-    std::fprintf(stderr,
-                 "nicsim tun: needs root: it creates network namespaces and TUN devices (run it "
-                 "as root, e.g. with sudo)\n");
-    return kUsage;
-  }
+/** The cluster of `options.nodes` nodes on the functional backend, with the --set flags. */
+Result<ClusterConfig> TunClusterConfig(const TunOptions& options) {
   Result<Scenario> scenario = ParseScenario(*BuiltinScenarioText("default"), "builtin:default");
-  if (!scenario.ok()) return kUsage;
-  sets.insert(sets.begin(), "nodes=" + std::to_string(nodes));
+  if (!scenario.ok()) return scenario.status();
+  std::vector<std::string> sets = options.sets;
+  sets.insert(sets.begin(), "nodes=" + std::to_string(options.nodes));
   sets.insert(sets.begin(), "backend=func");
   for (const std::string& s : sets) {
-    if (Status st = ApplySetFlag(*scenario, s); !st.ok()) {
-      std::fprintf(stderr, "nicsim tun: %s\n", st.message().c_str());
-      return kUsage;
-    }
+    if (Status st = ApplySetFlag(*scenario, s); !st.ok()) return st;
   }
   Result<ClusterConfig> config = ClusterConfigFromParams(scenario->params);
-  if (!config.ok()) {
-    std::fprintf(stderr, "nicsim tun: %s\n", config.status().message().c_str());
-    return kUsage;
-  }
+  if (!config.ok()) return config.status();
   config->rdma_host_bytes = IpExchangeHostBytes();
-  Result<std::unique_ptr<Cluster>> made = Cluster::Create(*config);
-  if (!made.ok()) {
-    std::fprintf(stderr, "nicsim tun: %s\n", made.status().message().c_str());
-    return 1;
-  }
-  Cluster& cluster = **made;
-  const ClusterConfig& cc = cluster.config();
+  return config;
+}
 
+/** An IP interface (with RDMA) on window 0 of each node's first adapter. */
+struct TunNodes {
   std::vector<std::unique_ptr<hal::Port>> ports;
   std::vector<std::unique_ptr<hal::TaskHost>> hosts;
-  std::vector<hal::Peer> members;
-  for (uint32_t n = 0; n < nodes; ++n) {
-    ports.push_back(cluster.MakePort(n * cc.adapters_per_node, 0));
-    hosts.push_back(cluster.MakeTaskHost(n));
-    members.push_back(ports.back()->self());
-  }
   std::vector<std::unique_ptr<ulp::ip::IpInterface>> ifs;
-  for (uint32_t n = 0; n < nodes; ++n) {
-    ifs.push_back(
-        std::make_unique<ulp::ip::IpInterface>(*ports[n], *hosts[n], ulp::ip::IpConfig{}, members));
-    if (Status st = ifs.back()->EnableRdma(); !st.ok()) {
-      std::fprintf(stderr, "nicsim tun: %s\n", st.message().c_str());
-      return 1;
-    }
-  }
+};
 
-  // Namespaces and devices.
-  std::vector<std::unique_ptr<TunNamespace>> spaces;
-  for (uint32_t n = 0; n < nodes; ++n) {
-    std::unique_ptr<TunNamespace> ns = TunNamespace::Create(prefix + "-" + std::to_string(n),
-                                                            ifs[n]->address(), mtu, "nicsim tun");
-    if (ns == nullptr) return 1;  // The namespaces made so far are removed.
-    std::printf("node %u: namespace %s, ipif0 %s\n", n, ns->name().c_str(), ns->address().c_str());
-    spaces.push_back(std::move(ns));
+Status BuildInterfaces(Cluster& cluster, TunNodes* out) {
+  const ClusterConfig& cc = cluster.config();
+  std::vector<hal::Peer> members;
+  for (uint32_t n = 0; n < cc.nodes; ++n) {
+    out->ports.push_back(cluster.MakePort(n * cc.adapters_per_node, 0));
+    out->hosts.push_back(cluster.MakeTaskHost(n));
+    members.push_back(out->ports.back()->self());
   }
-  uint64_t from_tun = 0, to_tun = 0, refused = 0;
-  for (uint32_t n = 0; n < nodes; ++n) {
-    ifs[n]->OnDeliver([&, n](const ulp::ip::Header& h, const uint8_t* payload, uint32_t len) {
-      if (spaces[n]->Write(h, payload, len)) ++to_tun;
-    });
+  for (uint32_t n = 0; n < cc.nodes; ++n) {
+    out->ifs.push_back(std::make_unique<ulp::ip::IpInterface>(*out->ports[n], *out->hosts[n],
+                                                              ulp::ip::IpConfig{}, members));
+    if (Status st = out->ifs.back()->EnableRdma(); !st.ok()) return st;
   }
-  std::printf("ready\n");
-  std::fflush(stdout);
+  return Status();
+}
 
+/** Packets through the bridge: read from the TUN devices, written to them, refused. */
+struct BridgeCounts {
+  uint64_t from_tun = 0;
+  uint64_t to_tun = 0;
+  uint64_t refused = 0;
+};
+
+/**
+ * Until SIGINT, SIGTERM or `duration_s` (0: none): simulated time follows the wall clock and
+ * what the TUN devices hold goes into the interfaces.
+ */
+void Bridge(Cluster& cluster, TunNodes& nodes,
+            const std::vector<std::unique_ptr<TunNamespace>>& spaces, double duration_s,
+            BridgeCounts* counts) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   kernel::EventQueue& events = cluster.events();
   const uint64_t sim_start = events.now_ps();
   const auto wall_start = std::chrono::steady_clock::now();
-  std::vector<pollfd> polls(nodes);
-  for (uint32_t n = 0; n < nodes; ++n) polls[n] = pollfd{spaces[n]->fd(), POLLIN, 0};
+  std::vector<pollfd> polls(spaces.size());
+  for (size_t n = 0; n < spaces.size(); ++n) polls[n] = pollfd{spaces[n]->fd(), POLLIN, 0};
   while (g_stop == 0) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -134,22 +107,83 @@ int RunTun(const TunOptions& options) {
       }
     }
     if (poll(polls.data(), polls.size(), 1) <= 0) continue;
-    for (uint32_t n = 0; n < nodes; ++n) {
-      if ((polls[n].revents & POLLIN) != 0) from_tun += spaces[n]->Drain(*ifs[n], &refused);
+    for (size_t n = 0; n < spaces.size(); ++n) {
+      if ((polls[n].revents & POLLIN) != 0) {
+        counts->from_tun += spaces[n]->Drain(*nodes.ifs[n], &counts->refused);
+      }
     }
   }
+}
+
+void PrintTotals(const TunNodes& nodes, const BridgeCounts& counts) {
   std::printf("packets from the TUN devices %llu, to them %llu, refused %llu\n",
-              static_cast<unsigned long long>(from_tun), static_cast<unsigned long long>(to_tun),
-              static_cast<unsigned long long>(refused));
+              static_cast<unsigned long long>(counts.from_tun),
+              static_cast<unsigned long long>(counts.to_tun),
+              static_cast<unsigned long long>(counts.refused));
   ulp::ip::IpStats total;
-  for (const auto& i : ifs) total += i->stats();
+  for (const auto& i : nodes.ifs) total += i->stats();
   for (const auto& f : ulp::ip::IpStats::Fields()) {
     if (total.*f.member != 0) {
       std::printf("  %-22s %llu\n", std::string(f.name).c_str(),
                   static_cast<unsigned long long>(total.*f.member));
     }
   }
-  for (auto& i : ifs) i->OnDeliver(nullptr);
+}
+
+}  // namespace
+
+int RunTun(const TunOptions& options) {
+  const uint32_t nodes = options.nodes;
+  const std::string& prefix = options.prefix;
+  const uint32_t mtu = options.mtu;
+  if (nodes < 2 || nodes > 64 || prefix.empty() || prefix.size() > 40 || mtu < 576 || mtu > 65535) {
+    std::fprintf(stderr,
+                 "nicsim tun: --nodes must be in [2, 64], --prefix 1..40 characters, "
+                 "--mtu in [576, 65535]\n");
+    return kUsage;
+  }
+  if (geteuid() != 0) {
+    std::fprintf(stderr,
+                 "nicsim tun: needs root: it creates network namespaces and TUN devices (run it "
+                 "as root, e.g. with sudo)\n");
+    return kUsage;
+  }
+  Result<ClusterConfig> config = TunClusterConfig(options);
+  if (!config.ok()) {
+    std::fprintf(stderr, "nicsim tun: %s\n", config.status().message().c_str());
+    return kUsage;
+  }
+  Result<std::unique_ptr<Cluster>> made = Cluster::Create(*config);
+  if (!made.ok()) {
+    std::fprintf(stderr, "nicsim tun: %s\n", made.status().message().c_str());
+    return 1;
+  }
+  Cluster& cluster = **made;
+  TunNodes built;
+  if (Status st = BuildInterfaces(cluster, &built); !st.ok()) {
+    std::fprintf(stderr, "nicsim tun: %s\n", st.message().c_str());
+    return 1;
+  }
+  // Namespaces and devices.
+  std::vector<std::unique_ptr<TunNamespace>> spaces;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    std::unique_ptr<TunNamespace> ns = TunNamespace::Create(
+        prefix + "-" + std::to_string(n), built.ifs[n]->address(), mtu, "nicsim tun");
+    if (ns == nullptr) return 1;  // The namespaces made so far are removed.
+    std::printf("node %u: namespace %s, ipif0 %s\n", n, ns->name().c_str(), ns->address().c_str());
+    spaces.push_back(std::move(ns));
+  }
+  BridgeCounts counts;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    built.ifs[n]->OnDeliver([&, n](const ulp::ip::Header& h, const uint8_t* payload, uint32_t len) {
+      if (spaces[n]->Write(h, payload, len)) ++counts.to_tun;
+    });
+  }
+  std::printf("ready\n");
+  std::fflush(stdout);
+  Bridge(cluster, built, spaces, options.duration_s, &counts);
+  PrintTotals(built, counts);
+  for (auto& i : built.ifs) i->OnDeliver(nullptr);
   return 0;  // The namespaces go with `spaces`.
 }
 

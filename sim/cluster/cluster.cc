@@ -76,26 +76,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
     c->hosts_.push_back(std::make_unique<host::HostMemory>(node_bytes));
     c->host_use_.push_back(HostMemoryUse{node_bytes, 0, 0});
     for (uint32_t a = 0; a < config.adapters_per_node; ++a) {
-      const auto id = static_cast<uint16_t>(n * config.adapters_per_node + a);
-      auto slot = std::make_unique<AdapterSlot>();
-      slot->node = n;
-      slot->hw = c->backend_->MakeAdapter(c->events_, *c->hosts_.back(), id);
-      slot->hw->SetTraceSink(config.trace);
-      slot->hw->ConnectFabric(c->fabric_->Attach(id, slot->hw.get(), n));
-      slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
-      slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
-      slot->driver->SetInterruptServiceTime(config.interrupt_service_ps);
-      if (config.rdma_host_bytes > 0) {
-        slot->rcxts =
-            driver::RcxtPool::ForDriver(*slot->access, config.microcode.rcxts, *slot->driver);
-      }
-      slot->windows.resize(config.windows_per_adapter);
-      slot->endpoints.resize(config.windows_per_adapter);
-      if (Status s = slot->driver->Init(); !s.ok()) return s;
-      c->adapters_.push_back(std::move(slot));
-      for (uint32_t w = 0; w < config.windows_per_adapter; ++w) {
-        if (Status s = c->OpenWindow(id, w); !s.ok()) return s;
-      }
+      if (Status s = c->AddAdapter(n, a); !s.ok()) return s;
     }
     if (config.rdma_host_bytes > 0) {
       c->rdma_.push_back(std::make_unique<NodeRdma>());
@@ -113,6 +94,30 @@ Result<std::unique_ptr<Cluster>> Cluster::Create(const ClusterConfig& config) {
   c->events_.SetOwnerTick(kNodeEventsPerSample, config.nodes,
                           [cluster](kernel::EventQueue::Owner n) { cluster->SampleNode(n); });
   return Result<std::unique_ptr<Cluster>>(std::move(c));
+}
+
+Status Cluster::AddAdapter(uint32_t n, uint32_t a) {
+  const auto id = static_cast<uint16_t>(n * config_.adapters_per_node + a);
+  auto slot = std::make_unique<AdapterSlot>();
+  slot->node = n;
+  slot->hw = backend_->MakeAdapter(events_, *hosts_.back(), id);
+  slot->hw->SetTraceSink(config_.trace);
+  slot->hw->ConnectFabric(fabric_->Attach(id, slot->hw.get(), n));
+  slot->access = std::make_unique<hw::func::FuncDeviceAccess>(*slot->hw);
+  slot->driver = std::make_unique<driver::AdapterDriver>(*slot->access);
+  slot->driver->SetInterruptServiceTime(config_.interrupt_service_ps);
+  if (config_.rdma_host_bytes > 0) {
+    slot->rcxts =
+        driver::RcxtPool::ForDriver(*slot->access, config_.microcode.rcxts, *slot->driver);
+  }
+  slot->windows.resize(config_.windows_per_adapter);
+  slot->endpoints.resize(config_.windows_per_adapter);
+  if (Status s = slot->driver->Init(); !s.ok()) return s;
+  adapters_.push_back(std::move(slot));
+  for (uint32_t w = 0; w < config_.windows_per_adapter; ++w) {
+    if (Status s = OpenWindow(id, w); !s.ok()) return s;
+  }
+  return Status();
 }
 
 distrib::SplitRun& Cluster::windows() {

@@ -252,6 +252,9 @@ class Cluster {
   };
   /** Builds (or, after a reboot, rebuilds) a node's TCE tables and attaches its adapters. */
   Status SetUpTces(uint32_t node);
+  /** Adapter `a` of node `n` on the backend, attached to the fabric, its driver initialised
+   *  and every window open. */
+  Status AddAdapter(uint32_t n, uint32_t a);
   /** Measures `node` and updates its peak and the sum of the latest measures. */
   void MeasureNode(uint32_t node);
   /** From now on the sum of the nodes' measures is checked against touched_limit_bytes only

@@ -72,22 +72,8 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   cc.windows_per_adapter = std::max(cc.windows_per_adapter, per_node);
   if (cc.rdma_host_bytes == 0) cc.rdma_host_bytes = uint64_t{256} << 20;
   std::unique_ptr<MpiJob> job(new MpiJob(config));
-  // A rank has a CPU of its own: idle unless the rank computes (Sleep); blocked in a wait,
-  // not started or finished, it has nothing else to run. Time taken from it while it computes
-  // makes the computing last longer.
   cc.host_cpu = [self = job.get()](uint32_t adapter, uint32_t window) {
-    const uint32_t rank =
-        window * self->config_.cluster.nodes + adapter / self->config_.cluster.adapters_per_node;
-    HostCpu cpu;
-    cpu.idle = [self, rank] {
-      return rank >= self->ranks_.size() || !self->ranks_[rank]->computing;
-    };
-    cpu.take = [self, rank](uint64_t ps) {
-      if (rank < self->ranks_.size() && self->ranks_[rank]->computing) {
-        self->ranks_[rank]->cpu_taken_ps += ps;
-      }
-    };
-    return cpu;
+    return self->RankCpu(adapter, window);
   };
   job->config_.cluster = cc;
   Result<std::unique_ptr<Cluster>> cluster = Cluster::Create(cc);
@@ -96,96 +82,123 @@ Result<std::unique_ptr<MpiJob>> MpiJob::Create(const MpiJobConfig& config) {
   // From the start: in one process too, the job runs in windows (Cluster::windows), so it
   // stops where a split run stops, with the same results.
   job->cluster_->windows();
-  const bool postbox = config.mpi.intranode == mpi::IntranodeTransport::kPostbox;
-  if (postbox) {
-    if (Status s = config.postbox.Validate(); !s.ok()) return s;
-    for (uint32_t n = 0; n < cc.nodes; ++n) {
-      std::vector<uint32_t> on_node;
-      for (uint32_t r = n; r < config.ranks; r += cc.nodes) on_node.push_back(r);
-      job->postbox_nodes_.push_back(std::make_unique<mpi::PostboxNode>(
-          std::move(on_node), config.postbox, config.cache_line_transfer_ps));
-    }
-  }
-  const bool pushpull = config.mpi.intranode == mpi::IntranodeTransport::kPushPull;
-  if (pushpull) {
-    if (Status s = config.pushpull.Validate(); !s.ok()) return s;
-    for (uint32_t n = 0; n < cc.nodes; ++n) {
-      std::vector<uint32_t> on_node;
-      for (uint32_t r = n; r < config.ranks; r += cc.nodes) on_node.push_back(r);
-      job->pushpull_nodes_.push_back(std::make_unique<mpi::PushPullNode>(
-          std::move(on_node), config.pushpull, config.cache_line_transfer_ps));
-    }
-  }
+  if (Status s = job->MakeIntranodeNodes(); !s.ok()) return s;
   for (uint32_t r = 0; r < config.ranks; ++r) {
-    // A rank's objects lie together, as a node's do (Cluster::Create).
-    base::PackNodeState packed;
-    auto rank = std::make_unique<Rank>();
-    std::vector<hal::Port*> ports;
-    for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
-      const hal::Peer at = job->PeerOf(r, a);
-      rank->ports.push_back(job->cluster_->MakePort(at.adapter, at.window));
-      // A frame for the rank may complete one of its requests: check it after this event.
-      rank->ports.back()->OnActivity([dirty = &job->dirty_, r] { dirty->Mark(r); });
-      ports.push_back(rank->ports.back().get());
-    }
-    rank->clock = std::make_unique<RankClock>(job->cluster_->clock(), job->dirty_, r);
-    rank->host = job->cluster_->MakeTaskHost(r % cc.nodes, rank->clock.get());
-    rank->regs = std::make_unique<ulp::RegistrationCache>(*rank->host, config.registration_idle_s);
-    ulp::TransportConfig tc = config.transport;
-    tc.task = r;
-    tc.rto_ps = FirstTimeoutPs(config, ports.front()->max_payload());
-    tc.copy_ps_per_byte = config.copy_ps_per_byte;
-    MpiJob* self = job.get();
-    rank->transport = std::make_unique<ulp::Transport>(
-        *rank->host, std::move(ports), *rank->regs, tc,
-        [self](uint32_t task, uint32_t port) { return self->PeerOf(task, port); });
-    rank->transport->OnUnreachable(
-        [self, r](uint32_t dest, const std::vector<ulp::FailedMessage>& failed) {
-          self->NoteUnreachable(r, dest, failed);
-        });
-    rank->transport->OnMulticastGaveUp(
-        [self, r](const std::string& why) { self->NoteGaveUpOnBroadcast(r, why); });
-    // The rank owns its windows: when one becomes fatal it closes and reopens it, and its
-    // transport redrives what it had in flight there.
-    for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
-      const hal::Peer at = job->PeerOf(r, a);
-      job->cluster_->OnWindowFatal(at.adapter, at.window, [self, r, a, at] {
-        self->ranks_[r]->transport->OnWindowFatal(a);
-        const Status closing =
-            self->cluster_->CloseAndReopenWindow(at.adapter, at.window, [self, r, a] {
-              self->ranks_[r]->transport->OnWindowReopened(a);
-              self->dirty_.Mark(r);
-            });
-        if (!closing.ok()) self->Fail(fmt::format("rank {}: {}", r, closing.message()));
-      });
-    }
-    rank->blocker = std::make_unique<RankBlocker>(*job, r);
-    mpi::MpiConfig mc = config.mpi;
-    mc.copy_ps_per_byte = config.copy_ps_per_byte;
-    // Half of the rank's share of its node's memory for rendezvous messages waiting for their
-    // receives; the other half stays for the messages those receives may wait for.
-    mc.announced_staging_bytes = cc.rdma_host_bytes / per_node / 2;
-    // One set of push-pull sizes for both ways: inside a node (the engines) and between nodes.
-    mc.pushpull = config.pushpull;
-    rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config.ranks),
-                                           *rank->transport, *rank->host, *rank->blocker, mc);
-    if (postbox) {
-      Result<std::unique_ptr<mpi::PostboxPath>> path = mpi::PostboxPath::Create(
-          *job->postbox_nodes_[r % cc.nodes], r, *rank->host, config.copy_ps_per_byte);
-      if (!path.ok()) return path.status();
-      rank->postbox = std::move(*path);
-      rank->mpi->UseIntranodePath(rank->postbox.get());
-    }
-    if (pushpull) {
-      Result<std::unique_ptr<mpi::PushPullPath>> path = mpi::PushPullPath::Create(
-          *job->pushpull_nodes_[r % cc.nodes], r, *rank->host, config.copy_ps_per_byte);
-      if (!path.ok()) return path.status();
-      rank->pushpull = std::move(*path);
-      rank->mpi->UseIntranodePath(rank->pushpull.get());
-    }
-    job->ranks_.push_back(std::move(rank));
+    if (Status s = job->AddRank(r); !s.ok()) return s;
   }
   return Result<std::unique_ptr<MpiJob>>(std::move(job));
+}
+
+HostCpu MpiJob::RankCpu(uint32_t adapter, uint32_t window) {
+  // A rank has a CPU of its own: idle unless the rank computes (Sleep); blocked in a wait,
+  // not started or finished, it has nothing else to run. Time taken from it while it computes
+  // makes the computing last longer.
+  const uint32_t rank =
+      window * config_.cluster.nodes + adapter / config_.cluster.adapters_per_node;
+  HostCpu cpu;
+  cpu.idle = [this, rank] { return rank >= ranks_.size() || !ranks_[rank]->computing; };
+  cpu.take = [this, rank](uint64_t ps) {
+    if (rank < ranks_.size() && ranks_[rank]->computing) ranks_[rank]->cpu_taken_ps += ps;
+  };
+  return cpu;
+}
+
+Status MpiJob::MakeIntranodeNodes() {
+  const ClusterConfig& cc = config_.cluster;
+  const mpi::IntranodeTransport intranode = config_.mpi.intranode;
+  if (intranode == mpi::IntranodeTransport::kPostbox) {
+    if (Status s = config_.postbox.Validate(); !s.ok()) return s;
+  }
+  if (intranode == mpi::IntranodeTransport::kPushPull) {
+    if (Status s = config_.pushpull.Validate(); !s.ok()) return s;
+  }
+  for (uint32_t n = 0; n < cc.nodes; ++n) {
+    std::vector<uint32_t> on_node;
+    for (uint32_t r = n; r < config_.ranks; r += cc.nodes) on_node.push_back(r);
+    if (intranode == mpi::IntranodeTransport::kPostbox) {
+      postbox_nodes_.push_back(std::make_unique<mpi::PostboxNode>(
+          std::move(on_node), config_.postbox, config_.cache_line_transfer_ps));
+    } else if (intranode == mpi::IntranodeTransport::kPushPull) {
+      pushpull_nodes_.push_back(std::make_unique<mpi::PushPullNode>(
+          std::move(on_node), config_.pushpull, config_.cache_line_transfer_ps));
+    }
+  }
+  return Status();
+}
+
+Status MpiJob::AddRank(uint32_t r) {
+  const ClusterConfig& cc = config_.cluster;
+  // A rank's objects lie together, as a node's do (Cluster::Create).
+  base::PackNodeState packed;
+  auto rank = std::make_unique<Rank>();
+  std::vector<hal::Port*> ports;
+  for (uint32_t a = 0; a < cc.adapters_per_node; ++a) {
+    const hal::Peer at = PeerOf(r, a);
+    rank->ports.push_back(cluster_->MakePort(at.adapter, at.window));
+    // A frame for the rank may complete one of its requests: check it after this event.
+    rank->ports.back()->OnActivity([dirty = &dirty_, r] { dirty->Mark(r); });
+    ports.push_back(rank->ports.back().get());
+  }
+  rank->clock = std::make_unique<RankClock>(cluster_->clock(), dirty_, r);
+  rank->host = cluster_->MakeTaskHost(r % cc.nodes, rank->clock.get());
+  rank->regs = std::make_unique<ulp::RegistrationCache>(*rank->host, config_.registration_idle_s);
+  MakeTransport(r, *rank, std::move(ports));
+  rank->blocker = std::make_unique<RankBlocker>(*this, r);
+  mpi::MpiConfig mc = config_.mpi;
+  mc.copy_ps_per_byte = config_.copy_ps_per_byte;
+  // Half of the rank's share of its node's memory for rendezvous messages waiting for their
+  // receives; the other half stays for the messages those receives may wait for.
+  const uint32_t per_node = (config_.ranks + cc.nodes - 1) / cc.nodes;
+  mc.announced_staging_bytes = cc.rdma_host_bytes / per_node / 2;
+  // One set of push-pull sizes for both ways: inside a node (the engines) and between nodes.
+  mc.pushpull = config_.pushpull;
+  rank->mpi = std::make_unique<mpi::Mpi>(static_cast<int>(r), static_cast<int>(config_.ranks),
+                                         *rank->transport, *rank->host, *rank->blocker, mc);
+  if (!postbox_nodes_.empty()) {
+    Result<std::unique_ptr<mpi::PostboxPath>> path = mpi::PostboxPath::Create(
+        *postbox_nodes_[r % cc.nodes], r, *rank->host, config_.copy_ps_per_byte);
+    if (!path.ok()) return path.status();
+    rank->postbox = std::move(*path);
+    rank->mpi->UseIntranodePath(rank->postbox.get());
+  }
+  if (!pushpull_nodes_.empty()) {
+    Result<std::unique_ptr<mpi::PushPullPath>> path = mpi::PushPullPath::Create(
+        *pushpull_nodes_[r % cc.nodes], r, *rank->host, config_.copy_ps_per_byte);
+    if (!path.ok()) return path.status();
+    rank->pushpull = std::move(*path);
+    rank->mpi->UseIntranodePath(rank->pushpull.get());
+  }
+  ranks_.push_back(std::move(rank));
+  return Status();
+}
+
+void MpiJob::MakeTransport(uint32_t r, Rank& rank, std::vector<hal::Port*> ports) {
+  ulp::TransportConfig tc = config_.transport;
+  tc.task = r;
+  tc.rto_ps = FirstTimeoutPs(config_, ports.front()->max_payload());
+  tc.copy_ps_per_byte = config_.copy_ps_per_byte;
+  rank.transport = std::make_unique<ulp::Transport>(
+      *rank.host, std::move(ports), *rank.regs, tc,
+      [this](uint32_t task, uint32_t port) { return PeerOf(task, port); });
+  rank.transport->OnUnreachable(
+      [this, r](uint32_t dest, const std::vector<ulp::FailedMessage>& failed) {
+        NoteUnreachable(r, dest, failed);
+      });
+  rank.transport->OnMulticastGaveUp(
+      [this, r](const std::string& why) { NoteGaveUpOnBroadcast(r, why); });
+  // The rank owns its windows: when one becomes fatal it closes and reopens it, and its
+  // transport redrives what it had in flight there.
+  for (uint32_t a = 0; a < config_.cluster.adapters_per_node; ++a) {
+    const hal::Peer at = PeerOf(r, a);
+    cluster_->OnWindowFatal(at.adapter, at.window, [this, r, a, at] {
+      ranks_[r]->transport->OnWindowFatal(a);
+      const Status closing = cluster_->CloseAndReopenWindow(at.adapter, at.window, [this, r, a] {
+        ranks_[r]->transport->OnWindowReopened(a);
+        dirty_.Mark(r);
+      });
+      if (!closing.ok()) Fail(fmt::format("rank {}: {}", r, closing.message()));
+    });
+  }
 }
 
 MpiJob::~MpiJob() {

@@ -116,6 +116,14 @@ class MpiJob {
     /** CPU time taken from the rank's computing (early-interrupt polls) not yet made up. */
     uint64_t cpu_taken_ps = 0;
   };
+  /** The CPU of the rank on (adapter, window): idle unless the rank computes (Sleep). */
+  HostCpu RankCpu(uint32_t adapter, uint32_t window);
+  /** The shared-memory engines' node state, one per node (mpi.intranode postbox, pushpull). */
+  Status MakeIntranodeNodes();
+  /** Rank `r`: its ports, clock, task host, transport, MPI and intranode path. */
+  Status AddRank(uint32_t r);
+  /** Rank `r`'s transport on `ports`, with its failure reports and its windows' recovery. */
+  void MakeTransport(uint32_t r, Rank& rank, std::vector<hal::Port*> ports);
   /** Called from a rank's program: hands control back to the event loop until `ready` holds. */
   void Block(uint32_t rank, const std::function<bool()>& ready);
   /** Tells the rank's endpoints that its CPU went from idle to busy or back. */

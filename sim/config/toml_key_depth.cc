@@ -15,6 +15,14 @@ std::optional<std::string> FindTooDeepKey(std::string_view text) {
   // Where the token after the last separator began (a key's first part).
   bool fresh = true;
   const auto at = [&](size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
+  // Moves to state `to` past a quote, three characters long for a multi-line string's.
+  const auto past_quote = [&](size_t& i, bool triple, In to) {
+    if (triple) {
+      i += 2;
+      column += 2;
+    }
+    in = to;
+  };
   for (size_t i = 0; i < text.size(); ++i, ++column) {
     const char c = text[i];
     if (c == '\n') {
@@ -37,9 +45,7 @@ std::optional<std::string> FindTooDeepKey(std::string_view text) {
         if (c == '#') {
           in = In::kComment;
         } else if (at(i, "\"\"\"") || at(i, "'''")) {
-          in = c == '"' ? In::kMultiBasic : In::kMultiLiteral;
-          i += 2;
-          column += 2;
+          past_quote(i, true, c == '"' ? In::kMultiBasic : In::kMultiLiteral);
         } else if (c == '"') {
           in = In::kBasic;
         } else if (c == '\'') {
@@ -68,21 +74,13 @@ std::optional<std::string> FindTooDeepKey(std::string_view text) {
           }
           ++i;
         } else if (in == In::kBasic ? c == '"' : at(i, "\"\"\"")) {
-          if (in == In::kMultiBasic) {
-            i += 2;
-            column += 2;
-          }
-          in = In::kNothing;
+          past_quote(i, in == In::kMultiBasic, In::kNothing);
         }
         break;
       case In::kLiteral:
       case In::kMultiLiteral:
         if (in == In::kLiteral ? c == '\'' : at(i, "'''")) {
-          if (in == In::kMultiLiteral) {
-            i += 2;
-            column += 2;
-          }
-          in = In::kNothing;
+          past_quote(i, in == In::kMultiLiteral, In::kNothing);
         }
         break;
     }

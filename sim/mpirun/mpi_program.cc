@@ -41,6 +41,58 @@ uint64_t WallLimitFromEnvironment() {
   return seconds * 1'000'000'000'000ull;
 }
 
+/** What the ranks did, by rank: the call each still waits in, the calls made, peak memory. */
+struct RankSummary {
+  nlohmann::json waiting = nlohmann::json::object();  // rank -> the call it is in
+  nlohmann::json calls = nlohmann::json::object();
+  nlohmann::json rss = nlohmann::json::object();  // rank -> its process's peak KiB
+};
+
+/** This process's ranks; a split run's processes merge theirs on every process, so each
+ *  names every waiting rank in the same words (one error, MergeResults). */
+RankSummary Summarize(MpiJob& job, const std::vector<RankRecord>& records) {
+  RankSummary s;
+  for (uint32_t r = 0; r < records.size(); ++r) {
+    if (!job.IsLocal(r)) continue;
+    s.rss[std::to_string(r)] = records[r].peak_rss_kib;
+    if (!records[r].finalized) s.waiting[std::to_string(r)] = records[r].call;
+    for (const auto& [name, n] : records[r].calls) {
+      s.calls[name] = s.calls.value(name, uint64_t{0}) + n;
+    }
+  }
+  distrib::SplitRun* split = job.cluster().config().split;
+  if (split == nullptr) return s;
+  std::vector<nlohmann::json> parts;
+  for (const std::string& text :
+       split->world().AllGather(nlohmann::json{s.waiting, s.calls, s.rss}.dump())) {
+    parts.push_back(nlohmann::json::parse(text));
+  }
+  s = RankSummary{};
+  for (const nlohmann::json& part : parts) {
+    for (const auto& [r, call] : part[0].items()) s.waiting[r] = call;
+    for (const auto& [r, kib] : part[2].items()) s.rss[r] = kib;
+    for (const auto& [name, n] : part[1].items()) {
+      s.calls[name] = s.calls.value(name, uint64_t{0}) + n.get<uint64_t>();
+    }
+  }
+  return s;
+}
+
+/** A message that arrived and still waits unmatched once every rank has ended was sent for
+ *  nothing: the program never received it (MPI calls such a program erroneous). */
+void ReportUnmatched(MpiJob& job, WorkloadResult& out) {
+  const uint64_t now_ps = job.cluster().events().now_ps();
+  for (uint32_t r = 0; r < job.ranks(); ++r) {
+    if (!job.IsLocal(r)) continue;
+    if (const size_t n = job.mpi(r).unexpected_queued(); n > 0) {
+      out.AddErrorAt(now_ps, r,
+                     fmt::format("rank {} ended with {} message{} that arrived and never "
+                                 "matched a receive",
+                                 r, n, n == 1 ? "" : "s"));
+    }
+  }
+}
+
 }  // namespace
 
 Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given) {
@@ -67,34 +119,8 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
     const Status served = server.Serve();
     if (!served.ok()) job.Fail(served.message());
   });
-  // What each rank of this process did; a split run's processes merge theirs on every process,
-  // so each names every waiting rank in the same words (one error, MergeResults).
-  nlohmann::json waiting = nlohmann::json::object();  // rank -> the call it is in
-  nlohmann::json calls = nlohmann::json::object();
-  nlohmann::json rss = nlohmann::json::object();  // rank -> its process's peak KiB
-  for (uint32_t r = 0; r < records.size(); ++r) {
-    if (!job.IsLocal(r)) continue;
-    rss[std::to_string(r)] = records[r].peak_rss_kib;
-    if (!records[r].finalized) waiting[std::to_string(r)] = records[r].call;
-    for (const auto& [name, n] : records[r].calls) {
-      calls[name] = calls.value(name, uint64_t{0}) + n;
-    }
-  }
-  if (distrib::SplitRun* split = job.cluster().config().split; split != nullptr) {
-    std::vector<nlohmann::json> parts;
-    for (const std::string& text :
-         split->world().AllGather(nlohmann::json{waiting, calls, rss}.dump())) {
-      parts.push_back(nlohmann::json::parse(text));
-    }
-    for (size_t p = 0; p < parts.size(); ++p) {
-      if (p == 0) waiting = calls = rss = nlohmann::json::object();
-      for (const auto& [r, call] : parts[p][0].items()) waiting[r] = call;
-      for (const auto& [r, kib] : parts[p][2].items()) rss[r] = kib;
-      for (const auto& [name, n] : parts[p][1].items()) {
-        calls[name] = calls.value(name, uint64_t{0}) + n.get<uint64_t>();
-      }
-    }
-  }
+  const RankSummary summary = Summarize(job, records);
+  const nlohmann::json& waiting = summary.waiting;
   if (!run.ok()) {
     // Where each rank still waiting was: the call it is in (a deadlock names them all).
     std::string where;
@@ -105,20 +131,7 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
     }
     out.Stall(Status::Error(run.message() + (where.empty() ? "" : " [" + where + "]")));
   }
-  if (run.ok()) {
-    // A message that arrived and still waits unmatched once every rank has ended was sent for
-    // nothing: the program never received it (MPI calls such a program erroneous).
-    const uint64_t now_ps = job.cluster().events().now_ps();
-    for (uint32_t r = 0; r < job.ranks(); ++r) {
-      if (!job.IsLocal(r)) continue;
-      if (const size_t n = job.mpi(r).unexpected_queued(); n > 0) {
-        out.AddErrorAt(now_ps, r,
-                       fmt::format("rank {} ended with {} message{} that arrived and never "
-                                   "matched a receive",
-                                   r, n, n == 1 ? "" : "s"));
-      }
-    }
-  }
+  if (run.ok()) ReportUnmatched(job, out);
   nlohmann::json mpi_totals = MergePartitions(job, out);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/true);
   out.table = fmt::format("program {} on {} ranks: {}\n", config.argv[0], job.ranks(),
@@ -126,13 +139,13 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
   nlohmann::json argv = config.argv;
   // Each rank process's peak resident memory, by rank (0: not reaped, e.g. killed at an abort).
   std::vector<uint64_t> rank_rss(job.ranks(), 0);
-  for (const auto& [r, kib] : rss.items()) rank_rss[std::stoul(r)] = kib.get<uint64_t>();
+  for (const auto& [r, kib] : summary.rss.items()) rank_rss[std::stoul(r)] = kib.get<uint64_t>();
   out.results = {{"workload", "mpi_program"},
                  {"argv", argv},
                  {"ranks", job.ranks()},
                  {"compute", config.compute == ComputeMode::kIgnore ? "ignore" : "measured"},
                  {"compute_scale_percent", config.compute_scale_percent},
-                 {"calls", calls},
+                 {"calls", summary.calls},
                  {"rank_peak_rss_kib", rank_rss},
                  {"rank_peak_rss_kib_max", *std::max_element(rank_rss.begin(), rank_rss.end())},
                  {"transport", transport},

@@ -227,6 +227,29 @@ void TimelineModel::Record(uint64_t t, uint16_t pid, const fw::TraceEvent& e) {
     case fw::TraceKind::kDmaDone:
       FinishDma(a, t, pid, e);
       break;
+    case fw::TraceKind::kReset:
+      // Everything in flight is dropped: the adapter's tasks stop and its DMAs never complete.
+      CloseAll(a, t, "aborted_by_reset");
+      Instant(t, pid, kMmioTid, "reset", "mmio", "{}");
+      break;
+    case fw::TraceKind::kLinkOut:
+    case fw::TraceKind::kFrameIn:
+    case fw::TraceKind::kInterrupt:
+    case fw::TraceKind::kMmio:
+    case fw::TraceKind::kCloseWindow:
+    case fw::TraceKind::kLmtFetch:
+    case fw::TraceKind::kLmtFlush:
+    case fw::TraceKind::kRcxt:
+    case fw::TraceKind::kAddressException:
+    case fw::TraceKind::kSnapshot:
+    case fw::TraceKind::kCondition:
+      RecordInstant(t, pid, e);
+      break;
+  }
+}
+
+void TimelineModel::RecordInstant(uint64_t t, uint16_t pid, const fw::TraceEvent& e) {
+  switch (e.kind) {
     case fw::TraceKind::kLinkOut:
       Instant(t, pid, kLinkOutTid, "to_a" + std::to_string(e.state), "link",
               nlohmann::json{{"dest_adapter", e.state}, {"bytes", e.value}}.dump());
@@ -247,11 +270,6 @@ void TimelineModel::Record(uint64_t t, uint16_t pid, const fw::TraceEvent& e) {
     case fw::TraceKind::kCloseWindow:
       Instant(t, pid, kMmioTid, "close_window", "mmio",
               nlohmann::json{{"window", e.window}, {"snapshot", e.value}}.dump());
-      break;
-    case fw::TraceKind::kReset:
-      // Everything in flight is dropped: the adapter's tasks stop and its DMAs never complete.
-      CloseAll(a, t, "aborted_by_reset");
-      Instant(t, pid, kMmioTid, "reset", "mmio", "{}");
       break;
     case fw::TraceKind::kLmtFetch:
     case fw::TraceKind::kLmtFlush:
@@ -277,6 +295,8 @@ void TimelineModel::Record(uint64_t t, uint16_t pid, const fw::TraceEvent& e) {
     case fw::TraceKind::kCondition:
       Instant(t, pid, kLmtTid, "condition", "rdma",
               nlohmann::json{{"queue", e.state}, {"count", e.value}}.dump());
+      break;
+    default:  // the kinds Record handles itself
       break;
   }
 }

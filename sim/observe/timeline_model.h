@@ -93,6 +93,9 @@ class TimelineModel final : public hw::func::TraceSink {
   };
 
   void Emit(TimelineSlice slice);
+  /** An event that marks a moment rather than a task's state or a DMA: an instant on its
+   *  track (link, interrupt, MMIO, LMT, RDMA). */
+  void RecordInstant(uint64_t t, uint16_t pid, const fw::TraceEvent& e);
   void Instant(uint64_t ts_ps, uint16_t pid, uint32_t tid, std::string name, std::string cat,
                std::string args);
   void CloseTask(Adapter& a, fw::TaskId task, uint64_t end_ps);

@@ -150,12 +150,14 @@ ProtoEncoder Interned(uint32_t iid, const std::string& text) {
   return entry;
 }
 
-}  // namespace
-
-std::string TimelinePerfetto(const TimelineModel& model) {
-  ProtoEncoder trace;
+/**
+ * The track descriptors, uncompressed at the head of the trace: a process track per adapter,
+ * then its tracks. Fills `index` ((pid, tid) -> track) and `uuids` (by track).
+ */
+void AddDescriptors(const TimelineModel& model, ProtoEncoder& trace,
+                    std::map<std::pair<uint16_t, uint32_t>, size_t>* index,
+                    std::vector<uint64_t>* uuids) {
   ProtoEncoder packet;
-  // Descriptors: a process track per adapter, then its tracks.
   for (const uint16_t pid : model.processes()) {
     ProtoEncoder process;
     process.Varint(kPid, uint64_t{pid} + 1);
@@ -168,13 +170,11 @@ std::string TimelinePerfetto(const TimelineModel& model) {
     packet.Message(kTrackDescriptor, track);
     trace.Message(kTracePacketField, packet);
   }
-  std::map<std::pair<uint16_t, uint32_t>, size_t> index;
-  std::vector<uint64_t> uuids;
   for (const auto& [pid, tid] : model.tracks()) {
-    index.emplace(std::make_pair(pid, tid), uuids.size());
-    uuids.push_back(TrackUuid(pid, tid));
+    index->emplace(std::make_pair(pid, tid), uuids->size());
+    uuids->push_back(TrackUuid(pid, tid));
     ProtoEncoder track;
-    track.Varint(kUuid, uuids.back());
+    track.Varint(kUuid, uuids->back());
     track.Varint(kParentUuid, ProcessUuid(pid));
     track.Bytes(kTrackName, TimelineModel::TrackName(tid));
     track.Varint(kSiblingOrderRank, tid);
@@ -182,10 +182,12 @@ std::string TimelinePerfetto(const TimelineModel& model) {
     packet.Message(kTrackDescriptor, track);
     trace.Message(kTracePacketField, packet);
   }
-  // The rest in deflated chunks, most of the file: a tenth of its size or less.
-  PacketCompressor compressed(trace);
-  // A sequence per track (id: its index + 1): state cleared, its track and its clock as the
-  // defaults, the clock starting at BOOTTIME 0.
+}
+
+/** A sequence per track (id: its index + 1): state cleared, its track and its clock as the
+ *  defaults, the clock starting at BOOTTIME 0. */
+void AddSequences(const std::vector<uint64_t>& uuids, PacketCompressor& compressed) {
+  ProtoEncoder packet;
   for (size_t track = 0; track < uuids.size(); ++track) {
     ProtoEncoder snapshot;
     ProtoEncoder clock;
@@ -211,11 +213,13 @@ std::string TimelinePerfetto(const TimelineModel& model) {
     packet.Message(kClockSnapshot, snapshot);
     compressed.Add(packet);
   }
-  Interner names;
-  Interner categories;
-  const std::vector<std::vector<Event>> events = TrackEvents(model, index, names, categories);
-  // All tracks' events merged in time order (ties: lower track first); a track's own order is
-  // kept, so each sequence's timestamp deltas are never negative.
+}
+
+/** All tracks' events merged in time order (ties: lower track first); a track's own order is
+ *  kept, so each sequence's timestamp deltas are never negative. Names and categories are
+ *  interned per sequence, each sent with its first use. */
+void AddEvents(const std::vector<std::vector<Event>>& events, const Interner& names,
+               const Interner& categories, PacketCompressor& compressed) {
   std::vector<size_t> next(events.size(), 0);
   std::vector<uint64_t> last_ns(events.size(), 0);
   std::vector<std::vector<bool>> sent_names(events.size());
@@ -225,6 +229,7 @@ std::string TimelinePerfetto(const TimelineModel& model) {
   for (size_t track = 0; track < events.size(); ++track) {
     if (!events[track].empty()) heads.push({events[track][0].ns, track});
   }
+  ProtoEncoder packet;
   ProtoEncoder interned;
   ProtoEncoder track_event;
   auto intern = [&](std::vector<bool>& sent, const Interner& table, uint32_t iid, uint32_t field) {
@@ -255,6 +260,21 @@ std::string TimelinePerfetto(const TimelineModel& model) {
     compressed.Add(packet);
     last_ns[track] = e.ns;
   }
+}
+
+}  // namespace
+
+std::string TimelinePerfetto(const TimelineModel& model) {
+  ProtoEncoder trace;
+  std::map<std::pair<uint16_t, uint32_t>, size_t> index;
+  std::vector<uint64_t> uuids;
+  AddDescriptors(model, trace, &index, &uuids);
+  // The rest in deflated chunks, most of the file: a tenth of its size or less.
+  PacketCompressor compressed(trace);
+  AddSequences(uuids, compressed);
+  Interner names;
+  Interner categories;
+  AddEvents(TrackEvents(model, index, names, categories), names, categories, compressed);
   compressed.Flush();
   return trace.bytes();
 }

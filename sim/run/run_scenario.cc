@@ -22,6 +22,7 @@
 #include "sim/mpirun/mpi_program_params.h"
 #include "sim/observe/timeline_writer.h"
 #include "sim/observe/trace_writer.h"
+#include "sim/run/run_outputs.h"
 #include "sim/run/workload_checks.h"
 #include "sim/workloads/mpi_workloads.h"
 #include "sim/workloads/workload_params.h"
@@ -202,23 +203,91 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
   return c;
 }
 
+namespace {
+
+/** This process's partition of the nodes in a split run (run.partition); null if not split. */
+Result<std::unique_ptr<distrib::SplitRun>> MakeSplit(const Scenario& scenario,
+                                                     const ClusterConfig& config,
+                                                     const RunOptions& options) {
+  if (options.world == nullptr) return std::unique_ptr<distrib::SplitRun>();
+  if (Status s = distrib::CheckSplitSupported(scenario.params); !s.ok()) return s;
+  Result<distrib::PartitionMap> map =
+      config.partition == ClusterConfig::Partition::kRoundRobin
+          ? distrib::PartitionMap::RoundRobin(config.nodes, options.world->size())
+          : distrib::PartitionMap::Contiguous(config.nodes, options.world->size());
+  if (!map.ok()) return map.status();
+  return std::make_unique<distrib::SplitRun>(*options.world, std::move(*map));
+}
+
+/** The model a run drives: an MPI workload's job (its own cluster, a transport and MPI per
+ *  rank) or a bare cluster. */
+struct RunModel {
+  std::unique_ptr<MpiJob> job;
+  std::unique_ptr<Cluster> owned;
+  Cluster* cluster = nullptr;
+};
+
+Status BuildModel(const Scenario& scenario, const ClusterConfig& config, RunModel* model) {
+  if (IsMpiWorkload(scenario.params)) {
+    Result<MpiJobConfig> jc = MpiJobConfigFromParams(scenario.params);
+    if (!jc.ok()) return LocateParamError(scenario, jc.status());
+    jc->cluster.trace = config.trace;
+    jc->cluster.host_trace = config.host_trace;
+    jc->cluster.split = config.split;
+    Result<std::unique_ptr<MpiJob>> made = MpiJob::Create(*jc);
+    if (!made.ok()) return made.status();
+    model->job = std::move(*made);
+    model->cluster = &model->job->cluster();
+  } else {
+    Result<std::unique_ptr<Cluster>> made = Cluster::Create(config);
+    if (!made.ok()) return made.status();
+    model->owned = std::move(*made);
+    model->cluster = model->owned.get();
+  }
+  return Status();
+}
+
+/** A split run's stats, gathered and merged on rank 0, and its summary line. */
+RunOutcome SplitOutcome(distrib::SplitRun& split, Cluster& cluster, const Scenario& scenario,
+                        const WorkloadResult& result, double wall_s) {
+  RunOutcome outcome;
+  distrib::Collectives& world = split.world();
+  StatsScope scope;
+  scope.local_nodes = &split.local_nodes();
+  scope.now_ps = world.Max(cluster.events().now_ps());
+  const nlohmann::json mine = BuildStats(cluster, scenario, result, wall_s, scope);
+  std::vector<nlohmann::json> parts;
+  for (const std::string& text : world.GatherToRoot(mine.dump())) {
+    parts.push_back(nlohmann::json::parse(text));
+  }
+  const uint64_t crossed = world.Sum(split.frames_sent());
+  // Microseconds summed over the processes, reported as the mean per process.
+  const auto mean_s = [&](double s) {
+    return static_cast<double>(world.Sum(static_cast<uint64_t>(s * 1e6))) / 1e6 / world.size();
+  };
+  const double run_s = mean_s(split.run_s());
+  const double sync_s = mean_s(split.sync_s());
+  outcome.writes_outputs = world.rank() == 0;
+  outcome.split_summary = fmt::format(
+      "split over {} {}: {} windows of {} ns lookahead, {} frames between partitions; "
+      "per partition {:.3f} s running events, {:.3f} s synchronising\n",
+      world.size(), world.members(), split.windows(), split.lookahead_ps() / 1000, crossed, run_s,
+      sync_s);
+  outcome.stats = outcome.writes_outputs ? distrib::MergeStats(parts) : mine;
+  return outcome;
+}
+
+}  // namespace
+
 Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& options) {
   Result<ClusterConfig> config = ClusterConfigFromParams(scenario.params);
   if (!config.ok()) return LocateParamError(scenario, config.status());
   const Status workload = CheckWorkloadParams(scenario);
   if (!workload.ok()) return LocateParamError(scenario, workload);
-  // A split run: this process's partition of the nodes (run.partition).
-  std::unique_ptr<distrib::SplitRun> split;
-  if (options.world != nullptr) {
-    if (Status s = distrib::CheckSplitSupported(scenario.params); !s.ok()) return s;
-    Result<distrib::PartitionMap> map =
-        config->partition == ClusterConfig::Partition::kRoundRobin
-            ? distrib::PartitionMap::RoundRobin(config->nodes, options.world->size())
-            : distrib::PartitionMap::Contiguous(config->nodes, options.world->size());
-    if (!map.ok()) return map.status();
-    split = std::make_unique<distrib::SplitRun>(*options.world, std::move(*map));
-    config->split = split.get();
-  }
+  Result<std::unique_ptr<distrib::SplitRun>> made_split = MakeSplit(scenario, *config, options);
+  if (!made_split.ok()) return made_split.status();
+  std::unique_ptr<distrib::SplitRun> split = std::move(*made_split);
+  config->split = split.get();
   // Checked before any output file is opened.
   const uint32_t adapters = config->nodes * config->adapters_per_node;
   if (options.selection.max_listed_adapter() >= static_cast<int32_t>(adapters)) {
@@ -226,97 +295,34 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
         fmt::format("--trace-adapters: adapter {} is not in this run ({} adapters: 0-{})",
                     options.selection.max_listed_adapter(), adapters, adapters - 1));
   }
-  // A split run's trace and capture are kept by every process under event keys and written,
-  // merged, by rank 0 (the only process that opens the files).
-  const bool writes_files = split == nullptr || split->world().rank() == 0;
-  std::unique_ptr<TraceWriter> trace;
-  distrib::SplitRecorders split_records;
-  Status open_error;
-  if (!options.trace_path.empty()) {
-    Result<TraceFilter> filter = TraceFilter::Parse(options.trace_filter);
-    if (!filter.ok()) return filter.status();
-    if (split != nullptr) split_records.trace = std::make_unique<distrib::KeyedTraceSink>(*filter);
-    if (writes_files) {
-      trace = std::make_unique<TraceWriter>(
-          options.trace_path, std::move(*filter),
-          options.trace_create_new ? TraceWriter::Open::kCreateNew : TraceWriter::Open::kTruncate);
-      if (!trace->ok()) {
-        open_error = Status::Error("--trace " + options.trace_path + ": cannot open for writing");
-      }
-    }
-  }
-  std::unique_ptr<TimelineWriter> timeline;
-  if (!options.timeline_path.empty()) {
-    if (split != nullptr) split_records.timeline = std::make_unique<distrib::KeyedEventSink>();
-    if (writes_files && open_error.ok()) {
-      timeline = std::make_unique<TimelineWriter>(options.timeline_path, options.selection);
-      if (!timeline->ok()) {
-        open_error =
-            Status::Error("--timeline " + options.timeline_path + ": cannot open for writing");
-      }
-    }
-  }
-  std::unique_ptr<PcapWriter> pcap;
-  if (!options.pcap_path.empty()) {
-    if (split != nullptr) {
-      split_records.capture = std::make_unique<distrib::KeyedCapture>(options.selection);
-    }
-    if (writes_files && open_error.ok()) {
-      Result<std::unique_ptr<PcapWriter>> opened = PcapWriter::Open(options.pcap_path);
-      if (opened.ok()) {
-        pcap = std::move(*opened);
-        pcap->Select(options.selection);
-      } else {
-        open_error = Status::Error("--pcap " + opened.status().message());
-      }
-    }
-  }
-  // Every process of a split run stops if rank 0 could not open an output.
-  if (split != nullptr && split->world().Sum(open_error.ok() ? 0 : 1) > 0 && open_error.ok()) {
-    open_error = Status::Error("rank 0 could not open --trace, --timeline or --pcap for writing");
-  }
-  if (!open_error.ok()) return open_error;
+  RunOutputs outputs;
+  if (Status s = OpenOutputs(options, split.get(), &outputs); !s.ok()) return s;
   // The cluster takes one sink: both outputs share the events through a fan-out.
   TraceFanOut sinks;
   if (split != nullptr) {
-    sinks.Add(split_records.trace.get());
-    sinks.Add(split_records.timeline.get());
+    sinks.Add(outputs.split_records.trace.get());
+    sinks.Add(outputs.split_records.timeline.get());
   } else {
-    sinks.Add(trace.get());
-    sinks.Add(timeline.get());
+    sinks.Add(outputs.trace.get());
+    sinks.Add(outputs.timeline.get());
   }
   config->trace = sinks.Sink();
   // Host events (frames consumed) go to the text trace only.
-  config->host_trace =
-      split != nullptr ? static_cast<HostTraceSink*>(split_records.trace.get()) : trace.get();
+  config->host_trace = split != nullptr
+                           ? static_cast<HostTraceSink*>(outputs.split_records.trace.get())
+                           : outputs.trace.get();
   const auto wall_start = std::chrono::steady_clock::now();
-  // An MPI workload runs as a job (its own cluster, a transport and MPI per rank).
-  std::unique_ptr<MpiJob> job;
-  std::unique_ptr<Cluster> owned;
-  Cluster* cluster = nullptr;
-  if (IsMpiWorkload(scenario.params)) {
-    Result<MpiJobConfig> jc = MpiJobConfigFromParams(scenario.params);
-    if (!jc.ok()) return LocateParamError(scenario, jc.status());
-    jc->cluster.trace = config->trace;
-    jc->cluster.host_trace = config->host_trace;
-    jc->cluster.split = config->split;
-    Result<std::unique_ptr<MpiJob>> made = MpiJob::Create(*jc);
-    if (!made.ok()) return made.status();
-    job = std::move(*made);
-    cluster = &job->cluster();
-  } else {
-    Result<std::unique_ptr<Cluster>> made = Cluster::Create(*config);
-    if (!made.ok()) return made.status();
-    owned = std::move(*made);
-    cluster = owned.get();
-  }
-  split_records.Bind(&cluster->events());
+  RunModel model;
+  if (Status s = BuildModel(scenario, *config, &model); !s.ok()) return s;
+  Cluster* cluster = model.cluster;
+  outputs.split_records.Bind(&cluster->events());
   if (split != nullptr) {
-    cluster->fabric().SetCapture(split_records.capture.get());
+    cluster->fabric().SetCapture(outputs.split_records.capture.get());
   } else {
-    cluster->fabric().SetCapture(pcap.get());
+    cluster->fabric().SetCapture(outputs.pcap.get());
   }
-  Result<WorkloadResult> result = job ? RunMpiWorkload(*job, scenario.params, options.program)
+  Result<WorkloadResult> result = model.job
+                                      ? RunMpiWorkload(*model.job, scenario.params, options.program)
                                       : RunWorkload(*cluster, scenario.params);
   if (!result.ok()) return result.status();
   // Let the adapters finish what they started (completion steps after the last delivery).
@@ -329,47 +335,10 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  // A split run's records, merged on rank 0 (after the clock stops, as the writing is).
-  if (split != nullptr) {
-    Status merged =
-        split_records.WriteMerged(split->world(), trace.get(), timeline.get(), pcap.get());
-    if (!merged.ok()) return merged;
-  }
-  // Written after the clock stops: rendering the timeline is not simulation time.
-  if (timeline != nullptr && !timeline->Finish()) {
-    return Status::Error("--timeline " + options.timeline_path + ": write failed");
-  }
-  if (pcap != nullptr && !pcap->Close()) {
-    return Status::Error("--pcap " + options.pcap_path + ": write failed");
-  }
-  if (trace != nullptr && !trace->Close()) {
-    return Status::Error("--trace " + options.trace_path + ": write failed");
-  }
+  if (Status s = CloseOutputs(options, split.get(), outputs); !s.ok()) return s;
   RunOutcome outcome;
   if (split != nullptr) {
-    distrib::Collectives& world = split->world();
-    StatsScope scope;
-    scope.local_nodes = &split->local_nodes();
-    scope.now_ps = world.Max(cluster->events().now_ps());
-    const nlohmann::json mine = BuildStats(*cluster, scenario, *result, wall_s, scope);
-    std::vector<nlohmann::json> parts;
-    for (const std::string& text : world.GatherToRoot(mine.dump())) {
-      parts.push_back(nlohmann::json::parse(text));
-    }
-    const uint64_t crossed = world.Sum(split->frames_sent());
-    // Microseconds summed over the processes, reported as the mean per process.
-    const auto mean_s = [&](double s) {
-      return static_cast<double>(world.Sum(static_cast<uint64_t>(s * 1e6))) / 1e6 / world.size();
-    };
-    const double run_s = mean_s(split->run_s());
-    const double sync_s = mean_s(split->sync_s());
-    outcome.writes_outputs = world.rank() == 0;
-    outcome.split_summary = fmt::format(
-        "split over {} {}: {} windows of {} ns lookahead, {} frames between partitions; "
-        "per partition {:.3f} s running events, {:.3f} s synchronising\n",
-        world.size(), world.members(), split->windows(), split->lookahead_ps() / 1000, crossed,
-        run_s, sync_s);
-    outcome.stats = outcome.writes_outputs ? distrib::MergeStats(parts) : mine;
+    outcome = SplitOutcome(*split, *cluster, scenario, *result, wall_s);
   } else {
     outcome.stats = BuildStats(*cluster, scenario, *result, wall_s);
   }
@@ -377,8 +346,8 @@ Result<RunOutcome> RunScenario(const Scenario& scenario, const RunOptions& optio
   // The func backend only: the SystemC backends close their waveform files on destruction.
   if (options.leave_model_to_exit && config->backend == BackendKind::kFunc) {
     // Not destroyed: the process ends next, and the memory goes with it.
-    static_cast<void>(job.release());
-    static_cast<void>(owned.release());
+    static_cast<void>(model.job.release());
+    static_cast<void>(model.owned.release());
   }
   return outcome;
 }

@@ -49,6 +49,110 @@ Status CheckPayload(const ParamValues& p, const char* name, uint32_t max_payload
   return Status();
 }
 
+/** dlm_blocks: 3 nodes or more, and the blocks and landing slots within their limits. */
+Status CheckDlmBlocks(const Scenario& scenario) {
+  const ParamValues& p = scenario.params;
+  const auto nodes = static_cast<uint64_t>(p.Int("nodes"));
+  if (nodes < 3) {
+    return Status::Error(fmt::format(
+        "nodes: dlm_blocks needs 3 nodes or more (requester, manager, owner), got {}", nodes));
+  }
+  if (p.SizeBytes("dlm.block_size") == 0) {
+    return Status::Error("dlm.block_size: a block needs at least 1 byte");
+  }
+  const uint64_t bytes = static_cast<uint64_t>(p.Int("dlm.blocks")) * p.SizeBytes("dlm.block_size");
+  if (bytes > kMaxDlmBytes) {
+    return Status::Error(fmt::format(
+        "{}: dlm.blocks x dlm.block_size = {} MiB of blocks, more than {} MiB",
+        Blame(scenario, "dlm.blocks", "dlm.block_size"), bytes >> 20, kMaxDlmBytes >> 20));
+  }
+  // Each node sets aside dlm.slots landing slots for every manager.
+  const uint64_t landing =
+      nodes * static_cast<uint64_t>(p.Int("dlm.slots")) * p.SizeBytes("dlm.block_size");
+  if (landing > kMaxDlmBytes) {
+    return Status::Error(fmt::format(
+        "{}: nodes x dlm.slots x dlm.block_size = {} MiB of landing slots per node, more "
+        "than {} MiB",
+        Blame(scenario, "dlm.slots", "dlm.block_size"), landing >> 20, kMaxDlmBytes >> 20));
+  }
+  return Status();
+}
+
+/** An MPI workload's ranks: enough of them, windows for them, the intranode engine's sizes. */
+Status CheckMpiRanks(const ParamValues& p, const std::string& workload) {
+  const auto ranks = static_cast<uint64_t>(p.Int("mpi.ranks"));
+  if (ranks < 2 && workload != "mpi_collectives" && workload != "mpi_program") {
+    return Status::Error(
+        fmt::format("mpi.ranks: {} needs at least 2 ranks, got {}", workload, ranks));
+  }
+  // Rank r runs on node r % nodes, each in a window of its own on every adapter there.
+  const auto nodes = static_cast<uint64_t>(p.Int("nodes"));
+  const uint64_t per_node = (ranks + nodes - 1) / nodes;
+  if (per_node > abi::kMaxWindows) {
+    return Status::Error(fmt::format(
+        "mpi.ranks: {} ranks on {} nodes need {} windows per adapter, more than the {} an "
+        "adapter has: raise nodes or lower mpi.ranks",
+        ranks, nodes, per_node, abi::kMaxWindows));
+  }
+  if (p.String("mpi.intranode") == "postbox") {
+    ulp::postbox::Params postbox;
+    if (Status s = ulp::postbox::PostboxParams().Read(p, &postbox); !s.ok()) return s;
+    if (Status s = postbox.Validate(); !s.ok()) return s;
+  }
+  if (p.String("mpi.intranode") == "pushpull") {
+    ulp::pushpull::Params pushpull;
+    if (Status s = ulp::pushpull::PushPullParams().Read(p, &pushpull); !s.ok()) return s;
+    if (Status s = pushpull.Validate(); !s.ok()) return s;
+  }
+  return Status();
+}
+
+/** mpi_alltoall's message buffers within their limits (a complete exchange's or a random
+ *  one's). */
+Status CheckAlltoallBuffers(const Scenario& scenario) {
+  const ParamValues& p = scenario.params;
+  const auto ranks = static_cast<uint64_t>(p.Int("mpi.ranks"));
+  if (p.Probability("mpi.alltoall_large_pairs") > 0) {
+    // A complete exchange plans nothing up front; a rank buffers the steps it has in flight
+    // (mpi.alltoall_window, 0: all), each on average this many bytes.
+    const uint64_t window = static_cast<uint64_t>(p.Int("mpi.alltoall_window"));
+    const uint64_t steps = window == 0 ? ranks - 1 : std::min<uint64_t>(window, ranks - 1);
+    const uint64_t mean_size =
+        static_cast<uint64_t>(static_cast<double>(p.SizeBytes("mpi.alltoall_max_size")) *
+                              p.Probability("mpi.alltoall_large_pairs")) +
+        p.SizeBytes("mpi.alltoall_small_size");
+    // Each factor is bounded (ranks, 1e6 steps, 256 MiB), so the product fits in 64 bits.
+    if (ranks * steps * mean_size > kMaxAlltoallBytes) {
+      return Status::Error(fmt::format(
+          "{}: mpi.ranks x steps in flight (mpi.alltoall_window, 0: mpi.ranks - 1) x mean "
+          "message (mpi.alltoall_large_pairs x mpi.alltoall_max_size + "
+          "mpi.alltoall_small_size) = {} x {} x {} bytes = {} MiB of message buffers, more "
+          "than {} MiB",
+          Blame(scenario, "mpi.alltoall_window", "mpi.alltoall_max_size"), ranks, steps, mean_size,
+          ranks * steps * mean_size >> 20, kMaxAlltoallBytes >> 20));
+    }
+  } else {
+    const auto per_rank = static_cast<uint64_t>(p.Int("mpi.alltoall_messages"));
+    const uint64_t messages = ranks * per_rank;
+    if (messages > kMaxAlltoallMessages) {
+      return Status::Error(
+          fmt::format("{}: mpi.ranks x mpi.alltoall_messages = {} x {} = {} messages, more than {}",
+                      Blame(scenario, "mpi.alltoall_messages", "mpi.ranks"), ranks, per_rank,
+                      messages, kMaxAlltoallMessages));
+    }
+    const uint64_t max_size = p.SizeBytes("mpi.alltoall_max_size");
+    // Both factors are bounded (1e7 messages, 256 MiB), so the product fits in 64 bits.
+    if (messages * max_size > kMaxAlltoallBytes) {
+      return Status::Error(fmt::format(
+          "{}: mpi.ranks x mpi.alltoall_messages x mpi.alltoall_max_size = {} x {} x {} bytes "
+          "= {} MiB of message buffers, more than {} MiB",
+          Blame(scenario, "mpi.alltoall_max_size", "mpi.alltoall_messages"), ranks, per_rank,
+          max_size, messages * max_size >> 20, kMaxAlltoallBytes >> 20));
+    }
+  }
+  return Status();
+}
+
 }  // namespace
 
 Status CheckWorkloadParams(const Scenario& scenario) {
@@ -70,33 +174,7 @@ Status CheckWorkloadParams(const Scenario& scenario) {
     return Status::Error(
         fmt::format("nodes: ip_exchange needs 2 nodes or more, got {}", p.Int("nodes")));
   }
-  if (workload == "dlm_blocks") {
-    const auto nodes = static_cast<uint64_t>(p.Int("nodes"));
-    if (nodes < 3) {
-      return Status::Error(fmt::format(
-          "nodes: dlm_blocks needs 3 nodes or more (requester, manager, owner), got {}", nodes));
-    }
-    if (p.SizeBytes("dlm.block_size") == 0) {
-      return Status::Error("dlm.block_size: a block needs at least 1 byte");
-    }
-    const uint64_t bytes =
-        static_cast<uint64_t>(p.Int("dlm.blocks")) * p.SizeBytes("dlm.block_size");
-    if (bytes > kMaxDlmBytes) {
-      return Status::Error(fmt::format(
-          "{}: dlm.blocks x dlm.block_size = {} MiB of blocks, more than {} MiB",
-          Blame(scenario, "dlm.blocks", "dlm.block_size"), bytes >> 20, kMaxDlmBytes >> 20));
-    }
-    // Each node sets aside dlm.slots landing slots for every manager.
-    const uint64_t landing =
-        nodes * static_cast<uint64_t>(p.Int("dlm.slots")) * p.SizeBytes("dlm.block_size");
-    if (landing > kMaxDlmBytes) {
-      return Status::Error(fmt::format(
-          "{}: nodes x dlm.slots x dlm.block_size = {} MiB of landing slots per node, more "
-          "than {} MiB",
-          Blame(scenario, "dlm.slots", "dlm.block_size"), landing >> 20, kMaxDlmBytes >> 20));
-    }
-    return Status();
-  }
+  if (workload == "dlm_blocks") return CheckDlmBlocks(scenario);
   if (workload == "pingpong_sweep") {
     for (int64_t size : p.IntList("pingpong.sizes")) {
       if (size > static_cast<int64_t>(max_payload)) {
@@ -113,68 +191,8 @@ Status CheckWorkloadParams(const Scenario& scenario) {
   } else if (workload == "close_under_load" || workload == "recovery_under_load") {
     return CheckPayload(p, "lifecycle.size", max_payload);
   } else if (workload.rfind("mpi_", 0) == 0) {
-    const auto ranks = static_cast<uint64_t>(p.Int("mpi.ranks"));
-    if (ranks < 2 && workload != "mpi_collectives" && workload != "mpi_program") {
-      return Status::Error(
-          fmt::format("mpi.ranks: {} needs at least 2 ranks, got {}", workload, ranks));
-    }
-    // Rank r runs on node r % nodes, each in a window of its own on every adapter there.
-    const auto nodes = static_cast<uint64_t>(p.Int("nodes"));
-    const uint64_t per_node = (ranks + nodes - 1) / nodes;
-    if (per_node > abi::kMaxWindows) {
-      return Status::Error(fmt::format(
-          "mpi.ranks: {} ranks on {} nodes need {} windows per adapter, more than the {} an "
-          "adapter has: raise nodes or lower mpi.ranks",
-          ranks, nodes, per_node, abi::kMaxWindows));
-    }
-    if (p.String("mpi.intranode") == "postbox") {
-      ulp::postbox::Params postbox;
-      if (Status s = ulp::postbox::PostboxParams().Read(p, &postbox); !s.ok()) return s;
-      if (Status s = postbox.Validate(); !s.ok()) return s;
-    }
-    if (p.String("mpi.intranode") == "pushpull") {
-      ulp::pushpull::Params pushpull;
-      if (Status s = ulp::pushpull::PushPullParams().Read(p, &pushpull); !s.ok()) return s;
-      if (Status s = pushpull.Validate(); !s.ok()) return s;
-    }
-    if (workload == "mpi_alltoall" && p.Probability("mpi.alltoall_large_pairs") > 0) {
-      // A complete exchange plans nothing up front; a rank buffers the steps it has in flight
-      // (mpi.alltoall_window, 0: all), each on average this many bytes.
-      const uint64_t window = static_cast<uint64_t>(p.Int("mpi.alltoall_window"));
-      const uint64_t steps = window == 0 ? ranks - 1 : std::min<uint64_t>(window, ranks - 1);
-      const uint64_t mean_size =
-          static_cast<uint64_t>(static_cast<double>(p.SizeBytes("mpi.alltoall_max_size")) *
-                                p.Probability("mpi.alltoall_large_pairs")) +
-          p.SizeBytes("mpi.alltoall_small_size");
-      // Each factor is bounded (ranks, 1e6 steps, 256 MiB), so the product fits in 64 bits.
-      if (ranks * steps * mean_size > kMaxAlltoallBytes) {
-        return Status::Error(fmt::format(
-            "{}: mpi.ranks x steps in flight (mpi.alltoall_window, 0: mpi.ranks - 1) x mean "
-            "message (mpi.alltoall_large_pairs x mpi.alltoall_max_size + "
-            "mpi.alltoall_small_size) = {} x {} x {} bytes = {} MiB of message buffers, more "
-            "than {} MiB",
-            Blame(scenario, "mpi.alltoall_window", "mpi.alltoall_max_size"), ranks, steps,
-            mean_size, ranks * steps * mean_size >> 20, kMaxAlltoallBytes >> 20));
-      }
-    } else if (workload == "mpi_alltoall") {
-      const auto per_rank = static_cast<uint64_t>(p.Int("mpi.alltoall_messages"));
-      const uint64_t messages = ranks * per_rank;
-      if (messages > kMaxAlltoallMessages) {
-        return Status::Error(fmt::format(
-            "{}: mpi.ranks x mpi.alltoall_messages = {} x {} = {} messages, more than {}",
-            Blame(scenario, "mpi.alltoall_messages", "mpi.ranks"), ranks, per_rank, messages,
-            kMaxAlltoallMessages));
-      }
-      const uint64_t max_size = p.SizeBytes("mpi.alltoall_max_size");
-      // Both factors are bounded (1e7 messages, 256 MiB), so the product fits in 64 bits.
-      if (messages * max_size > kMaxAlltoallBytes) {
-        return Status::Error(fmt::format(
-            "{}: mpi.ranks x mpi.alltoall_messages x mpi.alltoall_max_size = {} x {} x {} bytes "
-            "= {} MiB of message buffers, more than {} MiB",
-            Blame(scenario, "mpi.alltoall_max_size", "mpi.alltoall_messages"), ranks, per_rank,
-            max_size, messages * max_size >> 20, kMaxAlltoallBytes >> 20));
-      }
-    }
+    if (Status s = CheckMpiRanks(p, workload); !s.ok()) return s;
+    if (workload == "mpi_alltoall") return CheckAlltoallBuffers(scenario);
   }
   return Status();
 }

@@ -54,79 +54,51 @@ uint64_t DlmBlocksHostBytes(const DlmBlocksConfig& config, uint32_t nodes) {
   return RoundUp(owned, kBigPage) + RoundUp(landing, kBigPage) + 2 * kBigPage;
 }
 
-Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& config) {
-  if (!cluster.rdma_enabled()) return Status::Error("dlm_blocks: the cluster has no RDMA");
-  const ClusterConfig& cc = cluster.config();
-  const uint32_t nodes = cc.nodes;
-  if (nodes < 3) {
-    return Status::Error("dlm_blocks: needs 3 nodes or more (requester, manager, owner)");
-  }
-  const ulp::BlockServiceConfig service = ServiceConfig(config, nodes);
+namespace {
+
+/** The service's node on each cluster node, with the port and task host it runs on. */
+struct ServiceNodes {
   std::vector<std::unique_ptr<hal::Port>> ports;
   std::vector<std::unique_ptr<hal::TaskHost>> hosts;
   std::vector<std::unique_ptr<ulp::BlockServiceNode>> services;
-  for (uint32_t n = 0; n < nodes; ++n) {
-    ports.push_back(cluster.MakePort(n * cc.adapters_per_node, 0));
-    hosts.push_back(cluster.MakeTaskHost(n));
+};
+
+/** Builds a service node per cluster node; each owner writes its blocks (block b holds the
+ *  pattern keyed by b). */
+Status BuildServiceNodes(Cluster& cluster, const ulp::BlockServiceConfig& service,
+                         ServiceNodes* out) {
+  const ClusterConfig& cc = cluster.config();
+  for (uint32_t n = 0; n < cc.nodes; ++n) {
+    out->ports.push_back(cluster.MakePort(n * cc.adapters_per_node, 0));
+    out->hosts.push_back(cluster.MakeTaskHost(n));
     Result<std::unique_ptr<ulp::BlockServiceNode>> made =
-        ulp::BlockServiceNode::Create(n, service, *hosts.back(), *ports.back());
+        ulp::BlockServiceNode::Create(n, service, *out->hosts.back(), *out->ports.back());
     if (!made.ok()) return Status::Error("dlm_blocks: " + made.status().message());
-    services.push_back(std::move(*made));
+    out->services.push_back(std::move(*made));
   }
-  // Each owner writes its blocks: block b holds the pattern keyed by b.
   std::vector<uint8_t> buf(service.block_bytes);
-  for (uint32_t b = 0; b < config.blocks; ++b) {
-    const uint32_t owner = ulp::BlockOwner(b, nodes);
+  for (uint32_t b = 0; b < service.blocks; ++b) {
+    const uint32_t owner = ulp::BlockOwner(b, cc.nodes);
     FillPattern(buf.data(), service.block_bytes, b);
-    hosts[owner]->Write(services[owner]->owned_vaddr(b), buf.data(), buf.size());
+    out->hosts[owner]->Write(out->services[owner]->owned_vaddr(b), buf.data(), buf.size());
   }
-  std::vector<ulp::BlockDirectoryEntry> directory;
-  for (const auto& s : services) directory.push_back(s->entry());
+  return Status();
+}
 
-  WorkloadResult out;
-  DeliveryLedger ledger("dlm_blocks request");
+/** What the requests cost and took, besides the service's own counts. */
+struct RequestTimes {
   uint64_t finished = 0;
-  const uint64_t start_ps = cluster.events().now_ps();
-  uint64_t end_ps = start_ps;
-  uint64_t waited_ps = 0;  // summed over arrivals: every request is made at start_ps
-  for (uint32_t n = 0; n < nodes; ++n) {
-    hal::TaskHost& host = *hosts[n];
-    services[n]->Start(
-        directory,
-        [&, &host = host](uint64_t request, uint32_t block, uint64_t vaddr) {
-          const bool read = host.Read(vaddr, buf.data(), buf.size());
-          const bool intact = read && CheckPattern(buf.data(), service.block_bytes, block);
-          ledger.Arrived(request, intact, service.block_bytes, out);
-          ++finished;
-          end_ps = cluster.events().now_ps();
-          waited_ps += end_ps - start_ps;
-        },
-        [&](uint64_t, uint32_t) { ++finished; });
-  }
-  Rng rng(cc.seed, "dlm_blocks");
-  for (uint64_t i = 0; i < config.requests; ++i) {
-    const auto block = static_cast<uint32_t>(rng.Below(config.blocks));
-    const uint32_t requester = PickRequester(rng, block, nodes);
-    ledger.Sent(i, out);
-    services[requester]->Request(i, block);
-  }
-  Status s = RunUntil(
-      cluster, [&] { return finished == config.requests; }, "dlm_blocks");
-  // Late copies (redriven reads, resent answers) land now and are counted: a completion no
-  // read sent fails the run.
-  RunToQuiet(cluster);
-  if (!s.ok()) out.Stall(s);
-  ledger.Settle(out);
+  uint64_t delivered = 0;
+  /** Summed over arrivals: every request is made at the start. */
+  uint64_t waited_ps = 0;
+  double seconds = 0;
+};
 
-  ulp::BlockServiceStats total;
-  for (const auto& svc : services) total += svc->stats();
-  services.clear();  // stops receiving before the ports go
-  if (total.stray_completions > 0) {
-    out.AddError(fmt::format("dlm_blocks: {} completion records that no manager's read sent",
-                             total.stray_completions));
-  }
-  const double seconds = static_cast<double>(end_ps - start_ps) * 1e-12;
-  const double mbps = seconds > 0 ? static_cast<double>(out.bytes_delivered) / seconds / 1e6 : 0;
+/** The table and the results of a run: packets and wake-ups per block, waits, bandwidth. */
+void Report(const DlmBlocksConfig& config, const ulp::BlockServiceConfig& service,
+            const ulp::BlockServiceStats& total, const RequestTimes& times, WorkloadResult& out) {
+  const double mbps =
+      times.seconds > 0 ? static_cast<double>(out.bytes_delivered) / times.seconds / 1e6 : 0;
   const bool third_party = config.transfer == ulp::BlockTransfer::kThirdParty;
   // Packets per block besides its data: the software's (requests, orders, reports, dones),
   // the read requests, and with third-party reads the completion the requester's adapter
@@ -141,23 +113,23 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
   const uint64_t local_completions =
       total.landed_before_done + total.late_landings + (third_party ? 0 : total.blocks_received);
   const uint64_t handlings = software_packets + remote_completions + local_completions;
-  const double blocks = std::max<double>(1, static_cast<double>(ledger.delivered()));
-  const double mean_wait_us =
-      static_cast<double>(waited_ps) * 1e-6 / std::max<double>(1, static_cast<double>(finished));
+  const double blocks = std::max<double>(1, static_cast<double>(times.delivered));
+  const double mean_wait_us = static_cast<double>(times.waited_ps) * 1e-6 /
+                              std::max<double>(1, static_cast<double>(times.finished));
   // A design where the manager tells the requester to fetch the block itself sends one more
   // message per block (the manager's "fetch it from the owner"): third-party RDMA saves it.
-  const uint64_t fetch_orders_saved = third_party ? ledger.delivered() : 0;
+  const uint64_t fetch_orders_saved = third_party ? times.delivered : 0;
   out.table = fmt::format(
       "{:>11}  {:>8}  {:>8}  {:>8}  {:>8}  {:>16}  {:>17}  {:>12}  {:>14}\n"
       "{:>11}  {:>8}  {:>8}  {:>8}  {:>8}  {:>16.2f}  {:>17.2f}  {:>12.1f}  {:>14.1f}\n",
       "transfer", "requests", "blocks", "reads", "redrives", "packets_per_block",
       "wakeups_per_block", "mean_wait_us", "bandwidth_MB/s",
-      third_party ? "third_party" : "fetch_order", config.requests, ledger.delivered(), reads,
+      third_party ? "third_party" : "fetch_order", config.requests, times.delivered, reads,
       total.redrives + total.fetch_redrives, static_cast<double>(control_packets) / blocks,
       static_cast<double>(handlings) / blocks, mean_wait_us, mbps);
   out.results = {{"workload", "dlm_blocks"},
                  {"transfer", third_party ? "third_party" : "fetch_order"},
-                 {"nodes", nodes},
+                 {"nodes", service.nodes},
                  {"blocks", config.blocks},
                  {"block_bytes", service.block_bytes},
                  {"requests", config.requests},
@@ -190,6 +162,69 @@ Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& con
                  {"software_wakeups", handlings},
                  {"mean_wait_us", mean_wait_us},
                  {"bandwidth_mbps", mbps}};
+}
+
+}  // namespace
+
+Result<WorkloadResult> RunDlmBlocks(Cluster& cluster, const DlmBlocksConfig& config) {
+  if (!cluster.rdma_enabled()) return Status::Error("dlm_blocks: the cluster has no RDMA");
+  const ClusterConfig& cc = cluster.config();
+  const uint32_t nodes = cc.nodes;
+  if (nodes < 3) {
+    return Status::Error("dlm_blocks: needs 3 nodes or more (requester, manager, owner)");
+  }
+  const ulp::BlockServiceConfig service = ServiceConfig(config, nodes);
+  ServiceNodes built;
+  if (Status s = BuildServiceNodes(cluster, service, &built); !s.ok()) return s;
+  std::vector<std::unique_ptr<ulp::BlockServiceNode>>& services = built.services;
+  std::vector<ulp::BlockDirectoryEntry> directory;
+  for (const auto& s : services) directory.push_back(s->entry());
+
+  WorkloadResult out;
+  DeliveryLedger ledger("dlm_blocks request");
+  RequestTimes times;
+  std::vector<uint8_t> buf(service.block_bytes);
+  const uint64_t start_ps = cluster.events().now_ps();
+  uint64_t end_ps = start_ps;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    hal::TaskHost& host = *built.hosts[n];
+    services[n]->Start(
+        directory,
+        [&, &host = host](uint64_t request, uint32_t block, uint64_t vaddr) {
+          const bool read = host.Read(vaddr, buf.data(), buf.size());
+          const bool intact = read && CheckPattern(buf.data(), service.block_bytes, block);
+          ledger.Arrived(request, intact, service.block_bytes, out);
+          ++times.finished;
+          end_ps = cluster.events().now_ps();
+          times.waited_ps += end_ps - start_ps;
+        },
+        [&](uint64_t, uint32_t) { ++times.finished; });
+  }
+  Rng rng(cc.seed, "dlm_blocks");
+  for (uint64_t i = 0; i < config.requests; ++i) {
+    const auto block = static_cast<uint32_t>(rng.Below(config.blocks));
+    const uint32_t requester = PickRequester(rng, block, nodes);
+    ledger.Sent(i, out);
+    services[requester]->Request(i, block);
+  }
+  Status s = RunUntil(
+      cluster, [&] { return times.finished == config.requests; }, "dlm_blocks");
+  // Late copies (redriven reads, resent answers) land now and are counted: a completion no
+  // read sent fails the run.
+  RunToQuiet(cluster);
+  if (!s.ok()) out.Stall(s);
+  ledger.Settle(out);
+
+  ulp::BlockServiceStats total;
+  for (const auto& svc : services) total += svc->stats();
+  services.clear();  // stops receiving before the ports go
+  if (total.stray_completions > 0) {
+    out.AddError(fmt::format("dlm_blocks: {} completion records that no manager's read sent",
+                             total.stray_completions));
+  }
+  times.delivered = ledger.delivered();
+  times.seconds = static_cast<double>(end_ps - start_ps) * 1e-12;
+  Report(config, service, total, times, out);
   return out;
 }
 

@@ -89,6 +89,18 @@ class LifecycleRun {
     const uint64_t closed = ClosedDrops() - closed_at_start;
     // Work the reset discarded (frames waiting for the microcode, DMAs in flight).
     const uint64_t reset_drops = dst_hw.counters().dropped_by_reset - reset_drops_at_start;
+    if (Status st = AccountForTheEvent(written, closed, recoveries_at_start); !st.ok()) return st;
+    SecondStream();
+    return Report(start_ps, written, event_ == LifecycleEvent::kClose ? closed : reset_drops);
+  }
+
+ private:
+  /**
+   * After the first stream: every packet written or dropped as closed, none written after the
+   * release, and the window reopened (close); or the adapter recovered exactly once.
+   */
+  Status AccountForTheEvent(uint64_t written, uint64_t closed, uint64_t recoveries_at_start) {
+    const hw::func::AdapterModel& dst_hw = cluster_.adapter(dst_.adapter);
     if (event_ == LifecycleEvent::kClose) {
       if (dst_hw.firmware_counters().rx_packets != rx_at_release_) {
         out_.AddError(
@@ -109,11 +121,14 @@ class LifecycleRun {
     } else if (cluster_.driver(dst_.adapter).recovery_count() != recoveries_at_start + 1) {
       out_.AddError("recovery_under_load: the adapter was not recovered exactly once");
     }
+    return Status();
+  }
 
-    // The second stream into the reopened (or recovered) window: every packet, exactly.
+  /** The second stream into the reopened (or recovered) window: every packet, exactly. */
+  void SecondStream() {
     phase_ = 1;
     Pump();
-    s = RunUntil(
+    Status s = RunUntil(
         cluster_, [&] { return delivered_[1] == config_.packets; }, Name());
     if (!s.ok()) out_.Stall(s);
     RunToQuiet(cluster_);
@@ -121,11 +136,8 @@ class LifecycleRun {
       out_.AddError(fmt::format("{}: {} of {} packets sent after the {} arrived", Name(),
                                 delivered_[1], config_.packets, EventName()));
     }
-
-    return Report(start_ps, written, event_ == LifecycleEvent::kClose ? closed : reset_drops);
   }
 
- private:
   /**
    * The outcome. The first stream may lose packets (the event drops them, and they are
    * accounted for above): those are the event's, counted in `lost` and the drops, and not

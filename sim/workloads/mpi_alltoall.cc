@@ -27,6 +27,89 @@ using mpi_workload::NeedRanks;
 
 namespace {
 
+/** The pairwise schedule of a complete exchange: who sends what in each step. */
+struct PairwiseSchedule {
+  PairwiseSchedule(const MpiAlltoallConfig& c, int ranks, uint64_t run_seed)
+      : config(c),
+        n(ranks),
+        seed(run_seed),
+        large_below(static_cast<uint64_t>(c.large_pairs * (1u << 20))),
+        steps(static_cast<uint32_t>(ranks - 1)),
+        window(c.window == 0 ? steps : std::min(c.window, steps)) {}
+
+  /** A pair is large or not, both ways, by a seeded draw. */
+  size_t LenOf(int a, int b) const {
+    const uint64_t lo = static_cast<uint64_t>(std::min(a, b)),
+                   hi = static_cast<uint64_t>(std::max(a, b));
+    Rng pair(seed ^ (lo * 1'000'003 + hi), "mpi_alltoall_pair");
+    return static_cast<size_t>(pair.Below(1u << 20) < large_below ? config.max_size
+                                                                  : config.small_size);
+  }
+  /** A message's pattern key: the plan index of the one-round exchange, then round by round. */
+  uint64_t KeyOf(uint32_t round, int src, uint32_t step) const {
+    return (static_cast<uint64_t>(round) * static_cast<uint64_t>(n) + static_cast<uint64_t>(src)) *
+               steps +
+           (step - 1);
+  }
+
+  const MpiAlltoallConfig& config;
+  const int n;
+  const uint64_t seed;
+  const uint64_t large_below;
+  const uint32_t steps;
+  const uint32_t window;
+};
+
+/** One rank's part of the exchange: the bytes it received checked and added to `bytes`;
+ *  rank 0 sets `seconds`. */
+void ExchangeOnRank(mpi::Mpi& m, const PairwiseSchedule& plan, WorkloadResult& out, uint64_t* bytes,
+                    double* seconds) {
+  const auto& w = m.world();
+  /** One step in flight: its buffers and its two requests. */
+  struct Step {
+    uint32_t round, step;
+    int from;
+    std::vector<uint8_t> send, recv;
+    std::vector<mpi::Mpi::Request> rs;
+  };
+  std::deque<Step> live;
+  const auto finish_oldest = [&] {
+    Step& st = live.front();
+    m.Waitall(st.rs);
+    CheckReceived(out, st.recv.data(), st.recv.size(), plan.KeyOf(st.round, st.from, st.step), [&] {
+      return fmt::format("mpi_alltoall: round {} step {} ({} -> {}, {} B)", st.round, st.step,
+                         st.from, w.rank, st.recv.size());
+    });
+    *bytes += st.recv.size();
+    live.pop_front();
+  };
+  const int n = plan.n;
+  m.Barrier(w);
+  const double start = m.Wtime();
+  for (uint32_t round = 0; round < plan.config.rounds; ++round) {
+    for (uint32_t k = 1; k <= plan.steps; ++k) {
+      if (live.size() == plan.window) finish_oldest();
+      const int to = (w.rank + static_cast<int>(k)) % n;
+      const int from = (w.rank + n - static_cast<int>(k)) % n;
+      Step& st = live.emplace_back(Step{round,
+                                        k,
+                                        from,
+                                        std::vector<uint8_t>(plan.LenOf(w.rank, to)),
+                                        std::vector<uint8_t>(plan.LenOf(from, w.rank)),
+                                        {}});
+      const int tag = static_cast<int>(k);
+      st.rs.push_back(m.Irecv(st.recv.data(), st.recv.size(), kByte, from, tag, w));
+      FillPattern(st.send.data(), static_cast<uint32_t>(st.send.size()),
+                  plan.KeyOf(round, w.rank, k));
+      st.rs.push_back(m.Isend(st.send.data(), st.send.size(), kByte, to, tag, w));
+      CountSent(out);
+    }
+  }
+  while (!live.empty()) finish_oldest();
+  m.Barrier(w);
+  if (w.rank == 0) *seconds = m.Wtime() - start;
+}
+
 /**
  * The complete exchange (config.large_pairs > 0) on a pairwise schedule: in step k (1..n-1)
  * rank r sends to (r + k) % n and receives from (r - k) % n, at most `window` steps in flight
@@ -36,82 +119,21 @@ namespace {
 Result<WorkloadResult> RunCompleteExchange(MpiJob& job, const MpiAlltoallConfig& config) {
   WorkloadResult out;
   const int n = static_cast<int>(job.ranks());
-  const uint64_t seed = job.cluster().config().seed;
-  // A pair is large or not, both ways, by a seeded draw.
-  const uint64_t large_below = static_cast<uint64_t>(config.large_pairs * (1u << 20));
-  const auto len_of = [&](int a, int b) {
-    const uint64_t lo = static_cast<uint64_t>(std::min(a, b)),
-                   hi = static_cast<uint64_t>(std::max(a, b));
-    Rng pair(seed ^ (lo * 1'000'003 + hi), "mpi_alltoall_pair");
-    return static_cast<size_t>(pair.Below(1u << 20) < large_below ? config.max_size
-                                                                  : config.small_size);
-  };
-  const auto steps = static_cast<uint32_t>(n - 1);
-  const uint32_t window = config.window == 0 ? steps : std::min(config.window, steps);
-  // A message's pattern key: the plan index of the one-round exchange, then round by round.
-  const auto key_of = [&](uint32_t round, int src, uint32_t step) {
-    return (static_cast<uint64_t>(round) * static_cast<uint64_t>(n) + static_cast<uint64_t>(src)) *
-               steps +
-           (step - 1);
-  };
+  const PairwiseSchedule plan(config, n, job.cluster().config().seed);
   uint64_t bytes = 0;
   double seconds = 0;
-  Status s = job.Run([&](mpi::Mpi& m) {
-    const auto& w = m.world();
-    /** One step in flight: its buffers and its two requests. */
-    struct Step {
-      uint32_t round, step;
-      int from;
-      std::vector<uint8_t> send, recv;
-      std::vector<mpi::Mpi::Request> rs;
-    };
-    std::deque<Step> live;
-    const auto finish_oldest = [&] {
-      Step& st = live.front();
-      m.Waitall(st.rs);
-      CheckReceived(out, st.recv.data(), st.recv.size(), key_of(st.round, st.from, st.step), [&] {
-        return fmt::format("mpi_alltoall: round {} step {} ({} -> {}, {} B)", st.round, st.step,
-                           st.from, w.rank, st.recv.size());
-      });
-      bytes += st.recv.size();
-      live.pop_front();
-    };
-    m.Barrier(w);
-    const double start = m.Wtime();
-    for (uint32_t round = 0; round < config.rounds; ++round) {
-      for (uint32_t k = 1; k <= steps; ++k) {
-        if (live.size() == window) finish_oldest();
-        const int to = (w.rank + static_cast<int>(k)) % n;
-        const int from = (w.rank + n - static_cast<int>(k)) % n;
-        Step& st = live.emplace_back(Step{round,
-                                          k,
-                                          from,
-                                          std::vector<uint8_t>(len_of(w.rank, to)),
-                                          std::vector<uint8_t>(len_of(from, w.rank)),
-                                          {}});
-        const int tag = static_cast<int>(k);
-        st.rs.push_back(m.Irecv(st.recv.data(), st.recv.size(), kByte, from, tag, w));
-        FillPattern(st.send.data(), static_cast<uint32_t>(st.send.size()),
-                    key_of(round, w.rank, k));
-        st.rs.push_back(m.Isend(st.send.data(), st.send.size(), kByte, to, tag, w));
-        CountSent(out);
-      }
-    }
-    while (!live.empty()) finish_oldest();
-    m.Barrier(w);
-    if (w.rank == 0) seconds = m.Wtime() - start;
-  });
+  Status s = job.Run([&](mpi::Mpi& m) { ExchangeOnRank(m, plan, out, &bytes, &seconds); });
   if (!s.ok()) out.Stall(s);
   nlohmann::json mpi_totals = MergePartitions(job, out);
   MergeBytesAndTime(job, &bytes, &seconds);
   nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
-  const uint64_t messages = static_cast<uint64_t>(n) * steps * config.rounds;
+  const uint64_t messages = static_cast<uint64_t>(n) * plan.steps * config.rounds;
   const double mbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
   out.table = fmt::format("{:>8}  {:>10}  {:>12}  {:>16}\n{:>8}  {:>10}  {:>12}  {:>16.1f}\n",
                           "ranks", "messages", "bytes", "aggregate_MB/s", n, messages, bytes, mbps);
   out.results = {{"workload", "mpi_alltoall"}, {"ranks", n},
                  {"messages", messages},       {"rounds", config.rounds},
-                 {"window", window},           {"bytes", bytes},
+                 {"window", plan.window},      {"bytes", bytes},
                  {"aggregate_mbps", mbps},     {"transport", transport},
                  {"mpi", mpi_totals}};
   return out;

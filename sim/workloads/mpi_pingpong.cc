@@ -64,6 +64,91 @@ uint64_t PingPongKey(size_t size, uint32_t phase, uint64_t index, int rank) {
          static_cast<uint64_t>(rank);
 }
 
+/** One rank of a pair at one size: its latency rounds and its bandwidth windows. */
+class PingPongRank {
+ public:
+  PingPongRank(MpiJob& job, mpi::Mpi& m, const MpiPingPongConfig& config, size_t size,
+               WorkloadResult& out)
+      : job_(job),
+        m_(m),
+        config_(config),
+        size_(size),
+        out_(out),
+        w_(m.world()),
+        peer_(w_.rank ^ 1),
+        label_(fmt::format("mpi_pingpong size {}", size)) {}
+
+  /** Three warm-up rounds, then the timed ones: the half round trip in microseconds. */
+  double Latency(uint8_t* out_ptr, uint8_t* in_ptr) {
+    double t0 = 0;
+    const bool first = w_.rank % 2 == 0;
+    for (int i = -3; i < static_cast<int>(config_.iterations); ++i) {
+      if (i == 0) t0 = m_.Wtime();
+      const auto round = static_cast<uint64_t>(i + 3);
+      for (int turn = 0; turn < 2; ++turn) {
+        if ((turn == 0) == first) {
+          FillPattern(out_ptr, static_cast<uint32_t>(size_), PingPongKey(size_, 0, round, w_.rank));
+          m_.Send(out_ptr, size_, kByte, peer_, 1, w_);
+          CountSent(out_);
+          continue;
+        }
+        if (config_.compute_ps == 0) {
+          m_.Recv(in_ptr, size_, kByte, peer_, 1, w_);
+        } else {
+          std::vector<mpi::Mpi::Request> recv{m_.Irecv(in_ptr, size_, kByte, peer_, 1, w_)};
+          job_.Sleep(static_cast<uint32_t>(w_.rank), config_.compute_ps);
+          m_.Waitall(recv);
+        }
+        CheckReceived(out_, in_ptr, size_, PingPongKey(size_, 0, round, peer_), [&] {
+          return fmt::format("{}: round {} from rank {}", label_, round, peer_);
+        });
+      }
+    }
+    return (m_.Wtime() - t0) * 1e6 / config_.iterations / 2;
+  }
+
+  /** A window of messages in flight, one way (`both` false) or both ways: MB/s. */
+  double Bandwidth(bool both, uint8_t* const* sends, uint8_t* const* recvs) {
+    int one = 0;
+    m_.Sendrecv(&one, 0, kByte, peer_, 2, &one, 0, kByte, peer_, 2, w_);  // line up
+    const double start = m_.Wtime();
+    const bool sending = w_.rank % 2 == 0 || both;
+    const bool receiving = w_.rank % 2 == 1 || both;
+    const uint32_t phase = both ? 2 : 1;
+    for (uint32_t done = 0; done < config_.bandwidth_messages; done += config_.window) {
+      std::vector<mpi::Mpi::Request> rs;
+      for (uint32_t k = 0; k < config_.window; ++k) {
+        if (receiving) rs.push_back(m_.Irecv(recvs[k], size_, kByte, peer_, 3, w_));
+        if (sending) {
+          FillPattern(sends[k], static_cast<uint32_t>(size_),
+                      PingPongKey(size_, phase, done + k, w_.rank));
+          rs.push_back(m_.Isend(sends[k], size_, kByte, peer_, 3, w_));
+          CountSent(out_);
+        }
+      }
+      m_.Waitall(rs);
+      for (uint32_t k = 0; receiving && k < config_.window; ++k) {
+        CheckReceived(out_, recvs[k], size_, PingPongKey(size_, phase, done + k, peer_), [&] {
+          return fmt::format("{}: bandwidth message {} from rank {}", label_, done + k, peer_);
+        });
+      }
+    }
+    m_.Sendrecv(&one, 0, kByte, peer_, 2, &one, 0, kByte, peer_, 2, w_);
+    const double seconds = m_.Wtime() - start;
+    return static_cast<double>(size_) * config_.bandwidth_messages * (both ? 2 : 1) / seconds / 1e6;
+  }
+
+ private:
+  MpiJob& job_;
+  mpi::Mpi& m_;
+  const MpiPingPongConfig& config_;
+  const size_t size_;
+  WorkloadResult& out_;
+  const mpi::Comm& w_;
+  const int peer_;
+  const std::string label_;
+};
+
 }  // namespace
 
 Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& config) {
@@ -98,75 +183,16 @@ Result<WorkloadResult> RunMpiPingPong(MpiJob& job, const MpiPingPongConfig& conf
     Status s = job.Run([&](mpi::Mpi& m) {
       const auto& w = m.world();
       if (w.rank >= pair_ranks) return;
-      const int peer = w.rank ^ 1;
-      const std::string label = fmt::format("mpi_pingpong size {}", size);
       // Every message carries its own pattern; every one received is checked.
       std::vector<std::vector<uint8_t>> plain;
       const std::vector<uint8_t*> buffers =
           MessageBuffers(m, config.zero_copy, 2 + 2 * size_t{config.window}, size, largest,
                          zero_copy_areas[static_cast<size_t>(w.rank)], plain);
-      uint8_t* const out_ptr = buffers[0];
-      uint8_t* const in_ptr = buffers[1];
-      uint8_t* const* const sends = &buffers[2];
-      uint8_t* const* const recvs = &buffers[2 + config.window];
-      double t0 = 0;
-      for (int i = -3; i < static_cast<int>(config.iterations); ++i) {
-        if (i == 0) t0 = m.Wtime();
-        const auto round = static_cast<uint64_t>(i + 3);
-        const bool first = w.rank % 2 == 0;
-        for (int turn = 0; turn < 2; ++turn) {
-          if ((turn == 0) == first) {
-            FillPattern(out_ptr, static_cast<uint32_t>(size), PingPongKey(size, 0, round, w.rank));
-            m.Send(out_ptr, size, kByte, peer, 1, w);
-            CountSent(out);
-          } else if (config.compute_ps == 0) {
-            m.Recv(in_ptr, size, kByte, peer, 1, w);
-          } else {
-            std::vector<mpi::Mpi::Request> recv{m.Irecv(in_ptr, size, kByte, peer, 1, w)};
-            job.Sleep(static_cast<uint32_t>(w.rank), config.compute_ps);
-            m.Waitall(recv);
-          }
-          if ((turn == 0) != first) {
-            CheckReceived(out, in_ptr, size, PingPongKey(size, 0, round, peer), [&] {
-              return fmt::format("{}: round {} from rank {}", label, round, peer);
-            });
-          }
-        }
-      }
-      if (w.rank % 2 == 0) {
-        pair_latency_us[static_cast<size_t>(w.rank / 2)] =
-            (m.Wtime() - t0) * 1e6 / config.iterations / 2;
-      }
-      // Bandwidth: a window of messages in flight, one way and then both ways.
-      for (int both = 0; both < 2; ++both) {
-        int one = 0;
-        m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);  // line up
-        const double start = m.Wtime();
-        const bool sending = w.rank % 2 == 0 || both;
-        const bool receiving = w.rank % 2 == 1 || both;
-        for (uint32_t done = 0; done < config.bandwidth_messages; done += config.window) {
-          std::vector<mpi::Mpi::Request> rs;
-          for (uint32_t k = 0; k < config.window; ++k) {
-            const uint64_t index = done + k;
-            if (receiving) rs.push_back(m.Irecv(recvs[k], size, kByte, peer, 3, w));
-            if (sending) {
-              FillPattern(sends[k], static_cast<uint32_t>(size),
-                          PingPongKey(size, 1 + both, index, w.rank));
-              rs.push_back(m.Isend(sends[k], size, kByte, peer, 3, w));
-              CountSent(out);
-            }
-          }
-          m.Waitall(rs);
-          for (uint32_t k = 0; receiving && k < config.window; ++k) {
-            CheckReceived(out, recvs[k], size, PingPongKey(size, 1 + both, done + k, peer), [&] {
-              return fmt::format("{}: bandwidth message {} from rank {}", label, done + k, peer);
-            });
-          }
-        }
-        m.Sendrecv(&one, 0, kByte, peer, 2, &one, 0, kByte, peer, 2, w);
-        const double seconds = m.Wtime() - start;
-        const double mbps =
-            static_cast<double>(size) * config.bandwidth_messages * (both ? 2 : 1) / seconds / 1e6;
+      PingPongRank rank(job, m, config, size, out);
+      const double latency_us = rank.Latency(buffers[0], buffers[1]);
+      if (w.rank % 2 == 0) pair_latency_us[static_cast<size_t>(w.rank / 2)] = latency_us;
+      for (const bool both : {false, true}) {
+        const double mbps = rank.Bandwidth(both, &buffers[2], &buffers[2 + config.window]);
         if (w.rank == 0) (both ? bidir : oneway) = mbps;
       }
     });

@@ -77,7 +77,7 @@ std::optional<uint64_t> Mpi::TaskAddress(const void* buf, size_t bytes) const {
 }
 
 void Mpi::AbandonRequests() {
-  posted_.clear();
+  matcher_.ForgetPosted();
   pending_recvs_.clear();
   accepted_.clear();
   transport_.multicast().AbandonReceives();

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // An MPI layer over the reliable transport, one object per rank: communicators (world, dup,
 // split), blocking and nonblocking point-to-point with source and tag matching (wildcards
-// included), probes, synchronous sends, the unexpected-message queue, eager and rendezvous
-// protocols, and collectives built on point-to-point. Names and semantics follow MPI's; the C
-// binding (ulp/mpi/capi) packs datatypes itself and calls the byte-level collectives here.
+// included; the queues are a Matcher's, matcher.h), probes, synchronous sends, eager and
+// rendezvous protocols, and collectives built on point-to-point. Names and semantics follow MPI's;
+// the C binding (ulp/mpi/capi) packs datatypes itself and calls the byte-level collectives here.
 //
 // Blocking calls wait through a Blocker: in the simulator each rank runs its program on its
 // own thread and hands control back to the event loop while it waits.
@@ -25,8 +25,11 @@
 #include "ulp/mpi/half_rdma_reduce.h"
 #include "ulp/mpi/intranode_path.h"
 #include "ulp/mpi/limits.h"
+#include "ulp/mpi/matcher.h"
 #include "ulp/mpi/mpi_config.h"
 #include "ulp/mpi/mpi_stats.h"
+#include "ulp/mpi/p2p_wire.h"
+#include "ulp/mpi/request.h"
 #include "ulp/mpi/multicast_groups.h"
 #include "ulp/transport/buffer_pool.h"
 #include "hal/port.h"
@@ -37,30 +40,10 @@
 
 namespace nicsim::mpi {
 
-struct Status {
-  int source = -1;
-  int tag = -1;
-  /** Bytes received. */
-  size_t bytes = 0;
-  /** The message was longer than the receive buffer (the rest was cut off). */
-  bool truncated = false;
-  /** The receive was cancelled before any message matched it (nothing was received). */
-  bool cancelled = false;
-  size_t Count(const Datatype& t) const { return t.size() ? bytes / t.size() : 0; }
-};
-
-/** A communicator: a context id and a group of world ranks (shared, never changed). */
-struct Comm {
-  uint32_t context = 0;
-  std::shared_ptr<const Group> group = Group::Identity(0);
-  int rank = 0;
-  int size() const { return group->size(); }
-};
-
 class Mpi {
  public:
-  struct RequestState;
-  using Request = std::shared_ptr<RequestState>;
+  using RequestState = mpi::RequestState;
+  using Request = mpi::Request;
 
   Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHost& host,
       Blocker& blocker, const MpiConfig& config = MpiConfig{});
@@ -225,48 +208,10 @@ class Mpi {
    */
   bool CancelRecv(const Request& r);
   /** Messages that arrived with no matching receive posted yet. */
-  size_t unexpected_queued() const { return unexpected_.size(); }
-
-  /** Shared state of a nonblocking operation. */
-  struct RequestState {
-    bool done = false;
-    Status status;
-    // Receive side.
-    void* buf = nullptr;
-    size_t count = 0;
-    Datatype type;
-    int source = kAnySource;
-    int tag = kAnyTag;
-    uint32_t context = 0;
-    const Comm* comm = nullptr;
-    std::shared_ptr<const Group> group;
-    /** A rendezvous receive landing in place: the bytes the sender announced (0: not). */
-    uint64_t in_place_bytes = 0;
-    /** A push-pull receive: the message's bytes are gathered here (pushes first, then the
-     *  pulled rest from `pulled_from` on) until all have come, then unpacked. */
-    bool gathering = false;
-    std::vector<uint8_t> gathered;
-    uint64_t gathered_bytes = 0;
-    uint64_t pulled_from = 0;
-  };
+  size_t unexpected_queued() const { return matcher_.unexpected_queued(); }
 
  private:
-  /** Message kinds, carried in the top bits of the transport context. */
-  enum class Kind : uint32_t { kEager = 0, kRts = 1, kCts = 2, kData = 3 };
-  struct Unexpected {
-    uint32_t context;
-    int source;  // world rank
-    int tag;
-    Kind kind;
-    std::vector<uint8_t> data;
-    uint64_t rdv_id = 0;
-    uint64_t bytes = 0;
-    /** Push-pull: bytes the sender pushes (`data` holds those arrived so far). */
-    uint64_t pushed = 0;
-    /** A kRts that the transport announced (`rdv_id` is its transport seq): accepted
-     *  through the transport, not cleared to send. */
-    bool announced = false;
-  };
+  using Kind = MessageKind;
   /** A rendezvous send waiting for the receiver's clear-to-send. */
   struct PendingSend {
     /** Completes the send's request once the data is delivered. */
@@ -294,11 +239,15 @@ class Mpi {
     bool announce = false;
   };
   void OnMessage(uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data);
+  /** An eager message or a rendezvous request: matched with a posted receive or kept as
+   *  unexpected. */
+  void OnMatchable(Kind kind, uint32_t context, int source, int tag, std::vector<uint8_t> data);
+  /** Clear to send for a pending send: its data (or, push-pull, what the pushes left) goes. */
+  void OnClearToSend(const std::vector<uint8_t>& data);
+  /** A rendezvous message's data for the receive that asked for it. */
+  void OnRendezvousData(int source, uint32_t tag, std::vector<uint8_t> data);
   /** The transport announced a rendezvous message: matched now, or kept as unexpected. */
   void OnAnnounced(uint32_t src, uint32_t wire_context, uint32_t tag, uint64_t total, uint32_t seq);
-  /** The posted receive that takes a message (context, source, tag), taken off the posted
-   *  list; nullptr if none does. */
-  Request TakePosted(uint32_t context, int source_world, int tag);
   /** Accepts announced message `seq` from `source_world` (`bytes` long) into receive `r`,
    *  landing it in r's buffer when that is an AllocMem area it fits. */
   void AcceptAnnounced(int source_world, uint32_t seq, uint64_t bytes, const Request& r);
@@ -351,7 +300,8 @@ class Mpi {
   bool Intranode(int dest_world) const {
     return intranode_ != nullptr && intranode_->Reaches(static_cast<uint32_t>(dest_world));
   }
-  bool Matches(const RequestState& r, uint32_t context, int source_world, int tag) const;
+  /** Keeps a message no receive matched, counted in the statistics. */
+  void KeepUnexpected(UnexpectedMessage u);
   /** Unpacks a message into r's buffer (a copy) and fills its status; not yet done. */
   void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
   /** Intranode or push-pull rendezvous: tells the sender of `rdv_id` to send the data for `r`. */
@@ -452,8 +402,7 @@ class Mpi {
   std::unordered_map<uint32_t, uint32_t> idups_;
   /** The first collective message of the current call whose length was not the expected. */
   std::optional<CountMismatch> count_mismatch_;
-  std::list<Request> posted_;
-  std::list<Unexpected> unexpected_;
+  Matcher matcher_;
   uint64_t next_rdv_ = 1;
   std::map<uint64_t, PendingSend> pending_sends_;
   /** (source world rank, rendezvous id) -> the receive waiting for the data. */

@@ -11,11 +11,10 @@
 
 namespace nicsim::mpi {
 
-bool Mpi::Matches(const RequestState& r, uint32_t context, int source_world, int tag) const {
-  if (r.context != context) return false;
-  if (r.tag != kAnyTag && r.tag != tag) return false;
-  if (r.source == kAnySource) return r.group->RankOf(source_world) >= 0;
-  return r.group->World(r.source) == source_world;
+void Mpi::KeepUnexpected(UnexpectedMessage u) {
+  const size_t queued = matcher_.KeepUnexpected(std::move(u));
+  ++stats_.unexpected;
+  stats_.unexpected_peak = std::max<uint64_t>(stats_.unexpected_peak, queued);
 }
 
 void Mpi::Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes) {
@@ -63,8 +62,7 @@ Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int s
   r->context = context;
   r->group = comm.group;
   // The oldest matching unexpected message first (MPI's non-overtaking rule).
-  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (!Matches(*r, it->context, it->source, it->tag)) continue;
+  if (std::optional<UnexpectedMessage> it = matcher_.TakeUnexpected(*r)) {
     if (it->kind == Kind::kEager) {
       Deliver(*r, it->source, it->tag, it->data.data(), it->data.size());
       r->done = true;
@@ -85,19 +83,16 @@ Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int s
         ClearToSend(it->source, it->rdv_id, r);
       }
     }
-    unexpected_.erase(it);
     // The program's call made the copy: it returns when the copy is done.
     SpendCopyTime();
     return r;
   }
-  posted_.push_back(r);
+  matcher_.Post(r);
   return r;
 }
 
 bool Mpi::CancelRecv(const Request& r) {
-  const auto it = std::find(posted_.begin(), posted_.end(), r);
-  if (it == posted_.end()) return false;
-  posted_.erase(it);
+  if (!matcher_.Unpost(r)) return false;
   r->status = Status{};
   r->status.cancelled = true;
   r->done = true;
@@ -120,93 +115,88 @@ void Mpi::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag, std::vect
   const int source = static_cast<int>(src);
   switch (kind) {
     case Kind::kEager:
-    case Kind::kRts: {
-      const int mpi_tag = static_cast<int>(tag);
-      if (kind == Kind::kRts && PushPull(source)) {
-        OnPush(source, context, mpi_tag, data);
-        return;
-      }
-      if (Request r = TakePosted(context, source, mpi_tag)) {
-        if (kind == Kind::kEager) {
-          Deliver(*r, source, mpi_tag, data.data(), data.size());
-          AfterCopies([r] { r->done = true; });
-        } else {
-          RtsPayload rts;
-          std::memcpy(&rts, data.data(), sizeof(rts));
-          r->status.source = r->group->RankOf(source);
-          r->status.tag = mpi_tag;
-          ClearToSend(source, rts.rdv_id, r);
-        }
-        return;
-      }
-      Unexpected u{context, source, mpi_tag, kind, {}, 0, 0};
-      if (kind == Kind::kEager) {
-        u.data = std::move(data);
-      } else {
-        RtsPayload rts;
-        std::memcpy(&rts, data.data(), sizeof(rts));
-        u.rdv_id = rts.rdv_id;
-        u.bytes = rts.bytes;
-      }
-      unexpected_.push_back(std::move(u));
-      ++stats_.unexpected;
-      stats_.unexpected_peak = std::max<uint64_t>(stats_.unexpected_peak, unexpected_.size());
+    case Kind::kRts:
+      OnMatchable(kind, context, source, static_cast<int>(tag), std::move(data));
       return;
-    }
-    case Kind::kCts: {
-      uint64_t id;
-      std::memcpy(&id, data.data(), sizeof(id));
-      auto it = pending_sends_.find(id);
-      if (it == pending_sends_.end()) return;
-      PendingSend p = std::move(it->second);
-      pending_sends_.erase(it);
-      if (p.pushpull) {
-        // Push-pull: the acknowledgement asks for what the pushes did not carry.
-        const uint64_t rest = (p.len > 0 ? p.len : p.data.size()) - p.pushed;
-        stats_.pushpull_pulled_bytes += rest;
-        if (p.len > 0) {
-          ++stats_.zero_copy_sends;
-          transport_.Send(
-              static_cast<uint32_t>(p.dest), Wire(static_cast<uint32_t>(Kind::kData), p.context),
-              static_cast<uint32_t>(id), p.vaddr + p.pushed, rest, std::move(p.on_done));
-          return;
-        }
-        p.data.erase(p.data.begin(), p.data.begin() + static_cast<std::ptrdiff_t>(p.pushed));
-      } else if (p.len > 0 && Intranode(p.dest)) {
-        // The path copies from the program's AllocMem buffer into shared memory itself.
-        const uint8_t* at = host_.Contiguous(p.vaddr, p.len);
-        NICSIM_CHECK(at != nullptr, "AllocMem area at %llx",
-                     static_cast<unsigned long long>(p.vaddr));
-        p.data.assign(at, at + p.len);
-      }
-      Transmit(p.dest, Kind::kData, p.context, static_cast<uint32_t>(id), std::move(p.data),
-               std::move(p.on_done));
+    case Kind::kCts:
+      OnClearToSend(data);
       return;
-    }
-    case Kind::kData: {
-      auto it = pending_recvs_.find({source, uint64_t{tag}});
-      if (it == pending_recvs_.end()) return;
-      Request r = it->second;
-      pending_recvs_.erase(it);
-      if (PushPull(source)) {
-        // The rest of a push-pull message (nothing if the pushes held it all).
-        if (r->gathering) Gather(r, source, r->pulled_from, data.data(), data.size());
-        return;
-      }
-      Landed(r, source, std::move(data));
+    case Kind::kData:
+      OnRendezvousData(source, tag, std::move(data));
       return;
-    }
   }
 }
 
-Mpi::Request Mpi::TakePosted(uint32_t context, int source_world, int tag) {
-  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (!Matches(**it, context, source_world, tag)) continue;
-    Request r = std::move(*it);
-    posted_.erase(it);
-    return r;
+void Mpi::OnMatchable(Kind kind, uint32_t context, int source, int tag, std::vector<uint8_t> data) {
+  if (kind == Kind::kRts && PushPull(source)) {
+    OnPush(source, context, tag, data);
+    return;
   }
-  return nullptr;
+  if (Request r = matcher_.TakePosted(context, source, tag)) {
+    if (kind == Kind::kEager) {
+      Deliver(*r, source, tag, data.data(), data.size());
+      AfterCopies([r] { r->done = true; });
+    } else {
+      RtsPayload rts;
+      std::memcpy(&rts, data.data(), sizeof(rts));
+      r->status.source = r->group->RankOf(source);
+      r->status.tag = tag;
+      ClearToSend(source, rts.rdv_id, r);
+    }
+    return;
+  }
+  UnexpectedMessage u{context, source, tag, kind, {}, 0, 0};
+  if (kind == Kind::kEager) {
+    u.data = std::move(data);
+  } else {
+    RtsPayload rts;
+    std::memcpy(&rts, data.data(), sizeof(rts));
+    u.rdv_id = rts.rdv_id;
+    u.bytes = rts.bytes;
+  }
+  KeepUnexpected(std::move(u));
+}
+
+void Mpi::OnClearToSend(const std::vector<uint8_t>& data) {
+  uint64_t id;
+  std::memcpy(&id, data.data(), sizeof(id));
+  auto it = pending_sends_.find(id);
+  if (it == pending_sends_.end()) return;
+  PendingSend p = std::move(it->second);
+  pending_sends_.erase(it);
+  if (p.pushpull) {
+    // Push-pull: the acknowledgement asks for what the pushes did not carry.
+    const uint64_t rest = (p.len > 0 ? p.len : p.data.size()) - p.pushed;
+    stats_.pushpull_pulled_bytes += rest;
+    if (p.len > 0) {
+      ++stats_.zero_copy_sends;
+      transport_.Send(static_cast<uint32_t>(p.dest),
+                      Wire(static_cast<uint32_t>(Kind::kData), p.context),
+                      static_cast<uint32_t>(id), p.vaddr + p.pushed, rest, std::move(p.on_done));
+      return;
+    }
+    p.data.erase(p.data.begin(), p.data.begin() + static_cast<std::ptrdiff_t>(p.pushed));
+  } else if (p.len > 0 && Intranode(p.dest)) {
+    // The path copies from the program's AllocMem buffer into shared memory itself.
+    const uint8_t* at = host_.Contiguous(p.vaddr, p.len);
+    NICSIM_CHECK(at != nullptr, "AllocMem area at %llx", static_cast<unsigned long long>(p.vaddr));
+    p.data.assign(at, at + p.len);
+  }
+  Transmit(p.dest, Kind::kData, p.context, static_cast<uint32_t>(id), std::move(p.data),
+           std::move(p.on_done));
+}
+
+void Mpi::OnRendezvousData(int source, uint32_t tag, std::vector<uint8_t> data) {
+  auto it = pending_recvs_.find({source, uint64_t{tag}});
+  if (it == pending_recvs_.end()) return;
+  Request r = it->second;
+  pending_recvs_.erase(it);
+  if (PushPull(source)) {
+    // The rest of a push-pull message (nothing if the pushes held it all).
+    if (r->gathering) Gather(r, source, r->pulled_from, data.data(), data.size());
+    return;
+  }
+  Landed(r, source, std::move(data));
 }
 
 void Mpi::OnAnnounced(uint32_t src, uint32_t wire_context, uint32_t tag, uint64_t total,
@@ -214,17 +204,15 @@ void Mpi::OnAnnounced(uint32_t src, uint32_t wire_context, uint32_t tag, uint64_
   const uint32_t context = wire_context & kContextMask;
   const int source = static_cast<int>(src);
   const int mpi_tag = static_cast<int>(tag);
-  if (Request r = TakePosted(context, source, mpi_tag)) {
+  if (Request r = matcher_.TakePosted(context, source, mpi_tag)) {
     r->status.source = r->group->RankOf(source);
     r->status.tag = mpi_tag;
     AcceptAnnounced(source, seq, total, r);
     return;
   }
-  Unexpected u{context, source, mpi_tag, Kind::kRts, {}, seq, total};
+  UnexpectedMessage u{context, source, mpi_tag, Kind::kRts, {}, seq, total};
   u.announced = true;
-  unexpected_.push_back(std::move(u));
-  ++stats_.unexpected;
-  stats_.unexpected_peak = std::max<uint64_t>(stats_.unexpected_peak, unexpected_.size());
+  KeepUnexpected(std::move(u));
 }
 
 void Mpi::AcceptAnnounced(int source_world, uint32_t seq, uint64_t bytes, const Request& r) {
@@ -260,15 +248,13 @@ std::optional<Status> Mpi::Iprobe(int source, int tag, const Comm& comm) const {
   probe.tag = tag;
   probe.context = comm.context;
   probe.group = comm.group;
-  for (const Unexpected& u : unexpected_) {
-    if (!Matches(probe, u.context, u.source, u.tag)) continue;
-    Status s;
-    s.source = comm.group->RankOf(u.source);
-    s.tag = u.tag;
-    s.bytes = u.kind == Kind::kEager ? u.data.size() : u.bytes;
-    return s;
-  }
-  return std::nullopt;
+  const UnexpectedMessage* u = matcher_.PeekUnexpected(probe);
+  if (u == nullptr) return std::nullopt;
+  Status s;
+  s.source = comm.group->RankOf(u->source);
+  s.tag = u->tag;
+  s.bytes = u->kind == Kind::kEager ? u->data.size() : u->bytes;
+  return s;
 }
 
 Status Mpi::Probe(int source, int tag, const Comm& comm) {

@@ -7,6 +7,10 @@
 
 namespace nicsim::mpi {
 
+/** A point-to-point message's kind: an eager message, a rendezvous request (RTS), the
+ *  receiver's clear to send (CTS), or a rendezvous message's data. */
+enum class MessageKind : uint32_t { kEager = 0, kRts = 1, kCts = 2, kData = 3 };
+
 inline constexpr uint32_t kKindShift = 30;
 inline constexpr uint32_t kContextMask = (1u << kKindShift) - 1;
 

@@ -115,19 +115,14 @@ void Mpi::OnPush(int source, uint32_t context, int tag, const std::vector<uint8_
       Gather(it->second, source, h.offset, bytes, len);
       return;
     }
-    for (Unexpected& u : unexpected_) {
-      if (u.source == source && u.kind == Kind::kRts && u.rdv_id == h.rdv_id) {
-        u.data.insert(u.data.end(), bytes, bytes + len);
-        return;
-      }
+    if (UnexpectedMessage* u = matcher_.FindRendezvous(source, h.rdv_id)) {
+      u->data.insert(u->data.end(), bytes, bytes + len);
+      return;
     }
     NICSIM_CHECK(false, "second push of message %llu from rank %d with no first",
                  static_cast<unsigned long long>(h.rdv_id), source);
   }
-  for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-    if (!Matches(**it, context, source, tag)) continue;
-    Request r = *it;
-    posted_.erase(it);
+  if (Request r = matcher_.TakePosted(context, source, tag)) {
     ++stats_.pushpull_early_receivers;
     r->status.source = r->group->RankOf(source);
     r->status.tag = tag;
@@ -136,11 +131,9 @@ void Mpi::OnPush(int source, uint32_t context, int tag, const std::vector<uint8_
     ClearToSend(source, h.rdv_id, r);
     return;
   }
-  Unexpected u{context,  source,  tag,     Kind::kRts, std::vector<uint8_t>(bytes, bytes + len),
-               h.rdv_id, h.total, h.pushed};
-  unexpected_.push_back(std::move(u));
-  ++stats_.unexpected;
-  stats_.unexpected_peak = std::max<uint64_t>(stats_.unexpected_peak, unexpected_.size());
+  KeepUnexpected(UnexpectedMessage{context, source, tag, Kind::kRts,
+                                   std::vector<uint8_t>(bytes, bytes + len), h.rdv_id, h.total,
+                                   h.pushed});
 }
 
 }  // namespace nicsim::mpi

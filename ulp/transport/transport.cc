@@ -131,18 +131,7 @@ bool Transport::Holds(const Header& probe) const {
 
 void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame, const uint8_t* payload) {
   if (frame.type == static_cast<uint8_t>(abi::PacketType::kRdmaCompletion)) {
-    abi::CompletionRecord c;
-    std::memcpy(&c, payload, sizeof(c));
-    // Every cancel here comes before a redrive or a replacement already posted: the notice
-    // only confirms that nothing more of the old transfer will count.
-    if (c.status == static_cast<uint32_t>(abi::RdmaStatus::kCancelled)) {
-      ++stats_.rdma_cancel_notices;
-      return;
-    }
-    if (!multicast_.OnCompletion(frame, c) && !reduction_.OnCompletion(c) &&
-        !eager_.OnCompletion(c)) {
-      puller_.OnCompletion(port, c);
-    }
+    OnCompletionFrame(port, frame, payload);
     return;
   }
   // RDMA data in the FIFO (half RDMA): only reduction contributions are written that way.
@@ -156,8 +145,26 @@ void Transport::OnFrame(uint32_t port, const abi::RecvFrameHeader& frame, const 
   }
   Header h;
   std::memcpy(&h, payload, sizeof(h));
-  const uint8_t* data = payload + sizeof(h);
-  const uint32_t data_len = frame.len_bytes - static_cast<uint32_t>(sizeof(h));
+  OnPacket(port, h, payload + sizeof(h), frame.len_bytes - static_cast<uint32_t>(sizeof(h)));
+}
+
+void Transport::OnCompletionFrame(uint32_t port, const abi::RecvFrameHeader& frame,
+                                  const uint8_t* payload) {
+  abi::CompletionRecord c;
+  std::memcpy(&c, payload, sizeof(c));
+  // Every cancel here comes before a redrive or a replacement already posted: the notice
+  // only confirms that nothing more of the old transfer will count.
+  if (c.status == static_cast<uint32_t>(abi::RdmaStatus::kCancelled)) {
+    ++stats_.rdma_cancel_notices;
+    return;
+  }
+  if (!multicast_.OnCompletion(frame, c) && !reduction_.OnCompletion(c) &&
+      !eager_.OnCompletion(c)) {
+    puller_.OnCompletion(port, c);
+  }
+}
+
+void Transport::OnPacket(uint32_t port, const Header& h, const uint8_t* data, uint32_t data_len) {
   // Every packet but an ack is acknowledged on arrival, duplicates too (their ack may have
   // been what was lost), then handed to its role.
   switch (static_cast<Kind>(h.kind)) {

@@ -167,6 +167,10 @@ class Transport {
   /** True if the packet probe `probe` asks about (acked kind, seq, offset) has arrived. */
   bool Holds(const Header& probe) const;
   void OnFrame(uint32_t port, const abi::RecvFrameHeader& frame, const uint8_t* payload);
+  /** An RDMA completion record: to the multicast, the reduction, the eager rings or the puller. */
+  void OnCompletionFrame(uint32_t port, const abi::RecvFrameHeader& frame, const uint8_t* payload);
+  /** A transport packet: acknowledged on arrival (all but acks), then handed to its role. */
+  void OnPacket(uint32_t port, const Header& h, const uint8_t* data, uint32_t data_len);
 
   PortSet ports_;
   /** The settings, with the pipeline a multiple of the ports: the parts read these. */
