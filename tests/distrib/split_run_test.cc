@@ -3,6 +3,7 @@
 // (faults on, two partition schemes; MPI workloads of one run and of several; the func,
 // systemc and rtl backends), the refusal of what is not split-ready, and a killed or hung
 // partition ending every process with an error.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/child_process.h"
 #include "tests/support/backends.h"
 #include "tests/support/process.h"
 #include "tests/support/split_runs.h"
@@ -31,6 +33,10 @@
 namespace {
 
 namespace fs = std::filesystem;
+using nicsim::Result;
+using nicsim::Spawn;
+using nicsim::SpawnRequest;
+using nicsim::WaitFor;
 
 const char* const kMpirun = NICSIM_OPEN_MPI_RUN;
 
@@ -575,16 +581,24 @@ struct Background {
 };
 
 Background StartLongSplitRun(const fs::path& out, const std::string& env) {
-  const std::string cmd = env + " exec " + kMpirun + " --oversubscribe -n 2 " + NICSIM_BINARY +
-                          " run --set backend=func --set workload=random_exchange --set nodes=32"
-                          " --set exchange.messages=5000000 --quiet --out " +
-                          out.string() + " >" + (out / "log").string() + " 2>&1";
+  SpawnRequest request;
+  request.argv = {kMpirun,       "--oversubscribe",
+                  "-n",          "2",
+                  NICSIM_BINARY, "run",
+                  "--set",       "backend=func",
+                  "--set",       "workload=random_exchange",
+                  "--set",       "nodes=32",
+                  "--set",       "exchange.messages=5000000",
+                  "--quiet",     "--out",
+                  out.string()};
+  if (!env.empty()) request.set_env = {env};
+  const int log = open((out / "log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  request.stdout_fd = request.stderr_fd = log;
+  Result<pid_t> started = Spawn(request);
+  close(log);
   Background run;
-  run.mpirun = fork();
-  if (run.mpirun == 0) {
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  if (!started.ok()) return run;
+  run.mpirun = *started;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline &&
          (run.ranks = ChildrenOf(run.mpirun)).size() < 2) {
@@ -604,14 +618,9 @@ bool IsStopped(pid_t pid) {
 
 /** Waits up to `seconds` for mpirun to end; false (and mpirun killed) if it did not. */
 bool EndsWithin(pid_t mpirun, int seconds, int* status) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (waitpid(mpirun, status, WNOHANG) != 0) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  kill(mpirun, SIGKILL);
-  waitpid(mpirun, status, 0);
-  return false;
+  bool killed = false;
+  *status = WaitFor(mpirun, seconds, &killed);
+  return !killed;
 }
 
 /** Starts a long two-process run (with `env`), sends one rank `signal`, and waits a minute

@@ -6,21 +6,25 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/child_process.h"
 #include "tests/support/process.h"
 
 namespace nicsim {
@@ -28,7 +32,6 @@ namespace {
 
 using nicsim::testing::ReadFile;
 using nicsim::testing::ScratchDir;
-using nicsim::testing::ShellQuote;
 
 constexpr int kMessages = 20'000;
 
@@ -79,14 +82,14 @@ PortProcess StartPort(const std::vector<std::string>& argv, const std::string& s
   PortProcess p;
   p.out_path = scratch + "/" + name + ".out";
   p.err_path = scratch + "/" + name + ".err";
-  std::string command = "exec";
-  for (const std::string& arg : argv) command += " " + ShellQuote(arg);
-  command += " </dev/null >" + ShellQuote(p.out_path) + " 2>" + ShellQuote(p.err_path);
-  p.pid = fork();
-  if (p.pid == 0) {
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  SpawnRequest request;
+  request.argv = argv;
+  request.stdout_fd = open(p.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  request.stderr_fd = open(p.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  Result<pid_t> started = Spawn(request);
+  close(request.stdout_fd);
+  close(request.stderr_fd);
+  if (started.ok()) p.pid = *started;
   return p;
 }
 
@@ -103,20 +106,22 @@ bool OperUp(const std::string& iface) {
  * for its peer until its timeout, is stopped at once.
  */
 void WaitBoth(const PortProcess& a, const PortProcess& b, int* code_a, int* code_b) {
-  int remaining = 2;
-  while (remaining > 0) {
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) break;
-    // A process killed by a signal reports minus the signal number.
-    const int code = WIFEXITED(status)     ? WEXITSTATUS(status)
-                     : WIFSIGNALED(status) ? -WTERMSIG(status)
-                                           : -1;
-    if (pid == a.pid) *code_a = code;
-    if (pid == b.pid) *code_b = code;
-    if (pid != a.pid && pid != b.pid) continue;
-    --remaining;
-    if (code == 2 && remaining > 0) kill(pid == a.pid ? b.pid : a.pid, SIGTERM);
+  const PortProcess* procs[2] = {&a, &b};
+  int* codes[2] = {code_a, code_b};
+  bool ended[2] = {a.pid <= 0, b.pid <= 0};
+  while (!ended[0] || !ended[1]) {
+    for (int i = 0; i < 2; ++i) {
+      if (ended[i]) continue;
+      const std::optional<int> status = ReapIfEnded(procs[i]->pid);
+      if (!status) continue;
+      ended[i] = true;
+      // A process killed by a signal reports minus the signal number.
+      *codes[i] = WIFEXITED(*status)     ? WEXITSTATUS(*status)
+                  : WIFSIGNALED(*status) ? -WTERMSIG(*status)
+                                         : -1;
+      if (*codes[i] == 2 && !ended[1 - i]) kill(procs[1 - i]->pid, SIGTERM);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 

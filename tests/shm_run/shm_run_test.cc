@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/child_process.h"
 #include "tests/support/process.h"
 
 #ifndef NICSIM_BINARY
@@ -227,17 +228,16 @@ void SignalTheLauncher(int sig, const std::string& name) {
   const std::string prefix = Prefix(name);
   const std::string out = (dir.path() / "stdout.txt").string();
   const std::string err = (dir.path() / "stderr.txt").string();
-  const pid_t launcher = fork();
-  ASSERT_GE(launcher, 0);
-  if (launcher == 0) {
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(o, STDOUT_FILENO);
-    dup2(e, STDERR_FILENO);
-    execl(NICSIM_BINARY, NICSIM_BINARY, "shm-run", "-n", "3", "--prefix", prefix.c_str(),
-          "--timeout", "120", NICSIM_SHM_TRAFFIC, "--hang", static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  SpawnRequest request;
+  request.argv = {NICSIM_BINARY, "shm-run",          "-n",    "3", "--prefix", prefix, "--timeout",
+                  "120",         NICSIM_SHM_TRAFFIC, "--hang"};
+  request.stdout_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  request.stderr_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  Result<pid_t> started = Spawn(request);
+  close(request.stdout_fd);
+  close(request.stderr_fd);
+  ASSERT_TRUE(started.ok()) << started.status().message();
+  const pid_t launcher = *started;
   // Wait until every rank has passed its message round the ring and waits.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   auto ready = [&] {
@@ -251,20 +251,10 @@ void SignalTheLauncher(int sig, const std::string& name) {
   // The run's segments exist while it runs: control, ACK, three data segments.
   EXPECT_EQ(ShmObjects(prefix).size(), 5u);
   ASSERT_EQ(kill(launcher, sig), 0);
-  int status = 0;
-  pid_t reaped = 0;
-  const auto stop_by = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while ((reaped = waitpid(launcher, &status, WNOHANG)) == 0 &&
-         std::chrono::steady_clock::now() < stop_by) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (reaped == 0) {
-    kill(launcher, SIGKILL);
-    waitpid(launcher, &status, 0);
-    FAIL() << "the launcher did not end after " << name << "\n" << ReadFile(err);
-  }
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 1);
+  bool killed = false;
+  const int status = WaitFor(launcher, 30, &killed);
+  ASSERT_FALSE(killed) << "the launcher did not end after " << name << "\n" << ReadFile(err);
+  EXPECT_EQ(DescribeWaitStatus(status), "exited with status 1");
   const std::string text = ReadFile(err);
   EXPECT_TRUE(Has(text, "got " + name + "; forwarding it to 3 running processes")) << text;
   for (int rank = 0; rank < 3; ++rank) {

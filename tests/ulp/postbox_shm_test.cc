@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/child_process.h"
 #include "ulp/postbox/receiver.h"
 #include "ulp/postbox/segment_layout.h"
 #include "ulp/postbox/sender.h"
@@ -72,9 +73,9 @@ TEST(PostboxShmTest, AForkedChildSendsToItsParentThroughSharedMemory) {
   const std::string prefix = segments::ShmSegments::PrefixForThisProcess("pbx");
   Topology topology;
   topology.processes_per_node = {2};  // one SMP node: child is rank 0, parent rank 1
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) _exit(ChildSends(prefix, topology));
+  Result<pid_t> forked = ForkCall("postbox sender", [&] { return ChildSends(prefix, topology); });
+  ASSERT_TRUE(forked.ok()) << forked.status().message();
+  const pid_t child = *forked;
 
   const Params p = ShmParams();
   segments::ShmSegments platform(prefix);
@@ -95,11 +96,8 @@ TEST(PostboxShmTest, AForkedChildSendsToItsParentThroughSharedMemory) {
     usleep(50);
   }
   EXPECT_EQ(got, sizes.size());
-  if (got < sizes.size()) kill(child, SIGKILL);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  if (got < sizes.size()) kill(child, SIGKILL);  // the child this test started, by its PID
+  EXPECT_EQ(DescribeWaitStatus(WaitFor(child)), "exited with status 0");
   receiver->reset();
   // The child unlinked its segments when it was done.
   const std::string data = prefix + DataSegmentName({0, 0}, 0);

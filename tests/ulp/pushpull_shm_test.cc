@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/child_process.h"
 #include "ulp/pushpull/receiver.h"
 #include "ulp/pushpull/sender.h"
 #include "ulp/pushpull/shm_platform.h"
@@ -175,22 +176,24 @@ bool CrossCopyWorksHere() {
   static volatile uint64_t word = 0;
   int go[2];
   if (pipe(go) != 0) return false;
-  const pid_t child = fork();
-  if (child == 0) {
+  Result<pid_t> forked = ForkCall("cross-copy probe", [&] {
     char c;
     close(go[1]);
     (void)!read(go[0], &c, 1);
-    _exit(word == 0x5eed ? 0 : 1);
-  }
+    return word == 0x5eed ? 0 : 1;
+  });
   close(go[0]);
+  if (!forked.ok()) {
+    close(go[1]);
+    return false;
+  }
+  const pid_t child = *forked;
   uint64_t value = 0x5eed;
   iovec local{&value, sizeof value};
   iovec remote{const_cast<uint64_t*>(&word), sizeof word};
   const ssize_t n = process_vm_writev(child, &local, 1, &remote, 1, 0);
   close(go[1]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  return n == sizeof value && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return ExitCodeOf(WaitFor(child)) == 0 && n == sizeof value;
 }
 
 void RunFour(Mode mode, bool force) {
@@ -207,20 +210,18 @@ void RunFour(Mode mode, bool force) {
   const std::string prefix = ShmPlatform::PrefixForThisProcess();
   std::vector<pid_t> children;
   for (uint32_t r = 0; r < kRanks; ++r) {
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
+    Result<pid_t> pid = ForkCall("pushpull rank " + std::to_string(r), [&] {
       alarm(90);  // a hung child dies instead of hanging the test
-      _exit(Child(prefix, r, mode, force, seed, &reports[r]));
-    }
-    children.push_back(pid);
+      return Child(prefix, r, mode, force, seed, &reports[r]);
+    });
+    ASSERT_TRUE(pid.ok()) << pid.status().message();
+    children.push_back(*pid);
   }
   Report sum{};
   for (uint32_t r = 0; r < kRanks; ++r) {
-    int status = 0;
-    ASSERT_EQ(waitpid(children[r], &status, 0), children[r]);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "rank " << r << " wait status " << status << " (exit codes: 4 timeout, 8 size, "
+    const int status = WaitFor(children[r]);
+    EXPECT_EQ(ExitCodeOf(status), 0)
+        << "rank " << r << " " << DescribeWaitStatus(status) << " (exit codes: 4 timeout, 8 size, "
         << "9 a wrong byte) seed " << seed;
     sum.sender_pulled += reports[r].sender_pulled;
     sum.receiver_pulled += reports[r].receiver_pulled;
