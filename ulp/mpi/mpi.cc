@@ -32,10 +32,8 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
   transport_.OnAnnounce([this](uint32_t src, uint32_t context, uint32_t tag, uint64_t total,
                                uint32_t seq) { OnAnnounced(src, context, tag, total, seq); });
   transport_.OnAccepted([this](uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
-    auto it = accepted_.find({static_cast<int>(src), seq});
-    if (it == accepted_.end()) return;  // its receive was abandoned
-    Request r = std::move(it->second);
-    accepted_.erase(it);
+    Request r = rendezvous_.TakeAccepted(static_cast<int>(src), seq);
+    if (r == nullptr) return;  // its receive was abandoned
     Landed(r, static_cast<int>(src), std::move(data));
   });
 }
@@ -78,8 +76,7 @@ std::optional<uint64_t> Mpi::TaskAddress(const void* buf, size_t bytes) const {
 
 void Mpi::AbandonRequests() {
   matcher_.ForgetPosted();
-  pending_recvs_.clear();
-  accepted_.clear();
+  rendezvous_.ForgetReceives();
   transport_.multicast().AbandonReceives();
 }
 

@@ -29,6 +29,7 @@
 #include "ulp/mpi/mpi_config.h"
 #include "ulp/mpi/mpi_stats.h"
 #include "ulp/mpi/p2p_wire.h"
+#include "ulp/mpi/rendezvous_table.h"
 #include "ulp/mpi/request.h"
 #include "ulp/mpi/multicast_groups.h"
 #include "ulp/transport/buffer_pool.h"
@@ -212,21 +213,7 @@ class Mpi {
 
  private:
   using Kind = MessageKind;
-  /** A rendezvous send waiting for the receiver's clear-to-send. */
-  struct PendingSend {
-    /** Completes the send's request once the data is delivered. */
-    std::function<void()> on_done;
-    int dest;
-    uint32_t context;
-    int tag;
-    std::vector<uint8_t> data;
-    /** Sent from the program's own buffer (AllocMem): its task address and length. */
-    uint64_t vaddr = 0;
-    uint64_t len = 0;
-    /** Push-pull: the first `pushed` bytes went with the pushes; the rest follows the ack. */
-    bool pushpull = false;
-    uint64_t pushed = 0;
-  };
+
   /** A message for the transport, waiting for staging memory. */
   struct Outgoing {
     int dest_world;
@@ -267,7 +254,7 @@ class Mpi {
   /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
   void DrainOutgoing();
   /** Turns waiting announced message `o` into a request to send (kRts) of its own bytes,
-   *  which wait in pending_sends_ for the receiver's clear-to-send. */
+   *  which wait in rendezvous_ for the receiver's clear-to-send. */
   void AskToSend(Outgoing& o);
   /**
    * Transmit of `len` bytes at `data` without packing them first, if nothing waits and staging
@@ -403,13 +390,7 @@ class Mpi {
   /** The first collective message of the current call whose length was not the expected. */
   std::optional<CountMismatch> count_mismatch_;
   Matcher matcher_;
-  uint64_t next_rdv_ = 1;
-  std::map<uint64_t, PendingSend> pending_sends_;
-  /** (source world rank, rendezvous id) -> the receive waiting for the data. */
-  std::map<std::pair<int, uint64_t>, Request> pending_recvs_;
-  /** (source world rank, transport seq) -> the receive an announced message was accepted
-   *  into, until its bytes come. */
-  std::map<std::pair<int, uint32_t>, Request> accepted_;
+  RendezvousTable rendezvous_;
   /** Staging areas sends are copied into, in the task's address space. */
   ulp::BufferPool staging_;
   /** Messages waiting for staging memory, in the order they were sent. */

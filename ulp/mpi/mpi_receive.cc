@@ -43,7 +43,7 @@ std::optional<Mpi::CountMismatch> Mpi::TakeCountMismatch() {
 }
 
 void Mpi::ClearToSend(int source_world, uint64_t rdv_id, const Request& r) {
-  pending_recvs_[{source_world, rdv_id}] = r;
+  rendezvous_.AwaitData(source_world, rdv_id, r);
   std::vector<uint8_t> id(sizeof(rdv_id));
   std::memcpy(id.data(), &rdv_id, sizeof(rdv_id));
   Transmit(source_world, Kind::kCts, r->context, 0, std::move(id), nullptr);
@@ -160,10 +160,9 @@ void Mpi::OnMatchable(Kind kind, uint32_t context, int source, int tag, std::vec
 void Mpi::OnClearToSend(const std::vector<uint8_t>& data) {
   uint64_t id;
   std::memcpy(&id, data.data(), sizeof(id));
-  auto it = pending_sends_.find(id);
-  if (it == pending_sends_.end()) return;
-  PendingSend p = std::move(it->second);
-  pending_sends_.erase(it);
+  std::optional<PendingSend> taken = rendezvous_.TakeSend(id);
+  if (!taken) return;
+  PendingSend& p = *taken;
   if (p.pushpull) {
     // Push-pull: the acknowledgement asks for what the pushes did not carry.
     const uint64_t rest = (p.len > 0 ? p.len : p.data.size()) - p.pushed;
@@ -187,10 +186,8 @@ void Mpi::OnClearToSend(const std::vector<uint8_t>& data) {
 }
 
 void Mpi::OnRendezvousData(int source, uint32_t tag, std::vector<uint8_t> data) {
-  auto it = pending_recvs_.find({source, uint64_t{tag}});
-  if (it == pending_recvs_.end()) return;
-  Request r = it->second;
-  pending_recvs_.erase(it);
+  Request r = rendezvous_.TakeAwaitingData(source, uint64_t{tag});
+  if (r == nullptr) return;
   if (PushPull(source)) {
     // The rest of a push-pull message (nothing if the pushes held it all).
     if (r->gathering) Gather(r, source, r->pulled_from, data.data(), data.size());
@@ -224,7 +221,7 @@ void Mpi::AcceptAnnounced(int source_world, uint32_t seq, uint64_t bytes, const 
       in_place = *own;
     }
   }
-  accepted_[{source_world, seq}] = r;
+  rendezvous_.AwaitAccepted(source_world, seq, r);
   transport_.Accept(static_cast<uint32_t>(source_world), seq, in_place);
 }
 

@@ -78,10 +78,10 @@ void Mpi::DrainOutgoing() {
 
 void Mpi::AskToSend(Outgoing& o) {
   ++stats_.rendezvous_by_request;
-  const uint64_t id = next_rdv_++;
+  const uint64_t id = rendezvous_.NewId();
   const RtsPayload rts{o.bytes.size(), id};
-  pending_sends_[id] = PendingSend{std::move(o.on_done), o.dest_world, o.context,
-                                   static_cast<int>(o.tag), std::move(o.bytes)};
+  rendezvous_.AwaitClearToSend(id, PendingSend{std::move(o.on_done), o.dest_world, o.context,
+                                               static_cast<int>(o.tag), std::move(o.bytes)});
   o.announce = false;
   o.bytes.resize(sizeof(rts));
   std::memcpy(o.bytes.data(), &rts, sizeof(rts));
@@ -180,12 +180,12 @@ Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type,
     SpendCopyTime();
     return r;
   }
-  const uint64_t id = next_rdv_++;
+  const uint64_t id = rendezvous_.NewId();
   RtsPayload rts{own ? total : bytes.size(), id};
   std::vector<uint8_t> envelope(sizeof(rts));
   std::memcpy(envelope.data(), &rts, sizeof(rts));
-  pending_sends_[id] = PendingSend{[r] { r->done = true; }, dest_world,      context,        tag,
-                                   std::move(bytes),        own.value_or(0), own ? total : 0};
+  rendezvous_.AwaitClearToSend(id, PendingSend{[r] { r->done = true; }, dest_world, context, tag,
+                                               std::move(bytes), own.value_or(0), own ? total : 0});
   Transmit(dest_world, Kind::kRts, context, static_cast<uint32_t>(tag), std::move(envelope),
            nullptr);
   SpendCopyTime();

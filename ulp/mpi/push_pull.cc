@@ -61,7 +61,7 @@ Mpi::Request Mpi::StartPushPullSend(const void* buf, size_t count, const Datatyp
     bytes = Pack(buf, count, type);
   }
   CountCopy(bytes.size());
-  const uint64_t id = next_rdv_++;
+  const uint64_t id = rendezvous_.NewId();
   const uint64_t first =
       pp.mode == ulp::pushpull::Mode::kPushPull ? std::min<uint64_t>(pp.btp1_bytes, pushed) : 0;
   SendPush(dest_world, context, tag, id, total, pushed, 0, bytes.data(), first);
@@ -77,7 +77,7 @@ Mpi::Request Mpi::StartPushPullSend(const void* buf, size_t count, const Datatyp
   if (!own) p.data = std::move(bytes);
   p.pushpull = true;
   p.pushed = pushed;
-  pending_sends_[id] = std::move(p);
+  rendezvous_.AwaitClearToSend(id, std::move(p));
   SpendCopyTime();
   return r;
 }
@@ -110,9 +110,8 @@ void Mpi::OnPush(int source, uint32_t context, int tag, const std::vector<uint8_
   const size_t len = data.size() - sizeof(h);
   if (h.offset > 0) {
     // A second push: its first came before it (the transport keeps a source's order).
-    auto it = pending_recvs_.find({source, h.rdv_id});
-    if (it != pending_recvs_.end()) {
-      Gather(it->second, source, h.offset, bytes, len);
+    if (const Request r = rendezvous_.AwaitingData(source, h.rdv_id)) {
+      Gather(r, source, h.offset, bytes, len);
       return;
     }
     if (UnexpectedMessage* u = matcher_.FindRendezvous(source, h.rdv_id)) {
