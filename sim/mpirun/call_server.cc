@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/mpirun/call_server.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -60,6 +62,15 @@ int32_t CompareComms(const mpi::Comm& a, const mpi::Comm& b) {
 }
 
 }  // namespace
+
+std::unique_ptr<uint8_t[]> CallBuffer(uint64_t n, bool zeroed) {
+  static const uint64_t machine_bytes =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (n > machine_bytes) return nullptr;
+  const size_t bytes = n == 0 ? 1 : static_cast<size_t>(n);
+  return std::unique_ptr<uint8_t[]>(zeroed ? new (std::nothrow) uint8_t[bytes]()
+                                           : new (std::nothrow) uint8_t[bytes]);
+}
 
 bool CallServer::NoMemory(Writer& out) {
   Fail(out, kErrNoMem);
@@ -362,7 +373,7 @@ bool CallServer::Dispatch(Call call, const calls::Args& args, Writer& out) {
       if (c == nullptr || a.source >= c->size()) return false;
       // Left uninitialised: the pages of a large receive that gets a short message are never
       // touched.
-      Pending p{nullptr, std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[a.room]), true};
+      Pending p{nullptr, CallBuffer(a.room, /*zeroed=*/false), true};
       if (p.landing == nullptr) {
         // More than this process can hold: the program's call fails, the run goes on.
         return NoMemory(out);

@@ -32,6 +32,13 @@ struct RankRecord {
   uint64_t peak_rss_kib = 0;
 };
 
+/**
+ * `n` bytes for a call's data (zeroed if `zeroed`), or null if this process cannot hold them:
+ * more than the machine's memory is refused without an attempt, so that no allocator (a
+ * sanitizer's aborts) is asked for it.
+ */
+std::unique_ptr<uint8_t[]> CallBuffer(uint64_t n, bool zeroed);
+
 class CallServer {
  public:
   CallServer(MpiJob& job, mpi::Mpi& mpi, RankProcess& process, const MpiProgramConfig& config,

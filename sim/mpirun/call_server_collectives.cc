@@ -18,7 +18,7 @@ using mpi::wire::Call;
 /** A buffer a call's result is gathered in. */
 using Buffer = std::unique_ptr<uint8_t[]>;
 /** `n` zeroed bytes, or null if this process cannot hold them. */
-Buffer ZeroedBuffer(uint64_t n) { return Buffer(new (std::nothrow) uint8_t[n == 0 ? 1 : n]()); }
+Buffer ZeroedBuffer(uint64_t n) { return CallBuffer(n, /*zeroed=*/true); }
 
 }  // namespace
 
