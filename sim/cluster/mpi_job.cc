@@ -432,6 +432,11 @@ Status MpiJob::RunInWindows() {
   // A failure, a transport that gave up or the time limit stops every process at the window
   // it happened in; what each found is agreed once they have stopped.
   hooks.after_window = [&]() -> Status {
+    if (wall_deadline_ && !wall_deadline_passed_ &&
+        std::chrono::steady_clock::now() >= *wall_deadline_) {
+      wall_deadline_passed_ = true;
+      Fail(wall_why_);
+    }
     if (!failed_.empty() || !unreachable_.empty()) return Status::Error("a rank failed");
     if (RanksWaitPastTimeLimit()) return Status::Error("past run.time_limit");
     return Status();

@@ -7,6 +7,8 @@
 // so a run is deterministic for a seed. The loop re-checks only ranks something happened to.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -79,6 +81,16 @@ class MpiJob {
   void Fail(std::string why);
   /** From rank `rank`'s program: lets `ps` of simulated time pass (its computing). */
   void Sleep(uint32_t rank, uint64_t ps);
+  /**
+   * A wall-clock time by which Run must be done: once it has passed, the job fails with `why`
+   * at the end of the window it is in, however long the simulator has been busy without
+   * hearing from a rank. `deadline` nullopt: none.
+   */
+  void SetWallDeadline(std::optional<std::chrono::steady_clock::time_point> deadline,
+                       std::string why) {
+    wall_deadline_ = deadline;
+    wall_why_ = std::move(why);
+  }
 
   Cluster& cluster() { return *cluster_; }
   uint32_t ranks() const { return static_cast<uint32_t>(ranks_.size()); }
@@ -175,6 +187,9 @@ class MpiJob {
   uint64_t first_failure_ps_ = UINT64_MAX;
 
   MpiJobConfig config_;
+  std::optional<std::chrono::steady_clock::time_point> wall_deadline_;
+  std::string wall_why_;
+  bool wall_deadline_passed_ = false;
   std::unique_ptr<Cluster> cluster_;
   /** mpi.intranode=postbox: what each node's ranks share (before ranks_: they outlive it). */
   std::vector<std::unique_ptr<mpi::PostboxNode>> postbox_nodes_;

@@ -107,6 +107,11 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
         std::chrono::steady_clock::now() + std::chrono::nanoseconds(config.wall_limit_ps / 1000);
   }
   std::vector<RankRecord> records(job.ranks());
+  // The limit holds while the simulator works too (a long transfer hears from no rank).
+  job.SetWallDeadline(deadline,
+                      fmt::format("the program run's wall-clock limit of {} s passed while the "
+                                  "simulator ran (mpi.wall_limit, or MPIEXEC_TIMEOUT)",
+                                  static_cast<double>(config.wall_limit_ps) * 1e-12));
   const Status run = job.Run([&](mpi::Mpi& m) {
     const int rank = m.world().rank;
     Result<std::unique_ptr<RankProcess>> process = RankProcess::Start(config.argv, rank);
@@ -119,6 +124,7 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
     const Status served = server.Serve();
     if (!served.ok()) job.Fail(served.message());
   });
+  job.SetWallDeadline(std::nullopt, "");
   const RankSummary summary = Summarize(job, records);
   const nlohmann::json& waiting = summary.waiting;
   if (!run.ok()) {

@@ -50,6 +50,39 @@ TEST(MpiTest, MessagesFromOneSourceMatchInSendOrder) {
   EXPECT_EQ(got, want);
 }
 
+TEST(MpiTest, APassedWallDeadlineFailsTheJobWhileTheSimulatorRuns) {
+  auto job = Job(2);
+  // Already passed: the first window's end must stop the run, whatever the ranks are doing.
+  job->SetWallDeadline(std::chrono::steady_clock::now(), "the wall-clock limit passed");
+  std::vector<uint8_t> buf(1 << 20);
+  bool received = false;
+  const Status run = job->Run([&](mpi::Mpi& m) {
+    const auto& w = m.world();
+    if (w.rank == 0) {
+      m.Send(buf.data(), buf.size(), mpi::kByte, 1, 1, w);
+    } else {
+      m.Recv(buf.data(), buf.size(), mpi::kByte, 0, 1, w);
+      received = true;
+    }
+  });
+  EXPECT_FALSE(run.ok());
+  EXPECT_NE(run.message().find("the wall-clock limit passed"), std::string::npos) << run.message();
+  EXPECT_FALSE(received);
+  // Without a deadline the same job runs to the end.
+  job->SetWallDeadline(std::nullopt, "");
+  auto again = Job(2);
+  EXPECT_TRUE(again
+                  ->Run([&](mpi::Mpi& m) {
+                    const auto& w = m.world();
+                    if (w.rank == 0) {
+                      m.Send(buf.data(), buf.size(), mpi::kByte, 1, 1, w);
+                    } else {
+                      m.Recv(buf.data(), buf.size(), mpi::kByte, 0, 1, w);
+                    }
+                  })
+                  .ok());
+}
+
 TEST(MpiTest, WildcardsMatchAnySourceAndTagAndReportThem) {
   auto job = Job(4);
   std::vector<std::pair<int, int>> seen;
