@@ -148,7 +148,7 @@ void TaskBufferAllocatorModel::AllocTask(const AllocatorInputs& in) {
 void TaskBufferAllocatorModel::FreeTask(const AllocatorInputs& in) {
   const uint32_t t = in.req_task;
   // A queued task belongs to the scheduler until it is popped.
-  if (t >= params_.num_tasks || !task_busy_[t] || task_queued_[t]) {
+  if (!HeldBySoftware(t)) {
     out_.rsp_error = true;
     return;
   }
@@ -156,13 +156,12 @@ void TaskBufferAllocatorModel::FreeTask(const AllocatorInputs& in) {
   --active_[Index(task_kind_[t])];
   out_.rsp_ok = true;
   out_.rsp_id = t;
-  return;
 }
 
 void TaskBufferAllocatorModel::Wake(const AllocatorInputs& in) {
   const uint32_t t = in.req_task;
   // At most one queue entry per task, so the NUM_TASKS-deep queue never overflows.
-  if (t >= params_.num_tasks || !task_busy_[t] || task_queued_[t]) {
+  if (!HeldBySoftware(t)) {
     out_.rsp_error = true;
     return;
   }
@@ -170,7 +169,6 @@ void TaskBufferAllocatorModel::Wake(const AllocatorInputs& in) {
   queue_.push_back(t);
   out_.rsp_ok = true;
   out_.rsp_id = t;
-  return;
 }
 
 void TaskBufferAllocatorModel::PopDispatch() {
@@ -183,7 +181,6 @@ void TaskBufferAllocatorModel::PopDispatch() {
   task_queued_[t] = false;
   out_.rsp_ok = true;
   out_.rsp_id = t;
-  return;
 }
 
 void TaskBufferAllocatorModel::BindCb(const AllocatorInputs& in) {
@@ -231,7 +228,6 @@ void TaskBufferAllocatorModel::UnbindCb(const AllocatorInputs& in) {
     cb.bound = false;
     out_.rsp_flushed = true;
   }
-  return;
 }
 
 void TaskBufferAllocatorModel::AllocDtb() {
@@ -241,7 +237,6 @@ void TaskBufferAllocatorModel::AllocDtb() {
   dtb_free_[d] = false;
   out_.rsp_ok = true;
   out_.rsp_id = d;
-  return;
 }
 
 void TaskBufferAllocatorModel::FreeDtb(const AllocatorInputs& in) {
@@ -254,7 +249,6 @@ void TaskBufferAllocatorModel::FreeDtb(const AllocatorInputs& in) {
   dtb_free_[d] = true;
   out_.rsp_ok = true;
   out_.rsp_id = d;
-  return;
 }
 
 void TaskBufferAllocatorModel::UpdateStatus() {

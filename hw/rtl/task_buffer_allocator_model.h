@@ -134,6 +134,10 @@ class TaskBufferAllocatorModel {
   // One method per opcode; each sets the response in out_.
   void AllocTask(const AllocatorInputs& in);
   void FreeTask(const AllocatorInputs& in);
+  /** Task `t` exists, is allocated and is not queued for dispatch (the scheduler's then). */
+  bool HeldBySoftware(uint32_t t) const {
+    return t < params_.num_tasks && task_busy_[t] && !task_queued_[t];
+  }
   void Wake(const AllocatorInputs& in);
   void PopDispatch();
   void BindCb(const AllocatorInputs& in);
