@@ -24,7 +24,7 @@ void Mpi::Barrier(const Comm& comm) {
     return;
   }
   const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   for (int k = 1; k < n; k <<= 1) {
     const Datatype none = Datatype::Bytes(0);
     Request r = StartRecv(nullptr, 0, none, (comm.rank - k + n) % n, kBarrier, ctx, comm);
@@ -68,7 +68,7 @@ void Mpi::Bcast(void* buf, size_t count, const Datatype& type, int root, const C
 
 void Mpi::TreeBcast(void* buf, size_t count, const Datatype& type, int root, const Comm& comm) {
   const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   const int vr = (comm.rank - root + n) % n;
   int mask = 1;
   while (mask < n) {
@@ -122,7 +122,7 @@ void Mpi::Allreduce(const void* sbuf, void* rbuf, size_t count, const Datatype& 
 
 void Mpi::Gather(const void* sbuf, size_t count, const Datatype& type, void* rbuf, int root,
                  const Comm& comm) {
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   if (comm.rank != root) {
     Wait(StartSend(sbuf, count, type, root, kGather, ctx, comm));
     return;
@@ -143,7 +143,7 @@ void Mpi::Gather(const void* sbuf, size_t count, const Datatype& type, void* rbu
 
 void Mpi::Scatter(const void* sbuf, size_t count, const Datatype& type, void* rbuf, int root,
                   const Comm& comm) {
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   if (comm.rank != root) {
     Wait(StartRecv(rbuf, count, type, root, kScatter, ctx, comm));
     return;

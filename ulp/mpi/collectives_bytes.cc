@@ -30,11 +30,11 @@ void Mpi::ReduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combi
                       int root, const Comm& comm) {
   if (UseHalfRdma(bytes, combine)) {
     ++stats_.half_rdma_reductions;
-    half_rdma_.Run(in, out, bytes, combine, root, *comm.group, comm.rank, CollContext(comm));
+    half_rdma_.Run(in, out, bytes, combine, root, *comm.group, comm.rank, CollectiveContext(comm));
     return;
   }
   const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   if (!combine.commutative && root != 0) {
     // The binomial tree combines in rank order only when rooted at rank 0: reduce there, then
     // hand the result to the root.
@@ -86,7 +86,7 @@ void Mpi::AllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Co
 
 void Mpi::Gatherv(const uint8_t* in, size_t bytes, uint8_t* out, const std::vector<size_t>& counts,
                   int root, const Comm& comm) {
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   if (comm.rank != root) {
     Wait(StartSend(in, bytes, kByteType, root, kGathervTag, ctx, comm));
     return;
@@ -105,7 +105,7 @@ void Mpi::Gatherv(const uint8_t* in, size_t bytes, uint8_t* out, const std::vect
 
 void Mpi::Scatterv(const uint8_t* in, const std::vector<size_t>& counts, uint8_t* out, size_t bytes,
                    int root, const Comm& comm) {
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   if (comm.rank != root) {
     Wait(StartRecv(out, bytes, kByteType, root, kScattervTag, ctx, comm));
     return;
@@ -160,7 +160,7 @@ void Mpi::ReduceScatter(const uint8_t* in, uint8_t* out, const std::vector<size_
 
 void Mpi::Scan(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
                bool exclusive, const Comm& comm) {
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   // through = in_0 op ... op in_rank, passed up the chain.
   std::vector<uint8_t> through(in, in + bytes);
   if (comm.rank > 0) {

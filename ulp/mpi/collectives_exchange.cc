@@ -11,7 +11,7 @@ namespace nicsim::mpi {
 void Mpi::CompleteExchange(const std::function<SourceBlock(int rank)>& send,
                            const std::function<Block(int rank)>& recv, int tag, const Comm& comm) {
   const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   size_t largest = 0;
   for (int r = 0; r < n; ++r) {
     if (r == comm.rank) continue;

@@ -18,7 +18,7 @@ constexpr int kArrivalRadix = 8;
 }  // namespace
 
 bool Mpi::MulticastGroup(const Comm& comm) {
-  const uint32_t id = CollContext(comm);
+  const uint32_t id = CollectiveContext(comm);
   if (const std::optional<bool> usable = mcast_.Usable(id)) return *usable;
   using Record = MulticastGroups::MemberRecord;
   const Datatype record = Datatype::Bytes(sizeof(Record));
@@ -36,11 +36,11 @@ bool Mpi::MulticastGroup(const Comm& comm) {
 
 void Mpi::MulticastBcast(uint8_t* bytes, size_t len, int root, const Comm& comm) {
   mcast_.Bcast(bytes, len, comm.rank == root, static_cast<uint32_t>(comm.group->World(root)),
-               CollContext(comm));
+               CollectiveContext(comm));
 }
 
 void Mpi::MulticastBarrier(const Comm& comm) {
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   const int n = comm.size();
   ++stats_.multicast_barriers;
   const Datatype none = Datatype::Bytes(0);

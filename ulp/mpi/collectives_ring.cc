@@ -31,7 +31,7 @@ void Mpi::RingAllgather(const std::function<Block(int rank)>& block, const Comm&
   // next from the left. After n - 1 steps every block went around; each link carried each
   // block once.
   const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   const int right = (comm.rank + 1) % n, left = (comm.rank - 1 + n) % n;
   for (int s = 0; s + 1 < n; ++s) {
     const Block out = block((comm.rank - s + n) % n);
@@ -44,7 +44,7 @@ void Mpi::RingAllgather(const std::function<Block(int rank)>& block, const Comm&
 
 void Mpi::ScatterRingBcast(uint8_t* bytes, size_t len, int root, const Comm& comm) {
   const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   // Piece k belongs to the rank k after the root.
   auto piece = [&](int rank) {
     const auto [begin, end] = Piece(len, 1, n, (rank - root + n) % n);
@@ -68,7 +68,7 @@ void Mpi::ScatterRingBcast(uint8_t* bytes, size_t len, int root, const Comm& com
 void Mpi::RingAllreduceBytes(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine,
                              const Comm& comm) {
   const int n = comm.size();
-  const uint32_t ctx = CollContext(comm);
+  const uint32_t ctx = CollectiveContext(comm);
   const int right = (comm.rank + 1) % n, left = (comm.rank - 1 + n) % n;
   if (out != in) std::memcpy(out, in, bytes);
   auto piece = [&](int k) {

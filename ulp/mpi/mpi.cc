@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The MPI layer of one rank: its memory, its host copies and the completion of its requests.
+// The MPI layer of one rank: its point-to-point calls, handed to its PointToPoint, and the
+// completion of its requests.
 #include "ulp/mpi/mpi.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "base/check.h"
 
@@ -11,94 +11,78 @@ namespace nicsim::mpi {
 
 Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHost& host,
          Blocker& blocker, const MpiConfig& config)
-    : world_rank_(world_rank),
-      transport_(transport),
-      host_(host),
+    : transport_(transport),
       blocker_(blocker),
       config_(config),
-      staging_(host, 4096, &transport.registrations()),
+      p2p_(transport, host, blocker, config_, stats_),
       mcast_(transport.multicast(), blocker, config.mcast_slot_bytes,
              config.bcast == CollectiveTransport::kChained ? config.chain_radix : 0),
-      half_rdma_(host, transport.fifo_reduction(), blocker, world_rank),
-      copies_(config.copy_ps_per_byte),
-      timers_(host) {
+      half_rdma_(host, transport.fifo_reduction(), blocker, world_rank) {
   world_.context = 0;
   world_.rank = world_rank;
   world_.group = Group::Identity(world_size);
-  transport_.OnDeliver(
-      [this](uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data) {
-        OnMessage(src, context, tag, std::move(data));
-      });
-  transport_.OnAnnounce([this](uint32_t src, uint32_t context, uint32_t tag, uint64_t total,
-                               uint32_t seq) { OnAnnounced(src, context, tag, total, seq); });
-  transport_.OnAccepted([this](uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
-    Request r = rendezvous_.TakeAccepted(static_cast<int>(src), seq);
-    if (r == nullptr) return;  // its receive was abandoned
-    Landed(r, static_cast<int>(src), std::move(data));
-  });
 }
 
-Mpi::~Mpi() {
-  transport_.OnDeliver(nullptr);
-  transport_.OnAnnounce(nullptr);
-  transport_.OnAccepted(nullptr);
-  if (intranode_ != nullptr) intranode_->OnDeliver(nullptr);
-}
-
-void Mpi::UseIntranodePath(IntranodePath* path) {
-  if (intranode_ != nullptr) intranode_->OnDeliver(nullptr);
-  intranode_ = path;
-  if (path == nullptr) return;
-  path->OnDeliver([this](uint32_t src, uint32_t wire, uint32_t tag, std::vector<uint8_t> data) {
-    OnMessage(src, wire, tag, std::move(data));
-  });
-}
-
-void* Mpi::AllocMem(size_t bytes) {
-  Result<uint64_t> vaddr = host_.MapContiguous(std::max<size_t>(bytes, 1));
-  if (!vaddr.ok()) return nullptr;
-  uint8_t* at = host_.Contiguous(*vaddr, std::max<size_t>(bytes, 1));
-  if (at == nullptr) return nullptr;
-  areas_[reinterpret_cast<uintptr_t>(at)] = {*vaddr, bytes};
-  return at;
-}
-
-std::optional<uint64_t> Mpi::TaskAddress(const void* buf, size_t bytes) const {
-  const auto p = reinterpret_cast<uintptr_t>(buf);
-  auto it = areas_.upper_bound(p);
-  if (it == areas_.begin()) return std::nullopt;
-  --it;
-  const uintptr_t start = it->first;
-  const auto [vaddr, len] = it->second;
-  if (p - start > len || bytes > len - (p - start)) return std::nullopt;
-  return vaddr + (p - start);
-}
+Mpi::~Mpi() = default;
 
 void Mpi::AbandonRequests() {
-  matcher_.ForgetPosted();
-  rendezvous_.ForgetReceives();
+  p2p_.ForgetReceives();
   transport_.multicast().AbandonReceives();
 }
 
-void Mpi::AfterCopies(std::function<void()> fn) {
-  const uint64_t now = host_.NowPs();
-  const uint64_t done = copies_.DoneAtPs(now);
-  if (done == now && waiting_for_copies_ == 0) {
-    fn();
-    return;
-  }
-  // Timers due at the same time run in the order they were set: what waits keeps its order.
-  ++waiting_for_copies_;
-  timers_.After(done - now, [this, fn = std::move(fn)] {
-    --waiting_for_copies_;
-    fn();
-  });
+Mpi::Request Mpi::StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                            uint32_t context, const Comm& comm, bool synchronous) {
+  NICSIM_CHECK(dest >= 0 && dest < comm.size(), "MPI send to rank %d of %d", dest, comm.size());
+  return p2p_.Send(buf, count, type, comm.group->World(dest), tag, context, synchronous);
 }
 
-void Mpi::SpendCopyTime() {
-  const uint64_t now = host_.NowPs();
-  const uint64_t done = copies_.DoneAtPs(now);
-  if (done > now) blocker_.Spend(done - now);
+Mpi::Request Mpi::StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
+                            uint32_t context, const Comm& comm) {
+  NICSIM_CHECK(source == kAnySource || (source >= 0 && source < comm.size()),
+               "MPI receive from rank %d of %d", source, comm.size());
+  return p2p_.Recv(buf, count, type, source, tag, context, comm);
+}
+
+Mpi::Request Mpi::Isend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                        const Comm& comm) {
+  NICSIM_CHECK(tag >= 0 && tag <= kTagUb, "MPI tag %d", tag);
+  return StartSend(buf, count, type, dest, tag, comm.context, comm);
+}
+
+Mpi::Request Mpi::Issend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+                         const Comm& comm) {
+  NICSIM_CHECK(tag >= 0 && tag <= kTagUb, "MPI tag %d", tag);
+  return StartSend(buf, count, type, dest, tag, comm.context, comm, /*synchronous=*/true);
+}
+
+void Mpi::Send(const void* buf, size_t count, const Datatype& type, int dest, int tag,
+               const Comm& comm) {
+  Wait(Isend(buf, count, type, dest, tag, comm));
+}
+
+Mpi::Request Mpi::Irecv(void* buf, size_t count, const Datatype& type, int source, int tag,
+                        const Comm& comm) {
+  return StartRecv(buf, count, type, source, tag, comm.context, comm);
+}
+
+Status Mpi::Recv(void* buf, size_t count, const Datatype& type, int source, int tag,
+                 const Comm& comm) {
+  return Wait(Irecv(buf, count, type, source, tag, comm));
+}
+
+bool Mpi::CancelRecv(const Request& r) { return p2p_.CancelRecv(r); }
+
+std::optional<Status> Mpi::Iprobe(int source, int tag, const Comm& comm) const {
+  return p2p_.Iprobe(source, tag, comm);
+}
+
+Status Mpi::Probe(int source, int tag, const Comm& comm) {
+  std::optional<Status> found;
+  blocker_.BlockUntil([&] {
+    found = Iprobe(source, tag, comm);
+    return found.has_value();
+  });
+  return *found;
 }
 
 bool Mpi::Test(const Request& r) const { return r->done; }

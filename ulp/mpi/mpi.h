@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // An MPI layer over the reliable transport, one object per rank: communicators (world, dup,
 // split), blocking and nonblocking point-to-point with source and tag matching (wildcards
-// included; the queues are a Matcher's, matcher.h), probes, synchronous sends, eager and
-// rendezvous protocols, and collectives built on point-to-point. Names and semantics follow MPI's;
+// included), probes and synchronous sends (the messaging itself is a PointToPoint's,
+// point_to_point.h), and collectives built on point-to-point. Names and semantics follow MPI's;
 // the C binding (ulp/mpi/capi) packs datatypes itself and calls the byte-level collectives here.
 //
 // Blocking calls wait through a Blocker: in the simulator each rank runs its program on its
@@ -10,34 +10,26 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <list>
-#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
+#include "hal/task_host.h"
 #include "ulp/mpi/blocker.h"
 #include "ulp/mpi/datatype.h"
 #include "ulp/mpi/group.h"
 #include "ulp/mpi/half_rdma_reduce.h"
 #include "ulp/mpi/intranode_path.h"
 #include "ulp/mpi/limits.h"
-#include "ulp/mpi/matcher.h"
 #include "ulp/mpi/mpi_config.h"
 #include "ulp/mpi/mpi_stats.h"
-#include "ulp/mpi/p2p_wire.h"
-#include "ulp/mpi/rendezvous_table.h"
-#include "ulp/mpi/request.h"
 #include "ulp/mpi/multicast_groups.h"
-#include "ulp/transport/buffer_pool.h"
-#include "hal/port.h"
-#include "hal/task_host.h"
-#include "ulp/host_copy_time.h"
+#include "ulp/mpi/p2p_services.h"
+#include "ulp/mpi/point_to_point.h"
+#include "ulp/mpi/request.h"
 #include "ulp/transport/transport.h"
-#include "hal/task_timers.h"
 
 namespace nicsim::mpi {
 
@@ -59,10 +51,10 @@ class Mpi {
    * and what it delivers is received like a transport delivery. Set before the program runs;
    * `path` must outlive this object. nullptr: every message uses the transport.
    */
-  void UseIntranodePath(IntranodePath* path);
+  void UseIntranodePath(IntranodePath* path) { p2p_.UseIntranodePath(path); }
   /** Bytes of the staging area the first queued send waits for (0: no send waits for
    *  memory). A job that ends with no event left names it: nothing may ever give it back. */
-  uint64_t staging_wait_bytes() const { return staging_wait_bytes_; }
+  uint64_t staging_wait_bytes() const { return p2p_.staging_wait_bytes(); }
 
   /** The largest AllocMem area: one 16 MiB page (every area takes a page of its own). */
   static constexpr size_t kAllocMemMaxBytes = size_t{16} << 20;
@@ -73,7 +65,7 @@ class Mpi {
    * dense datatypes; others are packed as usual). At most kAllocMemMaxBytes each; nullptr if
    * the task has no room. Valid until the Mpi object goes.
    */
-  void* AllocMem(size_t bytes);
+  void* AllocMem(size_t bytes) { return p2p_.AllocMem(bytes); }
   double Wtime() { return static_cast<double>(blocker_.NowPs()) * 1e-12; }
 
   // Communicators (communicators.cc; collective over `comm`). The members agree on a context
@@ -113,13 +105,10 @@ class Mpi {
   Status Probe(int source, int tag, const Comm& comm);
   Status Wait(const Request& r);
   /** A collective message whose length differed from what this rank's call expected. */
-  struct CountMismatch {
-    size_t received = 0;
-    size_t expected = 0;
-  };
+  using CountMismatch = mpi::CountMismatch;
   /** The first such message since the last take (the ranks passed different counts to a
    *  collective); taking it clears it. */
-  std::optional<CountMismatch> TakeCountMismatch();
+  std::optional<CountMismatch> TakeCountMismatch() { return p2p_.TakeCountMismatch(); }
   void Waitall(const std::vector<Request>& rs);
   /** Waits until one of `rs` (not empty) is complete; the lowest index of those that are. */
   size_t Waitany(const std::vector<Request>& rs);
@@ -209,111 +198,15 @@ class Mpi {
    */
   bool CancelRecv(const Request& r);
   /** Messages that arrived with no matching receive posted yet. */
-  size_t unexpected_queued() const { return matcher_.unexpected_queued(); }
+  size_t unexpected_queued() const { return p2p_.unexpected_queued(); }
 
  private:
-  using Kind = MessageKind;
-
-  /** A message for the transport, waiting for staging memory. */
-  struct Outgoing {
-    int dest_world;
-    Kind kind;
-    uint32_t context;
-    uint32_t tag;
-    std::vector<uint8_t> bytes;
-    std::function<void()> on_done;
-    /** A rendezvous message the transport announces (Transport::Announce). */
-    bool announce = false;
-  };
-  void OnMessage(uint32_t src, uint32_t context, uint32_t tag, std::vector<uint8_t> data);
-  /** An eager message or a rendezvous request: matched with a posted receive or kept as
-   *  unexpected. */
-  void OnMatchable(Kind kind, uint32_t context, int source, int tag, std::vector<uint8_t> data);
-  /** Clear to send for a pending send: its data (or, push-pull, what the pushes left) goes. */
-  void OnClearToSend(const std::vector<uint8_t>& data);
-  /** A rendezvous message's data for the receive that asked for it. */
-  void OnRendezvousData(int source, uint32_t tag, std::vector<uint8_t> data);
-  /** The transport announced a rendezvous message: matched now, or kept as unexpected. */
-  void OnAnnounced(uint32_t src, uint32_t wire_context, uint32_t tag, uint64_t total, uint32_t seq);
-  /** Accepts announced message `seq` from `source_world` (`bytes` long) into receive `r`,
-   *  landing it in r's buffer when that is an AllocMem area it fits. */
-  void AcceptAnnounced(int source_world, uint32_t seq, uint64_t bytes, const Request& r);
-  /** The bytes of a rendezvous message for `r` came (none: they landed in place). */
-  void Landed(const Request& r, int source_world, std::vector<uint8_t> data);
-  /**
-   * Sends bytes through the transport from a staging area of the task's memory. When the
-   * staging memory is used up the message waits, in order behind any other waiting one, for
-   * a send in flight to complete and give its area back.
-   */
-  void Transmit(int dest_world, Kind kind, uint32_t context, uint32_t tag,
-                std::vector<uint8_t> bytes, std::function<void()> on_done);
-  /** Transmit of a rendezvous message's packed bytes (to another node): the transport
-   *  announces it, and the receiver pulls it once a receive matches. */
-  void TransmitAnnounced(int dest_world, uint32_t context, uint32_t tag, std::vector<uint8_t> bytes,
-                         std::function<void()> on_done);
-  /** Hands waiting messages to the transport, oldest first, while staging memory lasts. */
-  void DrainOutgoing();
-  /** Turns waiting announced message `o` into a request to send (kRts) of its own bytes,
-   *  which wait in rendezvous_ for the receiver's clear-to-send. */
-  void AskToSend(Outgoing& o);
-  /**
-   * Transmit of `len` bytes at `data` without packing them first, if nothing waits and staging
-   * memory is there now; false (nothing done, nothing counted) otherwise.
-   */
-  bool TransmitNow(int dest_world, Kind kind, uint32_t context, uint32_t tag, const uint8_t* data,
-                   size_t len);
-  /** Writes the bytes into the staging area at `vaddr` (a counted copy) and sends them (or
-   *  announces them). */
-  void SendStaged(uint64_t vaddr, int dest_world, Kind kind, uint32_t context, uint32_t tag,
-                  const uint8_t* data, size_t len, std::function<void()> on_done,
-                  bool announce = false);
-  /** True if messages to and from `world` use push-pull (the same answer on both ranks). */
-  bool PushPull(int world) const {
-    return config_.internode == InternodeTransport::kPushPull && !Intranode(world);
-  }
-  /** A push-pull send (push_pull.cc): pushes now, the rest once the receiver acknowledges. */
-  Request StartPushPullSend(const void* buf, size_t count, const Datatype& type, int dest_world,
-                            int tag, uint32_t context, Request r, bool synchronous);
-  /** Sends one push of message `id`: bytes [offset, offset + len) of `total`. */
-  void SendPush(int dest_world, uint32_t context, int tag, uint64_t id, uint64_t total,
-                uint64_t pushed, uint64_t offset, const uint8_t* data, uint64_t len);
-  /** A push arrived: the first is matched (or kept as unexpected), a second is gathered. */
-  void OnPush(int source, uint32_t context, int tag, const std::vector<uint8_t>& data);
-  /** Starts gathering a push-pull message of `total` bytes of which `pushed` are pushed. */
-  void BeginGather(RequestState& r, uint64_t total, uint64_t pushed);
-  /** Gathers bytes at `offset`; once all have come, unpacks them and completes the receive. */
-  void Gather(const Request& r, int source, uint64_t offset, const uint8_t* data, size_t len);
-  /** True if messages to `dest_world` go through the intranode path. */
-  bool Intranode(int dest_world) const {
-    return intranode_ != nullptr && intranode_->Reaches(static_cast<uint32_t>(dest_world));
-  }
-  /** Keeps a message no receive matched, counted in the statistics. */
-  void KeepUnexpected(UnexpectedMessage u);
-  /** Unpacks a message into r's buffer (a copy) and fills its status; not yet done. */
-  void Deliver(RequestState& r, int source_world, int tag, const uint8_t* data, size_t bytes);
-  /** Intranode or push-pull rendezvous: tells the sender of `rdv_id` to send the data for `r`. */
-  void ClearToSend(int source_world, uint64_t rdv_id, const Request& r);
-  /** The task address of [buf, buf + bytes) if it lies in one AllocMem area. */
-  std::optional<uint64_t> TaskAddress(const void* buf, size_t bytes) const;
   /** Counts one CPU copy of `bytes` of message data; the rank's CPU is busy with it. */
-  void CountCopy(size_t bytes) {
-    if (bytes == 0) return;
-    ++stats_.host_copies;
-    stats_.host_copy_bytes += bytes;
-    copies_.Copy(host_.NowPs(), bytes);
-  }
-  /**
-   * Runs `fn` once the rank's CPU has finished the copies made so far: at once if it has and
-   * nothing else waits, else after them and after what waits already (in order).
-   */
-  void AfterCopies(std::function<void()> fn);
+  void CountCopy(size_t bytes) { p2p_.cpu().Count(bytes); }
   /** In the program's call: returns when the rank's CPU has finished the copies so far. */
-  void SpendCopyTime();
+  void SpendCopyTime() { p2p_.cpu().Spend(); }
   Request StartRecv(void* buf, size_t count, const Datatype& type, int source, int tag,
                     uint32_t context, const Comm& comm);
-  /** Sends `bytes` eagerly for request `r`: complete once this layer's copies are. */
-  Request SendEager(Request r, int dest_world, uint32_t context, int tag,
-                    std::vector<uint8_t> bytes);
   Request StartSend(const void* buf, size_t count, const Datatype& type, int dest, int tag,
                     uint32_t context, const Comm& comm, bool synchronous = false);
   uint32_t NewContext();
@@ -321,8 +214,6 @@ class Mpi {
   uint32_t AgreeOnContext(uint32_t largest_next);
   /** A context none of `members` has used, agreed by all of them (collective over them). */
   uint32_t FreshContextAmong(const Comm& members);
-  static uint32_t CollContext(const Comm& c) { return c.context | 1u; }
-  static bool IsCollectiveContext(uint32_t context) { return (context & 1u) != 0; }
   /** Where rank r's block of a collective's buffer lies (count elements of type). */
   struct Block {
     uint8_t* at;
@@ -367,18 +258,10 @@ class Mpi {
            HalfRdmaReduce::Suits(bytes, combine, config_.half_rdma_min_bytes);
   }
 
-  int world_rank_;
   ulp::Transport& transport_;
-  /** Where messages to ranks of this node go instead of the transport (nullptr: nowhere). */
-  IntranodePath* intranode_ = nullptr;
-  /** staging_wait_bytes(). */
-  uint64_t staging_wait_bytes_ = 0;
-  /** Staging bytes held by announced messages not yet pulled (config announced_staging_bytes
-   *  bounds it). */
-  uint64_t announced_staging_ = 0;
-  hal::TaskHost& host_;
   Blocker& blocker_;
   MpiConfig config_;
+  Stats stats_;
   Comm world_;
   uint32_t next_context_ = 2;
   /** Idup's contexts: this bit set, then each agreed context's kIdupChildren in turn. Agreed
@@ -387,26 +270,11 @@ class Mpi {
   static constexpr uint32_t kIdupChildren = 8;
   /** Idups made so far, by the context of the communicator duplicated. */
   std::unordered_map<uint32_t, uint32_t> idups_;
-  /** The first collective message of the current call whose length was not the expected. */
-  std::optional<CountMismatch> count_mismatch_;
-  Matcher matcher_;
-  RendezvousTable rendezvous_;
-  /** Staging areas sends are copied into, in the task's address space. */
-  ulp::BufferPool staging_;
-  /** Messages waiting for staging memory, in the order they were sent. */
-  std::deque<Outgoing> outgoing_;
-  /** AllocMem areas by their CPU address: (task address, bytes). */
-  std::map<uintptr_t, std::pair<uint64_t, size_t>> areas_;
+  PointToPoint p2p_;
   /** The communicators' multicast groups (mpi.bcast=multicast or chained). */
   MulticastGroups mcast_;
   /** Reductions by half RDMA (mpi.reduce=half_rdma). */
   HalfRdmaReduce half_rdma_;
-  /** When the copies this layer made on the rank's CPU are done. */
-  ulp::HostCopyTime copies_;
-  /** What waits for copies to finish (AfterCopies), and how many wait. */
-  hal::TaskTimers timers_;
-  uint64_t waiting_for_copies_ = 0;
-  Stats stats_;
 };
 
 }  // namespace nicsim::mpi

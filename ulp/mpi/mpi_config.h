@@ -46,7 +46,7 @@ enum class IntranodeTransport : uint8_t {
 enum class InternodeTransport : uint8_t {
   /** Eager up to eager_limit, rendezvous above it (request, clear to send, data). */
   kTransport,
-  /** Push-Pull (reference 003, ulp/mpi/push_pull.cc): the first pushpull.btp1_bytes go with
+  /** Push-Pull (reference 003, ulp/mpi/push_pull_protocol.h): the first pushpull.btp1_bytes go with
    *  the request, the next pushpull.btp2_bytes right behind it without waiting, the rest once
    *  the receiver has matched and acknowledged (the transport pulls it by RDMA read). */
   kPushPull,

@@ -35,6 +35,11 @@ struct Comm {
   int size() const { return group->size(); }
 };
 
+/** A communicator's collectives have a context of their own: its context with the low bit set
+ *  (communicators' contexts are even). */
+inline uint32_t CollectiveContext(const Comm& c) { return c.context | 1u; }
+inline bool IsCollectiveContext(uint32_t context) { return (context & 1u) != 0; }
+
 /** Shared state of a nonblocking operation. */
 struct RequestState {
   bool done = false;
