@@ -262,9 +262,9 @@ class ShmRun {
   /** Reaps ranks as they end; forwards interrupts, kills after the grace or the timeout. */
   void WaitForRanks() {
     const auto start = Clock::now();
-    while (!Live().empty()) {
+    while (AnyLive()) {
       ReapEnded();
-      if (Live().empty()) break;
+      if (!AnyLive()) break;
       const auto now = Clock::now();
       if (interrupted_by_ != 0 && !killed_after_grace_ && now >= grace_end_) {
         killed_after_grace_ = true;
@@ -371,10 +371,17 @@ class ShmRun {
     return kRunFailed;
   }
 
+  bool IsLive(uint32_t r) const { return children_[r].pid > 0 && !children_[r].ended; }
+  bool AnyLive() const {
+    for (uint32_t r = 0; r < n_; ++r) {
+      if (IsLive(r)) return true;
+    }
+    return false;
+  }
   std::vector<uint32_t> Live() const {
     std::vector<uint32_t> ranks;
     for (uint32_t r = 0; r < n_; ++r) {
-      if (children_[r].pid > 0 && !children_[r].ended) ranks.push_back(r);
+      if (IsLive(r)) ranks.push_back(r);
     }
     return ranks;
   }

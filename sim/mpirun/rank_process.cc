@@ -91,9 +91,15 @@ Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::s
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) {
     return Status::Error(fmt::format("rank {}: socketpair: {}", rank, std::strerror(errno)));
   }
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+  const bool out_made = pipe2(out, O_CLOEXEC) == 0;
+  if (!out_made || pipe2(err, O_CLOEXEC) != 0) {
+    const int error = errno;
+    for (int fd : {channel[0], channel[1]}) close(fd);
+    if (out_made) {
+      for (int fd : {out[0], out[1]}) close(fd);
+    }
     return Status::Error(fmt::format("rank {}: pipe: {} (raise the open-file limit, ulimit -n)",
-                                     rank, std::strerror(errno)));
+                                     rank, std::strerror(error)));
   }
   // The program's end of the channel stays open across exec; its number is in the environment.
   SpawnRequest request;
