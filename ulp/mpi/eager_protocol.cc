@@ -49,7 +49,8 @@ void EagerProtocol::Receive(UnexpectedMessage& u, const Request& r) {
 }
 
 void EagerProtocol::OnClearToSend(uint64_t id, PendingSend) {
-  NICSIM_CHECK(false, "a clear to send for eager message %llu", static_cast<unsigned long long>(id));
+  NICSIM_CHECK(false, "a clear to send for eager message %llu",
+               static_cast<unsigned long long>(id));
 }
 
 void EagerProtocol::OnData(const Request&, int source_world, std::vector<uint8_t>) {

@@ -48,8 +48,8 @@ class PointToPoint {
   Request Send(const void* buf, size_t count, const Datatype& type, int dest_world, int tag,
                uint32_t context, bool synchronous);
   /** Starts a receive from `source` (a rank of `comm`, or kAnySource) in `context`. */
-  Request Recv(void* buf, size_t count, const Datatype& type, int source, int tag,
-               uint32_t context, const Comm& comm);
+  Request Recv(void* buf, size_t count, const Datatype& type, int source, int tag, uint32_t context,
+               const Comm& comm);
   /** The status of the oldest unreceived message that matches, if one has arrived. */
   std::optional<Status> Iprobe(int source, int tag, const Comm& comm) const;
   /** Cancels receive `r` if no message matched it yet (Mpi::CancelRecv). */

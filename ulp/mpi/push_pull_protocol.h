@@ -39,8 +39,7 @@ class PushPullProtocol final : public P2pProtocol {
   void Begin(const Request& r, int source_world, int tag, uint64_t rdv_id, uint64_t total,
              uint64_t pushed, const uint8_t* data, size_t len);
   /** Gathers bytes at `offset`; once all have come, unpacks them and completes the receive. */
-  void Gather(const Request& r, int source_world, uint64_t offset, const uint8_t* data,
-              size_t len);
+  void Gather(const Request& r, int source_world, uint64_t offset, const uint8_t* data, size_t len);
 
   P2pServices& s_;
   EagerProtocol& eager_;

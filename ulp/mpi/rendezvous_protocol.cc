@@ -32,8 +32,8 @@ void RendezvousProtocol::Send(const SendCall& call, const Request& r) {
       // From the program's own buffer: the transport reads it there, nothing is staged.
       ++s_.stats.zero_copy_sends;
       s_.transport.Announce(static_cast<uint32_t>(call.dest_world),
-                            Wire(static_cast<uint32_t>(MessageKind::kRts), call.context), tag,
-                            *own, total, done);
+                            Wire(static_cast<uint32_t>(MessageKind::kRts), call.context), tag, *own,
+                            total, done);
     } else {
       s_.outbox.SendAnnounced(call.dest_world, call.context, tag, std::move(bytes), done);
     }
@@ -44,9 +44,9 @@ void RendezvousProtocol::Send(const SendCall& call, const Request& r) {
   RtsPayload rts{own ? total : bytes.size(), id};
   std::vector<uint8_t> envelope(sizeof(rts));
   std::memcpy(envelope.data(), &rts, sizeof(rts));
-  s_.rendezvous.AwaitClearToSend(id, PendingSend{[r] { r->done = true; }, call.dest_world,
-                                                 call.context, call.tag, std::move(bytes),
-                                                 own.value_or(0), own ? total : 0});
+  s_.rendezvous.AwaitClearToSend(
+      id, PendingSend{[r] { r->done = true; }, call.dest_world, call.context, call.tag,
+                      std::move(bytes), own.value_or(0), own ? total : 0});
   s_.outbox.Send(call.dest_world, MessageKind::kRts, call.context, tag, std::move(envelope),
                  nullptr);
   s_.cpu.Spend();
@@ -61,8 +61,8 @@ void RendezvousProtocol::OnArrival(uint32_t context, int source_world, int tag,
     s_.ClearToSend(source_world, rts.rdv_id, r);
     return;
   }
-  s_.KeepUnexpected(UnexpectedMessage{context, source_world, tag, MessageKind::kRts, {},
-                                      rts.rdv_id, rts.bytes});
+  s_.KeepUnexpected(
+      UnexpectedMessage{context, source_world, tag, MessageKind::kRts, {}, rts.rdv_id, rts.bytes});
 }
 
 void RendezvousProtocol::Receive(UnexpectedMessage& u, const Request& r) {
