@@ -334,47 +334,55 @@ TEST(PostboxReclaimTest, AnEmptyPoolIsRefilledFromOtherReceiversOnTheList) {
   EXPECT_EQ(w.sender(a).FreeBlocks(1), 4u);
 }
 
-TEST(PostboxQuotaTest, AShareOfThePoolShrinksAsMoreReceiversHoldBlocks) {
+TEST(PostboxQuotaTest, AShareOfThePoolIsThePoolOverTheProcessesTheSenderMayReach) {
   Params p = SmallParams();
   p.pool_blocks = 8;
   p.slots_per_receiver = 16;
-  p.receiver_quota_blocks = 0;  // a share: pool / receivers holding blocks
+  p.receiver_quota_blocks = 0;  // a share: pool / the processes of the receiving node
   World w({1, 3}, p);
   const ProcessId a{0, 0}, r0{1, 0}, r1{1, 1}, r2{1, 2};
-  const auto big = Pattern(12 * p.piece_bytes, 5);
-  // Alone, r0 may take the whole pool: 8 of its 12 pieces go, then it is at its share.
-  auto h0 = w.sender(a).Send(r0, big.data(), big.size());
-  ASSERT_TRUE(h0.ok());
-  EXPECT_EQ(w.sender(a).BlocksHeldBy(r0), 8u);
+  // Three processes on node 1: a share of 8 / 3 = 2 blocks, even for a receiver alone.
+  const auto big = Pattern(5 * p.piece_bytes, 5);
+  ASSERT_TRUE(w.sender(a).Send(r0, big.data(), big.size()).ok());
+  EXPECT_EQ(w.sender(a).BlocksHeldBy(r0), 2u);
   EXPECT_EQ(w.sender(a).stats().quota_waits, 1u);
+  EXPECT_EQ(w.sender(a).FreeBlocks(1), 6u);
+  // The others still find their share free while r0 is at its own.
+  const auto mid = Pattern(3 * p.piece_bytes, 6);
+  ASSERT_TRUE(w.sender(a).Send(r1, mid.data(), mid.size()).ok());
+  ASSERT_TRUE(w.sender(a).Send(r2, mid.data(), mid.size()).ok());
+  EXPECT_EQ(w.sender(a).BlocksHeldBy(r1), 2u);
+  EXPECT_EQ(w.sender(a).BlocksHeldBy(r2), 2u);
+  EXPECT_EQ(w.sender(a).stats().quota_waits, 3u);
   EXPECT_EQ(w.sender(a).stats().pool_waits, 0u);
   ASSERT_TRUE(w.Pump());
   EXPECT_EQ(w.receiver(r0).Take()->bytes, big);
-  EXPECT_EQ(w.sender(a).FreeBlocks(1), 8u);
-  // Two receivers at once: r1 finds itself alone (a share of 8) and takes 6; r2 shares with
-  // it (8 / 2 = 4) but only 2 blocks are left, so it waits for the pool; nothing is dropped.
-  const auto mid = Pattern(6 * p.piece_bytes, 6);
-  auto h1 = w.sender(a).Send(r1, mid.data(), mid.size());
-  auto h2 = w.sender(a).Send(r2, mid.data(), mid.size());
-  ASSERT_TRUE(h1.ok() && h2.ok());
-  EXPECT_EQ(w.sender(a).BlocksHeldBy(r1), 6u);
-  EXPECT_EQ(w.sender(a).BlocksHeldBy(r2), 2u);  // the pool's last two, under its share of 4
-  EXPECT_EQ(w.sender(a).stats().pool_waits, 1u);
-  ASSERT_TRUE(w.Pump());
   EXPECT_EQ(w.receiver(r1).Take()->bytes, mid);
   EXPECT_EQ(w.receiver(r2).Take()->bytes, mid);
-  // Both held blocks while the other did: with two holders the share is 4, so r1's second
-  // message stops at 4 blocks while r2 still holds some.
-  const auto five = Pattern(5 * p.piece_bytes, 7);
-  ASSERT_TRUE(w.sender(a).Send(r2, five.data(), 2 * p.piece_bytes).ok());
-  ASSERT_TRUE(w.sender(a).Send(r1, five.data(), five.size()).ok());
-  EXPECT_EQ(w.sender(a).BlocksHeldBy(r2), 2u);
-  EXPECT_EQ(w.sender(a).BlocksHeldBy(r1), 4u);
-  EXPECT_EQ(w.sender(a).stats().quota_waits, 2u);
-  ASSERT_TRUE(w.Pump());
-  EXPECT_EQ(w.receiver(r1).Take()->bytes, five);
   EXPECT_TRUE(w.sender(a).Idle());
   EXPECT_EQ(w.sender(a).stats().blocks_returned, w.sender(a).stats().blocks_taken);
+}
+
+TEST(PostboxQuotaTest, TheSenderIsNotAmongTheProcessesItMayReachOnItsOwnNode) {
+  Params p = SmallParams();
+  p.pool_blocks = 8;
+  p.slots_per_receiver = 16;
+  p.receiver_quota_blocks = 0;
+  // Three processes on one node: a sender may reach two, a share of 4 each.
+  World same({3}, p);
+  const auto big = Pattern(6 * p.piece_bytes, 7);
+  ASSERT_TRUE(same.sender(ProcessId{0, 0}).Send(ProcessId{0, 1}, big.data(), big.size()).ok());
+  EXPECT_EQ(same.sender(ProcessId{0, 0}).BlocksHeldBy(ProcessId{0, 1}), 4u);
+  ASSERT_TRUE(same.Pump());
+  EXPECT_EQ(same.receiver(ProcessId{0, 1}).Take()->bytes, big);
+  // One process on the other node: the only one it may reach, so the whole pool.
+  World pair({1, 1}, p);
+  const auto whole = Pattern(10 * p.piece_bytes, 8);
+  ASSERT_TRUE(pair.sender(ProcessId{0, 0}).Send(ProcessId{1, 0}, whole.data(), whole.size()).ok());
+  EXPECT_EQ(pair.sender(ProcessId{0, 0}).BlocksHeldBy(ProcessId{1, 0}), 8u);
+  EXPECT_EQ(pair.sender(ProcessId{0, 0}).FreeBlocks(1), 0u);
+  ASSERT_TRUE(pair.Pump());
+  EXPECT_EQ(pair.receiver(ProcessId{1, 0}).Take()->bytes, whole);
 }
 
 TEST(PostboxReclaimTest, AnEmptyPoolWithNothingAcknowledgedWaits) {

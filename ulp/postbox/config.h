@@ -90,16 +90,17 @@ struct Params {
   uint32_t inline_bytes = 64;
   /**
    * Blocks of one pool that a single receiver may hold unacknowledged. The reference's rule:
-   * a sender may not spend its whole pool on one receiver, so others are not starved. 0: a
-   * share that follows the load, pool_blocks / (receivers holding blocks of the pool, this one
-   * counted), at least 1: one receiver alone may use the whole pool, two half each, and so on.
+   * a sender may not spend its whole pool on one receiver, so others are not starved. 0: the
+   * pool shared among the receivers the sender may send to through it (the processes of the
+   * receiving node, the sender itself not counted), pool_blocks / that many, at least 1.
    */
   uint32_t receiver_quota_blocks = 8;
 
-  /** The quota of a receiver when `holders` receivers (it included) hold blocks of a pool. */
-  uint32_t QuotaFor(uint32_t holders) const {
+  /** The quota of a receiver in a pool through which the sender may reach
+   *  `potential_receivers` processes. */
+  uint32_t QuotaFor(uint32_t potential_receivers) const {
     if (receiver_quota_blocks > 0) return receiver_quota_blocks;
-    return holders == 0 ? pool_blocks : std::max<uint32_t>(1, pool_blocks / holders);
+    return std::max<uint32_t>(1, pool_blocks / std::max<uint32_t>(1, potential_receivers));
   }
   /** Largest message accepted by Send. */
   uint64_t max_message_bytes = uint64_t{1} << 30;

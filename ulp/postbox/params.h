@@ -25,13 +25,12 @@ inline const ParamDecls<Params>& PostboxParams() {
            .Int("postbox.inline_bytes", &C::inline_bytes, 0, 4096,
                 "mpi.intranode=postbox: messages of at most this many bytes travel inside their "
                 "postbox slot, with no block")
-           .Int(
-               "postbox.receiver_quota_blocks", &C::receiver_quota_blocks, 0, 4096,
-               "mpi.intranode=postbox: blocks of one pool a single receiver may hold "
-               "unacknowledged "
-               "(at most postbox.pool_blocks); 0 = a share that follows the load: pool_blocks / "
-               "the receivers holding blocks of the pool (one alone may use it all); a sender over "
-               "quota waits, it never drops");
+           .Int("postbox.receiver_quota_blocks", &C::receiver_quota_blocks, 0, 4096,
+                "mpi.intranode=postbox: blocks of one pool a single receiver may hold "
+                "unacknowledged "
+                "(at most postbox.pool_blocks); 0 = pool_blocks / the processes the sender may "
+                "send to through the pool (those of the receiving node but itself), at least 1; a "
+                "sender over quota waits, it never drops");
   return *decls;
 }
 

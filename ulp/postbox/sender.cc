@@ -270,14 +270,13 @@ uint32_t Sender::Reclaim(Connection& c, uint32_t rank) {
 int64_t Sender::TakeBlock(Connection& c, uint32_t rank) {
   Peer& p = c.peers[rank];
   // Quota: one receiver may hold only part of the pool; over it, the send waits for that
-  // receiver's own acknowledgements rather than starving the others. A share of the pool
-  // shrinks as more receivers hold blocks of it (receiver_quota_blocks = 0).
-  auto quota = [&] {
-    return params_.QuotaFor(static_cast<uint32_t>(c.receiver_list.size()) + (p.on_list ? 0 : 1));
-  };
-  if (p.blocks_held >= quota()) {
+  // receiver's own acknowledgements rather than starving the others (receiver_quota_blocks =
+  // 0: the pool's share of each process the sender may send to on that node).
+  const uint32_t potential = topology_.ProcessesOn(c.node) - (c.node == self_.node ? 1 : 0);
+  const uint32_t quota = params_.QuotaFor(potential);
+  if (p.blocks_held >= quota) {
     Reclaim(c, rank);
-    if (p.blocks_held >= quota()) {
+    if (p.blocks_held >= quota) {
       if (!p.waiting_quota) ++stats_.quota_waits;
       p.waiting_quota = true;
       return -1;
