@@ -3,8 +3,10 @@
 # Benchmark: M producers and N consumers sharing latest values through the gsm service
 # (ulp/gsm, allgather and scatter modes) against a direct point-to-point design (every put
 # sent to every consumer), under nicsim mpirun on 4 nodes (func backend), in simulated time.
-"""Writes bench/results/lgsm.json. Figures per mode and M = N: connections (M + N for gsm,
-M x N for point to point), bytes moved (gsm: record bytes received by the services; p2p: the
+"""Writes bench/results/lgsm.json. Figures per mode and M = N: connections as the run counts
+them (gsm: the most each service held open at once, summed over services, M + N when every
+client is connected together; point to point: the producers each consumer heard from, summed,
+M x N when each heard all), bytes moved (gsm: record bytes received by the services; p2p: the
 data sent), bytes per propagation round, and the lag from a producer's last put to a consumer
 seeing it (max and mean), and the transport's packets, retransmits and simulated time.
 Interval 200 us, 10 puts per producer, one every half interval.

@@ -3,7 +3,9 @@
  * directly point to point (each put sent to every consumer), for bench/run lgsm.
  * Usage: gsm_bench NODES M N INTERVAL_US ROUNDS allgather|scatter|p2p, NODES + M + N ranks:
  * ranks 0..NODES-1 serve (idle in p2p), then producers, then consumers. Rank 0 prints
- * connections, bytes moved and the lag from a producer's last put to a consumer seeing it. */
+ * connections (as counted in the run: the most each service held open at once, summed; point
+ * to point, the producers each consumer heard from, summed), bytes moved and the lag from a
+ * producer's last put to a consumer seeing it. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
   const int is_producer = rank >= first_producer && rank < first_consumer;
   const int is_consumer = rank >= first_consumer;
   double lag_max = 0, lag_sum = 0;
-  unsigned long long bytes = 0, records = 0;
+  unsigned long long bytes = 0, records = 0, connections = 0;
   gsm_t* g = NULL;
   if (!p2p) {
     gsm_config config = {nodes,
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
       gsm_stats_get(g, &st);
       bytes = st.bytes_received;
       records = st.propagations; /* reused: rounds, summed over services */
+      connections = st.connections_max;
     }
   } else if (is_producer) {
     gsm_handle h = 0;
@@ -152,21 +155,25 @@ int main(int argc, char** argv) {
       free(recs);
       free(data);
     }
+    if (p2p) {
+      for (int p = 0; p < size; p++) connections += last[p] != 0;
+    }
     free(last);
   }
   if (g) gsm_finalize(g);
   double lag_max_all = 0, lag_sum_all = 0;
-  unsigned long long bytes_all = 0, rounds_all = 0;
+  unsigned long long bytes_all = 0, rounds_all = 0, connections_all = 0;
   MPI_Reduce(&lag_max, &lag_max_all, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&lag_sum, &lag_sum_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&bytes, &bytes_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&records, &rounds_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&connections, &connections_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     const unsigned long long rounds_per_service = p2p ? 0 : rounds_all / (unsigned long long)nodes;
     printf(
-        "mode %s M %d N %d nodes %d connections %d bytes %llu propagations %llu "
+        "mode %s M %d N %d nodes %d connections %llu bytes %llu propagations %llu "
         "bytes_per_propagation %.0f lag_max_us %.1f lag_mean_us %.1f\n",
-        argv[6], m, n, nodes, p2p ? m * n : m + n, bytes_all, rounds_per_service,
+        argv[6], m, n, nodes, connections_all, bytes_all, rounds_per_service,
         rounds_per_service ? (double)bytes_all / (double)rounds_per_service : 0.0,
         lag_max_all * 1e6, lag_sum_all / (double)(m * n) * 1e6);
   }
