@@ -72,6 +72,11 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
     sum.pushpull_pulled_bytes += s.pushpull_pulled_bytes;
     sum.pushpull_early_receivers += s.pushpull_early_receivers;
     sum.pushpull_late_receivers += s.pushpull_late_receivers;
+    sum.rma_puts += s.rma_puts;
+    sum.rma_gets += s.rma_gets;
+    sum.rma_accumulates += s.rma_accumulates;
+    sum.rma_in_place += s.rma_in_place;
+    sum.rma_refused += s.rma_refused;
   }
   return {{"eager_sends", sum.eager_sends},
           {"rendezvous_sends", sum.rendezvous_sends},
@@ -91,6 +96,11 @@ nlohmann::json MpiLayerTotals(MpiJob& job) {
           {"pushpull_pulled_bytes", sum.pushpull_pulled_bytes},
           {"pushpull_early_receivers", sum.pushpull_early_receivers},
           {"pushpull_late_receivers", sum.pushpull_late_receivers},
+          {"rma_puts", sum.rma_puts},
+          {"rma_gets", sum.rma_gets},
+          {"rma_accumulates", sum.rma_accumulates},
+          {"rma_in_place", sum.rma_in_place},
+          {"rma_refused", sum.rma_refused},
           {"postbox", PostboxTotals(job)},
           {"pushpull", PushPullTotals(job)}};
 }

@@ -5,13 +5,14 @@
 
 #include "base/check.h"
 #include "ulp/mpi/mpi.h"
+#include "ulp/mpi/p2p_wire.h"
 
 namespace nicsim::mpi {
 
 uint32_t Mpi::NewContext() {
-  NICSIM_CHECK(next_context_ < kDerivedContextBit,
+  NICSIM_CHECK(next_context_ < kAgreedContextLimit,
                "rank %d: the job's communicators used up the %u contexts there are", world_.rank,
-               kDerivedContextBit / 2);
+               kAgreedContextLimit / 2);
   const uint32_t c = next_context_;
   next_context_ += 2;  // even: point to point; odd: the same communicator's collectives
   return c;

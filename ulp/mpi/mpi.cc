@@ -15,15 +15,17 @@ Mpi::Mpi(int world_rank, int world_size, ulp::Transport& transport, hal::TaskHos
       blocker_(blocker),
       config_(config),
       p2p_(transport, host, blocker, config_, stats_),
+      one_sided_(p2p_.services()),
       mcast_(transport.multicast(), blocker, config.mcast_slot_bytes,
              config.bcast == CollectiveTransport::kChained ? config.chain_radix : 0),
       half_rdma_(host, transport.fifo_reduction(), blocker, world_rank) {
   world_.context = 0;
   world_.rank = world_rank;
   world_.group = Group::Identity(world_size);
+  p2p_.UseWindows(&one_sided_);
 }
 
-Mpi::~Mpi() = default;
+Mpi::~Mpi() { p2p_.UseWindows(nullptr); }
 
 void Mpi::AbandonRequests() {
   p2p_.ForgetReceives();

@@ -26,6 +26,7 @@
 #include "ulp/mpi/mpi_config.h"
 #include "ulp/mpi/mpi_stats.h"
 #include "ulp/mpi/multicast_groups.h"
+#include "ulp/mpi/one_sided.h"
 #include "ulp/mpi/p2p_services.h"
 #include "ulp/mpi/point_to_point.h"
 #include "ulp/mpi/request.h"
@@ -184,6 +185,31 @@ class Mpi {
   void Scan(const uint8_t* in, uint8_t* out, size_t bytes, const Combiner& combine, bool exclusive,
             const Comm& comm);
 
+  // One-sided communication (windows.cc; how the bytes move: one_sided.h). Displacements are
+  // in bytes from the start of the target's window.
+  /** A window over `bytes` at `base` of every member of `comm` (collective). */
+  Win WinCreate(void* base, size_t bytes, const Comm& comm);
+  /** A window over `bytes` this layer allocates, in an AllocMem area when one holds it (there
+   *  puts and gets move by RDMA with no copy), else in memory the CPU copies through; its
+   *  address in `*base` (collective). */
+  Win WinAllocate(size_t bytes, const Comm& comm, void** base);
+  /** Ends `win` (collective, after a fence); its memory from WinAllocate goes with it. */
+  void WinFree(const Win& win);
+  void Put(const void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
+           const Win& win);
+  void Get(void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
+           const Win& win);
+  /** Combines the elements at `buf` into the target's window with `op` (over `type`'s base
+   *  elements), element by element, as one atomic step per element among accumulates. */
+  void Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target,
+                  uint64_t disp, const Win& win);
+  /**
+   * Ends an epoch on `win` (collective): every put, get and accumulate the members started on
+   * it is complete at its origin (buffers free, gets' bytes in place) and at its target (the
+   * window holds what was put and accumulated) before any member returns.
+   */
+  void Fence(const Win& win);
+
   using Stats = MpiStats;
   const Stats& stats() const { return stats_; }
   /**
@@ -264,13 +290,14 @@ class Mpi {
   Stats stats_;
   Comm world_;
   uint32_t next_context_ = 2;
-  /** Idup's contexts: this bit set, then each agreed context's kIdupChildren in turn. Agreed
-   *  contexts stay below it. */
-  static constexpr uint32_t kDerivedContextBit = 1u << 29;
+  /** Idup's contexts: kDerivedContextBit set, then each agreed context's kIdupChildren in
+   *  turn. */
   static constexpr uint32_t kIdupChildren = 8;
   /** Idups made so far, by the context of the communicator duplicated. */
   std::unordered_map<uint32_t, uint32_t> idups_;
   PointToPoint p2p_;
+  /** The windows this rank exposes and the operations it started on others'. */
+  OneSided one_sided_;
   /** The communicators' multicast groups (mpi.bcast=multicast or chained). */
   MulticastGroups mcast_;
   /** Reductions by half RDMA (mpi.reduce=half_rdma). */

@@ -40,6 +40,14 @@ struct MpiStats {
   uint64_t pushpull_second_pushes = 0;
   uint64_t pushpull_early_receivers = 0;
   uint64_t pushpull_late_receivers = 0;
+  /** One-sided: puts, gets and accumulates started; transfers that moved by RDMA between the
+   *  origin's buffer and the window with no CPU copy; operations outside their window
+   *  (nothing written). */
+  uint64_t rma_puts = 0;
+  uint64_t rma_gets = 0;
+  uint64_t rma_accumulates = 0;
+  uint64_t rma_in_place = 0;
+  uint64_t rma_refused = 0;
 };
 
 }  // namespace nicsim::mpi

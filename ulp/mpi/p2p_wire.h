@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// How the MPI layer's point-to-point messages name themselves on the transport: a message's
-// kind (eager, RTS, CTS, data) in the top bits of its transport context, and what an RTS says.
+// How the MPI layer's messages name themselves on the transport: a message's kind (eager, RTS,
+// CTS, data) in the top bits of its transport context, what an RTS says, and the contexts of
+// one-sided windows' traffic.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,28 @@ inline constexpr uint32_t kContextMask = (1u << kKindShift) - 1;
 inline uint32_t Wire(uint32_t kind, uint32_t context) {
   return (kind << kKindShift) | (context & kContextMask);
 }
+
+/** Contexts communicators agree on stay below this (even: point to point, odd: collectives). */
+inline constexpr uint32_t kAgreedContextLimit = 1u << 27;
+/** Contexts set aside for Idup have this bit. */
+inline constexpr uint32_t kDerivedContextBit = 1u << 29;
+/** The traffic of a one-sided window has this bit (and not kDerivedContextBit): the window's
+ *  agreed context shifted up by one, and a WindowOp in the two low bits. */
+inline constexpr uint32_t kWindowContextBit = 1u << 28;
+
+/** What a message in a window's context carries. */
+enum class WindowOp : uint32_t { kPut = 0, kGetRequest = 1, kGetReply = 2, kAccumulate = 3 };
+
+/** The context of `op` traffic in the window whose agreed context is `window`. */
+inline uint32_t WindowContext(uint32_t window, WindowOp op) {
+  return kWindowContextBit | (window << 1) | static_cast<uint32_t>(op);
+}
+/** True if `context` (without its kind) carries a window's traffic. */
+inline bool IsWindowContext(uint32_t context) {
+  return (context & (kWindowContextBit | kDerivedContextBit)) == kWindowContextBit;
+}
+inline uint32_t WindowOf(uint32_t context) { return (context & ~kWindowContextBit & ~3u) >> 1; }
+inline WindowOp WindowOpOf(uint32_t context) { return static_cast<WindowOp>(context & 3u); }
 
 /** An RTS: the message's length and the rendezvous it opens. */
 struct RtsPayload {

@@ -21,9 +21,14 @@ PointToPoint::PointToPoint(ulp::Transport& transport, hal::TaskHost& host, Block
       });
   transport.OnAnnounce(
       [this](uint32_t src, uint32_t context, uint32_t tag, uint64_t total, uint32_t seq) {
+        if (windows_ != nullptr && IsWindowContext(context & kContextMask)) {
+          windows_->OnAnnounced(static_cast<int>(src), context & kContextMask, tag, total, seq);
+          return;
+        }
         rendezvous_.OnAnnounced(static_cast<int>(src), context, tag, total, seq);
       });
   transport.OnAccepted([this](uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
+    if (windows_ != nullptr && windows_->OnAccepted(static_cast<int>(src), seq, data)) return;
     rendezvous_.OnAccepted(static_cast<int>(src), seq, std::move(data));
   });
 }
@@ -88,6 +93,10 @@ void PointToPoint::OnMessage(uint32_t src, uint32_t wire_context, uint32_t tag,
   const auto kind = static_cast<MessageKind>(wire_context >> kKindShift);
   const uint32_t context = wire_context & kContextMask;
   const int source = static_cast<int>(src);
+  if (windows_ != nullptr && IsWindowContext(context)) {
+    windows_->OnMessage(source, context, std::move(data));
+    return;
+  }
   switch (kind) {
     case MessageKind::kEager:
       eager_.OnArrival(context, source, static_cast<int>(tag), std::move(data));

@@ -3,7 +3,8 @@
 // a Matcher's), each message carried by a protocol picked for it (p2p_protocol.h: eager below
 // the eager limit, rendezvous above it or when synchronous, push-pull to other nodes with
 // mpi.internode=pushpull), and every message leaving through one outbox. What arrives, from
-// the transport or the intranode path, is routed to the protocol that sent it.
+// the transport or the intranode path, is routed to the protocol that sent it, or, in a
+// window's context, to the one-sided windows.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,7 @@
 #include "ulp/mpi/intranode_path.h"
 #include "ulp/mpi/mpi_config.h"
 #include "ulp/mpi/mpi_stats.h"
+#include "ulp/mpi/one_sided.h"
 #include "ulp/mpi/p2p_services.h"
 #include "ulp/mpi/push_pull_protocol.h"
 #include "ulp/mpi/rendezvous_protocol.h"
@@ -43,6 +45,10 @@ class PointToPoint {
   void* AllocMem(size_t bytes) { return s_.areas.Alloc(bytes); }
   /** The rank's CPU copies, which collectives count too. */
   CopyClock& cpu() { return s_.cpu; }
+  /** What the protocols share (the one-sided windows use it too). */
+  P2pServices& services() { return s_; }
+  /** Where traffic in windows' contexts goes (nullptr: there is none). */
+  void UseWindows(WindowTraffic* windows) { windows_ = windows; }
 
   /** Starts a send of `count` elements of `type` at `buf` to `dest_world`. */
   Request Send(const void* buf, size_t count, const Datatype& type, int dest_world, int tag,
@@ -72,6 +78,7 @@ class PointToPoint {
   EagerProtocol eager_;
   RendezvousProtocol rendezvous_;
   PushPullProtocol push_pull_;
+  WindowTraffic* windows_ = nullptr;
 };
 
 }  // namespace nicsim::mpi

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ulp/mpi/one_sided.h"
+
+#include <cstring>
+#include <optional>
+
+#include "base/check.h"
+#include "ulp/mpi/p2p_wire.h"
+
+namespace nicsim::mpi {
+namespace {
+
+/** Before the bytes of a put that travels as a message. */
+struct PutHeader {
+  uint64_t disp;
+};
+/** Before the bytes of an accumulate. */
+struct AccumulateHeader {
+  uint64_t disp;
+  uint8_t op;
+  uint8_t base;
+  uint8_t reserved[6];
+};
+/** A get's request. */
+struct GetRequest {
+  uint64_t disp;
+  uint64_t len;
+  uint64_t id;
+};
+/** Before the bytes of a get's reply that travels as a message. */
+struct GetReplyHeader {
+  uint64_t id;
+};
+
+template <typename Header>
+std::vector<uint8_t> Framed(const Header& h, const uint8_t* data, size_t len) {
+  std::vector<uint8_t> out(sizeof(h) + len);
+  std::memcpy(out.data(), &h, sizeof(h));
+  if (len > 0) std::memcpy(out.data() + sizeof(h), data, len);
+  return out;
+}
+
+/** The header at the front of `data`, if it is long enough for one. */
+template <typename Header>
+std::optional<Header> HeaderOf(const std::vector<uint8_t>& data) {
+  if (data.size() < sizeof(Header)) return std::nullopt;
+  Header h;
+  std::memcpy(&h, data.data(), sizeof(h));
+  return h;
+}
+
+/** Announced transfers name their displacement or get id in the 32-bit tag. */
+constexpr uint64_t kTagLimit = uint64_t{1} << 32;
+
+}  // namespace
+
+void OneSided::Expose(uint32_t context, uint8_t* base, size_t bytes) {
+  Exposed w;
+  w.base = base;
+  w.bytes = bytes;
+  w.task_vaddr = bytes > 0 ? s_.areas.TaskAddress(base, bytes).value_or(0) : 0;
+  windows_[context] = w;
+}
+
+uint8_t* OneSided::ExposeOwned(uint32_t context, size_t bytes) {
+  std::vector<uint8_t>& memory = owned_[context];
+  memory.assign(bytes, 0);
+  Expose(context, memory.data(), bytes);
+  return memory.data();
+}
+
+void OneSided::Forget(uint32_t context) {
+  windows_.erase(context);
+  owned_.erase(context);
+  outstanding_.erase(context);
+  issued_.erase(context);
+  applied_.erase(context);
+}
+
+uint64_t OneSided::Outstanding(uint32_t window) const {
+  auto it = outstanding_.find(window);
+  return it == outstanding_.end() ? 0 : it->second;
+}
+
+uint64_t OneSided::TakeIssued(uint32_t window, int target_world) {
+  auto it = issued_.find(window);
+  if (it == issued_.end()) return 0;
+  auto to = it->second.find(target_world);
+  if (to == it->second.end()) return 0;
+  const uint64_t n = to->second;
+  it->second.erase(to);
+  return n;
+}
+
+uint64_t OneSided::Applied(uint32_t window) const {
+  auto it = applied_.find(window);
+  return it == applied_.end() ? 0 : it->second;
+}
+
+void OneSided::Put(const void* buf, size_t count, const Datatype& type, int target_world,
+                   uint64_t disp, uint32_t window) {
+  const size_t len = count * type.size();
+  ++s_.stats.rma_puts;
+  if (len == 0) return;
+  Started(window);
+  Issued(window, target_world);
+  const std::optional<uint64_t> own = type.dense() ? s_.areas.TaskAddress(buf, len) : std::nullopt;
+  if (own && disp < kTagLimit && !s_.outbox.Intranode(target_world)) {
+    // From the program's AllocMem buffer: announced, pulled by the target's adapter.
+    s_.transport.Announce(
+        static_cast<uint32_t>(target_world),
+        Wire(static_cast<uint32_t>(MessageKind::kRts), WindowContext(window, WindowOp::kPut)),
+        static_cast<uint32_t>(disp), *own, len, [this, window] { Completed(window); });
+    return;
+  }
+  std::vector<uint8_t> bytes = Pack(buf, count, type);
+  s_.cpu.Count(bytes.size());
+  s_.outbox.Send(target_world, MessageKind::kEager, WindowContext(window, WindowOp::kPut), 0,
+                 Framed(PutHeader{disp}, bytes.data(), bytes.size()),
+                 [this, window] { Completed(window); });
+}
+
+void OneSided::Get(void* buf, size_t count, const Datatype& type, int target_world, uint64_t disp,
+                   uint32_t window) {
+  const size_t len = count * type.size();
+  ++s_.stats.rma_gets;
+  if (len == 0) return;
+  Started(window);
+  const uint64_t id = next_get_++ % kTagLimit;
+  gets_[id] = PendingGet{window, buf, count, type};
+  const GetRequest request{disp, len, id};
+  std::vector<uint8_t> wire(sizeof(request));
+  std::memcpy(wire.data(), &request, sizeof(request));
+  s_.outbox.Send(target_world, MessageKind::kEager, WindowContext(window, WindowOp::kGetRequest), 0,
+                 std::move(wire), nullptr);
+}
+
+void OneSided::Accumulate(const void* buf, size_t count, const Datatype& type, Op op,
+                          int target_world, uint64_t disp, uint32_t window) {
+  const size_t len = count * type.size();
+  ++s_.stats.rma_accumulates;
+  if (len == 0) return;
+  Started(window);
+  Issued(window, target_world);
+  std::vector<uint8_t> bytes = Pack(buf, count, type);
+  s_.cpu.Count(bytes.size());
+  const AccumulateHeader h{disp, static_cast<uint8_t>(op), static_cast<uint8_t>(type.base), {}};
+  s_.outbox.Send(target_world, MessageKind::kEager, WindowContext(window, WindowOp::kAccumulate), 0,
+                 Framed(h, bytes.data(), bytes.size()), [this, window] { Completed(window); });
+}
+
+OneSided::Exposed* OneSided::Target(uint32_t window, uint64_t disp, uint64_t len) {
+  auto it = windows_.find(window);
+  if (it != windows_.end() && disp <= it->second.bytes && len <= it->second.bytes - disp) {
+    return &it->second;
+  }
+  // A program's error (MPI leaves it undefined): nothing is written, the origin completes.
+  ++s_.stats.rma_refused;
+  return nullptr;
+}
+
+void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t> data) {
+  const uint32_t window = WindowOf(context);
+  switch (WindowOpOf(context)) {
+    case WindowOp::kPut: {
+      const std::optional<PutHeader> h = HeaderOf<PutHeader>(data);
+      if (!h) break;
+      const size_t len = data.size() - sizeof(PutHeader);
+      if (Exposed* w = Target(window, h->disp, len)) {
+        std::memcpy(w->base + h->disp, data.data() + sizeof(PutHeader), len);
+        s_.cpu.Count(len);
+      }
+      ++applied_[window];
+      return;
+    }
+    case WindowOp::kAccumulate: {
+      const std::optional<AccumulateHeader> h = HeaderOf<AccumulateHeader>(data);
+      if (!h) break;
+      const size_t len = data.size() - sizeof(AccumulateHeader);
+      if (Exposed* w = Target(window, h->disp, len)) {
+        const Combiner combine = Combiner::Of(static_cast<Op>(h->op), static_cast<Base>(h->base));
+        combine.apply(w->base + h->disp, data.data() + sizeof(AccumulateHeader), len);
+        s_.cpu.Count(len);
+      }
+      ++applied_[window];
+      return;
+    }
+    case WindowOp::kGetRequest: {
+      const std::optional<GetRequest> r = HeaderOf<GetRequest>(data);
+      if (!r) break;
+      Exposed* w = Target(window, r->disp, r->len);
+      const uint64_t len = w != nullptr ? r->len : 0;
+      if (w != nullptr && w->task_vaddr != 0 && !s_.outbox.Intranode(source_world)) {
+        // The window lies where the adapter reaches it: the origin pulls the bytes.
+        s_.transport.Announce(static_cast<uint32_t>(source_world),
+                              Wire(static_cast<uint32_t>(MessageKind::kRts),
+                                   WindowContext(window, WindowOp::kGetReply)),
+                              static_cast<uint32_t>(r->id), w->task_vaddr + r->disp, len, nullptr);
+        return;
+      }
+      const uint8_t* at = w != nullptr ? w->base + r->disp : nullptr;
+      s_.cpu.Count(len);
+      s_.outbox.Send(source_world, MessageKind::kEager, WindowContext(window, WindowOp::kGetReply),
+                     0, Framed(GetReplyHeader{r->id}, at, len), nullptr);
+      return;
+    }
+    case WindowOp::kGetReply: {
+      const std::optional<GetReplyHeader> h = HeaderOf<GetReplyHeader>(data);
+      if (!h) break;
+      GetDone(h->id, data.data() + sizeof(GetReplyHeader), data.size() - sizeof(GetReplyHeader));
+      return;
+    }
+  }
+  NICSIM_CHECK(false, "window message of %zu bytes from rank %d is too short for its header",
+               data.size(), source_world);
+}
+
+void OneSided::OnAnnounced(int source_world, uint32_t context, uint32_t tag, uint64_t total,
+                           uint32_t seq) {
+  const uint32_t window = WindowOf(context);
+  uint64_t in_place = 0;
+  Landing landing{window, 0, 0};
+  if (WindowOpOf(context) == WindowOp::kGetReply) {
+    landing.get = tag;
+    auto it = gets_.find(tag);
+    NICSIM_CHECK(it != gets_.end(), "a get reply %u from rank %d for no get", tag, source_world);
+    const PendingGet& g = it->second;
+    if (g.type.dense() && total > 0 && total <= g.count * g.type.size()) {
+      in_place = s_.areas.TaskAddress(g.buf, total).value_or(0);
+    }
+  } else {
+    landing.disp = tag;
+    Exposed* w = Target(window, tag, total);
+    in_place = w != nullptr && w->task_vaddr != 0 ? w->task_vaddr + tag : 0;
+    landing.drop = w == nullptr;
+  }
+  if (in_place != 0) ++s_.stats.rma_in_place;
+  landings_[{source_world, seq}] = landing;
+  s_.transport.Accept(static_cast<uint32_t>(source_world), seq, in_place);
+}
+
+bool OneSided::OnAccepted(int source_world, uint32_t seq, std::vector<uint8_t>& data) {
+  auto it = landings_.find({source_world, seq});
+  if (it == landings_.end()) return false;
+  const Landing landing = it->second;
+  landings_.erase(it);
+  if (landing.get != 0) {
+    GetDone(landing.get, data.data(), data.size());
+    return true;
+  }
+  ++applied_[landing.window];
+  if (data.empty() || landing.drop) return true;  // landed in place, or dropped
+  auto w = windows_.find(landing.window);
+  if (w != windows_.end()) {
+    std::memcpy(w->second.base + landing.disp, data.data(), data.size());
+    s_.cpu.Count(data.size());
+  }
+  return true;
+}
+
+void OneSided::GetDone(uint64_t id, const uint8_t* data, size_t len) {
+  auto it = gets_.find(id);
+  if (it == gets_.end()) return;
+  const PendingGet g = it->second;
+  gets_.erase(it);
+  if (len > 0) {
+    Unpack(data, std::min(len, g.count * g.type.size()), g.buf, g.count, g.type);
+    s_.cpu.Count(len);
+  }
+  Completed(g.window);
+}
+
+}  // namespace nicsim::mpi

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// One-sided communication on one rank: the windows it exposes and the puts, gets and
+// accumulates it starts on other ranks' windows. A put whose origin buffer and target window
+// both lie in memory the adapter reaches (AllocMem, WinAllocate) moves by RDMA straight from
+// one to the other: the transport announces the origin's bytes and the target's adapter pulls
+// them into the window, no CPU copy on either side. A get is the same the other way: the
+// target announces the window's bytes, the origin pulls them into its buffer. Otherwise the
+// bytes travel as a message and a CPU copies them (counted). An accumulate always travels as
+// a message and the target's CPU combines it into the window (counted), once: the transport
+// delivers a message exactly once however the fabric loses, duplicates or reorders.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ulp/mpi/datatype.h"
+#include "ulp/mpi/p2p_services.h"
+#include "ulp/mpi/request.h"
+
+namespace nicsim::mpi {
+
+/** A window: its agreed context names its traffic; `comm` holds its members. */
+struct Win {
+  uint32_t context = 0;
+  Comm comm;
+};
+
+/** What arrives in a window's context (routed here by PointToPoint). */
+class WindowTraffic {
+ public:
+  virtual ~WindowTraffic() = default;
+  /** A message (a put or accumulate that travels as one, a get's request or reply). */
+  virtual void OnMessage(int source_world, uint32_t context, std::vector<uint8_t> data) = 0;
+  /** An announced transfer (an RDMA put, a get's reply) waiting to be pulled. */
+  virtual void OnAnnounced(int source_world, uint32_t context, uint32_t tag, uint64_t total,
+                           uint32_t seq) = 0;
+  /** The bytes of announced transfer `seq` came (none: they landed in place); false if the
+   *  transfer is not a window's. */
+  virtual bool OnAccepted(int source_world, uint32_t seq, std::vector<uint8_t>& data) = 0;
+};
+
+class OneSided final : public WindowTraffic {
+ public:
+  explicit OneSided(P2pServices& s) : s_(s) {}
+
+  /** Exposes `bytes` at `base` as window `context` (the members call it with one context). */
+  void Expose(uint32_t context, uint8_t* base, size_t bytes);
+  /** Exposes `bytes` of memory this object holds (zeroed) as window `context`; its address. */
+  uint8_t* ExposeOwned(uint32_t context, size_t bytes);
+  /** Forgets window `context` (nothing of it may be in flight). */
+  void Forget(uint32_t context);
+
+  /** Starts writing `count` elements of `type` at `buf` to `target_world`'s window at byte
+   *  `disp`. */
+  void Put(const void* buf, size_t count, const Datatype& type, int target_world, uint64_t disp,
+           uint32_t window);
+  /** Starts reading `count` elements of `type` into `buf` from the window at byte `disp`. */
+  void Get(void* buf, size_t count, const Datatype& type, int target_world, uint64_t disp,
+           uint32_t window);
+  /** Starts combining `count` elements of `type` at `buf` into the window at byte `disp` with
+   *  `op` (`type`'s base elements). */
+  void Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target_world,
+                  uint64_t disp, uint32_t window);
+  /** Operations this rank started on `window` that have not completed here (a get until its
+   *  bytes came, a put until its origin buffer is free). */
+  uint64_t Outstanding(uint32_t window) const;
+  /** Puts and accumulates this rank started on `window` at `target_world` since the last
+   *  take: the target waits for that many to be applied before a fence ends. */
+  uint64_t TakeIssued(uint32_t window, int target_world);
+  /** Puts and accumulates applied to this rank's `window`, not yet consumed. */
+  uint64_t Applied(uint32_t window) const;
+  /** A fence saw `n` applied: they are consumed. */
+  void ConsumeApplied(uint32_t window, uint64_t n) { applied_[window] -= n; }
+
+  void OnMessage(int source_world, uint32_t context, std::vector<uint8_t> data) override;
+  void OnAnnounced(int source_world, uint32_t context, uint32_t tag, uint64_t total,
+                   uint32_t seq) override;
+  bool OnAccepted(int source_world, uint32_t seq, std::vector<uint8_t>& data) override;
+
+ private:
+  struct Exposed {
+    uint8_t* base = nullptr;
+    size_t bytes = 0;
+    /** The window's task address when the adapter reaches it (0: it does not). */
+    uint64_t task_vaddr = 0;
+  };
+  /** A get waiting for its bytes. */
+  struct PendingGet {
+    uint32_t window = 0;
+    void* buf = nullptr;
+    size_t count = 0;
+    Datatype type;
+  };
+  /** Where an accepted transfer lands: a put into this rank's window (`get` 0) or get `get`'s
+   *  reply. */
+  struct Landing {
+    uint32_t window = 0;
+    uint64_t disp = 0;
+    uint64_t get = 0;
+    /** A put outside its window: pulled and dropped. */
+    bool drop = false;
+  };
+  /** Window `window`, checked to hold [disp, disp + len); null (counted) if it does not. */
+  Exposed* Target(uint32_t window, uint64_t disp, uint64_t len);
+  void Started(uint32_t window) { ++outstanding_[window]; }
+  void Completed(uint32_t window) { --outstanding_[window]; }
+  void Issued(uint32_t window, int target_world) { ++issued_[window][target_world]; }
+  /** Get `id`'s bytes came (none: they landed in place). */
+  void GetDone(uint64_t id, const uint8_t* data, size_t len);
+
+  P2pServices& s_;
+  std::unordered_map<uint32_t, Exposed> windows_;
+  std::unordered_map<uint32_t, uint64_t> outstanding_;
+  std::unordered_map<uint32_t, std::map<int, uint64_t>> issued_;
+  std::unordered_map<uint32_t, uint64_t> applied_;
+  std::map<uint64_t, PendingGet> gets_;
+  /** ExposeOwned's memory, by window. */
+  std::unordered_map<uint32_t, std::vector<uint8_t>> owned_;
+  uint64_t next_get_ = 1;
+  /** (source world rank, transport seq) -> where an accepted transfer lands. */
+  std::map<std::pair<int, uint32_t>, Landing> landings_;
+};
+
+}  // namespace nicsim::mpi

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// One-sided communication's calls: windows made and freed collectively, operations handed to
+// OneSided with their target as a world rank, and the fence that ends an epoch.
+#include <cstring>
+#include <vector>
+
+#include "base/check.h"
+#include "ulp/mpi/mpi.h"
+
+namespace nicsim::mpi {
+
+Win Mpi::WinCreate(void* base, size_t bytes, const Comm& comm) {
+  Win win;
+  win.comm = comm;
+  win.context = FreshContextAmong(comm);
+  one_sided_.Expose(win.context, static_cast<uint8_t*>(base), bytes);
+  // No member starts an operation before every member exposes its memory.
+  Barrier(comm);
+  return win;
+}
+
+Win Mpi::WinAllocate(size_t bytes, const Comm& comm, void** base) {
+  Win win;
+  win.comm = comm;
+  win.context = FreshContextAmong(comm);
+  void* at = bytes > 0 && bytes <= kAllocMemMaxBytes ? AllocMem(bytes) : nullptr;
+  if (at != nullptr) {
+    std::memset(at, 0, bytes);
+    one_sided_.Expose(win.context, static_cast<uint8_t*>(at), bytes);
+  } else {
+    at = one_sided_.ExposeOwned(win.context, bytes);
+  }
+  *base = at;
+  Barrier(comm);
+  return win;
+}
+
+void Mpi::WinFree(const Win& win) {
+  Fence(win);
+  one_sided_.Forget(win.context);
+}
+
+void Mpi::Put(const void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
+              const Win& win) {
+  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI put to rank %d of %d", target,
+               win.comm.size());
+  one_sided_.Put(buf, count, type, win.comm.group->World(target), disp, win.context);
+  SpendCopyTime();
+}
+
+void Mpi::Get(void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
+              const Win& win) {
+  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI get from rank %d of %d", target,
+               win.comm.size());
+  one_sided_.Get(buf, count, type, win.comm.group->World(target), disp, win.context);
+}
+
+void Mpi::Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target,
+                     uint64_t disp, const Win& win) {
+  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI accumulate to rank %d of %d", target,
+               win.comm.size());
+  one_sided_.Accumulate(buf, count, type, op, win.comm.group->World(target), disp, win.context);
+  SpendCopyTime();
+}
+
+void Mpi::Fence(const Win& win) {
+  // This rank's own operations first: gets' bytes in place, origin buffers free.
+  blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
+  // Every member learns how many puts and accumulates target it, and waits until that many
+  // are applied: a transport may report a message delivered while it still waits in order.
+  const Comm& comm = win.comm;
+  std::vector<int64_t> issued(static_cast<size_t>(comm.size()));
+  for (int r = 0; r < comm.size(); ++r) {
+    issued[static_cast<size_t>(r)] =
+        static_cast<int64_t>(one_sided_.TakeIssued(win.context, comm.group->World(r)));
+  }
+  int64_t expected = 0;
+  ReduceScatter(reinterpret_cast<const uint8_t*>(issued.data()),
+                reinterpret_cast<uint8_t*>(&expected),
+                std::vector<size_t>(static_cast<size_t>(comm.size()), sizeof(int64_t)),
+                Combiner::Of(Op::kSum, Base::kInt64), comm);
+  const auto want = static_cast<uint64_t>(expected);
+  blocker_.BlockUntil([&] { return one_sided_.Applied(win.context) >= want; });
+  one_sided_.ConsumeApplied(win.context, want);
+  // No member starts the next epoch before every target has applied this one.
+  Barrier(comm);
+}
+
+}  // namespace nicsim::mpi
