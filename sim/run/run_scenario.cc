@@ -107,6 +107,11 @@ Result<WorkloadResult> RunMpiWorkload(MpiJob& job, const ParamValues& p,
     c.iterations = pingpong.iterations;
     return RunMpiCollectives(job, c);
   }
+  if (workload == "mpi_one_sided") {
+    // Sizes and rounds per size are mpi_pingpong's parameters.
+    const MpiPingPongConfig pingpong = Read(MpiPingPongParams(), p);
+    return RunMpiOneSided(job, MpiOneSidedConfig{pingpong.sizes, pingpong.iterations});
+  }
   return RunMpiRandomAlltoall(job, Read(MpiAlltoallParams(), p));
 }
 
@@ -160,6 +165,10 @@ Result<MpiJobConfig> MpiJobConfigFromParams(const ParamValues& p) {
                                : window == 0 || window >= c.ranks ? c.ranks - 1
                                                                   : window;
     per_rank += 2 * in_flight * area;
+  }
+  if (p.String("workload") == "mpi_one_sided") {
+    // A window, a send and a receive buffer per rank, each an AllocMem area (a 16 MiB page).
+    per_rank += 3 * uint64_t{mpi::Mpi::kAllocMemMaxBytes};
   }
   uint64_t ring_pages = 0;  // 64 KiB pages of eager RDMA rings per rank
   if (p.Bool("ulp.eager_rdma")) {

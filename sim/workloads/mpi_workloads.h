@@ -68,4 +68,17 @@ struct MpiAlltoallConfig {
 /** Random all-to-all traffic; every message's bytes are checked at the receiver. */
 Result<WorkloadResult> RunMpiRandomAlltoall(MpiJob& job, const MpiAlltoallConfig& config);
 
+struct MpiOneSidedConfig {
+  /** Bytes each rank sends every other rank per exchange. */
+  std::vector<int64_t> sizes;
+  /** Exchanges timed per size, each way. */
+  uint32_t rounds = 10;
+};
+/**
+ * A complete exchange by one-sided puts (into every other rank's window, then a fence)
+ * against the same exchange by Alltoall, per size: the time of each and their ratio; every
+ * block checked.
+ */
+Result<WorkloadResult> RunMpiOneSided(MpiJob& job, const MpiOneSidedConfig& config);
+
 }  // namespace nicsim::sim

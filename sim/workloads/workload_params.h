@@ -157,9 +157,11 @@ inline const ParamDecls<MpiPingPongConfig>& MpiPingPongParams() {
   static const auto* decls =
       &(new ParamDecls<C>())
            ->IntList("mpi.sizes", &C::sizes, 0, 256 << 20,
-                     "mpi_pingpong and mpi_collectives: message sizes in bytes")
+                     "mpi_pingpong and mpi_collectives: message sizes in bytes; mpi_one_sided: "
+                     "bytes each rank sends every other rank")
            .Int("mpi.iterations", &C::iterations, 1, 10000000,
-                "mpi_pingpong: round trips timed per size; mpi_collectives: calls timed per size")
+                "mpi_pingpong: round trips timed per size; mpi_collectives: calls timed per size; "
+                "mpi_one_sided: exchanges timed per size, each way")
            .Int("mpi.bandwidth_messages", &C::bandwidth_messages, 1, 1000000,
                 "mpi_pingpong: messages per size for the bandwidth columns")
            .Int("mpi.window", &C::window, 1, 4096,

@@ -277,11 +277,12 @@ TEST_F(CliTest, WorkloadLimitsAreCheckedBeforeTheRunAndSayWhereTheValueWasSet) {
 TEST_F(CliTest, AnEmbeddedNulInAValueShowsInTheMessage) {
   // TOML's \u0000 puts a NUL in the string; the message used to end there ("workload: 'a").
   const std::string path = WriteScenario("nul.toml", "workload = \"a\\u0000b\"\n");
-  ExpectBadRun({path}, "nicsim: " + path +
-                           ":1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
-                           "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, "
-                           "close_under_load, recovery_under_load, "
-                           "mpi_pingpong, mpi_collectives, mpi_alltoall, mpi_program\n");
+  ExpectBadRun({path},
+               "nicsim: " + path +
+                   ":1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
+                   "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, "
+                   "close_under_load, recovery_under_load, "
+                   "mpi_pingpong, mpi_collectives, mpi_alltoall, mpi_one_sided, mpi_program\n");
 }
 
 TEST_F(CliTest, AScenarioFileAboveFourMebibytesIsRefusedUnread) {

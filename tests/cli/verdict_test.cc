@@ -279,6 +279,23 @@ TEST_F(VerdictTest, MpiCollectivesMatchTheSerialResultOnFiveRanks) {
   EXPECT_EQ(v.stats["messages_sent"], v.stats["messages_delivered"]);
 }
 
+TEST_F(VerdictTest, MpiOneSidedChecksEveryBlockOfBothExchanges) {
+  const Verdict v = Run({"workload=mpi_one_sided", "backend=func", "mpi.ranks=4", "nodes=2",
+                         "mpi.sizes=[8, 70000]", "mpi.iterations=2"});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  // 2 sizes x 2 rounds x 2 exchanges (puts, alltoall) x 4 ranks x 3 blocks each.
+  EXPECT_EQ(v.stats["messages_sent"], 96);
+  EXPECT_EQ(v.stats["messages_delivered"], 96);
+  const nlohmann::json& mpi = v.stats["workload"]["mpi"];
+  EXPECT_EQ(mpi["rma_puts"], 48);
+  // Windows and send buffers are AllocMem areas: every put lands in place.
+  EXPECT_EQ(mpi["rma_in_place"], 48);
+  EXPECT_EQ(mpi["rma_refused"], 0);
+  ASSERT_EQ(v.stats["workload"]["points"].size(), 2u);
+  EXPECT_GT(v.stats["workload"]["points"][1]["put_fence_us"].get<double>(), 0);
+  EXPECT_GT(v.stats["workload"]["points"][1]["alltoall_us"].get<double>(), 0);
+}
+
 TEST_F(VerdictTest, MpiCollectivesTimesOnlyTheSelectedCollectives) {
   const Verdict v = Run({"workload=mpi_collectives", "backend=func", "mpi.ranks=5", "nodes=3",
                          "mpi.sizes=[4]", "mpi.iterations=1", "mpi.collectives=allreduce"});
@@ -465,7 +482,10 @@ INSTANTIATE_TEST_SUITE_P(
             {"workload=mpi_collectives", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
         FaultyRun{
             "mpi_alltoall_loss",
-            {"workload=mpi_alltoall", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}}),
+            {"workload=mpi_alltoall", "backend=func", "fabric.loss=1", "ulp.max_retransmits=4"}},
+        FaultyRun{"mpi_one_sided_loss",
+                  {"workload=mpi_one_sided", "backend=func", "mpi.sizes=[64]", "fabric.loss=1",
+                   "ulp.max_retransmits=4"}}),
     [](const ::testing::TestParamInfo<FaultyRun>& run) { return std::string(run.param.name); });
 
 }  // namespace

@@ -186,7 +186,7 @@ TEST(ScenarioTest, ReportsBadEnumsAndUnits) {
       "t.toml:1:12: workload: 'Stream' is not one of pingpong_sweep, stream, random_exchange, "
       "rdma_sweep, dlm_blocks, ip_exchange, close_under_load, recovery_under_load, mpi_pingpong, "
       "mpi_collectives, "
-      "mpi_alltoall, mpi_program");
+      "mpi_alltoall, mpi_one_sided, mpi_program");
   EXPECT_EQ(ParseError("[fabric]\nhop_latency = \"3 furlongs\"\n"),
             "t.toml:2:15: fabric.hop_latency: bad duration '3 furlongs': unknown unit 'furlongs' "
             "(expected ps, ns, us, ms or s)");
@@ -326,7 +326,7 @@ TEST(ControlBytesTest, AnEmbeddedNulShowsInTheMessage) {
             "--set workload=a\\x00b: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
             "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, close_under_load, "
             "recovery_under_load, mpi_pingpong, "
-            "mpi_collectives, mpi_alltoall, mpi_program");
+            "mpi_collectives, mpi_alltoall, mpi_one_sided, mpi_program");
   EXPECT_EQ(ApplySetFlag(scenario, std::string_view("nodes=2\0", 8)).message(),
             "--set nodes=2\\x00: nodes: expected an integer, got '2\\x00'");
   EXPECT_EQ(ApplySetFlag(scenario, std::string_view("no\0des=2", 8)).message(),
@@ -335,7 +335,7 @@ TEST(ControlBytesTest, AnEmbeddedNulShowsInTheMessage) {
             "t.toml:1:12: workload: 'a\\x00b' is not one of pingpong_sweep, stream, "
             "random_exchange, rdma_sweep, dlm_blocks, ip_exchange, close_under_load, "
             "recovery_under_load, mpi_pingpong, "
-            "mpi_collectives, mpi_alltoall, mpi_program");
+            "mpi_collectives, mpi_alltoall, mpi_one_sided, mpi_program");
   EXPECT_EQ(ParseError("\"a\\u0000b\" = 1\n"), "t.toml:1:1: unknown key 'a\\x00b'");
   EXPECT_EQ(ParseError("fabric.hop_latency = \"3\\u0000ns\"\n"),
             "t.toml:1:22: fabric.hop_latency: bad duration '3\\x00ns': unknown unit '\\x00ns' "

@@ -193,7 +193,8 @@ class Mpi {
    *  puts and gets move by RDMA with no copy), else in memory the CPU copies through; its
    *  address in `*base` (collective). */
   Win WinAllocate(size_t bytes, const Comm& comm, void** base);
-  /** Ends `win` (collective, after a fence); its memory from WinAllocate goes with it. */
+  /** Ends `win` (collective, after a fence). Memory WinAllocate took in plain memory goes
+   *  with it; an AllocMem area stays the rank's, as every AllocMem area does. */
   void WinFree(const Win& win);
   void Put(const void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
            const Win& win);

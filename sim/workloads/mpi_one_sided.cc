@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one-sided MPI workload: a complete exchange by puts into every other rank's window and
+// a fence, against the same exchange by MPI_Alltoall, per size; every block checked.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/workloads/mpi_job_totals.h"
+#include "sim/workloads/mpi_workload_parts.h"
+#include "sim/workloads/mpi_workloads.h"
+
+namespace nicsim::sim {
+
+using mpi::kByte;
+using mpi_workload::BufferPlanBytes;
+using mpi_workload::CheckBufferPlan;
+using mpi_workload::CheckReceived;
+using mpi_workload::CountSent;
+
+namespace {
+
+/** Pattern key of the block rank `from` sends rank `to` in round `round` (`put`: by a put). */
+uint64_t BlockKey(size_t size, bool put, uint32_t round, int from, int to) {
+  return (uint64_t{static_cast<uint32_t>(size)} << 32) ^ (uint64_t{put} << 31) ^
+         (uint64_t{round} << 22) ^ (static_cast<uint64_t>(from) << 11) ^ static_cast<uint64_t>(to);
+}
+
+/** A rank's buffers for every size: a window, a send and a receive area of a block per rank
+ *  at the largest size, in AllocMem areas when they fit (where the adapter reaches them), else
+ *  in plain memory. Made at the first size and kept (an AllocMem area is the rank's for good). */
+struct RankBuffers {
+  uint8_t* window = nullptr;
+  uint8_t* send = nullptr;
+  uint8_t* recv = nullptr;
+  std::vector<uint8_t> plain[3];
+
+  void Make(mpi::Mpi& m, size_t bytes) {
+    if (window != nullptr) return;
+    uint8_t** areas[3] = {&window, &send, &recv};
+    for (int i = 0; i < 3; ++i) {
+      void* at = bytes <= mpi::Mpi::kAllocMemMaxBytes ? m.AllocMem(bytes) : nullptr;
+      if (at == nullptr) {
+        plain[i].assign(std::max<size_t>(bytes, 1), 0);
+        at = plain[i].data();
+      }
+      *areas[i] = static_cast<uint8_t*>(at);
+    }
+  }
+};
+
+/** One rank at one size: the put exchange and the alltoall, each `rounds` times, timed
+ *  (rank 0 keeps its times in `put_us` and `alltoall_us`). */
+void ExchangeOnRank(mpi::Mpi& m, size_t size, uint32_t rounds, const RankBuffers& buffers,
+                    WorkloadResult& out, double* put_us, double* alltoall_us) {
+  const mpi::Comm& w = m.world();
+  const int n = w.size();
+  uint8_t* send = buffers.send;
+  uint8_t* recv = buffers.recv;
+  const uint8_t* window = buffers.window;
+  const mpi::Win win = m.WinCreate(buffers.window, size * static_cast<size_t>(n), w);
+  auto fill = [&](bool put, uint32_t round) {
+    for (int to = 0; to < n; ++to) {
+      if (to == w.rank) continue;
+      FillPattern(send + to * size, static_cast<uint32_t>(size),
+                  BlockKey(size, put, round, w.rank, to));
+    }
+  };
+  auto check = [&](const uint8_t* blocks, bool put, uint32_t round) {
+    for (int from = 0; from < n; ++from) {
+      if (from == w.rank) continue;
+      CheckReceived(out, blocks + from * size, size, BlockKey(size, put, round, from, w.rank), [&] {
+        return fmt::format("mpi_one_sided size {}: {} round {} from rank {}", size,
+                           put ? "put" : "alltoall", round, from);
+      });
+    }
+  };
+  m.Barrier(w);
+  double start = m.Wtime();
+  for (uint32_t round = 0; round < rounds; ++round) {
+    fill(true, round);
+    for (int k = 1; k < n; ++k) {
+      const int to = (w.rank + k) % n;
+      m.Put(send + to * size, size, kByte, to, static_cast<uint64_t>(w.rank) * size, win);
+      CountSent(out);
+    }
+    m.Fence(win);
+    check(window, true, round);
+  }
+  if (w.rank == 0) *put_us = (m.Wtime() - start) * 1e6 / rounds;
+  m.Barrier(w);
+  start = m.Wtime();
+  for (uint32_t round = 0; round < rounds; ++round) {
+    fill(false, round);
+    m.Alltoall(send, size, kByte, recv, w);
+    for (int k = 1; k < n; ++k) CountSent(out);
+    check(recv, false, round);
+  }
+  if (w.rank == 0) *alltoall_us = (m.Wtime() - start) * 1e6 / rounds;
+  m.WinFree(win);
+}
+
+}  // namespace
+
+Result<WorkloadResult> RunMpiOneSided(MpiJob& job, const MpiOneSidedConfig& config) {
+  WorkloadResult out;
+  const int n = static_cast<int>(job.ranks());
+  out.table = fmt::format("{:>10}  {:>12}  {:>12}  {:>10}   (us per exchange, {} ranks)\n",
+                          "size_B", "put+fence", "alltoall", "ratio", n);
+  nlohmann::json points = nlohmann::json::array();
+  int64_t largest = 1;
+  for (int64_t size64 : config.sizes) largest = std::max(largest, size64);
+  std::vector<RankBuffers> buffers(static_cast<size_t>(n));
+  for (int64_t size64 : config.sizes) {
+    const auto size = static_cast<size_t>(size64);
+    // A window, a send and a receive buffer of a block per rank at the largest size, in each
+    // rank.
+    const uint64_t per_rank = 3 * static_cast<uint64_t>(largest) * static_cast<uint64_t>(n);
+    if (Status plan = CheckBufferPlan(job, BufferPlanBytes(n, per_rank),
+                                      fmt::format("mpi_one_sided at {} bytes", size));
+        !plan.ok()) {
+      out.Stall(plan);
+      break;
+    }
+    double put_us = 0, alltoall_us = 0;
+    Status s = job.Run([&](mpi::Mpi& m) {
+      RankBuffers& mine = buffers[static_cast<size_t>(m.world().rank)];
+      mine.Make(m, static_cast<size_t>(largest) * static_cast<size_t>(n));
+      ExchangeOnRank(m, size, config.rounds, mine, out, &put_us, &alltoall_us);
+    });
+    if (!s.ok()) {
+      out.Stall(s);
+      break;
+    }
+    put_us = FromMeasuringProcess(job, put_us);
+    alltoall_us = FromMeasuringProcess(job, alltoall_us);
+    const double ratio = alltoall_us > 0 ? put_us / alltoall_us : 0;
+    out.table +=
+        fmt::format("{:>10}  {:>12.2f}  {:>12.2f}  {:>10.3f}\n", size, put_us, alltoall_us, ratio);
+    points.push_back({{"size", size}, {"put_fence_us", put_us}, {"alltoall_us", alltoall_us}});
+  }
+  nlohmann::json mpi_totals = MergePartitions(job, out);
+  nlohmann::json transport = SettleTransports(job, out, /*count_messages=*/false);
+  out.results = {{"workload", "mpi_one_sided"},
+                 {"ranks", n},
+                 {"points", points},
+                 {"transport", transport},
+                 {"mpi", mpi_totals}};
+  return out;
+}
+
+}  // namespace nicsim::sim
