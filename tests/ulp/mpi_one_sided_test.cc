@@ -5,6 +5,7 @@
 // outside its window writes nothing and is counted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -139,6 +140,63 @@ TEST(MpiOneSidedTest, AccumulatesAreAppliedExactlyOnceUnderLossDuplicationAndReo
   const FabricCounters& fabric = job->cluster().fabric().counters();
   EXPECT_GT(fabric.frames_duplicated, 0u);
   EXPECT_GT(fabric.frames_reordered, 0u);
+}
+
+TEST(MpiOneSidedTest, FetchAndOpHandsOutEveryCountOnceUnderLossDuplicationAndReordering) {
+  constexpr uint32_t kRanks = 6;
+  constexpr int kRounds = 10;
+  auto job = Job(kRanks, 3, /*loss=*/0.3, /*dup=*/0.5, /*reorder=*/0.5);
+  std::vector<int64_t> fetched;
+  int64_t counter = -1;
+  const Datatype kInt64 = Datatype::Of(Base::kInt64);
+  const Status run = job->Run([&](mpi::Mpi& m) {
+    const mpi::Comm& w = m.world();
+    void* base = nullptr;
+    mpi::Win win = m.WinAllocate(sizeof(int64_t), w, &base);
+    const int64_t one = 1;
+    std::vector<int64_t> mine(kRounds, -1);
+    for (int round = 0; round < kRounds; ++round) {
+      m.FetchAndOp(&one, &mine[round], kInt64, mpi::Op::kSum, 0, 0, win);
+      m.Fence(win);
+    }
+    fetched.insert(fetched.end(), mine.begin(), mine.end());
+    if (w.rank == 0) std::memcpy(&counter, base, sizeof(counter));
+    m.WinFree(win);
+  });
+  ASSERT_TRUE(run.ok()) << run.message();
+  // Every increment applied once: the counts handed out are 0 .. 59, each exactly once.
+  std::sort(fetched.begin(), fetched.end());
+  std::vector<int64_t> want(kRanks * kRounds);
+  std::iota(want.begin(), want.end(), 0);
+  EXPECT_EQ(fetched, want);
+  EXPECT_EQ(counter, int64_t{kRanks} * kRounds);
+  EXPECT_GT(job->cluster().fabric().counters().frames_duplicated, 0u);
+}
+
+TEST(MpiOneSidedTest, CompareAndSwapLetsExactlyOneRankWin) {
+  constexpr uint32_t kRanks = 5;
+  auto job = Job(kRanks, kRanks, /*loss=*/0.2);
+  std::vector<int32_t> before(kRanks, 0);
+  int32_t slot = 0;
+  const Datatype kInt = Datatype::Of(Base::kInt32);
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+                   const mpi::Comm& w = m.world();
+                   void* base = nullptr;
+                   mpi::Win win = m.WinAllocate(sizeof(int32_t), w, &base);
+                   if (w.rank == 0) *static_cast<int32_t*>(base) = -1;
+                   m.Fence(win);
+                   const int32_t mine = w.rank, empty = -1;
+                   m.CompareAndSwap(&mine, &empty, &before[w.rank], kInt, 0, 0, win);
+                   m.Fence(win);
+                   if (w.rank == 0) slot = *static_cast<int32_t*>(base);
+                   m.WinFree(win);
+                 })
+                  .ok());
+  // One rank found the slot empty and took it; every other found that rank there.
+  ASSERT_GE(slot, 0);
+  for (uint32_t r = 0; r < kRanks; ++r) {
+    EXPECT_EQ(before[r], static_cast<int>(r) == slot ? -1 : slot) << "rank " << r;
+  }
 }
 
 TEST(MpiOneSidedTest, ADerivedOriginTypeIsPackedIntoTheWindowContiguously) {

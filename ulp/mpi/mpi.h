@@ -204,6 +204,17 @@ class Mpi {
    *  elements), element by element, as one atomic step per element among accumulates. */
   void Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target,
                   uint64_t disp, const Win& win);
+  /** Accumulate that also gives, in `result`, the target's elements as they were before it
+   *  (complete at the next fence). */
+  void GetAccumulate(const void* buf, void* result, size_t count, const Datatype& type, Op op,
+                     int target, uint64_t disp, const Win& win);
+  /** GetAccumulate of one element. */
+  void FetchAndOp(const void* buf, void* result, const Datatype& type, Op op, int target,
+                  uint64_t disp, const Win& win);
+  /** Replaces the target's element with `*buf` if it equals `*compare`; `result` gets the
+   *  element as it was (complete at the next fence). */
+  void CompareAndSwap(const void* buf, const void* compare, void* result, const Datatype& type,
+                      int target, uint64_t disp, const Win& win);
   /**
    * Ends an epoch on `win` (collective): every put, get and accumulate the members started on
    * it is complete at its origin (buffers free, gets' bytes in place) and at its target (the

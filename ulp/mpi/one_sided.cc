@@ -2,6 +2,7 @@
 #include "ulp/mpi/one_sided.h"
 
 #include <cstring>
+#include <functional>
 #include <optional>
 
 #include "base/check.h"
@@ -17,9 +18,12 @@ struct PutHeader {
 /** Before the bytes of an accumulate. */
 struct AccumulateHeader {
   uint64_t disp;
+  /** 0, or the get id whose reply carries the elements as they were (a fetching one). */
+  uint64_t fetch;
   uint8_t op;
   uint8_t base;
-  uint8_t reserved[6];
+  uint8_t update;
+  uint8_t reserved[5];
 };
 /** A get's request. */
 struct GetRequest {
@@ -126,7 +130,7 @@ void OneSided::Get(void* buf, size_t count, const Datatype& type, int target_wor
   ++s_.stats.rma_gets;
   if (len == 0) return;
   Started(window);
-  const uint64_t id = next_get_++ % kTagLimit;
+  const uint64_t id = NewGetId();
   gets_[id] = PendingGet{window, buf, count, type};
   const GetRequest request{disp, len, id};
   std::vector<uint8_t> wire(sizeof(request));
@@ -144,9 +148,62 @@ void OneSided::Accumulate(const void* buf, size_t count, const Datatype& type, O
   Issued(window, target_world);
   std::vector<uint8_t> bytes = Pack(buf, count, type);
   s_.cpu.Count(bytes.size());
-  const AccumulateHeader h{disp, static_cast<uint8_t>(op), static_cast<uint8_t>(type.base), {}};
+  SendAccumulate(target_world, window, disp, op, type.base, Update::kCombine, 0, bytes);
+}
+
+void OneSided::FetchAccumulate(const void* buf, const void* compare, void* result, size_t count,
+                               const Datatype& type, Update update, Op op, int target_world,
+                               uint64_t disp, uint32_t window) {
+  const size_t len = count * type.size();
+  ++s_.stats.rma_accumulates;
+  if (len == 0) return;
+  Started(window);
+  Issued(window, target_world);
+  const uint64_t id = NewGetId();
+  gets_[id] = PendingGet{window, result, count, type};
+  std::vector<uint8_t> bytes = Pack(buf, count, type);
+  if (update == Update::kCompareSwap) {
+    const std::vector<uint8_t> against = Pack(compare, count, type);
+    bytes.insert(bytes.end(), against.begin(), against.end());
+  }
+  s_.cpu.Count(bytes.size());
+  SendAccumulate(target_world, window, disp, op, type.base, update, id, bytes);
+}
+
+uint64_t OneSided::NewGetId() {
+  uint64_t id = next_get_++ % kTagLimit;
+  if (id == 0) id = next_get_++ % kTagLimit;
+  return id;
+}
+
+void OneSided::SendAccumulate(int target_world, uint32_t window, uint64_t disp, Op op, Base base,
+                              Update update, uint64_t fetch, const std::vector<uint8_t>& payload) {
+  const AccumulateHeader h{disp,
+                           fetch,
+                           static_cast<uint8_t>(op),
+                           static_cast<uint8_t>(base),
+                           static_cast<uint8_t>(update),
+                           {}};
+  std::function<void()> done;
+  if (fetch == 0) done = [this, window] { Completed(window); };  // else its reply completes it
   s_.outbox.Send(target_world, MessageKind::kEager, WindowContext(window, WindowOp::kAccumulate), 0,
-                 Framed(h, bytes.data(), bytes.size()), [this, window] { Completed(window); });
+                 Framed(h, payload.data(), payload.size()), std::move(done));
+}
+
+void OneSided::Apply(uint8_t* at, const uint8_t* in, size_t len, Update update, Op op, Base base) {
+  switch (update) {
+    case Update::kCombine:
+      Combiner::Of(op, base).apply(at, in, len);
+      return;
+    case Update::kReplace:
+      std::memcpy(at, in, len);
+      return;
+    case Update::kNoOp:
+      return;
+    case Update::kCompareSwap:
+      if (std::memcmp(at, in + len, len) == 0) std::memcpy(at, in, len);
+      return;
+  }
 }
 
 OneSided::Exposed* OneSided::Target(uint32_t window, uint64_t disp, uint64_t len) {
@@ -176,13 +233,23 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
     case WindowOp::kAccumulate: {
       const std::optional<AccumulateHeader> h = HeaderOf<AccumulateHeader>(data);
       if (!h) break;
-      const size_t len = data.size() - sizeof(AccumulateHeader);
+      const auto update = static_cast<Update>(h->update);
+      const uint8_t* in = data.data() + sizeof(AccumulateHeader);
+      const size_t payload = data.size() - sizeof(AccumulateHeader);
+      const size_t len = update == Update::kCompareSwap ? payload / 2 : payload;
+      std::vector<uint8_t> before;
       if (Exposed* w = Target(window, h->disp, len)) {
-        const Combiner combine = Combiner::Of(static_cast<Op>(h->op), static_cast<Base>(h->base));
-        combine.apply(w->base + h->disp, data.data() + sizeof(AccumulateHeader), len);
-        s_.cpu.Count(len);
+        uint8_t* at = w->base + h->disp;
+        if (h->fetch != 0) before.assign(at, at + len);
+        Apply(at, in, len, update, static_cast<Op>(h->op), static_cast<Base>(h->base));
+        s_.cpu.Count(len + before.size());
       }
       ++applied_[window];
+      if (h->fetch != 0) {
+        s_.outbox.Send(source_world, MessageKind::kEager,
+                       WindowContext(window, WindowOp::kGetReply), 0,
+                       Framed(GetReplyHeader{h->fetch}, before.data(), before.size()), nullptr);
+      }
       return;
     }
     case WindowOp::kGetRequest: {

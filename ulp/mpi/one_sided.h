@@ -7,7 +7,9 @@
 // target announces the window's bytes, the origin pulls them into its buffer. Otherwise the
 // bytes travel as a message and a CPU copies them (counted). An accumulate always travels as
 // a message and the target's CPU combines it into the window (counted), once: the transport
-// delivers a message exactly once however the fabric loses, duplicates or reorders.
+// delivers a message exactly once however the fabric loses, duplicates or reorders. A fetching
+// accumulate (get-accumulate, fetch-and-op, compare-and-swap) has the target reply with the
+// elements as they were before it updated them, in the same step.
 #pragma once
 
 #include <cstddef>
@@ -65,6 +67,21 @@ class OneSided final : public WindowTraffic {
    *  `op` (`type`'s base elements). */
   void Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target_world,
                   uint64_t disp, uint32_t window);
+  /** How an accumulate changes the target's elements. */
+  enum class Update : uint8_t {
+    kCombine,      // element op origin element
+    kReplace,      // the origin's element
+    kNoOp,         // unchanged (a fetching accumulate that only reads, atomically)
+    kCompareSwap,  // the origin's element if the target's equals the compare element
+  };
+  /**
+   * An accumulate that also fetches: `result` (`count` elements of `type`) gets the target's
+   * elements as they were before the update, once the operation completes (a fence).
+   * `compare` (the same shape as `buf`) is read for kCompareSwap only.
+   */
+  void FetchAccumulate(const void* buf, const void* compare, void* result, size_t count,
+                       const Datatype& type, Update update, Op op, int target_world, uint64_t disp,
+                       uint32_t window);
   /** Operations this rank started on `window` that have not completed here (a get until its
    *  bytes came, a put until its origin buffer is free). */
   uint64_t Outstanding(uint32_t window) const;
@@ -111,6 +128,16 @@ class OneSided final : public WindowTraffic {
   void Issued(uint32_t window, int target_world) { ++issued_[window][target_world]; }
   /** Get `id`'s bytes came (none: they landed in place). */
   void GetDone(uint64_t id, const uint8_t* data, size_t len);
+  /** A fresh id for a get or a fetching accumulate (never 0, below 2^32: it travels as a
+   *  transport tag). */
+  uint64_t NewGetId();
+  /** Sends an accumulate of `payload` (the origin's elements, then for kCompareSwap the
+   *  compare elements) for `len` bytes of the window at `disp`; `fetch` 0 or the get id its
+   *  reply completes. */
+  void SendAccumulate(int target_world, uint32_t window, uint64_t disp, Op op, Base base,
+                      Update update, uint64_t fetch, const std::vector<uint8_t>& payload);
+  /** Applies accumulate `update` of `len` bytes at `in` (then `len` compare bytes) to `at`. */
+  static void Apply(uint8_t* at, const uint8_t* in, size_t len, Update update, Op op, Base base);
 
   P2pServices& s_;
   std::unordered_map<uint32_t, Exposed> windows_;

@@ -63,6 +63,29 @@ void Mpi::Accumulate(const void* buf, size_t count, const Datatype& type, Op op,
   SpendCopyTime();
 }
 
+void Mpi::GetAccumulate(const void* buf, void* result, size_t count, const Datatype& type, Op op,
+                        int target, uint64_t disp, const Win& win) {
+  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI get-accumulate to rank %d of %d",
+               target, win.comm.size());
+  one_sided_.FetchAccumulate(buf, nullptr, result, count, type, OneSided::Update::kCombine, op,
+                             win.comm.group->World(target), disp, win.context);
+  SpendCopyTime();
+}
+
+void Mpi::FetchAndOp(const void* buf, void* result, const Datatype& type, Op op, int target,
+                     uint64_t disp, const Win& win) {
+  GetAccumulate(buf, result, 1, type, op, target, disp, win);
+}
+
+void Mpi::CompareAndSwap(const void* buf, const void* compare, void* result, const Datatype& type,
+                         int target, uint64_t disp, const Win& win) {
+  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI compare-and-swap at rank %d of %d",
+               target, win.comm.size());
+  one_sided_.FetchAccumulate(buf, compare, result, 1, type, OneSided::Update::kCompareSwap,
+                             Op::kSum, win.comm.group->World(target), disp, win.context);
+  SpendCopyTime();
+}
+
 void Mpi::Fence(const Win& win) {
   // This rank's own operations first: gets' bytes in place, origin buffers free.
   blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
