@@ -199,6 +199,57 @@ TEST(MpiOneSidedTest, CompareAndSwapLetsExactlyOneRankWin) {
   }
 }
 
+TEST(MpiOneSidedTest, AnExclusiveLockMakesReadModifyWriteAtomicUnderFaults) {
+  constexpr uint32_t kRanks = 5;
+  constexpr int kRounds = 4;
+  auto job = Job(kRanks, kRanks, /*loss=*/0.2, /*dup=*/0.3, /*reorder=*/0.3);
+  int64_t counter = -1;
+  const Datatype kInt64 = Datatype::Of(Base::kInt64);
+  const Status run = job->Run([&](mpi::Mpi& m) {
+    const mpi::Comm& w = m.world();
+    void* base = nullptr;
+    mpi::Win win = m.WinAllocate(sizeof(int64_t), w, &base);
+    for (int round = 0; round < kRounds; ++round) {
+      // Read, add one, write back: only a lock keeps two ranks from writing the same value.
+      m.WinLock(mpi::Mpi::LockType::kExclusive, 0, win);
+      int64_t v = -1;
+      m.Get(&v, 1, kInt64, 0, 0, win);
+      m.WinFlush(0, win);
+      ++v;
+      m.Put(&v, 1, kInt64, 0, 0, win);
+      m.WinUnlock(0, win);
+    }
+    m.Barrier(w);
+    if (w.rank == 0) std::memcpy(&counter, base, sizeof(counter));
+    m.WinFree(win);
+  });
+  ASSERT_TRUE(run.ok()) << run.message();
+  EXPECT_EQ(counter, int64_t{kRanks} * kRounds);
+}
+
+TEST(MpiOneSidedTest, SharedLocksAreHeldTogetherAndUnlockCompletesAtTheTarget) {
+  constexpr uint32_t kRanks = 4;
+  auto job = Job(kRanks, 2);
+  int64_t counter = -1;
+  const Datatype kInt64 = Datatype::Of(Base::kInt64);
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+                   const mpi::Comm& w = m.world();
+                   void* base = nullptr;
+                   mpi::Win win = m.WinAllocate(sizeof(int64_t), w, &base);
+                   m.WinLock(mpi::Mpi::LockType::kShared, 0, win);
+                   // Every rank holds the shared lock at once before any gives it back.
+                   m.Barrier(w);
+                   const int64_t one = 1;
+                   m.Accumulate(&one, 1, kInt64, mpi::Op::kSum, 0, 0, win);
+                   m.WinUnlock(0, win);
+                   m.Barrier(w);
+                   if (w.rank == 0) std::memcpy(&counter, base, sizeof(counter));
+                   m.WinFree(win);
+                 })
+                  .ok());
+  EXPECT_EQ(counter, int64_t{kRanks});
+}
+
 TEST(MpiOneSidedTest, ADerivedOriginTypeIsPackedIntoTheWindowContiguously) {
   auto job = Job(2, 2);
   std::vector<int32_t> window_after(6, -1);

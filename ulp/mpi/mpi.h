@@ -215,6 +215,16 @@ class Mpi {
    *  element as it was (complete at the next fence). */
   void CompareAndSwap(const void* buf, const void* compare, void* result, const Datatype& type,
                       int target, uint64_t disp, const Win& win);
+  /** Passive target: the kinds of lock a window's target grants. */
+  enum class LockType { kExclusive, kShared };
+  /** Starts a passive epoch at `target`: returns once its lock on `win` is this rank's (one
+   *  exclusive holder, or any number of shared ones; first come, first served). */
+  void WinLock(LockType type, int target, const Win& win);
+  /** Ends it: returns once every operation this rank started at `target` is complete there
+   *  and here, and the lock is given back. */
+  void WinUnlock(int target, const Win& win);
+  /** As WinUnlock, keeping the lock. */
+  void WinFlush(int target, const Win& win);
   /**
    * Ends an epoch on `win` (collective): every put, get and accumulate the members started on
    * it is complete at its origin (buffers free, gets' bytes in place) and at its target (the
@@ -239,6 +249,8 @@ class Mpi {
   size_t unexpected_queued() const { return p2p_.unexpected_queued(); }
 
  private:
+  /** WinUnlock (`release`) and WinFlush. */
+  void EndPassive(int target, const Win& win, bool release);
   /** Counts one CPU copy of `bytes` of message data; the rank's CPU is busy with it. */
   void CountCopy(size_t bytes) { p2p_.cpu().Count(bytes); }
   /** In the program's call: returns when the rank's CPU has finished the copies so far. */

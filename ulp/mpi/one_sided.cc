@@ -53,6 +53,14 @@ std::optional<Header> HeaderOf(const std::vector<uint8_t>& data) {
   return h;
 }
 
+/** A passive-target control message: a lock's kind, or an unlock's count of operations. */
+struct ControlHeader {
+  uint64_t issued;
+  uint8_t exclusive;
+  uint8_t release;
+  uint8_t reserved[6];
+};
+
 /** Announced transfers name their displacement or get id in the 32-bit tag. */
 constexpr uint64_t kTagLimit = uint64_t{1} << 32;
 
@@ -79,6 +87,8 @@ void OneSided::Forget(uint32_t context) {
   outstanding_.erase(context);
   issued_.erase(context);
   applied_.erase(context);
+  applied_by_.erase(context);
+  locks_.erase(context);
 }
 
 uint64_t OneSided::Outstanding(uint32_t window) const {
@@ -227,7 +237,7 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
         std::memcpy(w->base + h->disp, data.data() + sizeof(PutHeader), len);
         s_.cpu.Count(len);
       }
-      ++applied_[window];
+      Applied(window, source_world);
       return;
     }
     case WindowOp::kAccumulate: {
@@ -244,7 +254,7 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
         Apply(at, in, len, update, static_cast<Op>(h->op), static_cast<Base>(h->base));
         s_.cpu.Count(len + before.size());
       }
-      ++applied_[window];
+      Applied(window, source_world);
       if (h->fetch != 0) {
         s_.outbox.Send(source_world, MessageKind::kEager,
                        WindowContext(window, WindowOp::kGetReply), 0,
@@ -277,6 +287,13 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
       GetDone(h->id, data.data() + sizeof(GetReplyHeader), data.size() - sizeof(GetReplyHeader));
       return;
     }
+    case WindowOp::kLock:
+    case WindowOp::kLockGranted:
+    case WindowOp::kUnlock:
+    case WindowOp::kUnlocked:
+      if (data.size() < sizeof(ControlHeader)) break;
+      OnControl(source_world, window, WindowOpOf(context), data);
+      return;
   }
   NICSIM_CHECK(false, "window message of %zu bytes from rank %d is too short for its header",
                data.size(), source_world);
@@ -315,14 +332,108 @@ bool OneSided::OnAccepted(int source_world, uint32_t seq, std::vector<uint8_t>& 
     GetDone(landing.get, data.data(), data.size());
     return true;
   }
-  ++applied_[landing.window];
-  if (data.empty() || landing.drop) return true;  // landed in place, or dropped
+  // Landed in place, dropped (outside the window), or copied in here.
   auto w = windows_.find(landing.window);
-  if (w != windows_.end()) {
+  if (!data.empty() && !landing.drop && w != windows_.end()) {
     std::memcpy(w->second.base + landing.disp, data.data(), data.size());
     s_.cpu.Count(data.size());
   }
+  Applied(landing.window, source_world);
   return true;
+}
+
+void OneSided::Applied(uint32_t window, int source_world) {
+  ++applied_[window];
+  ++applied_by_[window][source_world];
+  MaybeAnswer(window, source_world);
+}
+
+void OneSided::SendControl(int world, uint32_t window, WindowOp op, std::vector<uint8_t> bytes) {
+  s_.outbox.Send(world, MessageKind::kEager, WindowContext(window, op), 0, std::move(bytes),
+                 nullptr);
+}
+
+void OneSided::Lock(uint32_t window, int target_world, bool exclusive) {
+  passive_[{window, target_world}] = Passive{};
+  const ControlHeader h{0, static_cast<uint8_t>(exclusive), 0, {}};
+  SendControl(target_world, window, WindowOp::kLock, Framed(h, nullptr, 0));
+}
+
+bool OneSided::Granted(uint32_t window, int target_world) const {
+  auto it = passive_.find({window, target_world});
+  return it != passive_.end() && it->second.granted;
+}
+
+void OneSided::Unlock(uint32_t window, int target_world, uint64_t issued, bool release) {
+  passive_[{window, target_world}].answered = false;
+  const ControlHeader h{issued, 0, static_cast<uint8_t>(release), {}};
+  SendControl(target_world, window, WindowOp::kUnlock, Framed(h, nullptr, 0));
+}
+
+bool OneSided::Answered(uint32_t window, int target_world) const {
+  auto it = passive_.find({window, target_world});
+  return it != passive_.end() && it->second.answered;
+}
+
+void OneSided::OnControl(int source_world, uint32_t window, WindowOp op,
+                         const std::vector<uint8_t>& data) {
+  const ControlHeader h = *HeaderOf<ControlHeader>(data);
+  switch (op) {
+    case WindowOp::kLock:
+      locks_[window].waiting.emplace_back(source_world, h.exclusive != 0);
+      GrantWaiting(window);
+      return;
+    case WindowOp::kUnlock:
+      unlocks_[{window, source_world}] = {h.issued, h.release != 0};
+      MaybeAnswer(window, source_world);
+      return;
+    case WindowOp::kLockGranted:
+      passive_[{window, source_world}].granted = true;
+      return;
+    case WindowOp::kUnlocked:
+      passive_[{window, source_world}].answered = true;
+      return;
+    default:
+      return;
+  }
+}
+
+void OneSided::GrantWaiting(uint32_t window) {
+  LockState& lock = locks_[window];
+  // First come, first served: a shared request behind a waiting exclusive one waits too.
+  while (!lock.waiting.empty()) {
+    const auto [origin, exclusive] = lock.waiting.front();
+    const bool free = lock.exclusive < 0 && (!exclusive || lock.shared.empty());
+    if (!free) return;
+    if (exclusive) {
+      lock.exclusive = origin;
+    } else {
+      lock.shared.insert(origin);
+    }
+    lock.waiting.pop_front();
+    SendControl(origin, window, WindowOp::kLockGranted, Framed(ControlHeader{}, nullptr, 0));
+  }
+}
+
+void OneSided::MaybeAnswer(uint32_t window, int source_world) {
+  auto it = unlocks_.find({window, source_world});
+  if (it == unlocks_.end()) return;
+  const auto [issued, release] = it->second;
+  uint64_t& applied = applied_by_[window][source_world];
+  if (applied < issued) return;
+  applied -= issued;
+  applied_[window] -= issued;
+  unlocks_.erase(it);
+  if (release) {
+    LockState& lock = locks_[window];
+    if (lock.exclusive == source_world) {
+      lock.exclusive = -1;
+    } else {
+      lock.shared.erase(source_world);
+    }
+  }
+  SendControl(source_world, window, WindowOp::kUnlocked, Framed(ControlHeader{}, nullptr, 0));
+  if (release) GrantWaiting(window);
 }
 
 void OneSided::GetDone(uint64_t id, const uint8_t* data, size_t len) {

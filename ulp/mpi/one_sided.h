@@ -14,13 +14,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "ulp/mpi/datatype.h"
 #include "ulp/mpi/p2p_services.h"
+#include "ulp/mpi/p2p_wire.h"
 #include "ulp/mpi/request.h"
 
 namespace nicsim::mpi {
@@ -82,6 +85,16 @@ class OneSided final : public WindowTraffic {
   void FetchAccumulate(const void* buf, const void* compare, void* result, size_t count,
                        const Datatype& type, Update update, Op op, int target_world, uint64_t disp,
                        uint32_t window);
+  /** Passive target: asks `target_world` for its lock on `window` (Granted says when). */
+  void Lock(uint32_t window, int target_world, bool exclusive);
+  bool Granted(uint32_t window, int target_world) const;
+  /**
+   * Ends (`release`) or flushes this rank's passive epoch at `target_world`: the target
+   * answers (Answered) once it has applied the `issued` puts and accumulates this rank
+   * started on it since the lock or the last flush, and on release lets the next waiter in.
+   */
+  void Unlock(uint32_t window, int target_world, uint64_t issued, bool release);
+  bool Answered(uint32_t window, int target_world) const;
   /** Operations this rank started on `window` that have not completed here (a get until its
    *  bytes came, a put until its origin buffer is free). */
   uint64_t Outstanding(uint32_t window) const;
@@ -90,8 +103,11 @@ class OneSided final : public WindowTraffic {
   uint64_t TakeIssued(uint32_t window, int target_world);
   /** Puts and accumulates applied to this rank's `window`, not yet consumed. */
   uint64_t Applied(uint32_t window) const;
-  /** A fence saw `n` applied: they are consumed. */
-  void ConsumeApplied(uint32_t window, uint64_t n) { applied_[window] -= n; }
+  /** A fence saw `n` applied: they are consumed (and every origin's count with them). */
+  void ConsumeApplied(uint32_t window, uint64_t n) {
+    applied_[window] -= n;
+    applied_by_.erase(window);
+  }
 
   void OnMessage(int source_world, uint32_t context, std::vector<uint8_t> data) override;
   void OnAnnounced(int source_world, uint32_t context, uint32_t tag, uint64_t total,
@@ -126,6 +142,16 @@ class OneSided final : public WindowTraffic {
   void Started(uint32_t window) { ++outstanding_[window]; }
   void Completed(uint32_t window) { --outstanding_[window]; }
   void Issued(uint32_t window, int target_world) { ++issued_[window][target_world]; }
+  /** A put or accumulate from `source_world` was applied to `window` (or refused). */
+  void Applied(uint32_t window, int source_world);
+  /** Sends `window`'s control message `op` (a lock's, an unlock's) of `bytes` to `world`. */
+  void SendControl(int world, uint32_t window, WindowOp op, std::vector<uint8_t> bytes);
+  /** Grants `window`'s lock to the waiters at the head of its queue that may hold it now. */
+  void GrantWaiting(uint32_t window);
+  /** Answers `source_world`'s unlock or flush of `window` if its operations are applied. */
+  void MaybeAnswer(uint32_t window, int source_world);
+  /** A passive-target control message arrived. */
+  void OnControl(int source_world, uint32_t window, WindowOp op, const std::vector<uint8_t>& data);
   /** Get `id`'s bytes came (none: they landed in place). */
   void GetDone(uint64_t id, const uint8_t* data, size_t len);
   /** A fresh id for a get or a fetching accumulate (never 0, below 2^32: it travels as a
@@ -144,6 +170,23 @@ class OneSided final : public WindowTraffic {
   std::unordered_map<uint32_t, uint64_t> outstanding_;
   std::unordered_map<uint32_t, std::map<int, uint64_t>> issued_;
   std::unordered_map<uint32_t, uint64_t> applied_;
+  /** Applied by origin, for passive targets' unlocks and flushes. */
+  std::unordered_map<uint32_t, std::map<int, uint64_t>> applied_by_;
+  /** One window's lock at its target: the holders and the queue, first come first served. */
+  struct LockState {
+    int exclusive = -1;
+    std::set<int> shared;
+    std::deque<std::pair<int, bool>> waiting;  // (origin, exclusive)
+  };
+  std::unordered_map<uint32_t, LockState> locks_;
+  /** Unlocks and flushes waiting for their operations: (window, origin) -> (count, release). */
+  std::map<std::pair<uint32_t, int>, std::pair<uint64_t, bool>> unlocks_;
+  /** This rank's passive epochs: (window, target) -> granted, answered. */
+  struct Passive {
+    bool granted = false;
+    bool answered = false;
+  };
+  std::map<std::pair<uint32_t, int>, Passive> passive_;
   std::map<uint64_t, PendingGet> gets_;
   /** ExposeOwned's memory, by window. */
   std::unordered_map<uint32_t, std::vector<uint8_t>> owned_;

@@ -21,26 +21,37 @@ inline uint32_t Wire(uint32_t kind, uint32_t context) {
 }
 
 /** Contexts communicators agree on stay below this (even: point to point, odd: collectives). */
-inline constexpr uint32_t kAgreedContextLimit = 1u << 27;
+inline constexpr uint32_t kAgreedContextLimit = 1u << 26;
 /** Contexts set aside for Idup have this bit. */
 inline constexpr uint32_t kDerivedContextBit = 1u << 29;
 /** The traffic of a one-sided window has this bit (and not kDerivedContextBit): the window's
- *  agreed context shifted up by one, and a WindowOp in the two low bits. */
+ *  agreed context shifted up by two, and a WindowOp in the three low bits. */
 inline constexpr uint32_t kWindowContextBit = 1u << 28;
 
 /** What a message in a window's context carries. */
-enum class WindowOp : uint32_t { kPut = 0, kGetRequest = 1, kGetReply = 2, kAccumulate = 3 };
+enum class WindowOp : uint32_t {
+  kPut = 0,
+  kGetRequest = 1,
+  kGetReply = 2,
+  kAccumulate = 3,
+  /** Passive target: a lock asked for, granted, an unlock or flush (with the operations the
+   *  target must have applied first), and its answer once they are. */
+  kLock = 4,
+  kLockGranted = 5,
+  kUnlock = 6,
+  kUnlocked = 7,
+};
 
 /** The context of `op` traffic in the window whose agreed context is `window`. */
 inline uint32_t WindowContext(uint32_t window, WindowOp op) {
-  return kWindowContextBit | (window << 1) | static_cast<uint32_t>(op);
+  return kWindowContextBit | (window << 2) | static_cast<uint32_t>(op);
 }
 /** True if `context` (without its kind) carries a window's traffic. */
 inline bool IsWindowContext(uint32_t context) {
   return (context & (kWindowContextBit | kDerivedContextBit)) == kWindowContextBit;
 }
-inline uint32_t WindowOf(uint32_t context) { return (context & ~kWindowContextBit & ~3u) >> 1; }
-inline WindowOp WindowOpOf(uint32_t context) { return static_cast<WindowOp>(context & 3u); }
+inline uint32_t WindowOf(uint32_t context) { return (context & ~kWindowContextBit & ~7u) >> 2; }
+inline WindowOp WindowOpOf(uint32_t context) { return static_cast<WindowOp>(context & 7u); }
 
 /** An RTS: the message's length and the rendezvous it opens. */
 struct RtsPayload {

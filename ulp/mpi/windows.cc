@@ -86,6 +86,29 @@ void Mpi::CompareAndSwap(const void* buf, const void* compare, void* result, con
   SpendCopyTime();
 }
 
+void Mpi::WinLock(LockType type, int target, const Win& win) {
+  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI lock at rank %d of %d", target,
+               win.comm.size());
+  const int world = win.comm.group->World(target);
+  one_sided_.Lock(win.context, world, type == LockType::kExclusive);
+  blocker_.BlockUntil([&] { return one_sided_.Granted(win.context, world); });
+}
+
+void Mpi::EndPassive(int target, const Win& win, bool release) {
+  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI unlock at rank %d of %d", target,
+               win.comm.size());
+  const int world = win.comm.group->World(target);
+  // This rank's own operations first (gets' bytes in place, origin buffers free), then the
+  // target confirms it applied the puts and accumulates it was sent.
+  blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
+  one_sided_.Unlock(win.context, world, one_sided_.TakeIssued(win.context, world), release);
+  blocker_.BlockUntil([&] { return one_sided_.Answered(win.context, world); });
+}
+
+void Mpi::WinUnlock(int target, const Win& win) { EndPassive(target, win, /*release=*/true); }
+
+void Mpi::WinFlush(int target, const Win& win) { EndPassive(target, win, /*release=*/false); }
+
 void Mpi::Fence(const Win& win) {
   // This rank's own operations first: gets' bytes in place, origin buffers free.
   blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
