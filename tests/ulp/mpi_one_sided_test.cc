@@ -250,6 +250,44 @@ TEST(MpiOneSidedTest, SharedLocksAreHeldTogetherAndUnlockCompletesAtTheTarget) {
   EXPECT_EQ(counter, int64_t{kRanks});
 }
 
+TEST(MpiOneSidedTest, PostStartCompleteWaitMovesEachRingNeighboursBlockUnderFaults) {
+  constexpr uint32_t kRanks = 4;
+  constexpr int kRounds = 3;
+  auto job = Job(kRanks, kRanks, /*loss=*/0.2, /*dup=*/0.3, /*reorder=*/0.3);
+  std::vector<std::vector<int32_t>> seen(kRanks);
+  const Datatype kInt = Datatype::Of(Base::kInt32);
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+                   const mpi::Comm& w = m.world();
+                   const int n = w.size();
+                   const int left = (w.rank + n - 1) % n, right = (w.rank + 1) % n;
+                   std::vector<int32_t> window(64, 0);
+                   mpi::Win win = m.WinCreate(window.data(), window.size() * 4, w);
+                   for (int round = 0; round < kRounds; ++round) {
+                     // Exposed to the left neighbour, writing to the right one.
+                     m.WinPost({left}, win);
+                     m.WinStart({right}, win);
+                     std::vector<int32_t> block(64);
+                     for (size_t i = 0; i < block.size(); ++i) {
+                       block[i] = w.rank * 1000 + round * 100 + static_cast<int32_t>(i);
+                     }
+                     m.Put(block.data(), block.size(), kInt, right, 0, win);
+                     m.WinComplete(win);
+                     m.WinWait(win);
+                     // The left neighbour's block of this round is here once the wait returns.
+                     seen[w.rank].push_back(window[63]);
+                   }
+                   m.Barrier(w);
+                   m.WinFree(win);
+                 })
+                  .ok());
+  for (uint32_t r = 0; r < kRanks; ++r) {
+    const int left = static_cast<int>((r + kRanks - 1) % kRanks);
+    std::vector<int32_t> want;
+    for (int round = 0; round < kRounds; ++round) want.push_back(left * 1000 + round * 100 + 63);
+    EXPECT_EQ(seen[r], want) << "rank " << r;
+  }
+}
+
 TEST(MpiOneSidedTest, ADerivedOriginTypeIsPackedIntoTheWindowContiguously) {
   auto job = Job(2, 2);
   std::vector<int32_t> window_after(6, -1);

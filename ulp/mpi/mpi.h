@@ -225,6 +225,16 @@ class Mpi {
   void WinUnlock(int target, const Win& win);
   /** As WinUnlock, keeping the lock. */
   void WinFlush(int target, const Win& win);
+  /** Generalised active target: exposes this rank's window to `origins` (ranks of the
+   *  window's communicator) until WinWait. */
+  void WinPost(const std::vector<int>& origins, const Win& win);
+  /** Starts an access epoch to `targets`: returns once each has posted. */
+  void WinStart(const std::vector<int>& targets, const Win& win);
+  /** Ends the access epoch: this rank's operations are complete here and each target is told
+   *  how many to wait for. */
+  void WinComplete(const Win& win);
+  /** Ends the exposure: returns once every origin completed and its operations are applied. */
+  void WinWait(const Win& win);
   /**
    * Ends an epoch on `win` (collective): every put, get and accumulate the members started on
    * it is complete at its origin (buffers free, gets' bytes in place) and at its target (the

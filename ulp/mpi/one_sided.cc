@@ -53,12 +53,21 @@ std::optional<Header> HeaderOf(const std::vector<uint8_t>& data) {
   return h;
 }
 
-/** A passive-target control message: a lock's kind, or an unlock's count of operations. */
+/** What a synchronisation message says. */
+enum class Control : uint8_t {
+  kLock,       // to a target: its lock, please (`exclusive`)
+  kGranted,    // to an origin: the lock is yours
+  kUnlock,     // to a target: `issued` operations came from me; answer once applied (`release`)
+  kAnswered,   // to an origin: they are applied (and the lock given back if released)
+  kPosted,     // to an origin: my window is exposed to you (post)
+  kCompleted,  // to a target: my access epoch ended after `issued` operations (complete)
+};
 struct ControlHeader {
   uint64_t issued;
+  uint8_t what;
   uint8_t exclusive;
   uint8_t release;
-  uint8_t reserved[6];
+  uint8_t reserved[5];
 };
 
 /** Announced transfers name their displacement or get id in the 32-bit tag. */
@@ -89,6 +98,7 @@ void OneSided::Forget(uint32_t context) {
   applied_.erase(context);
   applied_by_.erase(context);
   locks_.erase(context);
+  active_.erase(context);
 }
 
 uint64_t OneSided::Outstanding(uint32_t window) const {
@@ -287,12 +297,9 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
       GetDone(h->id, data.data() + sizeof(GetReplyHeader), data.size() - sizeof(GetReplyHeader));
       return;
     }
-    case WindowOp::kLock:
-    case WindowOp::kLockGranted:
-    case WindowOp::kUnlock:
-    case WindowOp::kUnlocked:
+    case WindowOp::kControl:
       if (data.size() < sizeof(ControlHeader)) break;
-      OnControl(source_world, window, WindowOpOf(context), data);
+      OnControl(source_world, window, data);
       return;
   }
   NICSIM_CHECK(false, "window message of %zu bytes from rank %d is too short for its header",
@@ -348,15 +355,17 @@ void OneSided::Applied(uint32_t window, int source_world) {
   MaybeAnswer(window, source_world);
 }
 
-void OneSided::SendControl(int world, uint32_t window, WindowOp op, std::vector<uint8_t> bytes) {
-  s_.outbox.Send(world, MessageKind::kEager, WindowContext(window, op), 0, std::move(bytes),
-                 nullptr);
+void OneSided::SendControl(int world, uint32_t window, uint8_t what, uint64_t issued,
+                           bool exclusive, bool release) {
+  const ControlHeader h{
+      issued, what, static_cast<uint8_t>(exclusive), static_cast<uint8_t>(release), {}};
+  s_.outbox.Send(world, MessageKind::kEager, WindowContext(window, WindowOp::kControl), 0,
+                 Framed(h, nullptr, 0), nullptr);
 }
 
 void OneSided::Lock(uint32_t window, int target_world, bool exclusive) {
   passive_[{window, target_world}] = Passive{};
-  const ControlHeader h{0, static_cast<uint8_t>(exclusive), 0, {}};
-  SendControl(target_world, window, WindowOp::kLock, Framed(h, nullptr, 0));
+  SendControl(target_world, window, static_cast<uint8_t>(Control::kLock), 0, exclusive, false);
 }
 
 bool OneSided::Granted(uint32_t window, int target_world) const {
@@ -366,8 +375,7 @@ bool OneSided::Granted(uint32_t window, int target_world) const {
 
 void OneSided::Unlock(uint32_t window, int target_world, uint64_t issued, bool release) {
   passive_[{window, target_world}].answered = false;
-  const ControlHeader h{issued, 0, static_cast<uint8_t>(release), {}};
-  SendControl(target_world, window, WindowOp::kUnlock, Framed(h, nullptr, 0));
+  SendControl(target_world, window, static_cast<uint8_t>(Control::kUnlock), issued, false, release);
 }
 
 bool OneSided::Answered(uint32_t window, int target_world) const {
@@ -375,27 +383,81 @@ bool OneSided::Answered(uint32_t window, int target_world) const {
   return it != passive_.end() && it->second.answered;
 }
 
-void OneSided::OnControl(int source_world, uint32_t window, WindowOp op,
-                         const std::vector<uint8_t>& data) {
+void OneSided::Post(uint32_t window, const std::vector<int>& origins_world) {
+  Active& a = active_[window];
+  a.exposed_to = origins_world;
+  for (int origin : origins_world) {
+    SendControl(origin, window, static_cast<uint8_t>(Control::kPosted), 0, false, false);
+  }
+}
+
+bool OneSided::PostedBy(uint32_t window, const std::vector<int>& targets_world) const {
+  auto it = active_.find(window);
+  if (it == active_.end()) return targets_world.empty();
+  for (int t : targets_world) {
+    auto p = it->second.posted.find(t);
+    if (p == it->second.posted.end() || p->second == 0) return false;
+  }
+  return true;
+}
+
+void OneSided::Start(uint32_t window, const std::vector<int>& targets_world) {
+  Active& a = active_[window];
+  for (int t : targets_world) --a.posted[t];  // each post opens one access epoch
+  a.accessing = targets_world;
+}
+
+void OneSided::Complete(uint32_t window) {
+  Active& a = active_[window];
+  for (int t : a.accessing) {
+    SendControl(t, window, static_cast<uint8_t>(Control::kCompleted), TakeIssued(window, t), false,
+                false);
+  }
+  a.accessing.clear();
+}
+
+bool OneSided::CompletedBy(uint32_t window) {
+  Active& a = active_[window];
+  std::map<int, uint64_t>& applied = applied_by_[window];
+  for (int origin : a.exposed_to) {
+    auto c = a.completed.find(origin);
+    if (c == a.completed.end() || applied[origin] < c->second) return false;
+  }
+  // Every origin's epoch ended and its operations are applied: consumed.
+  for (int origin : a.exposed_to) {
+    applied[origin] -= a.completed[origin];
+    applied_[window] -= a.completed[origin];
+    a.completed.erase(origin);
+  }
+  a.exposed_to.clear();
+  return true;
+}
+
+void OneSided::OnControl(int source_world, uint32_t window, const std::vector<uint8_t>& data) {
   const ControlHeader h = *HeaderOf<ControlHeader>(data);
-  switch (op) {
-    case WindowOp::kLock:
+  switch (static_cast<Control>(h.what)) {
+    case Control::kLock:
       locks_[window].waiting.emplace_back(source_world, h.exclusive != 0);
       GrantWaiting(window);
       return;
-    case WindowOp::kUnlock:
+    case Control::kUnlock:
       unlocks_[{window, source_world}] = {h.issued, h.release != 0};
       MaybeAnswer(window, source_world);
       return;
-    case WindowOp::kLockGranted:
+    case Control::kGranted:
       passive_[{window, source_world}].granted = true;
       return;
-    case WindowOp::kUnlocked:
+    case Control::kAnswered:
       passive_[{window, source_world}].answered = true;
       return;
-    default:
+    case Control::kPosted:
+      ++active_[window].posted[source_world];
+      return;
+    case Control::kCompleted:
+      active_[window].completed[source_world] = h.issued;
       return;
   }
+  NICSIM_CHECK(false, "window control message %u from rank %d", h.what, source_world);
 }
 
 void OneSided::GrantWaiting(uint32_t window) {
@@ -411,7 +473,7 @@ void OneSided::GrantWaiting(uint32_t window) {
       lock.shared.insert(origin);
     }
     lock.waiting.pop_front();
-    SendControl(origin, window, WindowOp::kLockGranted, Framed(ControlHeader{}, nullptr, 0));
+    SendControl(origin, window, static_cast<uint8_t>(Control::kGranted), 0, false, false);
   }
 }
 
@@ -432,7 +494,7 @@ void OneSided::MaybeAnswer(uint32_t window, int source_world) {
       lock.shared.erase(source_world);
     }
   }
-  SendControl(source_world, window, WindowOp::kUnlocked, Framed(ControlHeader{}, nullptr, 0));
+  SendControl(source_world, window, static_cast<uint8_t>(Control::kAnswered), 0, false, false);
   if (release) GrantWaiting(window);
 }
 

@@ -95,6 +95,19 @@ class OneSided final : public WindowTraffic {
    */
   void Unlock(uint32_t window, int target_world, uint64_t issued, bool release);
   bool Answered(uint32_t window, int target_world) const;
+  /** Active target, generalised (post-start-complete-wait): exposes `window` to the origins,
+   *  telling each. */
+  void Post(uint32_t window, const std::vector<int>& origins_world);
+  /** True once every target of `targets_world` has posted an exposure not yet started. */
+  bool PostedBy(uint32_t window, const std::vector<int>& targets_world) const;
+  /** Starts an access epoch to the targets (each PostedBy): takes their posts. */
+  void Start(uint32_t window, const std::vector<int>& targets_world);
+  /** Ends the access epoch: tells each target how many puts and accumulates it was sent
+   *  (this rank's own operations must be complete first). */
+  void Complete(uint32_t window);
+  /** True once every origin of the last Post completed and its operations are applied (then
+   *  the exposure ends). */
+  bool CompletedBy(uint32_t window);
   /** Operations this rank started on `window` that have not completed here (a get until its
    *  bytes came, a put until its origin buffer is free). */
   uint64_t Outstanding(uint32_t window) const;
@@ -144,14 +157,15 @@ class OneSided final : public WindowTraffic {
   void Issued(uint32_t window, int target_world) { ++issued_[window][target_world]; }
   /** A put or accumulate from `source_world` was applied to `window` (or refused). */
   void Applied(uint32_t window, int source_world);
-  /** Sends `window`'s control message `op` (a lock's, an unlock's) of `bytes` to `world`. */
-  void SendControl(int world, uint32_t window, WindowOp op, std::vector<uint8_t> bytes);
+  /** Sends `window`'s synchronisation message `what` (a Control) to `world`. */
+  void SendControl(int world, uint32_t window, uint8_t what, uint64_t issued, bool exclusive,
+                   bool release);
   /** Grants `window`'s lock to the waiters at the head of its queue that may hold it now. */
   void GrantWaiting(uint32_t window);
   /** Answers `source_world`'s unlock or flush of `window` if its operations are applied. */
   void MaybeAnswer(uint32_t window, int source_world);
-  /** A passive-target control message arrived. */
-  void OnControl(int source_world, uint32_t window, WindowOp op, const std::vector<uint8_t>& data);
+  /** A synchronisation message arrived. */
+  void OnControl(int source_world, uint32_t window, const std::vector<uint8_t>& data);
   /** Get `id`'s bytes came (none: they landed in place). */
   void GetDone(uint64_t id, const uint8_t* data, size_t len);
   /** A fresh id for a get or a fetching accumulate (never 0, below 2^32: it travels as a
@@ -187,6 +201,17 @@ class OneSided final : public WindowTraffic {
     bool answered = false;
   };
   std::map<std::pair<uint32_t, int>, Passive> passive_;
+  /** One window's post-start-complete-wait epochs on this rank. */
+  struct Active {
+    /** Posts received, not yet started, by target. */
+    std::map<int, int> posted;
+    /** The targets of the access epoch under way. */
+    std::vector<int> accessing;
+    /** The origins of the exposure under way, and the counts those that completed sent. */
+    std::vector<int> exposed_to;
+    std::map<int, uint64_t> completed;
+  };
+  std::unordered_map<uint32_t, Active> active_;
   std::map<uint64_t, PendingGet> gets_;
   /** ExposeOwned's memory, by window. */
   std::unordered_map<uint32_t, std::vector<uint8_t>> owned_;

@@ -34,12 +34,8 @@ enum class WindowOp : uint32_t {
   kGetRequest = 1,
   kGetReply = 2,
   kAccumulate = 3,
-  /** Passive target: a lock asked for, granted, an unlock or flush (with the operations the
-   *  target must have applied first), and its answer once they are. */
-  kLock = 4,
-  kLockGranted = 5,
-  kUnlock = 6,
-  kUnlocked = 7,
+  /** Synchronisation: locks, unlocks and flushes, post and complete (OneSided's Control). */
+  kControl = 4,
 };
 
 /** The context of `op` traffic in the window whose agreed context is `window`. */

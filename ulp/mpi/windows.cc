@@ -109,6 +109,40 @@ void Mpi::WinUnlock(int target, const Win& win) { EndPassive(target, win, /*rele
 
 void Mpi::WinFlush(int target, const Win& win) { EndPassive(target, win, /*release=*/false); }
 
+namespace {
+
+/** The world ranks of `ranks` of the window's communicator. */
+std::vector<int> WorldRanks(const std::vector<int>& ranks, const Win& win) {
+  std::vector<int> world;
+  for (int r : ranks) {
+    NICSIM_CHECK(r >= 0 && r < win.comm.size(), "MPI window group: rank %d of %d", r,
+                 win.comm.size());
+    world.push_back(win.comm.group->World(r));
+  }
+  return world;
+}
+
+}  // namespace
+
+void Mpi::WinPost(const std::vector<int>& origins, const Win& win) {
+  one_sided_.Post(win.context, WorldRanks(origins, win));
+}
+
+void Mpi::WinStart(const std::vector<int>& targets, const Win& win) {
+  const std::vector<int> world = WorldRanks(targets, win);
+  blocker_.BlockUntil([&] { return one_sided_.PostedBy(win.context, world); });
+  one_sided_.Start(win.context, world);
+}
+
+void Mpi::WinComplete(const Win& win) {
+  blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
+  one_sided_.Complete(win.context);
+}
+
+void Mpi::WinWait(const Win& win) {
+  blocker_.BlockUntil([&] { return one_sided_.CompletedBy(win.context); });
+}
+
 void Mpi::Fence(const Win& win) {
   // This rank's own operations first: gets' bytes in place, origin buffers free.
   blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
