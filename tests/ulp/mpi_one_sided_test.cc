@@ -250,6 +250,30 @@ TEST(MpiOneSidedTest, SharedLocksAreHeldTogetherAndUnlockCompletesAtTheTarget) {
   EXPECT_EQ(counter, int64_t{kRanks});
 }
 
+TEST(MpiOneSidedTest, LockAllLetsEveryRankAccumulateIntoEveryOtherAndUnlockAllCompletesThem) {
+  constexpr uint32_t kRanks = 4;
+  auto job = Job(kRanks, 2, /*loss=*/0.2, /*dup=*/0.3);
+  std::vector<int64_t> totals(kRanks, -1);
+  const Datatype kInt64 = Datatype::Of(Base::kInt64);
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+                   const mpi::Comm& w = m.world();
+                   void* base = nullptr;
+                   mpi::Win win = m.WinAllocate(sizeof(int64_t), w, &base);
+                   m.WinLockAll(win);
+                   const int64_t mine = w.rank + 1;
+                   for (int t = 0; t < w.size(); ++t) {
+                     m.Accumulate(&mine, 1, kInt64, mpi::Op::kSum, t, 0, win);
+                   }
+                   m.WinFlushAll(win);
+                   m.WinUnlockAll(win);
+                   m.Barrier(w);
+                   std::memcpy(&totals[w.rank], base, sizeof(int64_t));
+                   m.WinFree(win);
+                 })
+                  .ok());
+  EXPECT_EQ(totals, std::vector<int64_t>(kRanks, 1 + 2 + 3 + 4));
+}
+
 TEST(MpiOneSidedTest, PostStartCompleteWaitMovesEachRingNeighboursBlockUnderFaults) {
   constexpr uint32_t kRanks = 4;
   constexpr int kRounds = 3;

@@ -225,6 +225,11 @@ class Mpi {
   void WinUnlock(int target, const Win& win);
   /** As WinUnlock, keeping the lock. */
   void WinFlush(int target, const Win& win);
+  /** A shared lock at every member of the window's communicator (asked of all at once). */
+  void WinLockAll(const Win& win);
+  /** WinUnlock at every member; WinFlush at every member. */
+  void WinUnlockAll(const Win& win);
+  void WinFlushAll(const Win& win);
   /** Generalised active target: exposes this rank's window to `origins` (ranks of the
    *  window's communicator) until WinWait. */
   void WinPost(const std::vector<int>& origins, const Win& win);
@@ -259,8 +264,9 @@ class Mpi {
   size_t unexpected_queued() const { return p2p_.unexpected_queued(); }
 
  private:
-  /** WinUnlock (`release`) and WinFlush. */
-  void EndPassive(int target, const Win& win, bool release);
+  /** WinUnlock (`release`) and WinFlush at `targets` (ranks of the window's communicator):
+   *  every one asked at once, then every answer waited for. */
+  void EndPassive(const std::vector<int>& targets, const Win& win, bool release);
   /** Counts one CPU copy of `bytes` of message data; the rank's CPU is busy with it. */
   void CountCopy(size_t bytes) { p2p_.cpu().Count(bytes); }
   /** In the program's call: returns when the rank's CPU has finished the copies so far. */

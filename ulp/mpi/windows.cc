@@ -94,20 +94,57 @@ void Mpi::WinLock(LockType type, int target, const Win& win) {
   blocker_.BlockUntil([&] { return one_sided_.Granted(win.context, world); });
 }
 
-void Mpi::EndPassive(int target, const Win& win, bool release) {
-  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI unlock at rank %d of %d", target,
-               win.comm.size());
-  const int world = win.comm.group->World(target);
-  // This rank's own operations first (gets' bytes in place, origin buffers free), then the
-  // target confirms it applied the puts and accumulates it was sent.
-  blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
-  one_sided_.Unlock(win.context, world, one_sided_.TakeIssued(win.context, world), release);
-  blocker_.BlockUntil([&] { return one_sided_.Answered(win.context, world); });
+void Mpi::WinLockAll(const Win& win) {
+  for (int r = 0; r < win.comm.size(); ++r) {
+    one_sided_.Lock(win.context, win.comm.group->World(r), /*exclusive=*/false);
+  }
+  blocker_.BlockUntil([&] {
+    for (int r = 0; r < win.comm.size(); ++r) {
+      if (!one_sided_.Granted(win.context, win.comm.group->World(r))) return false;
+    }
+    return true;
+  });
 }
 
-void Mpi::WinUnlock(int target, const Win& win) { EndPassive(target, win, /*release=*/true); }
+void Mpi::EndPassive(const std::vector<int>& targets, const Win& win, bool release) {
+  std::vector<int> world;
+  for (int target : targets) {
+    NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI unlock at rank %d of %d", target,
+                 win.comm.size());
+    world.push_back(win.comm.group->World(target));
+  }
+  // This rank's own operations first (gets' bytes in place, origin buffers free), then each
+  // target confirms it applied the puts and accumulates it was sent.
+  blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
+  for (int w : world) {
+    one_sided_.Unlock(win.context, w, one_sided_.TakeIssued(win.context, w), release);
+  }
+  blocker_.BlockUntil([&] {
+    for (int w : world) {
+      if (!one_sided_.Answered(win.context, w)) return false;
+    }
+    return true;
+  });
+}
 
-void Mpi::WinFlush(int target, const Win& win) { EndPassive(target, win, /*release=*/false); }
+void Mpi::WinUnlock(int target, const Win& win) { EndPassive({target}, win, /*release=*/true); }
+
+void Mpi::WinFlush(int target, const Win& win) { EndPassive({target}, win, /*release=*/false); }
+
+namespace {
+
+/** Every rank of `win`'s communicator. */
+std::vector<int> AllRanks(const Win& win) {
+  std::vector<int> all(static_cast<size_t>(win.comm.size()));
+  for (int r = 0; r < win.comm.size(); ++r) all[static_cast<size_t>(r)] = r;
+  return all;
+}
+
+}  // namespace
+
+void Mpi::WinUnlockAll(const Win& win) { EndPassive(AllRanks(win), win, /*release=*/true); }
+
+void Mpi::WinFlushAll(const Win& win) { EndPassive(AllRanks(win), win, /*release=*/false); }
 
 namespace {
 
