@@ -5,7 +5,9 @@
 // resultTest=TestStatus, TestErrFatal and TestTimeout, a non-zero exit and no "No Errors");
 // commented entries run too. The entries expected to fail are listed with their reasons in
 // expected_failures.txt: one that fails and is not listed fails the test, and so does one that
-// is listed and passes (the list only shrinks). Without the suite the tests are skipped.
+// is listed and passes (the list only shrinks). Sanitizer builds skip the entries of
+// sanitizer_skips.txt, too slow there to end within the limits. Without the suite the tests
+// are skipped.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,17 +85,23 @@ std::vector<Entry> Entries() {
   return entries;
 }
 
-/** expected_failures.txt: "dir/program ranks [args] | reason" per line. */
-std::map<std::string, std::string> ExpectedFailures() {
-  std::map<std::string, std::string> failures;
-  std::ifstream in(fs::path(NICSIM_MPICH_HARNESS_DIR) / "expected_failures.txt");
+/** A list of the harness directory: "dir/program ranks [args] | reason" per line. */
+std::map<std::string, std::string> EntryList(const char* file) {
+  std::map<std::string, std::string> entries;
+  std::ifstream in(fs::path(NICSIM_MPICH_HARNESS_DIR) / file);
   for (std::string line; std::getline(in, line);) {
     const size_t bar = line.find(" | ");
     if (line.empty() || line[0] == '#' || bar == std::string::npos) continue;
-    failures[line.substr(0, bar)] = line.substr(bar + 3);
+    entries[line.substr(0, bar)] = line.substr(bar + 3);
   }
-  return failures;
+  return entries;
 }
+
+/** The entries nicsim does not pass yet. */
+std::map<std::string, std::string> ExpectedFailures() { return EntryList("expected_failures.txt"); }
+
+/** The entries a sanitizer build does not run (beyond its speed within the limits). */
+std::map<std::string, std::string> SanitizerSkips() { return EntryList("sanitizer_skips.txt"); }
 
 /** The output with mpirun's tags ("[1,R]<stdout>:") taken off each line. */
 std::vector<std::string> Untagged(const std::string& text) {
@@ -144,6 +152,12 @@ class MpichSuite : public ::testing::TestWithParam<Entry> {};
 
 TEST_P(MpichSuite, PassesAsRuntestsJudges) {
   const Entry& e = GetParam();
+  if (NICSIM_ADDRESS_SANITIZER) {
+    const std::map<std::string, std::string> skips = SanitizerSkips();
+    if (auto skip = skips.find(e.key()); skip != skips.end()) {
+      GTEST_SKIP() << "not run under the sanitizers: " << skip->second;
+    }
+  }
   const fs::path source = SuiteDir() / e.dir / (e.program + ".c");
   const std::map<std::string, std::string> expected = ExpectedFailures();
   const auto listed = expected.find(e.key());
@@ -202,6 +216,10 @@ TEST(MpichSuiteHarness, FindsTheSuiteOrSaysWhyNot) {
   for (const Entry& e : Entries()) keys[e.key()] = true;
   for (const auto& [key, reason] : ExpectedFailures()) {
     EXPECT_TRUE(keys.count(key)) << "expected_failures.txt lists " << key
+                                 << ", which no testlist has";
+  }
+  for (const auto& [key, reason] : SanitizerSkips()) {
+    EXPECT_TRUE(keys.count(key)) << "sanitizer_skips.txt lists " << key
                                  << ", which no testlist has";
   }
 }
