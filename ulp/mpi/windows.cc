@@ -8,6 +8,23 @@
 #include "ulp/mpi/mpi.h"
 
 namespace nicsim::mpi {
+namespace {
+
+/** The world rank of `rank` of the window's communicator, which `call` names. */
+int WorldOf(int rank, const Win& win, const char* call) {
+  NICSIM_CHECK(rank >= 0 && rank < win.comm.size(), "MPI %s: rank %d of %d", call, rank,
+               win.comm.size());
+  return win.comm.group->World(rank);
+}
+
+/** The world ranks of `ranks` of the window's communicator. */
+std::vector<int> WorldRanks(const std::vector<int>& ranks, const Win& win, const char* call) {
+  std::vector<int> world;
+  for (int r : ranks) world.push_back(WorldOf(r, win, call));
+  return world;
+}
+
+}  // namespace
 
 Win Mpi::WinCreate(void* base, size_t bytes, const Comm& comm) {
   Win win;
@@ -42,33 +59,26 @@ void Mpi::WinFree(const Win& win) {
 
 void Mpi::Put(const void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
               const Win& win) {
-  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI put to rank %d of %d", target,
-               win.comm.size());
-  one_sided_.Put(buf, count, type, win.comm.group->World(target), disp, win.context);
+  one_sided_.Put(buf, count, type, WorldOf(target, win, "put"), disp, win.context);
   SpendCopyTime();
 }
 
 void Mpi::Get(void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
               const Win& win) {
-  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI get from rank %d of %d", target,
-               win.comm.size());
-  one_sided_.Get(buf, count, type, win.comm.group->World(target), disp, win.context);
+  one_sided_.Get(buf, count, type, WorldOf(target, win, "get"), disp, win.context);
 }
 
 void Mpi::Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target,
                      uint64_t disp, const Win& win) {
-  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI accumulate to rank %d of %d", target,
-               win.comm.size());
-  one_sided_.Accumulate(buf, count, type, op, win.comm.group->World(target), disp, win.context);
+  one_sided_.Accumulate(buf, count, type, op, WorldOf(target, win, "accumulate"), disp,
+                        win.context);
   SpendCopyTime();
 }
 
 void Mpi::GetAccumulate(const void* buf, void* result, size_t count, const Datatype& type, Op op,
                         int target, uint64_t disp, const Win& win) {
-  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI get-accumulate to rank %d of %d",
-               target, win.comm.size());
   one_sided_.FetchAccumulate(buf, nullptr, result, count, type, OneSided::Update::kCombine, op,
-                             win.comm.group->World(target), disp, win.context);
+                             WorldOf(target, win, "get-accumulate"), disp, win.context);
   SpendCopyTime();
 }
 
@@ -79,17 +89,13 @@ void Mpi::FetchAndOp(const void* buf, void* result, const Datatype& type, Op op,
 
 void Mpi::CompareAndSwap(const void* buf, const void* compare, void* result, const Datatype& type,
                          int target, uint64_t disp, const Win& win) {
-  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI compare-and-swap at rank %d of %d",
-               target, win.comm.size());
   one_sided_.FetchAccumulate(buf, compare, result, 1, type, OneSided::Update::kCompareSwap,
-                             Op::kSum, win.comm.group->World(target), disp, win.context);
+                             Op::kSum, WorldOf(target, win, "compare-and-swap"), disp, win.context);
   SpendCopyTime();
 }
 
 void Mpi::WinLock(LockType type, int target, const Win& win) {
-  NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI lock at rank %d of %d", target,
-               win.comm.size());
-  const int world = win.comm.group->World(target);
+  const int world = WorldOf(target, win, "lock");
   one_sided_.Lock(win.context, world, type == LockType::kExclusive);
   blocker_.BlockUntil([&] { return one_sided_.Granted(win.context, world); });
 }
@@ -107,12 +113,7 @@ void Mpi::WinLockAll(const Win& win) {
 }
 
 void Mpi::EndPassive(const std::vector<int>& targets, const Win& win, bool release) {
-  std::vector<int> world;
-  for (int target : targets) {
-    NICSIM_CHECK(target >= 0 && target < win.comm.size(), "MPI unlock at rank %d of %d", target,
-                 win.comm.size());
-    world.push_back(win.comm.group->World(target));
-  }
+  const std::vector<int> world = WorldRanks(targets, win, "unlock");
   // This rank's own operations first (gets' bytes in place, origin buffers free), then each
   // target confirms it applied the puts and accumulates it was sent.
   blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
@@ -146,27 +147,12 @@ void Mpi::WinUnlockAll(const Win& win) { EndPassive(AllRanks(win), win, /*releas
 
 void Mpi::WinFlushAll(const Win& win) { EndPassive(AllRanks(win), win, /*release=*/false); }
 
-namespace {
-
-/** The world ranks of `ranks` of the window's communicator. */
-std::vector<int> WorldRanks(const std::vector<int>& ranks, const Win& win) {
-  std::vector<int> world;
-  for (int r : ranks) {
-    NICSIM_CHECK(r >= 0 && r < win.comm.size(), "MPI window group: rank %d of %d", r,
-                 win.comm.size());
-    world.push_back(win.comm.group->World(r));
-  }
-  return world;
-}
-
-}  // namespace
-
 void Mpi::WinPost(const std::vector<int>& origins, const Win& win) {
-  one_sided_.Post(win.context, WorldRanks(origins, win));
+  one_sided_.Post(win.context, WorldRanks(origins, win, "post"));
 }
 
 void Mpi::WinStart(const std::vector<int>& targets, const Win& win) {
-  const std::vector<int> world = WorldRanks(targets, win);
+  const std::vector<int> world = WorldRanks(targets, win, "start");
   blocker_.BlockUntil([&] { return one_sided_.PostedBy(win.context, world); });
   one_sided_.Start(win.context, world);
 }
