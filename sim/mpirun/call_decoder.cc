@@ -39,6 +39,8 @@ class Fields {
     return Bytes{at, n};
   }
   std::string Str() { return in_.Str(); }
+  /** Bytes not read yet. */
+  size_t left() const { return in_.left(); }
 
   /** A size the server allocates from: at most kMostMessageBytes. */
   uint64_t Size(const char* what) {
@@ -125,6 +127,57 @@ class Fields {
   mpi::wire::Reader in_;
   std::optional<std::string> error_;
 };
+
+/** kRma's arguments (call_decoder.h's Rma says what must hold). */
+Result<Args> DecodeRma(Fields& f) {
+  using mpi::wire::RmaKind;
+  Rma r;
+  r.win = f.I32();
+  const uint8_t kind = f.U8();
+  if (kind > static_cast<uint8_t>(RmaKind::kCompareSwap)) f.Reject(fmt::format("kind {}", kind));
+  r.kind = static_cast<RmaKind>(kind);
+  r.target = f.Rank("target");
+  r.op = f.U8();
+  r.base = f.U8();
+  if (r.op >= mpi::kOpCount && r.op != mpi::wire::kReplaceOp && r.op != mpi::wire::kNoOp) {
+    f.Reject(fmt::format("op {}", r.op));
+  }
+  if (r.base >= mpi::kBaseCount) {
+    f.Reject(fmt::format("base type {}", r.base));
+    r.base = 0;
+  }
+  r.origin = f.Blob();
+  r.compare = f.Blob();
+  const size_t element = mpi::BaseSize(static_cast<mpi::Base>(r.base));
+  const uint32_t n = f.U32();
+  if (n > f.left() / (2 * sizeof(uint64_t))) {
+    f.Reject(fmt::format("{} blocks claimed where {} bytes are left", n, f.left()));
+    return f.Finish(std::move(r));
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    WinBlock b;
+    b.disp = f.U64();
+    b.length = f.U64();
+    if (b.length > kMostMessageBytes - r.total || b.disp > ~uint64_t{0} - b.length) {
+      f.Reject(fmt::format("blocks adding up to more than {} bytes", kMostMessageBytes));
+      break;
+    }
+    if (r.kind != RmaKind::kPut && r.kind != RmaKind::kGet && b.length % element != 0) {
+      f.Reject(fmt::format("a block of {} bytes of {}-byte elements", b.length, element));
+    }
+    r.total += b.length;
+    r.blocks.push_back(b);
+  }
+  const bool reads_only =
+      r.kind == RmaKind::kGet || (r.kind == RmaKind::kGetAccumulate && r.op == mpi::wire::kNoOp);
+  if (r.origin.size != (reads_only ? 0 : r.total)) {
+    f.Reject(fmt::format("{} origin bytes for blocks of {}", r.origin.size, r.total));
+  }
+  if (r.compare.size != (r.kind == RmaKind::kCompareSwap ? r.total : 0)) {
+    f.Reject(fmt::format("{} compare bytes", r.compare.size));
+  }
+  return f.Finish(std::move(r));
+}
 
 }  // namespace
 
@@ -269,6 +322,57 @@ Result<Args> Decode(Call call, const std::vector<uint8_t>& args) {
       r.counts = f.CountsOf("counts");
       r.data = f.Blob();
       return f.Finish(std::move(r));
+    }
+    case Call::kWinCreate: {
+      using mpi::wire::WinFlavor;
+      WinCreate w;
+      w.comm = f.I32();
+      const uint8_t flavor = f.U8();
+      if (flavor > static_cast<uint8_t>(WinFlavor::kDynamic)) {
+        f.Reject(fmt::format("window flavor {}", flavor));
+      }
+      w.flavor = static_cast<WinFlavor>(flavor);
+      w.disp_unit = f.I32();
+      if (w.disp_unit <= 0) f.Reject(fmt::format("displacement unit {}", w.disp_unit));
+      w.size = f.Size("a window");
+      w.contents = f.Blob();
+      if (w.contents.size != (w.flavor == WinFlavor::kCreate ? w.size : 0)) {
+        f.Reject(fmt::format("{} bytes of contents for a window of {}", w.contents.size, w.size));
+      }
+      if (w.flavor == WinFlavor::kDynamic && w.size != 0) {
+        f.Reject(fmt::format("a dynamic window of {} bytes", w.size));
+      }
+      return f.Finish(w);
+    }
+    case Call::kWinFree:
+      return f.Finish(OnWin{f.I32()});
+    case Call::kWinAttach:
+    case Call::kWinDetach: {
+      WinAttach a;
+      a.win = f.I32();
+      a.address = f.U64();
+      if (call == Call::kWinAttach) a.contents = f.Blob();
+      if (a.contents.size > ~uint64_t{0} - a.address) {
+        f.Reject(fmt::format("{} bytes attached at {:#x}", a.contents.size, a.address));
+      }
+      return f.Finish(a);
+    }
+    case Call::kRma:
+      return DecodeRma(f);
+    case Call::kWinSync: {
+      WinSync w;
+      w.win = f.I32();
+      const uint8_t what = f.U8();
+      if (what > mpi::wire::kWinSyncLast) f.Reject(fmt::format("synchronisation {}", what));
+      w.what = static_cast<mpi::wire::WinSync>(what);
+      w.target = f.I32();
+      if (w.target < -1) f.Reject(fmt::format("target {}", w.target));
+      w.exclusive = f.Flag("exclusive");
+      w.ranks = f.Array<int32_t>("ranks");
+      for (int r : w.ranks) {
+        if (r < 0) f.Reject(fmt::format("rank {}", r));
+      }
+      return f.Finish(std::move(w));
     }
     case Call::kOpResult:
       return f.Finish(OpResult{f.Blob()});

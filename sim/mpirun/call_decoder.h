@@ -131,6 +131,56 @@ struct ReduceScatter {
   Counts counts;
   Bytes data;
 };
+/** kWinCreate: `contents` holds `size` bytes for kCreate, none for the others; a dynamic
+ *  window has size 0. */
+struct WinCreate {
+  int32_t comm = 0;
+  mpi::wire::WinFlavor flavor = mpi::wire::WinFlavor::kCreate;
+  int32_t disp_unit = 1;
+  uint64_t size = 0;
+  Bytes contents;
+};
+/** kWinFree. */
+struct OnWin {
+  int32_t win = 0;
+};
+/** kWinAttach (`contents`: the memory attached at `address`) and kWinDetach (none). */
+struct WinAttach {
+  int32_t win = 0;
+  uint64_t address = 0;
+  Bytes contents;
+};
+/** A block of the target's window an operation covers. */
+struct WinBlock {
+  uint64_t disp = 0;
+  uint64_t length = 0;
+};
+/**
+ * kRma: `origin` holds the bytes the blocks take (empty for a get, or a fetch that only
+ * reads), `compare` one element (compare-and-swap); the blocks' lengths add up without
+ * overflow to at most kMostMessageBytes, each a whole number of `base` elements, and no block
+ * ends past the last displacement (a dynamic window's are addresses).
+ */
+struct Rma {
+  int32_t win = 0;
+  mpi::wire::RmaKind kind = mpi::wire::RmaKind::kPut;
+  int32_t target = 0;
+  /** mpi::Op, mpi::wire::kReplaceOp or mpi::wire::kNoOp. */
+  uint8_t op = 0;
+  uint8_t base = 0;
+  Bytes origin;
+  Bytes compare;
+  std::vector<WinBlock> blocks;
+  uint64_t total = 0;
+};
+/** kWinSync: `target` is -1 where the synchronisation names none. */
+struct WinSync {
+  int32_t win = 0;
+  mpi::wire::WinSync what = mpi::wire::WinSync::kFence;
+  int32_t target = -1;
+  bool exclusive = false;
+  std::vector<int> ranks;
+};
 /** The program's answer to kApplyOp. */
 struct OpResult {
   Bytes result;
@@ -138,7 +188,7 @@ struct OpResult {
 
 using Args = std::variant<NoArgs, Abort, OnComm, Split, CreateGroup, Compare, Send, Recv, Complete,
                           OnRequest, Probe, Bcast, Reduce, Gatherv, Scatterv, Allgatherv, Alltoallv,
-                          ReduceScatter, OpResult>;
+                          ReduceScatter, OpResult, WinCreate, OnWin, WinAttach, Rma, WinSync>;
 
 /**
  * The arguments of one message whose header named `call`, or an error saying what is wrong

@@ -23,18 +23,8 @@ constexpr int32_t kWorldHandle = 1, kSelfHandle = 2;
 constexpr uint32_t kSelfContext = (1u << 30) - 2;
 /** Request ids kComplete lists: done already (MPI_PROC_NULL), or inactive (MPI_REQUEST_NULL). */
 constexpr uint64_t kDone = 0, kInactive = ~uint64_t{0};
-/**
- * Simulated time an MPI_Test* or MPI_Iprobe that finds nothing takes. A program that polls
- * (while (!flag) MPI_Iprobe(...)) must let the simulation move on between its polls, or what
- * it waits for could never arrive: each unsuccessful poll lets this much time pass.
- */
-constexpr uint64_t kUnsuccessfulPollPs = 500'000;
 /** MPI_ERR_NO_MEM, MPI_ERR_TRUNCATE and MPI_ERR_COUNT (mpi.h). */
 constexpr int32_t kErrNoMem = 39, kErrTruncate = 15, kErrCount = 2;
-/** A reply's error code (the first field of every reply) becomes `code`. */
-void Fail(mpi::wire::Writer& out, int32_t code) {
-  std::memcpy(out.bytes().data(), &code, sizeof(code));
-}
 /** MPI_UNDEFINED and MPI_COMM_TYPE_SHARED (mpi.h). */
 constexpr int32_t kUndefined = -32766, kCommTypeShared = 1;
 /** MPI_Comm_compare's answers (mpi.h). */
@@ -62,6 +52,10 @@ int32_t CompareComms(const mpi::Comm& a, const mpi::Comm& b) {
 }
 
 }  // namespace
+
+void Fail(mpi::wire::Writer& out, int32_t code) {
+  std::memcpy(out.bytes().data(), &code, sizeof(code));
+}
 
 std::unique_ptr<uint8_t[]> CallBuffer(uint64_t n, bool zeroed) {
   static const uint64_t machine_bytes =
@@ -110,6 +104,13 @@ Status CallServer::Serve() {
   std::vector<uint8_t> args;
   for (;;) {
     if (!process_.Next(&h, &args)) return Ended();
+    if ((h.flags & ~mpi::wire::kWindowChanges) != 0 ||
+        ((h.flags & mpi::wire::kWindowChanges) != 0 && !TakeWindowChanges(args))) {
+      return Status::Error(fmt::format(
+          "rank {} sent malformed window changes (header flags {}) after {}: the program broke "
+          "libnicsim_mpi's protocol",
+          rank(), h.flags, record_.call));
+    }
     if (config_.compute == ComputeMode::kMeasured && h.compute_ns > 0) {
       job_.Sleep(static_cast<uint32_t>(rank()),
                  h.compute_ns * 1000 * config_.compute_scale_percent / 100);
@@ -152,9 +153,10 @@ Status CallServer::Serve() {
       return Status::Error(
           fmt::format("rank {} stopped answering in {}: {}", rank(), name, broken_));
     }
+    previous_call_ = call;
     // The program's memory at its end, read while it waits for this reply.
     if (call == Call::kFinalize) record_.peak_rss_kib = process_.PeakRssKib();
-    if (!process_.Send(Call::kReply, out.bytes())) return Ended();
+    if (!process_.Send(Call::kReply, out.bytes(), WindowChanges())) return Ended();
     if (call == Call::kFinalize) record_.finalized = true;
   }
 }
@@ -299,6 +301,13 @@ bool CallServer::Dispatch(Call call, const calls::Args& args, Writer& out) {
       mpi_.Barrier(mpi_.world());
       return true;
     case Call::kWtime:
+      // A program that reads the clock over and over without another call waits on it
+      // (while (MPI_Wtime() - t0 < d)): past kClockReadsBeforeWaiting reads in a row, each
+      // lets time pass, as an unsuccessful poll does.
+      clock_reads_ = previous_call_ == Call::kWtime ? clock_reads_ + 1 : 1;
+      if (clock_reads_ > kClockReadsBeforeWaiting) {
+        job_.Sleep(static_cast<uint32_t>(rank()), kUnsuccessfulPollPs);
+      }
       out.Put<double>(mpi_.Wtime());
       return true;
     case Call::kCommIdup: {
@@ -427,6 +436,13 @@ bool CallServer::Dispatch(Call call, const calls::Args& args, Writer& out) {
       mpi_.Barrier(*c);
       return true;
     }
+    case Call::kWinCreate:
+    case Call::kWinAttach:
+    case Call::kWinDetach:
+    case Call::kWinFree:
+    case Call::kRma:
+    case Call::kWinSync:
+      return Windows(call, args, out);
     default:
       return Collective(call, args, out);
   }

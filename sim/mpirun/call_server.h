@@ -16,6 +16,7 @@
 #include "sim/mpirun/call_decoder.h"
 #include "sim/mpirun/mpi_program_config.h"
 #include "sim/mpirun/rank_process.h"
+#include "sim/mpirun/served_window.h"
 #include "ulp/mpi/capi/wire.h"
 #include "ulp/mpi/mpi.h"
 
@@ -38,6 +39,14 @@ struct RankRecord {
  * sanitizer's aborts) is asked for it.
  */
 std::unique_ptr<uint8_t[]> CallBuffer(uint64_t n, bool zeroed);
+/**
+ * Simulated time an MPI_Test*, MPI_Iprobe or MPI_Win_test that finds nothing takes. A program that
+ * polls (while (!flag) MPI_Iprobe(...)) must let the simulation move on between its polls, or what
+ * it waits for could never arrive: each unsuccessful poll lets this much time pass.
+ */
+constexpr uint64_t kUnsuccessfulPollPs = 500'000;
+/** A reply's error code (the first field of every reply) becomes `code`. */
+void Fail(mpi::wire::Writer& out, int32_t code);
 
 class CallServer {
  public:
@@ -64,6 +73,22 @@ class CallServer {
   /** Dispatch's collectives that move data. */
   bool Collective(mpi::wire::Call call, const calls::Args& args, Writer& out);
   void Complete(const calls::Complete& args, Writer& out);
+  /** Dispatch's one-sided calls (call_server_windows.cc). */
+  bool Windows(mpi::wire::Call call, const calls::Args& args, Writer& out);
+  bool WinCreate(const calls::WinCreate& a, Writer& out);
+  bool WinAttach(const calls::WinAttach& a, Writer& out);
+  /** Keeps an image of window `window`'s `bytes` at `base` (in `copy`, when the memory is a
+   *  copy this server holds); its number. */
+  int32_t AddImage(int32_t window, uint64_t address, std::unique_ptr<uint8_t[]> copy, uint8_t* base,
+                   uint64_t bytes);
+  bool Rma(const calls::Rma& a, Writer& out);
+  bool WinSync(const calls::WinSync& a, Writer& out);
+  /** The changes to the windows' memory since the program and this server last agreed
+   *  (window_image.h; empty: none). */
+  std::vector<uint8_t> WindowChanges();
+  /** Applies the changes at the front of a program's message (`args` then holds only the
+   *  call's arguments); false if they are malformed. */
+  bool TakeWindowChanges(std::vector<uint8_t>& args);
   /** The call fails with MPI_ERR_NO_MEM (its result is more than this process can hold). */
   static bool NoMemory(Writer& out);
   void PutDone(Writer& out, uint32_t index, uint64_t id);
@@ -92,6 +117,17 @@ class CallServer {
   /** Requests the program freed before they completed: kept until the run ends. */
   std::vector<Pending> detached_;
   uint64_t next_request_ = 1;
+  std::map<int32_t, ServedWindow> windows_;
+  int32_t next_window_ = 1;
+  std::map<int32_t, ServedImage> images_;
+  int32_t next_image_ = 1;
+  uint64_t next_result_ = 1;
+  /** The call served before the one being served, and how many MPI_Wtime calls in a row
+   *  end with the one being served. */
+  mpi::wire::Call previous_call_ = mpi::wire::Call::kInit;
+  uint64_t clock_reads_ = 0;
+  /** Clock reads in a row that a program may make before they count as waiting. */
+  static constexpr uint64_t kClockReadsBeforeWaiting = 1000;
   /** Set when the program stopped answering in the middle of a call (a user op). */
   std::string broken_;
 };

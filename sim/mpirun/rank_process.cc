@@ -267,8 +267,9 @@ bool RankProcess::ReapIfExited() {
   return true;
 }
 
-bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args) {
-  return mpi::wire::SendMessage(channel_, call, args);
+bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args,
+                       const std::vector<uint8_t>& changes) {
+  return mpi::wire::SendMessageWithChanges(channel_, call, changes, args);
 }
 
 std::string RankProcess::Reap() {

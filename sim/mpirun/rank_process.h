@@ -77,8 +77,10 @@ class RankProcess {
   bool timed_out() const { return timed_out_; }
   /** The signal that stopped nicsim (StopSignals) if Next killed the process for it; else 0. */
   int stopped_by() const { return stopped_by_; }
-  /** Sends a message to the program; false if its channel is closed. */
-  bool Send(mpi::wire::Call call, const std::vector<uint8_t>& args);
+  /** Sends a message to the program, after the windows' `changes` if any (wire.h); false if
+   *  its channel is closed. */
+  bool Send(mpi::wire::Call call, const std::vector<uint8_t>& args,
+            const std::vector<uint8_t>& changes = {});
   /**
    * After Next returned false: waits for the process to end and forwards the rest of its
    * output. Returns how it ended: "exited with status 0", "was killed by signal 11 (...)".

@@ -28,9 +28,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/** The suite's directories this harness runs (rma/ belongs with one-sided communication). */
-const char* const kDirectories[] = {"pt2pt", "coll",   "datatype", "comm", "group",
-                                    "init",  "errhan", "attr",     "topo", "info"};
+/** The suite's directories this harness runs. */
+const char* const kDirectories[] = {"pt2pt",  "coll", "datatype", "comm", "group", "init",
+                                    "errhan", "attr", "topo",     "info", "rma"};
 
 /** One testlist entry: a program, its process count and how it is judged. */
 struct Entry {

@@ -3,7 +3,7 @@
  * What the MPICH test suite's configure would find for nicsim-mpicc, forced into every file of
  * the suite (-include) ahead of the suite's own mpitestconf.h, which this one's guard then
  * skips: a C compiler with long double and long long, the usual POSIX headers, no Fortran,
- * no spawn, no one-sided windows, no MPI-IO.
+ * no spawn, no MPI-IO; one-sided windows (MPI_Win_create).
  */
 #ifndef MPITESTCONF_H_INCLUDED
 #define MPITESTCONF_H_INCLUDED
@@ -18,6 +18,7 @@
 #define HAVE_MEMORY_H 1
 /* mpi.h names MPI_INTEGER16 (as MPI_DATATYPE_NULL: not available). */
 #define HAVE_MPI_INTEGER16 1
+#define HAVE_MPI_WIN_CREATE 1
 #define HAVE_STDARG_H 1
 #define HAVE_STDINT_H 1
 #define HAVE_STDLIB_H 1

@@ -193,9 +193,15 @@ class Mpi {
    *  puts and gets move by RDMA with no copy), else in memory the CPU copies through; its
    *  address in `*base` (collective). */
   Win WinAllocate(size_t bytes, const Comm& comm, void** base);
-  /** Ends `win` (collective, after a fence). Memory WinAllocate took in plain memory goes
-   *  with it; an AllocMem area stays the rank's, as every AllocMem area does. */
-  void WinFree(const Win& win);
+  /** Adds `bytes` at `base` to this rank's part of `win` (a window made with none: dynamic),
+   *  reached at displacements from `disp` (the address the program attached). Local. */
+  void WinAttach(const Win& win, uint64_t disp, void* base, size_t bytes);
+  /** Takes the memory attached at `disp` out of `win`. Local. */
+  void WinDetach(const Win& win, uint64_t disp);
+  /** Ends `win` (collective): a fence, then `last` (if given) while the window's memory is
+   *  still there with every operation applied, then the window goes. Memory WinAllocate took
+   *  in plain memory goes with it; an AllocMem area stays the rank's, as every one does. */
+  void WinFree(const Win& win, const std::function<void()>& last = nullptr);
   void Put(const void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
            const Win& win);
   void Get(void* buf, size_t count, const Datatype& type, int target, uint64_t disp,
@@ -203,11 +209,13 @@ class Mpi {
   /** Combines the elements at `buf` into the target's window with `op` (over `type`'s base
    *  elements), element by element, as one atomic step per element among accumulates. */
   void Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target,
-                  uint64_t disp, const Win& win);
+                  uint64_t disp, const Win& win,
+                  OneSided::Update update = OneSided::Update::kCombine);
   /** Accumulate that also gives, in `result`, the target's elements as they were before it
    *  (complete at the next fence). */
   void GetAccumulate(const void* buf, void* result, size_t count, const Datatype& type, Op op,
-                     int target, uint64_t disp, const Win& win);
+                     int target, uint64_t disp, const Win& win,
+                     OneSided::Update update = OneSided::Update::kCombine);
   /** GetAccumulate of one element. */
   void FetchAndOp(const void* buf, void* result, const Datatype& type, Op op, int target,
                   uint64_t disp, const Win& win);
@@ -240,6 +248,8 @@ class Mpi {
   void WinComplete(const Win& win);
   /** Ends the exposure: returns once every origin completed and its operations are applied. */
   void WinWait(const Win& win);
+  /** WinWait if the exposure can end now (true), else nothing. */
+  bool WinTest(const Win& win);
   /**
    * Ends an epoch on `win` (collective): every put, get and accumulate the members started on
    * it is complete at its origin (buffers free, gets' bytes in place) and at its target (the

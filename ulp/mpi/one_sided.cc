@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <optional>
 
 #include "base/check.h"
@@ -76,11 +77,18 @@ constexpr uint64_t kTagLimit = uint64_t{1} << 32;
 }  // namespace
 
 void OneSided::Expose(uint32_t context, uint8_t* base, size_t bytes) {
-  Exposed w;
-  w.base = base;
-  w.bytes = bytes;
-  w.task_vaddr = bytes > 0 ? s_.areas.TaskAddress(base, bytes).value_or(0) : 0;
-  windows_[context] = w;
+  windows_[context] = Exposed{};
+  if (bytes > 0) Attach(context, 0, base, bytes);
+}
+
+void OneSided::Attach(uint32_t context, uint64_t disp, uint8_t* base, size_t bytes) {
+  const uint64_t task_vaddr = bytes > 0 ? s_.areas.TaskAddress(base, bytes).value_or(0) : 0;
+  windows_[context].regions[disp] = Region{disp, base, bytes, task_vaddr};
+}
+
+void OneSided::Detach(uint32_t context, uint64_t disp) {
+  auto it = windows_.find(context);
+  if (it != windows_.end()) it->second.regions.erase(disp);
 }
 
 uint8_t* OneSided::ExposeOwned(uint32_t context, size_t bytes) {
@@ -160,7 +168,7 @@ void OneSided::Get(void* buf, size_t count, const Datatype& type, int target_wor
 }
 
 void OneSided::Accumulate(const void* buf, size_t count, const Datatype& type, Op op,
-                          int target_world, uint64_t disp, uint32_t window) {
+                          int target_world, uint64_t disp, uint32_t window, Update update) {
   const size_t len = count * type.size();
   ++s_.stats.rma_accumulates;
   if (len == 0) return;
@@ -168,7 +176,7 @@ void OneSided::Accumulate(const void* buf, size_t count, const Datatype& type, O
   Issued(window, target_world);
   std::vector<uint8_t> bytes = Pack(buf, count, type);
   s_.cpu.Count(bytes.size());
-  SendAccumulate(target_world, window, disp, op, type.base, Update::kCombine, 0, bytes);
+  SendAccumulate(target_world, window, disp, op, type.base, update, 0, bytes);
 }
 
 void OneSided::FetchAccumulate(const void* buf, const void* compare, void* result, size_t count,
@@ -226,14 +234,23 @@ void OneSided::Apply(uint8_t* at, const uint8_t* in, size_t len, Update update, 
   }
 }
 
-OneSided::Exposed* OneSided::Target(uint32_t window, uint64_t disp, uint64_t len) {
+OneSided::Place OneSided::Target(uint32_t window, uint64_t disp, uint64_t len) {
   auto it = windows_.find(window);
-  if (it != windows_.end() && disp <= it->second.bytes && len <= it->second.bytes - disp) {
-    return &it->second;
+  if (it != windows_.end()) {
+    // The region that starts at or before `disp`, if it holds all of the access.
+    const std::map<uint64_t, Region>& regions = it->second.regions;
+    auto r = regions.upper_bound(disp);
+    if (r != regions.begin()) {
+      const Region& region = std::prev(r)->second;
+      const uint64_t offset = disp - region.disp;
+      if (offset <= region.bytes && len <= region.bytes - offset) {
+        return Place{region.base + offset, region.task_vaddr != 0 ? region.task_vaddr + offset : 0};
+      }
+    }
   }
   // A program's error (MPI leaves it undefined): nothing is written, the origin completes.
   ++s_.stats.rma_refused;
-  return nullptr;
+  return Place{};
 }
 
 void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t> data) {
@@ -243,8 +260,8 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
       const std::optional<PutHeader> h = HeaderOf<PutHeader>(data);
       if (!h) break;
       const size_t len = data.size() - sizeof(PutHeader);
-      if (Exposed* w = Target(window, h->disp, len)) {
-        std::memcpy(w->base + h->disp, data.data() + sizeof(PutHeader), len);
+      if (uint8_t* at = Target(window, h->disp, len).at) {
+        std::memcpy(at, data.data() + sizeof(PutHeader), len);
         s_.cpu.Count(len);
       }
       Applied(window, source_world);
@@ -258,8 +275,7 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
       const size_t payload = data.size() - sizeof(AccumulateHeader);
       const size_t len = update == Update::kCompareSwap ? payload / 2 : payload;
       std::vector<uint8_t> before;
-      if (Exposed* w = Target(window, h->disp, len)) {
-        uint8_t* at = w->base + h->disp;
+      if (uint8_t* at = Target(window, h->disp, len).at) {
         if (h->fetch != 0) before.assign(at, at + len);
         Apply(at, in, len, update, static_cast<Op>(h->op), static_cast<Base>(h->base));
         s_.cpu.Count(len + before.size());
@@ -275,20 +291,19 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
     case WindowOp::kGetRequest: {
       const std::optional<GetRequest> r = HeaderOf<GetRequest>(data);
       if (!r) break;
-      Exposed* w = Target(window, r->disp, r->len);
-      const uint64_t len = w != nullptr ? r->len : 0;
-      if (w != nullptr && w->task_vaddr != 0 && !s_.outbox.Intranode(source_world)) {
+      const Place place = Target(window, r->disp, r->len);
+      const uint64_t len = place.at != nullptr ? r->len : 0;
+      if (place.task_vaddr != 0 && !s_.outbox.Intranode(source_world)) {
         // The window lies where the adapter reaches it: the origin pulls the bytes.
         s_.transport.Announce(static_cast<uint32_t>(source_world),
                               Wire(static_cast<uint32_t>(MessageKind::kRts),
                                    WindowContext(window, WindowOp::kGetReply)),
-                              static_cast<uint32_t>(r->id), w->task_vaddr + r->disp, len, nullptr);
+                              static_cast<uint32_t>(r->id), place.task_vaddr, len, nullptr);
         return;
       }
-      const uint8_t* at = w != nullptr ? w->base + r->disp : nullptr;
       s_.cpu.Count(len);
       s_.outbox.Send(source_world, MessageKind::kEager, WindowContext(window, WindowOp::kGetReply),
-                     0, Framed(GetReplyHeader{r->id}, at, len), nullptr);
+                     0, Framed(GetReplyHeader{r->id}, place.at, len), nullptr);
       return;
     }
     case WindowOp::kGetReply: {
@@ -321,9 +336,9 @@ void OneSided::OnAnnounced(int source_world, uint32_t context, uint32_t tag, uin
     }
   } else {
     landing.disp = tag;
-    Exposed* w = Target(window, tag, total);
-    in_place = w != nullptr && w->task_vaddr != 0 ? w->task_vaddr + tag : 0;
-    landing.drop = w == nullptr;
+    const Place place = Target(window, tag, total);
+    in_place = place.task_vaddr;
+    landing.drop = place.at == nullptr;
   }
   if (in_place != 0) ++s_.stats.rma_in_place;
   landings_[{source_world, seq}] = landing;
@@ -340,10 +355,12 @@ bool OneSided::OnAccepted(int source_world, uint32_t seq, std::vector<uint8_t>& 
     return true;
   }
   // Landed in place, dropped (outside the window), or copied in here.
-  auto w = windows_.find(landing.window);
-  if (!data.empty() && !landing.drop && w != windows_.end()) {
-    std::memcpy(w->second.base + landing.disp, data.data(), data.size());
-    s_.cpu.Count(data.size());
+  if (!data.empty() && !landing.drop) {
+    // Found again: the memory may have gone since the transfer was announced.
+    if (uint8_t* at = Target(landing.window, landing.disp, data.size()).at) {
+      std::memcpy(at, data.data(), data.size());
+      s_.cpu.Count(data.size());
+    }
   }
   Applied(landing.window, source_world);
   return true;

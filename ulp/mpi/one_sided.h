@@ -52,8 +52,14 @@ class OneSided final : public WindowTraffic {
  public:
   explicit OneSided(P2pServices& s) : s_(s) {}
 
-  /** Exposes `bytes` at `base` as window `context` (the members call it with one context). */
+  /** Exposes `bytes` at `base` as window `context` (the members call it with one context);
+   *  none (0 bytes): a dynamic window, whose memory is attached later. */
   void Expose(uint32_t context, uint8_t* base, size_t bytes);
+  /** Adds `bytes` at `base` to window `context`, reached at displacements from `disp` (a
+   *  dynamic window's: the address the program attached). */
+  void Attach(uint32_t context, uint64_t disp, uint8_t* base, size_t bytes);
+  /** Takes the memory attached at `disp` out of window `context`. */
+  void Detach(uint32_t context, uint64_t disp);
   /** Exposes `bytes` of memory this object holds (zeroed) as window `context`; its address. */
   uint8_t* ExposeOwned(uint32_t context, size_t bytes);
   /** Forgets window `context` (nothing of it may be in flight). */
@@ -66,10 +72,6 @@ class OneSided final : public WindowTraffic {
   /** Starts reading `count` elements of `type` into `buf` from the window at byte `disp`. */
   void Get(void* buf, size_t count, const Datatype& type, int target_world, uint64_t disp,
            uint32_t window);
-  /** Starts combining `count` elements of `type` at `buf` into the window at byte `disp` with
-   *  `op` (`type`'s base elements). */
-  void Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target_world,
-                  uint64_t disp, uint32_t window);
   /** How an accumulate changes the target's elements. */
   enum class Update : uint8_t {
     kCombine,      // element op origin element
@@ -77,6 +79,10 @@ class OneSided final : public WindowTraffic {
     kNoOp,         // unchanged (a fetching accumulate that only reads, atomically)
     kCompareSwap,  // the origin's element if the target's equals the compare element
   };
+  /** Starts combining `count` elements of `type` at `buf` into the window at byte `disp` with
+   *  `op` (`type`'s base elements), or replacing them (`update`). */
+  void Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target_world,
+                  uint64_t disp, uint32_t window, Update update = Update::kCombine);
   /**
    * An accumulate that also fetches: `result` (`count` elements of `type`) gets the target's
    * elements as they were before the update, once the operation completes (a fence).
@@ -128,10 +134,22 @@ class OneSided final : public WindowTraffic {
   bool OnAccepted(int source_world, uint32_t seq, std::vector<uint8_t>& data) override;
 
  private:
-  struct Exposed {
+  /** Memory of a window, reached at displacements [disp, disp + bytes). */
+  struct Region {
+    uint64_t disp = 0;
     uint8_t* base = nullptr;
     size_t bytes = 0;
-    /** The window's task address when the adapter reaches it (0: it does not). */
+    /** Its task address when the adapter reaches it (0: it does not). */
+    uint64_t task_vaddr = 0;
+  };
+  /** A window's memory on this rank: one region, or those attached (by displacement). */
+  struct Exposed {
+    std::map<uint64_t, Region> regions;
+  };
+  /** Where an access to a window lands. */
+  struct Place {
+    uint8_t* at = nullptr;
+    /** Its task address when the adapter reaches it (0: it does not). */
     uint64_t task_vaddr = 0;
   };
   /** A get waiting for its bytes. */
@@ -150,8 +168,9 @@ class OneSided final : public WindowTraffic {
     /** A put outside its window: pulled and dropped. */
     bool drop = false;
   };
-  /** Window `window`, checked to hold [disp, disp + len); null (counted) if it does not. */
-  Exposed* Target(uint32_t window, uint64_t disp, uint64_t len);
+  /** Where [disp, disp + len) of window `window` lies; `at` null (counted) if no region of
+   *  it holds all of that. */
+  Place Target(uint32_t window, uint64_t disp, uint64_t len);
   void Started(uint32_t window) { ++outstanding_[window]; }
   void Completed(uint32_t window) { --outstanding_[window]; }
   void Issued(uint32_t window, int target_world) { ++issued_[window][target_world]; }

@@ -2,6 +2,7 @@
 // One-sided communication's calls: windows made and freed collectively, operations handed to
 // OneSided with their target as a world rank, and the fence that ends an epoch.
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "base/check.h"
@@ -52,8 +53,15 @@ Win Mpi::WinAllocate(size_t bytes, const Comm& comm, void** base) {
   return win;
 }
 
-void Mpi::WinFree(const Win& win) {
+void Mpi::WinAttach(const Win& win, uint64_t disp, void* base, size_t bytes) {
+  one_sided_.Attach(win.context, disp, static_cast<uint8_t*>(base), bytes);
+}
+
+void Mpi::WinDetach(const Win& win, uint64_t disp) { one_sided_.Detach(win.context, disp); }
+
+void Mpi::WinFree(const Win& win, const std::function<void()>& last) {
   Fence(win);
+  if (last) last();
   one_sided_.Forget(win.context);
 }
 
@@ -69,15 +77,15 @@ void Mpi::Get(void* buf, size_t count, const Datatype& type, int target, uint64_
 }
 
 void Mpi::Accumulate(const void* buf, size_t count, const Datatype& type, Op op, int target,
-                     uint64_t disp, const Win& win) {
-  one_sided_.Accumulate(buf, count, type, op, WorldOf(target, win, "accumulate"), disp,
-                        win.context);
+                     uint64_t disp, const Win& win, OneSided::Update update) {
+  one_sided_.Accumulate(buf, count, type, op, WorldOf(target, win, "accumulate"), disp, win.context,
+                        update);
   SpendCopyTime();
 }
 
 void Mpi::GetAccumulate(const void* buf, void* result, size_t count, const Datatype& type, Op op,
-                        int target, uint64_t disp, const Win& win) {
-  one_sided_.FetchAccumulate(buf, nullptr, result, count, type, OneSided::Update::kCombine, op,
+                        int target, uint64_t disp, const Win& win, OneSided::Update update) {
+  one_sided_.FetchAccumulate(buf, nullptr, result, count, type, update, op,
                              WorldOf(target, win, "get-accumulate"), disp, win.context);
   SpendCopyTime();
 }
@@ -165,6 +173,8 @@ void Mpi::WinComplete(const Win& win) {
 void Mpi::WinWait(const Win& win) {
   blocker_.BlockUntil([&] { return one_sided_.CompletedBy(win.context); });
 }
+
+bool Mpi::WinTest(const Win& win) { return one_sided_.CompletedBy(win.context); }
 
 void Mpi::Fence(const Win& win) {
   // This rank's own operations first: gets' bytes in place, origin buffers free.

@@ -1,11 +1,10 @@
-/* Calls MPI_Win_create, outside nicsim's subset: building it must fail. */
+/* Calls MPI_File_open (MPI-IO), outside nicsim's subset: building it must fail. */
 #include <mpi.h>
 
 int main(int argc, char** argv) {
-  MPI_Win win;
-  int x = 0;
+  MPI_File file;
   MPI_Init(&argc, &argv);
-  MPI_Win_create(&x, sizeof(x), sizeof(x), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_File_open(MPI_COMM_WORLD, "data", 0, MPI_INFO_NULL, &file);
   MPI_Finalize();
   return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // MPI's attribute calls: keyvals, the attributes cached on communicators and datatypes, the
-// predefined attributes of communicators and callbacks, and what a communicator's or type's
-// duplication and freeing do to its attributes (object_hooks.h).
+// predefined attributes of communicators, windows and callbacks, and what a communicator's or
+// type's duplication and freeing (and a window's freeing) do to its attributes (object_hooks.h).
 #include "ulp/mpi/capi/attributes.h"
 #include "ulp/mpi/capi/checks.h"
 #include "ulp/mpi/capi/comm_names.h"
@@ -53,13 +53,37 @@ int* PredefinedCommValue(int keyval) {
   }
 }
 
-/** The object an attribute call names: a live communicator, datatype (window: none yet). */
+/**
+ * Where a predefined window attribute's value is (MPI 3.1, 11.2.6), or nullptr for another
+ * key: MPI_WIN_BASE's value is the base address itself, the others point to the value.
+ */
+void* PredefinedWinValue(WinInfo& w, int keyval) {
+  // Both ends keep their own copy of the window, in step at each call: the separate model.
+  static int model = MPI_WIN_SEPARATE;
+  switch (keyval) {
+    case MPI_WIN_BASE:
+      return w.base;
+    case MPI_WIN_SIZE:
+      return &w.size;
+    case MPI_WIN_DISP_UNIT:
+      return &w.disp_unit;
+    case MPI_WIN_CREATE_FLAVOR:
+      return &w.flavor;
+    case MPI_WIN_MODEL:
+      return &model;
+    default:
+      return nullptr;
+  }
+}
+
+/** The object an attribute call names: a live communicator, datatype or window. */
 int CheckObject(AttrKind kind, int object, const char* call) {
   if (kind == AttrKind::kComm) return CheckComm(object, call);
   if (kind == AttrKind::kType && C().types.Find(object) != nullptr) return MPI_SUCCESS;
   if (kind == AttrKind::kType) {
     return C().Error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype");
   }
+  if (C().Win(object) != nullptr) return MPI_SUCCESS;
   return C().Error(MPI_COMM_WORLD, MPI_ERR_WIN, call, "invalid window");
 }
 
@@ -123,6 +147,11 @@ int GetAttr(AttrKind kind, int object, int keyval, void* attribute_val, int* fla
       return MPI_SUCCESS;
     }
   }
+  if (kind == AttrKind::kWin && PredefinedKeyval(keyval) && keyval >= MPI_WIN_BASE) {
+    *out = PredefinedWinValue(*C().Win(object), keyval);
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
   NICSIM_MPI_TRY(CheckUserKeyval(kind, keyval, ErrorComm(kind, object), call));
   *flag = A().Find(kind, object, keyval, out) ? 1 : 0;
   return MPI_SUCCESS;
@@ -157,6 +186,8 @@ int CopyTypeAttributes(MPI_Datatype old, MPI_Datatype made) {
 }
 
 int DeleteTypeAttributes(MPI_Datatype type) { return A().DeleteAll(AttrKind::kType, type); }
+
+int DeleteWinAttributes(MPI_Win win) { return A().DeleteAll(AttrKind::kWin, win); }
 
 }  // namespace nicsim::mpi::capi
 
@@ -260,6 +291,18 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
 
 int MPI_Win_free_keyval(int* win_keyval) {
   return FreeKeyval(AttrKind::kWin, win_keyval, "MPI_Win_free_keyval");
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  return SetAttr(AttrKind::kWin, win, win_keyval, attribute_val, "MPI_Win_set_attr");
+}
+
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+  return GetAttr(AttrKind::kWin, win, win_keyval, attribute_val, flag, "MPI_Win_get_attr");
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  return DeleteAttr(AttrKind::kWin, win, win_keyval, "MPI_Win_delete_attr");
 }
 
 // MPI-1's names of the communicator calls: the same semantics (MPI 3.1, 6.7.2 and 15.2).

@@ -93,6 +93,12 @@ inline int CheckCountsAgreed(const Reply& r, MPI_Comm comm, const char* call) {
             "passed different counts");
 }
 
+/** A window the program has (an error on none goes to MPI_COMM_WORLD's handler). */
+inline int CheckWin(MPI_Win win, const char* call) {
+  if (Client::Get().Win(win) != nullptr) return MPI_SUCCESS;
+  return Client::Get().Error(MPI_COMM_WORLD, MPI_ERR_WIN, call, "invalid window");
+}
+
 /** An intercommunicator: its collectives run in api_intercoll.cc. */
 inline bool IsIntercomm(MPI_Comm comm) {
   const CommInfo* c = Client::Get().Comm(comm);

@@ -66,9 +66,10 @@ Reply Client::Call(wire::Call call, const wire::Writer& args) {
     std::fprintf(stderr, "nicsim mpi: rank %d: %s\n", world_rank, what.c_str());
     Abort(MPI_ERR_OTHER, what);
   }
+  // Comparing the windows is the library's work, not the program's: not counted as compute.
   const uint64_t now = CpuNs();
-  if (!wire::SendMessage(fd_, call, args.bytes(),
-                         returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
+  if (!wire::SendMessageWithChanges(fd_, call, WindowChanges(), args.bytes(),
+                                    returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
     LostSimulator();
   }
   for (;;) {
@@ -81,11 +82,36 @@ Reply Client::Call(wire::Call call, const wire::Writer& args) {
       Serve(wire::Reader(reply_.data(), reply_.size()));
       continue;
     }
-    returned_cpu_ns_ = CpuNs();
     Reply r{MPI_SUCCESS, wire::Reader(reply_.data(), reply_.size())};
+    if ((in.flags & wire::kWindowChanges) != 0 && !ApplyWindowChanges(r.results)) {
+      std::fprintf(stderr, "nicsim mpi: the simulator sent malformed window changes\n");
+      _exit(1);
+    }
+    returned_cpu_ns_ = CpuNs();
     r.code = r.results.Get<int32_t>();
     return r;
   }
+}
+
+std::vector<uint8_t> Client::WindowChanges() {
+  std::vector<std::pair<int32_t, wire::WindowImage*>> images;
+  for (const WinInfo& w : wins) {
+    for (const auto& [number, image] : w.images) images.emplace_back(number, image.get());
+  }
+  if (images.empty()) return {};
+  return wire::ChangesSection(images);
+}
+
+bool Client::ApplyWindowChanges(wire::Reader& in) {
+  const auto [data, n] = in.Blob();
+  if (in.failed()) return false;
+  return wire::ApplyChangesSection(data, n, [this](int32_t number) -> wire::WindowImage* {
+    for (const WinInfo& w : wins) {
+      auto it = w.images.find(number);
+      if (it != w.images.end()) return it->second.get();
+    }
+    return nullptr;
+  });
 }
 
 /** Applies the program's own op: b = a op b, in the datatype's layout, as MPI defines it. */

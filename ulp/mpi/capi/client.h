@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "ulp/mpi/capi/include/mpi.h"
 #include "ulp/mpi/capi/stream_io.h"
 #include "ulp/mpi/capi/types.h"
+#include "ulp/mpi/capi/win_info.h"
 #include "ulp/mpi/capi/wire.h"
 
 namespace nicsim::mpi::capi {
@@ -136,10 +138,15 @@ class Client {
   std::vector<GroupInfo> groups{GroupInfo{}, GroupInfo{true, {}}};
   std::vector<RequestInfo> requests;
   std::vector<UserOp> ops;
+  /** By handle (the simulator's); 0 is MPI_WIN_NULL. */
+  std::vector<WinInfo> wins;
+  /** Results the simulator will send, by its result id. */
+  std::map<uint64_t, PendingResult> pending_results;
 
   /** Connects to the simulator that started this process; exits the process if none did. */
   void Connect();
-  /** Sends a call and waits for its reply (serving the simulator's user-op requests). */
+  /** Sends a call and waits for its reply (serving the simulator's user-op requests); the
+   *  windows' changes go with the call and come back with the reply. */
   Reply Call(wire::Call call, const wire::Writer& args);
   /** Tells the simulator the program aborts, then exits the process with `code`. */
   [[noreturn]] void Abort(int code, const std::string& message);
@@ -154,6 +161,12 @@ class Client {
    * `errhandler`; returns its handle, or MPI_COMM_NULL when the call made none.
    */
   MPI_Comm AddMade(wire::Reader& results, MPI_Errhandler errhandler);
+
+  WinInfo* Win(MPI_Win w) {
+    return w > 0 && static_cast<size_t>(w) < wins.size() && wins[w].valid ? &wins[w] : nullptr;
+  }
+  /** An error in `call` on window `win`, through the window's error handler. */
+  int WinError(MPI_Win win, int code, const char* call, const std::string& what);
 
   const GroupInfo* Group(MPI_Group g) const {
     return g > 0 && static_cast<size_t>(g) < groups.size() && groups[g].valid ? &groups[g]
@@ -178,10 +191,16 @@ class Client {
    * the message goes to stderr and the run ends, naming the rank and the call.
    */
   int Error(MPI_Comm comm, int code, const char* call, const std::string& what);
+  /** The end of an erroneous call under MPI_ERRORS_ARE_FATAL: the message, then the run ends. */
+  [[noreturn]] void Fatal(int code, const char* call, const std::string& what);
 
  private:
   Client() = default;
   void Serve(wire::Reader args);
+  /** The windows' changes since the simulator and this process last agreed (none: empty). */
+  std::vector<uint8_t> WindowChanges();
+  /** Applies the changes at the front of a reply; false if they are malformed. */
+  bool ApplyWindowChanges(wire::Reader& in);
   int fd_ = -1;
   std::vector<uint8_t> reply_;
   /** Waits for each reply without sleeping first, as long as replies have been coming fast. */

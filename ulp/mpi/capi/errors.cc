@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// How the library reports an erroneous call: through the communicator's error handler, with
-// the text of MPI's error classes.
+// How the library reports an erroneous call: through the communicator's (or window's) error
+// handler, with the text of MPI's error classes.
 #include <cstdio>
 #include <string>
 
@@ -24,6 +24,25 @@ int Client::Error(MPI_Comm comm, int code, const char* call, const std::string& 
     fn(&handler_comm, &handler_code);
     return code;
   }
+  Fatal(code, call, what);
+}
+
+int Client::WinError(MPI_Win win, int code, const char* call, const std::string& what) {
+  const WinInfo* w = Win(win);
+  // An error on no valid window is MPI_COMM_WORLD's (MPI 3.1, 8.3).
+  if (w == nullptr) return Error(MPI_COMM_WORLD, code, call, what);
+  if (w->errhandler == MPI_ERRORS_RETURN) return code;
+  if (MPI_Comm_errhandler_function* fn = ErrhandlerFunction(w->errhandler)) {
+    // A window's handler has a communicator handler's shape: ints for handles (mpi.h).
+    MPI_Win handler_win = win;
+    int handler_code = code;
+    fn(&handler_win, &handler_code);
+    return code;
+  }
+  Fatal(code, call, what);
+}
+
+void Client::Fatal(int code, const char* call, const std::string& what) {
   const std::string message = std::string(call) + ": " + ErrorDescription(code) +
                               (what.empty() ? "" : ": " + what) +
                               (initialized ? "" : " (called before MPI_Init)");

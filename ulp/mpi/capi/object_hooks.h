@@ -17,6 +17,8 @@ int DeleteCommAttributes(MPI_Comm comm);
 int CopyTypeAttributes(MPI_Datatype old, MPI_Datatype made);
 /** MPI_Type_free: the type's attributes, through their delete callbacks (api_attr.cc). */
 int DeleteTypeAttributes(MPI_Datatype type);
+/** MPI_Win_free: the window's attributes, through their delete callbacks (api_attr.cc). */
+int DeleteWinAttributes(MPI_Win win);
 /** MPI_Comm_dup of a communicator with a topology: `made` gets the same one (api_topo.cc). */
 void CopyCommTopology(MPI_Comm old, MPI_Comm made);
 /** MPI_Comm_free: the communicator's topology goes (api_topo.cc). */

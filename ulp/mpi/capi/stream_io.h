@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whole reads and writes on the channel between a rank's program and the simulator (a stream
-// socket), and sending one message of wire.h: both ends use these.
+// socket), sending one message of wire.h, and handing over a file descriptor (a shared
+// window's memory): both ends use these.
 #pragma once
 
 #include <poll.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "ulp/mpi/capi/wire.h"
@@ -88,6 +90,65 @@ inline bool SendMessage(int fd, Call call, const std::vector<uint8_t>& args,
   h.bytes = args.size();
   h.compute_ns = compute_ns;
   return WriteFully(fd, &h, sizeof(h)) && WriteFully(fd, args.data(), args.size());
+}
+
+/** Sends one message whose arguments follow window changes (wire.h's kWindowChanges); none
+ *  (an empty `changes`) sends it as SendMessage does. */
+inline bool SendMessageWithChanges(int fd, Call call, const std::vector<uint8_t>& changes,
+                                   const std::vector<uint8_t>& args, uint64_t compute_ns = 0) {
+  if (changes.empty()) return SendMessage(fd, call, args, compute_ns);
+  Header h;
+  h.call = static_cast<uint32_t>(call);
+  h.flags = kWindowChanges;
+  const uint64_t length = changes.size();
+  h.bytes = sizeof(length) + changes.size() + args.size();
+  h.compute_ns = compute_ns;
+  return WriteFully(fd, &h, sizeof(h)) && WriteFully(fd, &length, sizeof(length)) &&
+         WriteFully(fd, changes.data(), changes.size()) && WriteFully(fd, args.data(), args.size());
+}
+
+/** Sends one byte carrying a copy of `descriptor` (SCM_RIGHTS); false if that fails. */
+inline bool SendDescriptor(int fd, int descriptor) {
+  char byte = 'd';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &descriptor, sizeof(int));
+  for (;;) {
+    const ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (n == 1) return true;
+    if (n < 0 && errno == EINTR) continue;
+    return false;
+  }
+}
+
+/** Receives the byte SendDescriptor sent and the descriptor it carries; -1 if none came. */
+inline int ReceiveDescriptor(int fd) {
+  char byte = 0;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  ssize_t n = 0;
+  do {
+    n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  const cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  if (c == nullptr || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) return -1;
+  int descriptor = -1;
+  std::memcpy(&descriptor, CMSG_DATA(c), sizeof(int));
+  return descriptor;
 }
 
 }  // namespace nicsim::mpi::wire

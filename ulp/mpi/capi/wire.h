@@ -40,6 +40,18 @@
 //   kAlltoallv   i32 comm, counts send, blob data, counts receive   -> blob all
 //   kReduceScatter i32 comm, reduction, counts, blob data           -> blob mine
 //   kScan        i32 comm, u8 exclusive, reduction, blob data       -> blob result
+//   kWinCreate   i32 comm, u8 WinFlavor, i32 disp unit, u64 size, blob contents (kCreate only)
+//                -> i32 window, i32 image (0: none, kDynamic), u32 n, n x (u64 size, i32 disp
+//                unit) of every member
+//   kWinAttach   i32 window, u64 address, blob contents             -> i32 image
+//   kWinDetach   i32 window, u64 address                            -> -
+//   kWinFree     i32 window    -> blob: the window's last changes (no other message carries
+//                its changes either way: the program may have freed its memory already)
+//   kRma         i32 window, u8 RmaKind, i32 target, u8 op, u8 base, blob origin, blob compare,
+//                u32 n, n x (u64 disp, u64 length): the target's blocks, in packed order
+//                -> u64 result (0: none; else its bytes come with the epoch's end: kWinSync)
+//   kWinSync     i32 window, u8 WinSync, i32 target, u8 exclusive, u32 n, n x i32 rank
+//                -> u8 done (kTest), u32 k, k x (u64 result, blob bytes)
 // where made = i32 new comm (0: none), i32 rank, u32 n, n x i32 world rank of each member;
 // status = i32 source, i32 tag, u64 bytes, u8 flags (1: truncated, 2: cancelled); blob = u64
 // length then the bytes; str = a blob of characters; counts = u32 n then n x u64; reduction =
@@ -48,6 +60,14 @@
 //   kApplyOp     i32 user op, i32 datatype, u64 count, blob a, blob b  (to the program)
 //   kOpResult    blob op(a, b)                                         (from the program)
 // Every reply starts with i32 code: MPI_SUCCESS, or the error class of a call that failed.
+//
+// A program with windows and its simulator each hold a copy of every window's memory (the
+// program's loads and stores, the simulator's puts and gets): an image, one per window or per
+// memory attached to a dynamic window, named by the simulator's image number. A message whose
+// header has kWindowChanges in `flags` begins with the changes to those copies since the two
+// ends last agreed (u64 length, then window_image.h's section), before its arguments or
+// results: the program's stores go with each call, the other ranks' puts come back with each
+// reply.
 #pragma once
 
 #include <cstdint>
@@ -87,6 +107,12 @@ enum class Call : uint32_t {
   kCommCreateGroup,
   kCancel,
   kCommIdup,
+  kWinCreate,
+  kWinFree,
+  kRma,
+  kWinSync,
+  kWinAttach,
+  kWinDetach,
   // From the simulator.
   kReply = 100,
   kApplyOp,
@@ -100,6 +126,38 @@ enum class CompleteMode : uint8_t { kWaitAll, kWaitAny, kWaitSome, kTestAll, kTe
 /** The `op` of a reduction that is the program's own (MPI_Op_create). */
 inline constexpr uint8_t kUserOp = 0xFF;
 
+/** How a kWinCreate window gets its memory: the program's, the simulator's, or attached
+ *  later (MPI_Win_create, MPI_Win_allocate, MPI_Win_create_dynamic). */
+enum class WinFlavor : uint8_t { kCreate, kAllocate, kDynamic };
+
+/** What a kRma call does at its target. */
+enum class RmaKind : uint8_t { kPut, kGet, kAccumulate, kGetAccumulate, kCompareSwap };
+/** The `op` of an accumulate that replaces the target's elements (MPI_REPLACE), or leaves
+ *  them (MPI_NO_OP, fetching only); other values are an mpi::Op. */
+inline constexpr uint8_t kReplaceOp = 0xFE;
+inline constexpr uint8_t kNoOp = 0xFD;
+
+/** The synchronisation a kWinSync call runs on its window. */
+enum class WinSync : uint8_t {
+  kFence,
+  kLock,
+  kUnlock,
+  kFlush,
+  kLockAll,
+  kUnlockAll,
+  kFlushAll,
+  kPost,
+  kStart,
+  kComplete,
+  kWait,
+  kTest,
+  kSync,
+};
+inline constexpr uint8_t kWinSyncLast = static_cast<uint8_t>(WinSync::kSync);
+
+/** Header flags. */
+inline constexpr uint32_t kWindowChanges = 1;
+
 /** Environment variables the simulator gives each program it starts: its channel's
  *  descriptor, and the simulator's PID (the program dies with it). */
 inline constexpr const char* kFdEnv = "NICSIM_MPI_FD";
@@ -107,7 +165,8 @@ inline constexpr const char* kParentEnv = "NICSIM_MPI_PARENT";
 
 struct Header {
   uint32_t call = 0;
-  uint32_t reserved = 0;
+  /** kWindowChanges, or 0. */
+  uint32_t flags = 0;
   /** Bytes of arguments after the header. */
   uint64_t bytes = 0;
   /** CPU nanoseconds the program spent since its previous call returned (calls only). */
@@ -272,6 +331,18 @@ inline const char* CallName(Call call) {
       return "MPI_Cancel";
     case Call::kCommIdup:
       return "MPI_Comm_idup";
+    case Call::kWinCreate:
+      return "MPI_Win_create";
+    case Call::kWinFree:
+      return "MPI_Win_free";
+    case Call::kRma:
+      return "MPI_Put/MPI_Get/MPI_Accumulate";
+    case Call::kWinSync:
+      return "MPI_Win_fence/lock/unlock/flush/post/start/complete/wait";
+    case Call::kWinAttach:
+      return "MPI_Win_attach";
+    case Call::kWinDetach:
+      return "MPI_Win_detach";
     default:
       return nullptr;
   }

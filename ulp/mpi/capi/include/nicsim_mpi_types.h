@@ -280,6 +280,22 @@ int MPI_WIN_DUP_FN(MPI_Win, int, void*, void*, void*, int*);
 #define MPI_WIN_CREATE_FLAVOR 11
 #define MPI_WIN_MODEL 12
 
+/* Windows: flavors (MPI_WIN_CREATE_FLAVOR), memory models (MPI_WIN_MODEL), lock types and
+   assertions. */
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
 /* Error classes (each error code is its class). */
 #define MPI_SUCCESS 0
 #define MPI_ERR_BUFFER 1

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: Apache-2.0
+// The call server's one-sided calls: windows made over a copy of the program's memory, the
+// operations the program starts (one per block of the target's datatype), the epochs that end
+// them (with the results that come back), and the changes to the windows' memory that travel
+// with every call and reply.
+#include <cstring>
+#include <iterator>
+#include <utility>
+
+#include "sim/mpirun/call_server.h"
+
+namespace nicsim::sim {
+namespace {
+
+using mpi::wire::Call;
+using mpi::wire::RmaKind;
+
+/** MPI_ERR_RMA_SYNC (mpi.h): a synchronisation out of turn. */
+constexpr int32_t kErrRmaSync = 47;
+
+/** The layer's form of an accumulate's op byte (wire.h's kRma). */
+std::pair<mpi::Op, mpi::OneSided::Update> UpdateOf(uint8_t op) {
+  if (op == mpi::wire::kReplaceOp) return {mpi::Op::kSum, mpi::OneSided::Update::kReplace};
+  if (op == mpi::wire::kNoOp) return {mpi::Op::kSum, mpi::OneSided::Update::kNoOp};
+  return {static_cast<mpi::Op>(op), mpi::OneSided::Update::kCombine};
+}
+
+}  // namespace
+
+bool CallServer::Windows(Call call, const calls::Args& args, Writer& out) {
+  switch (call) {
+    case Call::kWinCreate:
+      return WinCreate(std::get<calls::WinCreate>(args), out);
+    case Call::kWinAttach:
+      return WinAttach(std::get<calls::WinAttach>(args), out);
+    case Call::kWinDetach: {
+      const auto& a = std::get<calls::WinAttach>(args);
+      auto w = windows_.find(a.win);
+      if (w == windows_.end()) return false;
+      for (auto& [number, image] : images_) {
+        if (image.window == a.win && image.address == a.address && !image.detached) {
+          mpi_.WinDetach(w->second.win, a.address);
+          image.detached = true;
+          return true;
+        }
+      }
+      return false;
+    }
+    case Call::kWinFree: {
+      const int32_t handle = std::get<calls::OnWin>(args).win;
+      auto it = windows_.find(handle);
+      if (it == windows_.end()) return false;
+      // The window's last changes (what the fence inside applied) are the call's result: the
+      // program sent none of its own, as it may have freed the memory already.
+      std::vector<std::pair<int32_t, mpi::wire::WindowImage*>> mine;
+      for (auto& [number, image] : images_) {
+        if (image.window == handle) mine.emplace_back(number, image.image.get());
+      }
+      std::vector<uint8_t> last;
+      mpi_.WinFree(it->second.win, [&] { last = mpi::wire::ChangesSection(mine); });
+      out.Blob(last);
+      windows_.erase(it);
+      for (auto image = images_.begin(); image != images_.end();) {
+        image = image->second.window == handle ? images_.erase(image) : std::next(image);
+      }
+      return true;
+    }
+    case Call::kRma:
+      return Rma(std::get<calls::Rma>(args), out);
+    case Call::kWinSync:
+      return WinSync(std::get<calls::WinSync>(args), out);
+    default:
+      return false;
+  }
+}
+
+int32_t CallServer::AddImage(int32_t window, uint64_t address, std::unique_ptr<uint8_t[]> copy,
+                             uint8_t* base, uint64_t bytes) {
+  const int32_t number = next_image_++;
+  ServedImage& image = images_[number];
+  image.window = window;
+  image.address = address;
+  image.copy = std::move(copy);
+  image.image = std::make_unique<mpi::wire::WindowImage>(base, bytes);
+  return number;
+}
+
+bool CallServer::WinCreate(const calls::WinCreate& a, Writer& out) {
+  using mpi::wire::WinFlavor;
+  const mpi::Comm* c = CommOf(a.comm);
+  if (c == nullptr) return false;
+  ServedWindow w;
+  void* base = nullptr;
+  std::unique_ptr<uint8_t[]> copy;
+  if (a.flavor == WinFlavor::kAllocate) {
+    w.win = mpi_.WinAllocate(a.size, *c, &base);
+  } else {
+    // A dynamic window exposes no memory until the program attaches some.
+    copy = CallBuffer(a.size, /*zeroed=*/false);
+    if (copy == nullptr) return NoMemory(out);
+    if (a.size > 0) std::memcpy(copy.get(), a.contents.data, a.size);
+    base = copy.get();
+    w.win = mpi_.WinCreate(base, a.size, *c);
+  }
+  // Every member learns every member's size and displacement unit, to place its operations.
+  struct Shape {
+    uint64_t size;
+    int64_t disp_unit;
+  };
+  const Shape mine{a.size, a.disp_unit};
+  std::vector<Shape> all(static_cast<size_t>(c->size()));
+  mpi_.Allgather(&mine, sizeof(mine), mpi::kByteType, all.data(), *c);
+  const int32_t handle = next_window_++;
+  windows_.emplace(handle, std::move(w));
+  const int32_t image =
+      a.flavor == WinFlavor::kDynamic
+          ? 0
+          : AddImage(handle, 0, std::move(copy), static_cast<uint8_t*>(base), a.size);
+  out.Put<int32_t>(handle).Put<int32_t>(image).Put<uint32_t>(static_cast<uint32_t>(all.size()));
+  for (const Shape& s : all) {
+    out.Put<uint64_t>(s.size).Put<int32_t>(static_cast<int32_t>(s.disp_unit));
+  }
+  return true;
+}
+
+bool CallServer::WinAttach(const calls::WinAttach& a, Writer& out) {
+  auto w = windows_.find(a.win);
+  if (w == windows_.end()) return false;
+  std::unique_ptr<uint8_t[]> copy = CallBuffer(a.contents.size, /*zeroed=*/false);
+  if (copy == nullptr) return NoMemory(out);
+  if (a.contents.size > 0) std::memcpy(copy.get(), a.contents.data, a.contents.size);
+  uint8_t* base = copy.get();
+  mpi_.WinAttach(w->second.win, a.address, base, a.contents.size);
+  out.Put<int32_t>(AddImage(a.win, a.address, std::move(copy), base, a.contents.size));
+  return true;
+}
+
+bool CallServer::Rma(const calls::Rma& a, Writer& out) {
+  auto it = windows_.find(a.win);
+  if (it == windows_.end() || a.target >= it->second.win.comm.size()) {
+    return false;
+  }
+  ServedWindow& w = it->second;
+  const bool fetches = a.kind != RmaKind::kPut && a.kind != RmaKind::kAccumulate;
+  uint64_t id = 0;
+  uint8_t* result = nullptr;
+  if (fetches) {
+    id = next_result_++;
+    std::vector<uint8_t>& landing = w.results[id];
+    landing.resize(a.total);
+    result = landing.data();
+  }
+  // A fetch that only reads carries no origin bytes: the layer is given zeros it leaves be.
+  std::vector<uint8_t> zeros;
+  const uint8_t* origin = a.origin.data;
+  if (a.origin.size < a.total) {
+    zeros.assign(a.total, 0);
+    origin = zeros.data();
+  }
+  const auto [op, update] = UpdateOf(a.op);
+  const mpi::Datatype element = mpi::Datatype::Of(static_cast<mpi::Base>(a.base));
+  const size_t element_bytes = element.size();
+  uint64_t at = 0;
+  for (const calls::WinBlock& b : a.blocks) {
+    const size_t elements = b.length / element_bytes;
+    switch (a.kind) {
+      case RmaKind::kPut:
+        mpi_.Put(origin + at, b.length, mpi::kByteType, a.target, b.disp, w.win);
+        break;
+      case RmaKind::kGet:
+        mpi_.Get(result + at, b.length, mpi::kByteType, a.target, b.disp, w.win);
+        break;
+      case RmaKind::kAccumulate:
+        mpi_.Accumulate(origin + at, elements, element, op, a.target, b.disp, w.win, update);
+        break;
+      case RmaKind::kGetAccumulate:
+        mpi_.GetAccumulate(origin + at, result + at, elements, element, op, a.target, b.disp, w.win,
+                           update);
+        break;
+      case RmaKind::kCompareSwap:
+        // One element: the program sends no other.
+        mpi_.CompareAndSwap(origin + at, a.compare.data + at, result + at, element, a.target,
+                            b.disp, w.win);
+        break;
+    }
+    at += b.length;
+  }
+  out.Put<uint64_t>(id);
+  return true;
+}
+
+bool CallServer::WinSync(const calls::WinSync& a, Writer& out) {
+  using mpi::wire::WinSync;
+  auto it = windows_.find(a.win);
+  if (it == windows_.end()) return false;
+  ServedWindow& w = it->second;
+  const int size = w.win.comm.size();
+  const bool has_target = a.target >= 0 && a.target < size;
+  for (int r : a.ranks) {
+    if (r >= size) return false;
+  }
+  // Out of turn (an unlock with no lock, a second start ...): fails, the layer never sees it.
+  bool in_turn = true;
+  bool done = false;
+  bool ended = false;
+  switch (a.what) {
+    case WinSync::kFence:
+      mpi_.Fence(w.win);
+      ended = true;
+      break;
+    case WinSync::kLock:
+      if (!has_target) return false;
+      in_turn = !w.locked_all && w.locked.count(a.target) == 0;
+      if (in_turn) {
+        mpi_.WinLock(a.exclusive ? mpi::Mpi::LockType::kExclusive : mpi::Mpi::LockType::kShared,
+                     a.target, w.win);
+        w.locked.insert(a.target);
+      }
+      break;
+    case WinSync::kUnlock:
+    case WinSync::kFlush:
+      if (!has_target) return false;
+      in_turn = w.locked.count(a.target) != 0 || (w.locked_all && a.what == WinSync::kFlush);
+      if (in_turn && a.what == WinSync::kUnlock) {
+        mpi_.WinUnlock(a.target, w.win);
+        w.locked.erase(a.target);
+      } else if (in_turn) {
+        mpi_.WinFlush(a.target, w.win);
+      }
+      ended = true;
+      break;
+    case WinSync::kLockAll:
+      in_turn = !w.locked_all && w.locked.empty();
+      if (in_turn) {
+        mpi_.WinLockAll(w.win);
+        w.locked_all = true;
+      }
+      break;
+    case WinSync::kUnlockAll:
+      in_turn = w.locked_all;
+      if (in_turn) {
+        mpi_.WinUnlockAll(w.win);
+        w.locked_all = false;
+      }
+      ended = true;
+      break;
+    case WinSync::kFlushAll:
+      in_turn = w.locked_all || !w.locked.empty();
+      if (w.locked_all) {
+        mpi_.WinFlushAll(w.win);
+      } else {
+        for (int target : w.locked) mpi_.WinFlush(target, w.win);
+      }
+      ended = true;
+      break;
+    case WinSync::kPost:
+      in_turn = !w.exposed;
+      if (in_turn) {
+        mpi_.WinPost(a.ranks, w.win);
+        w.exposed = true;
+      }
+      break;
+    case WinSync::kStart:
+      in_turn = !w.accessing;
+      if (in_turn) {
+        mpi_.WinStart(a.ranks, w.win);
+        w.accessing = true;
+      }
+      break;
+    case WinSync::kComplete:
+      in_turn = w.accessing;
+      if (in_turn) {
+        mpi_.WinComplete(w.win);
+        w.accessing = false;
+      }
+      ended = true;
+      break;
+    case WinSync::kWait:
+      in_turn = w.exposed;
+      if (in_turn) {
+        mpi_.WinWait(w.win);
+        w.exposed = false;
+      }
+      break;
+    case WinSync::kTest:
+      in_turn = w.exposed;
+      done = in_turn && mpi_.WinTest(w.win);
+      if (done) w.exposed = false;
+      if (in_turn && !done) job_.Sleep(static_cast<uint32_t>(rank()), kUnsuccessfulPollPs);
+      break;
+    case WinSync::kSync:
+      // The memory alone: the changes travel with the call and its reply.
+      break;
+  }
+  if (!in_turn) {
+    Fail(out, kErrRmaSync);
+    return true;
+  }
+  out.Put<uint8_t>(done);
+  // Each of these waits until every operation this rank started on the window is complete
+  // here: every result is in place.
+  if (!ended) {
+    out.Put<uint32_t>(0);
+    return true;
+  }
+  out.Put<uint32_t>(static_cast<uint32_t>(w.results.size()));
+  for (const auto& [id, bytes] : w.results) out.Put<uint64_t>(id).Blob(bytes);
+  w.results.clear();
+  return true;
+}
+
+std::vector<uint8_t> CallServer::WindowChanges() {
+  std::vector<std::pair<int32_t, mpi::wire::WindowImage*>> images;
+  for (auto& [number, image] : images_) images.emplace_back(number, image.image.get());
+  if (images.empty()) return {};
+  std::vector<uint8_t> changes = mpi::wire::ChangesSection(images);
+  for (auto image = images_.begin(); image != images_.end();) {
+    image = image->second.detached ? images_.erase(image) : std::next(image);
+  }
+  return changes;
+}
+
+bool CallServer::TakeWindowChanges(std::vector<uint8_t>& args) {
+  mpi::wire::Reader in(args.data(), args.size());
+  const auto [data, n] = in.Blob();
+  if (in.failed()) return false;
+  const bool applied =
+      mpi::wire::ApplyChangesSection(data, n, [this](int32_t number) -> mpi::wire::WindowImage* {
+        auto it = images_.find(number);
+        return it != images_.end() ? it->second.image.get() : nullptr;
+      });
+  args.erase(args.begin(), args.begin() + static_cast<ptrdiff_t>(args.size() - in.left()));
+  return applied;
+}
+
+}  // namespace nicsim::sim
