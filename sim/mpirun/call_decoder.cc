@@ -176,6 +176,9 @@ Result<Args> DecodeRma(Fields& f) {
   if (r.compare.size != (r.kind == RmaKind::kCompareSwap ? r.total : 0)) {
     f.Reject(fmt::format("{} compare bytes", r.compare.size));
   }
+  if (r.kind == RmaKind::kCompareSwap && (r.blocks.size() != 1 || r.total != element)) {
+    f.Reject(fmt::format("a compare-and-swap of {} bytes in {} blocks", r.total, r.blocks.size()));
+  }
   return f.Finish(std::move(r));
 }
 
@@ -328,15 +331,21 @@ Result<Args> Decode(Call call, const std::vector<uint8_t>& args) {
       WinCreate w;
       w.comm = f.I32();
       const uint8_t flavor = f.U8();
-      if (flavor > static_cast<uint8_t>(WinFlavor::kDynamic)) {
+      if (flavor > static_cast<uint8_t>(WinFlavor::kShared)) {
         f.Reject(fmt::format("window flavor {}", flavor));
       }
       w.flavor = static_cast<WinFlavor>(flavor);
       w.disp_unit = f.I32();
       if (w.disp_unit <= 0) f.Reject(fmt::format("displacement unit {}", w.disp_unit));
       w.size = f.Size("a window");
+      w.within = f.I32();
+      w.offset = f.Size("an offset");
       w.contents = f.Blob();
-      if (w.contents.size != (w.flavor == WinFlavor::kCreate ? w.size : 0)) {
+      if (w.within != 0 && w.flavor != WinFlavor::kCreate) {
+        f.Reject("a window within a shared one that is not made of the program's memory");
+      }
+      const bool copied = w.flavor == WinFlavor::kCreate && w.within == 0;
+      if (w.contents.size != (copied ? w.size : 0)) {
         f.Reject(fmt::format("{} bytes of contents for a window of {}", w.contents.size, w.size));
       }
       if (w.flavor == WinFlavor::kDynamic && w.size != 0) {

@@ -138,6 +138,9 @@ struct WinCreate {
   mpi::wire::WinFlavor flavor = mpi::wire::WinFlavor::kCreate;
   int32_t disp_unit = 1;
   uint64_t size = 0;
+  /** A shared window whose memory holds this kCreate window's, at `offset` (0: none). */
+  int32_t within = 0;
+  uint64_t offset = 0;
   Bytes contents;
 };
 /** kWinFree. */
@@ -159,7 +162,8 @@ struct WinBlock {
  * kRma: `origin` holds the bytes the blocks take (empty for a get, or a fetch that only
  * reads), `compare` one element (compare-and-swap); the blocks' lengths add up without
  * overflow to at most kMostMessageBytes, each a whole number of `base` elements, and no block
- * ends past the last displacement (a dynamic window's are addresses).
+ * ends past the last displacement (a dynamic window's are addresses); a compare-and-swap is
+ * one block of one element.
  */
 struct Rma {
   int32_t win = 0;

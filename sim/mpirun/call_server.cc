@@ -72,8 +72,13 @@ bool CallServer::NoMemory(Writer& out) {
 }
 
 CallServer::CallServer(MpiJob& job, mpi::Mpi& mpi, RankProcess& process,
-                       const MpiProgramConfig& config, RankRecord& record)
-    : job_(job), mpi_(mpi), process_(process), config_(config), record_(record) {
+                       const MpiProgramConfig& config, RankRecord& record, SharedSegments& segments)
+    : job_(job),
+      mpi_(mpi),
+      process_(process),
+      config_(config),
+      record_(record),
+      segments_(segments) {
   comms_[kWorldHandle] = mpi.world();
   mpi::Comm self;
   self.context = kSelfContext;
@@ -157,6 +162,10 @@ Status CallServer::Serve() {
     // The program's memory at its end, read while it waits for this reply.
     if (call == Call::kFinalize) record_.peak_rss_kib = process_.PeakRssKib();
     if (!process_.Send(Call::kReply, out.bytes(), WindowChanges())) return Ended();
+    if (pending_descriptor_ >= 0 && !process_.SendDescriptor(pending_descriptor_)) {
+      return Ended();
+    }
+    pending_descriptor_ = -1;
     if (call == Call::kFinalize) record_.finalized = true;
   }
 }

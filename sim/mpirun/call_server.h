@@ -51,7 +51,7 @@ void Fail(mpi::wire::Writer& out, int32_t code);
 class CallServer {
  public:
   CallServer(MpiJob& job, mpi::Mpi& mpi, RankProcess& process, const MpiProgramConfig& config,
-             RankRecord& record);
+             RankRecord& record, SharedSegments& segments);
   /**
    * Serves calls until the program exits. An error if it ends without MPI_Finalize, with a
    * status other than 0, by a signal, or calls MPI_Abort; the message names the rank and call.
@@ -77,6 +77,9 @@ class CallServer {
   bool Windows(mpi::wire::Call call, const calls::Args& args, Writer& out);
   bool WinCreate(const calls::WinCreate& a, Writer& out);
   bool WinAttach(const calls::WinAttach& a, Writer& out);
+  /** WinCreate of a shared window (`shapes`: every member's size and displacement unit). */
+  bool WinCreateShared(const mpi::Comm& c, const std::vector<uint64_t>& sizes, ServedWindow& w,
+                       Writer& out);
   /** Keeps an image of window `window`'s `bytes` at `base` (in `copy`, when the memory is a
    *  copy this server holds); its number. */
   int32_t AddImage(int32_t window, uint64_t address, std::unique_ptr<uint8_t[]> copy, uint8_t* base,
@@ -121,6 +124,11 @@ class CallServer {
   int32_t next_window_ = 1;
   std::map<int32_t, ServedImage> images_;
   int32_t next_image_ = 1;
+  SharedSegments& segments_;
+  /** Shared windows made on each communicator (by context and lowest world rank). */
+  std::map<std::pair<uint32_t, int>, uint64_t> shared_made_;
+  /** A descriptor to hand the program after the reply (a shared window's memory), or -1. */
+  int pending_descriptor_ = -1;
   uint64_t next_result_ = 1;
   /** The call served before the one being served, and how many MPI_Wtime calls in a row
    *  end with the one being served. */

@@ -15,8 +15,8 @@ namespace {
 using mpi::wire::Call;
 using mpi::wire::RmaKind;
 
-/** MPI_ERR_RMA_SYNC (mpi.h): a synchronisation out of turn. */
-constexpr int32_t kErrRmaSync = 47;
+/** MPI_ERR_RMA_SYNC and MPI_ERR_RMA_SHARED (mpi.h). */
+constexpr int32_t kErrRmaSync = 47, kErrRmaShared = 56;
 
 /** The layer's form of an accumulate's op byte (wire.h's kRma). */
 std::pair<mpi::Op, mpi::OneSided::Update> UpdateOf(uint8_t op) {
@@ -59,6 +59,7 @@ bool CallServer::Windows(Call call, const calls::Args& args, Writer& out) {
       std::vector<uint8_t> last;
       mpi_.WinFree(it->second.win, [&] { last = mpi::wire::ChangesSection(mine); });
       out.Blob(last);
+      if (it->second.shared) segments_.Release(*it->second.shared);
       windows_.erase(it);
       for (auto image = images_.begin(); image != images_.end();) {
         image = image->second.window == handle ? images_.erase(image) : std::next(image);
@@ -89,18 +90,14 @@ bool CallServer::WinCreate(const calls::WinCreate& a, Writer& out) {
   using mpi::wire::WinFlavor;
   const mpi::Comm* c = CommOf(a.comm);
   if (c == nullptr) return false;
-  ServedWindow w;
-  void* base = nullptr;
-  std::unique_ptr<uint8_t[]> copy;
-  if (a.flavor == WinFlavor::kAllocate) {
-    w.win = mpi_.WinAllocate(a.size, *c, &base);
-  } else {
-    // A dynamic window exposes no memory until the program attaches some.
-    copy = CallBuffer(a.size, /*zeroed=*/false);
-    if (copy == nullptr) return NoMemory(out);
-    if (a.size > 0) std::memcpy(copy.get(), a.contents.data, a.size);
-    base = copy.get();
-    w.win = mpi_.WinCreate(base, a.size, *c);
+  if (a.flavor == WinFlavor::kShared) {
+    // Every member runs on this rank's node, or none can share memory with the others.
+    for (int r = 0; r < c->size(); ++r) {
+      if (static_cast<uint32_t>(c->group->World(r)) % job_.cluster().config().nodes != node()) {
+        Fail(out, kErrRmaShared);
+        return true;
+      }
+    }
   }
   // Every member learns every member's size and displacement unit, to place its operations.
   struct Shape {
@@ -110,16 +107,67 @@ bool CallServer::WinCreate(const calls::WinCreate& a, Writer& out) {
   const Shape mine{a.size, a.disp_unit};
   std::vector<Shape> all(static_cast<size_t>(c->size()));
   mpi_.Allgather(&mine, sizeof(mine), mpi::kByteType, all.data(), *c);
+  ServedWindow w;
+  void* base = nullptr;
+  std::unique_ptr<uint8_t[]> copy;
+  if (a.flavor == WinFlavor::kShared) {
+    std::vector<uint64_t> sizes;
+    for (const Shape& shape : all) sizes.push_back(shape.size);
+    if (!WinCreateShared(*c, sizes, w, out)) return true;
+  } else if (a.flavor == WinFlavor::kAllocate) {
+    w.win = mpi_.WinAllocate(a.size, *c, &base);
+  } else if (a.within != 0) {
+    // Memory of a shared window: the window is a view of the very memory, as in the program.
+    auto in = windows_.find(a.within);
+    if (in == windows_.end() || !in->second.shared) return false;
+    SharedSegments::Segment* segment = segments_.Find(*in->second.shared);
+    if (segment == nullptr || a.offset > segment->bytes || a.size > segment->bytes - a.offset) {
+      return false;
+    }
+    ++segment->holders;
+    w.shared = in->second.shared;
+    w.win = mpi_.WinCreate(segment->base + a.offset, a.size, *c);
+  } else {
+    // A dynamic window exposes no memory until the program attaches some.
+    copy = CallBuffer(a.size, /*zeroed=*/false);
+    if (copy == nullptr) return NoMemory(out);
+    if (a.size > 0) std::memcpy(copy.get(), a.contents.data, a.size);
+    base = copy.get();
+    w.win = mpi_.WinCreate(base, a.size, *c);
+  }
   const int32_t handle = next_window_++;
   windows_.emplace(handle, std::move(w));
+  // A shared window's memory is the programs' own; a dynamic one has none yet.
+  const bool imaged =
+      (a.flavor == WinFlavor::kCreate && a.within == 0) || a.flavor == WinFlavor::kAllocate;
   const int32_t image =
-      a.flavor == WinFlavor::kDynamic
-          ? 0
-          : AddImage(handle, 0, std::move(copy), static_cast<uint8_t*>(base), a.size);
+      imaged ? AddImage(handle, 0, std::move(copy), static_cast<uint8_t*>(base), a.size) : 0;
   out.Put<int32_t>(handle).Put<int32_t>(image).Put<uint32_t>(static_cast<uint32_t>(all.size()));
   for (const Shape& s : all) {
     out.Put<uint64_t>(s.size).Put<int32_t>(static_cast<int32_t>(s.disp_unit));
   }
+  return true;
+}
+
+bool CallServer::WinCreateShared(const mpi::Comm& c, const std::vector<uint64_t>& sizes,
+                                 ServedWindow& w, Writer& out) {
+  uint64_t total = 0;
+  uint64_t offset = 0;
+  for (size_t r = 0; r < sizes.size(); ++r) {
+    if (static_cast<int>(r) == c.rank) offset = total;
+    total += sizes[r];
+  }
+  const std::pair<uint32_t, int> comm{c.context, c.group->World(0)};
+  const SharedSegments::Key key{comm.first, comm.second, shared_made_[comm]++};
+  Result<SharedSegments::Segment*> segment = segments_.Take(key, total);
+  if (!segment.ok()) {
+    // The other members fail alike: the system refuses the same memory to all of them.
+    NoMemory(out);
+    return false;
+  }
+  w.win = mpi_.WinCreate((*segment)->base + offset, sizes[static_cast<size_t>(c.rank)], c);
+  w.shared = key;
+  pending_descriptor_ = (*segment)->fd;
   return true;
 }
 
@@ -158,32 +206,29 @@ bool CallServer::Rma(const calls::Rma& a, Writer& out) {
     origin = zeros.data();
   }
   const auto [op, update] = UpdateOf(a.op);
-  const mpi::Datatype element = mpi::Datatype::Of(static_cast<mpi::Base>(a.base));
-  const size_t element_bytes = element.size();
-  uint64_t at = 0;
-  for (const calls::WinBlock& b : a.blocks) {
-    const size_t elements = b.length / element_bytes;
-    switch (a.kind) {
-      case RmaKind::kPut:
-        mpi_.Put(origin + at, b.length, mpi::kByteType, a.target, b.disp, w.win);
-        break;
-      case RmaKind::kGet:
-        mpi_.Get(result + at, b.length, mpi::kByteType, a.target, b.disp, w.win);
-        break;
-      case RmaKind::kAccumulate:
-        mpi_.Accumulate(origin + at, elements, element, op, a.target, b.disp, w.win, update);
-        break;
-      case RmaKind::kGetAccumulate:
-        mpi_.GetAccumulate(origin + at, result + at, elements, element, op, a.target, b.disp, w.win,
-                           update);
-        break;
-      case RmaKind::kCompareSwap:
-        // One element: the program sends no other.
-        mpi_.CompareAndSwap(origin + at, a.compare.data + at, result + at, element, a.target,
-                            b.disp, w.win);
-        break;
-    }
-    at += b.length;
+  const auto base = static_cast<mpi::Base>(a.base);
+  mpi::OneSided::Blocks blocks;
+  for (const calls::WinBlock& b : a.blocks) blocks.emplace_back(b.disp, b.length);
+  switch (a.kind) {
+    case RmaKind::kPut:
+      mpi_.PutBlocks(origin, blocks, a.target, w.win);
+      break;
+    case RmaKind::kGet:
+      mpi_.GetBlocks(result, blocks, a.target, w.win);
+      break;
+    case RmaKind::kAccumulate:
+      mpi_.AccumulateBlocks(origin, nullptr, blocks, base, update, op, a.target, w.win);
+      break;
+    case RmaKind::kGetAccumulate:
+      mpi_.AccumulateBlocks(origin, result, blocks, base, update, op, a.target, w.win);
+      break;
+    case RmaKind::kCompareSwap:
+      // One element: the program sends no other.
+      if (blocks.size() == 1) {
+        mpi_.CompareAndSwap(origin, a.compare.data, result, mpi::Datatype::Of(base), a.target,
+                            blocks[0].first, w.win);
+      }
+      break;
   }
   out.Put<uint64_t>(id);
   return true;

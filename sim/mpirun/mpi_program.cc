@@ -112,6 +112,7 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
                       fmt::format("the program run's wall-clock limit of {} s passed while the "
                                   "simulator ran (mpi.wall_limit, or MPIEXEC_TIMEOUT)",
                                   static_cast<double>(config.wall_limit_ps) * 1e-12));
+  SharedSegments segments;
   const Status run = job.Run([&](mpi::Mpi& m) {
     const int rank = m.world().rank;
     Result<std::unique_ptr<RankProcess>> process = RankProcess::Start(config.argv, rank);
@@ -120,7 +121,7 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
       return;
     }
     if (deadline) (*process)->SetDeadline(*deadline);
-    CallServer server(job, m, **process, config, records[static_cast<size_t>(rank)]);
+    CallServer server(job, m, **process, config, records[static_cast<size_t>(rank)], segments);
     const Status served = server.Serve();
     if (!served.ok()) job.Fail(served.message());
   });

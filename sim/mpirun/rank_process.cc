@@ -272,6 +272,10 @@ bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args,
   return mpi::wire::SendMessageWithChanges(channel_, call, changes, args);
 }
 
+bool RankProcess::SendDescriptor(int descriptor) {
+  return mpi::wire::SendDescriptor(channel_, descriptor);
+}
+
 std::string RankProcess::Reap() {
   if (!reaped_) status_ = WaitFor(pid_);
   reaped_ = true;

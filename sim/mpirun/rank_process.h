@@ -81,6 +81,8 @@ class RankProcess {
    *  its channel is closed. */
   bool Send(mpi::wire::Call call, const std::vector<uint8_t>& args,
             const std::vector<uint8_t>& changes = {});
+  /** Hands the program a copy of `descriptor` (stream_io.h); false if that fails. */
+  bool SendDescriptor(int descriptor);
   /**
    * After Next returned false: waits for the process to end and forwards the rest of its
    * output. Returns how it ended: "exited with status 0", "was killed by signal 11 (...)".

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "sim/mpirun/shared_segments.h"
 #include "ulp/mpi/capi/window_image.h"
 #include "ulp/mpi/one_sided.h"
 
@@ -26,6 +28,8 @@ struct ServedWindow {
   bool locked_all = false;
   bool accessing = false;
   bool exposed = false;
+  /** A shared window's segment (SharedSegments), let go when the window is freed. */
+  std::optional<SharedSegments::Key> shared;
 };
 
 /** This process's copy of a window's memory, or of memory attached to a dynamic window. */

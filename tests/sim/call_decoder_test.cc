@@ -3,6 +3,8 @@
 // and each way a message from a program can be wrong refused with its reason.
 #include "sim/mpirun/call_decoder.h"
 
+#include "ulp/mpi/datatype.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -90,6 +92,86 @@ TEST(CallDecoder, ArgumentsMustFillTheMessageExactly) {
   Writer array;
   array.Put<uint8_t>(0).Put<uint32_t>(1000).Put<uint64_t>(5);
   EXPECT_EQ(ErrorOf(Call::kComplete, array), "1000 requests claimed where 8 bytes are left");
+}
+
+/** kRma's fields before its blocks: window 2, `kind`, target 1, `op`, base kInt32 (2). */
+Writer RmaHead(mpi::wire::RmaKind kind, uint8_t op, const std::vector<uint8_t>& origin,
+               const std::vector<uint8_t>& compare) {
+  Writer w;
+  w.Put<int32_t>(2).Put<uint8_t>(static_cast<uint8_t>(kind)).Put<int32_t>(1);
+  w.Put<uint8_t>(op).Put<uint8_t>(static_cast<uint8_t>(mpi::Base::kInt32));
+  w.Blob(origin).Blob(compare);
+  return w;
+}
+
+TEST(CallDecoder, AnRmaCallDecodesItsBlocksAndTheirTotal) {
+  const std::vector<uint8_t> origin(12, 7);
+  Writer w = RmaHead(mpi::wire::RmaKind::kAccumulate, 0, origin, {});
+  w.Put<uint32_t>(2).Put<uint64_t>(0x7fff00001000).Put<uint64_t>(4);
+  w.Put<uint64_t>(16).Put<uint64_t>(8);
+  Result<Args> r = Decode(Call::kRma, w.bytes());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Rma& rma = std::get<Rma>(*r);
+  EXPECT_EQ(rma.win, 2);
+  EXPECT_EQ(rma.target, 1);
+  ASSERT_EQ(rma.blocks.size(), 2u);
+  EXPECT_EQ(rma.blocks[0].disp, 0x7fff00001000u);  // a dynamic window's address
+  EXPECT_EQ(rma.blocks[1].length, 8u);
+  EXPECT_EQ(rma.total, 12u);
+  EXPECT_EQ(rma.origin.size, 12u);
+}
+
+TEST(CallDecoder, AnRmaCallWhoseBytesDoNotFitItsBlocksIsRefused) {
+  using mpi::wire::RmaKind;
+  // Origin bytes must fill the blocks; a get carries none.
+  Writer put = RmaHead(RmaKind::kPut, 0, std::vector<uint8_t>(5), {});
+  put.Put<uint32_t>(1).Put<uint64_t>(0).Put<uint64_t>(4);
+  EXPECT_EQ(ErrorOf(Call::kRma, put), "5 origin bytes for blocks of 4");
+  Writer get = RmaHead(RmaKind::kGet, 0, std::vector<uint8_t>(4), {});
+  get.Put<uint32_t>(1).Put<uint64_t>(0).Put<uint64_t>(4);
+  EXPECT_EQ(ErrorOf(Call::kRma, get), "4 origin bytes for blocks of 4");
+  // An accumulate's blocks hold whole elements (4-byte ints here).
+  Writer acc = RmaHead(RmaKind::kAccumulate, 0, std::vector<uint8_t>(6), {});
+  acc.Put<uint32_t>(1).Put<uint64_t>(0).Put<uint64_t>(6);
+  EXPECT_EQ(ErrorOf(Call::kRma, acc), "a block of 6 bytes of 4-byte elements");
+  // A compare-and-swap is one element.
+  Writer cas = RmaHead(RmaKind::kCompareSwap, mpi::wire::kReplaceOp, std::vector<uint8_t>(8),
+                       std::vector<uint8_t>(8));
+  cas.Put<uint32_t>(1).Put<uint64_t>(0).Put<uint64_t>(8);
+  EXPECT_EQ(ErrorOf(Call::kRma, cas), "a compare-and-swap of 8 bytes in 1 blocks");
+  // A block may not run past the end of the address space, nor claim more blocks than came.
+  Writer wrap = RmaHead(RmaKind::kPut, 0, std::vector<uint8_t>(4), {});
+  wrap.Put<uint32_t>(1).Put<uint64_t>(~uint64_t{0} - 1).Put<uint64_t>(4);
+  EXPECT_EQ(ErrorOf(Call::kRma, wrap), "blocks adding up to more than 1099511627776 bytes");
+  Writer many = RmaHead(RmaKind::kPut, 0, {}, {});
+  many.Put<uint32_t>(1000000);
+  EXPECT_EQ(ErrorOf(Call::kRma, many), "1000000 blocks claimed where 0 bytes are left");
+  Writer op = RmaHead(RmaKind::kAccumulate, 0x40, std::vector<uint8_t>(4), {});
+  op.Put<uint32_t>(1).Put<uint64_t>(0).Put<uint64_t>(4);
+  EXPECT_EQ(ErrorOf(Call::kRma, op), "op 64");
+}
+
+TEST(CallDecoder, AWindowsContentsMustBeItsSizeAndOnlyMpiWinCreateSendsThem) {
+  using mpi::wire::WinFlavor;
+  const auto create = [](WinFlavor flavor, uint64_t size, int32_t within, size_t contents) {
+    Writer w;
+    w.Put<int32_t>(1).Put<uint8_t>(static_cast<uint8_t>(flavor)).Put<int32_t>(4);
+    w.Put<uint64_t>(size).Put<int32_t>(within).Put<uint64_t>(0);
+    w.Blob(std::vector<uint8_t>(contents));
+    return w;
+  };
+  EXPECT_EQ(ErrorOf(Call::kWinCreate, create(WinFlavor::kCreate, 16, 0, 16)), "accepted");
+  EXPECT_EQ(ErrorOf(Call::kWinCreate, create(WinFlavor::kCreate, 16, 0, 8)),
+            "8 bytes of contents for a window of 16");
+  EXPECT_EQ(ErrorOf(Call::kWinCreate, create(WinFlavor::kCreate, 16, 3, 0)), "accepted");
+  EXPECT_EQ(ErrorOf(Call::kWinCreate, create(WinFlavor::kAllocate, 16, 0, 16)),
+            "16 bytes of contents for a window of 16");
+  EXPECT_EQ(ErrorOf(Call::kWinCreate, create(WinFlavor::kDynamic, 16, 0, 0)),
+            "a dynamic window of 16 bytes");
+  EXPECT_EQ(ErrorOf(Call::kWinCreate, create(WinFlavor::kShared, 16, 2, 0)),
+            "a window within a shared one that is not made of the program's memory");
+  EXPECT_EQ(ErrorOf(Call::kWinCreate, create(static_cast<WinFlavor>(9), 16, 0, 0)),
+            "window flavor 9");
 }
 
 TEST(CallDecoder, WhatOnlyTheSimulatorSendsIsNoCall) {

@@ -354,5 +354,45 @@ TEST(MpiOneSidedTest, AnOperationOutsideItsWindowWritesNothingAndIsCounted) {
   EXPECT_EQ(job->mpi(1).stats().rma_refused, 1u);
 }
 
+TEST(MpiOneSidedTest, BlockOperationsPlaceGatherAndCombineEachBlockInOneMessage) {
+  auto job = Job(2, 2, 0.2, 0.2, 0.3);
+  std::vector<int32_t> window_after, got, fetched;
+  ASSERT_TRUE(job->Run([&](mpi::Mpi& m) {
+                   const mpi::Comm& w = m.world();
+                   std::vector<int32_t> window(8, -1);
+                   mpi::Win win = m.WinCreate(window.data(), window.size() * 4, w);
+                   // Elements 1, 3 and 6 of rank 1's window: three blocks.
+                   const mpi::OneSided::Blocks blocks = {{4, 4}, {12, 4}, {24, 4}};
+                   const std::vector<int32_t> three = {10, 30, 60};
+                   std::vector<int32_t> back(3, 0), before(3, 0);
+                   if (w.rank == 0) {
+                     m.PutBlocks(reinterpret_cast<const uint8_t*>(three.data()), blocks, 1, win);
+                   }
+                   m.Fence(win);
+                   if (w.rank == 0) {
+                     m.GetBlocks(reinterpret_cast<uint8_t*>(back.data()), blocks, 1, win);
+                     m.AccumulateBlocks(reinterpret_cast<const uint8_t*>(three.data()),
+                                        reinterpret_cast<uint8_t*>(before.data()), blocks,
+                                        Base::kInt32, mpi::OneSided::Update::kCombine,
+                                        mpi::Op::kSum, 1, win);
+                   }
+                   m.Fence(win);
+                   if (w.rank == 0) {
+                     got = back;
+                     fetched = before;
+                   }
+                   if (w.rank == 1) window_after = window;
+                   m.WinFree(win);
+                 })
+                  .ok());
+  EXPECT_EQ(got, (std::vector<int32_t>{10, 30, 60}));
+  EXPECT_EQ(fetched, (std::vector<int32_t>{10, 30, 60}));
+  EXPECT_EQ(window_after, (std::vector<int32_t>{-1, 20, -1, 60, -1, -1, 120, -1}));
+  // One message each: a put, a get and an accumulate, each applied once.
+  EXPECT_EQ(job->mpi(0).stats().rma_puts, 1u);
+  EXPECT_EQ(job->mpi(0).stats().rma_gets, 1u);
+  EXPECT_EQ(job->mpi(0).stats().rma_accumulates, 1u);
+}
+
 }  // namespace
 }  // namespace nicsim::sim

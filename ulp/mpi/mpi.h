@@ -223,6 +223,12 @@ class Mpi {
    *  element as it was (complete at the next fence). */
   void CompareAndSwap(const void* buf, const void* compare, void* result, const Datatype& type,
                       int target, uint64_t disp, const Win& win);
+  /** Put, Get and (Get)Accumulate of packed bytes over blocks of the target's window (a
+   *  target datatype with gaps: OneSided::PutBlocks). */
+  void PutBlocks(const uint8_t* packed, const OneSided::Blocks& blocks, int target, const Win& win);
+  void GetBlocks(uint8_t* packed, const OneSided::Blocks& blocks, int target, const Win& win);
+  void AccumulateBlocks(const uint8_t* packed, uint8_t* result, const OneSided::Blocks& blocks,
+                        Base base, OneSided::Update update, Op op, int target, const Win& win);
   /** Passive target: the kinds of lock a window's target grants. */
   enum class LockType { kExclusive, kShared };
   /** Starts a passive epoch at `target`: returns once its lock on `win` is this rank's (one

@@ -91,6 +91,16 @@ class OneSided final : public WindowTraffic {
   void FetchAccumulate(const void* buf, const void* compare, void* result, size_t count,
                        const Datatype& type, Update update, Op op, int target_world, uint64_t disp,
                        uint32_t window);
+  /** Where an operation's packed bytes lie in the target's window: (displacement, length)
+   *  blocks, in the order the bytes fill them. */
+  using Blocks = std::vector<std::pair<uint64_t, uint64_t>>;
+  /** Put, Get and (Fetch)Accumulate of packed bytes over `blocks` of the window: one block
+   *  is the operation above; several travel as one message whose blocks the target's CPU
+   *  places or gathers. `result` (null: none) gets a fetching accumulate's old elements. */
+  void PutBlocks(const uint8_t* packed, const Blocks& blocks, int target_world, uint32_t window);
+  void GetBlocks(uint8_t* packed, const Blocks& blocks, int target_world, uint32_t window);
+  void AccumulateBlocks(const uint8_t* packed, uint8_t* result, const Blocks& blocks, Base base,
+                        Update update, Op op, int target_world, uint32_t window);
   /** Passive target: asks `target_world` for its lock on `window` (Granted says when). */
   void Lock(uint32_t window, int target_world, bool exclusive);
   bool Granted(uint32_t window, int target_world) const;
@@ -195,6 +205,8 @@ class OneSided final : public WindowTraffic {
    *  reply completes. */
   void SendAccumulate(int target_world, uint32_t window, uint64_t disp, Op op, Base base,
                       Update update, uint64_t fetch, const std::vector<uint8_t>& payload);
+  /** A message of several blocks arrived (WindowOp's k*Blocks). */
+  void OnBlocks(int source_world, uint32_t window, WindowOp op, const std::vector<uint8_t>& data);
   /** Applies accumulate `update` of `len` bytes at `in` (then `len` compare bytes) to `at`. */
   static void Apply(uint8_t* at, const uint8_t* in, size_t len, Update update, Op op, Base base);
 

@@ -36,6 +36,11 @@ enum class WindowOp : uint32_t {
   kAccumulate = 3,
   /** Synchronisation: locks, unlocks and flushes, post and complete (OneSided's Control). */
   kControl = 4,
+  /** A put, a get's request and an accumulate over several blocks of the window (a target
+   *  datatype with gaps): the target places or gathers the bytes. */
+  kPutBlocks = 5,
+  kGetBlocks = 6,
+  kAccumulateBlocks = 7,
 };
 
 /** The context of `op` traffic in the window whose agreed context is `window`. */

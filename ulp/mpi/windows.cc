@@ -90,6 +90,23 @@ void Mpi::GetAccumulate(const void* buf, void* result, size_t count, const Datat
   SpendCopyTime();
 }
 
+void Mpi::PutBlocks(const uint8_t* packed, const OneSided::Blocks& blocks, int target,
+                    const Win& win) {
+  one_sided_.PutBlocks(packed, blocks, WorldOf(target, win, "put"), win.context);
+  SpendCopyTime();
+}
+
+void Mpi::GetBlocks(uint8_t* packed, const OneSided::Blocks& blocks, int target, const Win& win) {
+  one_sided_.GetBlocks(packed, blocks, WorldOf(target, win, "get"), win.context);
+}
+
+void Mpi::AccumulateBlocks(const uint8_t* packed, uint8_t* result, const OneSided::Blocks& blocks,
+                           Base base, OneSided::Update update, Op op, int target, const Win& win) {
+  one_sided_.AccumulateBlocks(packed, result, blocks, base, update, op,
+                              WorldOf(target, win, "accumulate"), win.context);
+  SpendCopyTime();
+}
+
 void Mpi::FetchAndOp(const void* buf, void* result, const Datatype& type, Op op, int target,
                      uint64_t disp, const Win& win) {
   GetAccumulate(buf, result, 1, type, op, target, disp, win);

@@ -58,8 +58,6 @@ int* PredefinedCommValue(int keyval) {
  * key: MPI_WIN_BASE's value is the base address itself, the others point to the value.
  */
 void* PredefinedWinValue(WinInfo& w, int keyval) {
-  // Both ends keep their own copy of the window, in step at each call: the separate model.
-  static int model = MPI_WIN_SEPARATE;
   switch (keyval) {
     case MPI_WIN_BASE:
       return w.base;
@@ -70,7 +68,7 @@ void* PredefinedWinValue(WinInfo& w, int keyval) {
     case MPI_WIN_CREATE_FLAVOR:
       return &w.flavor;
     case MPI_WIN_MODEL:
-      return &model;
+      return &w.model;
     default:
       return nullptr;
   }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // MPI's window calls: making and freeing windows, and what a window carries (its group, name,
 // hints and error handler). Operations on windows: api_rma.cc; their epochs: api_win_sync.cc.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -38,6 +41,61 @@ InfoEntries WithHints(InfoEntries hints, MPI_Info info) {
   return hints;
 }
 
+/** The shared window of this process whose memory holds `bytes` at `base` (its offset there in
+ *  `*offset`), or 0. */
+MPI_Win SharedHolding(const void* base, size_t bytes, uint64_t* offset) {
+  const auto* at = static_cast<const uint8_t*>(base);
+  for (size_t h = 1; h < C().wins.size(); ++h) {
+    const WinInfo& w = C().wins[h];
+    if (!w.valid || w.shared_map == nullptr || at < w.shared_map) continue;
+    const auto from = static_cast<uint64_t>(at - w.shared_map);
+    if (from <= w.shared_bytes && bytes <= w.shared_bytes - from) {
+      *offset = from;
+      return static_cast<MPI_Win>(h);
+    }
+  }
+  return 0;
+}
+
+int FlavorOf(WinFlavor flavor) {
+  switch (flavor) {
+    case WinFlavor::kCreate:
+      return MPI_WIN_FLAVOR_CREATE;
+    case WinFlavor::kAllocate:
+      return MPI_WIN_FLAVOR_ALLOCATE;
+    case WinFlavor::kDynamic:
+      return MPI_WIN_FLAVOR_DYNAMIC;
+    case WinFlavor::kShared:
+      return MPI_WIN_FLAVOR_SHARED;
+  }
+  return MPI_WIN_FLAVOR_CREATE;
+}
+
+/**
+ * Maps the memory the members of shared window `w` share (its descriptor follows the reply),
+ * every member's back to back by rank; `*base` gets this rank's. The simulator's window is
+ * the same memory: loads and stores need no copy either way (the unified model).
+ */
+bool MapShared(WinInfo& w, void** base, const char* call) {
+  const int fd = C().ReceiveDescriptor();
+  if (fd < 0) return false;
+  uint64_t total = 0;
+  for (uint64_t s : w.sizes) {
+    w.offsets.push_back(total);
+    total += s;
+  }
+  w.shared_bytes = std::max<uint64_t>(total, 1);
+  void* at = mmap(nullptr, w.shared_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (at == MAP_FAILED) {
+    C().Abort(MPI_ERR_NO_MEM, std::string(call) + ": mapping the shared memory failed");
+  }
+  w.shared_map = static_cast<uint8_t*>(at);
+  w.model = MPI_WIN_UNIFIED;
+  *base = w.shared_map + w.offsets[static_cast<size_t>(w.rank)];
+  return true;
+}
+
 /**
  * A window over `size` bytes at `base` (MPI_Win_create) or of memory the library allocates
  * (`allocate`: its address in *baseptr): the simulator makes its copy, collectively, and
@@ -46,12 +104,13 @@ InfoEntries WithHints(InfoEntries hints, MPI_Info info) {
 int MakeWindow(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                WinFlavor flavor, void* baseptr, MPI_Win* win, const char* call) {
   const bool allocate = flavor == WinFlavor::kAllocate;
+  const bool shared = flavor == WinFlavor::kShared;
   NICSIM_MPI_TRY(CheckIntracomm(comm, call));
   if (size < 0) return C().Error(comm, MPI_ERR_SIZE, call, "negative size");
   if (disp_unit <= 0) {
     return C().Error(comm, MPI_ERR_DISP, call, "displacement unit " + std::to_string(disp_unit));
   }
-  if (win == nullptr || (allocate && baseptr == nullptr)) {
+  if (win == nullptr || ((allocate || shared) && baseptr == nullptr)) {
     return C().Error(comm, MPI_ERR_ARG, call, "null window or base pointer");
   }
   if (info != MPI_INFO_NULL && FindInfo(info) == nullptr) {
@@ -63,19 +122,24 @@ int MakeWindow(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
     allocated.reset(new (std::nothrow) uint8_t[std::max<size_t>(bytes, 1)]());
     if (allocated == nullptr) return C().Error(comm, MPI_ERR_NO_MEM, call, "");
     base = allocated.get();
-  } else if (bytes > 0 && base == nullptr) {
+  } else if (!shared && bytes > 0 && base == nullptr) {
     return C().Error(comm, MPI_ERR_BASE, call, "a null base for a window of memory");
   }
   const CommInfo& c = *C().Comm(comm);
+  uint64_t offset = 0;
+  const MPI_Win within = flavor == WinFlavor::kCreate ? SharedHolding(base, bytes, &offset) : 0;
   Writer w;
   w.Put<int32_t>(comm).Put<uint8_t>(static_cast<uint8_t>(flavor)).Put<int32_t>(disp_unit);
-  w.Put<uint64_t>(bytes);
-  if (flavor == WinFlavor::kCreate) {
+  w.Put<uint64_t>(bytes).Put<int32_t>(within).Put<uint64_t>(offset);
+  if (flavor == WinFlavor::kCreate && within == 0) {
     w.Blob(base, bytes);
   } else {
     w.Blob(nullptr, 0);
   }
   Reply r = C().Call(Call::kWinCreate, w);
+  if (r.code == MPI_ERR_RMA_SHARED) {
+    return C().Error(comm, r.code, call, "the members do not all run on one node");
+  }
   if (r.code != MPI_SUCCESS) {
     return C().Error(comm, r.code, call, "the simulator cannot hold a window of this size");
   }
@@ -86,9 +150,7 @@ int MakeWindow(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
   made.base = base;
   made.size = size;
   made.disp_unit = disp_unit;
-  made.flavor = flavor == WinFlavor::kCreate     ? MPI_WIN_FLAVOR_CREATE
-                : flavor == WinFlavor::kAllocate ? MPI_WIN_FLAVOR_ALLOCATE
-                                                 : MPI_WIN_FLAVOR_DYNAMIC;
+  made.flavor = FlavorOf(flavor);
   const auto handle = r.results.Get<int32_t>();
   const auto image = r.results.Get<int32_t>();
   const auto n = r.results.Get<uint32_t>();
@@ -96,6 +158,11 @@ int MakeWindow(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
     made.sizes.push_back(r.results.Get<uint64_t>());
     made.disp_units.push_back(r.results.Get<int32_t>());
   }
+  if (shared && !MapShared(made, &base, call)) {
+    C().Abort(MPI_ERR_INTERN, std::string(call) + ": the shared memory did not come");
+  }
+  made.base = base;
+  if (within != 0) made.model = MPI_WIN_UNIFIED;
   if (image != 0) {
     made.images[image] =
         std::make_unique<nicsim::mpi::wire::WindowImage>(static_cast<uint8_t*>(base), bytes);
@@ -109,13 +176,8 @@ int MakeWindow(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
   if (static_cast<size_t>(handle) >= C().wins.size()) C().wins.resize(handle + 1);
   C().wins[handle] = std::move(made);
   *win = handle;
-  if (allocate) *static_cast<void**>(baseptr) = base;
+  if (allocate || shared) *static_cast<void**>(baseptr) = base;
   return MPI_SUCCESS;
-}
-
-/** A window kind this library does not make: the call fails on the communicator. */
-int Unsupported(MPI_Comm comm, const char* call, const char* what) {
-  return C().Error(comm, MPI_ERR_UNSUPPORTED_OPERATION, call, what);
 }
 
 }  // namespace
@@ -134,15 +196,38 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     "MPI_Win_allocate");
 }
 
-int MPI_Win_allocate_shared(MPI_Aint, int, MPI_Info, MPI_Comm comm, void*, MPI_Win*) {
-  return Unsupported(comm, "MPI_Win_allocate_shared",
-                     "windows of memory shared between processes are not supported");
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void* baseptr, MPI_Win* win) {
+  return MakeWindow(nullptr, size, disp_unit, info, comm, WinFlavor::kShared, baseptr, win,
+                    "MPI_Win_allocate_shared");
 }
 
-int MPI_Win_shared_query(MPI_Win win, int, MPI_Aint*, int*, void*) {
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   NICSIM_MPI_TRY(CheckWin(win, "MPI_Win_shared_query"));
-  return C().WinError(win, MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query",
-                      "the window is not of the shared flavor");
+  const WinInfo& w = *C().Win(win);
+  if (w.flavor != MPI_WIN_FLAVOR_SHARED) {
+    return C().WinError(win, MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query",
+                        "the window is not of the shared flavor");
+  }
+  const auto members = static_cast<int>(w.members.size());
+  if (rank != MPI_PROC_NULL && (rank < 0 || rank >= members)) {
+    return C().WinError(win, MPI_ERR_RANK, "MPI_Win_shared_query",
+                        "rank " + std::to_string(rank) + " of " + std::to_string(members));
+  }
+  if (size == nullptr || disp_unit == nullptr || baseptr == nullptr) {
+    return C().WinError(win, MPI_ERR_ARG, "MPI_Win_shared_query", "a null argument");
+  }
+  // MPI_PROC_NULL: the first member whose memory is not empty (MPI 3.1, 11.2.3).
+  int of = rank == MPI_PROC_NULL ? 0 : rank;
+  if (rank == MPI_PROC_NULL) {
+    while (of + 1 < members && w.sizes[static_cast<size_t>(of)] == 0) ++of;
+  }
+  *size = static_cast<MPI_Aint>(w.sizes[static_cast<size_t>(of)]);
+  *disp_unit = w.disp_units[static_cast<size_t>(of)];
+  // A member with no memory has no address (as MPICH answers).
+  *static_cast<void**>(baseptr) =
+      *size == 0 ? nullptr : w.shared_map + w.offsets[static_cast<size_t>(of)];
+  return MPI_SUCCESS;
 }
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
@@ -204,6 +289,7 @@ int MPI_Win_free(MPI_Win* win) {
   WinInfo closing = std::move(*C().Win(*win));
   C().wins[*win] = WinInfo{};
   Reply r = C().Call(Call::kWinFree, Writer().Put<int32_t>(*win));
+  if (closing.shared_map != nullptr) munmap(closing.shared_map, closing.shared_bytes);
   const auto [last, n] = r.results.Blob();
   nicsim::mpi::wire::ApplyChangesSection(last, n, [&](int32_t number) {
     auto it = closing.images.find(number);

@@ -148,6 +148,8 @@ class Client {
   /** Sends a call and waits for its reply (serving the simulator's user-op requests); the
    *  windows' changes go with the call and come back with the reply. */
   Reply Call(wire::Call call, const wire::Writer& args);
+  /** The descriptor the simulator hands over after a reply (stream_io.h), or -1. */
+  int ReceiveDescriptor() { return wire::ReceiveDescriptor(fd_); }
   /** Tells the simulator the program aborts, then exits the process with `code`. */
   [[noreturn]] void Abort(int code, const std::string& message);
 

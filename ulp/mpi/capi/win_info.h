@@ -36,6 +36,13 @@ struct WinInfo {
   std::map<uint64_t, int32_t> attached;
   /** The memory MPI_Win_allocate took, freed with the window. */
   std::unique_ptr<uint8_t[]> allocated;
+  /** A shared window's memory, every member's back to back (offsets by rank), mapped here
+   *  and in the simulator alike. */
+  uint8_t* shared_map = nullptr;
+  uint64_t shared_bytes = 0;
+  std::vector<uint64_t> offsets;
+  /** MPI_WIN_MODEL: separate (two copies kept in step at each call), or unified (shared). */
+  int model = MPI_WIN_SEPARATE;
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   /** The hints in use (MPI_Win_get_info): those the library knows, as last set. */

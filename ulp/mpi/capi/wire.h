@@ -40,9 +40,14 @@
 //   kAlltoallv   i32 comm, counts send, blob data, counts receive   -> blob all
 //   kReduceScatter i32 comm, reduction, counts, blob data           -> blob mine
 //   kScan        i32 comm, u8 exclusive, reduction, blob data       -> blob result
-//   kWinCreate   i32 comm, u8 WinFlavor, i32 disp unit, u64 size, blob contents (kCreate only)
-//                -> i32 window, i32 image (0: none, kDynamic), u32 n, n x (u64 size, i32 disp
-//                unit) of every member
+//   kWinCreate   i32 comm, u8 WinFlavor, i32 disp unit, u64 size, i32 within, u64 offset, blob
+//                contents (kCreate only, and not `within` a shared window, whose memory at
+//                `offset` this window's is: then both ends use that memory, with no copy)
+//                -> i32 window, i32 image (0: none, kDynamic and kShared), u32 n, n x (u64
+//                size, i32 disp unit) of every member; for kShared, one byte follows the reply
+//                carrying the descriptor of the memory all members map, theirs back to back by
+//                rank (stream_io.h's SendDescriptor), or the reply fails with
+//                MPI_ERR_RMA_SHARED when the members are not all on one node
 //   kWinAttach   i32 window, u64 address, blob contents             -> i32 image
 //   kWinDetach   i32 window, u64 address                            -> -
 //   kWinFree     i32 window    -> blob: the window's last changes (no other message carries
@@ -126,9 +131,10 @@ enum class CompleteMode : uint8_t { kWaitAll, kWaitAny, kWaitSome, kTestAll, kTe
 /** The `op` of a reduction that is the program's own (MPI_Op_create). */
 inline constexpr uint8_t kUserOp = 0xFF;
 
-/** How a kWinCreate window gets its memory: the program's, the simulator's, or attached
- *  later (MPI_Win_create, MPI_Win_allocate, MPI_Win_create_dynamic). */
-enum class WinFlavor : uint8_t { kCreate, kAllocate, kDynamic };
+/** How a kWinCreate window gets its memory: the program's, the simulator's, attached later,
+ *  or shared by the members' processes (MPI_Win_create, MPI_Win_allocate,
+ *  MPI_Win_create_dynamic, MPI_Win_allocate_shared). */
+enum class WinFlavor : uint8_t { kCreate, kAllocate, kDynamic, kShared };
 
 /** What a kRma call does at its target. */
 enum class RmaKind : uint8_t { kPut, kGet, kAccumulate, kGetAccumulate, kCompareSwap };
