@@ -10,56 +10,11 @@
 #include <memory>
 
 #include "bench/bench_report.h"
-#include "sim/config/param_table.h"
-#include "sim/config/presets.h"
-#include "sim/run/run_scenario.h"
-#include "tests/e2e/rdma_harness.h"
+#include "bench/hps_rdma.h"
 
-namespace {
-
+using nicsim::bench::HpsConfig;
+using nicsim::bench::WriteSeconds;
 using nicsim::sim::ClusterConfig;
-using nicsim::sim::RdmaBuffer;
-using nicsim::sim::RdmaHarness;
-
-ClusterConfig HpsConfig(uint32_t adapters_per_node) {
-  nicsim::sim::ParamValues params = nicsim::sim::ParamValues::Defaults();
-  NICSIM_CHECK(nicsim::sim::ApplyPreset(params, "hps").ok(), "hps preset");
-  nicsim::Result<ClusterConfig> c = nicsim::sim::ClusterConfigFromParams(params);
-  NICSIM_CHECK(c.ok(), "config");
-  c->backend = nicsim::sim::BackendKind::kFunc;
-  c->nodes = 2;
-  c->adapters_per_node = adapters_per_node;
-  c->rdma_host_bytes = uint64_t{160} << 20;
-  c->microcode.rcxts = 1024;
-  return *c;
-}
-
-/** Simulated seconds to write `len` bytes from node 0 to node 1, split over `stripes` adapters. */
-double WriteSeconds(uint32_t len, uint32_t stripes) {
-  RdmaHarness h(HpsConfig(stripes));
-  RdmaBuffer src = h.Alloc(0, len, nicsim::abi::kPageShift16M);
-  RdmaBuffer dst = h.Alloc(1, len, nicsim::abi::kPageShift16M);
-  const uint64_t start = h.cluster().events().now_ps();
-  // Node-global TCE tables: one registration serves every adapter of the node.
-  const uint32_t chunk = len / stripes;
-  for (uint32_t s = 0; s < stripes; ++s) {
-    const uint32_t from = s, to = stripes + s;  // adapter ids: node * stripes + index
-    h.Post(from, 0, nicsim::abi::SlotType::kRdmaWrite, static_cast<uint16_t>(to), 0,
-           nicsim::sim::Request(h.Rcxt(from), h.Rcxt(to), 1, src.pvo() + s * chunk,
-                                dst.pvo() + s * chunk, chunk, nicsim::abi::kReqNotifyTarget));
-  }
-  h.Run();
-  // Done when the last stripe's completion record reaches the target process.
-  uint64_t end = 0;
-  for (uint32_t s = 0; s < stripes; ++s) {
-    const std::vector<nicsim::sim::Received>& inbox = h.Inbox(stripes + s);
-    NICSIM_CHECK(inbox.size() == 1, "stripe %u: %zu completions", s, inbox.size());
-    end = std::max(end, inbox[0].time_ps);
-  }
-  return static_cast<double>(end - start) * 1e-12;
-}
-
-}  // namespace
 
 int main() {
   nicsim::bench::Report report(

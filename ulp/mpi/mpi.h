@@ -237,7 +237,8 @@ class Mpi {
   /** Ends it: returns once every operation this rank started at `target` is complete there
    *  and here, and the lock is given back. */
   void WinUnlock(int target, const Win& win);
-  /** As WinUnlock, keeping the lock. */
+  /** As WinUnlock, keeping the lock (a target sent no put or accumulate since the last flush
+   *  is not asked: this rank's own completion is all there is to wait for). */
   void WinFlush(int target, const Win& win);
   /** A shared lock at every member of the window's communicator (asked of all at once). */
   void WinLockAll(const Win& win);

@@ -115,6 +115,14 @@ uint64_t TotalOf(const OneSided::Blocks& blocks) {
   return total;
 }
 
+/**
+ * A get's reply of at most this many bytes travels as a message even from memory the adapter
+ * reaches: the request and the reply are one round trip, where announcing the bytes for the
+ * origin to pull takes two (the announcement, then the read), which only pays once the copies
+ * a message costs outweigh the extra round trip.
+ */
+constexpr uint64_t kGetReplyMessageBytes = 1024;
+
 /** Announced transfers name their displacement or get id in the 32-bit tag. */
 constexpr uint64_t kTagLimit = uint64_t{1} << 32;
 
@@ -462,7 +470,8 @@ void OneSided::OnMessage(int source_world, uint32_t context, std::vector<uint8_t
       if (!r) break;
       const Place place = Target(window, r->disp, r->len);
       const uint64_t len = place.at != nullptr ? r->len : 0;
-      if (place.task_vaddr != 0 && !s_.outbox.Intranode(source_world)) {
+      if (place.task_vaddr != 0 && len > kGetReplyMessageBytes &&
+          !s_.outbox.Intranode(source_world)) {
         // The window lies where the adapter reaches it: the origin pulls the bytes.
         s_.transport.Announce(static_cast<uint32_t>(source_world),
                               Wire(static_cast<uint32_t>(MessageKind::kRts),

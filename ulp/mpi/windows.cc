@@ -142,11 +142,16 @@ void Mpi::EndPassive(const std::vector<int>& targets, const Win& win, bool relea
   // This rank's own operations first (gets' bytes in place, origin buffers free), then each
   // target confirms it applied the puts and accumulates it was sent.
   blocker_.BlockUntil([&] { return one_sided_.Outstanding(win.context) == 0; });
+  std::vector<int> asked;
   for (int w : world) {
-    one_sided_.Unlock(win.context, w, one_sided_.TakeIssued(win.context, w), release);
+    const uint64_t issued = one_sided_.TakeIssued(win.context, w);
+    // A flush of a target sent no put or accumulate since the last: the wait above was all.
+    if (!release && issued == 0) continue;
+    one_sided_.Unlock(win.context, w, issued, release);
+    asked.push_back(w);
   }
   blocker_.BlockUntil([&] {
-    for (int w : world) {
+    for (int w : asked) {
       if (!one_sided_.Answered(win.context, w)) return false;
     }
     return true;
