@@ -86,6 +86,9 @@ class CallServer {
                    uint64_t bytes);
   bool Rma(const calls::Rma& a, Writer& out);
   bool WinSync(const calls::WinSync& a, Writer& out);
+  /** Runs synchronisation `a` on `w` if it is in turn (false: it is not, and nothing ran);
+   *  `*done` is MPI_Win_test's answer. */
+  bool Synchronise(ServedWindow& w, const calls::WinSync& a, bool* done);
   /** The changes to the windows' memory since the program and this server last agreed
    *  (window_image.h; empty: none). */
   std::vector<uint8_t> WindowChanges();

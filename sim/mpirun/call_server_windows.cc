@@ -240,111 +240,25 @@ bool CallServer::WinSync(const calls::WinSync& a, Writer& out) {
   if (it == windows_.end()) return false;
   ServedWindow& w = it->second;
   const int size = w.win.comm.size();
-  const bool has_target = a.target >= 0 && a.target < size;
+  const bool targets =
+      a.what == WinSync::kLock || a.what == WinSync::kUnlock || a.what == WinSync::kFlush;
+  if (targets && (a.target < 0 || a.target >= size)) return false;
   for (int r : a.ranks) {
     if (r >= size) return false;
   }
-  // Out of turn (an unlock with no lock, a second start ...): fails, the layer never sees it.
-  bool in_turn = true;
   bool done = false;
-  bool ended = false;
-  switch (a.what) {
-    case WinSync::kFence:
-      mpi_.Fence(w.win);
-      ended = true;
-      break;
-    case WinSync::kLock:
-      if (!has_target) return false;
-      in_turn = !w.locked_all && w.locked.count(a.target) == 0;
-      if (in_turn) {
-        mpi_.WinLock(a.exclusive ? mpi::Mpi::LockType::kExclusive : mpi::Mpi::LockType::kShared,
-                     a.target, w.win);
-        w.locked.insert(a.target);
-      }
-      break;
-    case WinSync::kUnlock:
-    case WinSync::kFlush:
-      if (!has_target) return false;
-      in_turn = w.locked.count(a.target) != 0 || (w.locked_all && a.what == WinSync::kFlush);
-      if (in_turn && a.what == WinSync::kUnlock) {
-        mpi_.WinUnlock(a.target, w.win);
-        w.locked.erase(a.target);
-      } else if (in_turn) {
-        mpi_.WinFlush(a.target, w.win);
-      }
-      ended = true;
-      break;
-    case WinSync::kLockAll:
-      in_turn = !w.locked_all && w.locked.empty();
-      if (in_turn) {
-        mpi_.WinLockAll(w.win);
-        w.locked_all = true;
-      }
-      break;
-    case WinSync::kUnlockAll:
-      in_turn = w.locked_all;
-      if (in_turn) {
-        mpi_.WinUnlockAll(w.win);
-        w.locked_all = false;
-      }
-      ended = true;
-      break;
-    case WinSync::kFlushAll:
-      in_turn = w.locked_all || !w.locked.empty();
-      if (w.locked_all) {
-        mpi_.WinFlushAll(w.win);
-      } else {
-        for (int target : w.locked) mpi_.WinFlush(target, w.win);
-      }
-      ended = true;
-      break;
-    case WinSync::kPost:
-      in_turn = !w.exposed;
-      if (in_turn) {
-        mpi_.WinPost(a.ranks, w.win);
-        w.exposed = true;
-      }
-      break;
-    case WinSync::kStart:
-      in_turn = !w.accessing;
-      if (in_turn) {
-        mpi_.WinStart(a.ranks, w.win);
-        w.accessing = true;
-      }
-      break;
-    case WinSync::kComplete:
-      in_turn = w.accessing;
-      if (in_turn) {
-        mpi_.WinComplete(w.win);
-        w.accessing = false;
-      }
-      ended = true;
-      break;
-    case WinSync::kWait:
-      in_turn = w.exposed;
-      if (in_turn) {
-        mpi_.WinWait(w.win);
-        w.exposed = false;
-      }
-      break;
-    case WinSync::kTest:
-      in_turn = w.exposed;
-      done = in_turn && mpi_.WinTest(w.win);
-      if (done) w.exposed = false;
-      if (in_turn && !done) job_.Sleep(static_cast<uint32_t>(rank()), kUnsuccessfulPollPs);
-      break;
-    case WinSync::kSync:
-      // The memory alone: the changes travel with the call and its reply.
-      break;
-  }
-  if (!in_turn) {
+  if (!Synchronise(w, a, &done)) {
+    // Out of turn (an unlock with no lock, a second start ...): the layer never sees it.
     Fail(out, kErrRmaSync);
     return true;
   }
   out.Put<uint8_t>(done);
-  // Each of these waits until every operation this rank started on the window is complete
-  // here: every result is in place.
-  if (!ended) {
+  // These wait until every operation this rank started on the window is complete here: every
+  // result is in place, and goes to the program.
+  const bool ends = a.what == WinSync::kFence || a.what == WinSync::kUnlock ||
+                    a.what == WinSync::kFlush || a.what == WinSync::kUnlockAll ||
+                    a.what == WinSync::kFlushAll || a.what == WinSync::kComplete;
+  if (!ends) {
     out.Put<uint32_t>(0);
     return true;
   }
@@ -352,6 +266,72 @@ bool CallServer::WinSync(const calls::WinSync& a, Writer& out) {
   for (const auto& [id, bytes] : w.results) out.Put<uint64_t>(id).Blob(bytes);
   w.results.clear();
   return true;
+}
+
+bool CallServer::Synchronise(ServedWindow& w, const calls::WinSync& a, bool* done) {
+  using mpi::wire::WinSync;
+  // Runs `step` if `in_turn`, after which the epoch `open` says is open or not (`after`).
+  const auto turn = [](bool in_turn, bool& open, bool after, const auto& step) {
+    if (in_turn) {
+      step();
+      open = after;
+    }
+    return in_turn;
+  };
+  const auto kind = a.exclusive ? mpi::Mpi::LockType::kExclusive : mpi::Mpi::LockType::kShared;
+  const bool locked = w.locked.count(a.target) != 0;
+  bool unused = false;
+  switch (a.what) {
+    case WinSync::kFence:
+      mpi_.Fence(w.win);
+      return true;
+    case WinSync::kLock:
+      return turn(!w.locked_all && !locked, unused, false, [&] {
+        mpi_.WinLock(kind, a.target, w.win);
+        w.locked.insert(a.target);
+      });
+    case WinSync::kUnlock:
+      return turn(locked, unused, false, [&] {
+        mpi_.WinUnlock(a.target, w.win);
+        w.locked.erase(a.target);
+      });
+    case WinSync::kFlush:
+      return turn(locked || w.locked_all, unused, false, [&] { mpi_.WinFlush(a.target, w.win); });
+    case WinSync::kLockAll:
+      return turn(!w.locked_all && w.locked.empty(), w.locked_all, true,
+                  [&] { mpi_.WinLockAll(w.win); });
+    case WinSync::kUnlockAll:
+      return turn(w.locked_all, w.locked_all, false, [&] { mpi_.WinUnlockAll(w.win); });
+    case WinSync::kFlushAll:
+      return turn(w.locked_all || !w.locked.empty(), unused, false, [&] {
+        if (w.locked_all) {
+          mpi_.WinFlushAll(w.win);
+        } else {
+          for (int target : w.locked) mpi_.WinFlush(target, w.win);
+        }
+      });
+    case WinSync::kPost:
+      return turn(!w.exposed, w.exposed, true, [&] { mpi_.WinPost(a.ranks, w.win); });
+    case WinSync::kStart:
+      return turn(!w.accessing, w.accessing, true, [&] { mpi_.WinStart(a.ranks, w.win); });
+    case WinSync::kComplete:
+      return turn(w.accessing, w.accessing, false, [&] { mpi_.WinComplete(w.win); });
+    case WinSync::kWait:
+      return turn(w.exposed, w.exposed, false, [&] { mpi_.WinWait(w.win); });
+    case WinSync::kTest:
+      if (!w.exposed) return false;
+      *done = mpi_.WinTest(w.win);
+      if (*done) {
+        w.exposed = false;
+      } else {
+        job_.Sleep(static_cast<uint32_t>(rank()), kUnsuccessfulPollPs);
+      }
+      return true;
+    case WinSync::kSync:
+      // The memory alone: the changes travel with the call and its reply.
+      return true;
+  }
+  return false;
 }
 
 std::vector<uint8_t> CallServer::WindowChanges() {

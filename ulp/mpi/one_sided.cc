@@ -184,10 +184,7 @@ uint64_t OneSided::Applied(uint32_t window) const {
 void OneSided::Put(const void* buf, size_t count, const Datatype& type, int target_world,
                    uint64_t disp, uint32_t window) {
   const size_t len = count * type.size();
-  ++s_.stats.rma_puts;
-  if (len == 0) return;
-  Started(window);
-  Issued(window, target_world);
+  if (!Begin(s_.stats.rma_puts, len, window, target_world, true)) return;
   const std::optional<uint64_t> own = type.dense() ? s_.areas.TaskAddress(buf, len) : std::nullopt;
   if (own && disp < kTagLimit && !s_.outbox.Intranode(target_world)) {
     // From the program's AllocMem buffer: announced, pulled by the target's adapter.
@@ -207,9 +204,7 @@ void OneSided::Put(const void* buf, size_t count, const Datatype& type, int targ
 void OneSided::Get(void* buf, size_t count, const Datatype& type, int target_world, uint64_t disp,
                    uint32_t window) {
   const size_t len = count * type.size();
-  ++s_.stats.rma_gets;
-  if (len == 0) return;
-  Started(window);
+  if (!Begin(s_.stats.rma_gets, len, window, target_world, false)) return;
   const uint64_t id = NewGetId();
   gets_[id] = PendingGet{window, buf, count, type};
   const GetRequest request{disp, len, id};
@@ -222,10 +217,7 @@ void OneSided::Get(void* buf, size_t count, const Datatype& type, int target_wor
 void OneSided::Accumulate(const void* buf, size_t count, const Datatype& type, Op op,
                           int target_world, uint64_t disp, uint32_t window, Update update) {
   const size_t len = count * type.size();
-  ++s_.stats.rma_accumulates;
-  if (len == 0) return;
-  Started(window);
-  Issued(window, target_world);
+  if (!Begin(s_.stats.rma_accumulates, len, window, target_world, true)) return;
   std::vector<uint8_t> bytes = Pack(buf, count, type);
   s_.cpu.Count(bytes.size());
   SendAccumulate(target_world, window, disp, op, type.base, update, 0, bytes);
@@ -235,10 +227,7 @@ void OneSided::FetchAccumulate(const void* buf, const void* compare, void* resul
                                const Datatype& type, Update update, Op op, int target_world,
                                uint64_t disp, uint32_t window) {
   const size_t len = count * type.size();
-  ++s_.stats.rma_accumulates;
-  if (len == 0) return;
-  Started(window);
-  Issued(window, target_world);
+  if (!Begin(s_.stats.rma_accumulates, len, window, target_world, true)) return;
   const uint64_t id = NewGetId();
   gets_[id] = PendingGet{window, result, count, type};
   std::vector<uint8_t> bytes = Pack(buf, count, type);
@@ -257,10 +246,7 @@ void OneSided::PutBlocks(const uint8_t* packed, const Blocks& blocks, int target
     return;
   }
   const uint64_t total = TotalOf(blocks);
-  ++s_.stats.rma_puts;
-  if (total == 0) return;
-  Started(window);
-  Issued(window, target_world);
+  if (!Begin(s_.stats.rma_puts, total, window, target_world, true)) return;
   s_.cpu.Count(total);
   s_.outbox.Send(target_world, MessageKind::kEager, WindowContext(window, WindowOp::kPutBlocks), 0,
                  WithBlocks(nullptr, 0, blocks, packed, total),
@@ -273,9 +259,7 @@ void OneSided::GetBlocks(uint8_t* packed, const Blocks& blocks, int target_world
     return;
   }
   const uint64_t total = TotalOf(blocks);
-  ++s_.stats.rma_gets;
-  if (total == 0) return;
-  Started(window);
+  if (!Begin(s_.stats.rma_gets, total, window, target_world, false)) return;
   const uint64_t id = NewGetId();
   gets_[id] = PendingGet{window, packed, total, kByteType};
   const GetRequest request{0, total, id};
@@ -298,10 +282,7 @@ void OneSided::AccumulateBlocks(const uint8_t* packed, uint8_t* result, const Bl
     return;
   }
   const uint64_t total = TotalOf(blocks);
-  ++s_.stats.rma_accumulates;
-  if (total == 0) return;
-  Started(window);
-  Issued(window, target_world);
+  if (!Begin(s_.stats.rma_accumulates, total, window, target_world, true)) return;
   uint64_t fetch = 0;
   if (result != nullptr) {
     fetch = NewGetId();
@@ -373,6 +354,15 @@ void OneSided::OnBlocks(int source_world, uint32_t window, WindowOp op,
     s_.outbox.Send(source_world, MessageKind::kEager, WindowContext(window, WindowOp::kGetReply), 0,
                    Framed(GetReplyHeader{h->fetch}, before.data(), before.size()), nullptr);
   }
+}
+
+bool OneSided::Begin(uint64_t& counter, uint64_t len, uint32_t window, int target_world,
+                     bool issues) {
+  ++counter;
+  if (len == 0) return false;
+  Started(window);
+  if (issues) Issued(window, target_world);
+  return true;
 }
 
 uint64_t OneSided::NewGetId() {

@@ -181,6 +181,10 @@ class OneSided final : public WindowTraffic {
   /** Where [disp, disp + len) of window `window` lies; `at` null (counted) if no region of
    *  it holds all of that. */
   Place Target(uint32_t window, uint64_t disp, uint64_t len);
+  /** Counts an operation of `len` bytes in `counter` and, unless it moves none (false), starts
+   *  it on `window`: outstanding here and, if it changes the target (`issues`), issued to
+   *  `target_world`. */
+  bool Begin(uint64_t& counter, uint64_t len, uint32_t window, int target_world, bool issues);
   void Started(uint32_t window) { ++outstanding_[window]; }
   void Completed(uint32_t window) { --outstanding_[window]; }
   void Issued(uint32_t window, int target_world) { ++issued_[window][target_world]; }

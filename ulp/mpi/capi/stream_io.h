@@ -107,23 +107,32 @@ inline bool SendMessageWithChanges(int fd, Call call, const std::vector<uint8_t>
          WriteFully(fd, changes.data(), changes.size()) && WriteFully(fd, args.data(), args.size());
 }
 
-/** Sends one byte carrying a copy of `descriptor` (SCM_RIGHTS); false if that fails. */
-inline bool SendDescriptor(int fd, int descriptor) {
+/** A one-byte message with room for one descriptor (SCM_RIGHTS); it points into itself. */
+struct DescriptorMessage {
+  DescriptorMessage() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+  }
+  DescriptorMessage(const DescriptorMessage&) = delete;
+  DescriptorMessage& operator=(const DescriptorMessage&) = delete;
   char byte = 'd';
   iovec iov{&byte, 1};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+};
+
+/** Sends one byte carrying a copy of `descriptor`; false if that fails. */
+inline bool SendDescriptor(int fd, int descriptor) {
+  DescriptorMessage m;
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &descriptor, sizeof(int));
   for (;;) {
-    const ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+    const ssize_t n = sendmsg(fd, &m.msg, MSG_NOSIGNAL);
     if (n == 1) return true;
     if (n < 0 && errno == EINTR) continue;
     return false;
@@ -132,19 +141,12 @@ inline bool SendDescriptor(int fd, int descriptor) {
 
 /** Receives the byte SendDescriptor sent and the descriptor it carries; -1 if none came. */
 inline int ReceiveDescriptor(int fd) {
-  char byte = 0;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
+  DescriptorMessage m;
   ssize_t n = 0;
   do {
-    n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    n = recvmsg(fd, &m.msg, MSG_CMSG_CLOEXEC);
   } while (n < 0 && errno == EINTR);
-  const cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  const cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&m.msg) : nullptr;
   if (c == nullptr || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) return -1;
   int descriptor = -1;
   std::memcpy(&descriptor, CMSG_DATA(c), sizeof(int));
