@@ -279,21 +279,24 @@ TEST_F(VerdictTest, MpiCollectivesMatchTheSerialResultOnFiveRanks) {
   EXPECT_EQ(v.stats["messages_sent"], v.stats["messages_delivered"]);
 }
 
-TEST_F(VerdictTest, MpiOneSidedChecksEveryBlockOfBothExchanges) {
+TEST_F(VerdictTest, MpiOneSidedChecksEveryBlockOfEveryExchange) {
   const Verdict v = Run({"workload=mpi_one_sided", "backend=func", "mpi.ranks=4", "nodes=2",
                          "mpi.sizes=[8, 70000]", "mpi.iterations=2"});
   ASSERT_EQ(v.exit_code, 0) << v.err;
-  // 2 sizes x 2 rounds x 2 exchanges (puts, alltoall) x 4 ranks x 3 blocks each.
-  EXPECT_EQ(v.stats["messages_sent"], 96);
-  EXPECT_EQ(v.stats["messages_delivered"], 96);
+  // 2 sizes x 2 rounds x 4 ranks x (2 complete exchanges, puts and alltoall, of 3 blocks each
+  // + 2 halo exchanges, puts and sends, of 2 blocks each).
+  EXPECT_EQ(v.stats["messages_sent"], 160);
+  EXPECT_EQ(v.stats["messages_delivered"], 160);
   const nlohmann::json& mpi = v.stats["workload"]["mpi"];
-  EXPECT_EQ(mpi["rma_puts"], 48);
+  EXPECT_EQ(mpi["rma_puts"], 80);
   // Windows and send buffers are AllocMem areas: every put lands in place.
-  EXPECT_EQ(mpi["rma_in_place"], 48);
+  EXPECT_EQ(mpi["rma_in_place"], 80);
   EXPECT_EQ(mpi["rma_refused"], 0);
   ASSERT_EQ(v.stats["workload"]["points"].size(), 2u);
-  EXPECT_GT(v.stats["workload"]["points"][1]["put_fence_us"].get<double>(), 0);
-  EXPECT_GT(v.stats["workload"]["points"][1]["alltoall_us"].get<double>(), 0);
+  for (const char* key :
+       {"put_fence_us", "alltoall_us", "halo_put_fence_us", "halo_two_sided_us"}) {
+    EXPECT_GT(v.stats["workload"]["points"][1][key].get<double>(), 0) << key;
+  }
 }
 
 TEST_F(VerdictTest, MpiCollectivesTimesOnlyTheSelectedCollectives) {
