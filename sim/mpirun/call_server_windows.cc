@@ -115,6 +115,8 @@ bool CallServer::WinCreate(const calls::WinCreate& a, Writer& out) {
     for (const Shape& shape : all) sizes.push_back(shape.size);
     if (!WinCreateShared(*c, sizes, w, out)) return true;
   } else if (a.flavor == WinFlavor::kAllocate) {
+    // Memory this process cannot hold fails the call here, before the members' collective.
+    if (CallBuffer(a.size, /*zeroed=*/false) == nullptr) return NoMemory(out);
     w.win = mpi_.WinAllocate(a.size, *c, &base);
   } else if (a.within != 0) {
     // Memory of a shared window: the window is a view of the very memory, as in the program.
@@ -190,20 +192,23 @@ bool CallServer::Rma(const calls::Rma& a, Writer& out) {
   }
   ServedWindow& w = it->second;
   const bool fetches = a.kind != RmaKind::kPut && a.kind != RmaKind::kAccumulate;
+  // More than this process can hold fails the call (the program's error: the run goes on).
   uint64_t id = 0;
   uint8_t* result = nullptr;
   if (fetches) {
+    ServedWindow::Result landing{CallBuffer(a.total, /*zeroed=*/true), a.total};
+    if (landing.bytes == nullptr) return NoMemory(out);
+    result = landing.bytes.get();
     id = next_result_++;
-    std::vector<uint8_t>& landing = w.results[id];
-    landing.resize(a.total);
-    result = landing.data();
+    w.results.emplace(id, std::move(landing));
   }
   // A fetch that only reads carries no origin bytes: the layer is given zeros it leaves be.
-  std::vector<uint8_t> zeros;
+  std::unique_ptr<uint8_t[]> zeros;
   const uint8_t* origin = a.origin.data;
   if (a.origin.size < a.total) {
-    zeros.assign(a.total, 0);
-    origin = zeros.data();
+    zeros = CallBuffer(a.total, /*zeroed=*/true);
+    if (zeros == nullptr) return NoMemory(out);
+    origin = zeros.get();
   }
   const auto [op, update] = UpdateOf(a.op);
   const auto base = static_cast<mpi::Base>(a.base);
@@ -263,7 +268,9 @@ bool CallServer::WinSync(const calls::WinSync& a, Writer& out) {
     return true;
   }
   out.Put<uint32_t>(static_cast<uint32_t>(w.results.size()));
-  for (const auto& [id, bytes] : w.results) out.Put<uint64_t>(id).Blob(bytes);
+  for (const auto& [id, landing] : w.results) {
+    out.Put<uint64_t>(id).Blob(landing.bytes.get(), landing.size);
+  }
   w.results.clear();
   return true;
 }

@@ -22,7 +22,11 @@ namespace nicsim::sim {
 struct ServedWindow {
   mpi::Win win;
   /** Where gets and fetching accumulates land, by result id, until their epoch ends. */
-  std::map<uint64_t, std::vector<uint8_t>> results;
+  struct Result {
+    std::unique_ptr<uint8_t[]> bytes;
+    uint64_t size = 0;
+  };
+  std::map<uint64_t, Result> results;
   /** Targets this rank holds a lock at; a lock_all epoch; a start and a post epoch. */
   std::set<int> locked;
   bool locked_all = false;
