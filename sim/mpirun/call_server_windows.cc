@@ -245,8 +245,8 @@ bool CallServer::WinSync(const calls::WinSync& a, Writer& out) {
   if (it == windows_.end()) return false;
   ServedWindow& w = it->second;
   const int size = w.win.comm.size();
-  const bool targets =
-      a.what == WinSync::kLock || a.what == WinSync::kUnlock || a.what == WinSync::kFlush;
+  const bool targets = a.what == WinSync::kLock || a.what == WinSync::kUnlock ||
+                       a.what == WinSync::kFlush || a.what == WinSync::kRequest;
   if (targets && (a.target < 0 || a.target >= size)) return false;
   for (int r : a.ranks) {
     if (r >= size) return false;
@@ -262,7 +262,8 @@ bool CallServer::WinSync(const calls::WinSync& a, Writer& out) {
   // result is in place, and goes to the program.
   const bool ends = a.what == WinSync::kFence || a.what == WinSync::kUnlock ||
                     a.what == WinSync::kFlush || a.what == WinSync::kUnlockAll ||
-                    a.what == WinSync::kFlushAll || a.what == WinSync::kComplete;
+                    a.what == WinSync::kFlushAll || a.what == WinSync::kComplete ||
+                    a.what == WinSync::kRequest;
   if (!ends) {
     out.Put<uint32_t>(0);
     return true;
@@ -336,6 +337,9 @@ bool CallServer::Synchronise(ServedWindow& w, const calls::WinSync& a, bool* don
       return true;
     case WinSync::kSync:
       // The memory alone: the changes travel with the call and its reply.
+      return true;
+    case WinSync::kRequest:
+      if (locked || w.locked_all) mpi_.WinFlush(a.target, w.win);
       return true;
   }
   return false;

@@ -5,7 +5,8 @@
  * exclusive locks around MPI_Fetch_and_op and MPI_Compare_and_swap from every rank (each
  * applied exactly once: the counter ends at the number of ranks, one CAS wins), shared
  * locks around gets, MPI_Win_lock_all with MPI_Win_flush and MPI_Get_accumulate; post,
- * start, complete and wait in a ring; request forms (MPI_Rput, MPI_Rget) waited for; a rank
+ * start, complete and wait in a ring; request forms (MPI_Rput, MPI_Rget) waited for within
+ * the epoch and after the unlock that ended it; a rank
  * reading its own window after a barrier; errors returned: a put outside the window
  * (MPI_ERR_RMA_RANGE), an unlock with no lock (MPI_ERR_RMA_SYNC), a bad lock type.
  * Intended NP: 4 (works for any NP >= 2).
@@ -160,6 +161,14 @@ static void passive(void) {
   MPI_Wait(&reqs[1], MPI_STATUS_IGNORE);
   MPI_Win_unlock(right, win);
   report("rput then rget", back == 40 + rank);
+  /* A request waited for after the unlock that completed it. */
+  int late = -1;
+  MPI_Request after;
+  MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+  MPI_Rget(&late, 1, MPI_INT, right, 3, 1, MPI_INT, win, &after);
+  MPI_Win_unlock(right, win);
+  MPI_Wait(&after, MPI_STATUS_IGNORE);
+  report("rget waited for after its unlock", late == 40 + rank && after == MPI_REQUEST_NULL);
   MPI_Win_free(&win);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ulp/mpi/capi/checks.h"
+#include "ulp/mpi/capi/rma.h"
 #include "ulp/mpi/capi/wire_status.h"
 
 using namespace nicsim::mpi::capi;  // NOLINT: the C entry points below are global
@@ -80,6 +81,13 @@ bool Complete(CompleteMode mode, int count, MPI_Request requests[],
   // it is left out (a wait that has nothing else was refused before this).
   bool pending = false;
   for (int i = 0; i < count; ++i) pending |= PendingGeneralized(requests[i]);
+  // A request-based one-sided operation completes here, at its target (a blocking step, as
+  // MPI allows of a test too).
+  for (int i = 0; i < count; ++i) {
+    if (RequestInfo* r = Active(requests[i]) ? C().Request(requests[i]) : nullptr) {
+      CompleteRmaRequest(*r);
+    }
+  }
   if (pending && mode == CompleteMode::kTestAll) return false;
   Writer w;
   w.Put<uint8_t>(static_cast<uint8_t>(mode)).Put<uint32_t>(static_cast<uint32_t>(count));

@@ -196,16 +196,18 @@ int Operate(RmaKind kind, const void* origin, int origin_count, MPI_Datatype ori
   return Start(win, o, call);
 }
 
-/** A request form: the operation, complete before the call returns (a flush at its target). */
+/** A request form: the operation, which a wait or test completes at its target (a flush there
+ *  while the passive epoch lasts: CompleteRmaRequest). */
 int Requested(int code, int target, MPI_Win win, MPI_Request* request, const char* call) {
   if (code != MPI_SUCCESS) return code;
   if (request == nullptr) return C().WinError(win, MPI_ERR_ARG, call, "null request");
-  if (target != MPI_PROC_NULL) {
-    NICSIM_MPI_TRY(SyncWindow(win, nicsim::mpi::wire::WinSync::kFlush, target, false, {}, call));
-  }
   RequestInfo info;
   info.comm = MPI_COMM_NULL;
   info.server = kDone;
+  if (target != MPI_PROC_NULL) {
+    info.rma_win = win;
+    info.rma_target = target;
+  }
   *request = C().AddRequest(info);
   return MPI_SUCCESS;
 }

@@ -40,6 +40,16 @@ int SyncWindow(MPI_Win win, WinSync what, int target, bool exclusive, const std:
   return MPI_SUCCESS;
 }
 
+void CompleteRmaRequest(RequestInfo& r) {
+  if (r.rma_win == MPI_WIN_NULL) return;
+  const MPI_Win win = r.rma_win;
+  r.rma_win = MPI_WIN_NULL;
+  // A window freed first had every operation on it completed by then.
+  if (C().Win(win) != nullptr) {
+    SyncWindow(win, WinSync::kRequest, r.rma_target, false, {}, "MPI_Wait");
+  }
+}
+
 }  // namespace nicsim::mpi::capi
 
 namespace {

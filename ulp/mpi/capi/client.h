@@ -106,6 +106,10 @@ struct RequestInfo {
   PersistentArgs args;
   /** Set for a generalized request: the program completes it, the simulator never sees it. */
   std::shared_ptr<GeneralizedRequest> generalized;
+  /** A request-based one-sided operation (MPI_Rput ...): its window and target, until a wait
+   *  or test completes it there (api_win_sync.cc's CompleteRmaRequest). */
+  MPI_Win rma_win = 0;
+  int rma_target = 0;
 };
 
 struct UserOp {

@@ -14,4 +14,7 @@ namespace nicsim::mpi::capi {
 int SyncWindow(MPI_Win win, wire::WinSync what, int target, bool exclusive,
                const std::vector<int>& ranks, const char* call, int* done = nullptr);
 
+/** Completes request `r` if it is a request-based one-sided operation not yet complete. */
+void CompleteRmaRequest(RequestInfo& r);
+
 }  // namespace nicsim::mpi::capi

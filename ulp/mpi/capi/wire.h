@@ -158,8 +158,11 @@ enum class WinSync : uint8_t {
   kWait,
   kTest,
   kSync,
+  /** A request-based operation's completion: a flush at the target while a passive epoch is
+   *  open there (else the epoch's end completed it already). */
+  kRequest,
 };
-inline constexpr uint8_t kWinSyncLast = static_cast<uint8_t>(WinSync::kSync);
+inline constexpr uint8_t kWinSyncLast = static_cast<uint8_t>(WinSync::kRequest);
 
 /** Header flags. */
 inline constexpr uint32_t kWindowChanges = 1;
