@@ -17,7 +17,8 @@ namespace nicsim::mpi {
 
 /**
  * Base element types. kByte is unsigned; the pairs (MPI_FLOAT_INT, MPI_DOUBLE_INT,
- * MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT) are a value then an int index, packed with no padding.
+ * MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT) are a value then an int index,
+ * packed with no padding; kLongDouble is the machine's long double, as the C API packs it.
  */
 enum class Base : uint8_t {
   kByte,
@@ -35,8 +36,10 @@ enum class Base : uint8_t {
   kLongInt,
   kIntInt,
   kShortInt,
+  kLongDouble,
+  kLongDoubleInt,
 };
-inline constexpr int kBaseCount = 15;
+inline constexpr int kBaseCount = 17;
 
 inline size_t BaseSize(Base b) {
   switch (b) {
@@ -62,13 +65,21 @@ inline size_t BaseSize(Base b) {
       return 12;
     case Base::kShortInt:
       return 6;
+    case Base::kLongDouble:
+      return sizeof(long double);
+    case Base::kLongDoubleInt:
+      return sizeof(long double) + 4;
   }
   return 1;
 }
 
 /** A value-index pair type (for MAXLOC and MINLOC only). */
-inline bool IsPair(Base b) { return b >= Base::kFloatInt; }
-inline bool IsFloating(Base b) { return b == Base::kFloat || b == Base::kDouble; }
+inline bool IsPair(Base b) {
+  return (b >= Base::kFloatInt && b <= Base::kShortInt) || b == Base::kLongDoubleInt;
+}
+inline bool IsFloating(Base b) {
+  return b == Base::kFloat || b == Base::kDouble || b == Base::kLongDouble;
+}
 
 /**
  * A datatype: `blocks` blocks of `block_len` base elements, block starts `stride` elements
@@ -344,6 +355,12 @@ inline void Reduce(Op op, Base base, uint8_t* acc, const uint8_t* in, size_t n) 
       break;
     case Base::kShortInt:
       ReducePairs<int16_t>(op, acc, in, n);
+      break;
+    case Base::kLongDouble:
+      ReduceScalars<long double>(op, acc, in, n);
+      break;
+    case Base::kLongDoubleInt:
+      ReducePairs<long double>(op, acc, in, n);
       break;
   }
 }

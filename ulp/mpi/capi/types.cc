@@ -247,7 +247,7 @@ TypeTable::TypeTable() {
   scalar(MPI_C_BOOL, "MPI_C_BOOL", 1, Base::kByte);
   scalar(MPI_AINT, "MPI_AINT", sizeof(MPI_Aint), Base::kInt64);
   scalar(MPI_PACKED, "MPI_PACKED", 1, Base::kByte);
-  scalar(MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", ld, std::nullopt, ld_align);
+  scalar(MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", ld, Base::kLongDouble, ld_align);
   scalar(MPI_OFFSET, "MPI_OFFSET", sizeof(MPI_Offset), Base::kInt64);
   scalar(MPI_COUNT, "MPI_COUNT", sizeof(MPI_Count), Base::kInt64);
   // Complex numbers: no base of the simulator's reduces them.
@@ -285,7 +285,7 @@ TypeTable::TypeTable() {
   pair(MPI_LONG_INT, "MPI_LONG_INT", MPI_LONG, MPI_INT, Base::kLongInt);
   pair(MPI_2INT, "MPI_2INT", MPI_INT, MPI_INT, Base::kIntInt);
   pair(MPI_SHORT_INT, "MPI_SHORT_INT", MPI_SHORT, MPI_INT, Base::kShortInt);
-  pair(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE, MPI_INT, std::nullopt);
+  pair(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE, MPI_INT, Base::kLongDoubleInt);
   pair(MPI_2REAL, "MPI_2REAL", MPI_REAL, MPI_REAL, std::nullopt);
   pair(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION,
        std::nullopt);
