@@ -283,8 +283,8 @@ int MPI_Win_detach(MPI_Win win, const void* base) {
 int MPI_Win_free(MPI_Win* win) {
   if (win == nullptr) return C().Error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Win_free", "null window");
   NICSIM_MPI_TRY(CheckWin(*win, "MPI_Win_free"));
-  // The program may have freed the window's memory already (MPI allows it once no operation
-  // can reach it): its stores are not read; the other ranks' last operations are written.
+  // A program may have freed the window's memory already, though the window lives on: its
+  // stores are not read; the other ranks' last operations are written.
   const int deleted = DeleteWinAttributes(*win);
   WinInfo closing = std::move(*C().Win(*win));
   C().wins[*win] = WinInfo{};
