@@ -34,9 +34,14 @@ uint64_t HaloKey(size_t size, bool put, uint32_t round, int from, int to, int si
   return BlockKey(size, put, round, from, to) ^ (uint64_t{static_cast<uint32_t>(side) + 1} << 62);
 }
 
-/** A rank's buffers for every size: a window, a send and a receive area of a block per rank
- *  at the largest size, in AllocMem areas when they fit (where the adapter reaches them), else
- *  in plain memory. Made at the first size and kept (an AllocMem area is the rank's for good). */
+/**
+ * A rank's buffers for every size: a window of two halves and a send and a receive area, each
+ * half and area of a block per rank at the largest size, in AllocMem areas when they fit (where
+ * the adapter reaches them), else in plain memory. Made at the first size and kept (an AllocMem
+ * area is the rank's for good). Rounds use the halves in turn: a rank checks what one round put
+ * in its window while the ranks already past that round's fence put the next round into the
+ * other half (a fence does not hold them back until the checks are done, nor does MPI's).
+ */
 struct RankBuffers {
   uint8_t* window = nullptr;
   uint8_t* send = nullptr;
@@ -47,9 +52,10 @@ struct RankBuffers {
     if (window != nullptr) return;
     uint8_t** areas[3] = {&window, &send, &recv};
     for (int i = 0; i < 3; ++i) {
-      void* at = bytes <= mpi::Mpi::kAllocMemMaxBytes ? m.AllocMem(bytes) : nullptr;
+      const size_t area = i == 0 ? 2 * bytes : bytes;
+      void* at = area <= mpi::Mpi::kAllocMemMaxBytes ? m.AllocMem(area) : nullptr;
       if (at == nullptr) {
-        plain[i].assign(std::max<size_t>(bytes, 1), 0);
+        plain[i].assign(std::max<size_t>(area, 1), 0);
         at = plain[i].data();
       }
       *areas[i] = static_cast<uint8_t*>(at);
@@ -67,8 +73,8 @@ struct Times {
 
 /**
  * One rank at one size: the halo exchange, by puts into the neighbours' halos (the first two
- * blocks of the window: left, right) and a fence, then by sends and receives, each `rounds`
- * times, timed (rank 0 keeps its times in `times`).
+ * blocks of the round's half of the window: left, right) and a fence, then by sends and receives,
+ * each `rounds` times, timed (rank 0 keeps its times in `times`).
  */
 void HaloOnRank(mpi::Mpi& m, size_t size, uint32_t rounds, const RankBuffers& buffers,
                 const mpi::Win& win, WorkloadResult& out, Times* times) {
@@ -95,12 +101,13 @@ void HaloOnRank(mpi::Mpi& m, size_t size, uint32_t rounds, const RankBuffers& bu
   double start = m.Wtime();
   for (uint32_t round = 0; round < rounds; ++round) {
     fill(true, round);
+    const size_t half = (round % 2) * static_cast<size_t>(n) * size;
     for (int s = 0; s < 2; ++s) {
-      m.Put(buffers.send + s * size, size, kByte, neighbour[s], (1 - s) * size, win);
+      m.Put(buffers.send + s * size, size, kByte, neighbour[s], half + (1 - s) * size, win);
       CountSent(out);
     }
     m.Fence(win);
-    check(buffers.window, true, round);
+    check(buffers.window + half, true, round);
   }
   if (w.rank == 0) times->halo_put = (m.Wtime() - start) * 1e6 / rounds;
   m.Barrier(w);
@@ -130,7 +137,7 @@ void ExchangeOnRank(mpi::Mpi& m, size_t size, uint32_t rounds, const RankBuffers
   uint8_t* send = buffers.send;
   uint8_t* recv = buffers.recv;
   const uint8_t* window = buffers.window;
-  const mpi::Win win = m.WinCreate(buffers.window, size * static_cast<size_t>(n), w);
+  const mpi::Win win = m.WinCreate(buffers.window, 2 * size * static_cast<size_t>(n), w);
   auto fill = [&](bool put, uint32_t round) {
     for (int to = 0; to < n; ++to) {
       if (to == w.rank) continue;
@@ -151,13 +158,14 @@ void ExchangeOnRank(mpi::Mpi& m, size_t size, uint32_t rounds, const RankBuffers
   double start = m.Wtime();
   for (uint32_t round = 0; round < rounds; ++round) {
     fill(true, round);
+    const size_t half = (round % 2) * static_cast<size_t>(n) * size;
     for (int k = 1; k < n; ++k) {
       const int to = (w.rank + k) % n;
-      m.Put(send + to * size, size, kByte, to, static_cast<uint64_t>(w.rank) * size, win);
+      m.Put(send + to * size, size, kByte, to, half + static_cast<uint64_t>(w.rank) * size, win);
       CountSent(out);
     }
     m.Fence(win);
-    check(window, true, round);
+    check(window + half, true, round);
   }
   if (w.rank == 0) times->put = (m.Wtime() - start) * 1e6 / rounds;
   m.Barrier(w);
@@ -187,9 +195,9 @@ Result<WorkloadResult> RunMpiOneSided(MpiJob& job, const MpiOneSidedConfig& conf
   std::vector<RankBuffers> buffers(static_cast<size_t>(n));
   for (int64_t size64 : config.sizes) {
     const auto size = static_cast<size_t>(size64);
-    // A window, a send and a receive buffer of a block per rank at the largest size, in each
-    // rank.
-    const uint64_t per_rank = 3 * static_cast<uint64_t>(largest) * static_cast<uint64_t>(n);
+    // A window of two halves, a send and a receive buffer, each of a block per rank at the
+    // largest size, in each rank.
+    const uint64_t per_rank = 4 * static_cast<uint64_t>(largest) * static_cast<uint64_t>(n);
     if (Status plan = CheckBufferPlan(job, BufferPlanBytes(n, per_rank),
                                       fmt::format("mpi_one_sided at {} bytes", size));
         !plan.ok()) {
