@@ -40,8 +40,9 @@ inline const ParamDecls<RunChoices>& RunChoiceParams() {
                  "adapter (ip_exchange), a stream interrupted by a window close or an adapter "
                  "recovery, or an MPI "
                  "job (ping-pong latency and bandwidth, collective timings, random all-to-all, a "
-                 "complete exchange by one-sided puts against alltoall, or a program of the "
-                 "user's: nicsim mpirun sets mpi_program)");
+                 "complete exchange by one-sided puts against alltoall and a ring halo exchange "
+                 "by puts against sends and receives, or a program of the user's: nicsim "
+                 "mpirun sets mpi_program)");
   return *decls;
 }
 

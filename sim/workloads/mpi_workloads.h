@@ -76,8 +76,8 @@ struct MpiOneSidedConfig {
 };
 /**
  * A complete exchange by one-sided puts (into every other rank's window, then a fence)
- * against the same exchange by Alltoall, per size: the time of each and their ratio; every
- * block checked.
+ * against the same exchange by Alltoall, and a ring halo exchange by puts and a fence against
+ * Isend/Irecv, per size: the time of each and their ratios; every block checked.
  */
 Result<WorkloadResult> RunMpiOneSided(MpiJob& job, const MpiOneSidedConfig& config);
 
