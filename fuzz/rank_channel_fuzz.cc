@@ -167,6 +167,46 @@ std::vector<uint8_t> Encode(Call call, const calls::Args& decoded, const Within&
           PutReduction(w, a.reduction);
           PutCounts(w, a.counts);
           PutBytes(w, a.data);
+        } else if constexpr (std::is_same_v<T, calls::WinCreate>) {
+          args.Inside(a.contents);
+          i32(a.comm);
+          u8(static_cast<uint8_t>(a.flavor));
+          i32(a.disp_unit);
+          u64(a.size);
+          i32(a.within);
+          u64(a.offset);
+          PutBytes(w, a.contents);
+        } else if constexpr (std::is_same_v<T, calls::OnWin>) {
+          i32(a.win);
+        } else if constexpr (std::is_same_v<T, calls::WinAttach>) {
+          i32(a.win);
+          u64(a.address);
+          if (call == Call::kWinAttach) {
+            args.Inside(a.contents);
+            PutBytes(w, a.contents);
+          }
+        } else if constexpr (std::is_same_v<T, calls::Rma>) {
+          args.Inside(a.origin);
+          args.Inside(a.compare);
+          i32(a.win);
+          u8(static_cast<uint8_t>(a.kind));
+          i32(a.target);
+          u8(a.op);
+          u8(a.base);
+          PutBytes(w, a.origin);
+          PutBytes(w, a.compare);
+          u32(static_cast<uint32_t>(a.blocks.size()));
+          for (const calls::WinBlock& b : a.blocks) {
+            u64(b.disp);
+            u64(b.length);
+          }
+        } else if constexpr (std::is_same_v<T, calls::WinSync>) {
+          i32(a.win);
+          u8(static_cast<uint8_t>(a.what));
+          i32(a.target);
+          u8(a.exclusive);
+          u32(static_cast<uint32_t>(a.ranks.size()));
+          for (int r : a.ranks) i32(r);
         } else if constexpr (std::is_same_v<T, calls::OpResult>) {
           args.Inside(a.result);
           PutBytes(w, a.result);
