@@ -168,9 +168,7 @@ Result<Args> DecodeRma(Fields& f) {
     r.total += b.length;
     r.blocks.push_back(b);
   }
-  const bool reads_only =
-      r.kind == RmaKind::kGet || (r.kind == RmaKind::kGetAccumulate && r.op == mpi::wire::kNoOp);
-  if (r.origin.size != (reads_only ? 0 : r.total)) {
+  if (r.origin.size != (mpi::wire::CarriesOrigin(r.kind, r.op == mpi::wire::kNoOp) ? r.total : 0)) {
     f.Reject(fmt::format("{} origin bytes for blocks of {}", r.origin.size, r.total));
   }
   if (r.compare.size != (r.kind == RmaKind::kCompareSwap ? r.total : 0)) {

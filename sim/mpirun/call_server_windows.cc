@@ -191,7 +191,7 @@ bool CallServer::Rma(const calls::Rma& a, Writer& out) {
     return false;
   }
   ServedWindow& w = it->second;
-  const bool fetches = a.kind != RmaKind::kPut && a.kind != RmaKind::kAccumulate;
+  const bool fetches = mpi::wire::Fetches(a.kind);
   // More than this process can hold fails the call (the program's error: the run goes on).
   uint64_t id = 0;
   uint8_t* result = nullptr;

@@ -110,9 +110,8 @@ int Start(MPI_Win win, const Operation& o, const char* call) {
     return C().WinError(win, MPI_ERR_DISP, call, "displacement " + std::to_string(o.target_disp));
   }
   const uint64_t target_bytes = static_cast<uint64_t>(o.target_count) * o.target_type->size;
-  const bool sends =
-      o.kind != RmaKind::kGet && !(o.kind == RmaKind::kGetAccumulate && o.op == MPI_NO_OP);
-  const bool fetches = o.kind != RmaKind::kPut && o.kind != RmaKind::kAccumulate;
+  const bool sends = nicsim::mpi::wire::CarriesOrigin(o.kind, o.op == MPI_NO_OP);
+  const bool fetches = nicsim::mpi::wire::Fetches(o.kind);
   if ((sends && static_cast<uint64_t>(o.origin_count) * o.origin_type->size != target_bytes) ||
       (fetches && static_cast<uint64_t>(o.result_count) * o.result_type->size != target_bytes)) {
     return C().WinError(win, MPI_ERR_TYPE, call,
@@ -182,9 +181,7 @@ int Operate(RmaKind kind, const void* origin, int origin_count, MPI_Datatype ori
   o.target_disp = target_disp;
   o.target_count = target_count;
   o.op = op;
-  const bool no_origin =
-      kind == RmaKind::kGet || (kind == RmaKind::kGetAccumulate && op == MPI_NO_OP);
-  if (!no_origin) {
+  if (nicsim::mpi::wire::CarriesOrigin(kind, op == MPI_NO_OP)) {
     o.origin_count = origin_count;
     NICSIM_MPI_TRY(CheckWinData(win, origin_count, origin_type, call, &o.origin_type));
   }

@@ -138,6 +138,13 @@ enum class WinFlavor : uint8_t { kCreate, kAllocate, kDynamic, kShared };
 
 /** What a kRma call does at its target. */
 enum class RmaKind : uint8_t { kPut, kGet, kAccumulate, kGetAccumulate, kCompareSwap };
+/** Whether a kRma call of `kind` carries origin bytes (a fetch with MPI_NO_OP, `no_op`, only
+ *  reads), and whether bytes come back from its target. */
+inline bool CarriesOrigin(RmaKind kind, bool no_op) {
+  return kind != RmaKind::kGet && !(kind == RmaKind::kGetAccumulate && no_op);
+}
+inline bool Fetches(RmaKind kind) { return kind != RmaKind::kPut && kind != RmaKind::kAccumulate; }
+
 /** The `op` of an accumulate that replaces the target's elements (MPI_REPLACE), or leaves
  *  them (MPI_NO_OP, fetching only); other values are an mpi::Op. */
 inline constexpr uint8_t kReplaceOp = 0xFE;
