@@ -394,5 +394,74 @@ TEST(MpiOneSidedTest, BlockOperationsPlaceGatherAndCombineEachBlockInOneMessage)
   EXPECT_EQ(job->mpi(0).stats().rma_accumulates, 1u);
 }
 
+/** What LockedGets saw: the bytes got and the messages the target's transport delivered
+ *  while the gets ran. */
+struct LockedGetsRun {
+  std::unique_ptr<MpiJob> job;
+  std::vector<uint8_t> got;
+  uint64_t target_messages = 0;
+};
+
+/** Rank 0 gets `gets` 8-byte elements of rank 1's allocated window one by one, each
+ *  completed by a flush, under a shared lock. */
+LockedGetsRun LockedGets(int gets, double loss, double dup, double reorder) {
+  LockedGetsRun run{Job(2, 2, loss, dup, reorder), std::vector<uint8_t>(gets * 8, 0), 0};
+  MpiJob& job = *run.job;
+  NICSIM_CHECK(job.Run([&](mpi::Mpi& m) {
+                    const mpi::Comm& w = m.world();
+                    void* base = nullptr;
+                    mpi::Win win = m.WinAllocate(gets * 8, w, &base);
+                    auto* window = static_cast<uint8_t*>(base);
+                    for (size_t i = 0; i < static_cast<size_t>(gets) * 8; ++i) {
+                      window[i] = ByteOf(w.rank, i);
+                    }
+                    m.Barrier(w);
+                    if (w.rank == 0) {
+                      m.WinLock(mpi::Mpi::LockType::kShared, 1, win);
+                      const uint64_t before = job.transport(1).stats().messages_delivered;
+                      for (int i = 0; i < gets; ++i) {
+                        m.Get(run.got.data() + i * 8, 8, kByte, 1, i * 8, win);
+                        m.WinFlush(1, win);
+                      }
+                      run.target_messages = job.transport(1).stats().messages_delivered - before;
+                      m.WinUnlock(1, win);
+                    }
+                    m.WinFree(win);
+                  })
+                   .ok(),
+               "locked gets");
+  std::vector<uint8_t> want(static_cast<size_t>(gets) * 8);
+  for (size_t i = 0; i < want.size(); ++i) want[i] = ByteOf(1, i);
+  EXPECT_EQ(run.got, want);
+  EXPECT_EQ(job.mpi(0).stats().rma_gets, static_cast<uint64_t>(gets));
+  return run;
+}
+
+TEST(MpiOneSidedTest, GetsOfAnAllocatedWindowAreRdmaReadsThatAskNothingOfTheTarget) {
+  constexpr int kGets = 40;
+  LockedGetsRun run = LockedGets(kGets, 0, 0, 0);
+  // The first get asks by message while the read channel opens; the others are RDMA reads.
+  EXPECT_EQ(run.target_messages, 1u);
+  EXPECT_EQ(run.job->transport(0).stats().rdma_reads, static_cast<uint64_t>(kGets - 1));
+  EXPECT_EQ(run.job->transport(0).stats().rdma_reads_given_up, 0u);
+  EXPECT_EQ(run.job->transport(1).stats().read_channels_opened, 1u);
+}
+
+TEST(MpiOneSidedTest, GetsReadByRdmaUnderFaultsAskByMessageWhenAReadIsGivenUp) {
+  // Under loss, duplication and reordering every get's bytes are exact (LockedGets checks):
+  // a read given up asks by message, and the channel opens again (gets ask by message while
+  // it does).
+  constexpr int kGets = 40;
+  LockedGetsRun run = LockedGets(kGets, 0.2, 0.2, 0.3);
+  const ulp::TransportStats& reader = run.job->transport(0).stats();
+  EXPECT_GT(reader.rdma_reads, kGets / 2u);
+  EXPECT_GT(reader.rdma_redrives, 0u);
+  EXPECT_EQ(reader.rdma_reads_given_up, 1u);  // seed 5: one read met loss too long
+  EXPECT_EQ(run.job->transport(1).stats().read_channels_opened, 1 + reader.rdma_reads_given_up);
+  // Each get is one read that landed or one message to the target.
+  EXPECT_EQ(run.target_messages + reader.rdma_reads - reader.rdma_reads_given_up,
+            static_cast<uint64_t>(kGets));
+}
+
 }  // namespace
 }  // namespace nicsim::sim

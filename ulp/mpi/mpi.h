@@ -297,6 +297,8 @@ class Mpi {
   uint32_t AgreeOnContext(uint32_t largest_next);
   /** A context none of `members` has used, agreed by all of them (collective over them). */
   uint32_t FreshContextAmong(const Comm& members);
+  /** The members of `win` exchange what each exposes for direct reads (a collective). */
+  void Publish(const Win& win);
   /** Where rank r's block of a collective's buffer lies (count elements of type). */
   struct Block {
     uint8_t* at;

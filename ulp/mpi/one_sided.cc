@@ -1,119 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
+// One-sided communication on one rank: windows exposed and published, puts, gets (read
+// directly where the target's memory is published) and accumulates, and what arrives for them.
+// The block operations are in one_sided_blocks.cc, the epochs' synchronisation in
+// one_sided_sync.cc.
 #include "ulp/mpi/one_sided.h"
 
 #include <cstring>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <optional>
 
 #include "base/check.h"
+#include "ulp/mpi/one_sided_wire.h"
 #include "ulp/mpi/p2p_wire.h"
 
 namespace nicsim::mpi {
+
+using namespace one_sided_wire;  // NOLINT(google-build-using-namespace): this file's messages
+
 namespace {
-
-/** Before the bytes of a put that travels as a message. */
-struct PutHeader {
-  uint64_t disp;
-};
-/** Before the bytes of an accumulate. */
-struct AccumulateHeader {
-  uint64_t disp;
-  /** 0, or the get id whose reply carries the elements as they were (a fetching one). */
-  uint64_t fetch;
-  uint8_t op;
-  uint8_t base;
-  uint8_t update;
-  uint8_t reserved[5];
-};
-/** A get's request. */
-struct GetRequest {
-  uint64_t disp;
-  uint64_t len;
-  uint64_t id;
-};
-/** Before the bytes of a get's reply that travels as a message. */
-struct GetReplyHeader {
-  uint64_t id;
-};
-
-template <typename Header>
-std::vector<uint8_t> Framed(const Header& h, const uint8_t* data, size_t len) {
-  std::vector<uint8_t> out(sizeof(h) + len);
-  std::memcpy(out.data(), &h, sizeof(h));
-  if (len > 0) std::memcpy(out.data() + sizeof(h), data, len);
-  return out;
-}
-
-/** The header at the front of `data`, if it is long enough for one. */
-template <typename Header>
-std::optional<Header> HeaderOf(const std::vector<uint8_t>& data) {
-  if (data.size() < sizeof(Header)) return std::nullopt;
-  Header h;
-  std::memcpy(&h, data.data(), sizeof(h));
-  return h;
-}
-
-/** What a synchronisation message says. */
-enum class Control : uint8_t {
-  kLock,       // to a target: its lock, please (`exclusive`)
-  kGranted,    // to an origin: the lock is yours
-  kUnlock,     // to a target: `issued` operations came from me; answer once applied (`release`)
-  kAnswered,   // to an origin: they are applied (and the lock given back if released)
-  kPosted,     // to an origin: my window is exposed to you (post)
-  kCompleted,  // to a target: my access epoch ended after `issued` operations (complete)
-};
-struct ControlHeader {
-  uint64_t issued;
-  uint8_t what;
-  uint8_t exclusive;
-  uint8_t release;
-  uint8_t reserved[5];
-};
-
-/** A message over several blocks: `head` (a GetRequest or AccumulateHeader, or none), u64
- *  count, count x (u64 displacement, u64 length), then `len` bytes of data. */
-std::vector<uint8_t> WithBlocks(const void* head, size_t head_len, const OneSided::Blocks& blocks,
-                                const uint8_t* data, size_t len) {
-  const uint64_t count = blocks.size();
-  std::vector<uint8_t> out(head_len + sizeof(count) + count * 2 * sizeof(uint64_t) + len);
-  uint8_t* at = out.data();
-  if (head_len > 0) std::memcpy(at, head, head_len);
-  at += head_len;
-  std::memcpy(at, &count, sizeof(count));
-  at += sizeof(count);
-  for (const auto& [disp, length] : blocks) {
-    std::memcpy(at, &disp, sizeof(disp));
-    std::memcpy(at + sizeof(disp), &length, sizeof(length));
-    at += 2 * sizeof(uint64_t);
-  }
-  if (len > 0) std::memcpy(at, data, len);
-  return out;
-}
-
-/** The blocks of a message WithBlocks made after `head_len` bytes, and where its data starts
- *  (`*data_at`); none if the message is too short for them. */
-std::optional<OneSided::Blocks> BlocksOf(const std::vector<uint8_t>& message, size_t head_len,
-                                         size_t* data_at) {
-  uint64_t count = 0;
-  if (message.size() < head_len + sizeof(count)) return std::nullopt;
-  std::memcpy(&count, message.data() + head_len, sizeof(count));
-  const size_t at = head_len + sizeof(count);
-  if (count > (message.size() - at) / (2 * sizeof(uint64_t))) return std::nullopt;
-  OneSided::Blocks blocks(count);
-  for (uint64_t i = 0; i < count; ++i) {
-    std::memcpy(&blocks[i].first, message.data() + at + i * 16, sizeof(uint64_t));
-    std::memcpy(&blocks[i].second, message.data() + at + i * 16 + 8, sizeof(uint64_t));
-  }
-  *data_at = at + count * 2 * sizeof(uint64_t);
-  return blocks;
-}
-
-uint64_t TotalOf(const OneSided::Blocks& blocks) {
-  uint64_t total = 0;
-  for (const auto& block : blocks) total += block.second;
-  return total;
-}
 
 /**
  * A get's reply of at most this many bytes travels as a message even from memory the adapter
@@ -130,7 +36,37 @@ constexpr uint64_t kTagLimit = uint64_t{1} << 32;
 
 void OneSided::Expose(uint32_t context, uint8_t* base, size_t bytes) {
   windows_[context] = Exposed{};
-  if (bytes > 0) Attach(context, 0, base, bytes);
+  if (bytes == 0) return;
+  Attach(context, 0, base, bytes);
+  Publish(windows_[context].regions[0]);
+}
+
+void OneSided::Publish(Region& region) {
+  if (region.task_vaddr == 0) return;
+  Result<std::vector<ulp::RegistrationCache::Span>> spans =
+      s_.transport.registrations().Acquire(region.task_vaddr, region.bytes);
+  if (!spans.ok()) return;
+  if (spans->size() == 1) {
+    region.pvo = spans->front().pvo;
+    return;
+  }
+  s_.transport.registrations().Release(region.task_vaddr, region.bytes);
+}
+
+void OneSided::Unpublish(const Region& region) {
+  if (region.pvo != 0) s_.transport.registrations().Release(region.task_vaddr, region.bytes);
+}
+
+OneSided::Published OneSided::PublishedHere(uint32_t context) const {
+  auto it = windows_.find(context);
+  if (it == windows_.end() || it->second.regions.size() != 1) return Published{};
+  const Region& region = it->second.regions.begin()->second;
+  if (region.pvo == 0) return Published{};
+  return Published{region.pvo, region.disp, region.bytes};
+}
+
+void OneSided::Learn(uint32_t context, int target_world, const Published& p) {
+  if (p.pvo != 0) published_[{context, target_world}] = p;
 }
 
 void OneSided::Attach(uint32_t context, uint64_t disp, uint8_t* base, size_t bytes) {
@@ -140,7 +76,11 @@ void OneSided::Attach(uint32_t context, uint64_t disp, uint8_t* base, size_t byt
 
 void OneSided::Detach(uint32_t context, uint64_t disp) {
   auto it = windows_.find(context);
-  if (it != windows_.end()) it->second.regions.erase(disp);
+  if (it == windows_.end()) return;
+  auto region = it->second.regions.find(disp);
+  if (region == it->second.regions.end()) return;
+  Unpublish(region->second);
+  it->second.regions.erase(region);
 }
 
 uint8_t* OneSided::ExposeOwned(uint32_t context, size_t bytes) {
@@ -151,7 +91,12 @@ uint8_t* OneSided::ExposeOwned(uint32_t context, size_t bytes) {
 }
 
 void OneSided::Forget(uint32_t context) {
+  if (auto it = windows_.find(context); it != windows_.end()) {
+    for (const auto& [disp, region] : it->second.regions) Unpublish(region);
+  }
   windows_.erase(context);
+  published_.erase(published_.lower_bound({context, std::numeric_limits<int>::min()}),
+                   published_.upper_bound({context, std::numeric_limits<int>::max()}));
   owned_.erase(context);
   outstanding_.erase(context);
   issued_.erase(context);
@@ -207,6 +152,35 @@ void OneSided::Get(void* buf, size_t count, const Datatype& type, int target_wor
   if (!Begin(s_.stats.rma_gets, len, window, target_world, false)) return;
   const uint64_t id = NewGetId();
   gets_[id] = PendingGet{window, buf, count, type};
+  if (ReadDirect(target_world, window, disp, len, id)) return;
+  RequestGet(target_world, window, disp, len, id);
+}
+
+bool OneSided::ReadDirect(int target_world, uint32_t window, uint64_t disp, uint64_t len,
+                          uint64_t id) {
+  auto pub = published_.find({window, target_world});
+  if (pub == published_.end() || len > s_.transport.config().rdma_chunk ||
+      s_.outbox.Intranode(target_world)) {
+    return false;
+  }
+  const Published& p = pub->second;
+  // Outside the region: the target refuses it (by message, counted there).
+  if (disp < p.disp || disp - p.disp > p.bytes || len > p.bytes - (disp - p.disp)) return false;
+  const PendingGet& g = gets_.at(id);
+  const uint64_t in_place = g.type.dense() ? s_.areas.TaskAddress(g.buf, len).value_or(0) : 0;
+  return s_.transport.Read(
+      static_cast<uint32_t>(target_world), p.pvo + (disp - p.disp), len, in_place,
+      [this, target_world, window, disp, len, id](bool landed, std::vector<uint8_t> data) {
+        if (landed) {
+          GetDone(id, data.data(), data.size());
+        } else {
+          RequestGet(target_world, window, disp, len, id);
+        }
+      });
+}
+
+void OneSided::RequestGet(int target_world, uint32_t window, uint64_t disp, uint64_t len,
+                          uint64_t id) {
   const GetRequest request{disp, len, id};
   std::vector<uint8_t> wire(sizeof(request));
   std::memcpy(wire.data(), &request, sizeof(request));
@@ -237,123 +211,6 @@ void OneSided::FetchAccumulate(const void* buf, const void* compare, void* resul
   }
   s_.cpu.Count(bytes.size());
   SendAccumulate(target_world, window, disp, op, type.base, update, id, bytes);
-}
-
-void OneSided::PutBlocks(const uint8_t* packed, const Blocks& blocks, int target_world,
-                         uint32_t window) {
-  if (blocks.size() == 1) {
-    Put(packed, blocks[0].second, kByteType, target_world, blocks[0].first, window);
-    return;
-  }
-  const uint64_t total = TotalOf(blocks);
-  if (!Begin(s_.stats.rma_puts, total, window, target_world, true)) return;
-  s_.cpu.Count(total);
-  s_.outbox.Send(target_world, MessageKind::kEager, WindowContext(window, WindowOp::kPutBlocks), 0,
-                 WithBlocks(nullptr, 0, blocks, packed, total),
-                 [this, window] { Completed(window); });
-}
-
-void OneSided::GetBlocks(uint8_t* packed, const Blocks& blocks, int target_world, uint32_t window) {
-  if (blocks.size() == 1) {
-    Get(packed, blocks[0].second, kByteType, target_world, blocks[0].first, window);
-    return;
-  }
-  const uint64_t total = TotalOf(blocks);
-  if (!Begin(s_.stats.rma_gets, total, window, target_world, false)) return;
-  const uint64_t id = NewGetId();
-  gets_[id] = PendingGet{window, packed, total, kByteType};
-  const GetRequest request{0, total, id};
-  s_.outbox.Send(target_world, MessageKind::kEager, WindowContext(window, WindowOp::kGetBlocks), 0,
-                 WithBlocks(&request, sizeof(request), blocks, nullptr, 0), nullptr);
-}
-
-void OneSided::AccumulateBlocks(const uint8_t* packed, uint8_t* result, const Blocks& blocks,
-                                Base base, Update update, Op op, int target_world,
-                                uint32_t window) {
-  const Datatype element = Datatype::Of(base);
-  if (blocks.size() == 1) {
-    const size_t count = blocks[0].second / element.size();
-    if (result != nullptr) {
-      FetchAccumulate(packed, nullptr, result, count, element, update, op, target_world,
-                      blocks[0].first, window);
-    } else {
-      Accumulate(packed, count, element, op, target_world, blocks[0].first, window, update);
-    }
-    return;
-  }
-  const uint64_t total = TotalOf(blocks);
-  if (!Begin(s_.stats.rma_accumulates, total, window, target_world, true)) return;
-  uint64_t fetch = 0;
-  if (result != nullptr) {
-    fetch = NewGetId();
-    gets_[fetch] = PendingGet{window, result, total, kByteType};
-  }
-  const AccumulateHeader h{
-      0, fetch, static_cast<uint8_t>(op), static_cast<uint8_t>(base), static_cast<uint8_t>(update),
-      {}};
-  s_.cpu.Count(total);
-  std::function<void()> done;
-  if (fetch == 0) done = [this, window] { Completed(window); };  // else its reply completes it
-  s_.outbox.Send(target_world, MessageKind::kEager,
-                 WindowContext(window, WindowOp::kAccumulateBlocks), 0,
-                 WithBlocks(&h, sizeof(h), blocks, packed, total), std::move(done));
-}
-
-void OneSided::OnBlocks(int source_world, uint32_t window, WindowOp op,
-                        const std::vector<uint8_t>& data) {
-  const size_t head = op == WindowOp::kGetBlocks          ? sizeof(GetRequest)
-                      : op == WindowOp::kAccumulateBlocks ? sizeof(AccumulateHeader)
-                                                          : 0;
-  size_t at = 0;
-  const std::optional<Blocks> blocks = BlocksOf(data, head, &at);
-  const uint64_t total = blocks ? TotalOf(*blocks) : 0;
-  const bool carries = op != WindowOp::kGetBlocks;
-  NICSIM_CHECK(blocks && (!carries || data.size() - at == total),
-               "window message of %zu bytes from rank %d does not hold its blocks", data.size(),
-               source_world);
-  if (op == WindowOp::kGetBlocks) {
-    const GetRequest r = *HeaderOf<GetRequest>(data);
-    std::vector<uint8_t> gathered(total);
-    uint64_t offset = 0;
-    for (const auto& [disp, len] : *blocks) {
-      if (const uint8_t* from = Target(window, disp, len).at) {
-        std::memcpy(gathered.data() + offset, from, len);
-      }
-      offset += len;
-    }
-    s_.cpu.Count(total);
-    s_.outbox.Send(source_world, MessageKind::kEager, WindowContext(window, WindowOp::kGetReply), 0,
-                   Framed(GetReplyHeader{r.id}, gathered.data(), gathered.size()), nullptr);
-    return;
-  }
-  const uint8_t* in = data.data() + at;
-  std::optional<AccumulateHeader> h;
-  if (op == WindowOp::kAccumulateBlocks) h = HeaderOf<AccumulateHeader>(data);
-  std::vector<uint8_t> before;
-  uint64_t offset = 0;
-  for (const auto& [disp, len] : *blocks) {
-    uint8_t* to = Target(window, disp, len).at;
-    if (h && h->fetch != 0) {
-      if (to != nullptr) {
-        before.insert(before.end(), to, to + len);
-      } else {
-        before.resize(before.size() + len);
-      }
-    }
-    if (to != nullptr && h) {
-      Apply(to, in + offset, len, static_cast<Update>(h->update), static_cast<Op>(h->op),
-            static_cast<Base>(h->base));
-    } else if (to != nullptr) {
-      std::memcpy(to, in + offset, len);
-    }
-    offset += len;
-  }
-  s_.cpu.Count(total + before.size());
-  Applied(window, source_world);
-  if (h && h->fetch != 0) {
-    s_.outbox.Send(source_world, MessageKind::kEager, WindowContext(window, WindowOp::kGetReply), 0,
-                   Framed(GetReplyHeader{h->fetch}, before.data(), before.size()), nullptr);
-  }
 }
 
 bool OneSided::Begin(uint64_t& counter, uint64_t len, uint32_t window, int target_world,
@@ -543,149 +400,6 @@ void OneSided::Applied(uint32_t window, int source_world) {
   ++applied_[window];
   ++applied_by_[window][source_world];
   MaybeAnswer(window, source_world);
-}
-
-void OneSided::SendControl(int world, uint32_t window, uint8_t what, uint64_t issued,
-                           bool exclusive, bool release) {
-  const ControlHeader h{
-      issued, what, static_cast<uint8_t>(exclusive), static_cast<uint8_t>(release), {}};
-  s_.outbox.Send(world, MessageKind::kEager, WindowContext(window, WindowOp::kControl), 0,
-                 Framed(h, nullptr, 0), nullptr);
-}
-
-void OneSided::Lock(uint32_t window, int target_world, bool exclusive) {
-  passive_[{window, target_world}] = Passive{};
-  SendControl(target_world, window, static_cast<uint8_t>(Control::kLock), 0, exclusive, false);
-}
-
-bool OneSided::Granted(uint32_t window, int target_world) const {
-  auto it = passive_.find({window, target_world});
-  return it != passive_.end() && it->second.granted;
-}
-
-void OneSided::Unlock(uint32_t window, int target_world, uint64_t issued, bool release) {
-  passive_[{window, target_world}].answered = false;
-  SendControl(target_world, window, static_cast<uint8_t>(Control::kUnlock), issued, false, release);
-}
-
-bool OneSided::Answered(uint32_t window, int target_world) const {
-  auto it = passive_.find({window, target_world});
-  return it != passive_.end() && it->second.answered;
-}
-
-void OneSided::Post(uint32_t window, const std::vector<int>& origins_world) {
-  Active& a = active_[window];
-  a.exposed_to = origins_world;
-  for (int origin : origins_world) {
-    SendControl(origin, window, static_cast<uint8_t>(Control::kPosted), 0, false, false);
-  }
-}
-
-bool OneSided::PostedBy(uint32_t window, const std::vector<int>& targets_world) const {
-  auto it = active_.find(window);
-  if (it == active_.end()) return targets_world.empty();
-  for (int t : targets_world) {
-    auto p = it->second.posted.find(t);
-    if (p == it->second.posted.end() || p->second == 0) return false;
-  }
-  return true;
-}
-
-void OneSided::Start(uint32_t window, const std::vector<int>& targets_world) {
-  Active& a = active_[window];
-  for (int t : targets_world) --a.posted[t];  // each post opens one access epoch
-  a.accessing = targets_world;
-}
-
-void OneSided::Complete(uint32_t window) {
-  Active& a = active_[window];
-  for (int t : a.accessing) {
-    SendControl(t, window, static_cast<uint8_t>(Control::kCompleted), TakeIssued(window, t), false,
-                false);
-  }
-  a.accessing.clear();
-}
-
-bool OneSided::CompletedBy(uint32_t window) {
-  Active& a = active_[window];
-  std::map<int, uint64_t>& applied = applied_by_[window];
-  for (int origin : a.exposed_to) {
-    auto c = a.completed.find(origin);
-    if (c == a.completed.end() || applied[origin] < c->second) return false;
-  }
-  // Every origin's epoch ended and its operations are applied: consumed.
-  for (int origin : a.exposed_to) {
-    applied[origin] -= a.completed[origin];
-    applied_[window] -= a.completed[origin];
-    a.completed.erase(origin);
-  }
-  a.exposed_to.clear();
-  return true;
-}
-
-void OneSided::OnControl(int source_world, uint32_t window, const std::vector<uint8_t>& data) {
-  const ControlHeader h = *HeaderOf<ControlHeader>(data);
-  switch (static_cast<Control>(h.what)) {
-    case Control::kLock:
-      locks_[window].waiting.emplace_back(source_world, h.exclusive != 0);
-      GrantWaiting(window);
-      return;
-    case Control::kUnlock:
-      unlocks_[{window, source_world}] = {h.issued, h.release != 0};
-      MaybeAnswer(window, source_world);
-      return;
-    case Control::kGranted:
-      passive_[{window, source_world}].granted = true;
-      return;
-    case Control::kAnswered:
-      passive_[{window, source_world}].answered = true;
-      return;
-    case Control::kPosted:
-      ++active_[window].posted[source_world];
-      return;
-    case Control::kCompleted:
-      active_[window].completed[source_world] = h.issued;
-      return;
-  }
-  NICSIM_CHECK(false, "window control message %u from rank %d", h.what, source_world);
-}
-
-void OneSided::GrantWaiting(uint32_t window) {
-  LockState& lock = locks_[window];
-  // First come, first served: a shared request behind a waiting exclusive one waits too.
-  while (!lock.waiting.empty()) {
-    const auto [origin, exclusive] = lock.waiting.front();
-    const bool free = lock.exclusive < 0 && (!exclusive || lock.shared.empty());
-    if (!free) return;
-    if (exclusive) {
-      lock.exclusive = origin;
-    } else {
-      lock.shared.insert(origin);
-    }
-    lock.waiting.pop_front();
-    SendControl(origin, window, static_cast<uint8_t>(Control::kGranted), 0, false, false);
-  }
-}
-
-void OneSided::MaybeAnswer(uint32_t window, int source_world) {
-  auto it = unlocks_.find({window, source_world});
-  if (it == unlocks_.end()) return;
-  const auto [issued, release] = it->second;
-  uint64_t& applied = applied_by_[window][source_world];
-  if (applied < issued) return;
-  applied -= issued;
-  applied_[window] -= issued;
-  unlocks_.erase(it);
-  if (release) {
-    LockState& lock = locks_[window];
-    if (lock.exclusive == source_world) {
-      lock.exclusive = -1;
-    } else {
-      lock.shared.erase(source_world);
-    }
-  }
-  SendControl(source_world, window, static_cast<uint8_t>(Control::kAnswered), 0, false, false);
-  if (release) GrantWaiting(window);
 }
 
 void OneSided::GetDone(uint64_t id, const uint8_t* data, size_t len) {

@@ -62,6 +62,18 @@ class OneSided final : public WindowTraffic {
   void Detach(uint32_t context, uint64_t disp);
   /** Exposes `bytes` of memory this object holds (zeroed) as window `context`; its address. */
   uint8_t* ExposeOwned(uint32_t context, size_t bytes);
+  /** Window memory a rank exposes for direct reads: the region at displacements
+   *  [disp, disp + bytes) starts at PVO `pvo` (0: none; it is read by message). */
+  struct Published {
+    uint64_t pvo = 0;
+    uint64_t disp = 0;
+    uint64_t bytes = 0;
+  };
+  /** What this rank exposes of window `context` for direct reads (the members exchange it as
+   *  they make the window: Learn). */
+  Published PublishedHere(uint32_t context) const;
+  /** `target_world` exposes `p` of window `context`: gets of it go by RDMA read from now on. */
+  void Learn(uint32_t context, int target_world, const Published& p);
   /** Forgets window `context` (nothing of it may be in flight). */
   void Forget(uint32_t context);
 
@@ -151,6 +163,8 @@ class OneSided final : public WindowTraffic {
     size_t bytes = 0;
     /** Its task address when the adapter reaches it (0: it does not). */
     uint64_t task_vaddr = 0;
+    /** Its PVO when origins may read it directly (Publish), else 0. */
+    uint64_t pvo = 0;
   };
   /** A window's memory on this rank: one region, or those attached (by displacement). */
   struct Exposed {
@@ -162,6 +176,7 @@ class OneSided final : public WindowTraffic {
     /** Its task address when the adapter reaches it (0: it does not). */
     uint64_t task_vaddr = 0;
   };
+
   /** A get waiting for its bytes. */
   struct PendingGet {
     uint32_t window = 0;
@@ -178,6 +193,18 @@ class OneSided final : public WindowTraffic {
     /** A put outside its window: pulled and dropped. */
     bool drop = false;
   };
+  /** Registers `region` for good (until Unpublish) and notes its PVO, when the adapter reaches
+   *  it within one registration: origins may then read it directly (a window made with its
+   *  memory; attached memory comes and goes, and is read by message). */
+  void Publish(Region& region);
+  void Unpublish(const Region& region);
+  /** Starts get `id` (pending, `len` bytes at `disp`) as a direct RDMA read of the target's
+   *  published memory; false if it cannot go that way now (then it goes by message: the
+   *  target's memory is not published, or the transport's read channel to it is not open yet
+   *  or has every pair busy). */
+  bool ReadDirect(int target_world, uint32_t window, uint64_t disp, uint64_t len, uint64_t id);
+  /** Asks `target_world` for `len` bytes of `window` at `disp` for get `id` by message. */
+  void RequestGet(int target_world, uint32_t window, uint64_t disp, uint64_t len, uint64_t id);
   /** Where [disp, disp + len) of window `window` lies; `at` null (counted) if no region of
    *  it holds all of that. */
   Place Target(uint32_t window, uint64_t disp, uint64_t len);
@@ -251,6 +278,8 @@ class OneSided final : public WindowTraffic {
   /** ExposeOwned's memory, by window. */
   std::unordered_map<uint32_t, std::vector<uint8_t>> owned_;
   uint64_t next_get_ = 1;
+  /** (window, target world rank) -> its memory this rank may read directly. */
+  std::map<std::pair<uint32_t, int>, Published> published_;
   /** (source world rank, transport seq) -> where an accepted transfer lands. */
   std::map<std::pair<int, uint32_t>, Landing> landings_;
 };

@@ -32,9 +32,19 @@ Win Mpi::WinCreate(void* base, size_t bytes, const Comm& comm) {
   win.comm = comm;
   win.context = FreshContextAmong(comm);
   one_sided_.Expose(win.context, static_cast<uint8_t*>(base), bytes);
-  // No member starts an operation before every member exposes its memory.
-  Barrier(comm);
+  Publish(win);
   return win;
+}
+
+void Mpi::Publish(const Win& win) {
+  // Every member learns where the others' memory may be read directly; and being a collective
+  // exchange, no member starts an operation before every member exposes its memory.
+  const OneSided::Published mine = one_sided_.PublishedHere(win.context);
+  std::vector<OneSided::Published> all(static_cast<size_t>(win.comm.size()));
+  Allgather(&mine, sizeof(mine), kByteType, all.data(), win.comm);
+  for (int r = 0; r < win.comm.size(); ++r) {
+    one_sided_.Learn(win.context, win.comm.group->World(r), all[static_cast<size_t>(r)]);
+  }
 }
 
 Win Mpi::WinAllocate(size_t bytes, const Comm& comm, void** base) {
@@ -49,7 +59,7 @@ Win Mpi::WinAllocate(size_t bytes, const Comm& comm, void** base) {
     at = one_sided_.ExposeOwned(win.context, bytes);
   }
   *base = at;
-  Barrier(comm);
+  Publish(win);
   return win;
 }
 

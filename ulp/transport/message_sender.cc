@@ -4,7 +4,10 @@
 #include "ulp/transport/message_sender.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
+
+#include "ulp/transport/rdma_status.h"
 
 namespace nicsim::ulp {
 
@@ -167,32 +170,16 @@ bool MessageSender::HasNotice(uint32_t dest, uint32_t seq) const {
 }
 
 void MessageSender::OnRdmaQuery(uint32_t port, const Header& h) {
-  RdmaReadStatus status = RdmaReadStatus::kNotThere;
-  uint32_t sent = 0;
+  std::optional<abi::RcxtRecord> named;
   auto it = msgs_.find(MsgKey(h.src_task, h.seq));
   // rCxts taken before a window was rebuilt serve no read any more, whatever their records say.
   if (it != msgs_.end() && Offered(it->second) && h.offset < it->second.rcxts.size() &&
       it->second.windows_at_offer == windows_rebuilt_) {
     // The rCxt of RTS slot i is on port SlotPort(i) (StartSend took them that way).
-    const abi::RcxtRecord rec =
-        ctx_.ports[ctx_.ports.SlotPort(h.offset)].ReadRcxt(it->second.rcxts[h.offset]);
-    if (rec.tid == h.context) {
-      sent = rec.sent;
-      // Sent means injected, every packet: the answer then follows them on the way.
-      const bool sending =
-          rec.state == static_cast<uint8_t>(abi::RcxtState::kSending) || rec.in_flight > 0;
-      status = sending ? RdmaReadStatus::kSending : RdmaReadStatus::kSent;
-    }
+    named = ctx_.ports[ctx_.ports.SlotPort(h.offset)].ReadRcxt(it->second.rcxts[h.offset]);
   }
-  Header a{};
-  a.kind = static_cast<uint8_t>(Kind::kRdmaStatus);
-  a.src_task = ctx_.config.task;
-  a.seq = h.seq;
-  a.offset = h.offset;
-  a.context = h.context;
-  a.total = static_cast<uint32_t>(status);
-  a.tag = sent;
-  ctx_.ports.SendHeader(port, h.src_task, a);
+  ctx_.ports.SendHeader(port, h.src_task,
+                        RdmaStatusAnswer(h, ctx_.config.task, named ? &*named : nullptr));
 }
 
 void MessageSender::OnPacketAcked(uint32_t dest, uint32_t seq) {

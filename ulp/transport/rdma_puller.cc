@@ -34,9 +34,21 @@ void RdmaPuller::Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody
     FallBack(src, seq, nullptr);
     return;
   }
+  Begin(src, seq, total, rts, in_place, /*read=*/false, 0);
+}
+
+void RdmaPuller::Read(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,
+                      uint64_t in_place, uint32_t first_tid) {
+  Begin(src, seq, total, rts, in_place, /*read=*/true, first_tid);
+}
+
+void RdmaPuller::Begin(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts,
+                       uint64_t in_place, bool read, uint32_t first_tid) {
   Pull& m = pulls_[PullKey(src, seq)];
   m.total = total;
   m.rts = rts;
+  m.read = read;
+  m.first_tid = first_tid;
   if (in_place != 0) {
     m.landing = in_place;
     m.in_place = true;
@@ -82,7 +94,7 @@ void RdmaPuller::StartPull(uint32_t src, uint32_t seq, Pull& m) {
     FallBack(src, seq, &m);
     return;
   }
-  m.slot_tid.assign(m.local_rcxts.size(), 0);
+  m.slot_tid.assign(m.local_rcxts.size(), m.first_tid);
   m.in_flight.assign(m.local_rcxts.size(), Chunk{});
   m.slot_generation.assign(m.local_rcxts.size(), 0);
   m.slot_spare.assign(m.local_rcxts.size(), 0);
@@ -342,31 +354,56 @@ void RdmaPuller::OnCompletion(uint32_t port, const abi::CompletionRecord& c) {
     ++ctx_.stats.host_copies;
     ctx_.stats.host_copy_bytes += m.total;
   }
+  const uint32_t src = ref.src, seq = ref.seq;
+  const bool read = m.read;
+  const uint32_t last_tid = LastTid(m);
   EndPull(it);
-  packets_.SendControl(ref.src, Kind::kDone, ref.seq);
+  if (!read) packets_.SendControl(src, Kind::kDone, seq);
   IssueAllPulls();
-  HandOver(ref.src, ref.seq, std::move(data));
-}
-
-void RdmaPuller::HandOver(uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
-  if (data.empty() || copies_.free()) {
-    events_.landed(src, seq, std::move(data));
+  if (read) {
+    HandOver(std::move(data), [this, src, seq, last_tid](std::vector<uint8_t> bytes) {
+      events_.read_ended(src, seq, last_tid, true, std::move(bytes));
+    });
     return;
   }
-  // The CPU copied the bytes out of the landing area: the receiver has them when it is done.
+  HandOver(std::move(data), [this, src, seq](std::vector<uint8_t> bytes) {
+    events_.landed(src, seq, std::move(bytes));
+  });
+}
+
+void RdmaPuller::HandOver(std::vector<uint8_t> data, std::function<void(std::vector<uint8_t>)> to) {
+  if (data.empty() || copies_.free()) {
+    to(std::move(data));
+    return;
+  }
+  // The CPU copied the bytes out of the landing area: the taker has them when it is done.
   const uint64_t len = data.size();
   auto bytes = std::make_shared<std::vector<uint8_t>>(std::move(data));
   copies_.Then(ctx_.host.NowPs(), len, ctx_.timers,
-               [this, src, seq, bytes] { events_.landed(src, seq, std::move(*bytes)); });
+               [to = std::move(to), bytes] { to(std::move(*bytes)); });
+}
+
+uint32_t RdmaPuller::LastTid(const Pull& m) {
+  uint32_t tid = m.first_tid;
+  for (uint32_t t : m.slot_tid) tid = std::max(tid, t);
+  return tid;
 }
 
 void RdmaPuller::FallBack(uint32_t src, uint32_t seq, Pull* m) {
-  ++ctx_.stats.fallbacks;
   if (m != nullptr) {
     for (uint32_t slot = 0; slot < m->in_flight.size(); ++slot) {
       if (m->in_flight[slot].len > 0) CancelSlot(seq, *m, slot);
     }
   }
+  if (m != nullptr && m->read) {
+    // A direct read has no sender to push it: its taker is told, and asks another way.
+    ++ctx_.stats.rdma_reads_given_up;
+    const uint32_t last_tid = LastTid(*m);
+    EndPull(pulls_.find(PullKey(src, seq)));
+    events_.read_ended(src, seq, last_tid, false, {});
+    return;
+  }
+  ++ctx_.stats.fallbacks;
   events_.abandoned(src, seq);
   if (m != nullptr) EndPull(pulls_.find(PullKey(src, seq)));
   packets_.SendControl(src, Kind::kFallback, seq);

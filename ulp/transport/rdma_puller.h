@@ -40,6 +40,11 @@ class RdmaPuller {
     std::function<void(uint32_t src, uint32_t seq, std::vector<uint8_t> data)> landed;
     /** The pull of message `seq` from `src` was given up: the sender will push it. */
     std::function<void(uint32_t src, uint32_t seq)> abandoned;
+    /** Direct read `seq` from `src` ended: every byte landed (`data`: none if in place) or it
+     *  was given up; `last_tid` is the newest tid its attempts took. */
+    std::function<void(uint32_t src, uint32_t seq, uint32_t last_tid, bool landed,
+                       std::vector<uint8_t> data)>
+        read_ended;
   };
 
   RdmaPuller(const TransportContext& ctx, ReliableSender& packets, Events events);
@@ -50,6 +55,14 @@ class RdmaPuller {
    * copy: `landed` then gets no bytes), else it lands in an area of the landing pool.
    */
   void Offer(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts, uint64_t in_place = 0);
+  /**
+   * Reads `total` bytes of `src`'s registered memory where `rts` says (its span, the rCxts of a
+   * read channel pair), with tids after `first_tid`, as direct read `seq` (IsReadSeq): no
+   * message of the source's is involved, so no done or fallback notice goes to it, and
+   * Events::read_ended tells how it ended. `in_place` as for Offer.
+   */
+  void Read(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts, uint64_t in_place,
+            uint32_t first_tid);
   /**
    * `src` announced message `seq` without RDMA (no rCxts: it had none for it): it is asked to
    * push the bytes, which is no fallback (nothing failed). The receiver is told as when a pull
@@ -105,6 +118,9 @@ class RdmaPuller {
     uint64_t landing_len = 0;
     /** The landing is the receiver's own buffer (not the pool's; nothing is copied out). */
     bool in_place = false;
+    /** A direct read (Read), not a message's pull; its tids start after first_tid. */
+    bool read = false;
+    uint32_t first_tid = 0;
     std::vector<RegistrationCache::Span> landing_spans;
     std::vector<uint32_t> local_rcxts;
     std::vector<uint32_t> slot_tid;
@@ -131,6 +147,9 @@ class RdmaPuller {
   /** Owner-map key of a local rCxt of a port. */
   static uint64_t RcxtKey(uint32_t port, uint32_t ref) { return (uint64_t{port} << 32) | ref; }
 
+  /** Starts pulling (src, seq): a message offered (Offer) or a direct read (Read). */
+  void Begin(uint32_t src, uint32_t seq, uint64_t total, const RtsBody& rts, uint64_t in_place,
+             bool read, uint32_t first_tid);
   void StartPull(uint32_t src, uint32_t seq, Pull& m);
   /** Posts the next chunk of `m` on a free slot if the in-flight budget allows; true if
    *  one was posted. */
@@ -173,9 +192,11 @@ class RdmaPuller {
   /** Releases what the pull holds (landing area, registration, rCxts, budget) and forgets
    *  it. */
   void EndPull(PullMap::iterator it);
-  /** Gives a landed message to the receiver: at once when nothing was copied out (in place,
-   *  or copies are free), else once the CPU's copy of `data` is done. */
-  void HandOver(uint32_t src, uint32_t seq, std::vector<uint8_t> data);
+  /** Gives landed bytes `to` their taker: at once when nothing was copied out (in place, or
+   *  copies are free), else once the CPU's copy of `data` is done. */
+  void HandOver(std::vector<uint8_t> data, std::function<void(std::vector<uint8_t>)> to);
+  /** The newest tid `m`'s attempts took. */
+  static uint32_t LastTid(const Pull& m);
   /** Cancels slot `slot`'s attempt at its rCxt (what still arrives of it must not count). */
   void CancelSlot(uint32_t seq, const Pull& m, uint32_t slot);
   /** Gives up slot `slot`'s attempt (cancelled, its slot and budget freed); its chunk. */

@@ -44,7 +44,12 @@ Transport::Transport(hal::TaskHost& host, std::vector<hal::Port*> ports, Registr
                   [this](uint32_t src, uint32_t seq, std::vector<uint8_t> data) {
                     receiver_.OnPullLanded(src, seq, std::move(data));
                   },
-                  [this](uint32_t src, uint32_t seq) { receiver_.OnPullAbandoned(src, seq); }}),
+                  [this](uint32_t src, uint32_t seq) { receiver_.OnPullAbandoned(src, seq); },
+                  [this](uint32_t src, uint32_t seq, uint32_t last_tid, bool landed,
+                         std::vector<uint8_t> data) {
+                    reads_.OnEnded(src, seq, last_tid, landed, std::move(data));
+                  }}),
+      reads_(context_, packets_, puller_),
       receiver_(context_, puller_),
       eager_(context_, packets_,
              EagerRdma::Events{
@@ -88,6 +93,7 @@ void Transport::SendVector(uint32_t dest_task, uint32_t context, uint32_t tag,
 
 void Transport::Reattach() {
   sender_.OnWindowRebuilt();
+  reads_.OnWindowRebuilt();
   for (uint32_t i = 0; i < ports_.size(); ++i) {
     ports_[i].OnReceive(
         [this, i](const abi::RecvFrameHeader& f, const uint8_t* p) { OnFrame(i, f, p); });
@@ -228,7 +234,11 @@ void Transport::OnPacket(uint32_t port, const Header& h, const uint8_t* data, ui
       packets_.OnNack(h);
       break;
     case Kind::kRdmaQuery:
-      sender_.OnRdmaQuery(port, h);
+      if (IsReadSeq(h.seq)) {
+        reads_.OnQuery(port, h);
+      } else {
+        sender_.OnRdmaQuery(port, h);
+      }
       break;
     case Kind::kRdmaStatus:
       puller_.OnStatus(h);
@@ -236,6 +246,14 @@ void Transport::OnPacket(uint32_t port, const Header& h, const uint8_t* data, ui
     case Kind::kEagerRelease:
       packets_.Acknowledge(port, h);
       eager_.OnRelease(h);
+      break;
+    case Kind::kReadOpen:
+      packets_.Acknowledge(port, h);
+      reads_.OnOpen(h);
+      break;
+    case Kind::kReadReady:
+      packets_.Acknowledge(port, h);
+      reads_.OnReady(h, data, data_len);
       break;
   }
 }

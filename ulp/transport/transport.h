@@ -10,8 +10,8 @@
 // (source, destination).
 //
 // Transport is the facade: it owns the parts (ReliableSender, MessageSender, RdmaPuller,
-// MessageReceiver, RdmaMulticast, FifoReduction) and routes the ports' frames and completions
-// to them.
+// ReadChannels, MessageReceiver, EagerRdma, RdmaMulticast, FifoReduction) and routes the ports'
+// frames and completions to them.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,7 @@
 #include "ulp/transport/port_set.h"
 #include "ulp/transport/rdma_multicast.h"
 #include "ulp/transport/rdma_puller.h"
+#include "ulp/transport/read_channels.h"
 #include "ulp/transport/registration_cache.h"
 #include "ulp/transport/reliable_sender.h"
 #include "ulp/transport/transport_config.h"
@@ -42,11 +43,11 @@ namespace nicsim::ulp {
 /**
  * One task's reliable transport over its ports. The parts each hold one role: the
  * ReliableSender keeps packets until acknowledged, the MessageSender takes a message from
- * Send to its on_done, the RdmaPuller reads offered messages, the MessageReceiver assembles
- * and delivers; this class owns them, the shared settings and counters, and routes what
- * arrives: acknowledgements to the packet layer, fragments and RTSs (acknowledged first) to
- * the receiver, done and fallback notices (acknowledged first) to the sender, RDMA
- * completions to the puller.
+ * Send to its on_done, the RdmaPuller reads offered messages (and the ReadChannels' direct
+ * reads of published memory), the MessageReceiver assembles and delivers; this class owns them, the
+ * shared settings and counters, and routes what arrives: acknowledgements to the packet layer,
+ * fragments and RTSs (acknowledged first) to the receiver, done and fallback notices (acknowledged
+ * first) to the sender, RDMA completions to the puller.
  */
 class Transport {
  public:
@@ -126,6 +127,16 @@ class Transport {
   }
   /** Sets the callback that gets an accepted message's bytes (none if they landed in place). */
   void OnAccepted(MessageReceiver::AcceptedFn fn) { receiver_.OnAccepted(std::move(fn)); }
+  /**
+   * A direct read of a peer's published memory (ReadChannels): `len` bytes at `remote_pvo` of
+   * `source`'s memory, with no message to the peer, into `in_place` (0: the bytes come in
+   * `done`'s data). False: nothing started (the read channel to `source` is not open yet, and
+   * opening now; refused; or every pair of it busy): ask another way.
+   */
+  bool Read(uint32_t source, uint64_t remote_pvo, uint64_t len, uint64_t in_place,
+            ReadChannels::DoneFn done) {
+    return reads_.Read(source, remote_pvo, len, in_place, std::move(done));
+  }
   /** Re-binds to the port's window after the window was rebuilt (adapter recovery). */
   void Reattach();
   /**
@@ -152,7 +163,7 @@ class Transport {
   /** True when nothing is in flight either way (no unacked packet, no RDMA in progress). */
   bool Idle() const {
     return packets_.empty() && sender_.empty() && receiver_.empty() && multicast_.Idle() &&
-           reduction_.Idle() && eager_.Idle();
+           reduction_.Idle() && eager_.Idle() && reads_.Idle();
   }
   /**
    * Messages in progress by state, named "out.<state>" for those being sent (eager, offered,
@@ -182,6 +193,7 @@ class Transport {
   ReliableSender packets_;
   MessageSender sender_;
   RdmaPuller puller_;
+  ReadChannels reads_;
   MessageReceiver receiver_;
   EagerRdma eager_;
   RdmaMulticast multicast_;

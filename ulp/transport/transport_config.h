@@ -107,6 +107,10 @@ struct TransportStats {
   uint64_t rdma_budget_cuts = 0;
   uint64_t rdma_splits = 0;
   uint64_t fallbacks = 0;
+  uint64_t rdma_reads = 0;
+  uint64_t rdma_reads_given_up = 0;
+  uint64_t read_channels_opened = 0;
+  uint64_t read_channels_refused = 0;
   uint64_t messages_failed = 0;
   uint64_t window_fatals = 0;
   uint64_t host_copies = 0;
@@ -153,7 +157,7 @@ struct TransportStats {
    *  docs loop over it. */
   static constexpr auto Fields() {
     using S = TransportStats;
-    return std::array<CounterField<S>, 61>{{
+    return std::array<CounterField<S>, 65>{{
         {"messages_sent", &S::messages_sent, "messages handed to the transport"},
         {"messages_delivered", &S::messages_delivered,
          "messages delivered to the receiver, once each"},
@@ -204,6 +208,16 @@ struct TransportStats {
         {"rdma_splits", &S::rdma_splits, "chunks halved after a failure"},
         {"fallbacks", &S::fallbacks,
          "RDMA messages finished in packet mode instead (the reader gave up or declined)"},
+        {"rdma_reads", &S::rdma_reads,
+         "direct reads of a peer's published memory started over a read channel (a one-sided "
+         "get with no message to the peer)"},
+        {"rdma_reads_given_up", &S::rdma_reads_given_up,
+         "direct reads given up when RDMA could not get through (the caller asked by message; "
+         "the channel is opened again on next use)"},
+        {"read_channels_opened", &S::read_channels_opened,
+         "read channels a source opened for a reader (their rCxts reserved)"},
+        {"read_channels_refused", &S::read_channels_refused,
+         "read channels a source refused (no rCxts left): that reader asks by message"},
         {"window_fatals", &S::window_fatals,
          "times an RDMA protection failure stopped one of the task's windows (each was closed, "
          "reopened and its work redriven)"},

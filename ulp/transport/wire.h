@@ -70,6 +70,12 @@ enum class Kind : uint8_t {
   /** Multicast root to member (not acknowledged itself): signal `seq` of group `context`, which
    *  the member asked for (kMcastNack), is not sent yet; the member keeps waiting. */
   kMcastNotYet = 20,
+  /** Direct reads, reader to source: open read channel generation `seq`, for which the source
+   *  reserves rCxts that this reader's reads of its published memory name (ReadChannels). */
+  kReadOpen = 21,
+  /** Direct reads, source to reader: read channel generation `seq` is open; a ReadReadyBody
+   *  names its rCxts (no pairs: refused). */
+  kReadReady = 22,
 };
 
 /** What a source's rCxt says of a read a reader asked about (kRdmaStatus). */
@@ -142,6 +148,27 @@ struct RtsBody {
    */
   uint32_t rcxt[2 * kMaxPipeline];
 };
+
+/** Most rCxt pairs a read channel holds: reads of one reader in flight at one source. */
+inline constexpr uint32_t kMaxReadPairs = 4;
+
+/** Payload of a kReadReady packet after the header. */
+struct ReadReadyBody {
+  /** Pairs of rCxts reserved (0: refused). A read names the first of its pair, a redrive of
+   *  it the other (the first may still be sending the attempt given up on). */
+  uint32_t pairs;
+  uint32_t reserved;
+  uint32_t rcxt[2 * kMaxReadPairs];
+};
+static_assert(sizeof(ReadReadyBody) == 40, "read ready layout");
+
+/**
+ * A pull's seq with this bit set is a direct read of a source's published memory, not a
+ * message of the source's (message seqs count up on each connection and stay below it); its low
+ * bits name the read channel's pair.
+ */
+inline constexpr uint32_t kReadSeqBit = 0x80000000u;
+inline constexpr bool IsReadSeq(uint32_t seq) { return (seq & kReadSeqBit) != 0; }
 
 /** Payload of a kReduceCts packet after the header: one attempt of a half RDMA write. */
 struct ReduceCtsBody {
