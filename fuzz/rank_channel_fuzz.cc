@@ -74,7 +74,11 @@ std::vector<uint8_t> Encode(Call call, const calls::Args& decoded, const Within&
   std::visit(
       [&](const auto& a) {
         using T = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<T, calls::Abort>) {
+        if constexpr (std::is_same_v<T, calls::Sleep>) {
+          NICSIM_CHECK(a.ns <= calls::kMostSleepNs, "a sleep of %llu ns",
+                       static_cast<unsigned long long>(a.ns));
+          u64(a.ns);
+        } else if constexpr (std::is_same_v<T, calls::Abort>) {
           i32(a.code);
           str(a.why);
         } else if constexpr (std::is_same_v<T, calls::OnComm>) {

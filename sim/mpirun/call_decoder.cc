@@ -195,6 +195,12 @@ Result<Args> Decode(Call call, const std::vector<uint8_t>& args) {
     case Call::kFinalize:
     case Call::kWtime:
       return f.Finish(NoArgs{});
+    case Call::kSleep: {
+      Sleep a;
+      a.ns = f.U64();
+      if (a.ns > kMostSleepNs) return Status::Error(fmt::format("a sleep of {} ns", a.ns));
+      return f.Finish(a);
+    }
     case Call::kAbort: {
       Abort a;
       a.code = f.I32();

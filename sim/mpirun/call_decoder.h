@@ -33,6 +33,12 @@ struct Bytes {
 
 /** kInit, kFinalize and kWtime. */
 struct NoArgs {};
+/** kSleep: how long the program sleeps. */
+struct Sleep {
+  uint64_t ns = 0;
+};
+/** The longest sleep: simulated time counts picoseconds in 64 bits. */
+inline constexpr uint64_t kMostSleepNs = UINT64_MAX / 1000 / 2;
 struct Abort {
   int32_t code = 0;
   std::string why;
@@ -190,9 +196,10 @@ struct OpResult {
   Bytes result;
 };
 
-using Args = std::variant<NoArgs, Abort, OnComm, Split, CreateGroup, Compare, Send, Recv, Complete,
-                          OnRequest, Probe, Bcast, Reduce, Gatherv, Scatterv, Allgatherv, Alltoallv,
-                          ReduceScatter, OpResult, WinCreate, OnWin, WinAttach, Rma, WinSync>;
+using Args =
+    std::variant<NoArgs, Sleep, Abort, OnComm, Split, CreateGroup, Compare, Send, Recv, Complete,
+                 OnRequest, Probe, Bcast, Reduce, Gatherv, Scatterv, Allgatherv, Alltoallv,
+                 ReduceScatter, OpResult, WinCreate, OnWin, WinAttach, Rma, WinSync>;
 
 /**
  * The arguments of one message whose header named `call`, or an error saying what is wrong

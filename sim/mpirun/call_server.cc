@@ -319,6 +319,10 @@ bool CallServer::Dispatch(Call call, const calls::Args& args, Writer& out) {
       }
       out.Put<double>(mpi_.Wtime());
       return true;
+    case Call::kSleep:
+      // The program sleeps in simulated time: the rank waits, the others go on.
+      job_.Sleep(static_cast<uint32_t>(rank()), std::get<calls::Sleep>(args).ns * 1000);
+      return true;
     case Call::kCommIdup: {
       const mpi::Comm* c = CommOf(std::get<calls::OnComm>(args).comm);
       if (c == nullptr) return false;

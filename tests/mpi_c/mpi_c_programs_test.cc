@@ -138,6 +138,19 @@ TEST(MpiCRun, ComputingTakesSimulatedTimeOnlyWhenMeasured) {
   EXPECT_EQ(Stats(ignored.path())["workload"]["compute"], "ignore");
 }
 
+TEST(MpiCRun, SleepsPassInSimulatedTimeNotOnTheHost) {
+  // Over 1,000 s each: on the host this would run past ctest's limit for the test.
+  ScratchDir dir("sleeps");
+  const CommandResult run =
+      NicsimMpirun(NicsimBuild("sleeps"), 3, dir.path(), {"--set", "run.time_limit=2000s"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(RankLines(run.out),
+            "[1,0]<stdout>:rank 0 slept 1000.500000 s (returned 0 0 0)\n"
+            "[1,1]<stdout>:rank 1 slept 1001.500000 s (returned 0 0 0)\n"
+            "[1,2]<stdout>:rank 2 slept 1002.500000 s (returned 0 0 0)\n");
+  EXPECT_EQ(Stats(dir.path())["workload"]["calls"]["sleep"], 9);
+}
+
 TEST(MpiCBuild, ACallOutsideTheSubsetFailsToBuild) {
   ScratchDir dir("mpicc_unsupported");
   const CommandResult cc = RunCommand({NICSIM_MPICC, "-o", (dir.path() / "unsupported").string(),

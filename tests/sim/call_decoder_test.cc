@@ -82,6 +82,20 @@ TEST(CallDecoder, FieldsOutOfRangeAreNamed) {
   EXPECT_EQ(ErrorOf(Call::kCommCreateGroup, group), "a group of no members");
 }
 
+TEST(CallDecoder, ASleepCarriesItsNanosecondsUpToWhatSimulatedTimeCounts) {
+  Writer w;
+  w.Put<uint64_t>(1'500'000'000);
+  Result<Args> r = Decode(Call::kSleep, w.bytes());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(std::get<Sleep>(*r).ns, 1'500'000'000u);
+  Writer longest;
+  longest.Put<uint64_t>(kMostSleepNs);
+  EXPECT_EQ(ErrorOf(Call::kSleep, longest), "accepted");
+  Writer too_long;
+  too_long.Put<uint64_t>(kMostSleepNs + 1);
+  EXPECT_EQ(ErrorOf(Call::kSleep, too_long), "a sleep of 9223372036854776 ns");
+}
+
 TEST(CallDecoder, ArgumentsMustFillTheMessageExactly) {
   Writer short_one;
   short_one.Put<int32_t>(1).Put<int32_t>(0);

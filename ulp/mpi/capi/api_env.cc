@@ -77,6 +77,7 @@ int MPI_Init(int*, char***) {
   c.AddComm(MPI_COMM_WORLD, c.world_rank, std::move(world), MPI_ERRORS_ARE_FATAL);
   c.AddComm(MPI_COMM_SELF, 0, {c.world_rank}, MPI_ERRORS_ARE_FATAL);
   c.initialized = true;
+  c.initialised_by = getpid();
   return MPI_SUCCESS;
 }
 

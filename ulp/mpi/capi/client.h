@@ -5,6 +5,8 @@
 // simulated time and returns the error class MPI defines.
 #pragma once
 
+#include <sys/types.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -131,6 +133,8 @@ class Client {
 
   bool initialized = false;
   bool finalized = false;
+  /** The process that initialised MPI (a child it forks shares the channel, not the rank). */
+  pid_t initialised_by = 0;
   int world_rank = 0;
   int world_size = 0;
   std::string processor_name;

@@ -14,6 +14,7 @@
 //   kFinalize    -                                -> -
 //   kAbort       i32 code, str message            (no reply: the run ends)
 //   kWtime       -                                -> f64 seconds
+//   kSleep       u64 nanoseconds                  -> - (the program's sleep: simulated time passes)
 //   kCommDup     i32 comm                         -> made
 //   kCommIdup    i32 comm                         -> made (no message when it can: Mpi::Idup)
 //   kCommSplit   i32 comm, i32 color, i32 key     -> made
@@ -118,6 +119,7 @@ enum class Call : uint32_t {
   kWinSync,
   kWinAttach,
   kWinDetach,
+  kSleep,
   // From the simulator.
   kReply = 100,
   kApplyOp,
@@ -359,6 +361,8 @@ inline const char* CallName(Call call) {
       return "MPI_Win_attach";
     case Call::kWinDetach:
       return "MPI_Win_detach";
+    case Call::kSleep:
+      return "sleep";
     default:
       return nullptr;
   }
