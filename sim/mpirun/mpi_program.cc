@@ -14,17 +14,19 @@
 #include "sim/distrib/split_run.h"
 #include "sim/mpirun/call_server.h"
 #include "sim/mpirun/rank_process.h"
+#include "sim/mpirun/shared_cpu.h"
 #include "sim/workloads/mpi_job_totals.h"
 #include "sim/workloads/mpi_workloads.h"
 
 namespace nicsim::sim {
 namespace {
 
-/** Each rank holds three descriptors (its channel and two pipes): make room for them. */
+/** Each rank holds four descriptors (its socket, the eventfd that wakes nicsim and two pipes)
+ *  and a fifth while it starts: make room for them. */
 void RaiseOpenFileLimit(uint32_t ranks) {
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-  const rlim_t want = 3 * static_cast<rlim_t>(ranks) + 64;
+  const rlim_t want = 4 * static_cast<rlim_t>(ranks) + 64;
   if (lim.rlim_cur >= want) return;
   lim.rlim_cur = std::min(want, lim.rlim_max);
   setrlimit(RLIMIT_NOFILE, &lim);
@@ -113,9 +115,14 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
                                   "simulator ran (mpi.wall_limit, or MPIEXEC_TIMEOUT)",
                                   static_cast<double>(config.wall_limit_ps) * 1e-12));
   SharedSegments segments;
+  // The ranks started below (and any rank threads) inherit the CPU.
+  std::optional<SharedCpu> cpu;
+  if (config.share_cpu) cpu.emplace();
+  const bool spin = !(cpu && cpu->cpu());
   const Status run = job.Run([&](mpi::Mpi& m) {
     const int rank = m.world().rank;
-    Result<std::unique_ptr<RankProcess>> process = RankProcess::Start(config.argv, rank);
+    Result<std::unique_ptr<RankProcess>> process =
+        RankProcess::Start(config.argv, rank, spin, config.compute == ComputeMode::kMeasured);
     if (!process.ok()) {
       job.Fail(process.status().message());
       return;

@@ -25,6 +25,9 @@ struct MpiProgramConfig {
   /** Wall-clock time a program run may take, in picoseconds (0: no limit; then
    *  MPIEXEC_TIMEOUT, in seconds, if set). */
   uint64_t wall_limit_ps = 0;
+  /** nicsim and the rank processes share one CPU (mpi.cpu=shared), else the scheduler places
+   *  them and each end of a rank's channel spins a while before it sleeps (mpi.cpu=any). */
+  bool share_cpu = true;
 };
 
 }  // namespace nicsim::sim

@@ -22,7 +22,12 @@ inline const ParamDecls<MpiProgramConfig>& MpiProgramParams() {
            .Duration("mpi.wall_limit", &C::wall_limit_ps,
                      "nicsim mpirun: wall-clock time the program run may take (0: no limit, unless "
                      "MPIEXEC_TIMEOUT gives one in seconds); a rank still running then is killed "
-                     "and the run fails naming it");
+                     "and the run fails naming it")
+           .Enum("mpi.cpu", &C::share_cpu, {{true, "shared"}, {false, "any"}},
+                 "nicsim mpirun: where nicsim and the rank processes run: shared (all on the "
+                 "least busy CPU, as only one of them runs at a time: each hand-off is one "
+                 "context switch) or any (the scheduler places them, and each end of a rank's "
+                 "channel spins up to 20 us before it sleeps: for ranks that start threads)");
   return *decls;
 }
 

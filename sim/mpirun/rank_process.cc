@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +34,37 @@ constexpr int kSignalCheckMs = 100;
 constexpr uint64_t kReadPieceBytes = uint64_t{64} << 20;
 
 void OnStopSignal(int sig) { g_stop_signal = sig; }
+
+/** A rank's lanes: their shared memory (its descriptor, for the program, and this process's
+ *  mapping) and the eventfd that wakes this process. */
+struct LaneMemory {
+  int memory = -1;
+  mpi::wire::Lanes* mapped = nullptr;
+  int bell = -1;
+};
+
+Result<LaneMemory> MakeLanes(int rank) {
+  LaneMemory l;
+  l.memory = memfd_create("nicsim-mpi-lanes", MFD_CLOEXEC);
+  const auto failed = [&](const char* what) -> Result<LaneMemory> {
+    const int error = errno;
+    if (l.memory >= 0) close(l.memory);
+    if (l.mapped != nullptr) munmap(l.mapped, sizeof(mpi::wire::Lanes));
+    return Status::Error(fmt::format("rank {}: {}: {} (raise the open-file limit, ulimit -n)", rank,
+                                     what, std::strerror(error)));
+  };
+  if (l.memory < 0) return failed("memfd_create");
+  if (ftruncate(l.memory, sizeof(mpi::wire::Lanes)) != 0) return failed("ftruncate");
+  void* at =
+      mmap(nullptr, sizeof(mpi::wire::Lanes), PROT_READ | PROT_WRITE, MAP_SHARED, l.memory, 0);
+  if (at == MAP_FAILED) return failed("mmap");
+  // Zeroed memory is a pair of lanes with nothing posted: constructing them would touch every
+  // page of their bytes.
+  l.mapped = static_cast<mpi::wire::Lanes*>(at);
+  l.bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (l.bell < 0) return failed("eventfd");
+  return l;
+}
 
 }  // namespace
 
@@ -86,7 +119,7 @@ void LineTagger::Write(const std::string& lines) {
 }
 
 Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::string>& argv,
-                                                        int rank) {
+                                                        int rank, bool spin, bool measure_compute) {
   int channel[2], out[2], err[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) {
     return Status::Error(fmt::format("rank {}: socketpair: {}", rank, std::strerror(errno)));
@@ -101,12 +134,22 @@ Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::s
     return Status::Error(fmt::format("rank {}: pipe: {} (raise the open-file limit, ulimit -n)",
                                      rank, std::strerror(error)));
   }
-  // The program's end of the channel stays open across exec; its number is in the environment.
+  Result<LaneMemory> lanes = MakeLanes(rank);
+  if (!lanes.ok()) {
+    for (int fd : {channel[0], channel[1], out[0], out[1], err[0], err[1]}) close(fd);
+    return lanes.status();
+  }
+  // The program's ends of the channel stay open across exec; their numbers are in the
+  // environment.
   SpawnRequest request;
   request.argv = argv;
   request.set_env = {fmt::format("{}={}", mpi::wire::kFdEnv, channel[1]),
+                     fmt::format("{}={}", mpi::wire::kLanesEnv, lanes->memory),
+                     fmt::format("{}={}", mpi::wire::kBellEnv, lanes->bell),
+                     fmt::format("{}={}", mpi::wire::kSpinEnv, spin ? 1 : 0),
+                     fmt::format("{}={}", mpi::wire::kComputeEnv, measure_compute ? 1 : 0),
                      fmt::format("{}={}", mpi::wire::kParentEnv, getpid())};
-  request.keep_fds = {channel[1]};
+  request.keep_fds = {channel[1], lanes->memory, lanes->bell};
   request.stdout_fd = out[1];
   request.stderr_fd = err[1];
   // Signals nicsim ignores or handles while a program runs are the program's own again.
@@ -115,24 +158,29 @@ Result<std::unique_ptr<RankProcess>> RankProcess::Start(const std::vector<std::s
   close(channel[1]);
   close(out[1]);
   close(err[1]);
+  close(lanes->memory);  // the mapping stays
   if (!pid.ok()) {
-    close(channel[0]);
-    close(out[0]);
-    close(err[0]);
+    for (int fd : {channel[0], out[0], err[0], lanes->bell}) close(fd);
+    munmap(lanes->mapped, sizeof(mpi::wire::Lanes));
     return Status::Error(fmt::format("rank {}: {}", rank, pid.status().message()));
   }
   fcntl(out[0], F_SETFL, O_NONBLOCK);
   fcntl(err[0], F_SETFL, O_NONBLOCK);
-  return std::unique_ptr<RankProcess>(new RankProcess(*pid, channel[0], out[0], err[0], rank));
+  return std::unique_ptr<RankProcess>(
+      new RankProcess(*pid, channel[0], out[0], err[0], lanes->bell, lanes->mapped, rank, spin));
 }
 
-RankProcess::RankProcess(pid_t pid, int channel, int out, int err, int rank)
+RankProcess::RankProcess(pid_t pid, int channel, int out, int err, int bell,
+                         mpi::wire::Lanes* lanes, int rank, bool spin)
     : pid_(pid),
       channel_(channel),
       out_(out),
       err_(err),
+      bell_(bell),
+      lanes_(lanes),
       out_tag_(fmt::format("[1,{}]<stdout>:", rank), stdout),
-      err_tag_(fmt::format("[1,{}]<stderr>:", rank), stderr) {}
+      err_tag_(fmt::format("[1,{}]<stderr>:", rank), stderr),
+      call_spinner_(spin) {}
 
 RankProcess::~RankProcess() {
   if (!reaped_) {
@@ -141,9 +189,10 @@ RankProcess::~RankProcess() {
   }
   out_tag_.Flush();
   err_tag_.Flush();
-  for (int fd : {channel_, out_, err_}) {
+  for (int fd : {channel_, out_, err_, bell_}) {
     if (fd >= 0) close(fd);
   }
+  munmap(lanes_, sizeof(mpi::wire::Lanes));
 }
 
 void RankProcess::Drain(int& fd, LineTagger& tag) {
@@ -172,6 +221,90 @@ void RankProcess::Forward(int timeout_ms) {
 }
 
 bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
+  switch (WaitForMessage()) {
+    case Arrival::kEnded:
+      return false;
+    case Arrival::kOnSocket:
+      return ReadFromSocket(header, args);
+    case Arrival::kInLane:
+      break;
+  }
+  if (!mpi::wire::TakeFromLane(lanes_->calls, header, args)) {
+    broken_ =
+        fmt::format("its shared lane holds no whole message ({} bytes)", lanes_->calls.length);
+    return false;
+  }
+  if (const Status s = calls::CheckHeader(*header); !s.ok()) {
+    broken_ = s.message();
+    return false;
+  }
+  return true;
+}
+
+RankProcess::Arrival RankProcess::WaitForMessage() {
+  mpi::wire::Lane& lane = lanes_->calls;
+  const auto moved = [&] { return mpi::wire::Moved(lane, calls_seen_); };
+  const auto take = [&] {
+    calls_seen_ = lane.posted.load(std::memory_order_acquire);
+    // A message too long for the lane follows on the socket.
+    return lane.length == mpi::wire::kOnSocket ? Arrival::kOnSocket : Arrival::kInLane;
+  };
+  // The program's next call usually comes within microseconds: wait for it without sleeping
+  // first. What the program printed before its call comes out before the call runs.
+  if (call_spinner_.Until(moved)) {
+    Forward(0);
+    return take();
+  }
+  for (;;) {
+    if (const int sig = StopSignals::received(); sig != 0) {
+      stopped_by_ = sig;
+      kill(pid_, SIGKILL);  // a process this run started, by its PID
+      return Arrival::kEnded;
+    }
+    if (!mpi::wire::Asleep(lane, calls_seen_)) {
+      Forward(0);
+      return take();
+    }
+    pollfd fds[4] = {
+        {out_, POLLIN, 0}, {err_, POLLIN, 0}, {channel_, POLLIN, 0}, {bell_, POLLIN, 0}};
+    // A stop signal may reach another thread than this one, which then sleeps on: the wait
+    // looks at it again every kSignalCheckMs.
+    int timeout_ms = kSignalCheckMs;
+    if (deadline_) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+          *deadline_ - std::chrono::steady_clock::now());
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(left.count(), 0, kSignalCheckMs));
+    }
+    const int ready = poll(fds, 4, timeout_ms);
+    mpi::wire::Awake(lane);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      broken_ = fmt::format("poll: {}", std::strerror(errno));
+      return Arrival::kEnded;
+    }
+    if (fds[3].revents != 0) {
+      uint64_t rung = 0;
+      [[maybe_unused]] const ssize_t n = read(bell_, &rung, sizeof(rung));
+    }
+    if (out_ >= 0 && fds[0].revents != 0) Drain(out_, out_tag_);
+    if (err_ >= 0 && fds[1].revents != 0) Drain(err_, err_tag_);
+    if (moved()) return take();
+    // Bytes on the socket with nothing posted: a message the program wrote there (an abort).
+    if (fds[2].revents != 0) return Arrival::kOnSocket;
+    if (ready == 0) {
+      if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
+        timed_out_ = true;
+        kill(pid_, SIGKILL);  // a process this run started, by its PID
+        return Arrival::kEnded;
+      }
+      // The rank's end is its exit: a child it forked may hold the channel open, so no
+      // end of file would come.
+      if (ReapIfExited()) return Arrival::kEnded;
+    }
+  }
+}
+
+bool RankProcess::ReadFromSocket(mpi::wire::Header* header, std::vector<uint8_t>* args) {
   if (!Receive(header, sizeof(*header), /*mid_message=*/false)) return false;
   if (const Status s = calls::CheckHeader(*header); !s.ok()) {
     broken_ = s.message();
@@ -198,9 +331,6 @@ bool RankProcess::Receive(void* buf, size_t n, bool mid_message) {
     return false;
   };
   while (got < n) {
-    // The program's next call usually comes within microseconds: wait for it without sleeping
-    // first (the output pipes are looked at below, in the same turn).
-    call_spinner_.Wait(channel_);
     if (const int sig = StopSignals::received(); sig != 0) {
       stopped_by_ = sig;
       kill(pid_, SIGKILL);  // a process this run started, by its PID
@@ -269,7 +399,9 @@ bool RankProcess::ReapIfExited() {
 
 bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args,
                        const std::vector<uint8_t>& changes) {
-  return mpi::wire::SendMessageWithChanges(channel_, call, changes, args);
+  mpi::wire::Lane& lane = lanes_->replies;
+  return mpi::wire::SendOverLane(lane, channel_, call, changes, args, /*compute_ns=*/0,
+                                 [&lane] { mpi::wire::WakeOn(lane); });
 }
 
 bool RankProcess::SendDescriptor(int descriptor) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // One rank of `nicsim mpirun`: the program's process, started with a channel to the simulator
-// (a stream socket, wire.h) and pipes for its stdout and stderr, whose lines are forwarded
-// prefixed as Open MPI's `mpirun --tag-output` does ("[1,R]<stdout>:"). While the simulator
-// waits for the program's next call it forwards what the program prints, so a program that
-// prints much between two calls never blocks on a full pipe.
+// (shared lanes and a stream socket, wire.h) and pipes for its stdout and stderr, whose lines are
+// forwarded prefixed as Open MPI's `mpirun --tag-output` does ("[1,R]<stdout>:"). While the
+// simulator waits for the program's next call it forwards what the program prints, so a program
+// that prints much between two calls never blocks on a full pipe.
 #pragma once
 
 #include <sys/types.h>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "ulp/mpi/capi/stream_io.h"
+#include "ulp/mpi/capi/shared_lanes.h"
 #include "ulp/mpi/capi/wire.h"
 
 namespace nicsim::sim {
@@ -56,8 +56,11 @@ class StopSignals {
 
 class RankProcess {
  public:
-  /** Starts `argv` (argv[0] a path) as rank `rank`; an error if it cannot be started. */
-  static Result<std::unique_ptr<RankProcess>> Start(const std::vector<std::string>& argv, int rank);
+  /** Starts `argv` (argv[0] a path) as rank `rank`; an error if it cannot be started. Each end
+   *  of the channel spins a while before it sleeps if `spin` (not when they share a CPU); the
+   *  program measures its CPU time between calls if `measure_compute`. */
+  static Result<std::unique_ptr<RankProcess>> Start(const std::vector<std::string>& argv, int rank,
+                                                    bool spin, bool measure_compute);
   /** Kills the process if it still runs (the job was abandoned) and reaps it. */
   ~RankProcess();
   RankProcess(const RankProcess&) = delete;
@@ -96,7 +99,16 @@ class RankProcess {
   pid_t pid() const { return pid_; }
 
  private:
-  RankProcess(pid_t pid, int channel, int out, int err, int rank);
+  /** Where the program's next message is, once WaitForMessage has seen it. */
+  enum class Arrival { kInLane, kOnSocket, kEnded };
+
+  RankProcess(pid_t pid, int channel, int out, int err, int bell, mpi::wire::Lanes* lanes, int rank,
+              bool spin);
+  /** Waits for the program's next message, forwarding its output meanwhile (what it printed
+   *  before the message comes out first). kEnded as Next's false says. */
+  Arrival WaitForMessage();
+  /** Reads a message from the socket. */
+  bool ReadFromSocket(mpi::wire::Header* header, std::vector<uint8_t>* args);
   /** Forwards what the output pipes hold; waits up to `timeout_ms` for something (-1: forever). */
   void Forward(int timeout_ms);
   void Drain(int& fd, LineTagger& tag);
@@ -110,6 +122,11 @@ class RankProcess {
   int channel_;
   int out_;
   int err_;
+  /** The eventfd the program rings when this end sleeps, and the lanes both map. */
+  int bell_;
+  mpi::wire::Lanes* lanes_;
+  /** Calls taken so far (the calls lane's posted count as this end last saw it). */
+  uint32_t calls_seen_ = 0;
   LineTagger out_tag_;
   LineTagger err_tag_;
   bool reaped_ = false;
@@ -121,7 +138,7 @@ class RankProcess {
   std::string broken_;
   /** Waits for the program's next message without sleeping first (the program's next call
    *  usually comes within microseconds). */
-  mpi::wire::ReadSpinner call_spinner_;
+  mpi::wire::Spinner call_spinner_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 

@@ -152,6 +152,7 @@ TEST(ParamTableTest, ListsEveryParameterInTableOrder) {
                                             "mpi.compute",
                                             "mpi.compute_scale",
                                             "mpi.wall_limit",
+                                            "mpi.cpu",
                                             "rdma.op",
                                             "rdma.sizes",
                                             "rdma.iterations",

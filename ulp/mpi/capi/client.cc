@@ -3,12 +3,14 @@
 #include "ulp/mpi/capi/reduce_local.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 
 #include "ulp/mpi/capi/stream_io.h"
 
@@ -54,6 +56,24 @@ void Client::Connect() {
     std::exit(1);
   }
   fd_ = std::atoi(fd);
+  const char* lanes = std::getenv(wire::kLanesEnv);
+  const char* bell = std::getenv(wire::kBellEnv);
+  void* mapped = lanes == nullptr ? MAP_FAILED
+                                  : mmap(nullptr, sizeof(wire::Lanes), PROT_READ | PROT_WRITE,
+                                         MAP_SHARED, std::atoi(lanes), 0);
+  if (mapped == MAP_FAILED || bell == nullptr) {
+    std::fprintf(stderr, "nicsim mpi: cannot map the channel's shared memory\n");
+    std::exit(1);
+  }
+  close(std::atoi(lanes));  // the mapping stays
+  // The simulator made the mapping and zeroed it: the lanes are there, not constructed here.
+  lanes_ = static_cast<wire::Lanes*>(mapped);
+  replies_seen_ = lanes_->replies.posted.load(std::memory_order_acquire);
+  bell_ = std::atoi(bell);
+  const char* spin = std::getenv(wire::kSpinEnv);
+  reply_spinner_.set_spins(spin == nullptr || std::string(spin) != "0");
+  const char* compute = std::getenv(wire::kComputeEnv);
+  measures_compute_ = compute == nullptr || std::string(compute) != "0";
   ops.resize(32);  // handles below 32 are the predefined ops
   requests.resize(1);
   comms.resize(3);
@@ -67,17 +87,13 @@ Reply Client::Call(wire::Call call, const wire::Writer& args) {
     Abort(MPI_ERR_OTHER, what);
   }
   // Comparing the windows is the library's work, not the program's: not counted as compute.
-  const uint64_t now = CpuNs();
-  if (!wire::SendMessageWithChanges(fd_, call, WindowChanges(), args.bytes(),
-                                    returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
+  const uint64_t now = measures_compute_ ? CpuNs() : 0;
+  if (!Send(call, WindowChanges(), args.bytes(),
+            returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
     LostSimulator();
   }
   for (;;) {
-    wire::Header in;
-    reply_spinner_.Wait(fd_);
-    if (!wire::ReadFully(fd_, &in, sizeof(in))) LostSimulator();
-    reply_.resize(in.bytes);
-    if (!wire::ReadFully(fd_, reply_.data(), reply_.size())) LostSimulator();
+    const wire::Header in = Receive();
     if (in.call == static_cast<uint32_t>(wire::Call::kApplyOp)) {
       Serve(wire::Reader(reply_.data(), reply_.size()));
       continue;
@@ -87,10 +103,42 @@ Reply Client::Call(wire::Call call, const wire::Writer& args) {
       std::fprintf(stderr, "nicsim mpi: the simulator sent malformed window changes\n");
       _exit(1);
     }
-    returned_cpu_ns_ = CpuNs();
+    if (measures_compute_) returned_cpu_ns_ = CpuNs();
     r.code = r.results.Get<int32_t>();
     return r;
   }
+}
+
+bool Client::Send(wire::Call call, const std::vector<uint8_t>& changes,
+                  const std::vector<uint8_t>& args, uint64_t compute_ns) {
+  return wire::SendOverLane(lanes_->calls, fd_, call, changes, args, compute_ns, [this] {
+    const uint64_t one = 1;
+    // A full counter (never, at one per call) would only mean the simulator is awake.
+    [[maybe_unused]] const ssize_t n = write(bell_, &one, sizeof(one));
+  });
+}
+
+wire::Header Client::Receive() {
+  wire::Lane& lane = lanes_->replies;
+  const auto moved = [&] { return wire::Moved(lane, replies_seen_); };
+  if (!reply_spinner_.Until(moved)) {
+    while (!moved()) {
+      if (!wire::Asleep(lane, replies_seen_)) break;
+      wire::SleepOn(lane, replies_seen_);
+      wire::Awake(lane);
+    }
+  }
+  replies_seen_ = lane.posted.load(std::memory_order_acquire);
+  wire::Header in;
+  if (lane.length == wire::kOnSocket) {
+    if (!wire::ReadFully(fd_, &in, sizeof(in))) LostSimulator();
+    reply_.resize(in.bytes);
+    if (!wire::ReadFully(fd_, reply_.data(), reply_.size())) LostSimulator();
+  } else if (!wire::TakeFromLane(lane, &in, &reply_)) {
+    std::fprintf(stderr, "nicsim mpi: the simulator sent a malformed message\n");
+    _exit(1);
+  }
+  return in;
 }
 
 std::vector<uint8_t> Client::WindowChanges() {
@@ -148,7 +196,7 @@ void Client::Serve(wire::Reader args) {
   } else {
     out.Blob(b, b_bytes);
   }
-  if (!wire::SendMessage(fd_, wire::Call::kOpResult, out.bytes())) LostSimulator();
+  if (!Send(wire::Call::kOpResult, {}, out.bytes(), 0)) LostSimulator();
 }
 
 void Client::Abort(int code, const std::string& message) {

@@ -18,6 +18,7 @@
 #include "ulp/mpi/capi/stream_io.h"
 #include "ulp/mpi/capi/types.h"
 #include "ulp/mpi/capi/win_info.h"
+#include "ulp/mpi/capi/shared_lanes.h"
 #include "ulp/mpi/capi/wire.h"
 
 namespace nicsim::mpi::capi {
@@ -211,11 +212,25 @@ class Client {
   std::vector<uint8_t> WindowChanges();
   /** Applies the changes at the front of a reply; false if they are malformed. */
   bool ApplyWindowChanges(wire::Reader& in);
+  /** Sends one message to the simulator (its lane, or the socket when it does not fit). */
+  bool Send(wire::Call call, const std::vector<uint8_t>& changes, const std::vector<uint8_t>& args,
+            uint64_t compute_ns);
+  /** Waits for the simulator's next message and takes it into `reply_`; its header. */
+  wire::Header Receive();
+  /** The channel's socket (long messages, descriptors, aborts). */
   int fd_ = -1;
+  /** The lanes shared with the simulator, and the eventfd that wakes it. */
+  wire::Lanes* lanes_ = nullptr;
+  int bell_ = -1;
+  /** Replies taken so far (the replies lane's posted count as this process last saw it). */
+  uint32_t replies_seen_ = 0;
   std::vector<uint8_t> reply_;
   /** Waits for each reply without sleeping first, as long as replies have been coming fast. */
-  wire::ReadSpinner reply_spinner_;
-  /** CPU time of the process when the previous call returned. */
+  wire::Spinner reply_spinner_;
+  /** The simulator counts the program's computing between calls (mpi.compute=measured): each
+   *  call says how much CPU time passed since the previous one returned. */
+  bool measures_compute_ = true;
+  /** CPU time of the process when the previous call returned (0: not measured). */
   uint64_t returned_cpu_ns_ = 0;
   std::vector<MPI_Request> free_requests_;
   std::vector<MPI_Group> free_groups_;

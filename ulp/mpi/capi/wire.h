@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The conversation between a rank's program (libnicsim_mpi, in the program's process) and the
-// simulator that serves its MPI calls (sim/mpirun), over one stream socket per rank.
+// simulator that serves its MPI calls (sim/mpirun), over one channel per rank: two shared-memory
+// lanes (shared_lanes.h) for the messages that fit them and a stream socket (stream_io.h) for
+// longer ones, descriptors and the rank's end.
 //
 // The program sends a call: a Header, then `bytes` of arguments. The simulator runs it on the
 // rank's mpi::Mpi, which is simulated time passing, and answers with a kReply of the results.
@@ -176,9 +178,16 @@ inline constexpr uint8_t kWinSyncLast = static_cast<uint8_t>(WinSync::kRequest);
 /** Header flags. */
 inline constexpr uint32_t kWindowChanges = 1;
 
-/** Environment variables the simulator gives each program it starts: its channel's
- *  descriptor, and the simulator's PID (the program dies with it). */
+/** Environment variables the simulator gives each program it starts: its channel's socket,
+ *  the descriptor of the lanes' shared memory and of the eventfd that wakes the simulator,
+ *  whether to spin before sleeping on a reply ("0": no, the rank shares the simulator's CPU),
+ *  whether to measure the CPU time between calls ("0": no, it counts for nothing), and the
+ *  simulator's PID (the program dies with it). */
 inline constexpr const char* kFdEnv = "NICSIM_MPI_FD";
+inline constexpr const char* kLanesEnv = "NICSIM_MPI_LANES";
+inline constexpr const char* kBellEnv = "NICSIM_MPI_BELL";
+inline constexpr const char* kSpinEnv = "NICSIM_MPI_SPIN";
+inline constexpr const char* kComputeEnv = "NICSIM_MPI_COMPUTE";
 inline constexpr const char* kParentEnv = "NICSIM_MPI_PARENT";
 
 struct Header {
@@ -190,6 +199,17 @@ struct Header {
   /** CPU nanoseconds the program spent since its previous call returned (calls only). */
   uint64_t compute_ns = 0;
 };
+
+/** The header of a message of `args` bytes of arguments after `changes` bytes of window
+ *  changes (none: 0), which go first with their length. */
+inline Header HeaderOf(Call call, uint64_t changes, uint64_t args, uint64_t compute_ns) {
+  Header h;
+  h.call = static_cast<uint32_t>(call);
+  h.flags = changes > 0 ? kWindowChanges : 0;
+  h.bytes = (changes > 0 ? sizeof(uint64_t) + changes : 0) + args;
+  h.compute_ns = compute_ns;
+  return h;
+}
 
 /** Appends arguments. */
 class Writer {

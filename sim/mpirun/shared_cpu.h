@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one CPU a program run's processes share. Exactly one of nicsim and the rank processes
+// runs at any time (each waits for the other's message), so a run loses nothing by sharing one
+// CPU, and gains the cheapest hand-off the kernel has: a wake-up of a process on the waker's
+// own CPU, which then sleeps, is one context switch; a wake-up on another CPU costs an
+// interrupt to that CPU (an exit to the hypervisor, on a virtual machine) and its scheduling.
+#pragma once
+
+#include <sched.h>
+
+#include <optional>
+
+namespace nicsim::sim {
+
+class SharedCpu {
+ public:
+  /** Pins the calling thread to the least busy CPU it may use, over a short look at the
+   *  CPUs' idle time; the threads and processes it starts inherit the pin, and its own mask
+   *  comes back when this ends. Nothing when the mask cannot be read. */
+  SharedCpu();
+  ~SharedCpu();
+  SharedCpu(const SharedCpu&) = delete;
+  SharedCpu& operator=(const SharedCpu&) = delete;
+
+  /** The CPU chosen, if any. */
+  std::optional<int> cpu() const { return cpu_; }
+
+ private:
+  std::optional<int> cpu_;
+  cpu_set_t previous_{};
+};
+
+}  // namespace nicsim::sim
