@@ -109,11 +109,15 @@ Status CallServer::Serve() {
   std::vector<uint8_t> args;
   for (;;) {
     if (!process_.Next(&h, &args)) return Ended();
-    if ((h.flags & ~mpi::wire::kWindowChanges) != 0 ||
+    // Only an MPI_Send goes unanswered (kNoReply), and only without window changes.
+    const bool answered = (h.flags & mpi::wire::kNoReply) == 0;
+    if ((h.flags & ~(mpi::wire::kWindowChanges | mpi::wire::kNoReply)) != 0 ||
+        (!answered && h.flags != mpi::wire::kNoReply) ||
+        (!answered && h.call != static_cast<uint32_t>(Call::kSend)) ||
         ((h.flags & mpi::wire::kWindowChanges) != 0 && !TakeWindowChanges(args))) {
       return Status::Error(fmt::format(
-          "rank {} sent malformed window changes (header flags {}) after {}: the program broke "
-          "libnicsim_mpi's protocol",
+          "rank {} sent a call with malformed header flags ({}) or window changes after {}: the "
+          "program broke libnicsim_mpi's protocol",
           rank(), h.flags, record_.call));
     }
     if (config_.compute == ComputeMode::kMeasured && h.compute_ns > 0) {
@@ -161,6 +165,7 @@ Status CallServer::Serve() {
     previous_call_ = call;
     // The program's memory at its end, read while it waits for this reply.
     if (call == Call::kFinalize) record_.peak_rss_kib = process_.PeakRssKib();
+    if (!answered) continue;
     if (!process_.Send(Call::kReply, out.bytes(), WindowChanges())) return Ended();
     if (pending_descriptor_ >= 0 && !process_.SendDescriptor(pending_descriptor_)) {
       return Ended();

@@ -229,10 +229,16 @@ bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
     case Arrival::kInLane:
       break;
   }
-  if (!mpi::wire::TakeFromLane(lanes_->calls, header, args)) {
-    broken_ =
-        fmt::format("its shared lane holds no whole message ({} bytes)", lanes_->calls.length);
-    return false;
+  const uint64_t at = calls_at_;
+  switch (mpi::wire::TakeFromLane(lanes_->calls, &calls_at_, header, args)) {
+    case mpi::wire::Taken::kOnSocket:
+      // A message too long for the lane follows on the socket.
+      return ReadFromSocket(header, args);
+    case mpi::wire::Taken::kMalformed:
+      broken_ = fmt::format("its shared lane holds no whole message at offset {}", at);
+      return false;
+    case mpi::wire::Taken::kMessage:
+      break;
   }
   if (const Status s = calls::CheckHeader(*header); !s.ok()) {
     broken_ = s.message();
@@ -244,10 +250,10 @@ bool RankProcess::Next(mpi::wire::Header* header, std::vector<uint8_t>* args) {
 RankProcess::Arrival RankProcess::WaitForMessage() {
   mpi::wire::Lane& lane = lanes_->calls;
   const auto moved = [&] { return mpi::wire::Moved(lane, calls_seen_); };
+  // One message at a time: a call posted without a ring may have another behind it.
   const auto take = [&] {
-    calls_seen_ = lane.posted.load(std::memory_order_acquire);
-    // A message too long for the lane follows on the socket.
-    return lane.length == mpi::wire::kOnSocket ? Arrival::kOnSocket : Arrival::kInLane;
+    ++calls_seen_;
+    return Arrival::kInLane;
   };
   // The program's next call usually comes within microseconds: wait for it without sleeping
   // first. What the program printed before its call comes out before the call runs.
@@ -400,8 +406,13 @@ bool RankProcess::ReapIfExited() {
 bool RankProcess::Send(mpi::wire::Call call, const std::vector<uint8_t>& args,
                        const std::vector<uint8_t>& changes) {
   mpi::wire::Lane& lane = lanes_->replies;
-  return mpi::wire::SendOverLane(lane, channel_, call, changes, args, /*compute_ns=*/0,
-                                 [&lane] { mpi::wire::WakeOn(lane); });
+  // The program has posted nothing since its last call, all taken: both lanes start again.
+  calls_at_ = 0;
+  uint64_t at = 0;
+  return mpi::wire::SendOverLane(lane, &at, channel_,
+                                 mpi::wire::HeaderOf(call, changes.size(), args.size(), 0), changes,
+                                 args, /*quiet=*/false,
+                                 [&lane] { mpi::wire::WakeOn(lane); }) != mpi::wire::Sent::kLost;
 }
 
 bool RankProcess::SendDescriptor(int descriptor) {

@@ -125,8 +125,9 @@ class RankProcess {
   /** The eventfd the program rings when this end sleeps, and the lanes both map. */
   int bell_;
   mpi::wire::Lanes* lanes_;
-  /** Calls taken so far (the calls lane's posted count as this end last saw it). */
+  /** Calls taken so far from the calls lane, and where the next one is there. */
   uint32_t calls_seen_ = 0;
+  uint64_t calls_at_ = 0;
   LineTagger out_tag_;
   LineTagger err_tag_;
   bool reaped_ = false;

@@ -60,7 +60,7 @@ int Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
   const TypeInfo* t = nullptr;
   NICSIM_MPI_TRY(CheckMessage(buf, count, type, dest, tag, comm, false, call, &t));
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-  return C().Call(Call::kSend, SendArgs(buf, count, *t, dest, tag, comm, sync)).code;
+  return C().CallWithoutReply(Call::kSend, SendArgs(buf, count, *t, dest, tag, comm, sync));
 }
 
 int Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,

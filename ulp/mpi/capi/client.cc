@@ -87,11 +87,10 @@ Reply Client::Call(wire::Call call, const wire::Writer& args) {
     Abort(MPI_ERR_OTHER, what);
   }
   // Comparing the windows is the library's work, not the program's: not counted as compute.
-  const uint64_t now = measures_compute_ ? CpuNs() : 0;
-  if (!Send(call, WindowChanges(), args.bytes(),
-            returned_cpu_ns_ == 0 ? 0 : now - returned_cpu_ns_)) {
-    LostSimulator();
-  }
+  const uint64_t compute_ns = ComputeSinceReturn();
+  const std::vector<uint8_t> changes = WindowChanges();
+  const wire::Header h = wire::HeaderOf(call, changes.size(), args.bytes().size(), compute_ns);
+  if (Send(h, changes, args.bytes(), /*quiet=*/false) == wire::Sent::kLost) LostSimulator();
   for (;;) {
     const wire::Header in = Receive();
     if (in.call == static_cast<uint32_t>(wire::Call::kApplyOp)) {
@@ -109,9 +108,27 @@ Reply Client::Call(wire::Call call, const wire::Writer& args) {
   }
 }
 
-bool Client::Send(wire::Call call, const std::vector<uint8_t>& changes,
-                  const std::vector<uint8_t>& args, uint64_t compute_ns) {
-  return wire::SendOverLane(lanes_->calls, fd_, call, changes, args, compute_ns, [this] {
+int Client::CallWithoutReply(wire::Call call, const wire::Writer& args) {
+  // A program with windows learns of the other ranks' puts from each reply: all its calls are
+  // answered. So is one too long for the lane (its bytes block on the socket until taken).
+  if (finalized || HasWindows() ||
+      !wire::Fits(calls_at_, sizeof(wire::Header) + args.bytes().size())) {
+    return Call(call, args).code;
+  }
+  wire::Header h = wire::HeaderOf(call, 0, args.bytes().size(), ComputeSinceReturn());
+  h.flags |= wire::kNoReply;
+  Send(h, {}, args.bytes(), /*quiet=*/true);
+  if (measures_compute_) returned_cpu_ns_ = CpuNs();
+  return MPI_SUCCESS;
+}
+
+uint64_t Client::ComputeSinceReturn() const {
+  return returned_cpu_ns_ == 0 ? 0 : CpuNs() - returned_cpu_ns_;
+}
+
+wire::Sent Client::Send(const wire::Header& h, const std::vector<uint8_t>& changes,
+                        const std::vector<uint8_t>& args, bool quiet) {
+  return wire::SendOverLane(lanes_->calls, &calls_at_, fd_, h, changes, args, quiet, [this] {
     const uint64_t one = 1;
     // A full counter (never, at one per call) would only mean the simulator is awake.
     [[maybe_unused]] const ssize_t n = write(bell_, &one, sizeof(one));
@@ -129,16 +146,30 @@ wire::Header Client::Receive() {
     }
   }
   replies_seen_ = lane.posted.load(std::memory_order_acquire);
+  // The simulator has taken every call posted: the calls lane starts again.
+  calls_at_ = 0;
   wire::Header in;
-  if (lane.length == wire::kOnSocket) {
-    if (!wire::ReadFully(fd_, &in, sizeof(in))) LostSimulator();
-    reply_.resize(in.bytes);
-    if (!wire::ReadFully(fd_, reply_.data(), reply_.size())) LostSimulator();
-  } else if (!wire::TakeFromLane(lane, &in, &reply_)) {
-    std::fprintf(stderr, "nicsim mpi: the simulator sent a malformed message\n");
-    _exit(1);
+  uint64_t at = 0;
+  switch (wire::TakeFromLane(lane, &at, &in, &reply_)) {
+    case wire::Taken::kMessage:
+      break;
+    case wire::Taken::kOnSocket:
+      if (!wire::ReadFully(fd_, &in, sizeof(in))) LostSimulator();
+      reply_.resize(in.bytes);
+      if (!wire::ReadFully(fd_, reply_.data(), reply_.size())) LostSimulator();
+      break;
+    case wire::Taken::kMalformed:
+      std::fprintf(stderr, "nicsim mpi: the simulator sent a malformed message\n");
+      _exit(1);
   }
   return in;
+}
+
+bool Client::HasWindows() const {
+  for (const WinInfo& w : wins) {
+    if (!w.images.empty()) return true;
+  }
+  return false;
 }
 
 std::vector<uint8_t> Client::WindowChanges() {
@@ -196,7 +227,8 @@ void Client::Serve(wire::Reader args) {
   } else {
     out.Blob(b, b_bytes);
   }
-  if (!Send(wire::Call::kOpResult, {}, out.bytes(), 0)) LostSimulator();
+  const wire::Header h = wire::HeaderOf(wire::Call::kOpResult, 0, out.bytes().size(), 0);
+  if (Send(h, {}, out.bytes(), /*quiet=*/false) == wire::Sent::kLost) LostSimulator();
 }
 
 void Client::Abort(int code, const std::string& message) {

@@ -157,6 +157,10 @@ class Client {
   /** Sends a call and waits for its reply (serving the simulator's user-op requests); the
    *  windows' changes go with the call and come back with the reply. */
   Reply Call(wire::Call call, const wire::Writer& args);
+  /** Sends a call whose reply would say only MPI_SUCCESS without waiting for it (wire.h's
+   *  kNoReply), when the program has no windows and the call fits its lane; else as Call.
+   *  Returns the call's code. */
+  int CallWithoutReply(wire::Call call, const wire::Writer& args);
   /** The descriptor the simulator hands over after a reply (stream_io.h), or -1. */
   int ReceiveDescriptor() { return wire::ReceiveDescriptor(fd_); }
   /** Tells the simulator the program aborts, then exits the process with `code`. */
@@ -212,9 +216,14 @@ class Client {
   std::vector<uint8_t> WindowChanges();
   /** Applies the changes at the front of a reply; false if they are malformed. */
   bool ApplyWindowChanges(wire::Reader& in);
-  /** Sends one message to the simulator (its lane, or the socket when it does not fit). */
-  bool Send(wire::Call call, const std::vector<uint8_t>& changes, const std::vector<uint8_t>& args,
-            uint64_t compute_ns);
+  /** Sends one message to the simulator (its lane, or the socket when it does not fit),
+   *  waking it unless `quiet`. */
+  wire::Sent Send(const wire::Header& h, const std::vector<uint8_t>& changes,
+                  const std::vector<uint8_t>& args, bool quiet);
+  /** CPU time the program spent since the previous call returned (0 when not measured). */
+  uint64_t ComputeSinceReturn() const;
+  /** Some window has an image here (its changes travel with calls and replies). */
+  bool HasWindows() const;
   /** Waits for the simulator's next message and takes it into `reply_`; its header. */
   wire::Header Receive();
   /** The channel's socket (long messages, descriptors, aborts). */
@@ -224,6 +233,8 @@ class Client {
   int bell_ = -1;
   /** Replies taken so far (the replies lane's posted count as this process last saw it). */
   uint32_t replies_seen_ = 0;
+  /** Where the next call goes in the calls lane (0 again after each reply). */
+  uint64_t calls_at_ = 0;
   std::vector<uint8_t> reply_;
   /** Waits for each reply without sleeping first, as long as replies have been coming fast. */
   wire::Spinner reply_spinner_;

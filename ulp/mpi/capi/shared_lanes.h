@@ -26,19 +26,22 @@
 
 namespace nicsim::mpi::wire {
 
-/** Bytes one lane holds (header included); a longer message goes over the socket. */
+/** Bytes of one lane. */
 inline constexpr uint64_t kLaneBytes = uint64_t{128} << 10;
-/** A replies lane's length when the message is on the socket instead. */
-inline constexpr uint64_t kOnSocket = ~uint64_t{0};
+/** A record's length when its message went over the socket instead. */
+inline constexpr uint64_t kOnSocketLength = ~uint64_t{0};
 
-/** One direction: written by one end, read by the other, one message at a time. */
+/**
+ * One direction, written by one end and read by the other. Its messages are records (u64
+ * length, then the message: header and arguments) one after another from the start of
+ * `bytes`. Both ends start again at the start with each message from the simulator: the
+ * program has then been answered, so every message it posted before has been taken.
+ */
 struct Lane {
-  /** Moves (release) once a message is in place; the reader remembers the last it took. */
+  /** Moves (release) once per message put in place; the reader counts those it took. */
   alignas(64) std::atomic<uint32_t> posted{0};
   /** Set by the reader before it blocks; the writer then wakes it. */
   alignas(64) std::atomic<uint32_t> asleep{0};
-  /** Bytes of the message (header included), or kOnSocket. */
-  uint64_t length = 0;
   alignas(64) uint8_t bytes[kLaneBytes];
 };
 
@@ -54,30 +57,38 @@ struct Piece {
   size_t n;
 };
 
-/** Copies a message made of `pieces` into `lane`; false (nothing written) when it does not
- *  fit. Post makes it visible. */
-inline bool Place(Lane& lane, std::initializer_list<Piece> pieces) {
+/** A record of `n` bytes of message fits at offset `at`, leaving room for the kOnSocketLength
+ * record that may follow it. */
+inline bool Fits(uint64_t at, uint64_t n) {
+  return at <= kLaneBytes && n <= kLaneBytes - at && kLaneBytes - at - n >= 2 * sizeof(uint64_t);
+}
+
+/** Writes a record of `pieces` at `*at` when it fits, else a kOnSocketLength record; advances `*at`
+ *  past it. True when the message is in the lane. Post makes it visible. */
+inline bool Place(Lane& lane, uint64_t* at, std::initializer_list<Piece> pieces) {
   uint64_t total = 0;
   for (const Piece& p : pieces) total += p.n;
-  if (total > kLaneBytes) return false;
-  uint8_t* at = lane.bytes;
+  const bool fits = Fits(*at, total);
+  const uint64_t length = fits ? total : kOnSocketLength;
+  std::memcpy(lane.bytes + *at, &length, sizeof(length));
+  *at += sizeof(length);
+  if (!fits) return false;
   for (const Piece& p : pieces) {
-    if (p.n > 0) std::memcpy(at, p.data, p.n);
-    at += p.n;
+    if (p.n > 0) std::memcpy(lane.bytes + *at, p.data, p.n);
+    *at += p.n;
   }
-  lane.length = total;
   return true;
 }
 
-/** Makes the lane's message visible; true when the reader blocked and must be woken. The
- *  store and the load are ordered against the reader's (Asleep), so one of the two sees the
- *  other's. */
+/** Makes the lane's newest message visible; true when the reader blocked and must be woken.
+ *  The store and the load are ordered against the reader's (Asleep), so one of the two sees
+ *  the other's. */
 inline bool Post(Lane& lane) {
   lane.posted.fetch_add(1, std::memory_order_seq_cst);
   return lane.asleep.load(std::memory_order_seq_cst) != 0;
 }
 
-/** A message newer than the `seen`th is posted. */
+/** A message the reader has not taken is posted (it took `seen`). */
 inline bool Moved(const Lane& lane, uint32_t seen) {
   return lane.posted.load(std::memory_order_acquire) != seen;
 }
@@ -103,38 +114,58 @@ inline void WakeOn(Lane& lane) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&lane.posted), FUTEX_WAKE, 1, nullptr, nullptr, 0);
 }
 
-/**
- * Sends one message (its header, the window `changes` if any, `args`, as SendMessage lays it
- * out) in `lane` when it fits, else posts kOnSocket there and writes it to socket `fd`; calls
- * `wake()` when the reader had blocked. False once the socket is closed.
- */
-template <typename Wake>
-bool SendOverLane(Lane& lane, int fd, Call call, const std::vector<uint8_t>& changes,
-                  const std::vector<uint8_t>& args, uint64_t compute_ns, Wake wake) {
-  const Header h = HeaderOf(call, changes.size(), args.size(), compute_ns);
-  const uint64_t length = changes.size();
-  const bool placed = changes.empty() ? Place(lane, {{&h, sizeof(h)}, {args.data(), args.size()}})
-                                      : Place(lane, {{&h, sizeof(h)},
-                                                     {&length, sizeof(length)},
-                                                     {changes.data(), changes.size()},
-                                                     {args.data(), args.size()}});
-  if (!placed) lane.length = kOnSocket;
-  if (Post(lane)) wake();
-  return placed || SendMessage(fd, call, args, changes, compute_ns);
-}
+/** Where SendOverLane put a message. */
+enum class Sent { kInLane, kOnSocket, kLost };
 
 /**
- * Takes the message posted in `lane` into `header` and `args` (copied out: the writer may
- * reuse the lane once it has an answer). False when the lane holds no whole message (a
- * length too short for the header, longer than the lane, or other than the header says).
+ * Sends one message (header `h`, then the window `changes` if any, then `args`, as
+ * SendMessage lays it out) as a record at `*at` in `lane` when it fits, else as a kOnSocketLength
+ * record there and over socket `fd`; posts it, and calls `wake()` if the reader had blocked,
+ * unless `quiet` and the message is in the lane (then the reader takes it with the next
+ * message that wakes it). kLost when the socket is closed.
  */
-inline bool TakeFromLane(const Lane& lane, Header* header, std::vector<uint8_t>* args) {
-  const uint64_t length = lane.length;
-  if (length < sizeof(Header) || length > kLaneBytes) return false;
-  std::memcpy(header, lane.bytes, sizeof(Header));
-  if (header->bytes != length - sizeof(Header)) return false;
-  args->assign(lane.bytes + sizeof(Header), lane.bytes + length);
-  return true;
+template <typename Wake>
+Sent SendOverLane(Lane& lane, uint64_t* at, int fd, const Header& h,
+                  const std::vector<uint8_t>& changes, const std::vector<uint8_t>& args, bool quiet,
+                  Wake wake) {
+  const uint64_t length = changes.size();
+  const bool placed = changes.empty()
+                          ? Place(lane, at, {{&h, sizeof(h)}, {args.data(), args.size()}})
+                          : Place(lane, at,
+                                  {{&h, sizeof(h)},
+                                   {&length, sizeof(length)},
+                                   {changes.data(), changes.size()},
+                                   {args.data(), args.size()}});
+  if (Post(lane) && !(quiet && placed)) wake();
+  if (placed) return Sent::kInLane;
+  return SendStream(fd, h, changes, args) ? Sent::kOnSocket : Sent::kLost;
+}
+
+/** What TakeFromLane found. */
+enum class Taken { kMessage, kOnSocket, kMalformed };
+
+/**
+ * Takes the record at `*at` in `lane` (advancing `*at` past it) into `header` and `args`
+ * (copied out: the writer may reuse the lane once it has an answer). kOnSocket: the message
+ * follows on the socket. kMalformed: no whole message there (a length beyond the lane, too
+ * short for the header, or other than the header says).
+ */
+inline Taken TakeFromLane(const Lane& lane, uint64_t* at, Header* header,
+                          std::vector<uint8_t>* args) {
+  if (*at > kLaneBytes - sizeof(uint64_t)) return Taken::kMalformed;
+  uint64_t length = 0;
+  std::memcpy(&length, lane.bytes + *at, sizeof(length));
+  if (length == kOnSocketLength) {
+    *at += sizeof(length);
+    return Taken::kOnSocket;
+  }
+  const uint64_t start = *at + sizeof(length);
+  if (length < sizeof(Header) || length > kLaneBytes - start) return Taken::kMalformed;
+  std::memcpy(header, lane.bytes + start, sizeof(Header));
+  if (header->bytes != length - sizeof(Header)) return Taken::kMalformed;
+  args->assign(lane.bytes + start + sizeof(Header), lane.bytes + start + length);
+  *at = start + length;
+  return Taken::kMessage;
 }
 
 /**

@@ -43,11 +43,10 @@ inline bool ReadFully(int fd, void* data, size_t n) {
   return true;
 }
 
-/** Sends one message: its header (HeaderOf), then the window `changes` if any (wire.h's
- *  kWindowChanges), then `args`. */
-inline bool SendMessage(int fd, Call call, const std::vector<uint8_t>& args,
-                        const std::vector<uint8_t>& changes = {}, uint64_t compute_ns = 0) {
-  const Header h = HeaderOf(call, changes.size(), args.size(), compute_ns);
+/** Writes one message: header `h`, then the window `changes` if any (wire.h's
+ *  kWindowChanges, with their length), then `args`. */
+inline bool SendStream(int fd, const Header& h, const std::vector<uint8_t>& changes,
+                       const std::vector<uint8_t>& args) {
   const uint64_t length = changes.size();
   if (!WriteFully(fd, &h, sizeof(h))) return false;
   if (!changes.empty() && !(WriteFully(fd, &length, sizeof(length)) &&
@@ -55,6 +54,11 @@ inline bool SendMessage(int fd, Call call, const std::vector<uint8_t>& args,
     return false;
   }
   return WriteFully(fd, args.data(), args.size());
+}
+
+/** Sends one message of `args` (a call with no window changes). */
+inline bool SendMessage(int fd, Call call, const std::vector<uint8_t>& args) {
+  return SendStream(fd, HeaderOf(call, 0, args.size(), 0), {}, args);
 }
 
 /** A one-byte message with room for one descriptor (SCM_RIGHTS); it points into itself. */

@@ -67,7 +67,8 @@
 // datatype, u8 commutes.
 //   kApplyOp     i32 user op, i32 datatype, u64 count, blob a, blob b  (to the program)
 //   kOpResult    blob op(a, b)                                         (from the program)
-// Every reply starts with i32 code: MPI_SUCCESS, or the error class of a call that failed.
+// Every reply starts with i32 code: MPI_SUCCESS, or the error class of a call that failed. A
+// call whose header has kNoReply in `flags` (kSend only) gets no reply.
 //
 // A program with windows and its simulator each hold a copy of every window's memory (the
 // program's loads and stores, the simulator's puts and gets): an image, one per window or per
@@ -175,8 +176,10 @@ enum class WinSync : uint8_t {
 };
 inline constexpr uint8_t kWinSyncLast = static_cast<uint8_t>(WinSync::kRequest);
 
-/** Header flags. */
+/** Header flags. kNoReply: a call the simulator does not answer (an MPI_Send of a program
+ *  with no windows, whose reply would carry nothing): the program goes on at once. */
 inline constexpr uint32_t kWindowChanges = 1;
+inline constexpr uint32_t kNoReply = 2;
 
 /** Environment variables the simulator gives each program it starts: its channel's socket,
  *  the descriptor of the lanes' shared memory and of the eventfd that wakes the simulator,
@@ -192,7 +195,7 @@ inline constexpr const char* kParentEnv = "NICSIM_MPI_PARENT";
 
 struct Header {
   uint32_t call = 0;
-  /** kWindowChanges, or 0. */
+  /** kWindowChanges, kNoReply, or 0. */
   uint32_t flags = 0;
   /** Bytes of arguments after the header. */
   uint64_t bytes = 0;
