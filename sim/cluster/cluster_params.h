@@ -51,26 +51,12 @@ inline const ParamDecls<ClusterConfig>& ClusterParams() {
                 "run has "
                 "at least 256 nodes on the func backend and its workload can be split, else 1")
            .RunDefault("0")
-           .Custom(
-               "backend", ParamType::kEnum,
-               "Adapter model that runs the firmware: functional C++, SystemC, RTL or DPDK",
-               [](const C& c) {
-                 return std::string(c.backend == BackendKind::kFunc      ? "func"
-                                    : c.backend == BackendKind::kSystemc ? "systemc"
-                                                                         : "rtl");
-               },
-               [](const ParamSource& p, C& c) {
-                 const std::string& name = p.String("backend");
-                 if (name == "dpdk") {
-                   return Status::Error(
-                       "backend: 'dpdk' runs on a real port, not in a simulated cluster");
-                 }
-                 c.backend = name == "func"      ? BackendKind::kFunc
-                             : name == "systemc" ? BackendKind::kSystemc
-                                                 : BackendKind::kRtl;
-                 return Status();
-               })
-           .Choices({"func", "systemc", "rtl", "dpdk"})
+           .Enum("backend", &C::backend,
+                 {{BackendKind::kFunc, "func"},
+                  {BackendKind::kSystemc, "systemc"},
+                  {BackendKind::kRtl, "rtl"}},
+                 "Adapter model that runs the firmware: functional C++, SystemC or RTL (the "
+                 "microcode on real DPDK ports runs under `nicsim port`)")
            .Int("nodes", &C::nodes, 1, 4096, "Number of hosts attached to the fabric")
            .Int("adapters_per_node", &C::adapters_per_node, 1, 16, "Network adapters in each host")
            .Int("windows_per_adapter", &C::windows_per_adapter, 1, 128,

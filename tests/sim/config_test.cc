@@ -180,7 +180,7 @@ TEST(ScenarioTest, ReportsOutOfRangeValues) {
 
 TEST(ScenarioTest, ReportsBadEnumsAndUnits) {
   EXPECT_EQ(ParseError("backend = \"foo\"\n"),
-            "t.toml:1:11: backend: 'foo' is not one of func, systemc, rtl, dpdk");
+            "t.toml:1:11: backend: 'foo' is not one of func, systemc, rtl");
   EXPECT_EQ(
       ParseError("workload = \"Stream\"\n"),
       "t.toml:1:12: workload: 'Stream' is not one of pingpong_sweep, stream, random_exchange, "
@@ -305,7 +305,7 @@ TEST(ApplySetFlagTest, ErrorsQuoteTheFlag) {
             "--set fabric.los=0.1: unknown key 'fabric.los'; did you mean 'fabric.loss'?");
   EXPECT_EQ(ApplySetFlag(scenario, "=1").message(), "--set =1: unknown key ''");
   EXPECT_EQ(ApplySetFlag(scenario, "backend=verilog").message(),
-            "--set backend=verilog: backend: 'verilog' is not one of func, systemc, rtl, dpdk");
+            "--set backend=verilog: backend: 'verilog' is not one of func, systemc, rtl");
   EXPECT_EQ(ApplySetFlag(scenario, "pingpong.sizes=[0, -1]").message(),
             "--set pingpong.sizes=[0, -1]: pingpong.sizes[1] must be in [0, 65535], got -1");
   EXPECT_EQ(scenario.params, ParamValues::Defaults());

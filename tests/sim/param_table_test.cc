@@ -401,7 +401,7 @@ TEST(ParamTableTest, SetFromTextRejectsWrongTypes) {
   EXPECT_EQ(SetError("nodes", "99999999999999999999"),
             "nodes: expected an integer, got '99999999999999999999'");
   EXPECT_EQ(SetError("fabric.loss", "lots"), "fabric.loss: expected a number, got 'lots'");
-  EXPECT_EQ(SetError("backend", "foo"), "backend: 'foo' is not one of func, systemc, rtl, dpdk");
+  EXPECT_EQ(SetError("backend", "foo"), "backend: 'foo' is not one of func, systemc, rtl");
   EXPECT_EQ(SetError("fabric.hop_latency", "300"),
             "fabric.hop_latency: bad duration '300': missing unit (expected ps, ns, us, ms or s)");
   EXPECT_EQ(SetError("link.bandwidth", "2GB"),
