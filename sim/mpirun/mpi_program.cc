@@ -117,7 +117,10 @@ Result<WorkloadResult> RunMpiProgram(MpiJob& job, const MpiProgramConfig& given)
   SharedSegments segments;
   // The ranks started below (and any rank threads) inherit the CPU.
   std::optional<SharedCpu> cpu;
-  if (config.share_cpu) cpu.emplace();
+  if (config.share_cpu) {
+    distrib::SplitRun* split = job.cluster().config().split;
+    cpu.emplace(split != nullptr ? std::optional<uint32_t>(split->world().rank()) : std::nullopt);
+  }
   const bool spin = !(cpu && cpu->cpu());
   const Status run = job.Run([&](mpi::Mpi& m) {
     const int rank = m.world().rank;

@@ -32,11 +32,8 @@ std::vector<uint64_t> IdleTicks() {
   return idle;
 }
 
-}  // namespace
-
-SharedCpu::SharedCpu() {
-  CPU_ZERO(&previous_);
-  if (sched_getaffinity(0, sizeof(previous_), &previous_) != 0) return;
+/** The least busy of the CPUs in `allowed`, over a look at their idle time. */
+std::optional<int> LeastBusy(const cpu_set_t& allowed) {
   const std::vector<uint64_t> before = IdleTicks();
   const timespec look{0, kLookNs};
   nanosleep(&look, nullptr);
@@ -44,7 +41,7 @@ SharedCpu::SharedCpu() {
   std::optional<int> best;
   uint64_t most_idle = 0;
   for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (!CPU_ISSET(c, &previous_)) continue;
+    if (!CPU_ISSET(c, &allowed)) continue;
     const size_t i = static_cast<size_t>(c);
     const uint64_t idle = i < before.size() && i < after.size() ? after[i] - before[i] : 0;
     if (!best || idle > most_idle) {
@@ -52,6 +49,26 @@ SharedCpu::SharedCpu() {
       most_idle = idle;
     }
   }
+  return best;
+}
+
+/** The `n`th (modulo their number) of the CPUs in `allowed`. */
+std::optional<int> InTurn(const cpu_set_t& allowed, uint32_t n) {
+  const int count = CPU_COUNT(&allowed);
+  if (count == 0) return std::nullopt;
+  int left = static_cast<int>(n % static_cast<uint32_t>(count));
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &allowed) && left-- == 0) return c;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+SharedCpu::SharedCpu(std::optional<uint32_t> partition) {
+  CPU_ZERO(&previous_);
+  if (sched_getaffinity(0, sizeof(previous_), &previous_) != 0) return;
+  const std::optional<int> best = partition ? InTurn(previous_, *partition) : LeastBusy(previous_);
   if (!best) return;
   cpu_set_t one;
   CPU_ZERO(&one);

@@ -8,16 +8,19 @@
 
 #include <sched.h>
 
+#include <cstdint>
 #include <optional>
 
 namespace nicsim::sim {
 
 class SharedCpu {
  public:
-  /** Pins the calling thread to the least busy CPU it may use, over a short look at the
-   *  CPUs' idle time; the threads and processes it starts inherit the pin, and its own mask
-   *  comes back when this ends. Nothing when the mask cannot be read. */
-  SharedCpu();
+  /** Pins the calling thread to a CPU it may use: the least busy, over a short look at the
+   *  CPUs' idle time; or, for partition `partition` of a split run (whose partitions run at
+   *  once, and would all see the same CPU idle), the partition-th in turn. The threads and
+   *  processes it starts inherit the pin, and its own mask comes back when this ends. Nothing
+   *  when the mask cannot be read. */
+  explicit SharedCpu(std::optional<uint32_t> partition = std::nullopt);
   ~SharedCpu();
   SharedCpu(const SharedCpu&) = delete;
   SharedCpu& operator=(const SharedCpu&) = delete;
